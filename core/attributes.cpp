@@ -1,0 +1,69 @@
+// Typed access to canonical attributes and their textual form.
+#include "core/attributes.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace pet {
+
+AttrKind attr_kind(const AttrValue& value) { return static_cast<AttrKind>(value.index()); }
+
+static std::string format_float(double value) {
+  // Shortest text that reads back to the same float32, so printed IR round-trips exactly.
+  return fmt::format("{}", static_cast<float>(value));
+}
+
+std::string attr_value_to_string(const AttrValue& value) {
+  switch (attr_kind(value)) {
+    case AttrKind::Int: return std::to_string(std::get<int64_t>(value));
+    case AttrKind::Float: return format_float(std::get<double>(value));
+    case AttrKind::String: return "\"" + std::get<std::string>(value) + "\"";
+    case AttrKind::Ints: return fmt::format("[{}]", fmt::join(std::get<std::vector<int64_t>>(value), ","));
+    case AttrKind::Floats: {
+      std::string text = "[";
+      const auto& floats = std::get<std::vector<double>>(value);
+      for (size_t i = 0; i < floats.size(); ++i) text += (i ? "," : "") + format_float(floats[i]);
+      return text + (floats.empty() ? "f]" : "]");  // "[f]" marks an empty float list
+    }
+  }
+  return "?";
+}
+
+const AttrValue& Attributes::at(const std::string& name) const {
+  auto found = values_.find(name);
+  PET_CHECK(found != values_.end(), "missing attribute '" + name + "'");
+  return found->second;
+}
+
+int64_t Attributes::get_int(const std::string& name) const {
+  const AttrValue& value = at(name);
+  PET_CHECK(std::holds_alternative<int64_t>(value), "attribute '" + name + "' is not an int");
+  return std::get<int64_t>(value);
+}
+
+double Attributes::get_float(const std::string& name) const {
+  const AttrValue& value = at(name);
+  PET_CHECK(std::holds_alternative<double>(value), "attribute '" + name + "' is not a float");
+  return std::get<double>(value);
+}
+
+const std::string& Attributes::get_string(const std::string& name) const {
+  const AttrValue& value = at(name);
+  PET_CHECK(std::holds_alternative<std::string>(value), "attribute '" + name + "' is not a string");
+  return std::get<std::string>(value);
+}
+
+const std::vector<int64_t>& Attributes::get_ints(const std::string& name) const {
+  const AttrValue& value = at(name);
+  PET_CHECK(std::holds_alternative<std::vector<int64_t>>(value), "attribute '" + name + "' is not an int list");
+  return std::get<std::vector<int64_t>>(value);
+}
+
+const std::vector<double>& Attributes::get_floats(const std::string& name) const {
+  const AttrValue& value = at(name);
+  PET_CHECK(std::holds_alternative<std::vector<double>>(value), "attribute '" + name + "' is not a float list");
+  return std::get<std::vector<double>>(value);
+}
+
+}  // namespace pet

@@ -1,0 +1,53 @@
+// Canonical operator attributes: an ordered name -> value map with typed accessors.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace pet {
+
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+
+enum class AttrKind : uint8_t { Int, Float, String, Ints, Floats };
+
+AttrKind attr_kind(const AttrValue& value);
+std::string attr_value_to_string(const AttrValue& value);
+
+// Ordered so printing, hashing and export are deterministic.
+class Attributes {
+ public:
+  Attributes() = default;
+  Attributes(std::initializer_list<std::pair<const std::string, AttrValue>> entries) : values_(entries) {}
+
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  void set(const std::string& name, AttrValue value) { values_[name] = std::move(value); }
+  void erase(const std::string& name) { values_.erase(name); }
+
+  // Accessors fail an internal check when the attribute is missing or of another kind:
+  // canonical attributes are complete once a node exists.
+  int64_t get_int(const std::string& name) const;
+  double get_float(const std::string& name) const;
+  const std::string& get_string(const std::string& name) const;
+  const std::vector<int64_t>& get_ints(const std::string& name) const;
+  const std::vector<double>& get_floats(const std::string& name) const;
+
+  const std::map<std::string, AttrValue>& entries() const { return values_; }
+  bool operator==(const Attributes&) const = default;
+
+ private:
+  const AttrValue& at(const std::string& name) const;
+  std::map<std::string, AttrValue> values_;
+};
+
+// Declared attribute of an op: its kind and default (std::monostate-like "required" when absent).
+struct AttrSpec {
+  std::string name;
+  AttrKind kind;
+  std::optional<AttrValue> default_value;  // nullopt: required
+};
+
+}  // namespace pet

@@ -1,0 +1,226 @@
+// Graph construction, use replacement, node removal and validation.
+#include "core/graph.h"
+
+#include <algorithm>
+#include <queue>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/registry.h"
+
+namespace pet {
+
+Attributes complete_attributes(const OpDef& def, Attributes attrs) {
+  for (const auto& [name, value] : attrs.entries()) {
+    auto spec = std::find_if(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec& s) { return s.name == name; });
+    PET_CHECK(spec != def.attrs.end(), fmt::format("op {} has no attribute '{}'", def.name, name));
+    PET_CHECK(attr_kind(value) == spec->kind, fmt::format("attribute {}.{} has the wrong kind", def.name, name));
+  }
+  for (const AttrSpec& spec : def.attrs) {
+    if (attrs.has(spec.name)) continue;
+    PET_CHECK(spec.default_value.has_value(), fmt::format("op {} needs attribute '{}'", def.name, spec.name));
+    attrs.set(spec.name, *spec.default_value);
+  }
+  return attrs;
+}
+
+std::vector<TensorType> infer_types(const OpDef& def, const Attributes& attrs,
+                                    const std::vector<const TensorType*>& inputs, const std::string& node_name) {
+  int count = static_cast<int>(inputs.size());
+  if (count < def.min_inputs || count > def.max_inputs)
+    throw UserError(fmt::format("node '{}' ({}): takes {} to {} inputs, got {}", node_name, def.name, def.min_inputs,
+                                def.max_inputs, count));
+  ShapeContext context{attrs, inputs, def.name, node_name};
+  std::vector<TensorType> types = def.infer(context);
+  PET_CHECK(static_cast<int>(types.size()) >= 1, "shape rule of " + def.name + " returned no outputs");
+  for (const TensorType& type : types)
+    for (int64_t d : type.shape.dims())
+      if (d < 0) context.fail("computed a negative output dimension in " + type.shape.to_string());
+  return types;
+}
+
+ValueId Graph::add_value(Value value) {
+  PET_CHECK(!value.name.empty() && !names_in_use_.count(value.name), "value name '" + value.name + "' is taken");
+  names_in_use_.insert(value.name);
+  values_.push_back(std::move(value));
+  return static_cast<ValueId>(values_.size() - 1);
+}
+
+std::string Graph::unique_value_name(const std::string& hint) {
+  std::string base = hint.empty() ? "t" : hint;
+  if (!names_in_use_.count(base)) return base;
+  for (int suffix = 1;; ++suffix) {
+    std::string candidate = fmt::format("{}_{}", base, suffix);
+    if (!names_in_use_.count(candidate)) return candidate;
+  }
+}
+
+ValueId Graph::add_input(const std::string& value_name, TensorType type) {
+  ValueId id = add_value(Value{value_name, std::move(type), std::nullopt, -1});
+  inputs_.push_back(id);
+  return id;
+}
+
+ValueId Graph::add_constant(const std::string& value_name, Tensor tensor) {
+  TensorType type = tensor.type();
+  return add_value(Value{unique_value_name(value_name), type, std::move(tensor), -1});
+}
+
+std::vector<ValueId> Graph::add_node(const std::string& op, Attributes attrs, std::vector<ValueId> inputs,
+                                     const std::string& node_name, std::vector<std::string> output_names) {
+  const OpDef& def = OpRegistry::global().get(op);
+  Node node{&def, node_name.empty() ? fmt::format("{}_{}", op, nodes_.size()) : node_name,
+            complete_attributes(def, std::move(attrs)), std::move(inputs), {}};
+  std::vector<const TensorType*> input_types;
+  for (ValueId id : node.inputs) input_types.push_back(id == kNoValue ? nullptr : &value(id).type);
+  while (!input_types.empty() && input_types.back() == nullptr) {  // trailing absent inputs carry nothing
+    input_types.pop_back();
+    node.inputs.pop_back();
+  }
+  std::vector<TensorType> types = infer_types(def, node.attrs, input_types, node.name);
+  NodeId node_id = static_cast<NodeId>(nodes_.size());
+  for (size_t i = 0; i < types.size(); ++i) {
+    std::string hint = i < output_names.size() && !output_names[i].empty() ? output_names[i]
+                       : types.size() == 1                                  ? node.name
+                                                                            : fmt::format("{}_out{}", node.name, i);
+    node.outputs.push_back(add_value(Value{unique_value_name(hint), types[i], std::nullopt, node_id}));
+  }
+  nodes_.push_back(std::move(node));
+  return nodes_.back().outputs;
+}
+
+std::optional<ValueId> Graph::find_value(const std::string& value_name) const {
+  for (size_t i = 0; i < values_.size(); ++i)
+    if (values_[i].name == value_name) return static_cast<ValueId>(i);
+  return std::nullopt;
+}
+
+void Graph::replace_uses(ValueId from, ValueId to) {
+  for (Node& node : nodes_)
+    for (ValueId& input : node.inputs)
+      if (input == from) input = to;
+  for (ValueId& output : outputs_)
+    if (output == from) output = to;
+}
+
+std::vector<std::vector<NodeId>> Graph::consumers() const {
+  std::vector<std::vector<NodeId>> result(values_.size());
+  for (size_t n = 0; n < nodes_.size(); ++n)
+    for (ValueId input : nodes_[n].inputs)
+      if (input != kNoValue) {
+        auto& list = result[static_cast<size_t>(input)];
+        if (list.empty() || list.back() != static_cast<NodeId>(n)) list.push_back(static_cast<NodeId>(n));
+      }
+  return result;
+}
+
+void Graph::make_constant(ValueId id, Tensor tensor) {
+  Value& target = mutable_value(id);
+  PET_CHECK(tensor.type() == target.type, "folded constant type " + tensor.type().to_string() + " differs from " +
+                                              target.type.to_string());
+  target.constant = std::move(tensor);
+  target.producer = -1;
+}
+
+void Graph::remove_nodes(const std::vector<NodeId>& doomed) {
+  std::vector<bool> drop_node(nodes_.size(), false);
+  for (NodeId id : doomed) drop_node.at(static_cast<size_t>(id)) = true;
+  std::vector<bool> keep_value(values_.size(), false);
+  for (ValueId id : inputs_) keep_value[static_cast<size_t>(id)] = true;
+  for (ValueId id : outputs_) keep_value[static_cast<size_t>(id)] = true;
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    if (drop_node[n]) continue;
+    for (ValueId id : nodes_[n].inputs)
+      if (id != kNoValue) keep_value[static_cast<size_t>(id)] = true;
+    for (ValueId id : nodes_[n].outputs) keep_value[static_cast<size_t>(id)] = true;
+  }
+  std::vector<ValueId> new_value_id(values_.size(), kNoValue);
+  std::vector<Value> kept_values;
+  names_in_use_.clear();
+  for (size_t v = 0; v < values_.size(); ++v) {
+    if (!keep_value[v]) continue;
+    new_value_id[v] = static_cast<ValueId>(kept_values.size());
+    names_in_use_.insert(values_[v].name);
+    kept_values.push_back(std::move(values_[v]));
+  }
+  std::vector<Node> kept_nodes;
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    if (drop_node[n]) continue;
+    Node node = std::move(nodes_[n]);
+    for (ValueId& id : node.inputs)
+      if (id != kNoValue) id = new_value_id[static_cast<size_t>(id)];
+    for (ValueId& id : node.outputs) id = new_value_id[static_cast<size_t>(id)];
+    kept_nodes.push_back(std::move(node));
+  }
+  for (ValueId& id : inputs_) id = new_value_id[static_cast<size_t>(id)];
+  for (ValueId& id : outputs_) id = new_value_id[static_cast<size_t>(id)];
+  values_ = std::move(kept_values);
+  nodes_ = std::move(kept_nodes);
+  for (Value& v : values_) v.producer = -1;
+  for (size_t n = 0; n < nodes_.size(); ++n)
+    for (ValueId id : nodes_[n].outputs) values_[static_cast<size_t>(id)].producer = static_cast<NodeId>(n);
+}
+
+void Graph::sort_topologically() {
+  size_t count = nodes_.size();
+  std::vector<int> pending(count, 0);
+  auto users = consumers();
+  for (size_t n = 0; n < count; ++n)
+    for (ValueId id : nodes_[n].inputs)
+      if (id != kNoValue && values_[static_cast<size_t>(id)].producer >= 0) ++pending[n];
+  // Min-heap on the current index keeps the order stable.
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
+  for (size_t n = 0; n < count; ++n)
+    if (pending[n] == 0) ready.push(static_cast<NodeId>(n));
+  std::vector<NodeId> order;
+  while (!ready.empty()) {
+    NodeId n = ready.top();
+    ready.pop();
+    order.push_back(n);
+    for (ValueId out : nodes_[static_cast<size_t>(n)].outputs)
+      for (NodeId user : users[static_cast<size_t>(out)]) {
+        int uses = 0;
+        for (ValueId in : nodes_[static_cast<size_t>(user)].inputs) uses += in == out;
+        if ((pending[static_cast<size_t>(user)] -= uses) == 0) ready.push(user);
+      }
+  }
+  PET_CHECK(order.size() == count, "graph has a cycle");
+  std::vector<Node> sorted;
+  for (NodeId n : order) sorted.push_back(std::move(nodes_[static_cast<size_t>(n)]));
+  nodes_ = std::move(sorted);
+  for (size_t n = 0; n < nodes_.size(); ++n)
+    for (ValueId id : nodes_[n].outputs) values_[static_cast<size_t>(id)].producer = static_cast<NodeId>(n);
+}
+
+void Graph::validate() const {
+  std::vector<bool> available(values_.size(), false);
+  for (ValueId id : inputs_) available.at(static_cast<size_t>(id)) = true;
+  for (size_t v = 0; v < values_.size(); ++v)
+    if (values_[v].constant) available[v] = true;
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    const Node& node = nodes_[n];
+    std::vector<const TensorType*> types;
+    for (ValueId id : node.inputs) {
+      if (id == kNoValue) {
+        types.push_back(nullptr);
+        continue;
+      }
+      PET_CHECK(available.at(static_cast<size_t>(id)), "node '" + node.name + "' reads '" + value(id).name +
+                                                           "' before it is computed");
+      types.push_back(&value(id).type);
+    }
+    std::vector<TensorType> expected = infer_types(*node.def, node.attrs, types, node.name);
+    PET_CHECK(expected.size() >= node.outputs.size(), "node '" + node.name + "' has too many outputs");
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      const Value& out = value(node.outputs[i]);
+      PET_CHECK(out.producer == static_cast<NodeId>(n) && !out.constant, "value '" + out.name + "' producer mismatch");
+      PET_CHECK(out.type == expected[i], "value '" + out.name + "' has type " + out.type.to_string() +
+                                             " but its shape rule says " + expected[i].to_string());
+      available[static_cast<size_t>(node.outputs[i])] = true;
+    }
+  }
+  for (ValueId id : outputs_) PET_CHECK(available.at(static_cast<size_t>(id)), "graph output is never computed");
+}
+
+}  // namespace pet

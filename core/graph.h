@@ -1,0 +1,94 @@
+// The graph IR: static-shape values (inputs, weights, intermediates) and nodes in topological order.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "core/attributes.h"
+#include "core/op_def.h"
+#include "core/tensor.h"
+
+namespace pet {
+
+using ValueId = int32_t;
+using NodeId = int32_t;
+inline constexpr ValueId kNoValue = -1;
+
+struct Value {
+  std::string name;
+  TensorType type;
+  std::optional<Tensor> constant;  // weights and folded constants; shared storage
+  NodeId producer = -1;            // -1 for graph inputs and constants
+};
+
+struct Node {
+  const OpDef* def = nullptr;
+  std::string name;
+  Attributes attrs;
+  std::vector<ValueId> inputs;  // kNoValue for an absent optional input
+  std::vector<ValueId> outputs;
+  const std::string& op() const { return def->name; }
+};
+
+class Graph {
+ public:
+  std::string name = "graph";
+  int opset = 13;
+
+  ValueId add_input(const std::string& value_name, TensorType type);
+  ValueId add_constant(const std::string& value_name, Tensor value);
+  // Creates a node, fills default attributes, runs the op's shape rule (UserError on mismatch)
+  // and creates its outputs. Empty names are made unique from the node name.
+  std::vector<ValueId> add_node(const std::string& op, Attributes attrs, std::vector<ValueId> inputs,
+                                const std::string& node_name = "", std::vector<std::string> output_names = {});
+  ValueId add_node1(const std::string& op, Attributes attrs, std::vector<ValueId> inputs,
+                    const std::string& node_name = "") {
+    return add_node(op, std::move(attrs), std::move(inputs), node_name).at(0);
+  }
+  void add_output(ValueId value) { outputs_.push_back(value); }
+  void set_outputs(std::vector<ValueId> values) { outputs_ = std::move(values); }
+
+  const std::vector<Value>& values() const { return values_; }
+  const Value& value(ValueId id) const { return values_.at(static_cast<size_t>(id)); }
+  Value& mutable_value(ValueId id) { return values_.at(static_cast<size_t>(id)); }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const Node& node(NodeId id) const { return nodes_.at(static_cast<size_t>(id)); }
+  const std::vector<ValueId>& inputs() const { return inputs_; }
+  const std::vector<ValueId>& outputs() const { return outputs_; }
+  bool is_constant(ValueId id) const { return id != kNoValue && value(id).constant.has_value(); }
+  std::optional<ValueId> find_value(const std::string& value_name) const;
+
+  // Every use of `from` (node inputs and graph outputs) now reads `to`.
+  void replace_uses(ValueId from, ValueId to);
+  // Consumers of each value, as node ids in ascending order.
+  std::vector<std::vector<NodeId>> consumers() const;
+  // Drops the listed nodes, then values no node, output or input refers to; renumbers ids.
+  void remove_nodes(const std::vector<NodeId>& doomed);
+  // Turns a value into a constant and detaches it from its producer (constant folding).
+  void make_constant(ValueId id, Tensor value);
+  // Re-orders nodes topologically, stable with respect to the current order.
+  void sort_topologically();
+  // Internal checks: ids in range, single producers, topological order, types match shape rules.
+  void validate() const;
+  std::string unique_value_name(const std::string& hint);
+
+ private:
+  std::vector<Value> values_;
+  std::vector<Node> nodes_;
+  std::vector<ValueId> inputs_;
+  std::vector<ValueId> outputs_;
+  std::unordered_set<std::string> names_in_use_;
+  ValueId add_value(Value value);
+};
+
+// Runs an op's shape rule for the given inputs (used by add_node, validate and importers).
+std::vector<TensorType> infer_types(const OpDef& def, const Attributes& attrs,
+                                    const std::vector<const TensorType*>& inputs, const std::string& node_name);
+
+// Fills declared defaults and checks that no unknown attribute is present (internal check).
+Attributes complete_attributes(const OpDef& def, Attributes attrs);
+
+}  // namespace pet

@@ -1,0 +1,55 @@
+// Accessors and error helpers of the contexts handed to op facets.
+#include "core/op_def.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace pet {
+
+const TensorType& ShapeContext::input(int index) const {
+  PET_CHECK(has_input(index), fmt::format("{} input {} is absent", op, index));
+  return *inputs[static_cast<size_t>(index)];
+}
+
+bool ShapeContext::has_input(int index) const {
+  return index >= 0 && index < num_inputs() && inputs[static_cast<size_t>(index)] != nullptr;
+}
+
+void ShapeContext::fail(const std::string& what) const {
+  throw UserError(fmt::format("node '{}' ({}): {}", node_name, op, what));
+}
+
+const Tensor& KernelContext::input(int index) const {
+  PET_CHECK(has_input(index), fmt::format("kernel input {} is absent", index));
+  return *inputs[static_cast<size_t>(index)];
+}
+
+bool KernelContext::has_input(int index) const {
+  return index >= 0 && index < static_cast<int>(inputs.size()) && inputs[static_cast<size_t>(index)] != nullptr;
+}
+
+const TensorType& CostContext::input(int index) const {
+  PET_CHECK(index >= 0 && index < static_cast<int>(inputs.size()) && inputs[static_cast<size_t>(index)],
+            "cost input absent");
+  return *inputs[static_cast<size_t>(index)];
+}
+
+static double type_bytes(const TensorType& type) {
+  return static_cast<double>(type.shape.numel()) * static_cast<double>(dtype_size(type.dtype));
+}
+
+double CostContext::input_bytes() const {
+  double total = 0;
+  for (const TensorType* type : inputs)
+    if (type) total += type_bytes(*type);
+  return total;
+}
+
+double CostContext::output_bytes() const {
+  double total = 0;
+  for (const TensorType& type : outputs) total += type_bytes(type);
+  return total;
+}
+
+}  // namespace pet

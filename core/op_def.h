@@ -1,0 +1,111 @@
+// OpDef: every facet of one operator (attributes, shape rule, reference kernel, traits, cost,
+// ONNX mapping) in one value, so an operator is defined by one file under core/ops/.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/attributes.h"
+#include "core/tensor.h"
+
+namespace pet {
+
+struct Node;
+class OnnxImportNode;
+class OnnxExportNode;
+
+// How an op's output depends on its inputs, as the verifier and mutant generator need it.
+enum class Linearity : uint8_t {
+  None,         // not linear (relu, softmax, ...)
+  Joint,        // linear in the listed inputs taken together (add, sub, concat, layout ops)
+  Multilinear,  // linear in each listed input separately (conv, matmul, elementwise mul)
+};
+
+struct OpTraits {
+  Linearity linearity = Linearity::None;
+  std::vector<int> linear_inputs;  // inputs the linearity refers to
+  bool elementwise = false;        // out[i] depends only on in[i] (after broadcasting)
+  bool layout_only = false;        // moves elements without arithmetic
+  bool commutative = false;        // inputs 0 and 1 may swap
+  bool identity_like = false;      // output 0 equals input 0 (Identity, inference Dropout)
+  bool compute_heavy = false;      // conv/matmul-class op the search groups and profiles
+  bool type_only = false;          // output depends only on input types (Shape): always folded
+};
+
+// Inputs of the shape rule: canonical attributes plus the types of present inputs.
+struct ShapeContext {
+  const Attributes& attrs;
+  std::span<const TensorType* const> inputs;  // nullptr for an absent optional input
+  std::string_view op;
+  std::string_view node_name;
+
+  const TensorType& input(int index) const;  // internal check when absent
+  bool has_input(int index) const;
+  int num_inputs() const { return static_cast<int>(inputs.size()); }
+  // A UserError: "node 'NAME' (OP): WHAT".
+  [[noreturn]] void fail(const std::string& what) const;
+  // fail() unless condition holds.
+  void require(bool condition, const std::string& what) const {
+    if (!condition) fail(what);
+  }
+};
+
+// Inputs and preallocated (zero-filled) outputs of the reference kernel.
+struct KernelContext {
+  const Attributes& attrs;
+  std::span<const Tensor* const> inputs;  // nullptr for an absent optional input
+  std::span<Tensor> outputs;
+
+  const Tensor& input(int index) const;
+  bool has_input(int index) const;
+};
+
+struct Cost {
+  double flops = 0;  // floating-point operations (a multiply-add counts as 2)
+  double bytes = 0;  // bytes read and written at least once
+};
+
+struct CostContext {
+  const Attributes& attrs;
+  std::span<const TensorType* const> inputs;
+  std::span<const TensorType> outputs;
+  const TensorType& input(int index) const;
+  double input_bytes() const;
+  double output_bytes() const;
+};
+
+// The canonical form of an imported ONNX node: our op name, its attributes, and which ONNX
+// inputs stay graph inputs (constant inputs such as Reshape's shape usually become attributes).
+struct OnnxImported {
+  std::string op;
+  Attributes attrs;
+  std::vector<int> inputs;  // ONNX input indices, -1 for an absent optional input
+};
+
+using ShapeRule = std::function<std::vector<TensorType>(const ShapeContext&)>;
+using ReferenceKernel = std::function<void(KernelContext&)>;
+using CostRule = std::function<Cost(const CostContext&)>;
+// The importer receives its own OpDef so shared importers can read the declared attributes.
+using OnnxImporter = std::function<OnnxImported(const struct OpDef&, const OnnxImportNode&)>;
+using OnnxExporter = std::function<void(const Node&, OnnxExportNode&)>;
+
+struct OpDef {
+  std::string name;                  // our op name, e.g. "Conv", "Layout"
+  std::vector<std::string> onnx_ops;  // ONNX op types this def imports (often {name})
+  std::vector<AttrSpec> attrs;       // canonical attributes
+  int min_inputs = 1;
+  int max_inputs = 1;
+  int num_outputs = 1;
+  OpTraits traits;
+  ShapeRule infer;
+  ReferenceKernel compute;
+  CostRule cost;
+  OnnxImporter from_onnx;
+  OnnxExporter to_onnx;
+  // Left for the verifier issue: point evaluation over Z_p and summation-box propagation.
+};
+
+}  // namespace pet

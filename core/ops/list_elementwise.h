@@ -1,0 +1,3 @@
+// Elementwise arithmetic, activations, reductions, softmax and normalization ops.
+PET_OP(Relu)
+PET_OP(Add)

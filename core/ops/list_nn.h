@@ -1,0 +1,1 @@
+// Convolution, pooling, matrix products and resizing.

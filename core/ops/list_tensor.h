@@ -1,0 +1,1 @@
+// Shape, layout, indexing and constant-producing ops.

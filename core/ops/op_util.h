@@ -1,0 +1,70 @@
+// Shared building blocks for op files: broadcasting, element loops, attribute helpers and
+// builders for the common unary/binary elementwise shapes of OpDef.
+#pragma once
+
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/graph.h"
+#include "core/onnx_mapping.h"
+#include "core/op_def.h"
+
+namespace pet::ops {
+
+// Numpy-style broadcast of two shapes; nullopt when incompatible.
+std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
+// Broadcast of all present input shapes, or a UserError naming the shapes.
+Shape broadcast_inputs(const ShapeContext& context, int first = 0, int count = -1);
+
+// Element offsets of an input broadcast to `out`: offset(out_index) for each output element.
+// Fast paths for equal shapes and scalars are taken by callers via is_same/is_scalar.
+class BroadcastIndex {
+ public:
+  BroadcastIndex(const Shape& input, const Shape& out);
+  // Offsets of every output element into the input, in output order.
+  const std::vector<int64_t>& offsets() const { return offsets_; }
+  bool identity() const { return identity_; }
+
+ private:
+  bool identity_ = false;
+  std::vector<int64_t> offsets_;
+};
+
+// out[i] = fn(in[i]) for f32 tensors.
+void map_unary_f32(const Tensor& in, Tensor& out, const std::function<float(float)>& fn);
+
+// Copy of `src` elements selected by `offsets` into `dst` (any dtype).
+void gather_elements(const Tensor& src, const std::vector<int64_t>& offsets, Tensor& dst);
+
+// Cost of an op that touches every element once: flops = output elements x flops_per_element.
+Cost elementwise_cost(const CostContext& context, double flops_per_element = 1.0);
+// Cost of an op that only moves data: no flops, every byte in and out.
+Cost data_movement_cost(const CostContext& context);
+
+// OpDef for a float unary elementwise op named like its ONNX op, with float attributes
+// declared in `attrs` (their values reach `fn` through the Attributes).
+OpDef unary_op(const std::string& name, std::function<float(float, const Attributes&)> fn,
+               std::vector<AttrSpec> attrs = {}, double flops_per_element = 1.0);
+
+// OpDef for a broadcasting binary op on f32 (and i64 when `int_fn` is given).
+OpDef binary_op(const std::string& name, std::function<float(float, float)> float_fn,
+                std::function<int64_t(int64_t, int64_t)> int_fn, OpTraits traits);
+
+// Attribute-spec shorthands.
+AttrSpec attr_int(const std::string& name, std::optional<int64_t> fallback = {});
+AttrSpec attr_float(const std::string& name, std::optional<double> fallback = {});
+AttrSpec attr_string(const std::string& name, std::optional<std::string> fallback = {});
+AttrSpec attr_ints(const std::string& name, std::optional<std::vector<int64_t>> fallback = {});
+AttrSpec attr_floats(const std::string& name, std::optional<std::vector<double>> fallback = {});
+
+// Normalizes axis attributes against a rank, or fails naming the attribute.
+int axis_or_fail(const ShapeContext& context, int64_t axis, int rank, const std::string& what);
+
+// Reads the ints of a constant input tensor (e.g. Reshape's shape) during import.
+std::vector<int64_t> constant_ints(const OnnxImportNode& node, int index, const std::string& what);
+
+}  // namespace pet::ops

@@ -1,0 +1,35 @@
+// Static tensor shapes: a list of non-negative dimensions with element counts and strides.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace pet {
+
+class Shape {
+ public:
+  Shape() = default;
+  Shape(std::initializer_list<int64_t> dims) : dims_(dims) {}
+  explicit Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
+
+  int rank() const { return static_cast<int>(dims_.size()); }
+  int64_t operator[](int axis) const { return dims_.at(static_cast<size_t>(axis)); }
+  int64_t& operator[](int axis) { return dims_.at(static_cast<size_t>(axis)); }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  int64_t numel() const;
+  // Row-major strides in elements.
+  std::vector<int64_t> strides() const;
+  // "1x3x224x224"; a scalar prints as "scalar".
+  std::string to_string() const;
+  bool operator==(const Shape&) const = default;
+
+ private:
+  std::vector<int64_t> dims_;
+};
+
+// Turns a possibly negative axis into [0, rank); returns -1 when out of range.
+int normalize_axis(int64_t axis, int rank);
+
+}  // namespace pet

@@ -1,0 +1,128 @@
+// Tensor storage, typed views, seeded random fill and content hashing.
+#include "core/tensor.h"
+
+#include <cstring>
+#include <random>
+
+#include "core/error.h"
+#include "core/hash.h"
+
+namespace pet {
+
+std::string TensorType::to_string() const {
+  std::string text(dtype_name(dtype));
+  text += '[';
+  for (int i = 0; i < shape.rank(); ++i) {
+    if (i) text += ',';
+    text += std::to_string(shape[i]);
+  }
+  return text + ']';
+}
+
+Tensor::Tensor(DType dtype, Shape shape)
+    : dtype_(dtype), shape_(std::move(shape)), data_(std::make_shared<std::vector<std::byte>>(nbytes())) {
+  for (int64_t d : shape_.dims()) PET_CHECK(d >= 0, "negative dimension in " + shape_.to_string());
+}
+
+template <typename T>
+static Tensor make_typed(DType dtype, Shape shape, const std::vector<T>& values) {
+  Tensor tensor(dtype, std::move(shape));
+  PET_CHECK(static_cast<int64_t>(values.size()) == tensor.numel(),
+            "value count " + std::to_string(values.size()) + " does not match shape " + tensor.shape().to_string());
+  if (!values.empty()) std::memcpy(tensor.mutable_raw(), values.data(), tensor.nbytes());
+  return tensor;
+}
+
+Tensor Tensor::f32(Shape shape, std::vector<float> values) { return make_typed(DType::f32, std::move(shape), values); }
+Tensor Tensor::i64(Shape shape, std::vector<int64_t> values) { return make_typed(DType::i64, std::move(shape), values); }
+Tensor Tensor::boolean(Shape shape, std::vector<uint8_t> values) {
+  return make_typed(DType::boolean, std::move(shape), values);
+}
+
+Tensor Tensor::random_f32(Shape shape, uint64_t seed, float low, float high) {
+  Tensor tensor(DType::f32, std::move(shape));
+  std::mt19937_64 engine(seed);
+  // Map 24 random bits to [0, 1) ourselves: std::uniform_real_distribution differs across libraries.
+  for (float& value : tensor.mutable_f32()) {
+    float unit = static_cast<float>(engine() >> 40) / static_cast<float>(1 << 24);
+    value = low + (high - low) * unit;
+  }
+  return tensor;
+}
+
+std::span<const float> Tensor::f32() const {
+  PET_CHECK(dtype_ == DType::f32, "tensor is " + std::string(dtype_name(dtype_)) + ", not f32");
+  return {reinterpret_cast<const float*>(data_->data()), static_cast<size_t>(numel())};
+}
+std::span<const int64_t> Tensor::i64() const {
+  PET_CHECK(dtype_ == DType::i64, "tensor is " + std::string(dtype_name(dtype_)) + ", not i64");
+  return {reinterpret_cast<const int64_t*>(data_->data()), static_cast<size_t>(numel())};
+}
+std::span<const uint8_t> Tensor::b8() const {
+  PET_CHECK(dtype_ == DType::boolean, "tensor is " + std::string(dtype_name(dtype_)) + ", not bool");
+  return {reinterpret_cast<const uint8_t*>(data_->data()), static_cast<size_t>(numel())};
+}
+std::span<float> Tensor::mutable_f32() {
+  PET_CHECK(dtype_ == DType::f32, "tensor is not f32");
+  return {reinterpret_cast<float*>(mutable_raw()), static_cast<size_t>(numel())};
+}
+std::span<int64_t> Tensor::mutable_i64() {
+  PET_CHECK(dtype_ == DType::i64, "tensor is not i64");
+  return {reinterpret_cast<int64_t*>(mutable_raw()), static_cast<size_t>(numel())};
+}
+std::span<uint8_t> Tensor::mutable_b8() {
+  PET_CHECK(dtype_ == DType::boolean, "tensor is not bool");
+  return {reinterpret_cast<uint8_t*>(mutable_raw()), static_cast<size_t>(numel())};
+}
+
+std::byte* Tensor::mutable_raw() {
+  detach();
+  return data_->data();
+}
+
+void Tensor::detach() {
+  if (data_.use_count() > 1) data_ = std::make_shared<std::vector<std::byte>>(*data_);
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  PET_CHECK(shape.numel() == numel(), "reshape " + shape_.to_string() + " -> " + shape.to_string());
+  Tensor result = *this;
+  result.shape_ = std::move(shape);
+  return result;
+}
+
+double Tensor::as_double(int64_t index) const {
+  PET_CHECK(index >= 0 && index < numel(), "element index out of range");
+  switch (dtype_) {
+    case DType::f32: return f32()[static_cast<size_t>(index)];
+    case DType::i64: return static_cast<double>(i64()[static_cast<size_t>(index)]);
+    case DType::boolean: return b8()[static_cast<size_t>(index)] ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
+int64_t Tensor::as_int(int64_t index) const {
+  if (dtype_ == DType::i64) return i64()[static_cast<size_t>(index)];
+  return static_cast<int64_t>(as_double(index));
+}
+
+std::vector<int64_t> Tensor::to_int_vector() const {
+  std::vector<int64_t> values(static_cast<size_t>(numel()));
+  for (int64_t i = 0; i < numel(); ++i) values[static_cast<size_t>(i)] = as_int(i);
+  return values;
+}
+
+uint64_t Tensor::content_hash() const {
+  Hasher hasher;
+  hasher.add(static_cast<uint64_t>(dtype_));
+  for (int64_t d : shape_.dims()) hasher.add(static_cast<uint64_t>(d));
+  hasher.add_bytes(data_->data(), data_->size());
+  return hasher.value();
+}
+
+bool Tensor::same_content(const Tensor& other) const {
+  return dtype_ == other.dtype_ && shape_ == other.shape_ &&
+         (data_ == other.data_ || std::memcmp(data_->data(), other.data_->data(), nbytes()) == 0);
+}
+
+}  // namespace pet

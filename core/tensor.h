@@ -1,0 +1,68 @@
+// Dense host tensors with shared, copy-on-write storage so graphs and values copy cheaply.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/shape.h"
+
+namespace pet {
+
+struct TensorType {
+  DType dtype = DType::f32;
+  Shape shape;
+  bool operator==(const TensorType&) const = default;
+  std::string to_string() const;  // "f32[1,3,224,224]"
+};
+
+class Tensor {
+ public:
+  Tensor() : Tensor(DType::f32, Shape{0}) {}
+  // Zero-filled tensor.
+  Tensor(DType dtype, Shape shape);
+  explicit Tensor(const TensorType& type) : Tensor(type.dtype, type.shape) {}
+
+  static Tensor f32(Shape shape, std::vector<float> values);
+  static Tensor i64(Shape shape, std::vector<int64_t> values);
+  static Tensor boolean(Shape shape, std::vector<uint8_t> values);
+  static Tensor scalar_f32(float value) { return f32(Shape{}, {value}); }
+  static Tensor scalar_i64(int64_t value) { return i64(Shape{}, {value}); }
+  // Uniform in [low, high), reproducible from the seed.
+  static Tensor random_f32(Shape shape, uint64_t seed, float low = -1.0f, float high = 1.0f);
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  TensorType type() const { return {dtype_, shape_}; }
+  int64_t numel() const { return shape_.numel(); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype_); }
+
+  std::span<const float> f32() const;
+  std::span<const int64_t> i64() const;
+  std::span<const uint8_t> b8() const;
+  std::span<float> mutable_f32();
+  std::span<int64_t> mutable_i64();
+  std::span<uint8_t> mutable_b8();
+  const std::byte* raw() const { return data_->data(); }
+  std::byte* mutable_raw();
+
+  // Same storage, new shape with the same element count.
+  Tensor reshaped(Shape shape) const;
+  // Element as double / int64 regardless of dtype (for scalars and index tensors).
+  double as_double(int64_t index) const;
+  int64_t as_int(int64_t index) const;
+  std::vector<int64_t> to_int_vector() const;
+  // FNV-1a over dtype, shape and bytes; equal content gives an equal hash.
+  uint64_t content_hash() const;
+  bool same_content(const Tensor& other) const;
+
+ private:
+  void detach();  // copy-on-write before mutation
+  DType dtype_;
+  Shape shape_;
+  std::shared_ptr<std::vector<std::byte>> data_;
+};
+
+}  // namespace pet

@@ -1,0 +1,50 @@
+// Graph construction and execution on small hand-built graphs.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/executor.h"
+#include "core/graph.h"
+
+namespace pet {
+namespace {
+
+TEST(Graph, AddThenReluComputesElementwise) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {2, 3}});
+  ValueId b = graph.add_constant("b", Tensor::f32({3}, {1, -5, 0.5f}));
+  ValueId sum = graph.add_node1("Add", {}, {x, b});
+  graph.add_output(graph.add_node1("Relu", {}, {sum}));
+  graph.validate();
+
+  auto outputs = execute(graph, {Tensor::f32({2, 3}, {0, 1, 2, -3, 4, 5})});
+  std::vector<float> got(outputs[0].f32().begin(), outputs[0].f32().end());
+  EXPECT_EQ(got, (std::vector<float>{1, 0, 2.5f, 0, 0, 5.5f}));
+}
+
+TEST(Graph, BroadcastMismatchIsAUserErrorNamingTheNode) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {2, 3}});
+  ValueId y = graph.add_input("y", {DType::f32, {4}});
+  try {
+    graph.add_node1("Add", {}, {x, y}, "sum");
+    FAIL() << "expected a UserError";
+  } catch (const UserError& error) {
+    EXPECT_STREQ(error.what(), "node 'sum' (Add): cannot broadcast shapes 2x3 and 4");
+  }
+}
+
+TEST(Graph, RemoveNodesDropsValuesAndRenumbers) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {4}});
+  ValueId dead = graph.add_node1("Relu", {}, {x}, "dead");
+  ValueId live = graph.add_node1("Add", {}, {x, x}, "live");
+  graph.add_output(live);
+  graph.remove_nodes({graph.value(dead).producer});
+  ASSERT_EQ(graph.nodes().size(), 1u);
+  EXPECT_EQ(graph.nodes()[0].name, "live");
+  EXPECT_FALSE(graph.find_value("dead").has_value());
+  graph.validate();
+}
+
+}  // namespace
+}  // namespace pet
