@@ -5,7 +5,7 @@
 
 namespace pet {
 
-void fail_check(const char* file, int line, const char* condition, const std::string& detail) {
+void report_check_failure(const char* file, int line, const char* condition, const std::string& detail) {
   std::string message = fmt::format("internal error at {}:{}: check '{}' failed", file, line, condition);
   if (!detail.empty()) message += ": " + detail;
   throw InternalError(message);

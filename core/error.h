@@ -19,12 +19,12 @@ class InternalError : public std::logic_error {
   explicit InternalError(const std::string& message) : std::logic_error(message) {}
 };
 
-[[noreturn]] void fail_check(const char* file, int line, const char* condition, const std::string& detail);
+[[noreturn]] void report_check_failure(const char* file, int line, const char* condition, const std::string& detail);
 
 }  // namespace pet
 
 // Stays on in release builds: a wrong answer from an optimizer is worse than a crash.
 #define PET_CHECK(condition, ...)                                                   \
   do {                                                                              \
-    if (!(condition)) ::pet::fail_check(__FILE__, __LINE__, #condition, std::string{__VA_ARGS__}); \
+    if (!(condition)) ::pet::report_check_failure(__FILE__, __LINE__, #condition, std::string{__VA_ARGS__}); \
   } while (false)

@@ -61,6 +61,8 @@ class OnnxExportNode {
   // Names of the node's present inputs/outputs in the exported graph ("" for absent inputs).
   virtual std::string input(int index) const = 0;
   virtual std::string output(int index) const = 0;
+  // The type of present input INDEX when the exporter knows it (lets ops skip identity steps).
+  virtual std::optional<TensorType> input_type(int /*index*/) const { return std::nullopt; }
   // A fresh initializer holding the value; returns its name.
   virtual std::string add_constant(const Tensor& value) = 0;
   // A fresh intermediate tensor name.

@@ -151,6 +151,56 @@ OpDef binary_op(const std::string& name, std::function<float(float, float)> floa
   return def;
 }
 
+// Folds `in` broadcast to `out`'s shape into `out` with fn (f32 or i64, as T says).
+template <typename T, typename Fn>
+static void fold_broadcast(const Tensor& in, Tensor& out, const Fn& fn) {
+  BroadcastIndex index(in.shape(), out.shape());
+  const T* src = reinterpret_cast<const T*>(in.raw());
+  T* dst = reinterpret_cast<T*>(out.mutable_raw());
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    auto at = static_cast<size_t>(i);
+    dst[at] = fn(dst[at], src[index.identity() ? at : static_cast<size_t>(index.offsets()[at])]);
+  }
+}
+
+OpDef variadic_op(const std::string& name, std::function<float(float, float)> float_fn,
+                  std::function<int64_t(int64_t, int64_t)> int_fn, OpTraits traits) {
+  OpDef def;
+  def.name = name;
+  def.onnx_ops = {name};
+  def.min_inputs = 1;
+  def.max_inputs = kMaxVariadicInputs;
+  traits.elementwise = true;
+  def.traits = std::move(traits);
+  bool allows_int = static_cast<bool>(int_fn);
+  def.infer = [allows_int](const ShapeContext& context) {
+    DType type = context.input(0).dtype;
+    for (int i = 1; i < context.num_inputs(); ++i)
+      context.require(context.input(i).dtype == type, fmt::format("input types differ: {} and {}",
+                                                                  context.input(0).to_string(),
+                                                                  context.input(i).to_string()));
+    context.require(type == DType::f32 || (allows_int && type == DType::i64),
+                    "does not support element type " + std::string(dtype_name(type)));
+    return std::vector<TensorType>{{type, broadcast_inputs(context)}};
+  };
+  def.compute = [float_fn, int_fn](KernelContext& context) {
+    Tensor& out = context.outputs[0];
+    BroadcastIndex first(context.input(0).shape(), out.shape());
+    if (first.identity()) out = context.input(0);
+    else gather_elements(context.input(0), first.offsets(), out);
+    for (size_t i = 1; i < context.inputs.size(); ++i) {
+      if (out.dtype() == DType::f32) fold_broadcast<float>(*context.inputs[i], out, float_fn);
+      else fold_broadcast<int64_t>(*context.inputs[i], out, int_fn);
+    }
+  };
+  def.cost = [](const CostContext& context) {
+    return elementwise_cost(context, static_cast<double>(context.inputs.size() - 1));
+  };
+  def.from_onnx = import_same_name;
+  def.to_onnx = export_same_name;
+  return def;
+}
+
 AttrSpec attr_int(const std::string& name, std::optional<int64_t> fallback) {
   return {name, AttrKind::Int, fallback ? std::optional<AttrValue>(*fallback) : std::nullopt};
 }

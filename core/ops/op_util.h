@@ -54,6 +54,17 @@ OpDef unary_op(const std::string& name, std::function<float(float, const Attribu
 OpDef binary_op(const std::string& name, std::function<float(float, float)> float_fn,
                 std::function<int64_t(int64_t, int64_t)> int_fn, OpTraits traits);
 
+// Most inputs a variadic op (Sum, Min, Max) accepts; bounds `linear_inputs` lists too.
+inline constexpr int kMaxVariadicInputs = 64;
+
+// OpDef for a broadcasting variadic op on f32 (and i64 when `int_fn` is given) that folds its
+// inputs left to right: out = fn(fn(in0, in1), in2)...; a single input is copied.
+OpDef variadic_op(const std::string& name, std::function<float(float, float)> float_fn,
+                  std::function<int64_t(int64_t, int64_t)> int_fn, OpTraits traits);
+
+// import_same_name for broadcasting binary ops, plus opset-6 `broadcast`/`axis` attributes.
+OnnxImported import_binary(const OpDef& def, const OnnxImportNode& node);
+
 // Attribute-spec shorthands.
 AttrSpec attr_int(const std::string& name, std::optional<int64_t> fallback = {});
 AttrSpec attr_float(const std::string& name, std::optional<double> fallback = {});

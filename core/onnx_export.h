@@ -1,0 +1,19 @@
+// Graph -> ONNX: standard ops only, the graph's opset kept, checked by the ONNX checker.
+#pragma once
+
+#include <string>
+
+#include "core/graph.h"
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace pet {
+
+// Builds the model; an exported model that fails the ONNX checker is an InternalError.
+void export_onnx_proto(const Graph& graph, onnx::ModelProto& model);
+// Writes the model to `path`; UserError when the file cannot be written.
+void export_onnx(const Graph& graph, const std::string& path);
+
+}  // namespace pet

@@ -1,0 +1,27 @@
+// ONNX -> Graph: checker, shape inference, initializers, per-op mapping and constant folding.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "core/graph.h"
+
+namespace pet {
+
+struct ImportOptions {
+  // Static shapes for inputs with symbolic or unknown dimensions (`--input-shape x=1x3x224x224`).
+  std::map<std::string, Shape> input_shapes;
+};
+
+// Imports a model file. Every problem with the model is a UserError that names the file and,
+// where one is at fault, the node, its op type and the opset, and says what to do.
+Graph import_onnx(const std::string& path, const ImportOptions& options = {});
+
+// Parses "name=1x3x224x224" as given to --input-shape; UserError on bad syntax.
+std::pair<std::string, Shape> parse_input_shape(const std::string& text);
+
+// Oldest and newest default-domain opsets the importer understands.
+inline constexpr int kMinOpset = 6;  // opset 6 for the legacy pytorch-converted tests
+inline constexpr int kMaxOpset = 17;
+
+}  // namespace pet
