@@ -27,6 +27,8 @@ enum class Linearity : uint8_t {
 struct OpTraits {
   Linearity linearity = Linearity::None;
   std::vector<int> linear_inputs;  // inputs the linearity refers to
+  // When set, the linearity holds only for nodes whose attributes satisfy it (Pad: fill value 0).
+  std::function<bool(const Attributes&)> linear_when;
   bool elementwise = false;        // out[i] depends only on in[i] (after broadcasting)
   bool layout_only = false;        // moves elements without arithmetic
   bool commutative = false;        // inputs 0 and 1 may swap

@@ -1,1 +1,10 @@
 // Convolution, pooling, matrix products and resizing.
+PET_OP(Conv)
+PET_OP(ConvTranspose)
+PET_OP(MatMul)
+PET_OP(Gemm)
+PET_OP(MaxPool)
+PET_OP(AveragePool)
+PET_OP(GlobalAveragePool)
+PET_OP(GlobalMaxPool)
+PET_OP(Resize)

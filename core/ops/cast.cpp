@@ -1,0 +1,88 @@
+// Cast: elementwise conversion between f32, i64 and bool (the canonical attribute `to` names the
+// target as "f32", "i64" or "bool"; floats truncate toward zero, nonzero becomes true).
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/ops/import_util.h"
+#include "core/ops/op_util.h"
+
+namespace pet::ops {
+
+// ONNX TensorProto.DataType codes of the types pet holds.
+static constexpr int64_t kOnnxFloat = 1;
+static constexpr int64_t kOnnxInt64 = 7;
+static constexpr int64_t kOnnxBool = 9;
+
+static std::vector<TensorType> infer_cast(const ShapeContext& context) {
+  const std::string& target = context.attrs.get_string("to");
+  std::optional<DType> type = parse_dtype(target);
+  if (!type) context.fail(fmt::format("cannot cast to '{}'; the targets are f32, i64 and bool", target));
+  return {{*type, context.input(0).shape}};
+}
+
+// Float to integer as C truncation, with NaN -> 0 and out-of-range values saturated (C leaves them undefined).
+static int64_t truncate_to_int(double value) {
+  if (std::isnan(value)) return 0;
+  if (value <= static_cast<double>(std::numeric_limits<int64_t>::min())) return std::numeric_limits<int64_t>::min();
+  if (value >= static_cast<double>(std::numeric_limits<int64_t>::max())) return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(value);
+}
+
+static void compute_cast(KernelContext& context) {
+  const Tensor& in = context.input(0);
+  Tensor& out = context.outputs[0];
+  if (in.dtype() == out.dtype()) {
+    out = in;
+    return;
+  }
+  int64_t count = in.numel();
+  switch (out.dtype()) {
+    case DType::f32: {
+      auto values = out.mutable_f32();
+      for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(i)] = static_cast<float>(in.as_double(i));
+      break;
+    }
+    case DType::i64: {
+      auto values = out.mutable_i64();
+      for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(i)] = truncate_to_int(in.as_double(i));
+      break;
+    }
+    case DType::boolean: {
+      auto values = out.mutable_b8();
+      for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(i)] = in.as_double(i) != 0.0;
+      break;
+    }
+  }
+}
+
+static OnnxImported import_cast(const OpDef& def, const OnnxImportNode& node) {
+  reject_unknown_attrs(node, {"to", "saturate"});  // saturate only concerns float8 targets
+  int64_t code = node.attr_int("to");
+  std::string target = code == kOnnxFloat ? "f32" : code == kOnnxInt64 ? "i64" : code == kOnnxBool ? "bool" : "";
+  if (target.empty()) node.unsupported(fmt::format("cast to ONNX element type {}", code));
+  return {def.name, {{"to", target}}, {0}};
+}
+
+static void export_cast(const Node& node, OnnxExportNode& out) {
+  DType target = *parse_dtype(node.attrs.get_string("to"));
+  int64_t code = target == DType::f32 ? kOnnxFloat : target == DType::i64 ? kOnnxInt64 : kOnnxBool;
+  out.add_node("Cast", {out.input(0)}, {out.output(0)}, {{"to", code}});
+}
+
+OpDef make_Cast() {
+  OpDef def;
+  def.name = "Cast";
+  def.onnx_ops = {"Cast"};
+  def.attrs = {attr_string("to")};
+  def.traits.elementwise = true;
+  def.infer = infer_cast;
+  def.compute = compute_cast;
+  def.cost = [](const CostContext& context) { return elementwise_cost(context); };
+  def.from_onnx = import_cast;
+  def.to_onnx = export_cast;
+  return def;
+}
+
+}  // namespace pet::ops

@@ -1,0 +1,160 @@
+// Conv: N-D grouped convolution with optional bias, run as im2col + sgemm per group.
+#include <fmt/format.h>
+
+#include "core/gemm.h"
+#include "core/ops/im2col.h"
+#include "core/ops/import_util.h"
+#include "core/ops/op_util.h"
+#include "core/ops/window_geometry.h"
+
+namespace pet::ops {
+namespace {
+
+std::vector<int64_t> kernel_of(const Shape& weight) { return {weight.dims().begin() + 2, weight.dims().end()}; }
+
+void check_conv_inputs(const ShapeContext& context) {
+  const TensorType& x = context.input(0);
+  const TensorType& w = context.input(1);
+  context.require(x.dtype == DType::f32 && w.dtype == DType::f32,
+                  fmt::format("expects float32 input and weight, got {} and {}", x.to_string(), w.to_string()));
+  context.require(x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
+                                                   "spatial dim",
+                                                   x.shape.to_string()));
+  context.require(w.shape.rank() == x.shape.rank(),
+                  fmt::format("weight shape {} must have the rank of input shape {}", w.shape.to_string(),
+                              x.shape.to_string()));
+  int64_t group = context.attrs.get_int("group");
+  context.require(group >= 1, fmt::format("group {} must be >= 1", group));
+  context.require(w.shape[0] % group == 0,
+                  fmt::format("{} output channels (weight dim 0) are not divisible by group {}", w.shape[0], group));
+  context.require(x.shape[1] == w.shape[1] * group,
+                  fmt::format("input has {} channels, but weight {} with group {} expects {}", x.shape[1],
+                              w.shape.to_string(), group, w.shape[1] * group));
+  if (context.has_input(2)) {
+    const TensorType& b = context.input(2);
+    context.require(b.dtype == DType::f32 && b.shape == Shape{w.shape[0]},
+                    fmt::format("bias must be f32[{}], got {}", w.shape[0], b.to_string()));
+  }
+}
+
+std::vector<TensorType> infer_conv(const ShapeContext& context) {
+  check_conv_inputs(context);
+  const Shape& x = context.input(0).shape;
+  const Shape& w = context.input(1).shape;
+  check_window_attrs(context, x.rank() - 2, true);
+  WindowGeometry geometry = make_window_geometry(x.dims(), kernel_of(w), context.attrs);
+  for (int64_t extent : geometry.output)
+    context.require(extent >= 1, fmt::format("kernel {} (dilated) does not fit input {} with the given pads",
+                                             Shape(geometry.kernel).to_string(), x.to_string()));
+  std::vector<int64_t> dims = {x[0], w[0]};
+  dims.insert(dims.end(), geometry.output.begin(), geometry.output.end());
+  return {{DType::f32, Shape(dims)}};
+}
+
+bool is_pointwise(const WindowGeometry& g) {
+  for (int d = 0; d < g.rank(); ++d) {
+    auto i = static_cast<size_t>(d);
+    if (g.kernel[i] != 1 || g.strides[i] != 1 || g.pads_begin[i] != 0 || g.input[i] != g.output[i]) return false;
+  }
+  return true;
+}
+
+void fill_bias(KernelContext& context, int64_t batch, int64_t filters, int64_t plane) {
+  if (!context.has_input(2)) return;
+  auto bias = context.input(2).f32();
+  float* y = context.outputs[0].mutable_f32().data();
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t f = 0; f < filters; ++f)
+      std::fill(y + (n * filters + f) * plane, y + (n * filters + f + 1) * plane, bias[static_cast<size_t>(f)]);
+}
+
+void compute_conv(KernelContext& context) {
+  const Tensor& x = context.input(0);
+  const Tensor& w = context.input(1);
+  int64_t batch = x.shape()[0], channels = x.shape()[1], filters = w.shape()[0];
+  int64_t group = context.attrs.get_int("group");
+  WindowGeometry g = make_window_geometry(x.shape().dims(), kernel_of(w.shape()), context.attrs);
+  int64_t in_size = g.input_size(), out_size = g.output_size();
+  int64_t group_channels = channels / group, group_filters = filters / group;
+  int64_t rows = group_channels * g.kernel_size();  // the GEMM's reduction length
+  fill_bias(context, batch, filters, out_size);
+  float beta = context.has_input(2) ? 1.0f : 0.0f;
+  const float* x_data = x.f32().data();
+  const float* w_data = w.f32().data();
+  float* y_data = context.outputs[0].mutable_f32().data();
+  bool pointwise = is_pointwise(g);
+  int64_t chunk = pointwise ? out_size : column_chunk(g, rows, kColumnBudget);
+  std::vector<float> columns(pointwise ? 0 : static_cast<size_t>(rows * chunk));
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t k = 0; k < group; ++k) {
+      const float* image = x_data + (n * channels + k * group_channels) * in_size;
+      const float* weight = w_data + k * group_filters * rows;
+      float* out = y_data + (n * filters + k * group_filters) * out_size;
+      if (pointwise) {
+        sgemm(false, false, group_filters, out_size, rows, 1.0f, weight, rows, image, in_size, beta, out, out_size);
+        continue;
+      }
+      for (int64_t first = 0; first < out_size; first += chunk) {
+        int64_t count = std::min(chunk, out_size - first);
+        im2col(image, group_channels, g, first, count, columns.data());
+        sgemm(false, false, group_filters, count, rows, 1.0f, weight, rows, columns.data(), count, beta, out + first,
+              out_size);
+      }
+    }
+  }
+}
+
+Cost conv_cost(const CostContext& context) {
+  const Shape& w = context.input(1).shape;
+  const Shape& y = context.outputs[0].shape;
+  // Every output element is a dot product of length C/group * prod(kernel) = prod(weight dims 1..).
+  double reduction = static_cast<double>(w.numel() / std::max<int64_t>(1, w[0]));
+  return {2.0 * static_cast<double>(y.numel()) * reduction, context.input_bytes() + context.output_bytes()};
+}
+
+OnnxImported import_conv(const OpDef& def, const OnnxImportNode& node) {
+  reject_unknown_attrs(node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+  std::vector<int64_t> input = import_spatial_extents(node, 0);
+  int rank = static_cast<int>(input.size());
+  const Shape& weight = node.input_type(1).shape;
+  if (weight.rank() != rank + 2)
+    node.fail(fmt::format("weight shape {} does not match input rank {}", weight.to_string(), rank + 2),
+              "give the weight as [filters, channels / group, kernel...]");
+  std::vector<int64_t> kernel = kernel_of(weight);
+  if (node.has_attr("kernel_shape") && node.attr_ints("kernel_shape") != kernel)
+    node.fail("kernel_shape does not match the weight shape " + weight.to_string(),
+              "drop kernel_shape or make it match the weight");
+  OnnxImported result{def.name, {}, {0, 1}};
+  std::vector<int64_t> strides = import_spatial_ints(node, "strides", rank, 1);
+  std::vector<int64_t> dilations = import_spatial_ints(node, "dilations", rank, 1);
+  result.attrs.set("pads", import_window_pads(node, input, kernel, strides, dilations));
+  result.attrs.set("strides", strides);
+  result.attrs.set("dilations", dilations);
+  result.attrs.set("group", node.attr_int("group", 1));
+  if (node.num_inputs() > 2 && node.has_input(2)) result.inputs.push_back(2);
+  return result;
+}
+
+}  // namespace
+
+OpDef make_Conv() {
+  OpDef def;
+  def.name = "Conv";
+  def.onnx_ops = {"Conv"};
+  def.attrs = {attr_ints("strides"), attr_ints("pads"), attr_ints("dilations"), attr_int("group", 1)};
+  def.min_inputs = 2;
+  def.max_inputs = 3;
+  // Linear in the input and in the weight separately. With a bias (input 2) it is affine, not
+  // linear: users of these traits must treat a biased Conv as Conv + Add.
+  def.traits.linearity = Linearity::Multilinear;
+  def.traits.linear_inputs = {0, 1};
+  def.traits.compute_heavy = true;
+  def.infer = infer_conv;
+  def.compute = compute_conv;
+  def.cost = conv_cost;
+  def.from_onnx = import_conv;
+  def.to_onnx = export_same_name;
+  return def;
+}
+
+}  // namespace pet::ops

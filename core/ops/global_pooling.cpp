@@ -1,0 +1,20 @@
+// The shape rule of global pools: every spatial dim collapses to 1.
+#include "core/ops/global_pooling.h"
+
+#include <fmt/format.h>
+
+namespace pet::ops {
+
+std::vector<TensorType> infer_global_pool(const ShapeContext& context) {
+  const TensorType& x = context.input(0);
+  context.require(x.dtype == DType::f32, "does not support element type " + std::string(dtype_name(x.dtype)));
+  context.require(x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
+                                                   "spatial dim",
+                                                   x.shape.to_string()));
+  std::vector<int64_t> dims(static_cast<size_t>(x.shape.rank()), 1);
+  dims[0] = x.shape[0];
+  dims[1] = x.shape[1];
+  return {{DType::f32, Shape(dims)}};
+}
+
+}  // namespace pet::ops

@@ -1,0 +1,22 @@
+// Identity: output equals input, for any element type.
+#include "core/ops/op_util.h"
+
+namespace pet::ops {
+
+OpDef make_Identity() {
+  OpDef def;
+  def.name = "Identity";
+  def.onnx_ops = {"Identity"};
+  def.traits.linearity = Linearity::Joint;
+  def.traits.linear_inputs = {0};
+  def.traits.elementwise = true;
+  def.traits.identity_like = true;
+  def.infer = [](const ShapeContext& context) { return std::vector<TensorType>{context.input(0)}; };
+  def.compute = [](KernelContext& context) { context.outputs[0] = context.input(0); };
+  def.cost = data_movement_cost;
+  def.from_onnx = import_same_name;
+  def.to_onnx = export_same_name;
+  return def;
+}
+
+}  // namespace pet::ops

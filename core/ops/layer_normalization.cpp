@@ -1,0 +1,93 @@
+// LayerNormalization (opset 17): normalize over `axis` and every later axis, then scale and
+// optionally shift; the Mean and InvStdDev outputs are rejected at import.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/ops/import_util.h"
+#include "core/ops/op_util.h"
+
+namespace pet::ops {
+
+static std::vector<TensorType> infer_layer_normalization(const ShapeContext& context) {
+  const TensorType& x = context.input(0);
+  axis_or_fail(context, context.attrs.get_int("axis"), x.shape.rank(), "axis");
+  for (int i = 0; i < context.num_inputs(); ++i) {
+    if (!context.has_input(i)) continue;
+    const TensorType& input = context.input(i);
+    context.require(input.dtype == DType::f32, fmt::format("input {} must be float32, got {}", i, input.to_string()));
+    if (i == 0) continue;
+    auto merged = broadcast_shapes(x.shape, input.shape);
+    context.require(merged && *merged == x.shape, fmt::format("{} of shape {} does not broadcast to x's shape {}",
+                                                              i == 1 ? "scale" : "bias", input.shape.to_string(),
+                                                              x.shape.to_string()));
+  }
+  return {x};
+}
+
+// Mean and 1/stddev of each of `rows` rows of `width` elements.
+static void normalize_rows(const float* src, float* dst, int64_t rows, int64_t width, double epsilon) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = src + r * width;
+    double sum = 0, squares = 0;
+    for (int64_t k = 0; k < width; ++k) sum += row[k];
+    double mean = width == 0 ? 0.0 : sum / static_cast<double>(width);
+    for (int64_t k = 0; k < width; ++k) squares += (row[k] - mean) * (row[k] - mean);
+    double variance = width == 0 ? 0.0 : squares / static_cast<double>(width);
+    double inverse = 1.0 / std::sqrt(variance + epsilon);
+    for (int64_t k = 0; k < width; ++k) dst[r * width + k] = static_cast<float>((row[k] - mean) * inverse);
+  }
+}
+
+// out = out * scale (+ bias), with scale and bias broadcast to out's shape.
+static void apply_affine(KernelContext& context, Tensor& out) {
+  BroadcastIndex scale_index(context.input(1).shape(), out.shape());
+  auto scale = context.input(1).f32();
+  auto values = out.mutable_f32();
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] *= scale[scale_index.identity() ? i : static_cast<size_t>(scale_index.offsets()[i])];
+  if (!context.has_input(2)) return;
+  BroadcastIndex bias_index(context.input(2).shape(), out.shape());
+  auto bias = context.input(2).f32();
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] += bias[bias_index.identity() ? i : static_cast<size_t>(bias_index.offsets()[i])];
+}
+
+static void compute_layer_normalization(KernelContext& context) {
+  const Tensor& x = context.input(0);
+  Tensor& out = context.outputs[0];
+  int axis = normalize_axis(context.attrs.get_int("axis"), x.shape().rank());
+  int64_t rows = 1;
+  for (int i = 0; i < axis; ++i) rows *= x.shape()[i];
+  int64_t width = rows == 0 ? 0 : x.numel() / rows;
+  normalize_rows(x.f32().data(), out.mutable_f32().data(), rows, width, context.attrs.get_float("epsilon"));
+  apply_affine(context, out);
+}
+
+static OnnxImported import_layer_normalization(const OpDef& def, const OnnxImportNode& node) {
+  reject_unknown_attrs(node, {"axis", "epsilon", "stash_type"});
+  if (node.attr_int("stash_type", 1) != 1) node.unsupported("stash_type other than 1 (float32)");
+  if (node.num_outputs() > 1) node.unsupported("the Mean and InvStdDev outputs");
+  int axis = import_axis(node, node.attr_int("axis", -1), node.input_type(0).shape.rank());
+  Attributes attrs{{"axis", int64_t{axis}}, {"epsilon", node.attr_float("epsilon", 1e-5)}};
+  std::vector<int> inputs{0, 1};
+  if (node.has_input(2)) inputs.push_back(2);
+  return {def.name, attrs, inputs};
+}
+
+OpDef make_LayerNormalization() {
+  OpDef def;
+  def.name = "LayerNormalization";
+  def.onnx_ops = {"LayerNormalization"};
+  def.attrs = {attr_int("axis", -1), attr_float("epsilon", 1e-5)};
+  def.min_inputs = 2;
+  def.max_inputs = 3;
+  def.infer = infer_layer_normalization;
+  def.compute = compute_layer_normalization;
+  def.cost = [](const CostContext& context) { return elementwise_cost(context, 8.0); };
+  def.from_onnx = import_layer_normalization;
+  def.to_onnx = export_same_name;
+  return def;
+}
+
+}  // namespace pet::ops

@@ -1,0 +1,122 @@
+// Builders for the attributes of common Layout transforms (declared in core/ops/layout.h).
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/ops/import_util.h"
+#include "core/ops/layout.h"
+
+namespace pet::ops {
+
+Attributes layout_attrs(std::vector<int64_t> expanded, std::vector<int64_t> perm, std::vector<int64_t> groups) {
+  return {{"expanded", std::move(expanded)}, {"perm", std::move(perm)}, {"groups", std::move(groups)}};
+}
+
+static std::vector<int64_t> iota_ints(size_t count) {
+  std::vector<int64_t> values(count);
+  std::iota(values.begin(), values.end(), 0);
+  return values;
+}
+
+Attributes layout_identity(const Shape& shape) {
+  return layout_attrs(shape.dims(), iota_ints(static_cast<size_t>(shape.rank())),
+                      std::vector<int64_t>(static_cast<size_t>(shape.rank()), 1));
+}
+
+Attributes layout_transpose(const Shape& shape, const std::vector<int64_t>& perm) {
+  return layout_attrs(shape.dims(), perm, std::vector<int64_t>(static_cast<size_t>(shape.rank()), 1));
+}
+
+// `what` axis of `shape` must exist (and not be the batch) and be divisible by `factor`.
+static int64_t checked_quotient(const Shape& shape, int axis, int64_t factor, bool allow_batch, const char* what) {
+  if (axis < (allow_batch ? 0 : 1) || axis >= shape.rank())
+    throw UserError(fmt::format("{}: axis {} is not a {}axis of {}", what, axis, allow_batch ? "" : "non-batch ",
+                                shape.to_string()));
+  if (factor < 1 || shape[axis] % factor != 0)
+    throw UserError(fmt::format("{}: axis {} of {} (size {}) is not divisible by factor {}", what, axis,
+                                shape.to_string(), shape[axis], factor));
+  return shape[axis] / factor;
+}
+
+// `shape` with dimension `axis` replaced by the two factors (outer, inner).
+static std::vector<int64_t> split_dim(const Shape& shape, int axis, int64_t outer, int64_t inner) {
+  std::vector<int64_t> dims = shape.dims();
+  dims[static_cast<size_t>(axis)] = inner;
+  dims.insert(dims.begin() + axis, outer);
+  return dims;
+}
+
+// Group counts of 1 for `rank` output dims, with the one at `merged` taking two factors.
+static std::vector<int64_t> groups_merging(int rank, int merged) {
+  std::vector<int64_t> groups(static_cast<size_t>(rank), 1);
+  groups[static_cast<size_t>(merged)] = 2;
+  return groups;
+}
+
+Attributes layout_batch_to_axis(const Shape& shape, int axis, int64_t factor) {
+  checked_quotient(shape, axis, 1, false, "batch-to-axis layout");
+  int64_t n = checked_quotient(shape, 0, factor, true, "batch-to-axis layout");
+  // expanded [f, n, S1, ..]: factor f moves right before S_axis and merges with it.
+  std::vector<int64_t> perm = iota_ints(static_cast<size_t>(shape.rank()) + 1);
+  perm.erase(perm.begin());
+  perm.insert(perm.begin() + axis, 0);
+  return layout_attrs(split_dim(shape, 0, factor, n), perm, groups_merging(shape.rank(), axis));
+}
+
+Attributes layout_axis_to_batch(const Shape& shape, int axis, int64_t factor) {
+  int64_t rest = checked_quotient(shape, axis, factor, false, "axis-to-batch layout");
+  // expanded [S0, .., f, rest, ..]: factor f moves to the front and merges with the batch.
+  std::vector<int64_t> perm = iota_ints(static_cast<size_t>(shape.rank()) + 1);
+  perm.erase(perm.begin() + axis);
+  perm.insert(perm.begin(), axis);
+  return layout_attrs(split_dim(shape, axis, factor, rest), perm, groups_merging(shape.rank(), 0));
+}
+
+Attributes layout_batch_to_height(const Shape& shape, int64_t factor) { return layout_batch_to_axis(shape, 2, factor); }
+
+Attributes layout_height_to_batch(const Shape& shape, int64_t factor) { return layout_axis_to_batch(shape, 2, factor); }
+
+Attributes layout_channel_to_height(const Shape& shape, int64_t factor) {
+  checked_quotient(shape, 2, 1, false, "channel-to-height layout");
+  int64_t channels = checked_quotient(shape, 1, factor, false, "channel-to-height layout");
+  // expanded [N, c, f, H, ..] is already in output order: f merges with H.
+  std::vector<int64_t> perm = iota_ints(static_cast<size_t>(shape.rank()) + 1);
+  return layout_attrs(split_dim(shape, 1, channels, factor), perm, groups_merging(shape.rank(), 2));
+}
+
+Attributes layout_dilation_deinterleave(const Shape& shape, int axis, int64_t factor) {
+  int64_t rest = checked_quotient(shape, axis, factor, false, "dilation de-interleave layout");
+  // expanded [S0, .., rest, f, ..]: the residue factor f moves to the front and merges with the batch.
+  std::vector<int64_t> perm = iota_ints(static_cast<size_t>(shape.rank()) + 1);
+  perm.erase(perm.begin() + axis + 1);
+  perm.insert(perm.begin(), axis + 1);
+  return layout_attrs(split_dim(shape, axis, rest, factor), perm, groups_merging(shape.rank(), 0));
+}
+
+Attributes layout_dilation_interleave(const Shape& shape, int axis, int64_t factor) {
+  checked_quotient(shape, axis, 1, false, "dilation interleave layout");
+  int64_t n = checked_quotient(shape, 0, factor, true, "dilation interleave layout");
+  // expanded [f, n, S1, ..]: f moves right after S_axis and merges with it as the inner factor.
+  std::vector<int64_t> perm = iota_ints(static_cast<size_t>(shape.rank()) + 1);
+  perm.erase(perm.begin());
+  perm.insert(perm.begin() + axis + 1, 0);
+  return layout_attrs(split_dim(shape, 0, factor, n), perm, groups_merging(shape.rank(), axis));
+}
+
+Attributes layout_inverse(const Shape& input, const Attributes& attrs) {
+  const auto& expanded = attrs.get_ints("expanded");
+  const auto& perm = attrs.get_ints("perm");
+  std::optional<std::vector<int64_t>> counts = layout_refinement(input.dims(), expanded);
+  if (!counts)
+    throw UserError(fmt::format("layout inverse: expanded {} does not refine {}", ints_to_string(expanded),
+                                input.to_string()));
+  std::vector<int64_t> permuted, inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    permuted.push_back(expanded[static_cast<size_t>(perm[i])]);
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  }
+  return layout_attrs(permuted, inverse, *counts);
+}
+
+}  // namespace pet::ops

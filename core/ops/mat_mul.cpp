@@ -1,0 +1,98 @@
+// MatMul: numpy matmul (1-D operands, broadcast batch dims), one sgemm per batch matrix.
+#include <fmt/format.h>
+
+#include "core/gemm.h"
+#include "core/ops/op_util.h"
+
+namespace pet::ops {
+namespace {
+
+// Operand shapes as matrices: a 1-D A is a row [1, K], a 1-D B is a column [K, 1].
+struct MatMulShapes {
+  Shape a_batch, b_batch, batch;
+  int64_t m = 0, k = 0, n = 0;
+};
+
+Shape leading(const Shape& shape, int drop) {
+  return Shape(std::vector<int64_t>(shape.dims().begin(), shape.dims().end() - drop));
+}
+
+MatMulShapes matmul_shapes(const Shape& a, const Shape& b) {
+  MatMulShapes s;
+  s.m = a.rank() == 1 ? 1 : a[a.rank() - 2];
+  s.k = a[a.rank() - 1];
+  s.n = b.rank() == 1 ? 1 : b[b.rank() - 1];
+  s.a_batch = a.rank() == 1 ? Shape{} : leading(a, 2);
+  s.b_batch = b.rank() == 1 ? Shape{} : leading(b, 2);
+  return s;
+}
+
+std::vector<TensorType> infer_matmul(const ShapeContext& context) {
+  const TensorType& a = context.input(0);
+  const TensorType& b = context.input(1);
+  context.require(a.dtype == DType::f32 && b.dtype == DType::f32,
+                  fmt::format("expects float32 operands, got {} and {}", a.to_string(), b.to_string()));
+  context.require(a.shape.rank() >= 1 && b.shape.rank() >= 1,
+                  fmt::format("operands must have rank >= 1, got {} and {}", a.shape.to_string(), b.shape.to_string()));
+  MatMulShapes s = matmul_shapes(a.shape, b.shape);
+  int64_t b_rows = b.shape.rank() == 1 ? b.shape[0] : b.shape[b.shape.rank() - 2];
+  context.require(s.k == b_rows, fmt::format("inner dimensions differ: {} and {} ({} vs {})", a.shape.to_string(),
+                                             b.shape.to_string(), s.k, b_rows));
+  auto batch = broadcast_shapes(s.a_batch, s.b_batch);
+  context.require(batch.has_value(), fmt::format("cannot broadcast batch dims of {} and {}", a.shape.to_string(),
+                                                 b.shape.to_string()));
+  std::vector<int64_t> dims = batch->dims();
+  if (a.shape.rank() > 1) dims.push_back(s.m);
+  if (b.shape.rank() > 1) dims.push_back(s.n);
+  return {{DType::f32, Shape(dims)}};
+}
+
+void compute_matmul(KernelContext& context) {
+  const Tensor& a = context.input(0);
+  const Tensor& b = context.input(1);
+  MatMulShapes s = matmul_shapes(a.shape(), b.shape());
+  Shape batch = *broadcast_shapes(s.a_batch, s.b_batch);
+  const float* a_data = a.f32().data();
+  const float* b_data = b.f32().data();
+  float* c_data = context.outputs[0].mutable_f32().data();
+  int64_t count = batch.numel();
+  if (s.k == 0) return;  // empty sums: the zero-filled output is the answer
+  // A shared B with a full batch of A: one tall GEMM is much faster than many small ones.
+  if (s.b_batch.numel() == 1 && s.a_batch == batch) {
+    sgemm(false, false, count * s.m, s.n, s.k, 1.0f, a_data, s.k, b_data, s.n, 0.0f, c_data, s.n);
+    return;
+  }
+  BroadcastIndex a_index(s.a_batch, batch), b_index(s.b_batch, batch);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t a_offset = a_index.identity() ? i : a_index.offsets()[static_cast<size_t>(i)];
+    int64_t b_offset = b_index.identity() ? i : b_index.offsets()[static_cast<size_t>(i)];
+    sgemm(false, false, s.m, s.n, s.k, 1.0f, a_data + a_offset * s.m * s.k, s.k, b_data + b_offset * s.k * s.n, s.n,
+          0.0f, c_data + i * s.m * s.n, s.n);
+  }
+}
+
+Cost matmul_cost(const CostContext& context) {
+  MatMulShapes s = matmul_shapes(context.input(0).shape, context.input(1).shape);
+  double products = static_cast<double>(context.outputs[0].shape.numel()) * static_cast<double>(s.k);
+  return {2.0 * products, context.input_bytes() + context.output_bytes()};
+}
+
+}  // namespace
+
+OpDef make_MatMul() {
+  OpDef def;
+  def.name = "MatMul";
+  def.onnx_ops = {"MatMul"};
+  def.min_inputs = def.max_inputs = 2;
+  def.traits.linearity = Linearity::Multilinear;
+  def.traits.linear_inputs = {0, 1};
+  def.traits.compute_heavy = true;
+  def.infer = infer_matmul;
+  def.compute = compute_matmul;
+  def.cost = matmul_cost;
+  def.from_onnx = import_same_name;
+  def.to_onnx = export_same_name;
+  return def;
+}
+
+}  // namespace pet::ops

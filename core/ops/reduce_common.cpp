@@ -1,0 +1,127 @@
+// Shape rule, kernel and ONNX mapping (axes as attribute or as input, by opset) of the reductions.
+#include "core/ops/reduce_common.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/ops/import_util.h"
+#include "core/ops/op_util.h"
+
+namespace pet::ops {
+
+// Normalized axes, or a UserError for an axis out of range or listed twice.
+static std::vector<int> reduced_axes(const ShapeContext& context, int rank) {
+  std::vector<int> axes;
+  for (int64_t axis : context.attrs.get_ints("axes")) axes.push_back(axis_or_fail(context, axis, rank, "axis"));
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    context.fail("axes " + ints_to_string(context.attrs.get_ints("axes")) + " repeat an axis");
+  return axes;
+}
+
+// The output shape with reduced axes kept as 1 (the kernel's view of the output).
+static Shape kept_shape(const Shape& input, const std::vector<int>& axes) {
+  Shape shape = input;
+  for (int axis : axes) shape[axis] = 1;
+  return shape;
+}
+
+static std::vector<TensorType> infer_reduce(const ShapeContext& context, Reduction reduction) {
+  const TensorType& input = context.input(0);
+  bool integer_ok = reduction != Reduction::Mean;
+  context.require(input.dtype == DType::f32 || (integer_ok && input.dtype == DType::i64),
+                  "does not support element type " + std::string(dtype_name(input.dtype)));
+  std::vector<int> axes = reduced_axes(context, input.shape.rank());
+  if (axes.empty() || context.attrs.get_int("keepdims") != 0) return {{input.dtype, kept_shape(input.shape, axes)}};
+  std::vector<int64_t> dims;
+  for (int i = 0; i < input.shape.rank(); ++i)
+    if (!std::binary_search(axes.begin(), axes.end(), i)) dims.push_back(input.shape[i]);
+  return {{input.dtype, Shape(dims)}};
+}
+
+// Accumulates every input element into its output slot (f32 sums in double for accuracy).
+template <typename T, typename Accumulator>
+static void reduce_into(const Tensor& in, const Shape& kept, Reduction reduction, T* out) {
+  BroadcastIndex slots(kept, in.shape());
+  std::vector<Accumulator> totals(static_cast<size_t>(kept.numel()),
+                                  reduction == Reduction::Max ? std::numeric_limits<Accumulator>::lowest() : 0);
+  const T* values = reinterpret_cast<const T*>(in.raw());
+  for (int64_t i = 0; i < in.numel(); ++i) {
+    auto& total = totals[static_cast<size_t>(slots.identity() ? i : slots.offsets()[static_cast<size_t>(i)])];
+    auto value = static_cast<Accumulator>(values[i]);
+    total = reduction == Reduction::Max ? std::max(total, value) : total + value;
+  }
+  double count = kept.numel() == 0 ? 1.0 : static_cast<double>(in.numel()) / static_cast<double>(kept.numel());
+  for (size_t k = 0; k < totals.size(); ++k)
+    out[k] = static_cast<T>(reduction == Reduction::Mean ? static_cast<double>(totals[k]) / count : totals[k]);
+}
+
+static void compute_reduce(KernelContext& context, Reduction reduction) {
+  const Tensor& in = context.input(0);
+  Tensor& out = context.outputs[0];
+  std::vector<int> axes;
+  for (int64_t axis : context.attrs.get_ints("axes")) axes.push_back(normalize_axis(axis, in.shape().rank()));
+  if (axes.empty()) {
+    out = in;
+    return;
+  }
+  Shape kept = kept_shape(in.shape(), axes);
+  if (in.dtype() == DType::f32)
+    reduce_into<float, double>(in, kept, reduction, out.mutable_f32().data());
+  else
+    reduce_into<int64_t, int64_t>(in, kept, reduction, out.mutable_i64().data());
+}
+
+// ReduceSum takes axes as an input from opset 13, the other reductions from opset 18.
+static bool axes_are_input(const std::string& name, int opset) { return opset >= (name == "ReduceSum" ? 13 : 18); }
+
+static OnnxImported import_reduce(const OpDef& def, const OnnxImportNode& node) {
+  bool from_input = axes_are_input(def.name, node.opset());
+  reject_unknown_attrs(node, from_input ? std::vector<std::string>{"keepdims", "noop_with_empty_axes"}
+                                        : std::vector<std::string>{"keepdims", "axes"});
+  std::vector<int64_t> listed = from_input ? optional_constant_ints(node, 1, "axes").value_or(std::vector<int64_t>{})
+                                           : node.attr_ints("axes", std::vector<int64_t>{});
+  int rank = node.input_type(0).shape.rank();
+  std::vector<int64_t> axes;
+  if (!listed.empty()) axes = import_axes(node, listed, rank);
+  else if (!from_input || node.attr_int("noop_with_empty_axes", 0) == 0)
+    for (int i = 0; i < rank; ++i) axes.push_back(i);  // ONNX's default: every axis
+  return {def.name, {{"axes", axes}, {"keepdims", node.attr_int("keepdims", 1)}}, {0}};
+}
+
+static void export_reduce(const Node& node, OnnxExportNode& out) {
+  const std::vector<int64_t>& axes = node.attrs.get_ints("axes");
+  int64_t keepdims = node.attrs.get_int("keepdims");
+  bool as_input = axes_are_input(node.op(), out.opset());
+  if (axes.empty() && !as_input) {  // no reduction at all, which older opsets cannot say
+    out.add_node("Identity", {out.input(0)}, {out.output(0)}, {});
+  } else if (axes.empty()) {
+    out.add_node(node.op(), {out.input(0)}, {out.output(0)},
+                 {{"keepdims", keepdims}, {"noop_with_empty_axes", int64_t{1}}});
+  } else if (as_input) {
+    std::string axes_name = out.add_constant(Tensor::i64(Shape{static_cast<int64_t>(axes.size())}, axes));
+    out.add_node(node.op(), {out.input(0), axes_name}, {out.output(0)}, {{"keepdims", keepdims}});
+  } else {
+    out.add_node(node.op(), {out.input(0)}, {out.output(0)}, {{"axes", axes}, {"keepdims", keepdims}});
+  }
+}
+
+OpDef reduce_op(const std::string& name, Reduction reduction) {
+  OpDef def;
+  def.name = name;
+  def.onnx_ops = {name};
+  def.attrs = {attr_ints("axes"), attr_int("keepdims", 1)};
+  def.infer = [reduction](const ShapeContext& context) { return infer_reduce(context, reduction); };
+  def.compute = [reduction](KernelContext& context) { compute_reduce(context, reduction); };
+  def.cost = [](const CostContext& context) {
+    double elements = static_cast<double>(context.input(0).shape.numel());
+    return Cost{elements, context.input_bytes() + context.output_bytes()};
+  };
+  def.from_onnx = import_reduce;
+  def.to_onnx = export_reduce;
+  return def;
+}
+
+}  // namespace pet::ops

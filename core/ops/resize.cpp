@@ -1,0 +1,314 @@
+// Resize (and the deprecated Upsample): nearest or N-D linear interpolation with explicit
+// per-axis scales and output sizes, applied one axis at a time.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/ops/import_util.h"
+#include "core/ops/op_util.h"
+
+namespace pet::ops {
+namespace {
+
+const std::vector<std::string> kModes = {"nearest", "linear"};
+const std::vector<std::string> kCoordinateModes = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
+                                                   "tf_half_pixel_for_nearest"};
+const std::vector<std::string> kNearestModes = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+
+bool is_one_of(const std::string& value, const std::vector<std::string>& allowed) {
+  return std::find(allowed.begin(), allowed.end(), value) != allowed.end();
+}
+
+// ---- semantics -------------------------------------------------------------------------
+
+// The input coordinate output coordinate `o` maps to along one axis (ONNX's
+// coordinate_transformation_mode; the resized length is input x scale, as in the ONNX reference).
+double source_coordinate(const std::string& mode, int64_t o, int64_t input, int64_t output, double scale) {
+  double length = static_cast<double>(input) * scale;
+  if (std::abs(length - static_cast<double>(output)) < 1e-9) length = static_cast<double>(output);
+  auto x = static_cast<double>(o);
+  if (mode == "asymmetric") return x / scale;
+  if (mode == "tf_half_pixel_for_nearest") return (x + 0.5) / scale;
+  if (mode == "align_corners") return length == 1.0 ? 0.0 : x * static_cast<double>(input - 1) / (length - 1.0);
+  if (mode == "pytorch_half_pixel" && length <= 1.0) return -0.5;
+  return (x + 0.5) / scale - 0.5;  // half_pixel, pytorch_half_pixel
+}
+
+int64_t round_nearest(const std::string& mode, double x) {
+  double low = std::floor(x);
+  if (x == low || mode == "floor") return static_cast<int64_t>(low);
+  if (mode == "ceil") return static_cast<int64_t>(low) + 1;
+  double fraction = x - low;
+  bool up = mode == "round_prefer_ceil" ? fraction >= 0.5 : fraction > 0.5;
+  return static_cast<int64_t>(low) + (up ? 1 : 0);
+}
+
+// One axis of the resize: per output coordinate, two source indices and the second's weight.
+struct AxisPlan {
+  std::vector<int64_t> first, second;
+  std::vector<float> weight;  // of `second`; unused for nearest
+  bool identity = true;
+};
+
+AxisPlan plan_axis(const Attributes& attrs, int64_t input, int64_t output, double scale) {
+  const std::string& coordinate_mode = attrs.get_string("coordinate_transformation_mode");
+  bool nearest = attrs.get_string("mode") == "nearest";
+  AxisPlan plan;
+  plan.identity = input == output;
+  auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i, 0, input - 1); };
+  for (int64_t o = 0; o < output; ++o) {
+    double x = source_coordinate(coordinate_mode, o, input, output, scale);
+    int64_t low = nearest ? round_nearest(attrs.get_string("nearest_mode"), x) : static_cast<int64_t>(std::floor(x));
+    float weight = nearest ? 0.0f : static_cast<float>(x - std::floor(x));
+    plan.first.push_back(clamp(low));
+    plan.second.push_back(clamp(low + 1));
+    plan.weight.push_back(weight);
+    plan.identity = plan.identity && plan.first.back() == o && (weight == 0.0f || plan.second.back() == o);
+  }
+  return plan;
+}
+
+// Resizes `axis` of `in` (shape `dims`) into `out`, updating dims[axis].
+void resize_axis(const std::vector<float>& in, std::vector<int64_t>& dims, size_t axis, const AxisPlan& plan,
+                 bool nearest, std::vector<float>& out) {
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= dims[d];
+  for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
+  int64_t input = dims[axis], output = static_cast<int64_t>(plan.first.size());
+  out.assign(static_cast<size_t>(outer * output * inner), 0.0f);
+  for (int64_t b = 0; b < outer; ++b) {
+    for (int64_t o = 0; o < output; ++o) {
+      auto i = static_cast<size_t>(o);
+      const float* a = in.data() + (b * input + plan.first[i]) * inner;
+      const float* c = in.data() + (b * input + plan.second[i]) * inner;
+      float* dst = out.data() + (b * output + o) * inner;
+      float w = plan.weight[i];
+      if (nearest || w == 0.0f) {
+        std::copy(a, a + inner, dst);
+      } else {
+        for (int64_t j = 0; j < inner; ++j) dst[j] = (1.0f - w) * a[j] + w * c[j];
+      }
+    }
+  }
+  dims[axis] = output;
+}
+
+void compute_resize(KernelContext& context) {
+  const Tensor& x = context.input(0);
+  const std::vector<int64_t>& sizes = context.attrs.get_ints("sizes");
+  const std::vector<double>& scales = context.attrs.get_floats("scales");
+  bool nearest = context.attrs.get_string("mode") == "nearest";
+  std::vector<int64_t> dims = x.shape().dims();
+  std::vector<float> current(x.f32().begin(), x.f32().end()), next;
+  for (size_t axis = 0; axis < dims.size(); ++axis) {
+    AxisPlan plan = plan_axis(context.attrs, dims[axis], sizes[axis], scales[axis]);
+    if (plan.identity) continue;
+    resize_axis(current, dims, axis, plan, nearest, next);
+    current.swap(next);
+  }
+  std::copy(current.begin(), current.end(), context.outputs[0].mutable_f32().begin());
+}
+
+std::vector<TensorType> infer_resize(const ShapeContext& context) {
+  const TensorType& x = context.input(0);
+  const Attributes& attrs = context.attrs;
+  context.require(x.dtype == DType::f32, "does not support element type " + std::string(dtype_name(x.dtype)));
+  context.require(is_one_of(attrs.get_string("mode"), kModes), "mode '" + attrs.get_string("mode") + "' is unknown");
+  const std::string& coordinate_mode = attrs.get_string("coordinate_transformation_mode");
+  context.require(is_one_of(coordinate_mode, kCoordinateModes),
+                  "coordinate_transformation_mode '" + coordinate_mode + "' is unknown");
+  const std::string& nearest_mode = attrs.get_string("nearest_mode");
+  context.require(is_one_of(nearest_mode, kNearestModes), "nearest_mode '" + nearest_mode + "' is unknown");
+  const std::vector<double>& scales = attrs.get_floats("scales");
+  const std::vector<int64_t>& sizes = attrs.get_ints("sizes");
+  auto rank = static_cast<size_t>(x.shape.rank());
+  context.require(scales.size() == rank && sizes.size() == rank,
+                  fmt::format("scales and sizes need {} entries (the input rank), got {} and {}", rank, scales.size(),
+                              sizes.size()));
+  for (size_t d = 0; d < rank; ++d) {
+    context.require(scales[d] > 0, fmt::format("scale {} of axis {} must be positive", scales[d], d));
+    context.require(sizes[d] >= 0, fmt::format("size {} of axis {} must be >= 0", sizes[d], d));
+    context.require(sizes[d] == 0 || x.shape[static_cast<int>(d)] > 0,
+                    fmt::format("cannot resize empty axis {} to {}", d, sizes[d]));
+  }
+  return {{DType::f32, Shape(sizes)}};
+}
+
+Cost resize_cost(const CostContext& context) {
+  bool linear = context.attrs.get_string("mode") == "linear";
+  return elementwise_cost(context, linear ? 3.0 * context.input(0).shape.rank() : 0.0);
+}
+
+// ---- ONNX import -----------------------------------------------------------------------
+
+std::vector<double> read_scales(const OnnxImportNode& node, const Tensor& tensor, size_t rank) {
+  if (static_cast<size_t>(tensor.numel()) != rank)
+    node.fail(fmt::format("scales has {} entries but the input has rank {}", tensor.numel(), rank),
+              "give one scale per input dim");
+  std::vector<double> scales;
+  for (int64_t i = 0; i < tensor.numel(); ++i) scales.push_back(tensor.as_double(i));
+  for (double s : scales)
+    if (!(s > 0)) node.fail(fmt::format("scale {} is not positive", s), "give positive scales");
+  return scales;
+}
+
+// Scales and sizes from the constant inputs (or Upsample-7's attribute); the other one derived
+// as ONNX defines it: sizes = floor(input x scale), or scale = size / input.
+void import_scales_and_sizes(const OnnxImportNode& node, Attributes& attrs) {
+  const Shape& input = node.input_type(0).shape;
+  auto rank = static_cast<size_t>(input.rank());
+  bool resize11 = node.op_type() == "Resize" && node.opset() >= 11;
+  int scales_index = resize11 ? 2 : 1;
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  if (resize11 && node.has_input(3) && node.require_constant_input(3, "sizes").numel() > 0) {
+    if (node.has_input(2) && node.require_constant_input(2, "scales").numel() > 0)
+      node.fail("both scales and sizes are given", "give only one of them");
+    sizes = node.require_constant_input(3, "sizes").to_int_vector();
+    if (sizes.size() != rank)
+      node.fail(fmt::format("sizes has {} entries but the input has rank {}", sizes.size(), rank),
+                "give one size per input dim");
+    for (size_t d = 0; d < rank; ++d)
+      scales.push_back(static_cast<double>(sizes[d]) / static_cast<double>(input[static_cast<int>(d)]));
+  } else {
+    if (node.op_type() == "Upsample" && node.opset() < 9)
+      scales = node.attr_floats("scales");
+    else if (node.has_input(scales_index))
+      scales = read_scales(node, node.require_constant_input(scales_index, "scales"), rank);
+    else
+      node.fail("neither scales nor sizes is given", "give one of them");
+    if (scales.size() != rank)
+      node.fail(fmt::format("scales has {} entries but the input has rank {}", scales.size(), rank),
+                "give one scale per input dim");
+    for (size_t d = 0; d < rank; ++d)
+      sizes.push_back(static_cast<int64_t>(std::floor(static_cast<double>(input[static_cast<int>(d)]) * scales[d])));
+  }
+  attrs.set("scales", scales);
+  attrs.set("sizes", sizes);
+}
+
+// Resize-10 and Upsample have no coordinate or rounding attributes: ONNX Runtime maps outputs
+// asymmetrically and rounds down when upsampling, up when downsampling.
+void import_legacy_modes(const OnnxImportNode& node, Attributes& attrs) {
+  attrs.set("coordinate_transformation_mode", std::string("asymmetric"));
+  const std::vector<double>& scales = attrs.get_floats("scales");
+  bool up = std::any_of(scales.begin(), scales.end(), [](double s) { return s > 1; });
+  bool down = std::any_of(scales.begin(), scales.end(), [](double s) { return s < 1; });
+  if (up && down && attrs.get_string("mode") == "nearest")
+    node.unsupported("nearest resizing that upsamples some axes and downsamples others before opset 11");
+  attrs.set("nearest_mode", std::string(down ? "ceil" : "floor"));
+}
+
+void import_modes(const OnnxImportNode& node, Attributes& attrs) {
+  std::string coordinate_mode = node.attr_string("coordinate_transformation_mode", "half_pixel");
+  if (coordinate_mode == "tf_half_pixel_for_nn") coordinate_mode = "tf_half_pixel_for_nearest";  // opset-11 name
+  if (!is_one_of(coordinate_mode, kCoordinateModes))
+    node.unsupported("coordinate_transformation_mode '" + coordinate_mode + "'");
+  std::string nearest_mode = node.attr_string("nearest_mode", "round_prefer_floor");
+  if (!is_one_of(nearest_mode, kNearestModes)) node.unsupported("nearest_mode '" + nearest_mode + "'");
+  attrs.set("coordinate_transformation_mode", coordinate_mode);
+  attrs.set("nearest_mode", nearest_mode);
+}
+
+void reject_unsupported_options(const OnnxImportNode& node) {
+  reject_unknown_attrs(node, {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                              "exclude_outside", "extrapolation_value", "antialias", "axes",
+                              "keep_aspect_ratio_policy", "scales"});
+  if (node.attr_int("exclude_outside", 0) != 0) node.unsupported("exclude_outside=1");
+  if (node.attr_int("antialias", 0) != 0) node.unsupported("antialias=1");
+  if (node.has_attr("axes")) node.unsupported("the axes attribute");
+  if (node.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    node.unsupported("keep_aspect_ratio_policy '" + node.attr_string("keep_aspect_ratio_policy") + "'");
+  if (node.has_attr("scales") && node.op_type() != "Upsample") node.unsupported("attribute 'scales'");
+}
+
+OnnxImported import_resize(const OpDef& def, const OnnxImportNode& node) {
+  reject_unsupported_options(node);
+  std::string mode = node.attr_string("mode", "nearest");
+  if (!is_one_of(mode, kModes)) node.unsupported("mode '" + mode + "'");
+  OnnxImported result{def.name, {}, {0}};
+  result.attrs.set("mode", mode);
+  import_scales_and_sizes(node, result.attrs);
+  if (node.op_type() == "Upsample" || node.opset() < 11)
+    import_legacy_modes(node, result.attrs);
+  else
+    import_modes(node, result.attrs);
+  if (mode == "linear") result.attrs.set("nearest_mode", std::string("round_prefer_floor"));  // unused: canonical
+  return result;
+}
+
+// ---- ONNX export -----------------------------------------------------------------------
+
+// Scales that float32 holds exactly are exported as scales (importing them gives back the same
+// sizes); others came from sizes, and sizes give them back.
+bool export_as_scales(const std::vector<double>& scales) {
+  return std::all_of(scales.begin(), scales.end(),
+                     [](double s) { return static_cast<double>(static_cast<float>(s)) == s; });
+}
+
+Tensor scales_tensor(const std::vector<double>& scales) {
+  std::vector<float> values(scales.begin(), scales.end());
+  return Tensor::f32(Shape{static_cast<int64_t>(values.size())}, values);
+}
+
+void export_legacy(const Node& node, OnnxExportNode& out) {
+  const Attributes& attrs = node.attrs;
+  const std::vector<double>& scales = attrs.get_floats("scales");
+  bool down = std::any_of(scales.begin(), scales.end(), [](double s) { return s < 1; });
+  bool nearest_ok = attrs.get_string("mode") == "linear" || attrs.get_string("nearest_mode") == (down ? "ceil" : "floor");
+  if (attrs.get_string("coordinate_transformation_mode") != "asymmetric" || !nearest_ok)
+    throw UserError(fmt::format("node '{}' (Resize): opset {} only has asymmetric coordinates with fixed rounding; "
+                                "export at opset 11 or later",
+                                node.name, out.opset()));
+  Attributes legacy{{"mode", attrs.get_string("mode")}};
+  if (out.opset() < 9) {
+    legacy.set("scales", scales);
+    out.add_node("Upsample", {out.input(0)}, {out.output(0)}, legacy);
+    return;
+  }
+  out.add_node(out.opset() < 10 ? "Upsample" : "Resize", {out.input(0), out.add_constant(scales_tensor(scales))},
+               {out.output(0)}, legacy);
+}
+
+void export_resize(const Node& node, OnnxExportNode& out) {
+  if (out.opset() < 11) return export_legacy(node, out);
+  const Attributes& attrs = node.attrs;
+  Attributes onnx_attrs{{"mode", attrs.get_string("mode")},
+                        {"coordinate_transformation_mode", attrs.get_string("coordinate_transformation_mode")},
+                        {"nearest_mode", attrs.get_string("nearest_mode")}};
+  bool old = out.opset() < 13;  // roi and scales may not be omitted before opset 13
+  Tensor empty = Tensor::f32(Shape{0}, {});
+  std::string roi = old ? out.add_constant(empty) : "";
+  std::vector<std::string> inputs;
+  if (export_as_scales(attrs.get_floats("scales"))) {
+    inputs = {out.input(0), roi, out.add_constant(scales_tensor(attrs.get_floats("scales")))};
+  } else {
+    const std::vector<int64_t>& sizes = attrs.get_ints("sizes");
+    inputs = {out.input(0), roi, old ? out.add_constant(empty) : "",
+              out.add_constant(Tensor::i64(Shape{static_cast<int64_t>(sizes.size())}, sizes))};
+  }
+  out.add_node("Resize", inputs, {out.output(0)}, onnx_attrs);
+}
+
+}  // namespace
+
+OpDef make_Resize() {
+  OpDef def;
+  def.name = "Resize";
+  def.onnx_ops = {"Resize", "Upsample"};
+  def.attrs = {attr_string("mode", "nearest"), attr_string("coordinate_transformation_mode", "half_pixel"),
+               attr_string("nearest_mode", "round_prefer_floor"), attr_floats("scales"), attr_ints("sizes")};
+  // Every output is a fixed combination of inputs (weights depend only on shapes).
+  def.traits.linearity = Linearity::Joint;
+  def.traits.linear_inputs = {0};
+  def.infer = infer_resize;
+  def.compute = compute_resize;
+  def.cost = resize_cost;
+  def.from_onnx = import_resize;
+  def.to_onnx = export_resize;
+  return def;
+}
+
+}  // namespace pet::ops

@@ -1,0 +1,57 @@
+// Where: condition ? x : y, elementwise with broadcasting over all three inputs; x and y may
+// have any element type.
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/ops/op_util.h"
+
+namespace pet::ops {
+
+static std::vector<TensorType> infer_where(const ShapeContext& context) {
+  context.require(context.input(0).dtype == DType::boolean,
+                  "condition must be bool, got " + context.input(0).to_string());
+  context.require(context.input(1).dtype == context.input(2).dtype,
+                  fmt::format("x and y types differ: {} and {}", context.input(1).to_string(),
+                              context.input(2).to_string()));
+  return {{context.input(1).dtype, broadcast_inputs(context)}};
+}
+
+static size_t broadcast_offset(const BroadcastIndex& index, int64_t i) {
+  return static_cast<size_t>(index.identity() ? i : index.offsets()[static_cast<size_t>(i)]);
+}
+
+static void compute_where(KernelContext& context) {
+  const Tensor& condition = context.input(0);
+  const Tensor& x = context.input(1);
+  const Tensor& y = context.input(2);
+  Tensor& out = context.outputs[0];
+  BroadcastIndex condition_index(condition.shape(), out.shape());
+  BroadcastIndex x_index(x.shape(), out.shape());
+  BroadcastIndex y_index(y.shape(), out.shape());
+  size_t width = dtype_size(out.dtype());
+  auto chosen = condition.b8();
+  std::byte* to = out.mutable_raw();
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    bool take_x = chosen[broadcast_offset(condition_index, i)] != 0;
+    const std::byte* from = take_x ? x.raw() + broadcast_offset(x_index, i) * width
+                                   : y.raw() + broadcast_offset(y_index, i) * width;
+    std::memcpy(to + static_cast<size_t>(i) * width, from, width);
+  }
+}
+
+OpDef make_Where() {
+  OpDef def;
+  def.name = "Where";
+  def.onnx_ops = {"Where"};
+  def.min_inputs = def.max_inputs = 3;
+  def.traits.elementwise = true;
+  def.infer = infer_where;
+  def.compute = compute_where;
+  def.cost = [](const CostContext& context) { return elementwise_cost(context); };
+  def.from_onnx = import_same_name;
+  def.to_onnx = export_same_name;
+  return def;
+}
+
+}  // namespace pet::ops

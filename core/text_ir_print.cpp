@@ -1,0 +1,90 @@
+// Printing graphs as textual IR.
+#include <fmt/format.h>
+
+#include "core/text_ir.h"
+
+namespace pet {
+namespace {
+
+bool plain_name(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '/' && c != ':' && c != '-')
+      return false;
+  return true;
+}
+
+std::string quoted(const std::string& text) {
+  std::string result = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') result += '\\';
+    result += c;
+  }
+  return result + "\"";
+}
+
+std::string value_ref(const Graph& graph, ValueId id) {
+  if (id == kNoValue) return "_";
+  const std::string& name = graph.value(id).name;
+  return "%" + (plain_name(name) ? name : quoted(name));
+}
+
+std::string constant_text(const Tensor& tensor, const PrintOptions& options) {
+  if (tensor.numel() > options.inline_limit) return fmt::format("blob({:016x})", tensor.content_hash());
+  std::string text = "[";
+  for (int64_t i = 0; i < tensor.numel(); ++i) {
+    if (i) text += ',';
+    text += tensor.dtype() == DType::f32 ? fmt::format("{}", tensor.f32()[static_cast<size_t>(i)])
+                                         : std::to_string(tensor.as_int(i));
+  }
+  return text + "]";
+}
+
+std::string attributes_text(const Attributes& attrs) {
+  if (attrs.entries().empty()) return "";
+  std::string text = "[";
+  bool first = true;
+  for (const auto& [name, value] : attrs.entries()) {
+    text += (first ? "" : ", ") + name + "=" + attr_value_to_string(value);
+    first = false;
+  }
+  return text + "]";
+}
+
+std::string node_line(const Graph& graph, const Node& node, const PrintOptions& options) {
+  std::string outputs, inputs, types;
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    outputs += (i ? ", " : "") + value_ref(graph, node.outputs[i]);
+    types += (i ? ", " : "") + graph.value(node.outputs[i]).type.to_string();
+  }
+  for (size_t i = 0; i < node.inputs.size(); ++i) inputs += (i ? ", " : "") + value_ref(graph, node.inputs[i]);
+  std::string line = fmt::format("  {} = {}{}({}) : {}", outputs, node.op(), attributes_text(node.attrs), inputs, types);
+  if (options.node_names) line += " @" + (plain_name(node.name) ? node.name : quoted(node.name));
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string print_graph(const Graph& graph, const PrintOptions& options) {
+  std::string text = fmt::format("graph {} opset {} {{\n", quoted(graph.name), graph.opset);
+  for (ValueId id : graph.inputs())
+    text += fmt::format("  input {} : {}\n", value_ref(graph, id), graph.value(id).type.to_string());
+  for (size_t v = 0; v < graph.values().size(); ++v) {
+    const Value& value = graph.values()[v];
+    if (value.constant)
+      text += fmt::format("  const {} : {} = {}\n", value_ref(graph, static_cast<ValueId>(v)), value.type.to_string(),
+                          constant_text(*value.constant, options));
+  }
+  for (const Node& node : graph.nodes()) text += node_line(graph, node, options);
+  for (ValueId id : graph.outputs()) text += fmt::format("  output {}\n", value_ref(graph, id));
+  return text + "}\n";
+}
+
+BlobTable collect_blobs(const Graph& graph) {
+  BlobTable blobs;
+  for (const Value& value : graph.values())
+    if (value.constant) blobs.emplace(value.constant->content_hash(), *value.constant);
+  return blobs;
+}
+
+}  // namespace pet
