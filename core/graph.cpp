@@ -56,6 +56,15 @@ std::string Graph::unique_value_name(const std::string& hint) {
   }
 }
 
+void Graph::rename_value(ValueId id, const std::string& new_name) {
+  Value& target = mutable_value(id);
+  if (target.name == new_name) return;
+  PET_CHECK(!names_in_use_.count(new_name), "value name '" + new_name + "' is taken");
+  names_in_use_.erase(target.name);
+  names_in_use_.insert(new_name);
+  target.name = new_name;
+}
+
 ValueId Graph::add_input(const std::string& value_name, TensorType type) {
   ValueId id = add_value(Value{value_name, std::move(type), std::nullopt, -1});
   inputs_.push_back(id);

@@ -74,6 +74,8 @@ class Graph {
   // Internal checks: ids in range, single producers, topological order, types match shape rules.
   void validate() const;
   std::string unique_value_name(const std::string& hint);
+  // Gives a value a new name (internal check when the name is taken).
+  void rename_value(ValueId id, const std::string& new_name);
 
  private:
   std::vector<Value> values_;

@@ -1,0 +1,19 @@
+// The tools as library functions, so tests can run them without a process.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace pet {
+
+// Each returns the exit status: 0 ok, 1 internal error (or a failed check), 2 user error.
+int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int pet_run_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// Calls `body`, mapping UserError to status 2 and any other exception to status 1, with the
+// message on `err` prefixed by the tool name.
+int run_guarded(const std::string& tool, std::ostream& err, const std::function<int()>& body);
+
+}  // namespace pet

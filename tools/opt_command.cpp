@@ -1,0 +1,131 @@
+// pet-opt: import, optimize, check, export, report.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/onnx_export.h"
+#include "core/onnx_import.h"
+#include "search/pipeline.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+#include "tools/help_text.h"
+
+namespace pet {
+namespace {
+
+struct OptRequest {
+  std::string model;
+  std::string output;
+  std::string report;
+  ImportOptions import;
+  OptimizeOptions optimize;
+};
+
+std::string replace_extension(const std::string& path, const std::string& suffix) {
+  std::filesystem::path p(path);
+  std::string stem = p.extension() == ".onnx" ? p.stem().string() : p.filename().string();
+  return (p.parent_path() / (stem + suffix)).string();
+}
+
+OptRequest parse_request(const CliArgs& args) {
+  if (args.positionals().size() != 1)
+    throw UserError(fmt::format("expected one model file, got {}; see pet-opt --help", args.positionals().size()));
+  OptRequest request;
+  request.model = args.positionals()[0];
+  request.output = args.last("--output").value_or(args.last("-o").value_or(replace_extension(request.model, ".opt.onnx")));
+  request.report = args.last("--report").value_or(replace_extension(request.output, ".json"));
+  if (std::filesystem::absolute(request.output) == std::filesystem::absolute(request.model))
+    throw UserError(fmt::format("the output '{}' would overwrite the input model; choose another -o", request.output));
+  for (const std::string& text : args.all("--input-shape")) {
+    auto [name, shape] = parse_input_shape(text);
+    request.import.input_shapes[name] = shape;
+  }
+  request.optimize.beam = static_cast<int>(args.integer("--beam", 8, 1, 1024));
+  request.optimize.mode = args.last("--mode").value_or("none");
+  request.optimize.seed = static_cast<uint64_t>(args.integer("--seed", 2026, 0, INT64_MAX));
+  return request;
+}
+
+nlohmann::json report_json(const OptRequest& request, const Graph& original, const OptimizeResult& result) {
+  nlohmann::json report;
+  report["model"] = request.model;
+  report["output"] = request.output;
+  report["mode"] = request.optimize.mode;
+  report["beam"] = request.optimize.beam;
+  report["seed"] = request.optimize.seed;
+  report["nodes_before"] = original.nodes().size();
+  report["nodes_after"] = result.graph.nodes().size();
+  for (const PassResult& pass : result.passes) report["passes"].push_back({{"pass", pass.pass}, {"changes", pass.changes}});
+  for (const StageTime& time : result.times) report["seconds"][time.stage] = time.seconds;
+  nlohmann::json check;
+  check["seed"] = result.check.seed;
+  check["passed"] = result.check.passed;
+  check["tolerance"] = {{"absolute", request.optimize.tolerance.absolute}, {"relative", request.optimize.tolerance.relative}};
+  for (const OutputDifference& output : result.check.outputs)
+    check["outputs"].push_back({{"name", output.name},
+                                {"max_abs_error", output.max_abs_error},
+                                {"max_rel_error", output.max_rel_error},
+                                {"elements_outside_tolerance", output.elements_outside}});
+  report["differential_check"] = check;
+  return report;
+}
+
+void print_summary(std::ostream& out, const OptRequest& request, const Graph& original, const OptimizeResult& result) {
+  out << fmt::format("pet-opt {} (mode {}, beam {}, seed {})\n", request.model, request.optimize.mode,
+                     request.optimize.beam, request.optimize.seed);
+  out << fmt::format("  {:<24} {:>8}\n", "pass", "changes");
+  for (const PassResult& pass : result.passes) out << fmt::format("  {:<24} {:>8}\n", pass.pass, pass.changes);
+  out << fmt::format("  nodes {} -> {}\n", original.nodes().size(), result.graph.nodes().size());
+  for (const OutputDifference& output : result.check.outputs)
+    out << fmt::format("  check '{}': max abs error {:.3g}, max rel error {:.3g} ({})\n", output.name,
+                       output.max_abs_error, output.max_rel_error, output.passed ? "ok" : "FAILED");
+  double total = 0;
+  for (const StageTime& time : result.times) total += time.seconds;
+  out << fmt::format("  wrote {} and {} in {:.2f} s\n", request.output, request.report, total);
+}
+
+void write_report(const std::string& path, const nlohmann::json& report) {
+  std::ofstream file(path);
+  if (!file) throw UserError(fmt::format("cannot write the report '{}'; check that its folder exists", path));
+  file << report.dump(2) << "\n";
+}
+
+int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
+  OptRequest request = parse_request(args);
+  auto start = std::chrono::steady_clock::now();
+  Graph original = import_onnx(request.model, request.import);
+  double import_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  OptimizeResult result = optimize(original, request.optimize);
+  result.times.insert(result.times.begin(), {"onnx-import", import_seconds});
+  write_report(request.report, report_json(request, original, result));
+  if (!result.check.passed) {
+    err << fmt::format("pet-opt: the optimized model computes different values from the original (max abs error "
+                       "{:.3g}, seed {}); nothing was written but the report {}. This is a bug in pet; please report "
+                       "it with the model.\n",
+                       result.check.max_abs_error(), result.check.seed, request.report);
+    return 1;
+  }
+  export_onnx(result.graph, request.output);
+  print_summary(out, request, original, result);
+  return 0;
+}
+
+}  // namespace
+
+int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return run_guarded("pet-opt", err, [&] {
+    CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed"},
+                   {"--help", "-h"});
+    if (parsed.has("--help") || parsed.has("-h")) {
+      out << kPetOptHelp;
+      return 0;
+    }
+    return optimize_model(parsed, out, err);
+  });
+}
+
+}  // namespace pet

@@ -1,0 +1,99 @@
+// pet-run: run a model on the CPU executor with given or seeded random inputs.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/executor.h"
+#include "core/onnx_import.h"
+#include "core/onnx_tensor.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+#include "tools/help_text.h"
+
+namespace pet {
+namespace {
+
+// Output names may contain '/' or ':' (torch names values "/layer1/Relu_output_0").
+std::string file_name_for(const std::string& value_name) {
+  std::string name = value_name;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  return name + ".pb";
+}
+
+std::vector<Tensor> gather_inputs(const Graph& graph, const CliArgs& args, uint64_t seed, std::ostream& out) {
+  std::map<std::string, Tensor> given;
+  for (const std::string& text : args.all("--input")) {
+    size_t equals = text.find('=');
+    if (equals == std::string::npos || equals == 0)
+      throw UserError(fmt::format("--input '{}' is not NAME=FILE.pb", text));
+    given[text.substr(0, equals)] = read_tensor_file(text.substr(equals + 1));
+  }
+  std::vector<Tensor> random = random_inputs(graph, seed);
+  std::vector<Tensor> inputs;
+  int random_count = 0;
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    auto found = given.find(graph.value(graph.inputs()[i]).name);
+    if (found == given.end()) ++random_count;
+    inputs.push_back(found == given.end() ? random[i] : found->second);
+    if (found != given.end()) given.erase(found);
+  }
+  if (!given.empty())
+    throw UserError(fmt::format("--input names '{}', which is not an input of the model", given.begin()->first));
+  if (random_count) out << fmt::format("random values for {} input(s), seed {}\n", random_count, seed);
+  return inputs;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+int run_model(const CliArgs& args, std::ostream& out) {
+  if (args.positionals().size() != 1)
+    throw UserError(fmt::format("expected one model file, got {}; see pet-run --help", args.positionals().size()));
+  ImportOptions import;
+  for (const std::string& text : args.all("--input-shape")) {
+    auto [name, shape] = parse_input_shape(text);
+    import.input_shapes[name] = shape;
+  }
+  Graph graph = import_onnx(args.positionals()[0], import);
+  auto seed = static_cast<uint64_t>(args.integer("--seed", 2026, 0, INT64_MAX));
+  int64_t repeat = args.integer("--repeat", 1, 1, 100000);
+  std::vector<Tensor> inputs = gather_inputs(graph, args, seed, out);
+  std::vector<double> times;
+  std::vector<Tensor> outputs;
+  for (int64_t r = 0; r < repeat; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    outputs = execute(graph, inputs);
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  auto output_dir = args.last("--output-dir");
+  if (output_dir) std::filesystem::create_directories(*output_dir);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& name = graph.value(graph.outputs()[i]).name;
+    out << fmt::format("output '{}': {}\n", name, outputs[i].type().to_string());
+    if (output_dir) write_tensor_file((std::filesystem::path(*output_dir) / file_name_for(name)).string(), outputs[i], name);
+  }
+  out << fmt::format("cpu median latency {:.2f} ms over {} run(s)\n", median(times), repeat);
+  return 0;
+}
+
+}  // namespace
+
+int pet_run_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return run_guarded("pet-run", err, [&] {
+    CliArgs parsed("pet-run", args, {"--input", "--input-shape", "--output-dir", "--repeat", "--seed"}, {"--help", "-h"});
+    if (parsed.has("--help") || parsed.has("-h")) {
+      out << kPetRunHelp;
+      return 0;
+    }
+    return run_model(parsed, out);
+  });
+}
+
+}  // namespace pet

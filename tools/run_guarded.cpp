@@ -1,0 +1,22 @@
+// Maps the three error channels to exit statuses for every tool.
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "tools/commands.h"
+
+namespace pet {
+
+int run_guarded(const std::string& tool, std::ostream& err, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UserError& error) {
+    err << fmt::format("{}: error: {}\n", tool, error.what());
+    return 2;
+  } catch (const std::exception& error) {
+    err << fmt::format("{}: internal error: {}\nThis is a bug in pet; please report it with the model.\n", tool,
+                       error.what());
+    return 1;
+  }
+}
+
+}  // namespace pet
