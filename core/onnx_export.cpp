@@ -69,6 +69,7 @@ class ProtoExportNode final : public OnnxExportNode {
   int opset() const override;
   std::string input(int index) const override;
   std::string output(int index) const override;
+  std::optional<TensorType> input_type(int index) const override;
   std::string add_constant(const Tensor& value) override;
   std::string fresh_name(const std::string& hint) override;
   void add_node(const std::string& op_type, const std::vector<std::string>& inputs,
@@ -169,6 +170,12 @@ int ProtoExportNode::opset() const { return writer_.graph().opset; }
 std::string ProtoExportNode::input(int index) const {
   ValueId id = node_.inputs.at(static_cast<size_t>(index));
   return id == kNoValue ? "" : writer_.graph().value(id).name;
+}
+
+std::optional<TensorType> ProtoExportNode::input_type(int index) const {
+  ValueId id = node_.inputs.at(static_cast<size_t>(index));
+  if (id == kNoValue) return std::nullopt;
+  return writer_.graph().value(id).type;
 }
 
 std::string ProtoExportNode::output(int index) const {

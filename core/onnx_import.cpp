@@ -48,7 +48,11 @@ int default_opset(const onnx::ModelProto& model) {
                                     version, kMinOpset, kMaxOpset, std::clamp(version, kMinOpset, kMaxOpset)));
       return version;
     }
-  throw UserError("the model imports no opset of the default ONNX domain; export it with a standard opset");
+  std::vector<std::string> domains;
+  for (const auto& entry : model.opset_import()) domains.push_back("'" + entry.domain() + "'");
+  throw UserError(fmt::format("the model imports no opset of the default ONNX domain, only {}; pet supports models "
+                              "built from standard ONNX operators",
+                              fmt::join(domains, ", ")));
 }
 
 std::set<std::string> initializer_names(const onnx::GraphProto& graph) {

@@ -48,9 +48,11 @@ static void compute_batch_normalization(KernelContext& context) {
 
 static OnnxImported import_batch_normalization(const OpDef& def, const OnnxImportNode& node) {
   std::vector<std::string> known{"epsilon", "momentum"};  // momentum only matters in training
+  if (node.opset() < 7) known.push_back("is_test");
   if (node.opset() < 9) known.push_back("spatial");
   if (node.opset() >= 14) known.push_back("training_mode");
   reject_unknown_attrs(node, known);
+  if (node.opset() < 7 && node.attr_int("is_test", 0) == 0) node.unsupported("is_test=0 (training)");
   if (node.attr_int("spatial", 1) != 1) node.unsupported("spatial=0 (per-activation statistics)");
   if (node.attr_int("training_mode", 0) != 0) node.unsupported("training_mode=1 (training)");
   if (node.num_outputs() > 1) node.unsupported("the running mean/variance outputs (training)");

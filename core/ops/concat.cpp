@@ -1,4 +1,5 @@
 // Concat: joins tensors of equal rank along one axis; jointly linear in all inputs.
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>

@@ -28,7 +28,10 @@ static void reject_training_mode(const OnnxImportNode& node) {
 }
 
 static OnnxImported import_dropout(const OpDef& def, const OnnxImportNode& node) {
-  reject_unknown_attrs(node, node.opset() >= 12 ? std::vector<std::string>{"seed"} : std::vector<std::string>{"ratio"});
+  std::vector<std::string> known{node.opset() >= 12 ? "seed" : "ratio"};
+  if (node.opset() < 7) known.push_back("is_test");
+  reject_unknown_attrs(node, known);
+  if (node.opset() < 7 && node.attr_int("is_test", 0) == 0) node.unsupported("is_test=0 (training)");
   reject_training_mode(node);
   bool with_mask = node.num_outputs() > 1;
   if (with_mask && node.opset() < 10) node.unsupported("the mask output before opset 10 (it is not bool there)");

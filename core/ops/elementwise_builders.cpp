@@ -74,7 +74,7 @@ OpDef comparison_op(const std::string& name, std::function<bool(double, double)>
     }
   };
   def.cost = [](const CostContext& context) { return elementwise_cost(context); };
-  def.from_onnx = import_same_name;
+  def.from_onnx = import_broadcasting_binary;
   def.to_onnx = export_same_name;
   return def;
 }

@@ -5,9 +5,22 @@
 
 namespace pet::ops {
 
+// Opset 14 introduced HardSwish; before it, x * HardSigmoid(x, alpha = 1/6, beta = 1/2).
+static void export_hard_swish(const Node& node, OnnxExportNode& out) {
+  if (out.opset() >= 14) {
+    export_same_name(node, out);
+    return;
+  }
+  std::string gate = out.fresh_name("hard_swish_gate");
+  out.add_node("HardSigmoid", {out.input(0)}, {gate}, {{"alpha", 1.0 / 6.0}, {"beta", 0.5}});
+  out.add_node("Mul", {out.input(0), gate}, {out.output(0)}, {});
+}
+
 OpDef make_HardSwish() {
-  return unary_op(
+  OpDef def = unary_op(
       "HardSwish", [](float x, const Attributes&) { return x * std::clamp(x / 6.0f + 0.5f, 0.0f, 1.0f); }, {}, 5.0);
+  def.to_onnx = export_hard_swish;
+  return def;
 }
 
 }  // namespace pet::ops

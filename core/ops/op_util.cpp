@@ -108,6 +108,19 @@ OpDef unary_op(const std::string& name, std::function<float(float, const Attribu
   return def;
 }
 
+OnnxImported import_broadcasting_binary(const OpDef& def, const OnnxImportNode& node) {
+  if (node.opset() >= 7) return import_same_name(def, node);
+  for (const std::string& name : node.attr_names())
+    if (name != "broadcast" && name != "axis") node.unsupported("attribute '" + name + "'");
+  if (node.attr_int("broadcast", 0) != 0 && node.has_attr("axis")) {
+    int numpy_axis = node.input_type(0).shape.rank() - node.input_type(1).shape.rank();
+    int64_t axis = node.attr_int("axis");
+    if (axis != numpy_axis)
+      node.unsupported(fmt::format("legacy broadcast at axis {} (numpy-style alignment is axis {})", axis, numpy_axis));
+  }
+  return {def.name, {}, {0, 1}};
+}
+
 OpDef binary_op(const std::string& name, std::function<float(float, float)> float_fn,
                 std::function<int64_t(int64_t, int64_t)> int_fn, OpTraits traits) {
   OpDef def;
@@ -146,7 +159,7 @@ OpDef binary_op(const std::string& name, std::function<float(float, float)> floa
     }
   };
   def.cost = [](const CostContext& context) { return elementwise_cost(context); };
-  def.from_onnx = import_same_name;
+  def.from_onnx = import_broadcasting_binary;
   def.to_onnx = export_same_name;
   return def;
 }

@@ -50,6 +50,11 @@ Cost data_movement_cost(const CostContext& context);
 OpDef unary_op(const std::string& name, std::function<float(float, const Attributes&)> fn,
                std::vector<AttrSpec> attrs = {}, double flops_per_element = 1.0);
 
+// import_same_name for a two-input broadcasting op (no attributes), also accepting opset < 7's
+// `broadcast` / `axis` attributes when their alignment is numpy's (B matches A's trailing axes);
+// any other legacy alignment is unsupported.
+OnnxImported import_broadcasting_binary(const OpDef& def, const OnnxImportNode& node);
+
 // OpDef for a broadcasting binary op on f32 (and i64 when `int_fn` is given).
 OpDef binary_op(const std::string& name, std::function<float(float, float)> float_fn,
                 std::function<int64_t(int64_t, int64_t)> int_fn, OpTraits traits);

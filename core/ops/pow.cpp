@@ -70,7 +70,7 @@ OpDef make_Pow() {
   def.infer = infer_pow;
   def.compute = compute_pow;
   def.cost = [](const CostContext& context) { return elementwise_cost(context, 4.0); };
-  def.from_onnx = import_same_name;
+  def.from_onnx = import_broadcasting_binary;
   def.to_onnx = export_same_name;
   return def;
 }

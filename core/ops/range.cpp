@@ -1,5 +1,6 @@
 // Range: start, start + delta, ... up to (excluding) limit, as f32 or i64; the scalars are
 // attributes because they decide the output length.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>

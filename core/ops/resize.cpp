@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/error.h"
 #include "core/ops/import_util.h"
@@ -27,7 +28,9 @@ bool is_one_of(const std::string& value, const std::vector<std::string>& allowed
 // coordinate_transformation_mode; the resized length is input x scale, as in the ONNX reference).
 double source_coordinate(const std::string& mode, int64_t o, int64_t input, int64_t output, double scale) {
   double length = static_cast<double>(input) * scale;
-  if (std::abs(length - static_cast<double>(output)) < 1e-9) length = static_cast<double>(output);
+  // Scales derived from sizes are float32 ratios; their product with the input is the size.
+  if (std::abs(length - static_cast<double>(output)) < 1e-6 * std::max<double>(1.0, static_cast<double>(output)))
+    length = static_cast<double>(output);
   auto x = static_cast<double>(o);
   if (mode == "asymmetric") return x / scale;
   if (mode == "tf_half_pixel_for_nearest") return (x + 0.5) / scale;
@@ -143,12 +146,18 @@ Cost resize_cost(const CostContext& context) {
 
 // ---- ONNX import -----------------------------------------------------------------------
 
+// The scale ONNX derives from sizes, in float32 like ONNX Runtime (canonical float attributes
+// are float32 values, so the text IR prints them exactly).
+double sizes_ratio(int64_t size, int64_t input) {
+  return static_cast<double>(static_cast<float>(size) / static_cast<float>(input));
+}
+
 std::vector<double> read_scales(const OnnxImportNode& node, const Tensor& tensor, size_t rank) {
   if (static_cast<size_t>(tensor.numel()) != rank)
     node.fail(fmt::format("scales has {} entries but the input has rank {}", tensor.numel(), rank),
               "give one scale per input dim");
   std::vector<double> scales;
-  for (int64_t i = 0; i < tensor.numel(); ++i) scales.push_back(tensor.as_double(i));
+  for (int64_t i = 0; i < tensor.numel(); ++i) scales.push_back(static_cast<float>(tensor.as_double(i)));
   for (double s : scales)
     if (!(s > 0)) node.fail(fmt::format("scale {} is not positive", s), "give positive scales");
   return scales;
@@ -170,8 +179,7 @@ void import_scales_and_sizes(const OnnxImportNode& node, Attributes& attrs) {
     if (sizes.size() != rank)
       node.fail(fmt::format("sizes has {} entries but the input has rank {}", sizes.size(), rank),
                 "give one size per input dim");
-    for (size_t d = 0; d < rank; ++d)
-      scales.push_back(static_cast<double>(sizes[d]) / static_cast<double>(input[static_cast<int>(d)]));
+    for (size_t d = 0; d < rank; ++d) scales.push_back(sizes_ratio(sizes[d], input[static_cast<int>(d)]));
   } else {
     if (node.op_type() == "Upsample" && node.opset() < 9)
       scales = node.attr_floats("scales");
@@ -230,22 +238,33 @@ OnnxImported import_resize(const OpDef& def, const OnnxImportNode& node) {
   if (!is_one_of(mode, kModes)) node.unsupported("mode '" + mode + "'");
   OnnxImported result{def.name, {}, {0}};
   result.attrs.set("mode", mode);
+  bool legacy = node.op_type() == "Upsample" || node.opset() < 11;
+  if (!legacy) import_modes(node, result.attrs);  // first, so unsupported modes are reported as such
   import_scales_and_sizes(node, result.attrs);
-  if (node.op_type() == "Upsample" || node.opset() < 11)
-    import_legacy_modes(node, result.attrs);
-  else
-    import_modes(node, result.attrs);
+  if (legacy) import_legacy_modes(node, result.attrs);
   if (mode == "linear") result.attrs.set("nearest_mode", std::string("round_prefer_floor"));  // unused: canonical
   return result;
 }
 
 // ---- ONNX export -----------------------------------------------------------------------
 
-// Scales that float32 holds exactly are exported as scales (importing them gives back the same
-// sizes); others came from sizes, and sizes give them back.
-bool export_as_scales(const std::vector<double>& scales) {
-  return std::all_of(scales.begin(), scales.end(),
-                     [](double s) { return static_cast<double>(static_cast<float>(s)) == s; });
+// Scales are exported when importing them gives back the sizes, else sizes (whose import
+// gives back scales derived from sizes). Without the input type, scales that equal size / n for
+// an integer n are taken as derived from sizes.
+bool export_as_scales(const Node& node, const OnnxExportNode& out) {
+  const std::vector<double>& scales = node.attrs.get_floats("scales");
+  const std::vector<int64_t>& sizes = node.attrs.get_ints("sizes");
+  std::optional<TensorType> input = out.input_type(0);
+  for (size_t d = 0; d < scales.size(); ++d) {
+    if (input) {
+      auto extent = static_cast<double>(input->shape[static_cast<int>(d)]);
+      if (static_cast<int64_t>(std::floor(extent * scales[d])) != sizes[d]) return false;
+      continue;
+    }
+    auto candidate = static_cast<int64_t>(std::llround(static_cast<double>(sizes[d]) / scales[d]));
+    if (candidate < 1 || sizes_ratio(sizes[d], candidate) != scales[d]) return true;
+  }
+  return input.has_value();
 }
 
 Tensor scales_tensor(const std::vector<double>& scales) {
@@ -282,7 +301,7 @@ void export_resize(const Node& node, OnnxExportNode& out) {
   Tensor empty = Tensor::f32(Shape{0}, {});
   std::string roi = old ? out.add_constant(empty) : "";
   std::vector<std::string> inputs;
-  if (export_as_scales(attrs.get_floats("scales"))) {
+  if (export_as_scales(node, out)) {
     inputs = {out.input(0), roi, out.add_constant(scales_tensor(attrs.get_floats("scales")))};
   } else {
     const std::vector<int64_t>& sizes = attrs.get_ints("sizes");

@@ -1,6 +1,6 @@
 // Split: cuts a tensor along one axis into pieces of explicit sizes; jointly linear.
+#include <algorithm>
 #include <cstring>
-#include <numeric>
 
 #include <fmt/format.h>
 

@@ -38,7 +38,7 @@ static OnnxImported import_squeeze(const OpDef&, const OnnxImportNode& node) {
     reject_unknown_attrs(node, {});
     axes = optional_constant_ints(node, 1, "axes");
   }
-  if (!axes) {  // every axis of size 1
+  if (!axes || axes->empty()) {  // every axis of size 1
     axes.emplace();
     for (int d = 0; d < shape.rank(); ++d)
       if (shape[d] == 1) axes->push_back(d);

@@ -18,6 +18,7 @@ struct CaseResult {
 std::vector<std::string> conformance_cases(const std::string& suite);
 
 // Imports, runs every data set and compares (rtol 1e-3, atol 1e-5 for floats; exact otherwise).
+// Inputs an op needs constant (pads, axes, ...) are baked in from the data set being run.
 // Unsupported: the importer rejected an op, attribute, dtype or opset we deliberately do not
 // support (a UserError saying so). Any other error is a failure.
 CaseResult run_conformance_case(const std::string& folder);

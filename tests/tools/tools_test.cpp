@@ -1,0 +1,102 @@
+// pet-opt and pet-run on small models: outputs, reports and the README's help text.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/executor.h"
+#include "core/onnx_export.h"
+#include "core/onnx_import.h"
+#include "core/onnx_tensor.h"
+#include "core/text_ir.h"
+#include "tests/error/onnx_model_builder.h"
+#include "tools/commands.h"
+#include "tools/help_text.h"
+
+namespace pet::testing {
+namespace {
+
+std::string conv_bn_model() {
+  Graph graph = parse_graph(R"(graph "convbn" opset 13 {
+    input %x : f32[1,2,6,6]
+    const %w : f32[4,2,3,3] = random(5)
+    const %gamma : f32[4] = [1,2,-1,0.5]
+    const %beta : f32[4] = [0,1,2,3]
+    const %mean : f32[4] = [0.1,0.2,0.3,0.4]
+    const %var : f32[4] = [1,0.5,0.25,2]
+    %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
+    %b = BatchNormalization[epsilon=0.001](%c, %gamma, %beta, %mean, %var)
+    %d = Identity(%b)
+    %y = Relu(%d)
+    output %y
+  })");
+  std::string path = temp_file("convbn.onnx");
+  export_onnx(graph, path);
+  return path;
+}
+
+TEST(PetOpt, FoldsCleansExportsAndReports) {
+  std::string model = conv_bn_model();
+  std::string output = temp_file("convbn.opt.onnx");
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_opt_main({"--beam", "8", model, "-o", output}, out, err), 0) << err.str();
+  Graph before = import_onnx(model), after = import_onnx(output);
+  EXPECT_EQ(before.nodes().size(), 4u);
+  EXPECT_EQ(after.nodes().size(), 2u);  // Conv (BN folded) and Relu; Identity gone
+  auto inputs = random_inputs(before, 3);
+  auto expected = execute(before, inputs)[0].f32();
+  auto actual = execute(after, inputs)[0].f32();
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-4);
+
+  std::ifstream report_file(temp_file("convbn.opt.json"));
+  nlohmann::json report = nlohmann::json::parse(report_file);
+  EXPECT_EQ(report["nodes_before"], 4);
+  EXPECT_EQ(report["nodes_after"], 2);
+  EXPECT_EQ(report["differential_check"]["passed"], true);
+  EXPECT_EQ(report["passes"][1]["pass"], "fold-batchnorm");
+  EXPECT_EQ(report["passes"][1]["changes"], 1);
+  EXPECT_NE(out.str().find("fold-batchnorm"), std::string::npos) << out.str();
+}
+
+TEST(PetOpt, SameInputGivesByteIdenticalOutput) {
+  std::string model = conv_bn_model();
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_opt_main({model, "-o", temp_file("det1.onnx")}, out, err), 0);
+  ASSERT_EQ(pet_opt_main({model, "-o", temp_file("det2.onnx")}, out, err), 0);
+  auto bytes = [](const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(bytes(temp_file("det1.onnx")), bytes(temp_file("det2.onnx")));
+}
+
+TEST(PetRun, WritesOutputsNamedAfterGraphOutputs) {
+  std::string model = conv_bn_model();
+  std::string input = temp_file("run_input.pb");
+  Tensor x = Tensor::random_f32({1, 2, 6, 6}, 9);
+  write_tensor_file(input, x, "x");
+  std::string dir = temp_file("run_outputs");
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_run_main({model, "--input", "x=" + input, "--output-dir", dir, "--repeat", "3"}, out, err), 0) << err.str();
+  Tensor written = read_tensor_file(dir + "/y.pb");
+  EXPECT_TRUE(written.same_content(execute(import_onnx(model), {x})[0]));
+  EXPECT_NE(out.str().find("cpu median latency"), std::string::npos);
+  EXPECT_NE(out.str().find("over 3 run(s)"), std::string::npos);
+}
+
+std::string readme() {
+  std::ifstream file(std::string(PET_SOURCE_DIR) + "/README.md");
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+TEST(Docs, ReadmeQuotesTheHelpTextsVerbatim) {
+  std::string text = readme();
+  EXPECT_NE(text.find(kPetOptHelp), std::string::npos) << "README.md must contain pet-opt --help verbatim";
+  EXPECT_NE(text.find(kPetRunHelp), std::string::npos) << "README.md must contain pet-run --help verbatim";
+}
+
+}  // namespace
+}  // namespace pet::testing
