@@ -32,7 +32,7 @@ void compute_average_pool(KernelContext& context) {
 
 OnnxImported import_average_pool(const OpDef& def, const OnnxImportNode& node) {
   reject_unknown_attrs(node,
-                            {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"});
+                       {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"});
   OnnxImported result{def.name, import_pool_window(node, false), {0}};
   result.attrs.set("count_include_pad", node.attr_int("count_include_pad", 0));
   return result;
@@ -43,9 +43,10 @@ void export_average_pool(const Node& node, OnnxExportNode& out) {
   Attributes attrs = node.attrs;
   if (out.opset() < 10) {
     if (attrs.get_int("ceil_mode") != 0)
-      throw UserError(fmt::format("node '{}' (AveragePool): ceil_mode needs opset 10 or later, exporting at opset "
-                                  "{}; export at a newer opset",
-                                  node.name, out.opset()));
+      throw UserError(
+          fmt::format("node '{}' (AveragePool): ceil_mode needs opset 10 or later, exporting at opset "
+                      "{}; export at a newer opset",
+                      node.name, out.opset()));
     attrs.erase("ceil_mode");
   }
   out.add_node("AveragePool", {out.input(0)}, {out.output(0)}, attrs);

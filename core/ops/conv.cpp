@@ -20,9 +20,8 @@ void check_conv_inputs(const ShapeContext& context) {
   context.require(x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
                                                    "spatial dim",
                                                    x.shape.to_string()));
-  context.require(w.shape.rank() == x.shape.rank(),
-                  fmt::format("weight shape {} must have the rank of input shape {}", w.shape.to_string(),
-                              x.shape.to_string()));
+  context.require(w.shape.rank() == x.shape.rank(), fmt::format("weight shape {} must have the rank of input shape {}",
+                                                                w.shape.to_string(), x.shape.to_string()));
   int64_t group = context.attrs.get_int("group");
   context.require(group >= 1, fmt::format("group {} must be >= 1", group));
   context.require(w.shape[0] % group == 0,

@@ -39,9 +39,8 @@ void check_inputs(const ShapeContext& context) {
   context.require(x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
                                                    "spatial dim",
                                                    x.shape.to_string()));
-  context.require(w.shape.rank() == x.shape.rank(),
-                  fmt::format("weight shape {} must have the rank of input shape {}", w.shape.to_string(),
-                              x.shape.to_string()));
+  context.require(w.shape.rank() == x.shape.rank(), fmt::format("weight shape {} must have the rank of input shape {}",
+                                                                w.shape.to_string(), x.shape.to_string()));
   int64_t group = context.attrs.get_int("group");
   context.require(group >= 1, fmt::format("group {} must be >= 1", group));
   context.require(x.shape[1] == w.shape[0],
@@ -69,8 +68,8 @@ std::vector<TensorType> infer_conv_transpose(const ShapeContext& context) {
   for (int64_t p : output_padding) context.require(p >= 0, "output_padding entries must be >= 0");
   WindowGeometry g = adjoint_geometry(x, w, context.attrs);
   for (int64_t extent : g.input)
-    context.require(extent >= 1, fmt::format("pads leave an empty output for input {} and weight {}",
-                                             x.to_string(), w.to_string()));
+    context.require(extent >= 1,
+                    fmt::format("pads leave an empty output for input {} and weight {}", x.to_string(), w.to_string()));
   std::vector<int64_t> dims = {x[0], w[1] * context.attrs.get_int("group")};
   dims.insert(dims.end(), g.input.begin(), g.input.end());
   return {{DType::f32, Shape(dims)}};
@@ -108,8 +107,8 @@ void compute_conv_transpose(KernelContext& context) {
       float* image = y_data + (n * filters + k * group_filters) * out_size;
       for (int64_t first = 0; first < positions; first += chunk) {
         int64_t count = std::min(chunk, positions - first);
-        sgemm(true, false, rows, count, group_channels, 1.0f, weight, rows, in + first, positions, 0.0f,
-              columns.data(), count);
+        sgemm(true, false, rows, count, group_channels, 1.0f, weight, rows, in + first, positions, 0.0f, columns.data(),
+              count);
         col2im_add(columns.data(), group_filters, g, first, count, image);
       }
     }
@@ -135,8 +134,8 @@ void pads_for_output_shape(const OnnxImportNode& node, const std::vector<int64_t
   size_t rank = input.size();
   pads.assign(2 * rank, 0);
   for (size_t d = 0; d < rank; ++d) {
-    int64_t total = strides[d] * (input[d] - 1) + output_padding[d] + dilated_extent(kernel[d], dilations[d]) -
-                    output[d];
+    int64_t total =
+        strides[d] * (input[d] - 1) + output_padding[d] + dilated_extent(kernel[d], dilations[d]) - output[d];
     if (total < 0) {
       output_padding[d] -= total;
       total = 0;
@@ -181,8 +180,8 @@ OnnxImported import_conv_transpose(const OpDef& def, const OnnxImportNode& node)
   std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
   std::vector<int64_t> pads;
   if (node.has_attr("output_shape") || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    pads_for_output_shape(node, input, requested_output_shape(node, input), kernel, strides, dilations,
-                          output_padding, pads);
+    pads_for_output_shape(node, input, requested_output_shape(node, input), kernel, strides, dilations, output_padding,
+                          pads);
   } else if (auto_pad == "VALID") {
     pads.assign(static_cast<size_t>(2 * rank), 0);
   } else if (auto_pad == "NOTSET") {

@@ -27,8 +27,8 @@ std::vector<TensorType> infer_gemm(const ShapeContext& context) {
                   fmt::format("A and B must be matrices, got {} and {}", a.shape.to_string(), b.shape.to_string()));
   GemmShapes s = gemm_shapes(a.shape, b.shape, context.attrs);
   int64_t b_rows = context.attrs.get_int("transB") != 0 ? b.shape[1] : b.shape[0];
-  context.require(s.k == b_rows, fmt::format("inner dimensions differ: op(A) is {}x{} and op(B) is {}x{}", s.m, s.k,
-                                             b_rows, s.n));
+  context.require(s.k == b_rows,
+                  fmt::format("inner dimensions differ: op(A) is {}x{} and op(B) is {}x{}", s.m, s.k, b_rows, s.n));
   Shape out{s.m, s.n};
   if (context.has_input(2)) {
     const TensorType& c = context.input(2);

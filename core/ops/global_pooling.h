@@ -1,8 +1,8 @@
 // Shape rule and kernel loop shared by GlobalAveragePool and GlobalMaxPool.
 #pragma once
 
-#include <vector>
 #include <span>
+#include <vector>
 
 #include "core/op_def.h"
 
@@ -20,7 +20,8 @@ void reduce_planes(KernelContext& context, Reduce reduce) {
   auto in = x.f32();
   auto out = context.outputs[0].mutable_f32();
   for (int64_t p = 0; p < planes; ++p)
-    out[static_cast<size_t>(p)] = reduce(in.subspan(static_cast<size_t>(p * plane_size), static_cast<size_t>(plane_size)));
+    out[static_cast<size_t>(p)] =
+        reduce(in.subspan(static_cast<size_t>(p * plane_size), static_cast<size_t>(plane_size)));
 }
 
 }  // namespace pet::ops

@@ -13,7 +13,7 @@ namespace {
 struct Tap {
   std::vector<int64_t> origin;         // kernel_index * dilation - pad_begin
   std::vector<int64_t> image_strides;  // row-major strides of the spatial image
-  int64_t line_begin = 0;       // valid output range along the last dim
+  int64_t line_begin = 0;              // valid output range along the last dim
   int64_t line_end = 0;
 };
 
@@ -28,7 +28,8 @@ Tap make_tap(const WindowGeometry& g, int64_t tap_index) {
   }
   tap.image_strides.assign(static_cast<size_t>(rank), 1);
   for (int d = rank - 2; d >= 0; --d)
-    tap.image_strides[static_cast<size_t>(d)] = tap.image_strides[static_cast<size_t>(d + 1)] * g.input[static_cast<size_t>(d + 1)];
+    tap.image_strides[static_cast<size_t>(d)] =
+        tap.image_strides[static_cast<size_t>(d + 1)] * g.input[static_cast<size_t>(d + 1)];
   auto last = static_cast<size_t>(rank - 1);
   int64_t origin = tap.origin[last], stride = g.strides[last], input = g.input[last], output = g.output[last];
   // Valid outputs o satisfy 0 <= o * stride + origin < input.

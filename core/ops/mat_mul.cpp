@@ -39,8 +39,8 @@ std::vector<TensorType> infer_matmul(const ShapeContext& context) {
   context.require(s.k == b_rows, fmt::format("inner dimensions differ: {} and {} ({} vs {})", a.shape.to_string(),
                                              b.shape.to_string(), s.k, b_rows));
   auto batch = broadcast_shapes(s.a_batch, s.b_batch);
-  context.require(batch.has_value(), fmt::format("cannot broadcast batch dims of {} and {}", a.shape.to_string(),
-                                                 b.shape.to_string()));
+  context.require(batch.has_value(),
+                  fmt::format("cannot broadcast batch dims of {} and {}", a.shape.to_string(), b.shape.to_string()));
   std::vector<int64_t> dims = batch->dims();
   if (a.shape.rank() > 1) dims.push_back(s.m);
   if (b.shape.rank() > 1) dims.push_back(s.n);

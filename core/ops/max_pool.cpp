@@ -32,7 +32,7 @@ void compute_max_pool(KernelContext& context) {
 
 OnnxImported import_max_pool(const OpDef& def, const OnnxImportNode& node) {
   reject_unknown_attrs(node,
-                            {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
+                       {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   if (node.num_outputs() > 1) node.unsupported("the Indices output of MaxPool");
   if (node.attr_int("storage_order", 0) != 0) node.unsupported("storage_order 1");
   return {def.name, import_pool_window(node, true), {0}};
@@ -45,9 +45,10 @@ void export_max_pool(const Node& node, OnnxExportNode& out) {
                attrs.get_ints("dilations") == std::vector<int64_t>(attrs.get_ints("strides").size(), 1);
   if (out.opset() < 10) {
     if (!plain)
-      throw UserError(fmt::format("node '{}' (MaxPool): ceil_mode or dilations need opset 10 or later, exporting at "
-                                  "opset {}; export at a newer opset",
-                                  node.name, out.opset()));
+      throw UserError(
+          fmt::format("node '{}' (MaxPool): ceil_mode or dilations need opset 10 or later, exporting at "
+                      "opset {}; export at a newer opset",
+                      node.name, out.opset()));
     attrs.erase("ceil_mode");
     attrs.erase("dilations");
   }

@@ -28,8 +28,7 @@ Attributes import_pool_window(const OnnxImportNode& node, bool with_dilations) {
 }
 
 WindowGeometry pool_geometry(const Shape& input, const Attributes& attrs) {
-  return make_window_geometry(input.dims(), attrs.get_ints("kernel_shape"), attrs,
-                              attrs.get_int("ceil_mode") != 0);
+  return make_window_geometry(input.dims(), attrs.get_ints("kernel_shape"), attrs, attrs.get_int("ceil_mode") != 0);
 }
 
 std::vector<TensorType> infer_pool(const ShapeContext& context, bool with_dilations) {
@@ -40,8 +39,9 @@ std::vector<TensorType> infer_pool(const ShapeContext& context, bool with_dilati
                                                    x.shape.to_string()));
   int rank = x.shape.rank() - 2;
   const std::vector<int64_t>& kernel = context.attrs.get_ints("kernel_shape");
-  context.require(static_cast<int>(kernel.size()) == rank,
-                  fmt::format("kernel_shape has {} entries, expected {} for {} spatial dims", kernel.size(), rank, rank));
+  context.require(
+      static_cast<int>(kernel.size()) == rank,
+      fmt::format("kernel_shape has {} entries, expected {} for {} spatial dims", kernel.size(), rank, rank));
   for (int64_t k : kernel) context.require(k >= 1, "kernel_shape entries must be >= 1");
   check_window_attrs(context, rank, with_dilations);
   int64_t ceil_mode = context.attrs.get_int("ceil_mode");
@@ -58,8 +58,7 @@ std::vector<TensorType> infer_pool(const ShapeContext& context, bool with_dilati
 Cost pool_cost(const CostContext& context) {
   double taps = 1;
   for (int64_t k : context.attrs.get_ints("kernel_shape")) taps *= static_cast<double>(k);
-  return {static_cast<double>(context.outputs[0].shape.numel()) * taps,
-          context.input_bytes() + context.output_bytes()};
+  return {static_cast<double>(context.outputs[0].shape.numel()) * taps, context.input_bytes() + context.output_bytes()};
 }
 
 static int64_t ceil_div(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
@@ -69,7 +68,8 @@ PoolWindows::PoolWindows(const WindowGeometry& g, const std::vector<int64_t>& pa
   output_size_ = g.output_size();
   input_strides_.assign(static_cast<size_t>(rank), 1);
   for (int d = rank - 2; d >= 0; --d)
-    input_strides_[static_cast<size_t>(d)] = input_strides_[static_cast<size_t>(d + 1)] * g.input[static_cast<size_t>(d + 1)];
+    input_strides_[static_cast<size_t>(d)] =
+        input_strides_[static_cast<size_t>(d + 1)] * g.input[static_cast<size_t>(d + 1)];
   for (int d = 0; d < rank; ++d) {
     auto i = static_cast<size_t>(d);
     int64_t dilation = g.dilations[i], kernel = g.kernel[i], input = g.input[i];

@@ -50,7 +50,7 @@ class PoolWindows {
   void advance(std::vector<int64_t>& coordinate) const;
 
   std::vector<int64_t> output_;
-  std::vector<int64_t> steps_;                   // dilation x input stride per axis
+  std::vector<int64_t> steps_;  // dilation x input stride per axis
   std::vector<int64_t> input_strides_;
   std::vector<std::vector<AxisWindow>> axes_;  // per axis, per output coordinate
   int64_t output_size_ = 0;

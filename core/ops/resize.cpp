@@ -221,9 +221,9 @@ void import_modes(const OnnxImportNode& node, Attributes& attrs) {
 }
 
 void reject_unsupported_options(const OnnxImportNode& node) {
-  reject_unknown_attrs(node, {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
-                              "exclude_outside", "extrapolation_value", "antialias", "axes",
-                              "keep_aspect_ratio_policy", "scales"});
+  reject_unknown_attrs(node,
+                       {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
+                        "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy", "scales"});
   if (node.attr_int("exclude_outside", 0) != 0) node.unsupported("exclude_outside=1");
   if (node.attr_int("antialias", 0) != 0) node.unsupported("antialias=1");
   if (node.has_attr("axes")) node.unsupported("the axes attribute");
@@ -276,11 +276,13 @@ void export_legacy(const Node& node, OnnxExportNode& out) {
   const Attributes& attrs = node.attrs;
   const std::vector<double>& scales = attrs.get_floats("scales");
   bool down = std::any_of(scales.begin(), scales.end(), [](double s) { return s < 1; });
-  bool nearest_ok = attrs.get_string("mode") == "linear" || attrs.get_string("nearest_mode") == (down ? "ceil" : "floor");
+  bool nearest_ok =
+      attrs.get_string("mode") == "linear" || attrs.get_string("nearest_mode") == (down ? "ceil" : "floor");
   if (attrs.get_string("coordinate_transformation_mode") != "asymmetric" || !nearest_ok)
-    throw UserError(fmt::format("node '{}' (Resize): opset {} only has asymmetric coordinates with fixed rounding; "
-                                "export at opset 11 or later",
-                                node.name, out.opset()));
+    throw UserError(
+        fmt::format("node '{}' (Resize): opset {} only has asymmetric coordinates with fixed rounding; "
+                    "export at opset 11 or later",
+                    node.name, out.opset()));
   Attributes legacy{{"mode", attrs.get_string("mode")}};
   if (out.opset() < 9) {
     legacy.set("scales", scales);

@@ -52,9 +52,8 @@ WindowGeometry make_window_geometry(const std::vector<int64_t>& input_shape, std
 
 static void check_ints(const ShapeContext& context, const std::string& name, size_t count, int64_t minimum) {
   const std::vector<int64_t>& values = context.attrs.get_ints(name);
-  context.require(values.size() == count,
-                  fmt::format("{} has {} entries, expected {} for {} spatial dims", name, values.size(), count,
-                              name == "pads" ? count / 2 : count));
+  context.require(values.size() == count, fmt::format("{} has {} entries, expected {} for {} spatial dims", name,
+                                                      values.size(), count, name == "pads" ? count / 2 : count));
   for (int64_t v : values)
     context.require(v >= minimum, fmt::format("{} [{}] must be >= {}", name, fmt::join(values, ","), minimum));
 }

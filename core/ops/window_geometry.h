@@ -21,8 +21,8 @@ int64_t window_output_length(int64_t input, int64_t kernel, int64_t stride, int6
 
 // The spatial part of a window op: everything but the leading batch and channel dims.
 struct WindowGeometry {
-  std::vector<int64_t> input;       // spatial input extents
-  std::vector<int64_t> output;      // spatial output extents
+  std::vector<int64_t> input;   // spatial input extents
+  std::vector<int64_t> output;  // spatial output extents
   std::vector<int64_t> kernel;
   std::vector<int64_t> strides;
   std::vector<int64_t> dilations;

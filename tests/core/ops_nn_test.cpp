@@ -1,9 +1,9 @@
 // Convolution, pooling, matrix-product and resize ops: before -> after values on tiny graphs,
 // comparisons with direct loops, ONNX import canonicalization, export round trips and errors.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
-#include <functional>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -135,8 +135,7 @@ void for_each_conv_term(const ConvCase& c, const Shape& image, const Shape& grid
 // ---- Conv ---------------------------------------------------------------------------------
 
 TEST(Conv, TwoByTwoOnesKernelSumsWindows) {
-  expect_f32(run1("Conv", conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}),
-                  {iota({1, 1, 3, 3}, 1), filled({1, 1, 2, 2}, 1)}),
+  expect_f32(run1("Conv", conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}), {iota({1, 1, 3, 3}, 1), filled({1, 1, 2, 2}, 1)}),
              {1, 1, 2, 2}, {12, 16, 24, 28});
 }
 
@@ -154,9 +153,9 @@ TEST(Conv, DepthwiseGroupsScaleEachChannel) {
 
 TEST(Conv, MatchesDirectLoops) {
   std::vector<ConvCase> cases = {
-      {{2, 3, 11}, {4, 3, 3}, {2}, {1, 2}, {2}, 1},                                // 1-D, asymmetric pads
-      {{1, 4, 7, 6}, {6, 2, 3, 2}, {2, 1}, {1, 0, 2, 1}, {1, 2}, 2},               // groups, dilation
-      {{1, 8, 5, 5}, {4, 8, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},               // pointwise fast path
+      {{2, 3, 11}, {4, 3, 3}, {2}, {1, 2}, {2}, 1},                                        // 1-D, asymmetric pads
+      {{1, 4, 7, 6}, {6, 2, 3, 2}, {2, 1}, {1, 0, 2, 1}, {1, 2}, 2},                       // groups, dilation
+      {{1, 8, 5, 5}, {4, 8, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},                       // pointwise fast path
       {{1, 8, 24, 30, 30}, {2, 8, 3, 3, 3}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}, 1},  // 3-D, chunked columns
   };
   for (size_t t = 0; t < cases.size(); ++t) {
@@ -195,15 +194,15 @@ TEST(ConvTranspose, OverlappingTapsAddUpAndBiasIsAdded) {
 
 TEST(ConvTranspose, MatchesScatterLoops) {
   std::vector<std::pair<ConvCase, Ints>> cases = {
-      {{{1, 2, 5}, {2, 3, 3}, {2}, {1, 0}, {1}, 1}, {1}},                                    // 1-D, output_padding
-      {{{2, 4, 3, 4}, {4, 2, 3, 2}, {3, 2}, {1, 2, 0, 1}, {1, 2}, 2}, {0, 1}},              // groups, dilation
+      {{{1, 2, 5}, {2, 3, 3}, {2}, {1, 0}, {1}, 1}, {1}},                       // 1-D, output_padding
+      {{{2, 4, 3, 4}, {4, 2, 3, 2}, {3, 2}, {1, 2, 0, 1}, {1, 2}, 2}, {0, 1}},  // groups, dilation
       {{{1, 2, 3, 4, 5}, {2, 2, 3, 3, 3}, {1, 2, 1}, {0, 1, 1, 0, 1, 1}, {1, 1, 2}, 1}, {0, 0, 0}},  // 3-D
   };
   for (size_t t = 0; t < cases.size(); ++t) {
     const auto& [c, output_padding] = cases[t];
     Tensor x = Tensor::random_f32(c.x, 30 + t), w = Tensor::random_f32(c.w, 40 + t);
-    Tensor got = run1("ConvTranspose", conv_transpose_attrs(c.strides, c.pads, c.dilations, output_padding, c.group),
-                      {x, w});
+    Tensor got =
+        run1("ConvTranspose", conv_transpose_attrs(c.strides, c.pads, c.dilations, output_padding, c.group), {x, w});
     Tensor want(got.type());
     auto out = want.mutable_f32();
     // The conv whose adjoint this is reads `got` as its image and yields x's shape.
@@ -242,7 +241,9 @@ TEST(MatMul, BatchDimsBroadcast) {
   // A shared 2-D B takes the single-GEMM path.
   Tensor shared = Tensor::random_f32({3, 4}, 3);
   Tensor tall = run1("MatMul", {}, {a, shared});
-  Tensor first = run1("MatMul", {}, {Tensor::f32({2, 3}, {a.f32()[0], a.f32()[1], a.f32()[2], a.f32()[3], a.f32()[4], a.f32()[5]}), shared});
+  Tensor first =
+      run1("MatMul", {},
+           {Tensor::f32({2, 3}, {a.f32()[0], a.f32()[1], a.f32()[2], a.f32()[3], a.f32()[4], a.f32()[5]}), shared});
   for (size_t i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(tall.f32()[i], first.f32()[i]);
 }
 
@@ -254,9 +255,7 @@ TEST(Gemm, TransposesScalesAndBroadcastsC) {
   expect_f32(run1("Gemm", attrs, {a, b, Tensor::f32({3}, {2, 4, 6})}), {2, 3}, {1, 4, 7, 7, 10, 13});
 }
 
-TEST(Gemm, WithoutC) {
-  expect_f32(run1("Gemm", {}, {iota({2, 3}), iota({3, 2})}), {2, 2}, {10, 13, 28, 40});
-}
+TEST(Gemm, WithoutC) { expect_f32(run1("Gemm", {}, {iota({2, 3}), iota({3, 2})}), {2, 2}, {10, 13, 28, 40}); }
 
 // ---- pools --------------------------------------------------------------------------------
 
@@ -281,8 +280,7 @@ TEST(MaxPool, CeilModeKeepsTheLastPartialWindow) {
 
 TEST(AveragePool, PaddingExcludedOrCounted) {
   Attributes attrs = pool_attrs({2, 2}, {1, 1}, {1, 1, 1, 1});
-  expect_f32(run1("AveragePool", attrs, {iota({1, 1, 2, 2}, 1)}), {1, 1, 3, 3},
-             {1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4});
+  expect_f32(run1("AveragePool", attrs, {iota({1, 1, 2, 2}, 1)}), {1, 1, 3, 3}, {1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4});
   attrs.set("count_include_pad", int64_t{1});
   expect_f32(run1("AveragePool", attrs, {iota({1, 1, 2, 2}, 1)}), {1, 1, 3, 3},
              {0.25f, 0.75f, 0.5f, 1, 2.5f, 1.5f, 0.75f, 1.75f, 1});
@@ -302,8 +300,11 @@ TEST(GlobalPools, ReduceEveryPlane) {
 
 Attributes resize_attrs(const std::string& mode, const std::string& coordinates, Floats scales, Ints sizes,
                         const std::string& nearest = "round_prefer_floor") {
-  return {{"mode", mode}, {"coordinate_transformation_mode", coordinates}, {"nearest_mode", nearest},
-          {"scales", scales}, {"sizes", sizes}};
+  return {{"mode", mode},
+          {"coordinate_transformation_mode", coordinates},
+          {"nearest_mode", nearest},
+          {"scales", scales},
+          {"sizes", sizes}};
 }
 
 TEST(Resize, NearestAsymmetricFloorRepeats) {
@@ -314,7 +315,8 @@ TEST(Resize, NearestAsymmetricFloorRepeats) {
 
 TEST(Resize, BilinearHalfPixel) {
   expect_f32(run1("Resize", resize_attrs("linear", "half_pixel", {1, 1, 2, 2}, {1, 1, 4, 4}), {iota({1, 1, 2, 2}, 1)}),
-             {1, 1, 4, 4}, {1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f, 3.25f, 3.5f, 3, 3.25f, 3.75f, 4});
+             {1, 1, 4, 4},
+             {1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f, 3.25f, 3.5f, 3, 3.25f, 3.75f, 4});
 }
 
 TEST(Resize, LinearAlignCorners) {
@@ -333,8 +335,12 @@ class FakeImportNode final : public OnnxImportNode {
  public:
   FakeImportNode(std::string op, int opset, Attributes attrs, std::vector<std::optional<TensorType>> types,
                  std::map<int, Tensor> constants = {}, int outputs = 1)
-      : op_(std::move(op)), opset_(opset), attrs_(std::move(attrs)), types_(std::move(types)),
-        constants_(std::move(constants)), outputs_(outputs) {
+      : op_(std::move(op)),
+        opset_(opset),
+        attrs_(std::move(attrs)),
+        types_(std::move(types)),
+        constants_(std::move(constants)),
+        outputs_(outputs) {
     for (const auto& [index, value] : constants_) types_.at(static_cast<size_t>(index)) = value.type();
   }
   const std::string& op_type() const override { return op_; }
@@ -406,15 +412,17 @@ TEST(NnImport, ConvSameUpperBecomesExplicitPads) {
   OnnxImported conv = import_node(FakeImportNode(
       "Conv", 13, {{"auto_pad", std::string("SAME_UPPER")}, {"strides", Ints{2, 2}}, {"kernel_shape", Ints{3, 3}}},
       {f32({1, 1, 5, 6}), f32({2, 1, 3, 3})}));
-  EXPECT_EQ(conv.attrs, (Attributes{{"strides", Ints{2, 2}}, {"pads", Ints{1, 0, 1, 1}}, {"dilations", Ints{1, 1}},
-                                    {"group", int64_t{1}}}));
+  EXPECT_EQ(
+      conv.attrs,
+      (Attributes{
+          {"strides", Ints{2, 2}}, {"pads", Ints{1, 0, 1, 1}}, {"dilations", Ints{1, 1}}, {"group", int64_t{1}}}));
   EXPECT_EQ(conv.inputs, (std::vector<int>{0, 1}));
 }
 
 TEST(NnImport, ConvTransposeOutputShapeBecomesPadsAndOutputPadding) {
-  OnnxImported deconv = import_node(FakeImportNode("ConvTranspose", 11,
-                                                   {{"strides", Ints{3, 2}}, {"output_shape", Ints{10, 6}}},
-                                                   {f32({1, 1, 3, 3}), f32({1, 2, 3, 3})}));
+  OnnxImported deconv =
+      import_node(FakeImportNode("ConvTranspose", 11, {{"strides", Ints{3, 2}}, {"output_shape", Ints{10, 6}}},
+                                 {f32({1, 1, 3, 3}), f32({1, 2, 3, 3})}));
   // Natural extents 9 and 7: 10 needs one more output_padding, 6 one pad (at the start: NOTSET).
   EXPECT_EQ(deconv.attrs.get_ints("pads"), (Ints{0, 1, 0, 0}));
   EXPECT_EQ(deconv.attrs.get_ints("output_padding"), (Ints{1, 0}));
@@ -440,21 +448,30 @@ TEST(NnImport, UpsampleIsAsymmetricFloorResize) {
 }
 
 TEST(NnImport, MaxPoolIndicesOutputIsUnsupported) {
-  expect_user_error([] { import_node(FakeImportNode("MaxPool", 12, {{"kernel_shape", Ints{2, 2}}}, {f32({1, 1, 4, 4})}, {}, 2)); },
-                    "node 'n' (MaxPool, opset 12): the Indices output of MaxPool is not supported; re-export the "
-                    "model without it, or open an issue with this model");
+  expect_user_error(
+      [] {
+        import_node(FakeImportNode("MaxPool", 12, {{"kernel_shape", Ints{2, 2}}}, {f32({1, 1, 4, 4})}, {}, 2));
+      },
+      "node 'n' (MaxPool, opset 12): the Indices output of MaxPool is not supported; re-export the "
+      "model without it, or open an issue with this model");
 }
 
 TEST(NnImport, ResizeCubicIsUnsupported) {
-  expect_user_error([] { import_node(FakeImportNode("Resize", 13, {{"mode", std::string("cubic")}}, {f32({1, 1, 2, 2})})); },
-                    "node 'n' (Resize, opset 13): mode 'cubic' is not supported; re-export the model without it, or "
-                    "open an issue with this model");
+  expect_user_error(
+      [] {
+        import_node(FakeImportNode("Resize", 13, {{"mode", std::string("cubic")}}, {f32({1, 1, 2, 2})}));
+      },
+      "node 'n' (Resize, opset 13): mode 'cubic' is not supported; re-export the model without it, or "
+      "open an issue with this model");
 }
 
 TEST(NnImport, ConvKernelShapeMustMatchTheWeight) {
-  expect_user_error([] { import_node(FakeImportNode("Conv", 13, {{"kernel_shape", Ints{5, 5}}}, {f32({1, 1, 5, 5}), f32({1, 1, 3, 3})})); },
-                    "node 'n' (Conv, opset 13): kernel_shape does not match the weight shape 1x1x3x3; drop "
-                    "kernel_shape or make it match the weight");
+  expect_user_error(
+      [] {
+        import_node(FakeImportNode("Conv", 13, {{"kernel_shape", Ints{5, 5}}}, {f32({1, 1, 5, 5}), f32({1, 1, 3, 3})}));
+      },
+      "node 'n' (Conv, opset 13): kernel_shape does not match the weight shape 1x1x3x3; drop "
+      "kernel_shape or make it match the weight");
 }
 
 // Export at `opset`, import again: the printed IR (ops, canonical attributes, types) is unchanged.
@@ -499,58 +516,97 @@ TEST(NnExport, ResizeFromSizesRoundTripsThroughSizes) {
 // ---- error messages -----------------------------------------------------------------------
 
 TEST(NnErrors, ConvChannelMismatch) {
-  expect_user_error([] { add_node_on("Conv", conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}), {{DType::f32, {1, 3, 5, 5}}, {DType::f32, {4, 2, 3, 3}}}); },
-                    "node 'n' (Conv): input has 3 channels, but weight 4x2x3x3 with group 1 expects 2");
+  expect_user_error(
+      [] {
+        add_node_on("Conv", conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}),
+                    {{DType::f32, {1, 3, 5, 5}}, {DType::f32, {4, 2, 3, 3}}});
+      },
+      "node 'n' (Conv): input has 3 channels, but weight 4x2x3x3 with group 1 expects 2");
 }
 
 TEST(NnErrors, ConvGroupMustDivideFilters) {
-  expect_user_error([] { add_node_on("Conv", conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 3), {{DType::f32, {1, 6, 5, 5}}, {DType::f32, {4, 2, 3, 3}}}); },
-                    "node 'n' (Conv): 4 output channels (weight dim 0) are not divisible by group 3");
+  expect_user_error(
+      [] {
+        add_node_on("Conv", conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}, 3),
+                    {{DType::f32, {1, 6, 5, 5}}, {DType::f32, {4, 2, 3, 3}}});
+      },
+      "node 'n' (Conv): 4 output channels (weight dim 0) are not divisible by group 3");
 }
 
 TEST(NnErrors, ConvPadsNeedTwoEntriesPerSpatialDim) {
-  expect_user_error([] { add_node_on("Conv", conv_attrs({1, 1}, {0, 0}, {1, 1}), {{DType::f32, {1, 2, 5, 5}}, {DType::f32, {4, 2, 3, 3}}}); },
-                    "node 'n' (Conv): pads has 2 entries, expected 4 for 2 spatial dims");
+  expect_user_error(
+      [] {
+        add_node_on("Conv", conv_attrs({1, 1}, {0, 0}, {1, 1}),
+                    {{DType::f32, {1, 2, 5, 5}}, {DType::f32, {4, 2, 3, 3}}});
+      },
+      "node 'n' (Conv): pads has 2 entries, expected 4 for 2 spatial dims");
 }
 
 TEST(NnErrors, ConvKernelLargerThanPaddedInput) {
-  expect_user_error([] { add_node_on("Conv", conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}), {{DType::f32, {1, 2, 2, 5}}, {DType::f32, {4, 2, 3, 3}}}); },
-                    "node 'n' (Conv): kernel 3x3 (dilated) does not fit input 1x2x2x5 with the given pads");
+  expect_user_error(
+      [] {
+        add_node_on("Conv", conv_attrs({1, 1}, {0, 0, 0, 0}, {1, 1}),
+                    {{DType::f32, {1, 2, 2, 5}}, {DType::f32, {4, 2, 3, 3}}});
+      },
+      "node 'n' (Conv): kernel 3x3 (dilated) does not fit input 1x2x2x5 with the given pads");
 }
 
 TEST(NnErrors, ConvBiasLength) {
-  expect_user_error([] { add_node_on("Conv", conv_attrs({1}, {0, 0}, {1}), {{DType::f32, {1, 2, 5}}, {DType::f32, {4, 2, 3}}, {DType::f32, {3}}}); },
-                    "node 'n' (Conv): bias must be f32[4], got f32[3]");
+  expect_user_error(
+      [] {
+        add_node_on("Conv", conv_attrs({1}, {0, 0}, {1}),
+                    {{DType::f32, {1, 2, 5}}, {DType::f32, {4, 2, 3}}, {DType::f32, {3}}});
+      },
+      "node 'n' (Conv): bias must be f32[4], got f32[3]");
 }
 
 TEST(NnErrors, ConvTransposeChannelMismatch) {
-  expect_user_error([] { add_node_on("ConvTranspose", conv_transpose_attrs({1}, {0, 0}, {1}, {0}), {{DType::f32, {1, 3, 5}}, {DType::f32, {2, 2, 3}}}); },
-                    "node 'n' (ConvTranspose): input has 3 channels, but weight 2x2x3 expects 2 (weight dim 0)");
+  expect_user_error(
+      [] {
+        add_node_on("ConvTranspose", conv_transpose_attrs({1}, {0, 0}, {1}, {0}),
+                    {{DType::f32, {1, 3, 5}}, {DType::f32, {2, 2, 3}}});
+      },
+      "node 'n' (ConvTranspose): input has 3 channels, but weight 2x2x3 expects 2 (weight dim 0)");
 }
 
 TEST(NnErrors, MatMulInnerDimensionsDiffer) {
-  expect_user_error([] { add_node_on("MatMul", {}, {{DType::f32, {2, 3}}, {DType::f32, {4, 5}}}); },
-                    "node 'n' (MatMul): inner dimensions differ: 2x3 and 4x5 (3 vs 4)");
+  expect_user_error(
+      [] {
+        add_node_on("MatMul", {}, {{DType::f32, {2, 3}}, {DType::f32, {4, 5}}});
+      },
+      "node 'n' (MatMul): inner dimensions differ: 2x3 and 4x5 (3 vs 4)");
 }
 
 TEST(NnErrors, GemmCMustBroadcastToTheOutput) {
-  expect_user_error([] { add_node_on("Gemm", {}, {{DType::f32, {2, 3}}, {DType::f32, {3, 4}}, {DType::f32, {3}}}); },
-                    "node 'n' (Gemm): C of shape 3 does not broadcast to 2x4");
+  expect_user_error(
+      [] {
+        add_node_on("Gemm", {}, {{DType::f32, {2, 3}}, {DType::f32, {3, 4}}, {DType::f32, {3}}});
+      },
+      "node 'n' (Gemm): C of shape 3 does not broadcast to 2x4");
 }
 
 TEST(NnErrors, PoolKernelShapeNeedsOneEntryPerSpatialDim) {
-  expect_user_error([] { add_node_on("AveragePool", pool_attrs({2}, {1, 1}, {0, 0, 0, 0}), {{DType::f32, {1, 1, 4, 4}}}); },
-                    "node 'n' (AveragePool): kernel_shape has 1 entries, expected 2 for 2 spatial dims");
+  expect_user_error(
+      [] {
+        add_node_on("AveragePool", pool_attrs({2}, {1, 1}, {0, 0, 0, 0}), {{DType::f32, {1, 1, 4, 4}}});
+      },
+      "node 'n' (AveragePool): kernel_shape has 1 entries, expected 2 for 2 spatial dims");
 }
 
 TEST(NnErrors, ResizeNeedsOneSizePerAxis) {
-  expect_user_error([] { add_node_on("Resize", resize_attrs("nearest", "half_pixel", {1, 2}, {1, 4}), {{DType::f32, {1, 1, 2}}}); },
-                    "node 'n' (Resize): scales and sizes need 3 entries (the input rank), got 2 and 2");
+  expect_user_error(
+      [] {
+        add_node_on("Resize", resize_attrs("nearest", "half_pixel", {1, 2}, {1, 4}), {{DType::f32, {1, 1, 2}}});
+      },
+      "node 'n' (Resize): scales and sizes need 3 entries (the input rank), got 2 and 2");
 }
 
 TEST(NnErrors, ResizeUnknownMode) {
-  expect_user_error([] { add_node_on("Resize", resize_attrs("area", "half_pixel", {2}, {4}), {{DType::f32, {2}}}); },
-                    "node 'n' (Resize): mode 'area' is unknown");
+  expect_user_error(
+      [] {
+        add_node_on("Resize", resize_attrs("area", "half_pixel", {2}, {4}), {{DType::f32, {2}}});
+      },
+      "node 'n' (Resize): mode 'area' is unknown");
 }
 
 }  // namespace
