@@ -47,9 +47,9 @@ TEST(PetOpt, FoldsCleansExportsAndReports) {
   EXPECT_EQ(before.nodes().size(), 4u);
   EXPECT_EQ(after.nodes().size(), 2u);  // Conv (BN folded) and Relu; Identity gone
   auto inputs = random_inputs(before, 3);
-  auto expected = execute(before, inputs)[0].f32();
-  auto actual = execute(after, inputs)[0].f32();
-  for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-4);
+  Tensor expected = execute(before, inputs)[0];
+  Tensor actual = execute(after, inputs)[0];
+  for (size_t i = 0; i < expected.f32().size(); ++i) EXPECT_NEAR(actual.f32()[i], expected.f32()[i], 1e-4);
 
   std::ifstream report_file(temp_file("convbn.opt.json"));
   nlohmann::json report = nlohmann::json::parse(report_file);

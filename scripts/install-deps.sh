@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what pet needs to build, export models and test, when missing. Idempotent: it says
+# nothing and changes nothing when everything is already there.
+set -euo pipefail
+
+apt_packages=(
+  cmake g++ make ccache pkg-config
+  libonnx-dev libprotobuf-dev protobuf-compiler libz3-dev nlohmann-json3-dev libfmt-dev
+  libgtest-dev libbenchmark-dev libopenblas-dev
+  python3-torch python3-torchvision python3-onnx libonnx-testdata
+)
+
+missing=()
+for package in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Independent checks run PyPI's onnxruntime under the default python3 (not Debian's torch python).
+if ! python3 -c "import onnx, onnxruntime, numpy" >/dev/null 2>&1; then
+  echo "install-deps: installing onnx, onnxruntime and numpy for $(command -v python3)"
+  python3 -m pip install -q onnx onnxruntime numpy 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages onnx onnxruntime numpy
+fi
+
+if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "install-deps: no CUDA toolkit in /usr/local/cuda; configure with -DPET_BUILD_CUDA=OFF" >&2
+fi
