@@ -18,9 +18,15 @@
 #include "core/onnx_import.h"
 #include "core/onnx_mapping.h"
 #include "core/registry.h"
+#include "tests/core/fake_onnx_node.h"
 
 namespace pet {
 namespace {
+
+using test::ExportedNode;
+using test::FakeExportNode;
+using test::FakeImportNode;
+using test::import_node;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -35,81 +41,6 @@ void expect_user_error(const std::function<void()>& action, const std::string& m
 }
 
 // ---------------------------------------------------------------- ONNX import
-
-// An ONNX node given by hand: attributes, input types, constant inputs and the output count.
-class FakeImportNode final : public OnnxImportNode {
- public:
-  FakeImportNode(std::string op, int opset, Attributes attrs, std::vector<TensorType> types, int outputs = 1)
-      : op_(std::move(op)), opset_(opset), attrs_(std::move(attrs)), types_(std::move(types)), outputs_(outputs) {}
-  FakeImportNode& constant(int index, Tensor value) {
-    constants_[index] = std::move(value);
-    return *this;
-  }
-  FakeImportNode& absent(int index) {
-    absent_.push_back(index);
-    return *this;
-  }
-
-  const std::string& op_type() const override { return op_; }
-  const std::string& node_name() const override { return name_; }
-  int opset() const override { return opset_; }
-  bool has_attr(const std::string& name) const override { return attrs_.has(name); }
-  std::vector<std::string> attr_names() const override {
-    std::vector<std::string> names;
-    for (const auto& entry : attrs_.entries()) names.push_back(entry.first);
-    return names;
-  }
-  int64_t attr_int(const std::string& name, std::optional<int64_t> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_int(name) : fallback.value();
-  }
-  double attr_float(const std::string& name, std::optional<double> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_float(name) : fallback.value();
-  }
-  std::string attr_string(const std::string& name, std::optional<std::string> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_string(name) : fallback.value();
-  }
-  std::vector<int64_t> attr_ints(const std::string& name,
-                                 std::optional<std::vector<int64_t>> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_ints(name) : fallback.value();
-  }
-  std::vector<double> attr_floats(const std::string& name,
-                                  std::optional<std::vector<double>> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_floats(name) : fallback.value();
-  }
-  Tensor attr_tensor(const std::string&) const override { throw InternalError("no tensor attributes here"); }
-  int num_inputs() const override { return static_cast<int>(types_.size()); }
-  bool has_input(int index) const override {
-    return index >= 0 && index < num_inputs() && std::find(absent_.begin(), absent_.end(), index) == absent_.end();
-  }
-  const TensorType& input_type(int index) const override { return types_.at(static_cast<size_t>(index)); }
-  const Tensor* constant_input(int index) const override {
-    auto found = constants_.find(index);
-    return found == constants_.end() ? nullptr : &found->second;
-  }
-  const Tensor& require_constant_input(int index, const std::string& what) const override {
-    if (const Tensor* value = constant_input(index)) return *value;
-    fail(fmt::format("input {} ({}) must be a constant", index, what), "fold it");
-  }
-  int num_outputs() const override { return outputs_; }
-  [[noreturn]] void fail(const std::string& what, const std::string& fix) const override {
-    throw UserError(fmt::format("node '{}' ({}, opset {}): {}; {}", name_, op_, opset_, what, fix));
-  }
-
- private:
-  std::string op_, name_ = "n";
-  int opset_;
-  Attributes attrs_;
-  std::vector<TensorType> types_;
-  int outputs_;
-  std::map<int, Tensor> constants_;
-  std::vector<int> absent_;
-};
-
-OnnxImported import_node(const FakeImportNode& node) {
-  const OpDef* def = OpRegistry::global().find_onnx(node.op_type());
-  EXPECT_NE(def, nullptr);
-  return def->from_onnx(*def, node);
-}
 
 const TensorType kF32x2x3{DType::f32, {2, 3}};
 
@@ -126,17 +57,17 @@ TEST(ElementwiseImport, ClipBoundsFromAttributesOrConstantInputs) {
   OnnxImported old = import_node(FakeImportNode("Clip", 6 + 1, {{"max", 6.0}}, {kF32x2x3}));
   EXPECT_EQ(old.attrs, (Attributes{{"min", -kInf}, {"max", 6.0}}));
   OnnxImported modern =
-      import_node(FakeImportNode("Clip", 13, {}, {kF32x2x3, {DType::f32, {}}}).constant(1, Tensor::scalar_f32(0)));
+      import_node(FakeImportNode("Clip", 13, {}, {kF32x2x3, TensorType{DType::f32, {}}}).constant(1, Tensor::scalar_f32(0)));
   EXPECT_EQ(modern.attrs, (Attributes{{"min", 0.0}, {"max", kInf}}));
   EXPECT_EQ(modern.inputs, (std::vector<int>{0}));
-  expect_user_error([] { import_node(FakeImportNode("Clip", 13, {}, {kF32x2x3, {DType::f32, {}}})); },
+  expect_user_error([] { import_node(FakeImportNode("Clip", 13, {}, {kF32x2x3, TensorType{DType::f32, {}}})); },
                     "node 'n' (Clip, opset 13): input 1 (min) must be a constant; fold it");
 }
 
 TEST(ElementwiseImport, ReduceAxesFromAttributeOrInputWithNoopFlag) {
   OnnxImported all = import_node(FakeImportNode("ReduceMean", 11, {{"keepdims", int64_t{0}}}, {kF32x2x3}));
   EXPECT_EQ(all.attrs, (Attributes{{"axes", std::vector<int64_t>{0, 1}}, {"keepdims", int64_t{0}}}));
-  OnnxImported listed = import_node(FakeImportNode("ReduceSum", 13, {}, {kF32x2x3, {DType::i64, {1}}})
+  OnnxImported listed = import_node(FakeImportNode("ReduceSum", 13, {}, {kF32x2x3, TensorType{DType::i64, {1}}})
                                         .constant(1, Tensor::i64({1}, {-1})));
   EXPECT_EQ(listed.attrs, (Attributes{{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{1}}}));
   OnnxImported noop = import_node(
@@ -150,21 +81,21 @@ TEST(ElementwiseImport, ReduceAxesFromAttributeOrInputWithNoopFlag) {
 TEST(ElementwiseImport, TrainingFormsAreUnsupported) {
   TensorType x{DType::f32, {1, 2, 2}}, c{DType::f32, {2}};
   expect_user_error(
-      [&] { import_node(FakeImportNode("BatchNormalization", 15, {{"training_mode", int64_t{1}}}, {x, c, c, c, c}, 3)); },
+      [&] { import_node(FakeImportNode("BatchNormalization", 15, {{"training_mode", int64_t{1}}}, {x, c, c, c, c}, {}, 3)); },
       "node 'n' (BatchNormalization, opset 15): training_mode=1 (training) is not supported; re-export the model "
       "without it, or open an issue with this model");
   expect_user_error(
-      [&] { import_node(FakeImportNode("BatchNormalization", 9, {}, {x, c, c, c, c}, 5)); },
+      [&] { import_node(FakeImportNode("BatchNormalization", 9, {}, {x, c, c, c, c}, {}, 5)); },
       "node 'n' (BatchNormalization, opset 9): the running mean/variance outputs (training) is not supported; "
       "re-export the model without it, or open an issue with this model");
   expect_user_error(
       [&] {
-        import_node(FakeImportNode("Dropout", 13, {}, {x, {DType::f32, {}}, {DType::boolean, {}}})
+        import_node(FakeImportNode("Dropout", 13, {}, {x, TensorType{DType::f32, {}}, TensorType{DType::boolean, {}}})
                         .constant(2, Tensor::boolean({}, {1})));
       },
       "node 'n' (Dropout, opset 13): training_mode=1 (training) is not supported; re-export the model without it, "
       "or open an issue with this model");
-  expect_user_error([&] { import_node(FakeImportNode("LayerNormalization", 17, {}, {x, c}, 3)); },
+  expect_user_error([&] { import_node(FakeImportNode("LayerNormalization", 17, {}, {x, c}, {}, 3)); },
                     "node 'n' (LayerNormalization, opset 17): the Mean and InvStdDev outputs is not supported; "
                     "re-export the model without it, or open an issue with this model");
 }
@@ -187,7 +118,7 @@ TEST(ElementwiseImport, Opset6LegacyBroadcastIsAcceptedWhenNumpyAligned) {
 
 TEST(ElementwiseImport, DropoutMaskAndCastTargets) {
   TensorType x{DType::f32, {2}};
-  OnnxImported dropout = import_node(FakeImportNode("Dropout", 12, {{"seed", int64_t{3}}}, {x}, 2));
+  OnnxImported dropout = import_node(FakeImportNode("Dropout", 12, {{"seed", int64_t{3}}}, {x}, {}, 2));
   EXPECT_EQ(dropout.attrs, (Attributes{{"with_mask", int64_t{1}}}));
   OnnxImported cast = import_node(FakeImportNode("Cast", 13, {{"to", int64_t{7}}}, {x}));
   EXPECT_EQ(cast.attrs, (Attributes{{"to", "i64"}}));
@@ -198,49 +129,18 @@ TEST(ElementwiseImport, DropoutMaskAndCastTargets) {
 
 // ---------------------------------------------------------------- ONNX export
 
-struct ExportedNode {
-  std::string op;
-  std::vector<std::string> inputs, outputs;
-  Attributes attrs;
-};
-
-// Records what an op exports; inputs are named in0, in1, ... and outputs out0, out1, ...
-class FakeExportNode final : public OnnxExportNode {
- public:
-  FakeExportNode(int opset, std::optional<TensorType> type) : opset_(opset), type_(std::move(type)) {}
-  int opset() const override { return opset_; }
-  std::string input(int index) const override { return fmt::format("in{}", index); }
-  std::string output(int index) const override { return fmt::format("out{}", index); }
-  std::optional<TensorType> input_type(int) const override { return type_; }
-  std::string add_constant(const Tensor& value) override {
-    constants.push_back(value);
-    return fmt::format("const{}", constants.size() - 1);
-  }
-  std::string fresh_name(const std::string& hint) override { return hint; }
-  void add_node(const std::string& op, const std::vector<std::string>& inputs,
-                const std::vector<std::string>& outputs, const Attributes& attrs) override {
-    nodes.push_back({op, inputs, outputs, attrs});
-  }
-  std::vector<ExportedNode> nodes;
-  std::vector<Tensor> constants;
-
- private:
-  int opset_;
-  std::optional<TensorType> type_;
-};
-
 // Exports the single node of a graph built on one input of `type`.
 FakeExportNode export_node(const std::string& op, Attributes attrs, TensorType type, int opset, bool type_known = true) {
   Graph graph;
   graph.add_node(op, std::move(attrs), {graph.add_input("x", type)}, "n");
-  FakeExportNode out(opset, type_known ? std::optional<TensorType>(type) : std::nullopt);
+  FakeExportNode out(opset, type_known ? std::vector<TensorType>{type} : std::vector<TensorType>{});
   graph.nodes()[0].def->to_onnx(graph.nodes()[0], out);
   return out;
 }
 
 std::vector<std::string> exported_ops(const FakeExportNode& out) {
   std::vector<std::string> ops;
-  for (const ExportedNode& node : out.nodes) ops.push_back(node.op);
+  for (const ExportedNode& node : out.nodes) ops.push_back(node.op_type);
   return ops;
 }
 
@@ -289,25 +189,16 @@ TEST(ElementwiseExport, CastAndDropoutUseOnnxSpellings) {
 }
 
 // The exported node seen by the importer: input 0 of type 2x3, later inputs the constants.
-FakeImportNode reimported(const ExportedNode& exported, const std::vector<Tensor>& constants, int opset) {
-  std::vector<TensorType> types{kF32x2x3};
-  std::vector<int> absent;
+FakeImportNode reimported(const FakeExportNode& out, int opset) {
+  const ExportedNode& exported = out.nodes.at(0);
+  std::vector<std::optional<TensorType>> types{kF32x2x3};
   std::map<int, Tensor> values;
   for (size_t i = 1; i < exported.inputs.size(); ++i) {
     const std::string& name = exported.inputs[i];
-    if (name.empty()) {
-      types.emplace_back();
-      absent.push_back(static_cast<int>(i));
-      continue;
-    }
-    Tensor value = constants.at(static_cast<size_t>(std::stoi(name.substr(std::string("const").size()))));
-    types.push_back(value.type());
-    values.emplace(static_cast<int>(i), value);
+    types.emplace_back();  // absent unless a constant
+    if (!name.empty()) values.emplace(static_cast<int>(i), out.constant(name));
   }
-  FakeImportNode node(exported.op, opset, exported.attrs, types);
-  for (int index : absent) node.absent(index);
-  for (auto& [index, value] : values) node.constant(index, value);
-  return node;
+  return FakeImportNode(exported.op_type, opset, exported.attrs, types, values);
 }
 
 // Import(export(node)) gives back the canonical attributes, at an old and a new opset.
@@ -327,8 +218,7 @@ TEST(ElementwiseExport, RoundTripsThroughImport) {
     for (const Case& c : cases) {
       FakeExportNode out = export_node(c.op, c.attrs, kF32x2x3, opset);
       if (out.nodes.size() != 1) continue;  // LogSoftmax's flattened form at 13, checked above
-      const ExportedNode& exported = out.nodes[0];
-      EXPECT_EQ(import_node(reimported(exported, out.constants, opset)).attrs,
+      EXPECT_EQ(import_node(reimported(out, opset)).attrs,
                 complete_attributes(OpRegistry::global().get(c.op), c.attrs))
           << c.op << " at opset " << opset;
     }

@@ -16,9 +16,13 @@
 #include "core/onnx_mapping.h"
 #include "core/registry.h"
 #include "core/text_ir.h"
+#include "tests/core/fake_onnx_node.h"
 
 namespace pet {
 namespace {
+
+using test::FakeImportNode;
+using test::import_node;
 
 using Ints = std::vector<int64_t>;
 using Floats = std::vector<double>;
@@ -328,82 +332,6 @@ TEST(Resize, LinearAlignCorners) {
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("pet_nn_" + name)).string();
-}
-
-// An ONNX node as the importer shows it to op files: attributes, input types, constants.
-class FakeImportNode final : public OnnxImportNode {
- public:
-  FakeImportNode(std::string op, int opset, Attributes attrs, std::vector<std::optional<TensorType>> types,
-                 std::map<int, Tensor> constants = {}, int outputs = 1)
-      : op_(std::move(op)),
-        opset_(opset),
-        attrs_(std::move(attrs)),
-        types_(std::move(types)),
-        constants_(std::move(constants)),
-        outputs_(outputs) {
-    for (const auto& [index, value] : constants_) types_.at(static_cast<size_t>(index)) = value.type();
-  }
-  const std::string& op_type() const override { return op_; }
-  const std::string& node_name() const override { return name_; }
-  int opset() const override { return opset_; }
-  bool has_attr(const std::string& name) const override { return attrs_.has(name); }
-  std::vector<std::string> attr_names() const override {
-    std::vector<std::string> names;
-    for (const auto& entry : attrs_.entries()) names.push_back(entry.first);
-    return names;
-  }
-  int64_t attr_int(const std::string& name, std::optional<int64_t> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_int(name) : or_missing(fallback, name);
-  }
-  double attr_float(const std::string& name, std::optional<double> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_float(name) : or_missing(fallback, name);
-  }
-  std::string attr_string(const std::string& name, std::optional<std::string> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_string(name) : or_missing(fallback, name);
-  }
-  Ints attr_ints(const std::string& name, std::optional<Ints> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_ints(name) : or_missing(fallback, name);
-  }
-  Floats attr_floats(const std::string& name, std::optional<Floats> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_floats(name) : or_missing(fallback, name);
-  }
-  Tensor attr_tensor(const std::string& name) const override { fail("no tensor attribute " + name, ""); }
-  int num_inputs() const override { return static_cast<int>(types_.size()); }
-  bool has_input(int index) const override {
-    return index >= 0 && index < num_inputs() && types_[static_cast<size_t>(index)].has_value();
-  }
-  const TensorType& input_type(int index) const override { return *types_.at(static_cast<size_t>(index)); }
-  const Tensor* constant_input(int index) const override {
-    auto found = constants_.find(index);
-    return found == constants_.end() ? nullptr : &found->second;
-  }
-  const Tensor& require_constant_input(int index, const std::string& what) const override {
-    if (const Tensor* value = constant_input(index)) return *value;
-    fail(fmt::format("input {} ({}) must be a constant", index, what), "fold it");
-  }
-  int num_outputs() const override { return outputs_; }
-  [[noreturn]] void fail(const std::string& what, const std::string& fix) const override {
-    throw UserError(fmt::format("node '{}' ({}, opset {}): {}; {}", name_, op_, opset_, what, fix));
-  }
-
- private:
-  template <typename T>
-  T or_missing(const std::optional<T>& fallback, const std::string& name) const {
-    if (!fallback) fail("required attribute '" + name + "' is missing", "fix the model");
-    return *fallback;
-  }
-  std::string op_, name_ = "n";
-  int opset_;
-  Attributes attrs_;
-  std::vector<std::optional<TensorType>> types_;
-  std::map<int, Tensor> constants_;
-  int outputs_;
-};
-
-OnnxImported import_node(const FakeImportNode& node) {
-  const OpDef* def = OpRegistry::global().find_onnx(node.op_type());
-  EXPECT_NE(def, nullptr) << node.op_type();
-  return def->from_onnx(*def, node);
 }
 
 TensorType f32(Shape shape) { return {DType::f32, std::move(shape)}; }

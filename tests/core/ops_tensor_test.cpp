@@ -18,11 +18,16 @@
 #include "core/onnx_mapping.h"
 #include "core/ops/layout.h"
 #include "core/registry.h"
+#include "tests/core/fake_onnx_node.h"
 
 namespace pet {
 namespace {
 
 using ops::layout_attrs;
+using test::ExportedNode;
+using test::FakeExportNode;
+using test::FakeImportNode;
+using test::import_node;
 using Ints = std::vector<int64_t>;
 
 // Runs one node of `op` whose inputs are graph inputs holding `inputs`; returns every output.
@@ -357,85 +362,6 @@ TEST(TensorLayout, BuilderWithNonDividingFactorIsAUserError) {
 
 // ---------------------------------------------------------------- ONNX import and export
 
-// An in-memory ONNX node: attributes, input types and which inputs are constants.
-class FakeImportNode final : public OnnxImportNode {
- public:
-  FakeImportNode(std::string op, int opset, Attributes attrs, std::vector<std::optional<TensorType>> types,
-                 std::map<int, Tensor> constants = {}, int outputs = 1)
-      : op_(std::move(op)),
-        opset_(opset),
-        attrs_(std::move(attrs)),
-        types_(std::move(types)),
-        constants_(std::move(constants)),
-        outputs_(outputs) {
-    for (const auto& [index, value] : constants_) types_.at(static_cast<size_t>(index)) = value.type();
-  }
-  std::map<std::string, Tensor> tensors;
-
-  const std::string& op_type() const override { return op_; }
-  const std::string& node_name() const override { return name_; }
-  int opset() const override { return opset_; }
-  bool has_attr(const std::string& name) const override { return attrs_.has(name) || tensors.count(name); }
-  std::vector<std::string> attr_names() const override {
-    std::vector<std::string> names;
-    for (const auto& entry : attrs_.entries()) names.push_back(entry.first);
-    for (const auto& entry : tensors) names.push_back(entry.first);
-    return names;
-  }
-  int64_t attr_int(const std::string& name, std::optional<int64_t> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_int(name) : required(fallback, name);
-  }
-  double attr_float(const std::string& name, std::optional<double> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_float(name) : required(fallback, name);
-  }
-  std::string attr_string(const std::string& name, std::optional<std::string> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_string(name) : required(fallback, name);
-  }
-  Ints attr_ints(const std::string& name, std::optional<Ints> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_ints(name) : required(fallback, name);
-  }
-  std::vector<double> attr_floats(const std::string& name, std::optional<std::vector<double>> fallback) const override {
-    return attrs_.has(name) ? attrs_.get_floats(name) : required(fallback, name);
-  }
-  Tensor attr_tensor(const std::string& name) const override { return tensors.at(name); }
-  int num_inputs() const override { return static_cast<int>(types_.size()); }
-  bool has_input(int index) const override {
-    return index >= 0 && index < num_inputs() && types_[static_cast<size_t>(index)].has_value();
-  }
-  const TensorType& input_type(int index) const override { return *types_.at(static_cast<size_t>(index)); }
-  const Tensor* constant_input(int index) const override {
-    auto found = constants_.find(index);
-    return found == constants_.end() ? nullptr : &found->second;
-  }
-  const Tensor& require_constant_input(int index, const std::string& what) const override {
-    if (const Tensor* value = constant_input(index)) return *value;
-    fail(fmt::format("input {} ({}) must be a constant", index, what), "fold it");
-  }
-  int num_outputs() const override { return outputs_; }
-  [[noreturn]] void fail(const std::string& what, const std::string& fix) const override {
-    throw UserError(fmt::format("node '{}' ({}, opset {}): {}; {}", name_, op_, opset_, what, fix));
-  }
-
- private:
-  template <typename T>
-  T required(const std::optional<T>& fallback, const std::string& name) const {
-    if (!fallback) fail("required attribute '" + name + "' is missing", "fix the model");
-    return *fallback;
-  }
-  std::string op_, name_ = "x";
-  int opset_;
-  Attributes attrs_;
-  std::vector<std::optional<TensorType>> types_;
-  std::map<int, Tensor> constants_;
-  int outputs_;
-};
-
-OnnxImported import_node(const FakeImportNode& node) {
-  const OpDef* def = OpRegistry::global().find_onnx(node.op_type());
-  EXPECT_NE(def, nullptr) << node.op_type();
-  return def->from_onnx(*def, node);
-}
-
 TEST(TensorImport, SliceCanonicalizesOldAttributesAndNewInputsAlike) {
   TensorType data{DType::f32, {10, 4}};
   FakeImportNode old_style("Slice", 9, {{"starts", Ints{-3}}, {"ends", Ints{100}}, {"axes", Ints{0}}}, {data});
@@ -467,7 +393,7 @@ TEST(TensorImport, ReshapeResolvesZeroAndMinusOne) {
 TEST(TensorImport, ReshapeWithARuntimeShapeIsAUserError) {
   FakeImportNode node("Reshape", 13, {}, {TensorType{DType::f32, {6}}, TensorType{DType::i64, {2}}});
   expect_user_error([&] { import_node(node); },
-                    "node 'x' (Reshape, opset 13): input 1 (shape) must be a constant; fold it");
+                    "node 'n' (Reshape, opset 13): input 1 (shape) must be a constant; fold it");
 }
 
 TEST(TensorImport, SplitWithoutSizesSplitsEvenlyByOutputCount) {
@@ -494,7 +420,7 @@ TEST(TensorImport, PadWrapModeIsUnsupported) {
   FakeImportNode node("Pad", 11, {{"mode", std::string("wrap")}}, {TensorType{DType::f32, {2}}, std::nullopt},
                       {{1, Tensor::i64({2}, {1, 1})}});
   expect_user_error([&] { import_node(node); },
-                    "node 'x' (Pad, opset 11): mode 'wrap' is not supported; re-export the model without it, or open "
+                    "node 'n' (Pad, opset 11): mode 'wrap' is not supported; re-export the model without it, or open "
                     "an issue with this model");
 }
 
@@ -514,42 +440,9 @@ TEST(TensorImport, ConstantOfShapeReadsTheValueTensor) {
 TEST(TensorImport, UnknownAttributeIsUnsupported) {
   FakeImportNode node("Transpose", 13, {{"perm", Ints{1, 0}}, {"fancy", int64_t{1}}}, {TensorType{DType::f32, {2, 2}}});
   expect_user_error([&] { import_node(node); },
-                    "node 'x' (Transpose, opset 13): attribute 'fancy' is not supported; re-export the model without "
+                    "node 'n' (Transpose, opset 13): attribute 'fancy' is not supported; re-export the model without "
                     "it, or open an issue with this model");
 }
-
-struct ExportedNode {
-  std::string op_type;
-  std::vector<std::string> inputs, outputs;
-  Attributes attrs;
-};
-
-// Records the ONNX nodes and initializers an op exports; knows the input types.
-class FakeExportNode final : public OnnxExportNode {
- public:
-  FakeExportNode(int opset, std::vector<TensorType> types) : opset_(opset), types_(std::move(types)) {}
-  std::vector<ExportedNode> nodes;
-  std::map<std::string, Tensor> constants;
-
-  int opset() const override { return opset_; }
-  std::string input(int index) const override { return fmt::format("in{}", index); }
-  std::string output(int index) const override { return fmt::format("out{}", index); }
-  std::optional<TensorType> input_type(int index) const override { return types_.at(static_cast<size_t>(index)); }
-  std::string add_constant(const Tensor& value) override {
-    std::string name = fmt::format("c{}", constants.size());
-    constants.emplace(name, value);
-    return name;
-  }
-  std::string fresh_name(const std::string& hint) override { return hint + "_" + std::to_string(nodes.size()); }
-  void add_node(const std::string& op_type, const std::vector<std::string>& inputs,
-                const std::vector<std::string>& outputs, const Attributes& attrs) override {
-    nodes.push_back({op_type, inputs, outputs, attrs});
-  }
-
- private:
-  int opset_;
-  std::vector<TensorType> types_;
-};
 
 // Builds `op` on inputs of `types`, exports it at `opset`, re-imports the single ONNX node it
 // becomes and expects the same canonical attributes back.
@@ -567,7 +460,7 @@ void expect_round_trip(const std::string& op, const Attributes& attrs, const std
   std::map<int, Tensor> constants;
   for (size_t i = 0; i < exported.inputs.size(); ++i) {
     const std::string& name = exported.inputs[i];
-    if (out.constants.count(name)) constants.emplace(static_cast<int>(i), out.constants.at(name));
+    if (const Tensor* value = out.find_constant(name)) constants.emplace(static_cast<int>(i), *value);
     input_types.push_back(name.empty() ? std::nullopt : std::optional<TensorType>(TensorType{}));
     if (name.rfind("in", 0) == 0) input_types.back() = types.at(std::stoul(name.substr(2)));
   }
@@ -613,11 +506,11 @@ TEST(TensorExport, LayoutLowersToReshapeTransposeReshape) {
   graph.nodes().back().def->to_onnx(graph.nodes().back(), out);
   ASSERT_EQ(out.nodes.size(), 3u);
   EXPECT_EQ(out.nodes[0].op_type, "Reshape");
-  EXPECT_EQ(out.constants.at(out.nodes[0].inputs[1]).to_int_vector(), (Ints{2, 1, 1, 2, 2}));
+  EXPECT_EQ(out.constant(out.nodes[0].inputs[1]).to_int_vector(), (Ints{2, 1, 1, 2, 2}));
   EXPECT_EQ(out.nodes[1].op_type, "Transpose");
   EXPECT_EQ(out.nodes[1].attrs.get_ints("perm"), (Ints{1, 2, 0, 3, 4}));
   EXPECT_EQ(out.nodes[2].op_type, "Reshape");
-  EXPECT_EQ(out.constants.at(out.nodes[2].inputs[1]).to_int_vector(), (Ints{1, 1, 4, 2}));
+  EXPECT_EQ(out.constant(out.nodes[2].inputs[1]).to_int_vector(), (Ints{1, 1, 4, 2}));
   EXPECT_EQ(out.nodes[2].outputs, (std::vector<std::string>{"out0"}));
 }
 
@@ -671,7 +564,7 @@ Tensor run_exported(const FakeExportNode& out, const Tensor& input) {
   for (const ExportedNode& node : out.nodes) {
     ValueId source = values.at(node.inputs[0]);
     Attributes attrs;
-    if (node.op_type == "Reshape") attrs = {{"shape", out.constants.at(node.inputs[1]).to_int_vector()}};
+    if (node.op_type == "Reshape") attrs = {{"shape", out.constant(node.inputs[1]).to_int_vector()}};
     if (node.op_type == "Transpose") attrs = node.attrs;
     values[node.outputs[0]] = node.op_type == "Identity" ? source : graph.add_node1(node.op_type, attrs, {source});
   }

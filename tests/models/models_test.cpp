@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "core/executor.h"
+#include "core/onnx_export.h"
 #include "core/onnx_import.h"
+#include "core/structural_hash.h"
 #include "core/onnx_tensor.h"
 #include "tools/commands.h"
 #include "verifier/differential.h"
@@ -76,6 +78,27 @@ TEST_P(Model, SurvivesPetOptRoundTrip) {
   ASSERT_EQ(pet_opt_main({(model.folder / "model.onnx").string(), "-o", optimized}, out, err), 0) << err.str();
   Graph graph = import_onnx(optimized);
   expect_matches_torch(model.expected, execute(graph, model.inputs), "after pet-opt");
+}
+
+TEST_P(Model, ExportThenImportKeepsHashAndWeights) {
+  ModelCase model = load_case(GetParam());
+  ASSERT_TRUE(fs::exists(model.folder / "model.onnx")) << model.folder << " is missing: run models/export_models.py";
+  Graph graph = import_onnx((model.folder / "model.onnx").string());
+  fs::path out_dir = fs::temp_directory_path() / "pet-model-tests";
+  fs::create_directories(out_dir);
+  std::string exported = (out_dir / (GetParam() + ".reexported.onnx")).string();
+  export_onnx(graph, exported);
+  Graph back = import_onnx(exported);
+  EXPECT_EQ(structural_hash(back), structural_hash(graph));
+  size_t weights = 0;
+  for (const Value& value : graph.values()) {
+    if (!value.constant) continue;
+    auto found = back.find_value(value.name);
+    ASSERT_TRUE(found.has_value()) << "weight '" << value.name << "' lost in the round trip";
+    EXPECT_TRUE(back.value(*found).constant->same_content(*value.constant)) << value.name;
+    ++weights;
+  }
+  EXPECT_GT(weights, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Batch1, Model, ::testing::ValuesIn(model_names()),
