@@ -80,9 +80,18 @@ void apply_input_shapes(onnx::ModelProto& model, const ImportOptions& options) {
   }
 }
 
-void run_checker(const onnx::ModelProto& model) {
+bool has_external_data(const onnx::ModelProto& model) {
+  for (const auto& init : model.graph().initializer())
+    if (init.data_location() == onnx::TensorProto::EXTERNAL) return true;
+  return false;
+}
+
+// ONNX 1.12 checks external data relative to the model's folder only through the path
+// overload (which parses the file again), so that one is used only when it matters.
+void run_checker(const onnx::ModelProto& model, const std::string& path) {
   try {
-    onnx::checker::check_model(model);
+    if (has_external_data(model)) onnx::checker::check_model(path);
+    else onnx::checker::check_model(model);
   } catch (const std::exception& error) {
     throw UserError(fmt::format("the model fails the ONNX checker: {}; fix or re-export the model",
                                 std::string(error.what()).substr(0, 600)));
@@ -333,7 +342,7 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
     onnx::ModelProto model = load_model_proto(path);
     default_opset(model);
     apply_input_shapes(model, options);
-    run_checker(model);
+    run_checker(model, path);
     auto onnx_types = infer_onnx_types(model);
     std::string base_dir = std::filesystem::path(path).parent_path().string();
     return Importer(model, base_dir, std::move(onnx_types)).run();

@@ -79,4 +79,40 @@ OpDef comparison_op(const std::string& name, std::function<bool(double, double)>
   return def;
 }
 
+OpDef logical_op(const std::string& name, std::function<bool(bool, bool)> combine) {
+  OpDef def = comparison_op(
+      name, [combine](double a, double b) { return combine(a != 0.0, b != 0.0); },
+      [combine](int64_t a, int64_t b) { return combine(a != 0, b != 0); }, true);
+  ShapeRule comparison_rule = def.infer;
+  def.infer = [comparison_rule](const ShapeContext& context) {
+    for (int i = 0; i < 2; ++i)
+      context.require(context.input(i).dtype == DType::boolean,
+                      fmt::format("expects bool inputs, got {}", context.input(i).to_string()));
+    return comparison_rule(context);
+  };
+  def.traits.commutative = true;
+  return def;
+}
+
+OpDef float_predicate_op(const std::string& name, std::function<bool(float)> test) {
+  OpDef def;
+  def.name = name;
+  def.onnx_ops = {name};
+  def.traits.elementwise = true;
+  def.infer = [](const ShapeContext& context) {
+    context.require(context.input(0).dtype == DType::f32,
+                    "expects a float32 input, got " + context.input(0).to_string());
+    return std::vector<TensorType>{{DType::boolean, context.input(0).shape}};
+  };
+  def.compute = [test](KernelContext& context) {
+    auto in = context.input(0).f32();
+    auto out = context.outputs[0].mutable_b8();
+    for (size_t i = 0; i < in.size(); ++i) out[i] = test(in[i]) ? 1 : 0;
+  };
+  def.cost = [](const CostContext& context) { return elementwise_cost(context); };
+  def.from_onnx = import_same_name;
+  def.to_onnx = export_same_name;
+  return def;
+}
+
 }  // namespace pet::ops

@@ -1,5 +1,5 @@
 // OpDef builders shared by elementwise ops beyond op_util's float-only ones: unary ops that
-// also take i64, and broadcasting comparisons that produce bool.
+// also take i64, and broadcasting comparisons, logical ops and float tests that produce bool.
 #pragma once
 
 #include <functional>
@@ -18,5 +18,11 @@ OpDef numeric_unary_op(const std::string& name, std::function<float(float)> floa
 // (exact for every i64 an index or shape holds) unless both are i64, when `compare_int` is used.
 OpDef comparison_op(const std::string& name, std::function<bool(double, double)> compare,
                     std::function<bool(int64_t, int64_t)> compare_int, bool allows_bool);
+
+// OpDef for a broadcasting logical op of two bool inputs (And, Or, Xor) producing bool.
+OpDef logical_op(const std::string& name, std::function<bool(bool, bool)> combine);
+
+// OpDef for an elementwise test of a float32 input (IsNaN, IsInf) producing bool.
+OpDef float_predicate_op(const std::string& name, std::function<bool(float)> test);
 
 }  // namespace pet::ops

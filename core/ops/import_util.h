@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/onnx_mapping.h"
 
 namespace pet::ops {
@@ -24,6 +25,11 @@ std::optional<std::vector<int64_t>> optional_constant_ints(const OnnxImportNode&
 
 // Sorted, normalized, duplicate-free axes against `rank`, or a UserError.
 std::vector<int64_t> import_axes(const OnnxImportNode& node, const std::vector<int64_t>& axes, int rank);
+
+// The ONNX TensorProto.DataType code of a pet element type, and back (nullopt for types pet
+// does not hold).
+int64_t onnx_type_code(DType type);
+std::optional<DType> dtype_from_onnx_code(int64_t code);
 
 // "[a, b, c]" for error messages.
 std::string ints_to_string(const std::vector<int64_t>& values);

@@ -2,7 +2,9 @@
 #include "core/ops/reduce_common.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -28,10 +30,15 @@ static Shape kept_shape(const Shape& input, const std::vector<int>& axes) {
   return shape;
 }
 
+// Reductions whose result can leave the integers (and so take f32 only).
+static bool needs_float(Reduction reduction) {
+  return reduction == Reduction::Mean || reduction == Reduction::L2 || reduction == Reduction::LogSum ||
+         reduction == Reduction::LogSumExp;
+}
+
 static std::vector<TensorType> infer_reduce(const ShapeContext& context, Reduction reduction) {
   const TensorType& input = context.input(0);
-  bool integer_ok = reduction != Reduction::Mean;
-  context.require(input.dtype == DType::f32 || (integer_ok && input.dtype == DType::i64),
+  context.require(input.dtype == DType::f32 || (!needs_float(reduction) && input.dtype == DType::i64),
                   "does not support element type " + std::string(dtype_name(input.dtype)));
   std::vector<int> axes = reduced_axes(context, input.shape.rank());
   if (axes.empty() || context.attrs.get_int("keepdims") != 0) return {{input.dtype, kept_shape(input.shape, axes)}};
@@ -41,21 +48,68 @@ static std::vector<TensorType> infer_reduce(const ShapeContext& context, Reducti
   return {{input.dtype, Shape(dims)}};
 }
 
-// Accumulates every input element into its output slot (f32 sums in double for accuracy).
+// The value of a slot before any element is folded in (an empty reduction's result).
+template <typename Accumulator>
+static Accumulator initial_total(Reduction reduction) {
+  if (reduction == Reduction::Max) return std::numeric_limits<Accumulator>::lowest();
+  if (reduction == Reduction::Min) return std::numeric_limits<Accumulator>::max();
+  return reduction == Reduction::Prod ? 1 : 0;
+}
+
+// Folds one element into a slot's total (LogSumExp's element arrives already shifted).
+template <typename Accumulator>
+static Accumulator fold(Reduction reduction, Accumulator total, Accumulator value) {
+  switch (reduction) {
+    case Reduction::Max: return std::max(total, value);
+    case Reduction::Min: return std::min(total, value);
+    case Reduction::Prod: return total * value;
+    case Reduction::L1: return total + (value < 0 ? -value : value);
+    case Reduction::L2:
+    case Reduction::SumSquare: return total + value * value;
+    case Reduction::LogSumExp: return total + static_cast<Accumulator>(std::exp(static_cast<double>(value)));
+    default: return total + value;
+  }
+}
+
+// A slot's result from its total, the number of elements folded and LogSumExp's shift.
+static double finish(Reduction reduction, double total, double count, double shift) {
+  switch (reduction) {
+    case Reduction::Mean: return total / count;
+    case Reduction::L2: return std::sqrt(total);
+    case Reduction::LogSum: return std::log(total);
+    case Reduction::LogSumExp: return shift + std::log(total);
+    default: return total;
+  }
+}
+
+// Folds every input element into its output slot (f32 in double for accuracy). LogSumExp
+// subtracts each slot's maximum (`shifts`) before exp, so large inputs do not overflow.
 template <typename T, typename Accumulator>
-static void reduce_into(const Tensor& in, const Shape& kept, Reduction reduction, T* out) {
+static void reduce_into(const Tensor& in, const Shape& kept, Reduction reduction, T* out,
+                        const std::vector<double>& shifts = {}) {
   BroadcastIndex slots(kept, in.shape());
-  std::vector<Accumulator> totals(static_cast<size_t>(kept.numel()),
-                                  reduction == Reduction::Max ? std::numeric_limits<Accumulator>::lowest() : 0);
+  std::vector<Accumulator> totals(static_cast<size_t>(kept.numel()), initial_total<Accumulator>(reduction));
   const T* values = reinterpret_cast<const T*>(in.raw());
   for (int64_t i = 0; i < in.numel(); ++i) {
-    auto& total = totals[static_cast<size_t>(slots.identity() ? i : slots.offsets()[static_cast<size_t>(i)])];
+    auto slot = static_cast<size_t>(slots.identity() ? i : slots.offsets()[static_cast<size_t>(i)]);
     auto value = static_cast<Accumulator>(values[i]);
-    total = reduction == Reduction::Max ? std::max(total, value) : total + value;
+    if (!shifts.empty()) value -= static_cast<Accumulator>(shifts[slot]);
+    totals[slot] = fold(reduction, totals[slot], value);
   }
   double count = kept.numel() == 0 ? 1.0 : static_cast<double>(in.numel()) / static_cast<double>(kept.numel());
-  for (size_t k = 0; k < totals.size(); ++k)
-    out[k] = static_cast<T>(reduction == Reduction::Mean ? static_cast<double>(totals[k]) / count : totals[k]);
+  for (size_t k = 0; k < totals.size(); ++k) {
+    if constexpr (std::is_integral_v<T>) out[k] = totals[k];  // integer reductions need no finishing
+    else out[k] = static_cast<T>(finish(reduction, totals[k], count, shifts.empty() ? 0.0 : shifts[k]));
+  }
+}
+
+// Each slot's maximum, or 0 where it is not finite (an all -inf slot, or an empty one).
+static std::vector<double> slot_maxima(const Tensor& in, const Shape& kept) {
+  std::vector<float> maxima(static_cast<size_t>(kept.numel()));
+  reduce_into<float, double>(in, kept, Reduction::Max, maxima.data());
+  std::vector<double> shifts;
+  for (float peak : maxima) shifts.push_back(std::isfinite(peak) ? peak : 0.0);
+  return shifts;
 }
 
 static void compute_reduce(KernelContext& context, Reduction reduction) {
@@ -63,15 +117,13 @@ static void compute_reduce(KernelContext& context, Reduction reduction) {
   Tensor& out = context.outputs[0];
   std::vector<int> axes;
   for (int64_t axis : context.attrs.get_ints("axes")) axes.push_back(normalize_axis(axis, in.shape().rank()));
-  if (axes.empty()) {
-    out = in;
-    return;
-  }
   Shape kept = kept_shape(in.shape(), axes);
-  if (in.dtype() == DType::f32)
-    reduce_into<float, double>(in, kept, reduction, out.mutable_f32().data());
-  else
+  if (in.dtype() == DType::i64)
     reduce_into<int64_t, int64_t>(in, kept, reduction, out.mutable_i64().data());
+  else if (reduction == Reduction::LogSumExp)
+    reduce_into<float, double>(in, kept, reduction, out.mutable_f32().data(), slot_maxima(in, kept));
+  else
+    reduce_into<float, double>(in, kept, reduction, out.mutable_f32().data());
 }
 
 // ReduceSum takes axes as an input from opset 13, the other reductions from opset 18.
@@ -91,12 +143,24 @@ static OnnxImported import_reduce(const OpDef& def, const OnnxImportNode& node) 
   return {def.name, {{"axes", axes}, {"keepdims", node.attr_int("keepdims", 1)}}, {0}};
 }
 
-static void export_reduce(const Node& node, OnnxExportNode& out) {
+// A reduction over no axis, which opsets before 18 cannot say: what it leaves of each element.
+static void export_no_reduction(Reduction reduction, OnnxExportNode& out) {
+  std::string x = out.input(0);
+  switch (reduction) {
+    case Reduction::L1:
+    case Reduction::L2: out.add_node("Abs", {x}, {out.output(0)}, {}); return;
+    case Reduction::SumSquare: out.add_node("Mul", {x, x}, {out.output(0)}, {}); return;
+    case Reduction::LogSum: out.add_node("Log", {x}, {out.output(0)}, {}); return;
+    default: out.add_node("Identity", {x}, {out.output(0)}, {});
+  }
+}
+
+static void export_reduce(const Node& node, Reduction reduction, OnnxExportNode& out) {
   const std::vector<int64_t>& axes = node.attrs.get_ints("axes");
   int64_t keepdims = node.attrs.get_int("keepdims");
   bool as_input = axes_are_input(node.op(), out.opset());
-  if (axes.empty() && !as_input) {  // no reduction at all, which older opsets cannot say
-    out.add_node("Identity", {out.input(0)}, {out.output(0)}, {});
+  if (axes.empty() && !as_input) {
+    export_no_reduction(reduction, out);
   } else if (axes.empty()) {
     out.add_node(node.op(), {out.input(0)}, {out.output(0)},
                  {{"keepdims", keepdims}, {"noop_with_empty_axes", int64_t{1}}});
@@ -120,7 +184,7 @@ OpDef reduce_op(const std::string& name, Reduction reduction) {
     return Cost{elements, context.input_bytes() + context.output_bytes()};
   };
   def.from_onnx = import_reduce;
-  def.to_onnx = export_reduce;
+  def.to_onnx = [reduction](const Node& node, OnnxExportNode& out) { export_reduce(node, reduction, out); };
   return def;
 }
 

@@ -1,4 +1,4 @@
-// Shape rule, kernel and opset-dependent ONNX mapping of Softmax and LogSoftmax.
+// Shape rule, kernel and opset-dependent ONNX mapping of Softmax, LogSoftmax and Hardmax.
 #include "core/ops/softmax_common.h"
 
 #include <algorithm>
@@ -53,7 +53,15 @@ static void softmax_line(const float* in, float* out, int64_t count, int64_t str
   for (int64_t k = 0; k < count; ++k) out[k * stride] = std::exp(in[k * stride] - peak) * scale;
 }
 
-static void compute_softmax(KernelContext& context, bool logarithmic) {
+static void softmax_line_plain(const float* in, float* out, int64_t count, int64_t stride) {
+  softmax_line(in, out, count, stride, false);
+}
+
+static void softmax_line_logarithmic(const float* in, float* out, int64_t count, int64_t stride) {
+  softmax_line(in, out, count, stride, true);
+}
+
+static void compute_softmax(KernelContext& context, SoftmaxLineKernel line) {
   const Tensor& in = context.input(0);
   int axis = normalize_axis(context.attrs.get_int("axis"), in.shape().rank());
   SoftmaxLayout layout = softmax_layout(in.shape(), axis, context.attrs.get_int("include_trailing_axes") != 0);
@@ -62,7 +70,7 @@ static void compute_softmax(KernelContext& context, bool logarithmic) {
   for (int64_t o = 0; o < layout.outer; ++o)
     for (int64_t i = 0; i < layout.inner; ++i) {
       int64_t start = o * layout.reduced * layout.inner + i;
-      softmax_line(src + start, dst + start, layout.reduced, layout.inner, logarithmic);
+      line(src + start, dst + start, layout.reduced, layout.inner);
     }
 }
 
@@ -103,7 +111,17 @@ static void export_flattened(const std::string& name, int64_t axis, OnnxExportNo
   out.add_node("Reshape", {normalized, shape}, {out.output(0)}, {});
 }
 
-static void export_softmax(const Node& node, OnnxExportNode& out) {
+// Opset < 13 normalizes `axis` and all later axes: move `axis` last, normalize it, move it back.
+static void export_transposed(const std::string& name, int64_t axis, int rank, OnnxExportNode& out) {
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i) perm.push_back(i == axis ? rank - 1 : i == rank - 1 ? axis : i);
+  std::string moved = out.fresh_name("softmax_axis_last"), normalized = out.fresh_name("softmax_rows");
+  out.add_node("Transpose", {out.input(0)}, {moved}, {{"perm", perm}});
+  out.add_node(name, {moved}, {normalized}, {{"axis", int64_t{rank - 1}}});
+  out.add_node("Transpose", {normalized}, {out.output(0)}, {{"perm", perm}});
+}
+
+static void export_softmax(const Node& node, bool decomposable, OnnxExportNode& out) {
   const std::string& name = node.op();
   int64_t axis = node.attrs.get_int("axis");
   bool include_trailing_axes = node.attrs.get_int("include_trailing_axes") != 0;
@@ -111,25 +129,37 @@ static void export_softmax(const Node& node, OnnxExportNode& out) {
   std::optional<TensorType> type = out.input_type(0);
   if (type) axis = normalize_axis(axis, type->shape.rank());
   bool same_either_way = type && trailing_elements(type->shape, static_cast<int>(axis)) == 1;
-  if (include_trailing_axes == coerced_2d || same_either_way)
+  if (include_trailing_axes == coerced_2d || same_either_way) {
     out.add_node(name, {out.input(0)}, {out.output(0)}, {{"axis", axis}});
-  else if (coerced_2d)
+  } else if (coerced_2d && decomposable) {
     export_decomposed(name, axis, out);
-  else
+  } else if (coerced_2d) {
+    PET_CHECK(type.has_value(), "exporting a single-axis " + name + " below opset 13 needs the input's rank");
+    export_transposed(name, axis, type->shape.rank(), out);
+  } else {
     export_flattened(name, axis, out);
+  }
 }
 
-OpDef softmax_family_op(const std::string& name, bool logarithmic) {
+static OpDef softmax_family_def(const std::string& name, SoftmaxLineKernel line, bool decomposable) {
   OpDef def;
   def.name = name;
   def.onnx_ops = {name};
   def.attrs = {attr_int("axis", -1), attr_int("include_trailing_axes", 0)};
   def.infer = infer_softmax;
-  def.compute = [logarithmic](KernelContext& context) { compute_softmax(context, logarithmic); };
+  def.compute = [line](KernelContext& context) { compute_softmax(context, line); };
   def.cost = [](const CostContext& context) { return elementwise_cost(context, 12.0); };
   def.from_onnx = import_softmax;
-  def.to_onnx = export_softmax;
+  def.to_onnx = [decomposable](const Node& node, OnnxExportNode& out) { export_softmax(node, decomposable, out); };
   return def;
+}
+
+OpDef softmax_family_op(const std::string& name, bool logarithmic) {
+  return softmax_family_def(name, logarithmic ? softmax_line_logarithmic : softmax_line_plain, true);
+}
+
+OpDef softmax_family_op(const std::string& name, SoftmaxLineKernel line) {
+  return softmax_family_def(name, line, false);
 }
 
 }  // namespace pet::ops

@@ -162,8 +162,8 @@ OnnxModelBuilder external_data_model(const std::string& location) {
 TEST(ImportErrors, MissingExternalData) {
   std::string path = external_data_model("missing_weights.bin").save("external_missing.onnx");
   EXPECT_EQ(import_error(path), path + ": the model fails the ONNX checker: Data of TensorProto ( tensor name: w) "
-                                       "should be stored in missing_weights.bin, but it doesn't exist or is not "
-                                       "accessible.; fix or re-export the model");
+                                       "should be stored in " + temp_file("missing_weights.bin") +
+                                       ", but it doesn't exist or is not accessible.; fix or re-export the model");
 }
 
 TEST(ImportErrors, ExternalDataNextToTheModelLoads) {

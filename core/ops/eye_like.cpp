@@ -1,0 +1,66 @@
+// EyeLike: a 2-D tensor shaped like the input with ones on the diagonal shifted by k and zeros
+// elsewhere, of element type `dtype` ("f32", "i64" or "bool"; the input's type unless ONNX names
+// another). Depends only on the input's type, so it always folds.
+#include <fmt/format.h>
+
+#include "core/ops/import_util.h"
+#include "core/ops/op_util.h"
+
+namespace pet::ops {
+
+static std::vector<TensorType> infer_eye_like(const ShapeContext& context) {
+  const TensorType& x = context.input(0);
+  context.require(x.shape.rank() == 2, "input " + x.to_string() + " must be 2-D");
+  const std::string& name = context.attrs.get_string("dtype");
+  std::optional<DType> type = parse_dtype(name);
+  context.require(type.has_value(), fmt::format("dtype '{}' is unknown; the types are f32, i64 and bool", name));
+  return {{*type, x.shape}};
+}
+
+static void compute_eye_like(KernelContext& context) {
+  Tensor& out = context.outputs[0];
+  int64_t rows = out.shape()[0], cols = out.shape()[1], k = context.attrs.get_int("k");
+  size_t width = dtype_size(out.dtype());
+  std::byte* data = out.mutable_raw();
+  for (int64_t r = std::max<int64_t>(0, -k); r < rows && r + k < cols; ++r) {
+    std::byte* at = data + static_cast<size_t>(r * cols + r + k) * width;
+    switch (out.dtype()) {
+      case DType::f32: *reinterpret_cast<float*>(at) = 1.0f; break;
+      case DType::i64: *reinterpret_cast<int64_t*>(at) = 1; break;
+      case DType::boolean: *reinterpret_cast<uint8_t*>(at) = 1; break;
+    }
+  }
+}
+
+static OnnxImported import_eye_like(const OpDef& def, const OnnxImportNode& node) {
+  reject_unknown_attrs(node, {"dtype", "k"});
+  DType type = node.input_type(0).dtype;
+  if (node.has_attr("dtype")) {
+    std::optional<DType> named = dtype_from_onnx_code(node.attr_int("dtype"));
+    if (!named) node.unsupported(fmt::format("dtype {} (ONNX element type code)", node.attr_int("dtype")));
+    type = *named;
+  }
+  return {def.name, {{"dtype", std::string(dtype_name(type))}, {"k", node.attr_int("k", 0)}}, {0}};
+}
+
+static void export_eye_like(const Node& node, OnnxExportNode& out) {
+  Attributes attrs{{"dtype", onnx_type_code(*parse_dtype(node.attrs.get_string("dtype")))},
+                   {"k", node.attrs.get_int("k")}};
+  out.add_node("EyeLike", {out.input(0)}, {out.output(0)}, attrs);
+}
+
+OpDef make_EyeLike() {
+  OpDef def;
+  def.name = "EyeLike";
+  def.onnx_ops = {"EyeLike"};
+  def.attrs = {attr_string("dtype"), attr_int("k", 0)};
+  def.traits.type_only = true;
+  def.infer = infer_eye_like;
+  def.compute = compute_eye_like;
+  def.cost = data_movement_cost;
+  def.from_onnx = import_eye_like;
+  def.to_onnx = export_eye_like;
+  return def;
+}
+
+}  // namespace pet::ops

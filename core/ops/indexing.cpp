@@ -1,0 +1,129 @@
+// Index checks, odometer offsets and scatter reductions shared by the indexing ops.
+#include "core/ops/indexing.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/graph.h"
+
+namespace pet::ops {
+
+int64_t checked_index(int64_t index, int64_t length, const std::string& op) {
+  int64_t position = index < 0 ? index + length : index;
+  if (position < 0 || position >= length)
+    throw UserError(fmt::format("{}: index {} is out of range for an axis of size {}", op, index, length));
+  return position;
+}
+
+std::vector<int64_t> embedded_offsets(const std::vector<int64_t>& walk, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides = Shape(dims).strides();
+  int64_t total = Shape(walk).numel();
+  std::vector<int64_t> offsets(static_cast<size_t>(total));
+  std::vector<int64_t> coordinate(walk.size(), 0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < total; ++i) {
+    offsets[static_cast<size_t>(i)] = offset;
+    for (size_t d = walk.size(); d-- > 0;) {  // odometer
+      offset += strides[d];
+      if (++coordinate[d] < walk[d]) break;
+      offset -= strides[d] * walk[d];
+      coordinate[d] = 0;
+    }
+  }
+  return offsets;
+}
+
+std::vector<int64_t> offsets_along_axis(const Shape& data, const Tensor& indices, int axis, const std::string& op) {
+  auto a = static_cast<size_t>(axis);
+  int64_t stride = data.strides()[a], length = data[axis];
+  int64_t index_stride = indices.shape().strides()[a], index_length = indices.shape()[axis];
+  std::vector<int64_t> offsets = embedded_offsets(indices.shape().dims(), data.dims());
+  auto values = indices.i64();
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    int64_t own = (static_cast<int64_t>(i) / index_stride) % index_length;  // the element's axis coordinate
+    offsets[i] += (checked_index(values[i], length, op) - own) * stride;
+  }
+  return offsets;
+}
+
+void require_indices_along_axis(const ShapeContext& context, const TensorType& data, const TensorType& indices,
+                                int axis) {
+  int rank = data.shape.rank();
+  context.require(indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
+  context.require(indices.shape.rank() == rank, fmt::format("indices {} must have the rank of data {}",
+                                                            indices.shape.to_string(), data.shape.to_string()));
+  for (int d = 0; d < rank; ++d)
+    context.require(d == axis || indices.shape[d] <= data.shape[d],
+                    fmt::format("indices {} do not fit inside data {} off axis {}", indices.shape.to_string(),
+                                data.shape.to_string(), axis));
+}
+
+int64_t dims_product(const std::vector<int64_t>& dims, size_t first, size_t last) {
+  int64_t product = 1;
+  for (size_t d = first; d < last && d < dims.size(); ++d) product *= dims[d];
+  return product;
+}
+
+bool is_scatter_reduction(const std::string& reduction) {
+  return reduction == "none" || reduction == "add" || reduction == "mul";
+}
+
+void require_scatter_reduction(const ShapeContext& context) {
+  const std::string& reduction = context.attrs.get_string("reduction");
+  context.require(is_scatter_reduction(reduction),
+                  "reduction '" + reduction + "' is unknown; the reductions are none, add and mul");
+  DType type = context.input(0).dtype;
+  context.require(reduction == "none" || type == DType::f32 || type == DType::i64,
+                  fmt::format("reduction '{}' does not support element type {}", reduction, dtype_name(type)));
+}
+
+std::string import_scatter_reduction(const OnnxImportNode& node) {
+  std::string reduction = node.attr_string("reduction", "none");
+  if (!is_scatter_reduction(reduction)) node.unsupported("reduction '" + reduction + "'");
+  return reduction;
+}
+
+bool scatter_is_linear(const Attributes& attrs) { return attrs.get_string("reduction") != "mul"; }
+
+template <typename T>
+static void reduce_blocks(T* out, const T* updates, const std::vector<int64_t>& offsets, int64_t block, bool add) {
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    T* to = out + offsets[i];
+    const T* from = updates + static_cast<int64_t>(i) * block;
+    for (int64_t j = 0; j < block; ++j) to[j] = add ? to[j] + from[j] : to[j] * from[j];
+  }
+}
+
+void scatter_blocks(Tensor& out, const Tensor& updates, const std::vector<int64_t>& offsets, int64_t block,
+                    const std::string& reduction) {
+  PET_CHECK(out.dtype() == updates.dtype(), "scatter dtype mismatch");
+  if (reduction == "none") {
+    size_t width = dtype_size(out.dtype()), bytes = static_cast<size_t>(block) * width;
+    std::byte* to = out.mutable_raw();
+    for (size_t i = 0; i < offsets.size(); ++i)
+      std::memcpy(to + static_cast<size_t>(offsets[i]) * width, updates.raw() + i * bytes, bytes);
+    return;
+  }
+  bool add = reduction == "add";
+  if (out.dtype() == DType::f32)
+    reduce_blocks(out.mutable_f32().data(), updates.f32().data(), offsets, block, add);
+  else
+    reduce_blocks(out.mutable_i64().data(), updates.i64().data(), offsets, block, add);
+}
+
+void require_export_opset(const Node& node, const OnnxExportNode& out, int minimum, const std::string& what) {
+  if (out.opset() < minimum)
+    throw UserError(fmt::format("node '{}' ({}): {} needs opset {} or later, exporting at opset {}; export at a "
+                                "newer opset",
+                                node.name, node.op(), what, minimum, out.opset()));
+}
+
+void export_scatter_reduction(const Node& node, const OnnxExportNode& out, Attributes& onnx_attrs) {
+  const std::string& reduction = node.attrs.get_string("reduction");
+  if (reduction != "none") require_export_opset(node, out, 16, "reduction '" + reduction + "'");
+  if (out.opset() >= 16) onnx_attrs.set("reduction", reduction);
+}
+
+}  // namespace pet::ops
