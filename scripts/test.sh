@@ -8,3 +8,5 @@ cuda=ON
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPET_BUILD_CUDA=$cuda >/dev/null
 cmake --build build -j"$(nproc)"
 ctest --test-dir build -j"$(nproc)" --output-on-failure --timeout 1800 "$@"
+# The conformance counts (ran / passed / skipped as unsupported), visible in the log.
+build/tests/pet_conformance --gtest_filter='ConformanceSummary.*' | grep '^conformance'
