@@ -15,8 +15,8 @@ static std::vector<TensorType> infer_instance_normalization(const ShapeContext& 
   context.require(x.shape.rank() >= 3, "expects an input of shape [N, C, spatial...], got " + x.shape.to_string());
   for (int i = 1; i < 3; ++i)
     context.require(context.input(i).shape == Shape{x.shape[1]},
-                    fmt::format("{} must have shape [{}] (one value per channel), got {}", i == 1 ? "scale" : "B",
-                                x.shape[1], context.input(i).shape.to_string()));
+                    fmt::format("{} must have shape {} (one value per channel), got {}", i == 1 ? "scale" : "B",
+                                Shape{x.shape[1]}.to_string(), context.input(i).shape.to_string()));
   return {x};
 }
 

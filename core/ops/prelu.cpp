@@ -27,7 +27,7 @@ static std::vector<TensorType> infer_prelu(const ShapeContext& context) {
     context.require(input->dtype == DType::f32, "expects float32 inputs, got " + input->to_string());
   if (context.attrs.get_int("channel_slope") != 0) {
     context.require(slope.shape.rank() == 1 && x.shape.rank() >= 2 && slope.shape[0] == x.shape[1],
-                    fmt::format("a per-channel slope must have shape [C] for x's shape {}, got {}",
+                    fmt::format("a per-channel slope must hold one value per channel of x's shape {}, got shape {}",
                                 x.shape.to_string(), slope.shape.to_string()));
     return {x};
   }
