@@ -132,13 +132,13 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> split_cuts(const std::vect
 std::vector<int64_t> merge_cuts(const std::vector<int64_t>& outer_cuts, const std::vector<int64_t>& inner_cuts,
                                 int64_t inner) {
   int64_t outer = outer_cuts.back();
-  bool inner_has_cuts = inner_cuts.size() > 2;
   std::vector<int64_t> points;
+  // Every row boundary is a cut (unless rows are single elements): across it the merged index
+  // stops being a shift of the (outer, inner) one, and a box must stay shift-uniform.
+  bool cut_rows = inner > 1;
   for (int64_t a = 0; a < outer; ++a) {
-    // A row boundary needs a cut only where the outer dimension has one or rows are not uniform.
-    if (inner_has_cuts || std::binary_search(outer_cuts.begin(), outer_cuts.end(), a)) points.push_back(a * inner);
-    if (inner_has_cuts)
-      for (int64_t c : inner_cuts) points.push_back(a * inner + c);
+    if (cut_rows || std::binary_search(outer_cuts.begin(), outer_cuts.end(), a)) points.push_back(a * inner);
+    for (int64_t c : inner_cuts) points.push_back(a * inner + c);
   }
   return normalize_cuts(points, outer * inner);
 }

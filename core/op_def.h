@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/attributes.h"
+#include "core/box_grid.h"
 #include "core/tensor.h"
 
 namespace pet {
@@ -79,6 +80,41 @@ struct CostContext {
   double output_bytes() const;
 };
 
+// Gives the value over Z_p of one element of one of the node's inputs, pulled through whatever
+// computes that input (the verifier never materializes whole tensors).
+class FieldPuller {
+ public:
+  virtual ~FieldPuller() = default;
+  virtual uint64_t pull(int input, const int64_t* index) const = 0;
+};
+
+// Inputs of point evaluation: the output position whose value over Z_p is wanted.
+struct PointContext {
+  const Attributes& attrs;
+  std::span<const TensorType* const> inputs;
+  const TensorType& output;
+  int output_index;
+  const int64_t* index;  // output.shape.rank() coordinates
+  const FieldPuller& puller;
+
+  uint64_t pull(int input, const int64_t* input_index) const { return puller.pull(input, input_index); }
+  const TensorType& input(int i) const { return *inputs[static_cast<size_t>(i)]; }
+  bool has_input(int i) const { return i < static_cast<int>(inputs.size()) && inputs[static_cast<size_t>(i)]; }
+};
+
+// Inputs of box propagation: the box grids of the node's inputs.
+struct BoxContext {
+  const Attributes& attrs;
+  std::span<const TensorType* const> inputs;
+  std::span<const BoxGrid* const> input_grids;  // nullptr for absent inputs
+  const TensorType& output;
+  int output_index;
+
+  const TensorType& input(int i) const { return *inputs[static_cast<size_t>(i)]; }
+  const BoxGrid& grid(int i) const { return *input_grids[static_cast<size_t>(i)]; }
+  bool has_input(int i) const { return i < static_cast<int>(inputs.size()) && inputs[static_cast<size_t>(i)]; }
+};
+
 // The canonical form of an imported ONNX node: our op name, its attributes, and which ONNX
 // inputs stay graph inputs (constant inputs such as Reshape's shape usually become attributes).
 struct OnnxImported {
@@ -91,6 +127,10 @@ using ShapeRule = std::function<std::vector<TensorType>(const ShapeContext&)>;
 using ReferenceKernel = std::function<void(KernelContext&)>;
 using CostRule = std::function<Cost(const CostContext&)>;
 // The importer receives its own OpDef so shared importers can read the declared attributes.
+// The value of one output element over Z_p (linear ops only).
+using PointEval = std::function<uint64_t(const PointContext&)>;
+// The output's summation boxes from the inputs' boxes, padding, windows, seams (linear ops only).
+using BoxRule = std::function<BoxGrid(const BoxContext&)>;
 using OnnxImporter = std::function<OnnxImported(const struct OpDef&, const OnnxImportNode&)>;
 using OnnxExporter = std::function<void(const Node&, OnnxExportNode&)>;
 
@@ -107,7 +147,10 @@ struct OpDef {
   CostRule cost;
   OnnxImporter from_onnx;
   OnnxExporter to_onnx;
-  // Left for the verifier issue: point evaluation over Z_p and summation-box propagation.
+  // Multi-linear analysis (PET Theorems 1 and 2): both present exactly for the ops the verifier
+  // can examine.
+  PointEval eval_point;
+  BoxRule propagate_boxes;
 };
 
 }  // namespace pet

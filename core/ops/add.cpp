@@ -1,4 +1,6 @@
 // Add: broadcasting elementwise sum; jointly linear in both inputs.
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -8,8 +10,11 @@ OpDef make_Add() {
   traits.linearity = Linearity::Joint;
   traits.linear_inputs = {0, 1};
   traits.commutative = true;
-  return binary_op(
+  OpDef def = binary_op(
       "Add", [](float a, float b) { return a + b; }, [](int64_t a, int64_t b) { return a + b; }, traits);
+  def.eval_point = elementwise_point([](const uint64_t* v, int) { return field::add(v[0], v[1]); });
+  def.propagate_boxes = elementwise_boxes();
+  return def;
 }
 
 }  // namespace pet::ops

@@ -1,6 +1,8 @@
 // AveragePool: N-D mean over sliding windows, padding counted or not (count_include_pad).
 #include <fmt/format.h>
 
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/error.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
@@ -54,6 +56,83 @@ void export_average_pool(const Node& node, OnnxExportNode& out) {
 
 }  // namespace
 
+namespace {
+
+// Window taps of one output coordinate along one axis: inside the input, and inside the
+// padded extent (what count_include_pad divides by).
+struct AxisTaps {
+  int64_t first, inside, padded;
+};
+
+AxisTaps axis_taps(int64_t o, int64_t stride, int64_t pad_begin, int64_t pad_end, int64_t kernel, int64_t size) {
+  AxisTaps taps{o * stride - pad_begin, 0, 0};
+  for (int64_t k = 0; k < kernel; ++k) {
+    int64_t i = taps.first + k;
+    taps.inside += i >= 0 && i < size;
+    taps.padded += i >= -pad_begin && i < size + pad_end;
+  }
+  return taps;
+}
+
+uint64_t average_pool_point(const PointContext& context) {
+  const Shape& x = context.input(0).shape;
+  const auto& kernel = context.attrs.get_ints("kernel_shape");
+  const auto& strides = context.attrs.get_ints("strides");
+  const auto& pads = context.attrs.get_ints("pads");
+  int spatial = x.rank() - 2;
+  int64_t inside = 1, padded = 1, window = 1;
+  std::vector<AxisTaps> taps;
+  for (int s = 0; s < spatial; ++s) {
+    auto u = static_cast<size_t>(s);
+    taps.push_back(axis_taps(context.index[s + 2], strides[u], pads[u], pads[u + static_cast<size_t>(spatial)],
+                             kernel[u], x[s + 2]));
+    inside *= taps.back().inside;
+    padded *= taps.back().padded;
+    window *= kernel[u];
+  }
+  int64_t index[8] = {context.index[0], context.index[1]};
+  uint64_t total = 0;
+  for (int64_t k = 0; k < window; ++k) {
+    int64_t rest = k;
+    bool in_range = true;
+    for (int s = spatial - 1; s >= 0; --s) {
+      auto u = static_cast<size_t>(s);
+      index[s + 2] = taps[u].first + rest % kernel[u];
+      rest /= kernel[u];
+      in_range = in_range && index[s + 2] >= 0 && index[s + 2] < x[s + 2];
+    }
+    if (in_range) total = field::add(total, context.pull(0, index));
+  }
+  int64_t divisor = context.attrs.get_int("count_include_pad") != 0 ? padded : inside;
+  return divisor == 0 ? 0 : field::mul(total, field::inverse(field::from_int(divisor)));
+}
+
+// Windowed cuts, and every position whose window leaves the input is a box of its own (its
+// divisor depends on how far it leaves).
+BoxGrid average_pool_boxes(const BoxContext& context) {
+  const Shape& x = context.input(0).shape;
+  const Shape& out = context.output.shape;
+  const auto& kernel = context.attrs.get_ints("kernel_shape");
+  const auto& strides = context.attrs.get_ints("strides");
+  const auto& pads = context.attrs.get_ints("pads");
+  std::vector<std::vector<int64_t>> cuts = {context.grid(0).cuts(0), context.grid(0).cuts(1)};
+  for (int s = 0; s < x.rank() - 2; ++s) {
+    auto u = static_cast<size_t>(s);
+    std::vector<int64_t> axis = window_cuts(out[s + 2], context.grid(0).cuts(s + 2), strides[u], pads[u], 1, kernel[u]);
+    for (int64_t o = 0; o < out[s + 2]; ++o) {
+      int64_t first = o * strides[u] - pads[u];
+      if (first < 0 || first + kernel[u] > x[s + 2]) {
+        axis.push_back(o);
+        axis.push_back(o + 1);
+      }
+    }
+    cuts.push_back(normalize_cuts(axis, out[s + 2]));
+  }
+  return BoxGrid(std::move(cuts));
+}
+
+}  // namespace
+
 OpDef make_AveragePool() {
   OpDef def;
   def.name = "AveragePool";
@@ -71,6 +150,8 @@ OpDef make_AveragePool() {
   def.cost = pool_cost;
   def.from_onnx = import_average_pool;
   def.to_onnx = export_average_pool;
+  def.eval_point = average_pool_point;
+  def.propagate_boxes = average_pool_boxes;
   return def;
 }
 

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
+#include "core/error.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 
@@ -62,6 +65,39 @@ static OnnxImported import_concat(const OpDef&, const OnnxImportNode& node) {
   return result;
 }
 
+namespace {
+
+uint64_t concat_point(const PointContext& context) {
+  int axis = static_cast<int>(context.attrs.get_int("axis"));
+  int64_t index[16];
+  std::copy(context.index, context.index + context.output.shape.rank(), index);
+  for (int i = 0; i < static_cast<int>(context.inputs.size()); ++i) {
+    int64_t length = context.input(i).shape[axis];
+    if (index[axis] < length) return context.pull(i, index);
+    index[axis] -= length;
+  }
+  PET_CHECK(false, "concat position beyond its inputs");
+  return 0;
+}
+
+// Along the axis: every input's cuts at its offset (the seams are cuts); elsewhere the union.
+BoxGrid concat_boxes(const BoxContext& context) {
+  int axis = static_cast<int>(context.attrs.get_int("axis"));
+  const Shape& out = context.output.shape;
+  std::vector<std::vector<int64_t>> points(static_cast<size_t>(out.rank()));
+  int64_t offset = 0;
+  for (int i = 0; i < static_cast<int>(context.inputs.size()); ++i) {
+    for (int d = 0; d < out.rank(); ++d)
+      for (int64_t cut : context.grid(i).cuts(d)) points[static_cast<size_t>(d)].push_back(d == axis ? cut + offset : cut);
+    offset += context.input(i).shape[axis];
+  }
+  std::vector<std::vector<int64_t>> cuts;
+  for (int d = 0; d < out.rank(); ++d) cuts.push_back(normalize_cuts(points[static_cast<size_t>(d)], out[d]));
+  return BoxGrid(std::move(cuts));
+}
+
+}  // namespace
+
 OpDef make_Concat() {
   OpDef def;
   def.name = "Concat";
@@ -77,6 +113,8 @@ OpDef make_Concat() {
   def.cost = data_movement_cost;
   def.from_onnx = import_concat;
   def.to_onnx = export_same_name;
+  def.eval_point = concat_point;
+  def.propagate_boxes = concat_boxes;
   return def;
 }
 

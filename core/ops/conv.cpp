@@ -1,6 +1,8 @@
 // Conv: N-D grouped convolution with optional bias, run as im2col + sgemm per group.
 #include <fmt/format.h>
 
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/gemm.h"
 #include "core/ops/im2col.h"
 #include "core/ops/import_util.h"
@@ -136,6 +138,76 @@ OnnxImported import_conv(const OpDef& def, const OnnxImportNode& node) {
 
 }  // namespace
 
+namespace {
+
+// Sum over one group's input channels and the kernel window; padding reads as zero.
+uint64_t conv_point(const PointContext& context) {
+  const Shape& x = context.input(0).shape;
+  const Shape& w = context.input(1).shape;
+  const auto& strides = context.attrs.get_ints("strides");
+  const auto& pads = context.attrs.get_ints("pads");
+  const auto& dilations = context.attrs.get_ints("dilations");
+  int spatial = x.rank() - 2;
+  int64_t group_in = w[1], group_out = w[0] / context.attrs.get_int("group");
+  int64_t n = context.index[0], f = context.index[1], first_channel = (f / group_out) * group_in;
+  int64_t x_index[8] = {n}, w_index[8] = {f};
+  int64_t kernel_count = 1;
+  for (int s = 0; s < spatial; ++s) kernel_count *= w[s + 2];
+  uint64_t total = 0;
+  for (int64_t c = 0; c < group_in; ++c) {
+    x_index[1] = first_channel + c;
+    w_index[1] = c;
+    for (int64_t k = 0; k < kernel_count; ++k) {
+      int64_t rest = k;
+      bool inside = true;
+      for (int s = spatial - 1; s >= 0; --s) {
+        int64_t tap = rest % w[s + 2];
+        rest /= w[s + 2];
+        w_index[s + 2] = tap;
+        auto u = static_cast<size_t>(s);
+        x_index[s + 2] = context.index[s + 2] * strides[u] - pads[u] + tap * dilations[u];
+        inside = inside && x_index[s + 2] >= 0 && x_index[s + 2] < x[s + 2];
+      }
+      if (inside) total = field::add(total, field::mul(context.pull(0, x_index), context.pull(1, w_index)));
+    }
+  }
+  if (context.has_input(2)) {
+    int64_t bias_index[1] = {f};
+    total = field::add(total, context.pull(2, bias_index));
+  }
+  return total;
+}
+
+// Batch cuts from the input, output-channel cuts from the weight (and bias), spatial cuts where
+// the window meets padding or an input cut at a new offset. Group boundaries are cuts when a
+// group's input channels are not one uniform box.
+BoxGrid conv_boxes(const BoxContext& context) {
+  const Shape& x = context.input(0).shape;
+  const Shape& w = context.input(1).shape;
+  const Shape& out = context.output.shape;
+  const auto& strides = context.attrs.get_ints("strides");
+  const auto& pads = context.attrs.get_ints("pads");
+  const auto& dilations = context.attrs.get_ints("dilations");
+  int64_t group = context.attrs.get_int("group");
+  std::vector<std::vector<int64_t>> cuts = {context.grid(0).cuts(0)};
+  std::vector<int64_t> channel_points = context.grid(1).cuts(0);
+  if (context.has_input(2)) {
+    const auto& bias = context.grid(2).cuts(0);
+    channel_points.insert(channel_points.end(), bias.begin(), bias.end());
+  }
+  bool uneven_channels = context.grid(0).cuts(1).size() > 2 || context.grid(1).cuts(1).size() > 2;
+  if (group > 1 && uneven_channels)
+    for (int64_t g = 0; g <= group; ++g) channel_points.push_back(g * (w[0] / group));
+  cuts.push_back(normalize_cuts(channel_points, out[1]));
+  for (int s = 0; s < x.rank() - 2; ++s) {
+    auto u = static_cast<size_t>(s);
+    cuts.push_back(window_cuts(out[s + 2], context.grid(0).cuts(s + 2), strides[u], pads[u], dilations[u], w[s + 2]));
+  }
+  return BoxGrid(std::move(cuts));
+}
+
+}  // namespace
+
 OpDef make_Conv() {
   OpDef def;
   def.name = "Conv";
@@ -153,6 +225,8 @@ OpDef make_Conv() {
   def.cost = conv_cost;
   def.from_onnx = import_conv;
   def.to_onnx = export_same_name;
+  def.eval_point = conv_point;
+  def.propagate_boxes = conv_boxes;
   return def;
 }
 

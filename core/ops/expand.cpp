@@ -1,4 +1,7 @@
 // Expand: broadcasts the input to a shape (numpy rules, in both directions); copies values.
+#include <algorithm>
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 #include "core/ops/strided_copy.h"
@@ -40,6 +43,10 @@ static void export_expand(const Node& node, OnnxExportNode& out) {
   out.add_node("Expand", {out.input(0), target}, {out.output(0)}, {});
 }
 
+namespace {
+
+}  // namespace
+
 OpDef make_Expand() {
   OpDef def;
   def.name = "Expand";
@@ -53,6 +60,8 @@ OpDef make_Expand() {
   def.cost = data_movement_cost;
   def.from_onnx = import_expand;
   def.to_onnx = export_expand;
+  def.eval_point = elementwise_point([](const uint64_t* v, int) { return v[0]; });
+  def.propagate_boxes = elementwise_boxes();
   return def;
 }
 

@@ -1,5 +1,6 @@
 // Flatten: collapses the axes before `axis` into one dimension and the rest into another.
 #include "core/ops/import_util.h"
+#include "core/ops/linear_facets.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -42,6 +43,8 @@ OpDef make_Flatten() {
   def.cost = data_movement_cost;
   def.from_onnx = import_flatten;
   def.to_onnx = export_same_name;
+  def.eval_point = row_major_point();
+  def.propagate_boxes = row_major_boxes();
   return def;
 }
 

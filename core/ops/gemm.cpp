@@ -1,4 +1,6 @@
 // Gemm: Y = alpha * op(A) * op(B) + beta * C, with C broadcast to [M, N].
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/gemm.h"
 
 #include <fmt/format.h>
@@ -80,6 +82,49 @@ void export_gemm(const Node& node, OnnxExportNode& out) {
 
 }  // namespace
 
+namespace {
+
+uint64_t gemm_point(const PointContext& context) {
+  bool trans_a = context.attrs.get_int("transA") != 0, trans_b = context.attrs.get_int("transB") != 0;
+  const Shape& a = context.input(0).shape;
+  int64_t depth = trans_a ? a[0] : a[1];
+  int64_t m = context.index[0], n = context.index[1];
+  uint64_t total = 0;
+  for (int64_t k = 0; k < depth; ++k) {
+    int64_t a_index[2] = {trans_a ? k : m, trans_a ? m : k};
+    int64_t b_index[2] = {trans_b ? n : k, trans_b ? k : n};
+    total = field::add(total, field::mul(context.pull(0, a_index), context.pull(1, b_index)));
+  }
+  total = field::mul(total, field::from_float(context.attrs.get_float("alpha")));
+  if (context.has_input(2)) {
+    const Shape& c = context.input(2).shape;
+    int64_t c_index[2];
+    int offset = 2 - c.rank();
+    for (int d = 0; d < c.rank(); ++d) c_index[d] = c[d] == 1 ? 0 : context.index[d + offset];
+    total = field::add(total, field::mul(context.pull(2, c_index), field::from_float(context.attrs.get_float("beta"))));
+  }
+  return total;
+}
+
+BoxGrid gemm_boxes(const BoxContext& context) {
+  bool trans_a = context.attrs.get_int("transA") != 0, trans_b = context.attrs.get_int("transB") != 0;
+  const Shape& out = context.output.shape;
+  std::vector<int64_t> rows = context.grid(0).cuts(trans_a ? 1 : 0);
+  std::vector<int64_t> cols = context.grid(1).cuts(trans_b ? 0 : 1);
+  if (context.has_input(2)) {
+    const Shape& c = context.input(2).shape;
+    int offset = 2 - c.rank();
+    for (int d = 0; d < c.rank(); ++d)
+      if (c[d] == out[d + offset]) {
+        auto& target = d + offset == 0 ? rows : cols;
+        target.insert(target.end(), context.grid(2).cuts(d).begin(), context.grid(2).cuts(d).end());
+      }
+  }
+  return BoxGrid({normalize_cuts(rows, out[0]), normalize_cuts(cols, out[1])});
+}
+
+}  // namespace
+
 OpDef make_Gemm() {
   OpDef def;
   def.name = "Gemm";
@@ -96,6 +141,8 @@ OpDef make_Gemm() {
   def.cost = gemm_cost;
   def.from_onnx = import_same_name;
   def.to_onnx = export_gemm;
+  def.eval_point = gemm_point;
+  def.propagate_boxes = gemm_boxes;
   return def;
 }
 

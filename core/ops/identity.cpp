@@ -1,4 +1,6 @@
 // Identity: output equals input, for any element type.
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -16,6 +18,8 @@ OpDef make_Identity() {
   def.cost = data_movement_cost;
   def.from_onnx = import_same_name;
   def.to_onnx = export_same_name;
+  def.eval_point = elementwise_point([](const uint64_t* v, int) { return v[0]; });
+  def.propagate_boxes = elementwise_boxes();
   return def;
 }
 

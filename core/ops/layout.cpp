@@ -1,4 +1,6 @@
 // Layout: split each axis into factors, permute the factors, merge them into output axes.
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/layout.h"
 
 #include <numeric>
@@ -78,17 +80,19 @@ static std::vector<TensorType> infer_layout(const ShapeContext& context) {
 }
 
 // The output is the permuted expanded tensor read in row-major order.
-static void layout_kernel(KernelContext& context) {
-  const auto& expanded = context.attrs.get_ints("expanded");
-  const auto& perm = context.attrs.get_ints("perm");
+void apply_layout(const Tensor& input, const Attributes& attrs, Tensor& output) {
+  const auto& expanded = attrs.get_ints("expanded");
+  const auto& perm = attrs.get_ints("perm");
   std::vector<int64_t> strides = Shape(expanded).strides();
   StridedView view;
   for (int64_t axis : perm) {
     view.dims.push_back(expanded[static_cast<size_t>(axis)]);
     view.strides.push_back(strides[static_cast<size_t>(axis)]);
   }
-  copy_strided(context.input(0), view, context.outputs[0]);
+  copy_strided(input, view, output);
 }
+
+static void layout_kernel(KernelContext& context) { apply_layout(context.input(0), context.attrs, context.outputs[0]); }
 
 // Lowers to Reshape -> Transpose -> Reshape, leaving out the steps that change nothing.
 static void export_layout(const Node& node, OnnxExportNode& out) {
@@ -131,6 +135,82 @@ static void export_layout(const Node& node, OnnxExportNode& out) {
   }
 }
 
+namespace {
+
+// Factor sizes of each input dimension, in order (from `expanded`).
+std::vector<std::vector<int64_t>> factors_per_input_dim(const Shape& input, const std::vector<int64_t>& expanded) {
+  std::vector<int64_t> counts = *layout_refinement(input.dims(), expanded);
+  std::vector<std::vector<int64_t>> factors;
+  size_t next = 0;
+  for (int64_t count : counts) {
+    factors.emplace_back(expanded.begin() + static_cast<int64_t>(next), expanded.begin() + static_cast<int64_t>(next + count));
+    next += static_cast<size_t>(count);
+  }
+  return factors;
+}
+
+uint64_t layout_point(const PointContext& context) {
+  const auto& expanded = context.attrs.get_ints("expanded");
+  const auto& perm = context.attrs.get_ints("perm");
+  const auto& groups = context.attrs.get_ints("groups");
+  int64_t factor_index[32];  // coordinates in `expanded` order
+  size_t k = 0;
+  for (size_t j = 0; j < groups.size(); ++j) {  // unravel each output coordinate into its factors
+    int64_t rest = context.index[j];
+    for (int64_t g = groups[j] - 1; g >= 0; --g) {
+      auto factor = static_cast<size_t>(perm[k + static_cast<size_t>(g)]);
+      factor_index[factor] = rest % expanded[factor];
+      rest /= expanded[factor];
+    }
+    k += static_cast<size_t>(groups[j]);
+  }
+  const Shape& in = context.input(0).shape;
+  std::vector<int64_t> counts = *layout_refinement(in.dims(), expanded);
+  int64_t index[16];
+  size_t f = 0;
+  for (int d = 0; d < in.rank(); ++d) {  // ravel the factors of each input dimension
+    index[d] = 0;
+    for (int64_t c = 0; c < counts[static_cast<size_t>(d)]; ++c, ++f) index[d] = index[d] * expanded[f] + factor_index[f];
+  }
+  return context.pull(0, index);
+}
+
+// Input cuts split into factor cuts, permuted, then merged per output dimension.
+BoxGrid layout_boxes(const BoxContext& context) {
+  const auto& expanded = context.attrs.get_ints("expanded");
+  const auto& perm = context.attrs.get_ints("perm");
+  const auto& groups = context.attrs.get_ints("groups");
+  std::vector<std::vector<int64_t>> factor_cuts;
+  auto factors = factors_per_input_dim(context.input(0).shape, expanded);
+  for (size_t d = 0; d < factors.size(); ++d) {
+    std::vector<int64_t> cuts = context.grid(0).cuts(static_cast<int>(d));
+    int64_t rest = context.input(0).shape[static_cast<int>(d)];
+    for (size_t i = 0; i < factors[d].size(); ++i) {
+      rest = factors[d][i] == 0 ? 0 : rest / factors[d][i];
+      if (i + 1 == factors[d].size()) {
+        factor_cuts.push_back(cuts);
+        break;
+      }
+      auto [outer, inner] = split_cuts(cuts, factors[d][i], rest);
+      factor_cuts.push_back(outer);
+      cuts = inner;
+    }
+  }
+  std::vector<std::vector<int64_t>> out_cuts;
+  size_t k = 0;
+  for (int64_t count : groups) {
+    std::vector<int64_t> merged = {0, 1};
+    for (int64_t g = 0; g < count; ++g, ++k) {
+      auto factor = static_cast<size_t>(perm[k]);
+      merged = merge_cuts(merged, factor_cuts[factor], expanded[factor]);
+    }
+    out_cuts.push_back(merged);
+  }
+  return BoxGrid(std::move(out_cuts));
+}
+
+}  // namespace
+
 OpDef make_Layout() {
   OpDef def;
   def.name = "Layout";  // not an ONNX op: onnx_ops stays empty and nothing imports it
@@ -142,6 +222,8 @@ OpDef make_Layout() {
   def.compute = layout_kernel;
   def.cost = data_movement_cost;
   def.to_onnx = export_layout;
+  def.eval_point = layout_point;
+  def.propagate_boxes = layout_boxes;
   return def;
 }
 

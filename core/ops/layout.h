@@ -13,6 +13,7 @@
 
 #include "core/attributes.h"
 #include "core/shape.h"
+#include "core/tensor.h"
 
 namespace pet::ops {
 
@@ -51,6 +52,16 @@ Attributes layout_channel_to_height(const Shape& shape, int64_t factor);
 Attributes layout_dilation_deinterleave(const Shape& shape, int axis, int64_t factor);
 // Its inverse: interleaves `factor` batch chunks back into `axis`.
 Attributes layout_dilation_interleave(const Shape& shape, int axis, int64_t factor);
+
+// DepthToSpace on NCHW: DCR (crd = false) splits C into [b, b, C / b^2], CRD into [C / b^2, b, b];
+// the two b factors become inner factors of H and W. The shape must be 4-D with C divisible by b^2.
+Attributes layout_depth_to_space(const Shape& shape, int64_t blocksize, bool crd);
+// SpaceToDepth on NCHW: H and W split into [H / b, b] and [W / b, b]; the b factors move in
+// front of C: out channel (bh * b + bw) * C + c. H and W must be divisible by b.
+Attributes layout_space_to_depth(const Shape& shape, int64_t blocksize);
+
+// Runs the Layout `attrs` (valid for the input's shape) on `input` into `output`.
+void apply_layout(const Tensor& input, const Attributes& attrs, Tensor& output);
 
 // The Layout that undoes `attrs` applied to an input of shape `input`.
 Attributes layout_inverse(const Shape& input, const Attributes& attrs);

@@ -104,6 +104,28 @@ Attributes layout_dilation_interleave(const Shape& shape, int axis, int64_t fact
   return layout_attrs(split_dim(shape, 0, factor, n), perm, groups_merging(shape.rank(), axis));
 }
 
+// The NCHW shape checks of DepthToSpace / SpaceToDepth.
+static void check_nchw_blocks(const Shape& shape, int64_t blocksize, const char* what) {
+  if (shape.rank() != 4) throw UserError(fmt::format("{}: {} is not a 4-D NCHW shape", what, shape.to_string()));
+  if (blocksize < 1) throw UserError(fmt::format("{}: blocksize {} must be positive", what, blocksize));
+}
+
+Attributes layout_depth_to_space(const Shape& shape, int64_t blocksize, bool crd) {
+  check_nchw_blocks(shape, blocksize, "depth-to-space layout");
+  int64_t b = blocksize, channels = checked_quotient(shape, 1, b * b, false, "depth-to-space layout");
+  int64_t n = shape[0], h = shape[2], w = shape[3];
+  if (crd) return layout_attrs({n, channels, b, b, h, w}, {0, 1, 4, 2, 5, 3}, {1, 1, 2, 2});
+  return layout_attrs({n, b, b, channels, h, w}, {0, 3, 4, 1, 5, 2}, {1, 1, 2, 2});
+}
+
+Attributes layout_space_to_depth(const Shape& shape, int64_t blocksize) {
+  check_nchw_blocks(shape, blocksize, "space-to-depth layout");
+  int64_t b = blocksize;
+  int64_t h = checked_quotient(shape, 2, b, false, "space-to-depth layout");
+  int64_t w = checked_quotient(shape, 3, b, false, "space-to-depth layout");
+  return layout_attrs({shape[0], shape[1], h, b, w, b}, {0, 3, 5, 1, 2, 4}, {1, 3, 1, 1});
+}
+
 Attributes layout_inverse(const Shape& input, const Attributes& attrs) {
   const auto& expanded = attrs.get_ints("expanded");
   const auto& perm = attrs.get_ints("perm");

@@ -1,6 +1,8 @@
 // MatMul: numpy matmul (1-D operands, broadcast batch dims), one sgemm per batch matrix.
 #include <fmt/format.h>
 
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/gemm.h"
 #include "core/ops/op_util.h"
 
@@ -79,6 +81,80 @@ Cost matmul_cost(const CostContext& context) {
 
 }  // namespace
 
+namespace {
+
+// Operand ranks normalized to [batch..., rows, cols]; 1-D operands gain the missing axis.
+struct MatMulAxes {
+  int a_rank, b_rank, out_rank;
+  int64_t depth;
+};
+
+MatMulAxes matmul_axes(const Shape& a, const Shape& b, const Shape& out) {
+  return {a.rank(), b.rank(), out.rank(), a[a.rank() - 1]};
+}
+
+uint64_t matmul_point(const PointContext& context) {
+  const Shape& a = context.input(0).shape;
+  const Shape& b = context.input(1).shape;
+  MatMulAxes axes = matmul_axes(a, b, context.output.shape);
+  int out_rank = axes.out_rank;
+  // Output coordinates: batch..., then m (when a is not 1-D), then n (when b is not 1-D).
+  int64_t m = axes.a_rank >= 2 ? context.index[out_rank - (axes.b_rank >= 2 ? 2 : 1)] : 0;
+  int64_t n = axes.b_rank >= 2 ? context.index[out_rank - 1] : 0;
+  int batch_rank = out_rank - (axes.a_rank >= 2) - (axes.b_rank >= 2);
+  int64_t a_index[16], b_index[16];
+  for (int d = 0; d < axes.a_rank - 2; ++d) {
+    int od = batch_rank - (axes.a_rank - 2) + d;
+    a_index[d] = a[d] == 1 ? 0 : context.index[od];
+  }
+  for (int d = 0; d < axes.b_rank - 2; ++d) {
+    int od = batch_rank - (axes.b_rank - 2) + d;
+    b_index[d] = b[d] == 1 ? 0 : context.index[od];
+  }
+  uint64_t total = 0;
+  for (int64_t k = 0; k < axes.depth; ++k) {
+    if (axes.a_rank >= 2) {
+      a_index[axes.a_rank - 2] = m;
+      a_index[axes.a_rank - 1] = k;
+    } else {
+      a_index[0] = k;
+    }
+    if (axes.b_rank >= 2) {
+      b_index[axes.b_rank - 2] = k;
+      b_index[axes.b_rank - 1] = n;
+    } else {
+      b_index[0] = k;
+    }
+    total = field::add(total, field::mul(context.pull(0, a_index), context.pull(1, b_index)));
+  }
+  return total;
+}
+
+// Batch cuts from both operands (broadcast), row cuts from a, column cuts from b.
+BoxGrid matmul_boxes(const BoxContext& context) {
+  const Shape& a = context.input(0).shape;
+  const Shape& b = context.input(1).shape;
+  const Shape& out = context.output.shape;
+  int batch_rank = out.rank() - (a.rank() >= 2) - (b.rank() >= 2);
+  std::vector<std::vector<int64_t>> points(static_cast<size_t>(out.rank()));
+  auto add_batch = [&](const Shape& shape, const BoxGrid& grid) {
+    for (int d = 0; d < shape.rank() - 2; ++d) {
+      int od = batch_rank - (shape.rank() - 2) + d;
+      if (shape[d] == out[od])
+        points[static_cast<size_t>(od)].insert(points[static_cast<size_t>(od)].end(), grid.cuts(d).begin(), grid.cuts(d).end());
+    }
+  };
+  add_batch(a, context.grid(0));
+  add_batch(b, context.grid(1));
+  if (a.rank() >= 2) points[static_cast<size_t>(batch_rank)] = context.grid(0).cuts(a.rank() - 2);
+  if (b.rank() >= 2) points[static_cast<size_t>(out.rank() - 1)] = context.grid(1).cuts(b.rank() - 1);
+  std::vector<std::vector<int64_t>> cuts;
+  for (int d = 0; d < out.rank(); ++d) cuts.push_back(normalize_cuts(points[static_cast<size_t>(d)], out[d]));
+  return BoxGrid(std::move(cuts));
+}
+
+}  // namespace
+
 OpDef make_MatMul() {
   OpDef def;
   def.name = "MatMul";
@@ -92,6 +168,8 @@ OpDef make_MatMul() {
   def.cost = matmul_cost;
   def.from_onnx = import_same_name;
   def.to_onnx = export_same_name;
+  def.eval_point = matmul_point;
+  def.propagate_boxes = matmul_boxes;
   return def;
 }
 

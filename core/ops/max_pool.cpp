@@ -1,15 +1,30 @@
-// MaxPool: N-D max over sliding windows with pads, strides, dilations and ceil_mode.
+// MaxPool: N-D max over sliding windows with pads, strides, dilations and ceil_mode; with
+// with_indices = 1 also the i64 position of each maximum in the flattened input (the batch and
+// channel offset plus the spatial offset, row-major, or column-major when storage_order = 1).
 #include <fmt/format.h>
 
 #include <limits>
 
 #include "core/error.h"
 #include "core/ops/import_util.h"
+#include "core/ops/indexing.h"
 #include "core/ops/op_util.h"
 #include "core/ops/pooling.h"
 
 namespace pet::ops {
 namespace {
+
+// A row-major plane offset as the column-major one (spatial axes reversed in significance).
+int64_t column_major_offset(int64_t offset, const std::vector<int64_t>& input) {
+  int64_t result = 0, stride = 1;
+  for (int64_t extent : input) stride *= extent;
+  for (size_t d = input.size(); d-- > 0;) {
+    stride /= input[d];  // column-major stride of axis d: product of the axes before it
+    result += (offset % input[d]) * stride;
+    offset /= input[d];
+  }
+  return result;
+}
 
 void compute_max_pool(KernelContext& context) {
   const Tensor& x = context.input(0);
@@ -19,28 +34,53 @@ void compute_max_pool(KernelContext& context) {
   int64_t in_size = geometry.input_size(), out_size = geometry.output_size();
   const float* in = x.f32().data();
   float* out = context.outputs[0].mutable_f32().data();
+  int64_t* indices = context.outputs.size() > 1 ? context.outputs[1].mutable_i64().data() : nullptr;
+  bool column_major = context.attrs.get_int("storage_order") != 0;
   for (int64_t p = 0; p < planes; ++p) {
     const float* plane = in + p * in_size;
     float* result = out + p * out_size;
     windows.for_each([&](int64_t index, std::span<const int64_t> taps, int64_t) {
       float best = -std::numeric_limits<float>::infinity();  // a window wholly in the padding
-      for (int64_t tap : taps) best = std::max(best, plane[tap]);
+      int64_t best_tap = taps.empty() ? 0 : taps[0];
+      for (int64_t tap : taps)
+        if (plane[tap] > best) best = plane[tap], best_tap = tap;
       result[index] = best;
+      if (indices)
+        indices[p * out_size + index] =
+            p * in_size + (column_major ? column_major_offset(best_tap, geometry.input) : best_tap);
     });
   }
+}
+
+std::vector<TensorType> infer_max_pool(const ShapeContext& context) {
+  std::vector<TensorType> outputs = infer_pool(context, true);
+  int64_t with_indices = context.attrs.get_int("with_indices"), storage_order = context.attrs.get_int("storage_order");
+  context.require(with_indices == 0 || with_indices == 1, fmt::format("with_indices {} must be 0 or 1", with_indices));
+  context.require(storage_order == 0 || storage_order == 1,
+                  fmt::format("storage_order {} must be 0 or 1", storage_order));
+  if (with_indices != 0) outputs.push_back({DType::i64, outputs[0].shape});
+  return outputs;
 }
 
 OnnxImported import_max_pool(const OpDef& def, const OnnxImportNode& node) {
   reject_unknown_attrs(node,
                        {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
-  if (node.num_outputs() > 1) node.unsupported("the Indices output of MaxPool");
-  if (node.attr_int("storage_order", 0) != 0) node.unsupported("storage_order 1");
-  return {def.name, import_pool_window(node, true), {0}};
+  Attributes attrs = import_pool_window(node, true);
+  bool with_indices = node.num_outputs() > 1;
+  attrs.set("with_indices", int64_t{with_indices ? 1 : 0});
+  attrs.set("storage_order", with_indices ? node.attr_int("storage_order", 0) : int64_t{0});  // else no effect
+  return {def.name, attrs, {0}};
 }
 
-// ceil_mode and dilations exist from opset 10 on.
+// ceil_mode and dilations exist from opset 10 on, Indices and storage_order from 8.
 void export_max_pool(const Node& node, OnnxExportNode& out) {
   Attributes attrs = node.attrs;
+  bool with_indices = attrs.get_int("with_indices") != 0;
+  if (with_indices) require_export_opset(node, out, 8, "the Indices output");
+  attrs.erase("with_indices");
+  if (!with_indices) attrs.erase("storage_order");
+  std::vector<std::string> outputs{out.output(0)};
+  if (with_indices) outputs.push_back(out.output(1));
   bool plain = attrs.get_int("ceil_mode") == 0 &&
                attrs.get_ints("dilations") == std::vector<int64_t>(attrs.get_ints("strides").size(), 1);
   if (out.opset() < 10) {
@@ -52,7 +92,7 @@ void export_max_pool(const Node& node, OnnxExportNode& out) {
     attrs.erase("ceil_mode");
     attrs.erase("dilations");
   }
-  out.add_node("MaxPool", {out.input(0)}, {out.output(0)}, attrs);
+  out.add_node("MaxPool", {out.input(0)}, outputs, attrs);
 }
 
 }  // namespace
@@ -62,8 +102,9 @@ OpDef make_MaxPool() {
   def.name = "MaxPool";
   def.onnx_ops = {"MaxPool"};
   def.attrs = {attr_ints("kernel_shape"), attr_ints("strides"), attr_ints("pads"), attr_ints("dilations"),
-               attr_int("ceil_mode", 0)};
-  def.infer = [](const ShapeContext& context) { return infer_pool(context, true); };
+               attr_int("ceil_mode", 0), attr_int("with_indices", 0), attr_int("storage_order", 0)};
+  def.num_outputs = -1;  // 1, or 2 with the indices
+  def.infer = infer_max_pool;
   def.compute = compute_max_pool;
   def.cost = pool_cost;
   def.from_onnx = import_max_pool;

@@ -1,4 +1,6 @@
 // Mul: broadcasting elementwise product; linear in each input separately.
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -8,8 +10,11 @@ OpDef make_Mul() {
   traits.linearity = Linearity::Multilinear;
   traits.linear_inputs = {0, 1};
   traits.commutative = true;
-  return binary_op(
+  OpDef def = binary_op(
       "Mul", [](float a, float b) { return a * b; }, [](int64_t a, int64_t b) { return a * b; }, traits);
+  def.eval_point = elementwise_point([](const uint64_t* v, int) { return field::mul(v[0], v[1]); });
+  def.propagate_boxes = elementwise_boxes();
+  return def;
 }
 
 }  // namespace pet::ops

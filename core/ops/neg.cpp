@@ -1,4 +1,6 @@
 // Neg: elementwise negation of f32 or i64; linear.
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
@@ -9,6 +11,8 @@ OpDef make_Neg() {
       [](int64_t x) { return static_cast<int64_t>(0ULL - static_cast<uint64_t>(x)); });  // INT64_MIN wraps
   def.traits.linearity = Linearity::Joint;
   def.traits.linear_inputs = {0};
+  def.eval_point = elementwise_point([](const uint64_t* v, int) { return field::neg(v[0]); });
+  def.propagate_boxes = elementwise_boxes();
   return def;
 }
 

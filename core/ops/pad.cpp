@@ -1,7 +1,10 @@
 // Pad: grows (or, with negative pads, crops) each axis, filling with a constant, the edge
 // value or a mirror image; linear when the fill is the constant 0 or copies input values.
+#include <algorithm>
 #include <fmt/format.h>
 
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 
@@ -157,6 +160,53 @@ static void export_pad(const Node& node, OnnxExportNode& out) {
   out.add_node("Pad", inputs, {out.output(0)}, {{"mode", node.attrs.get_string("mode")}});
 }
 
+namespace {
+
+// The input coordinate an output coordinate reads along one axis, or -1 for the constant.
+int64_t padded_source(int64_t o, int64_t before, int64_t size, const std::string& mode) {
+  int64_t i = o - before;
+  if (i >= 0 && i < size) return i;
+  if (mode == "constant") return -1;
+  if (mode == "edge") return std::clamp<int64_t>(i, 0, size - 1);
+  while (i < 0 || i >= size) i = i < 0 ? -i : 2 * (size - 1) - i;  // reflect
+  return i;
+}
+
+uint64_t pad_point(const PointContext& context) {
+  const auto& pads = context.attrs.get_ints("pads");
+  const std::string& mode = context.attrs.get_string("mode");
+  const Shape& in = context.input(0).shape;
+  int64_t index[16];
+  for (int d = 0; d < in.rank(); ++d) {
+    index[d] = padded_source(context.index[d], pads[static_cast<size_t>(d)], in[d], mode);
+    if (index[d] < 0) return field::from_float(context.attrs.get_float("value"));
+  }
+  return context.pull(0, index);
+}
+
+// Constant padding is a one-tap window over the input; edge and reflect padding read a
+// different input position from every padded position, so those positions are boxes of one.
+BoxGrid pad_boxes(const BoxContext& context) {
+  const auto& pads = context.attrs.get_ints("pads");
+  const Shape& in = context.input(0).shape;
+  bool constant = context.attrs.get_string("mode") == "constant";
+  std::vector<std::vector<int64_t>> cuts;
+  for (int d = 0; d < in.rank(); ++d) {
+    int64_t before = pads[static_cast<size_t>(d)], out = context.output.shape[d];
+    std::vector<int64_t> axis_cuts = window_cuts(out, context.grid(0).cuts(d), 1, before, 1, 1);
+    if (!constant)
+      for (int64_t o = 0; o < out; ++o)
+        if (o < before || o >= before + in[d]) {
+          axis_cuts.push_back(o);
+          axis_cuts.push_back(o + 1);
+        }
+    cuts.push_back(normalize_cuts(axis_cuts, out));
+  }
+  return BoxGrid(std::move(cuts));
+}
+
+}  // namespace
+
 OpDef make_Pad() {
   OpDef def;
   def.name = "Pad";
@@ -172,6 +222,8 @@ OpDef make_Pad() {
   def.cost = data_movement_cost;
   def.from_onnx = import_pad;
   def.to_onnx = export_pad;
+  def.eval_point = pad_point;
+  def.propagate_boxes = pad_boxes;
   return def;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/ops/import_util.h"
+#include "core/ops/linear_facets.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -88,6 +89,8 @@ OpDef make_Reshape() {
   def.cost = data_movement_cost;
   def.from_onnx = import_reshape;
   def.to_onnx = export_reshape;
+  def.eval_point = row_major_point();
+  def.propagate_boxes = row_major_boxes();
   return def;
 }
 

@@ -1,21 +1,25 @@
-// Resize (and the deprecated Upsample): nearest or N-D linear interpolation with explicit
-// per-axis scales and output sizes, applied one axis at a time.
+// Resize (and the deprecated Upsample): nearest, N-D linear or cubic interpolation with explicit
+// per-axis scales and output sizes, applied one axis at a time; tf_crop_and_resize coordinates
+// read a region of interest (`roi`) and give `extrapolation_value` outside the input.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
 #include "core/error.h"
 #include "core/ops/import_util.h"
+#include "core/ops/indexing.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
 namespace {
 
-const std::vector<std::string> kModes = {"nearest", "linear"};
+const std::vector<std::string> kModes = {"nearest", "linear", "cubic"};
 const std::vector<std::string> kCoordinateModes = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
-                                                   "tf_half_pixel_for_nearest"};
+                                                   "tf_half_pixel_for_nearest", "tf_crop_and_resize"};
+constexpr double kDefaultCubicCoeff = -0.75;
 const std::vector<std::string> kNearestModes = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
 
 bool is_one_of(const std::string& value, const std::vector<std::string>& allowed) {
@@ -26,12 +30,19 @@ bool is_one_of(const std::string& value, const std::vector<std::string>& allowed
 
 // The input coordinate output coordinate `o` maps to along one axis (ONNX's
 // coordinate_transformation_mode; the resized length is input x scale, as in the ONNX reference).
-double source_coordinate(const std::string& mode, int64_t o, int64_t input, int64_t output, double scale) {
+// For tf_crop_and_resize, `roi` is the axis's [start, end] in input-relative units.
+double source_coordinate(const std::string& mode, int64_t o, int64_t input, int64_t output, double scale,
+                         std::array<double, 2> roi) {
   double length = static_cast<double>(input) * scale;
   // Scales derived from sizes are float32 ratios; their product with the input is the size.
   if (std::abs(length - static_cast<double>(output)) < 1e-6 * std::max<double>(1.0, static_cast<double>(output)))
     length = static_cast<double>(output);
   auto x = static_cast<double>(o);
+  if (mode == "tf_crop_and_resize") {
+    auto span = static_cast<double>(input - 1);
+    if (output == 1) return 0.5 * (roi[0] + roi[1]) * span;
+    return roi[0] * span + x * (roi[1] - roi[0]) * span / static_cast<double>(output - 1);
+  }
   if (mode == "asymmetric") return x / scale;
   if (mode == "tf_half_pixel_for_nearest") return (x + 0.5) / scale;
   if (mode == "align_corners") return length == 1.0 ? 0.0 : x * static_cast<double>(input - 1) / (length - 1.0);
@@ -48,50 +59,98 @@ int64_t round_nearest(const std::string& mode, double x) {
   return static_cast<int64_t>(low) + (up ? 1 : 0);
 }
 
-// One axis of the resize: per output coordinate, two source indices and the second's weight.
+// Weights of the taps floor(x) - 1 .. floor(x) + 2 at fraction t of x: ONNX's cubic
+// convolution kernel with coefficient a.
+std::array<double, 4> cubic_weights(double t, double a) {
+  auto near = [a](double s) { return ((a + 2) * s - (a + 3)) * s * s + 1; };       // |s| <= 1
+  auto far = [a](double s) { return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a; };  // 1 < |s| < 2
+  return {far(1 + t), near(t), near(1 - t), far(2 - t)};
+}
+
+// One axis of the resize: per output coordinate, `taps` source indices (clamped to the axis)
+// and their weights, or the extrapolation value when the coordinate lies outside the input.
 struct AxisPlan {
-  std::vector<int64_t> first, second;
-  std::vector<float> weight;  // of `second`; unused for nearest
+  size_t taps = 1;
+  std::vector<int64_t> index;    // output x taps
+  std::vector<float> weight;     // output x taps
+  std::vector<uint8_t> outside;  // per output: 1 takes extrapolation_value
   bool identity = true;
 };
 
-AxisPlan plan_axis(const Attributes& attrs, int64_t input, int64_t output, double scale) {
+// Appends one output's taps: nearest takes one, linear two, cubic four (with exclude_outside,
+// taps outside the axis drop out and the rest are renormalized).
+void add_taps(const Attributes& attrs, double x, int64_t input, AxisPlan& plan) {
+  const std::string& mode = attrs.get_string("mode");
+  double low = std::floor(x), t = x - low;
+  auto first = static_cast<int64_t>(low);
+  std::vector<double> weights;
+  if (mode == "nearest") {
+    first = round_nearest(attrs.get_string("nearest_mode"), x);
+    weights = {1.0};
+  } else if (mode == "linear") {
+    weights = {1.0 - t, t};
+  } else {
+    std::array<double, 4> cubic = cubic_weights(t, attrs.get_float("cubic_coeff_a"));
+    weights.assign(cubic.begin(), cubic.end());
+    first -= 1;
+    if (attrs.get_int("exclude_outside") != 0) {
+      double sum = 0;
+      for (size_t k = 0; k < weights.size(); ++k) {
+        int64_t at = first + static_cast<int64_t>(k);
+        if (at < 0 || at >= input) weights[k] = 0;
+        sum += weights[k];
+      }
+      for (double& w : weights) w /= sum;
+    }
+  }
+  for (size_t k = 0; k < weights.size(); ++k) {
+    plan.index.push_back(std::clamp<int64_t>(first + static_cast<int64_t>(k), 0, input - 1));
+    // 1 - t rounded as float first, as the linear kernel always did.
+    plan.weight.push_back(mode == "linear" && k == 0 ? 1.0f - static_cast<float>(t) : static_cast<float>(weights[k]));
+  }
+}
+
+AxisPlan plan_axis(const Attributes& attrs, size_t axis, int64_t input, int64_t output, double scale) {
   const std::string& coordinate_mode = attrs.get_string("coordinate_transformation_mode");
-  bool nearest = attrs.get_string("mode") == "nearest";
+  const std::vector<double>& roi = attrs.get_floats("roi");
+  std::array<double, 2> region{0.0, 1.0};
+  if (!roi.empty()) region = {roi[axis], roi[axis + roi.size() / 2]};
+  bool crop = coordinate_mode == "tf_crop_and_resize";
   AxisPlan plan;
   plan.identity = input == output;
-  auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i, 0, input - 1); };
   for (int64_t o = 0; o < output; ++o) {
-    double x = source_coordinate(coordinate_mode, o, input, output, scale);
-    int64_t low = nearest ? round_nearest(attrs.get_string("nearest_mode"), x) : static_cast<int64_t>(std::floor(x));
-    float weight = nearest ? 0.0f : static_cast<float>(x - std::floor(x));
-    plan.first.push_back(clamp(low));
-    plan.second.push_back(clamp(low + 1));
-    plan.weight.push_back(weight);
-    plan.identity = plan.identity && plan.first.back() == o && (weight == 0.0f || plan.second.back() == o);
+    double x = source_coordinate(coordinate_mode, o, input, output, scale, region);
+    size_t start = plan.index.size();
+    add_taps(attrs, x, input, plan);
+    plan.taps = plan.index.size() - start;
+    bool outside = crop && (x < 0 || x > static_cast<double>(input - 1));
+    plan.outside.push_back(outside ? 1 : 0);
+    for (size_t k = start; k < plan.index.size(); ++k)
+      plan.identity = plan.identity && !outside && (plan.weight[k] == 0.0f || plan.index[k] == o);
   }
   return plan;
 }
 
 // Resizes `axis` of `in` (shape `dims`) into `out`, updating dims[axis].
 void resize_axis(const std::vector<float>& in, std::vector<int64_t>& dims, size_t axis, const AxisPlan& plan,
-                 bool nearest, std::vector<float>& out) {
+                 float extrapolation_value, std::vector<float>& out) {
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < axis; ++d) outer *= dims[d];
   for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
-  int64_t input = dims[axis], output = static_cast<int64_t>(plan.first.size());
+  int64_t input = dims[axis], output = static_cast<int64_t>(plan.outside.size());
   out.assign(static_cast<size_t>(outer * output * inner), 0.0f);
   for (int64_t b = 0; b < outer; ++b) {
     for (int64_t o = 0; o < output; ++o) {
-      auto i = static_cast<size_t>(o);
-      const float* a = in.data() + (b * input + plan.first[i]) * inner;
-      const float* c = in.data() + (b * input + plan.second[i]) * inner;
       float* dst = out.data() + (b * output + o) * inner;
-      float w = plan.weight[i];
-      if (nearest || w == 0.0f) {
-        std::copy(a, a + inner, dst);
-      } else {
-        for (int64_t j = 0; j < inner; ++j) dst[j] = (1.0f - w) * a[j] + w * c[j];
+      if (plan.outside[static_cast<size_t>(o)]) {
+        std::fill(dst, dst + inner, extrapolation_value);
+        continue;
+      }
+      for (size_t k = static_cast<size_t>(o) * plan.taps; k < static_cast<size_t>(o + 1) * plan.taps; ++k) {
+        float w = plan.weight[k];
+        if (w == 0.0f) continue;
+        const float* src = in.data() + (b * input + plan.index[k]) * inner;
+        for (int64_t j = 0; j < inner; ++j) dst[j] += w * src[j];
       }
     }
   }
@@ -102,13 +161,13 @@ void compute_resize(KernelContext& context) {
   const Tensor& x = context.input(0);
   const std::vector<int64_t>& sizes = context.attrs.get_ints("sizes");
   const std::vector<double>& scales = context.attrs.get_floats("scales");
-  bool nearest = context.attrs.get_string("mode") == "nearest";
+  auto extrapolation_value = static_cast<float>(context.attrs.get_float("extrapolation_value"));
   std::vector<int64_t> dims = x.shape().dims();
   std::vector<float> current(x.f32().begin(), x.f32().end()), next;
   for (size_t axis = 0; axis < dims.size(); ++axis) {
-    AxisPlan plan = plan_axis(context.attrs, dims[axis], sizes[axis], scales[axis]);
+    AxisPlan plan = plan_axis(context.attrs, axis, dims[axis], sizes[axis], scales[axis]);
     if (plan.identity) continue;
-    resize_axis(current, dims, axis, plan, nearest, next);
+    resize_axis(current, dims, axis, plan, extrapolation_value, next);
     current.swap(next);
   }
   std::copy(current.begin(), current.end(), context.outputs[0].mutable_f32().begin());
@@ -130,6 +189,13 @@ std::vector<TensorType> infer_resize(const ShapeContext& context) {
   context.require(scales.size() == rank && sizes.size() == rank,
                   fmt::format("scales and sizes need {} entries (the input rank), got {} and {}", rank, scales.size(),
                               sizes.size()));
+  const std::vector<double>& roi = attrs.get_floats("roi");
+  context.require(roi.empty() || roi.size() == 2 * rank,
+                  fmt::format("roi needs {} entries (starts then ends), got {}", 2 * rank, roi.size()));
+  context.require(coordinate_mode != "tf_crop_and_resize" || !roi.empty(), "tf_crop_and_resize needs a roi");
+  int64_t exclude_outside = attrs.get_int("exclude_outside");
+  context.require(exclude_outside == 0 || exclude_outside == 1,
+                  fmt::format("exclude_outside {} must be 0 or 1", exclude_outside));
   for (size_t d = 0; d < rank; ++d) {
     context.require(scales[d] > 0, fmt::format("scale {} of axis {} must be positive", scales[d], d));
     context.require(sizes[d] >= 0, fmt::format("size {} of axis {} must be >= 0", sizes[d], d));
@@ -140,8 +206,9 @@ std::vector<TensorType> infer_resize(const ShapeContext& context) {
 }
 
 Cost resize_cost(const CostContext& context) {
-  bool linear = context.attrs.get_string("mode") == "linear";
-  return elementwise_cost(context, linear ? 3.0 * context.input(0).shape.rank() : 0.0);
+  const std::string& mode = context.attrs.get_string("mode");
+  double per_axis = mode == "linear" ? 3.0 : mode == "cubic" ? 8.0 : 0.0;
+  return elementwise_cost(context, per_axis * context.input(0).shape.rank());
 }
 
 // ---- ONNX import -----------------------------------------------------------------------
@@ -224,12 +291,31 @@ void reject_unsupported_options(const OnnxImportNode& node) {
   reject_unknown_attrs(node,
                        {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
                         "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy", "scales"});
-  if (node.attr_int("exclude_outside", 0) != 0) node.unsupported("exclude_outside=1");
   if (node.attr_int("antialias", 0) != 0) node.unsupported("antialias=1");
   if (node.has_attr("axes")) node.unsupported("the axes attribute");
   if (node.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
     node.unsupported("keep_aspect_ratio_policy '" + node.attr_string("keep_aspect_ratio_policy") + "'");
   if (node.has_attr("scales") && node.op_type() != "Upsample") node.unsupported("attribute 'scales'");
+}
+
+// Cubic and tf_crop_and_resize options, at their defaults when the modes do not use them.
+void import_cubic_and_crop(const OnnxImportNode& node, Attributes& attrs) {
+  bool cubic = attrs.get_string("mode") == "cubic";
+  attrs.set("cubic_coeff_a", cubic ? node.attr_float("cubic_coeff_a", kDefaultCubicCoeff) : kDefaultCubicCoeff);
+  attrs.set("exclude_outside", cubic ? node.attr_int("exclude_outside", 0) : int64_t{0});
+  bool crop = attrs.get_string("coordinate_transformation_mode") == "tf_crop_and_resize";
+  std::vector<double> roi;
+  if (crop) {
+    if (!node.has_input(1)) node.fail("tf_crop_and_resize needs the roi input", "give the region of interest");
+    const Tensor& value = node.require_constant_input(1, "roi");
+    for (int64_t i = 0; i < value.numel(); ++i) roi.push_back(static_cast<float>(value.as_double(i)));
+    auto rank = static_cast<size_t>(node.input_type(0).shape.rank());
+    if (roi.size() != 2 * rank)
+      node.fail(fmt::format("roi has {} entries but the input has rank {}", roi.size(), rank),
+                "give the starts, then the ends, of every axis");
+  }
+  attrs.set("roi", roi);
+  attrs.set("extrapolation_value", crop ? node.attr_float("extrapolation_value", 0.0) : 0.0);
 }
 
 OnnxImported import_resize(const OpDef& def, const OnnxImportNode& node) {
@@ -239,10 +325,12 @@ OnnxImported import_resize(const OpDef& def, const OnnxImportNode& node) {
   OnnxImported result{def.name, {}, {0}};
   result.attrs.set("mode", mode);
   bool legacy = node.op_type() == "Upsample" || node.opset() < 11;
+  if (legacy && mode == "cubic") node.unsupported("mode 'cubic' before opset 11");
   if (!legacy) import_modes(node, result.attrs);  // first, so unsupported modes are reported as such
   import_scales_and_sizes(node, result.attrs);
   if (legacy) import_legacy_modes(node, result.attrs);
-  if (mode == "linear") result.attrs.set("nearest_mode", std::string("round_prefer_floor"));  // unused: canonical
+  import_cubic_and_crop(node, result.attrs);
+  if (mode != "nearest") result.attrs.set("nearest_mode", std::string("round_prefer_floor"));  // unused: canonical
   return result;
 }
 
@@ -274,6 +362,7 @@ Tensor scales_tensor(const std::vector<double>& scales) {
 
 void export_legacy(const Node& node, OnnxExportNode& out) {
   const Attributes& attrs = node.attrs;
+  if (attrs.get_string("mode") == "cubic") require_export_opset(node, out, 11, "mode 'cubic'");
   const std::vector<double>& scales = attrs.get_floats("scales");
   bool down = std::any_of(scales.begin(), scales.end(), [](double s) { return s < 1; });
   bool nearest_ok =
@@ -299,9 +388,18 @@ void export_resize(const Node& node, OnnxExportNode& out) {
   Attributes onnx_attrs{{"mode", attrs.get_string("mode")},
                         {"coordinate_transformation_mode", attrs.get_string("coordinate_transformation_mode")},
                         {"nearest_mode", attrs.get_string("nearest_mode")}};
+  if (attrs.get_string("mode") == "cubic") {
+    onnx_attrs.set("cubic_coeff_a", attrs.get_float("cubic_coeff_a"));
+    onnx_attrs.set("exclude_outside", attrs.get_int("exclude_outside"));
+  }
   bool old = out.opset() < 13;  // roi and scales may not be omitted before opset 13
   Tensor empty = Tensor::f32(Shape{0}, {});
   std::string roi = old ? out.add_constant(empty) : "";
+  if (!attrs.get_floats("roi").empty()) {
+    std::vector<float> region(attrs.get_floats("roi").begin(), attrs.get_floats("roi").end());
+    roi = out.add_constant(Tensor::f32(Shape{static_cast<int64_t>(region.size())}, region));
+    onnx_attrs.set("extrapolation_value", attrs.get_float("extrapolation_value"));
+  }
   std::vector<std::string> inputs;
   if (export_as_scales(node, out)) {
     inputs = {out.input(0), roi, out.add_constant(scales_tensor(attrs.get_floats("scales")))};
@@ -320,10 +418,14 @@ OpDef make_Resize() {
   def.name = "Resize";
   def.onnx_ops = {"Resize", "Upsample"};
   def.attrs = {attr_string("mode", "nearest"), attr_string("coordinate_transformation_mode", "half_pixel"),
-               attr_string("nearest_mode", "round_prefer_floor"), attr_floats("scales"), attr_ints("sizes")};
+               attr_string("nearest_mode", "round_prefer_floor"), attr_floats("scales"), attr_ints("sizes"),
+               attr_float("cubic_coeff_a", kDefaultCubicCoeff), attr_int("exclude_outside", 0),
+               attr_floats("roi", std::vector<double>{}), attr_float("extrapolation_value", 0.0)};
   // Every output is a fixed combination of inputs (weights depend only on shapes).
   def.traits.linearity = Linearity::Joint;
   def.traits.linear_inputs = {0};
+  // ...except for a nonzero tf_crop_and_resize extrapolation value, which makes it affine.
+  def.traits.linear_when = [](const Attributes& attrs) { return attrs.get_float("extrapolation_value") == 0.0; };
   def.infer = infer_resize;
   def.compute = compute_resize;
   def.cost = resize_cost;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 #include "core/ops/strided_copy.h"
@@ -140,6 +142,30 @@ static void export_slice(const Node& node, OnnxExportNode& out) {
                {out.output(0)}, {});
 }
 
+namespace {
+
+uint64_t slice_point(const PointContext& context) {
+  const auto& starts = context.attrs.get_ints("starts");
+  const auto& steps = context.attrs.get_ints("steps");
+  int64_t index[16];
+  for (int d = 0; d < context.output.shape.rank(); ++d)
+    index[d] = starts[static_cast<size_t>(d)] + context.index[d] * steps[static_cast<size_t>(d)];
+  return context.pull(0, index);
+}
+
+// Output position o reads input start + o * step: a one-tap window with stride `step`.
+BoxGrid slice_boxes(const BoxContext& context) {
+  const auto& starts = context.attrs.get_ints("starts");
+  const auto& steps = context.attrs.get_ints("steps");
+  std::vector<std::vector<int64_t>> cuts;
+  for (int d = 0; d < context.output.shape.rank(); ++d)
+    cuts.push_back(window_cuts(context.output.shape[d], context.grid(0).cuts(d), steps[static_cast<size_t>(d)],
+                               -starts[static_cast<size_t>(d)], 1, 1));
+  return BoxGrid(std::move(cuts));
+}
+
+}  // namespace
+
 OpDef make_Slice() {
   OpDef def;
   def.name = "Slice";
@@ -153,6 +179,8 @@ OpDef make_Slice() {
   def.cost = data_movement_cost;
   def.from_onnx = import_slice;
   def.to_onnx = export_slice;
+  def.eval_point = slice_point;
+  def.propagate_boxes = slice_boxes;
   return def;
 }
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 
@@ -92,6 +94,35 @@ static void export_split(const Node& node, OnnxExportNode& out) {
   out.add_node("Split", {out.input(0), split}, outputs, {{"axis", node.attrs.get_int("axis")}});
 }
 
+namespace {
+
+int64_t split_offset(const Attributes& attrs, int output_index) {
+  int64_t offset = 0;
+  const auto& sizes = attrs.get_ints("split");
+  for (int k = 0; k < output_index; ++k) offset += sizes[static_cast<size_t>(k)];
+  return offset;
+}
+
+uint64_t split_point(const PointContext& context) {
+  int axis = static_cast<int>(context.attrs.get_int("axis"));
+  int64_t index[16];
+  std::copy(context.index, context.index + context.output.shape.rank(), index);
+  index[axis] += split_offset(context.attrs, context.output_index);
+  return context.pull(0, index);
+}
+
+BoxGrid split_boxes(const BoxContext& context) {
+  int axis = static_cast<int>(context.attrs.get_int("axis"));
+  int64_t offset = split_offset(context.attrs, context.output_index);
+  std::vector<std::vector<int64_t>> cuts = context.grid(0).all_cuts();
+  std::vector<int64_t> shifted;
+  for (int64_t cut : cuts[static_cast<size_t>(axis)]) shifted.push_back(cut - offset);
+  cuts[static_cast<size_t>(axis)] = normalize_cuts(shifted, context.output.shape[axis]);
+  return BoxGrid(std::move(cuts));
+}
+
+}  // namespace
+
 OpDef make_Split() {
   OpDef def;
   def.name = "Split";
@@ -106,6 +137,8 @@ OpDef make_Split() {
   def.cost = data_movement_cost;
   def.from_onnx = import_split;
   def.to_onnx = export_split;
+  def.eval_point = split_point;
+  def.propagate_boxes = split_boxes;
   return def;
 }
 

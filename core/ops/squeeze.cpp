@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "core/ops/import_util.h"
+#include "core/ops/linear_facets.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -69,6 +70,8 @@ OpDef make_Squeeze() {
   def.cost = data_movement_cost;
   def.from_onnx = import_squeeze;
   def.to_onnx = export_squeeze;
+  def.eval_point = row_major_point();
+  def.propagate_boxes = row_major_boxes();
   return def;
 }
 

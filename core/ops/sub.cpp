@@ -1,4 +1,6 @@
 // Sub: broadcasting elementwise difference; jointly linear in both inputs.
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -7,8 +9,11 @@ OpDef make_Sub() {
   OpTraits traits;
   traits.linearity = Linearity::Joint;
   traits.linear_inputs = {0, 1};
-  return binary_op(
+  OpDef def = binary_op(
       "Sub", [](float a, float b) { return a - b; }, [](int64_t a, int64_t b) { return a - b; }, traits);
+  def.eval_point = elementwise_point([](const uint64_t* v, int) { return field::sub(v[0], v[1]); });
+  def.propagate_boxes = elementwise_boxes();
+  return def;
 }
 
 }  // namespace pet::ops

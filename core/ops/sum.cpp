@@ -1,4 +1,6 @@
 // Sum: elementwise sum of one or more broadcast inputs; jointly linear in all of them.
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -8,8 +10,15 @@ OpDef make_Sum() {
   traits.linearity = Linearity::Joint;
   for (int i = 0; i < kMaxVariadicInputs; ++i) traits.linear_inputs.push_back(i);
   traits.commutative = true;
-  return variadic_op(
+  OpDef def = variadic_op(
       "Sum", [](float a, float b) { return a + b; }, [](int64_t a, int64_t b) { return a + b; }, traits);
+  def.eval_point = elementwise_point([](const uint64_t* v, int n) {
+    uint64_t total = 0;
+    for (int i = 0; i < n; ++i) total = field::add(total, v[i]);
+    return total;
+  });
+  def.propagate_boxes = elementwise_boxes();
+  return def;
 }
 
 }  // namespace pet::ops

@@ -1,6 +1,9 @@
 // Transpose: permutes the axes (output axis i is input axis perm[i]); a pure layout change.
+#include <algorithm>
 #include <fmt/format.h>
 
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 #include "core/ops/strided_copy.h"
@@ -42,6 +45,24 @@ static OnnxImported import_transpose(const OpDef&, const OnnxImportNode& node) {
   return {"Transpose", {{"perm", node.attr_ints("perm", reversed)}}, {0}};
 }
 
+namespace {
+
+// out[i0, i1, ...] = in[...] with input axis perm[k] at output coordinate k.
+uint64_t transpose_point(const PointContext& context) {
+  const auto& perm = context.attrs.get_ints("perm");
+  int64_t index[16];
+  for (size_t k = 0; k < perm.size(); ++k) index[perm[k]] = context.index[k];
+  return context.pull(0, index);
+}
+
+BoxGrid transpose_boxes(const BoxContext& context) {
+  std::vector<std::vector<int64_t>> cuts;
+  for (int64_t axis : context.attrs.get_ints("perm")) cuts.push_back(context.grid(0).cuts(static_cast<int>(axis)));
+  return BoxGrid(std::move(cuts));
+}
+
+}  // namespace
+
 OpDef make_Transpose() {
   OpDef def;
   def.name = "Transpose";
@@ -55,6 +76,8 @@ OpDef make_Transpose() {
   def.cost = data_movement_cost;
   def.from_onnx = import_transpose;
   def.to_onnx = export_same_name;
+  def.eval_point = transpose_point;
+  def.propagate_boxes = transpose_boxes;
   return def;
 }
 

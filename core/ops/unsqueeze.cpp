@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "core/ops/import_util.h"
+#include "core/ops/linear_facets.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -61,6 +62,8 @@ OpDef make_Unsqueeze() {
   def.cost = data_movement_cost;
   def.from_onnx = import_unsqueeze;
   def.to_onnx = export_unsqueeze;
+  def.eval_point = row_major_point();
+  def.propagate_boxes = row_major_boxes();
   return def;
 }
 

@@ -375,21 +375,24 @@ TEST(NnImport, UpsampleIsAsymmetricFloorResize) {
   EXPECT_EQ(upsample.attrs.get_ints("sizes"), (Ints{1, 1, 4, 6}));
 }
 
-TEST(NnImport, MaxPoolIndicesOutputIsUnsupported) {
-  expect_user_error(
-      [] {
-        import_node(FakeImportNode("MaxPool", 12, {{"kernel_shape", Ints{2, 2}}}, {f32({1, 1, 4, 4})}, {}, 2));
-      },
-      "node 'n' (MaxPool, opset 12): the Indices output of MaxPool is not supported; re-export the "
-      "model without it, or open an issue with this model");
+TEST(NnImport, MaxPoolIndicesOutputSetsWithIndices) {
+  OnnxImported pool = import_node(FakeImportNode(
+      "MaxPool", 12, {{"kernel_shape", Ints{2, 2}}, {"storage_order", int64_t{1}}}, {f32({1, 1, 4, 4})}, {}, 2));
+  EXPECT_EQ(pool.attrs.get_int("with_indices"), 1);
+  EXPECT_EQ(pool.attrs.get_int("storage_order"), 1);
+  OnnxImported plain =
+      import_node(FakeImportNode("MaxPool", 12, {{"kernel_shape", Ints{2, 2}}, {"storage_order", int64_t{1}}},
+                                 {f32({1, 1, 4, 4})}));
+  EXPECT_EQ(plain.attrs.get_int("storage_order"), 0);  // no effect without indices: canonical 0
 }
 
-TEST(NnImport, ResizeCubicIsUnsupported) {
+TEST(NnImport, ResizeAntialiasIsUnsupported) {
   expect_user_error(
       [] {
-        import_node(FakeImportNode("Resize", 13, {{"mode", std::string("cubic")}}, {f32({1, 1, 2, 2})}));
+        import_node(FakeImportNode("Resize", 13, {{"mode", std::string("cubic")}, {"antialias", int64_t{1}}},
+                                   {f32({1, 1, 2, 2})}));
       },
-      "node 'n' (Resize, opset 13): mode 'cubic' is not supported; re-export the model without it, or "
+      "node 'n' (Resize, opset 13): antialias=1 is not supported; re-export the model without it, or "
       "open an issue with this model");
 }
 

@@ -181,13 +181,13 @@ TEST(ImportErrors, UnsupportedAttributeValue) {
   builder.float_initializer("scales", {4}, {1, 1, 2, 2});
   auto& node = builder.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
   auto* mode = node.add_attribute();
-  mode->set_name("mode");
+  mode->set_name("coordinate_transformation_mode");
   mode->set_type(onnx::AttributeProto::STRING);
-  mode->set_s("cubic");
-  std::string path = builder.save("resize_cubic.onnx");
+  mode->set_s("half_pixel_symmetric");
+  std::string path = builder.save("resize_half_pixel_symmetric.onnx");
   std::string message = import_error(path);
   EXPECT_EQ(message.rfind(path + ": node 'resize' (Resize, opset 13): ", 0), 0u) << message;
-  EXPECT_NE(message.find("cubic"), std::string::npos) << message;
+  EXPECT_NE(message.find("half_pixel_symmetric"), std::string::npos) << message;
   EXPECT_NE(message.find("is not supported"), std::string::npos) << message;
 }
 

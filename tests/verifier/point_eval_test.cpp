@@ -1,0 +1,145 @@
+// Point evaluation over Z_p agrees with the float executor on integer-valued constants, for
+// every op that has the facet (the examiner's answers are only as good as these).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/executor.h"
+#include "core/ops/layout.h"
+#include "core/ops/linear_facets.h"
+#include "core/prime_field.h"
+#include "core/registry.h"
+#include "core/text_ir.h"
+#include "verifier/field_evaluator.h"
+
+namespace pet {
+namespace {
+
+// Integer-valued floats in [-3, 3]: every sum of products stays exact in float32.
+Tensor small_integers(const Shape& shape, uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  Tensor tensor(DType::f32, shape);
+  for (float& v : tensor.mutable_f32()) v = static_cast<float>(static_cast<int>(engine() % 7) - 3);
+  return tensor;
+}
+
+// Every output element of `graph` (all of whose leaves are constants) over Z_p equals the
+// field image of the executor's float result.
+void expect_point_eval_matches_executor(const Graph& graph) {
+  std::vector<Tensor> expected = execute(graph, {});
+  FieldEvaluator evaluator(graph, 1, 0);
+  for (size_t k = 0; k < expected.size(); ++k) {
+    const Shape& shape = expected[k].shape();
+    std::vector<int64_t> index(static_cast<size_t>(shape.rank()));
+    for (int64_t flat = 0; flat < shape.numel(); ++flat) {
+      ops::unravel_index(flat, shape, index.data());
+      ASSERT_EQ(evaluator.output(static_cast<int>(k), index.data()), field::from_float(expected[k].f32()[static_cast<size_t>(flat)]))
+          << "output " << k << " element " << flat << " of\n" << print_graph(graph);
+    }
+  }
+}
+
+class PointEval : public ::testing::Test {
+ protected:
+  ValueId constant(const Shape& shape) { return graph.add_constant("c", small_integers(shape, ++seed)); }
+  void check(ValueId out) {
+    graph.add_output(out);
+    expect_point_eval_matches_executor(graph);
+  }
+  Graph graph;
+  uint64_t seed = 100;
+};
+
+Attributes conv_attrs(std::vector<int64_t> strides, std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t group) {
+  return {{"strides", strides}, {"pads", pads}, {"dilations", dilations}, {"group", group}};
+}
+
+TEST_F(PointEval, Conv2dWithPadsStridesDilationsGroupsAndBias) {
+  ValueId x = constant({2, 4, 7, 6}), w = constant({6, 2, 3, 2}), b = constant({6});
+  check(graph.add_node1("Conv", conv_attrs({2, 1}, {1, 0, 2, 1}, {1, 2}, 2), {x, w, b}));
+}
+
+TEST_F(PointEval, Conv1dAnd3d) {
+  ValueId x1 = constant({1, 2, 9}), w1 = constant({3, 2, 3});
+  graph.add_output(graph.add_node1("Conv", conv_attrs({2}, {1, 1}, {1}, 1), {x1, w1}));
+  ValueId x3 = constant({1, 2, 4, 5, 3}), w3 = constant({2, 2, 2, 3, 1});
+  check(graph.add_node1("Conv", conv_attrs({1, 2, 1}, {1, 0, 0, 0, 1, 0}, {2, 1, 1}, 1), {x3, w3}));
+}
+
+TEST_F(PointEval, MatMulBatchedBroadcastAndVectors) {
+  ValueId a = constant({2, 1, 3, 4}), b = constant({3, 4, 5});
+  graph.add_output(graph.add_node1("MatMul", {}, {a, b}));
+  ValueId v = constant({4}), m = constant({4, 2});
+  graph.add_output(graph.add_node1("MatMul", {}, {v, m}));
+  check(graph.add_node1("MatMul", {}, {m, constant({2})}));
+}
+
+TEST_F(PointEval, GemmWithTransposesAndBroadcastBias) {
+  ValueId a = constant({4, 3}), b = constant({5, 4}), c = constant({5});
+  check(graph.add_node1("Gemm", {{"alpha", 0.5}, {"beta", 2.0}, {"transA", int64_t{1}}, {"transB", int64_t{1}}}, {a, b, c}));
+}
+
+TEST_F(PointEval, LayoutBuilders) {
+  Shape shape{4, 3, 4, 6};
+  ValueId x = constant(shape);
+  for (const Attributes& attrs : {ops::layout_batch_to_height(shape, 2), ops::layout_height_to_batch(shape, 2),
+                                  ops::layout_dilation_deinterleave(shape, 3, 2), ops::layout_transpose(shape, {0, 2, 3, 1}),
+                                  ops::layout_space_to_depth(shape, 2)})
+    graph.add_output(graph.add_node1("Layout", attrs, {x}));
+  check(graph.add_node1("Transpose", {{"perm", std::vector<int64_t>{3, 1, 0, 2}}}, {x}));
+}
+
+TEST_F(PointEval, ReshapeFamily) {
+  ValueId x = constant({2, 3, 4});
+  graph.add_output(graph.add_node1("Reshape", {{"shape", std::vector<int64_t>{4, 6}}}, {x}));
+  graph.add_output(graph.add_node1("Flatten", {{"axis", int64_t{2}}}, {x}));
+  graph.add_output(graph.add_node1("Unsqueeze", {{"axes", std::vector<int64_t>{0, 3}}}, {x}));
+  check(graph.add_node1("Expand", {{"shape", std::vector<int64_t>{2, 2, 3, 4}}}, {x}));
+}
+
+TEST_F(PointEval, PadModesSliceConcatSplit) {
+  ValueId x = constant({2, 5, 4});
+  for (const char* mode : {"constant", "edge", "reflect"})
+    graph.add_output(graph.add_node1(
+        "Pad", {{"mode", std::string(mode)}, {"pads", std::vector<int64_t>{0, 2, 1, 1, 1, -1}}, {"value", 0.0}}, {x}));
+  graph.add_output(graph.add_node1("Slice", {{"starts", std::vector<int64_t>{1, 4, 0}}, {"ends", std::vector<int64_t>{2, 0, 4}},
+                                             {"steps", std::vector<int64_t>{1, -2, 3}}},
+                                   {x}));
+  ValueId y = constant({2, 2, 4});
+  ValueId cat = graph.add_node1("Concat", {{"axis", int64_t{1}}}, {x, y, x});
+  for (ValueId part : graph.add_node("Split", {{"axis", int64_t{1}}, {"split", std::vector<int64_t>{3, 6, 3}}}, {cat}))
+    graph.add_output(part);
+  check(cat);
+}
+
+TEST_F(PointEval, ElementwiseArithmeticWithBroadcast) {
+  ValueId a = constant({2, 3, 4}), b = constant({3, 1}), c = constant({4});
+  graph.add_output(graph.add_node1("Add", {}, {a, b}));
+  graph.add_output(graph.add_node1("Sub", {}, {b, a}));
+  graph.add_output(graph.add_node1("Mul", {}, {a, c}));
+  graph.add_output(graph.add_node1("Neg", {}, {a}));
+  graph.add_output(graph.add_node1("Identity", {}, {a}));
+  check(graph.add_node1("Sum", {}, {a, b, c}));
+}
+
+TEST_F(PointEval, PoolingAndReductionWithPowerOfTwoDivisors) {
+  ValueId x = constant({1, 2, 4, 4});
+  for (int64_t include : {0, 1})
+    graph.add_output(graph.add_node1("AveragePool", {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 1}},
+                                                     {"pads", std::vector<int64_t>{1, 0, 1, 1}}, {"ceil_mode", int64_t{0}},
+                                                     {"count_include_pad", include}},
+                                     {x}));
+  graph.add_output(graph.add_node1("GlobalAveragePool", {}, {x}));
+  graph.add_output(graph.add_node1("ReduceSum", {{"axes", std::vector<int64_t>{1, 3}}, {"keepdims", int64_t{0}}}, {x}));
+  check(graph.add_node1("ReduceSum", {{"axes", std::vector<int64_t>{0, 2}}, {"keepdims", int64_t{1}}}, {x}));
+}
+
+TEST(PointEvalFacets, EveryOpWithOneFacetHasTheOtherAndALinearity) {
+  for (const OpDef* def : OpRegistry::global().all()) {
+    EXPECT_EQ(static_cast<bool>(def->eval_point), static_cast<bool>(def->propagate_boxes)) << def->name;
+    if (def->eval_point) EXPECT_NE(def->traits.linearity, Linearity::None) << def->name;
+  }
+}
+
+}  // namespace
+}  // namespace pet

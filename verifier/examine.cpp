@@ -1,0 +1,178 @@
+// Box-wise random testing of two multi-linear programs over Z_p.
+#include "verifier/examine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/prime_field.h"
+#include "verifier/box_analysis.h"
+#include "verifier/field_evaluator.h"
+
+namespace pet {
+namespace {
+
+std::string refusal(const Graph& original, const Graph& candidate) {
+  auto types = [](const Graph& graph, const std::vector<ValueId>& ids) {
+    std::vector<TensorType> result;
+    for (ValueId id : ids) result.push_back(graph.value(id).type);
+    return result;
+  };
+  if (types(original, original.inputs()) != types(candidate, candidate.inputs()))
+    return "the programs take different inputs";
+  if (types(original, original.outputs()) != types(candidate, candidate.outputs()))
+    return "the programs produce outputs of different types";
+  for (const Graph* graph : {&original, &candidate})
+    for (const Node& node : graph->nodes()) {
+      bool linear = node.def->traits.linearity != Linearity::None && node.def->eval_point && node.def->propagate_boxes;
+      if (!linear)
+        return fmt::format("node '{}' ({}) is not multi-linear: examine compares programs of linear ops only",
+                           node.name, node.op());
+      for (ValueId id : node.inputs)
+        if (id != kNoValue && graph->value(id).type.dtype != DType::f32)
+          return fmt::format("node '{}' ({}) reads a non-float tensor", node.name, node.op());
+    }
+  return "";
+}
+
+// Polynomial degree of every output in the graph inputs, the highest over all outputs.
+int polynomial_degree(const Graph& graph) {
+  std::vector<int> degree(graph.values().size(), 0);
+  for (ValueId id : graph.inputs()) degree[static_cast<size_t>(id)] = 1;
+  for (const Node& node : graph.nodes()) {
+    int result = 0;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == kNoValue) continue;
+      int d = degree[static_cast<size_t>(node.inputs[i])];
+      const auto& linear = node.def->traits.linear_inputs;
+      bool multiplies = node.def->traits.linearity == Linearity::Multilinear &&
+                        std::find(linear.begin(), linear.end(), static_cast<int>(i)) != linear.end();
+      result = multiplies ? result + d : std::max(result, d);
+    }
+    for (ValueId out : node.outputs) degree[static_cast<size_t>(out)] = result;
+  }
+  int highest = 1;
+  for (ValueId id : graph.outputs()) highest = std::max(highest, degree[static_cast<size_t>(id)]);
+  return highest;
+}
+
+// Distinct corners of the box plus its center.
+std::vector<std::vector<int64_t>> sample_points(const Box& box) {
+  size_t rank = box.lo.size();
+  std::set<std::vector<int64_t>> points;
+  for (uint64_t mask = 0; mask < (uint64_t{1} << rank); ++mask) {
+    std::vector<int64_t> point(rank);
+    for (size_t d = 0; d < rank; ++d) point[d] = (mask >> d) & 1 ? box.hi[d] - 1 : box.lo[d];
+    points.insert(point);
+  }
+  std::vector<int64_t> center(rank);
+  for (size_t d = 0; d < rank; ++d) center[d] = (box.lo[d] + box.hi[d] - 1) / 2;
+  points.insert(center);
+  return {points.begin(), points.end()};
+}
+
+struct BoxPlan {
+  int output;
+  Box box;
+  std::vector<std::vector<int64_t>> points;
+  bool correct = true;
+};
+
+std::vector<BoxPlan> plan_boxes(const Graph& original, const Graph& candidate) {
+  std::vector<BoxGrid> original_grids = analyze_boxes(original), candidate_grids = analyze_boxes(candidate);
+  std::vector<BoxPlan> plans;
+  for (size_t k = 0; k < original.outputs().size(); ++k) {
+    const BoxGrid& a = original_grids[static_cast<size_t>(original.outputs()[k])];
+    const BoxGrid& b = candidate_grids[static_cast<size_t>(candidate.outputs()[k])];
+    for (Box& box : a.refined_with(b).boxes()) {
+      auto points = sample_points(box);
+      plans.push_back({static_cast<int>(k), std::move(box), std::move(points)});
+    }
+  }
+  return plans;
+}
+
+int trials_for(const ExamineOptions& options, int degree, int64_t points) {
+  if (options.trials > 0) return options.trials;
+  double per_trial = std::log2(static_cast<double>(degree)) - 61.0;  // Schwartz-Zippel: degree / p
+  double needed = (options.target_bound_log2 - std::log2(static_cast<double>(std::max<int64_t>(points, 1)))) / per_trial;
+  return std::max(1, static_cast<int>(std::ceil(needed)));
+}
+
+void run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPlan>& plans, uint64_t seed, int trials) {
+  for (int trial = 0; trial < trials; ++trial) {
+    FieldEvaluator a(original, seed, trial), b(candidate, seed, trial);
+    for (BoxPlan& plan : plans) {
+      if (!plan.correct) continue;
+      for (const auto& point : plan.points)
+        if (a.output(plan.output, point.data()) != b.output(plan.output, point.data())) {
+          plan.correct = false;
+          break;
+        }
+    }
+  }
+}
+
+Verdict rejected(std::string reason, uint64_t seed) {
+  Verdict verdict;
+  verdict.kind = VerdictKind::Rejected;
+  verdict.reason = std::move(reason);
+  verdict.seed = seed;
+  return verdict;
+}
+
+}  // namespace
+
+std::string verdict_kind_name(VerdictKind kind) {
+  switch (kind) {
+    case VerdictKind::Full: return "full";
+    case VerdictKind::Partial: return "partial";
+    case VerdictKind::Rejected: return "rejected";
+  }
+  return "?";
+}
+
+std::string Verdict::summary() const {
+  if (kind == VerdictKind::Rejected && points_tested == 0) return "rejected: " + reason;
+  size_t incorrect = 0;
+  for (const auto& boxes : incorrect_boxes) incorrect += boxes.size();
+  return fmt::format("{}: {:.4f} of elements correct, {} of {} boxes incorrect, {} points x {} trials, degree {}, "
+                     "false-equality bound 2^{:.0f}, seed {}{}",
+                     verdict_kind_name(kind), fraction_correct, incorrect, boxes_tested, points_tested, trials, degree,
+                     bound_log2, seed, reason.empty() ? "" : " (" + reason + ")");
+}
+
+Verdict examine(const Graph& original, const Graph& candidate, const ExamineOptions& options) {
+  std::string refused = refusal(original, candidate);
+  if (!refused.empty()) return rejected(refused, options.seed);
+  std::vector<BoxPlan> plans = plan_boxes(original, candidate);
+  Verdict verdict;
+  verdict.seed = options.seed;
+  verdict.degree = std::max(polynomial_degree(original), polynomial_degree(candidate));
+  verdict.boxes_tested = static_cast<int64_t>(plans.size());
+  for (const BoxPlan& plan : plans) verdict.points_tested += static_cast<int64_t>(plan.points.size());
+  verdict.trials = trials_for(options, verdict.degree, verdict.points_tested);
+  verdict.bound_log2 = std::log2(static_cast<double>(std::max<int64_t>(verdict.points_tested, 1))) +
+                       verdict.trials * (std::log2(static_cast<double>(verdict.degree)) - 61.0);
+  run_trials(original, candidate, plans, options.seed, verdict.trials);
+
+  verdict.incorrect_boxes.resize(original.outputs().size());
+  double total = 0, correct = 0;
+  for (const BoxPlan& plan : plans) {
+    total += static_cast<double>(plan.box.numel());
+    if (plan.correct) correct += static_cast<double>(plan.box.numel());
+    else verdict.incorrect_boxes[static_cast<size_t>(plan.output)].push_back(plan.box);
+  }
+  verdict.fraction_correct = total == 0 ? 1.0 : correct / total;
+  if (correct == total) verdict.kind = VerdictKind::Full;
+  else if (verdict.fraction_correct >= options.min_fraction_correct) verdict.kind = VerdictKind::Partial;
+  else {
+    verdict.kind = VerdictKind::Rejected;
+    verdict.reason = fmt::format("only {:.1f}% of output elements agree", 100 * verdict.fraction_correct);
+  }
+  return verdict;
+}
+
+}  // namespace pet

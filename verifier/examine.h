@@ -1,0 +1,42 @@
+// examine(): decides whether a candidate multi-linear program equals the original everywhere
+// (Full), on all but some summation boxes (Partial, with those boxes), or neither (Rejected),
+// by testing a few positions per box on random inputs over Z_p (PET's Theorems 1 and 2).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/box_grid.h"
+#include "core/graph.h"
+
+namespace pet {
+
+enum class VerdictKind { Full, Partial, Rejected };
+
+struct Verdict {
+  VerdictKind kind = VerdictKind::Rejected;
+  std::string reason;                              // why it was rejected
+  std::vector<std::vector<Box>> incorrect_boxes;   // per graph output
+  double fraction_correct = 0;                     // of all output elements
+  uint64_t seed = 0;
+  int trials = 0;
+  int degree = 0;              // polynomial degree bound of the two programs
+  int64_t boxes_tested = 0;
+  int64_t points_tested = 0;   // positions per trial
+  double bound_log2 = 0;       // log2 of the probability that a wrong box passed
+  std::string summary() const;
+};
+
+struct ExamineOptions {
+  uint64_t seed = 2026;
+  int trials = 0;                     // 0: as few as give a bound below 2^target_bound_log2
+  double target_bound_log2 = -100;
+  double min_fraction_correct = 0.5;  // below this a candidate is Rejected, not Partial
+};
+
+Verdict examine(const Graph& original, const Graph& candidate, const ExamineOptions& options = {});
+
+std::string verdict_kind_name(VerdictKind kind);
+
+}  // namespace pet
