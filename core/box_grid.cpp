@@ -2,6 +2,7 @@
 #include "core/box_grid.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -92,6 +93,52 @@ std::vector<int64_t> normalize_cuts(std::vector<int64_t> points, int64_t size) {
   std::sort(points.begin(), points.end());
   points.erase(std::unique(points.begin(), points.end()), points.end());
   return points;
+}
+
+// One sweep along `dim`: boxes equal outside `dim` and contiguous along it become one.
+static bool merge_along(std::vector<Box>& boxes, size_t dim) {
+  auto key = [dim](const Box& box) {
+    std::vector<int64_t> k;
+    for (size_t d = 0; d < box.lo.size(); ++d)
+      if (d != dim) {
+        k.push_back(box.lo[d]);
+        k.push_back(box.hi[d]);
+      }
+    k.push_back(box.lo[dim]);
+    return k;
+  };
+  std::sort(boxes.begin(), boxes.end(), [&](const Box& a, const Box& b) { return key(a) < key(b); });
+  std::vector<Box> merged;
+  bool changed = false;
+  for (Box& box : boxes) {
+    if (!merged.empty()) {
+      Box& last = merged.back();
+      bool same_elsewhere = true;
+      for (size_t d = 0; d < box.lo.size(); ++d)
+        if (d != dim && (last.lo[d] != box.lo[d] || last.hi[d] != box.hi[d])) same_elsewhere = false;
+      if (same_elsewhere && last.hi[dim] == box.lo[dim]) {
+        last.hi[dim] = box.hi[dim];
+        changed = true;
+        continue;
+      }
+    }
+    merged.push_back(std::move(box));
+  }
+  boxes = std::move(merged);
+  return changed;
+}
+
+std::vector<Box> merge_adjacent_boxes(std::vector<Box> boxes) {
+  if (boxes.empty()) return boxes;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t d = boxes[0].lo.size(); d-- > 0;) changed = merge_along(boxes, d) || changed;
+  }
+  std::sort(boxes.begin(), boxes.end(), [](const Box& a, const Box& b) {
+    return std::tie(a.lo, a.hi) < std::tie(b.lo, b.hi);
+  });
+  return boxes;
 }
 
 static int64_t interval_of(const std::vector<int64_t>& cuts, int64_t position) {

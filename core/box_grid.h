@@ -44,6 +44,10 @@ class BoxGrid {
   std::vector<std::vector<int64_t>> cuts_;
 };
 
+// Merges boxes that touch along one dimension and agree on all others, until none do; the
+// union covered is unchanged. Result sorted.
+std::vector<Box> merge_adjacent_boxes(std::vector<Box> boxes);
+
 // Sorted, deduplicated cut list for a dimension of `size` from arbitrary points (clamped to [0, size]).
 std::vector<int64_t> normalize_cuts(std::vector<int64_t> points, int64_t size);
 

@@ -165,6 +165,7 @@ Verdict examine(const Graph& original, const Graph& candidate, const ExamineOpti
     if (plan.correct) correct += static_cast<double>(plan.box.numel());
     else verdict.incorrect_boxes[static_cast<size_t>(plan.output)].push_back(plan.box);
   }
+  for (auto& boxes : verdict.incorrect_boxes) boxes = merge_adjacent_boxes(std::move(boxes));
   verdict.fraction_correct = total == 0 ? 1.0 : correct / total;
   if (correct == total) verdict.kind = VerdictKind::Full;
   else if (verdict.fraction_correct >= options.min_fraction_correct) verdict.kind = VerdictKind::Partial;

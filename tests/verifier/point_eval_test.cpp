@@ -137,7 +137,9 @@ TEST_F(PointEval, PoolingAndReductionWithPowerOfTwoDivisors) {
 TEST(PointEvalFacets, EveryOpWithOneFacetHasTheOtherAndALinearity) {
   for (const OpDef* def : OpRegistry::global().all()) {
     EXPECT_EQ(static_cast<bool>(def->eval_point), static_cast<bool>(def->propagate_boxes)) << def->name;
-    if (def->eval_point) EXPECT_NE(def->traits.linearity, Linearity::None) << def->name;
+    if (def->eval_point) {
+      EXPECT_NE(def->traits.linearity, Linearity::None) << def->name;
+    }
   }
 }
 

@@ -1,0 +1,124 @@
+// The Z3 prover on example rules: true 2-3-op rules are proved fast, wrong ones never are.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/text_ir.h"
+#include "verifier/z3/example_rules.h"
+#include "verifier/z3/prover.h"
+
+namespace pet {
+namespace {
+
+ProofResult prove_rule(const ExampleRule& rule, ProveOptions options = {}) {
+  return prove(parse_graph(rule.lhs), parse_graph(rule.rhs), options);
+}
+
+std::string describe(const ProofResult& result) {
+  std::string text = std::string(proof_status_name(result.status)) + " in " + std::to_string(result.seconds) +
+                     " s: " + result.reason + "\n  used:";
+  for (const std::string& label : result.axioms_used) text += "\n    " + label;
+  return text + "\n  available: " + std::to_string(result.axioms_available.size());
+}
+
+class TrueRule : public testing::TestWithParam<std::string> {};
+
+TEST_P(TrueRule, IsProvedInUnderOneSecond) {
+  ProofResult result = prove_rule(example_rule(GetParam()));
+  EXPECT_EQ(result.status, ProofStatus::Proved) << describe(result);
+  EXPECT_LT(result.seconds, 1.0) << describe(result);
+  EXPECT_FALSE(result.axioms_used.empty());
+  std::cout << GetParam() << ": " << describe(result) << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(ExampleRules, TrueRule,
+                         testing::Values("merge-convs-sharing-input", "merge-1x1-and-3x3-convs", "matmul-reassociate",
+                                         "relu-through-transpose", "factor-scalar-out-of-add", "split-of-concat",
+                                         "transpose-twice-is-identity", "layout-batch-to-height-and-back",
+                                         "conv-of-weight-sum", "merge-convs-sharing-weight", "relu-transpose-concat",
+                                         "add-reorder", "transpose-of-matmul"),
+                         [](const testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param;
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
+TEST(Z3Prover, MergingConvsUsesConcatWeightsAndSplitUndoesConcat) {
+  ProofResult result = prove_rule(example_rule("merge-convs-sharing-input"));
+  std::string used;
+  for (const std::string& label : result.axioms_used) used += label + "\n";
+  EXPECT_NE(used.find("conv-concat-weights{"), std::string::npos) << used;
+  EXPECT_NE(used.find("split-undoes-concat{"), std::string::npos) << used;
+}
+
+TEST(Z3Prover, TasoUnsoundConvMulRuleIsRefutedByACounterexample) {
+  ProofResult result = prove_rule(example_rule("taso-unsound-drop-mul-after-conv"));
+  EXPECT_EQ(result.status, ProofStatus::Refuted) << describe(result);
+  EXPECT_NE(result.reason.find("counterexample: output 0 differs"), std::string::npos) << result.reason;
+}
+
+TEST(Z3Prover, TasoUnsoundConvMulRuleIsNotProvedByZ3Alone) {
+  ProveOptions options;
+  options.numeric_refutation = false;
+  ProofResult result = prove_rule(example_rule("taso-unsound-drop-mul-after-conv"), options);
+  EXPECT_NE(result.status, ProofStatus::Proved) << describe(result);
+  EXPECT_LT(result.seconds, 3.0);
+}
+
+TEST(Z3Prover, SplitReturnsPiecesInConcatOrderOnly) {
+  Graph lhs = parse_graph(R"(graph "l" opset 13 {
+    input %x : f32[2,3]
+    input %y : f32[2,3]
+    %c = Concat[axis=1](%y, %x)
+    %a, %b = Split[axis=1, split=[3,3]](%c)
+    output %a
+  })");
+  Graph rhs = parse_graph("graph \"r\" opset 13 {\n input %x : f32[2,3]\n input %y : f32[2,3]\n output %x\n}");
+  ProveOptions options;
+  options.numeric_refutation = false;
+  EXPECT_NE(prove(lhs, rhs, options).status, ProofStatus::Proved);
+  EXPECT_EQ(prove(lhs, rhs).status, ProofStatus::Refuted);
+}
+
+TEST(Z3Prover, WithoutAxiomsOnlyIdenticalSidesAreProved) {
+  std::vector<axioms::AxiomSchema> none;
+  ProveOptions options;
+  options.axioms = &none;
+  ProofResult result = prove_rule(example_rule("matmul-reassociate"), options);
+  EXPECT_EQ(result.status, ProofStatus::Unknown) << describe(result);
+  EXPECT_TRUE(result.axioms_available.empty());
+  const ExampleRule& rule = example_rule("relu-through-transpose");
+  EXPECT_EQ(prove(parse_graph(rule.lhs), parse_graph(rule.lhs), options).status, ProofStatus::Proved);
+}
+
+TEST(Z3Prover, TimeoutOverloadProves) {
+  const ExampleRule& rule = example_rule("factor-scalar-out-of-add");
+  EXPECT_EQ(prove(parse_graph(rule.lhs), parse_graph(rule.rhs), std::chrono::milliseconds(500)).status,
+            ProofStatus::Proved);
+}
+
+TEST(Z3ProverErrors, InputOfTwoTypes) {
+  Graph lhs = parse_graph("graph \"l\" opset 13 {\n input %x : f32[2]\n %y = Relu(%x)\n output %y\n}");
+  Graph rhs = parse_graph("graph \"r\" opset 13 {\n input %x : f32[3]\n %y = Relu(%x)\n output %y\n}");
+  try {
+    prove(lhs, rhs);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& error) {
+    EXPECT_STREQ(error.what(), "rule sides differ: input %x is f32[2] on the left and f32[3] on the right");
+  }
+}
+
+TEST(Z3ProverErrors, OutputTypesDiffer) {
+  Graph lhs = parse_graph("graph \"l\" opset 13 {\n input %x : f32[2,3]\n output %x\n}");
+  Graph rhs =
+      parse_graph("graph \"r\" opset 13 {\n input %x : f32[2,3]\n %y = Transpose[perm=[1,0]](%x)\n output %y\n}");
+  try {
+    prove(lhs, rhs);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& error) {
+    EXPECT_STREQ(error.what(), "rule sides differ: output 0 is f32[2,3] on the left and f32[3,2] on the right");
+  }
+}
+
+}  // namespace
+}  // namespace pet

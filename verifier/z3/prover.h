@@ -1,0 +1,48 @@
+// The Z3 prover for full-equivalence rules: both sides become terms over uninterpreted functions,
+// the axiom schemas are instantiated for the goal's signatures and quantified over their input
+// tensors (E-matching on the left side), and Z3 searches for a proof within a time limit.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/graph.h"
+#include "verifier/axioms/axiom.h"
+#include "verifier/axioms/instantiate.h"
+
+namespace pet {
+
+enum class ProofStatus {
+  Proved,   // the axioms imply that every output of the two sides is equal
+  Refuted,  // the sides differ on concrete seeded inputs (the reason names output, error and seed)
+  Unknown,  // no proof: not implied by the instances, limits reached, or Z3 failed; the reason says which
+};
+
+std::string_view proof_status_name(ProofStatus status);
+
+struct ProveOptions {
+  std::chrono::milliseconds timeout{2000};  // Z3's limit; instantiation is bounded by `limits`
+  axioms::InstantiationLimits limits;
+  bool numeric_refutation = true;  // first run both sides on seeded random inputs
+  uint64_t seed = 1;
+  const std::vector<axioms::AxiomSchema>* axioms = nullptr;  // all_axioms() when null
+};
+
+struct ProofResult {
+  ProofStatus status = ProofStatus::Unknown;
+  std::string reason;
+  double seconds = 0;                         // whole call, numeric check and instantiation included
+  std::vector<std::string> axioms_used;       // instances in Z3's unsat core (Proved only)
+  std::vector<std::string> axioms_available;  // every instance given to Z3
+};
+
+// Proves lhs == rhs output by output. Graph inputs are universally quantified tensors matched by
+// name; a name on both sides must have one type, and the outputs must have the same types, else
+// UserError. Never throws for a Z3
+// failure or hang: those are Unknown with a reason.
+ProofResult prove(const Graph& lhs, const Graph& rhs, const ProveOptions& options = {});
+ProofResult prove(const Graph& lhs, const Graph& rhs, std::chrono::milliseconds timeout);
+
+}  // namespace pet
