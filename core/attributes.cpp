@@ -30,39 +30,39 @@ std::string attr_value_to_string(const AttrValue& value) {
   return "?";
 }
 
-const AttrValue& Attributes::at(const std::string& name) const {
+const AttrValue& Attributes::at(std::string_view name) const {
   auto found = values_.find(name);
-  PET_CHECK(found != values_.end(), "missing attribute '" + name + "'");
+  PET_CHECK(found != values_.end(), "missing attribute '" + std::string(name) + "'");
   return found->second;
 }
 
-int64_t Attributes::get_int(const std::string& name) const {
+int64_t Attributes::get_int(std::string_view name) const {
   const AttrValue& value = at(name);
-  PET_CHECK(std::holds_alternative<int64_t>(value), "attribute '" + name + "' is not an int");
+  PET_CHECK(std::holds_alternative<int64_t>(value), "attribute '" + std::string(name) + "' is not an int");
   return std::get<int64_t>(value);
 }
 
-double Attributes::get_float(const std::string& name) const {
+double Attributes::get_float(std::string_view name) const {
   const AttrValue& value = at(name);
-  PET_CHECK(std::holds_alternative<double>(value), "attribute '" + name + "' is not a float");
+  PET_CHECK(std::holds_alternative<double>(value), "attribute '" + std::string(name) + "' is not a float");
   return std::get<double>(value);
 }
 
-const std::string& Attributes::get_string(const std::string& name) const {
+const std::string& Attributes::get_string(std::string_view name) const {
   const AttrValue& value = at(name);
-  PET_CHECK(std::holds_alternative<std::string>(value), "attribute '" + name + "' is not a string");
+  PET_CHECK(std::holds_alternative<std::string>(value), "attribute '" + std::string(name) + "' is not a string");
   return std::get<std::string>(value);
 }
 
-const std::vector<int64_t>& Attributes::get_ints(const std::string& name) const {
+const std::vector<int64_t>& Attributes::get_ints(std::string_view name) const {
   const AttrValue& value = at(name);
-  PET_CHECK(std::holds_alternative<std::vector<int64_t>>(value), "attribute '" + name + "' is not an int list");
+  PET_CHECK(std::holds_alternative<std::vector<int64_t>>(value), "attribute '" + std::string(name) + "' is not an int list");
   return std::get<std::vector<int64_t>>(value);
 }
 
-const std::vector<double>& Attributes::get_floats(const std::string& name) const {
+const std::vector<double>& Attributes::get_floats(std::string_view name) const {
   const AttrValue& value = at(name);
-  PET_CHECK(std::holds_alternative<std::vector<double>>(value), "attribute '" + name + "' is not a float list");
+  PET_CHECK(std::holds_alternative<std::vector<double>>(value), "attribute '" + std::string(name) + "' is not a float list");
   return std::get<std::vector<double>>(value);
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -29,18 +30,18 @@ class Attributes {
 
   // Accessors fail an internal check when the attribute is missing or of another kind:
   // canonical attributes are complete once a node exists.
-  int64_t get_int(const std::string& name) const;
-  double get_float(const std::string& name) const;
-  const std::string& get_string(const std::string& name) const;
-  const std::vector<int64_t>& get_ints(const std::string& name) const;
-  const std::vector<double>& get_floats(const std::string& name) const;
+  int64_t get_int(std::string_view name) const;
+  double get_float(std::string_view name) const;
+  const std::string& get_string(std::string_view name) const;
+  const std::vector<int64_t>& get_ints(std::string_view name) const;
+  const std::vector<double>& get_floats(std::string_view name) const;
 
-  const std::map<std::string, AttrValue>& entries() const { return values_; }
+  const std::map<std::string, AttrValue, std::less<>>& entries() const { return values_; }
   bool operator==(const Attributes&) const = default;
 
  private:
-  const AttrValue& at(const std::string& name) const;
-  std::map<std::string, AttrValue> values_;
+  const AttrValue& at(std::string_view name) const;
+  std::map<std::string, AttrValue, std::less<>> values_;  // transparent: lookups by string_view
 };
 
 // Declared attribute of an op: its kind and default (std::monostate-like "required" when absent).

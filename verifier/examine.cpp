@@ -102,8 +102,12 @@ int trials_for(const ExamineOptions& options, int degree, int64_t points) {
 }
 
 void run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPlan>& plans, uint64_t seed, int trials) {
+  FieldEvaluator a(original, seed, 0), b(candidate, seed, 0);
   for (int trial = 0; trial < trials; ++trial) {
-    FieldEvaluator a(original, seed, trial), b(candidate, seed, trial);
+    if (trial > 0) {
+      a.start_trial(trial);
+      b.start_trial(trial);
+    }
     for (BoxPlan& plan : plans) {
       if (!plan.correct) continue;
       for (const auto& point : plan.points)

@@ -8,12 +8,21 @@
 namespace pet {
 namespace {
 
+constexpr uint64_t kUnknown = ~uint64_t{0};  // never a value in Z_p
+constexpr int64_t kDenseMemoLimit = int64_t{1} << 21;
+
 uint64_t mix(uint64_t x) {
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
   x ^= x >> 27;
   x *= 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
+}
+
+// Uniform in [0, p): the top 61 bits of a 64-bit hash, folded once.
+inline uint64_t to_field(uint64_t hash) {
+  uint64_t value = hash >> 3;
+  return value >= field::kPrime ? value - field::kPrime : value;
 }
 
 class NodePuller final : public FieldPuller {
@@ -32,15 +41,29 @@ class NodePuller final : public FieldPuller {
 
 FieldEvaluator::FieldEvaluator(const Graph& graph, uint64_t seed, int trial)
     : graph_(graph), seed_(seed), trial_(trial), input_position_(graph.values().size(), -1),
-      node_input_types_(graph.nodes().size()), memo_(graph.values().size()) {
+      node_input_types_(graph.nodes().size()), dense_memo_(graph.values().size()), sparse_memo_(graph.values().size()) {
   for (size_t i = 0; i < graph.inputs().size(); ++i) input_position_[static_cast<size_t>(graph.inputs()[i])] = static_cast<int>(i);
+  for (const Value& v : graph.values()) numel_.push_back(v.type.shape.numel());
   for (size_t n = 0; n < graph.nodes().size(); ++n)
     for (ValueId id : graph.nodes()[n].inputs) node_input_types_[n].push_back(id == kNoValue ? nullptr : &graph.value(id).type);
+  start_trial(trial);
 }
 
+uint64_t FieldEvaluator::input_stream(uint64_t seed, int trial, int position) {
+  return mix(seed ^ mix(static_cast<uint64_t>(trial) * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(position)));
+}
+
+// SplitMix64 at stream position `flat`: one mix per element on the hot path.
 uint64_t FieldEvaluator::input_value(uint64_t seed, int trial, int position, int64_t flat) {
-  uint64_t h = mix(seed ^ mix(static_cast<uint64_t>(trial) * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(position)));
-  return mix(h ^ mix(static_cast<uint64_t>(flat))) % field::kPrime;
+  return to_field(mix(input_stream(seed, trial, position) + static_cast<uint64_t>(flat) * 0x9e3779b97f4a7c15ULL));
+}
+
+void FieldEvaluator::start_trial(int trial) {
+  trial_ = trial;
+  input_streams_.clear();
+  for (size_t i = 0; i < graph_.inputs().size(); ++i) input_streams_.push_back(input_stream(seed_, trial, static_cast<int>(i)));
+  for (auto& dense : dense_memo_) std::fill(dense.begin(), dense.end(), kUnknown);
+  for (auto& sparse : sparse_memo_) sparse.clear();
 }
 
 uint64_t FieldEvaluator::constant_value(ValueId id, int64_t flat) {
@@ -50,16 +73,28 @@ uint64_t FieldEvaluator::constant_value(ValueId id, int64_t flat) {
 }
 
 uint64_t FieldEvaluator::value(ValueId id, const int64_t* index) {
-  const Value& v = graph_.value(id);
-  int64_t flat = ops::ravel_index(index, v.type.shape);
-  int position = input_position_[static_cast<size_t>(id)];
-  if (position >= 0) return input_value(seed_, trial_, position, flat);
+  auto slot_id = static_cast<size_t>(id);
+  const Value& v = graph_.values()[slot_id];
+  const std::vector<int64_t>& dims = v.type.shape.dims();
+  int64_t flat = 0;
+  for (size_t d = 0; d < dims.size(); ++d) flat = flat * dims[d] + index[d];
+  int position = input_position_[slot_id];
+  if (position >= 0)
+    return to_field(mix(input_streams_[static_cast<size_t>(position)] + static_cast<uint64_t>(flat) * 0x9e3779b97f4a7c15ULL));
   if (v.constant) return constant_value(id, flat);
-  auto& memo = memo_[static_cast<size_t>(id)];
-  auto found = memo.find(flat);
-  if (found != memo.end()) return found->second;
+  int64_t numel = numel_[slot_id];
+  if (numel <= kDenseMemoLimit) {
+    auto& dense = dense_memo_[static_cast<size_t>(id)];
+    if (dense.empty()) dense.assign(static_cast<size_t>(numel), kUnknown);
+    uint64_t& slot = dense[static_cast<size_t>(flat)];
+    if (slot == kUnknown) slot = node_value(id, index);
+    return slot;
+  }
+  auto& sparse = sparse_memo_[static_cast<size_t>(id)];
+  auto found = sparse.find(flat);
+  if (found != sparse.end()) return found->second;
   uint64_t result = node_value(id, index);
-  memo.emplace(flat, result);
+  sparse.emplace(flat, result);
   return result;
 }
 

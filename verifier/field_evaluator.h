@@ -16,12 +16,17 @@ class FieldEvaluator {
   // with the same inputs see the same values under the same seed and trial.
   FieldEvaluator(const Graph& graph, uint64_t seed, int trial);
 
+  // Starts another trial: new input values, the memo forgotten but its storage kept.
+  void start_trial(int trial);
+
   uint64_t value(ValueId id, const int64_t* index);
   uint64_t output(int output_index, const int64_t* index) {
     return value(graph_.outputs().at(static_cast<size_t>(output_index)), index);
   }
   // The random value of graph input `position` at flat element `flat`.
   static uint64_t input_value(uint64_t seed, int trial, int position, int64_t flat);
+  // The per-(seed, trial, input) stream base input_value() adds flat * golden gamma to.
+  static uint64_t input_stream(uint64_t seed, int trial, int position);
 
  private:
   uint64_t node_value(ValueId id, const int64_t* index);
@@ -31,8 +36,14 @@ class FieldEvaluator {
   uint64_t seed_;
   int trial_;
   std::vector<int> input_position_;  // per value: its graph-input position, or -1
+  std::vector<int64_t> numel_;         // per value
+  std::vector<uint64_t> input_streams_;  // per graph input, for the current trial
   std::vector<std::vector<const TensorType*>> node_input_types_;
-  std::vector<std::unordered_map<int64_t, uint64_t>> memo_;  // per value: flat index -> value
+  // Per node output: a dense array (kUnknown where not yet computed), or a hash map for
+  // values too large to allocate densely. Each input element is pulled many times (once per
+  // output channel and kernel tap), so remembering beats recomputing even for layout ops.
+  std::vector<std::vector<uint64_t>> dense_memo_;
+  std::vector<std::unordered_map<int64_t, uint64_t>> sparse_memo_;
 };
 
 }  // namespace pet

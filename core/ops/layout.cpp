@@ -165,12 +165,19 @@ uint64_t layout_point(const PointContext& context) {
     k += static_cast<size_t>(groups[j]);
   }
   const Shape& in = context.input(0).shape;
-  std::vector<int64_t> counts = *layout_refinement(in.dims(), expanded);
   int64_t index[16];
   size_t f = 0;
-  for (int d = 0; d < in.rank(); ++d) {  // ravel the factors of each input dimension
-    index[d] = 0;
-    for (int64_t c = 0; c < counts[static_cast<size_t>(d)]; ++c, ++f) index[d] = index[d] * expanded[f] + factor_index[f];
+  // Ravel the factors of each input dimension, assigned as layout_refinement does: at least
+  // one factor per dimension, more until their product is the dimension; trailing factors of 1
+  // (coordinate 0) change nothing.
+  for (int d = 0; d < in.rank(); ++d) {
+    int64_t product = expanded[f];
+    index[d] = factor_index[f++];
+    while (product != in[d]) {
+      product *= expanded[f];
+      index[d] = index[d] * expanded[f] + factor_index[f];
+      ++f;
+    }
   }
   return context.pull(0, index);
 }
