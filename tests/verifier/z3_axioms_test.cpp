@@ -35,7 +35,7 @@ TEST(Axioms, EveryFamilyHasAxiomsAndEveryAxiomTwoExamples) {
     EXPECT_GE(schema.examples.size(), 2u) << schema.name;
   }
   for (const char* family :
-       {"elementwise", "scalar", "conv", "matmul", "concat_split", "transpose", "relu", "pooling", "layout"})
+       {"elementwise", "scalar", "conv", "matmul", "concat_split", "transpose", "relu", "pooling", "layout", "identity"})
     EXPECT_GE(per_family[family], 1) << family;
 }
 

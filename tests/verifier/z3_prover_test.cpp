@@ -35,7 +35,7 @@ INSTANTIATE_TEST_SUITE_P(ExampleRules, TrueRule,
                                          "relu-through-transpose", "factor-scalar-out-of-add", "split-of-concat",
                                          "transpose-twice-is-identity", "layout-batch-to-height-and-back",
                                          "conv-of-weight-sum", "merge-convs-sharing-weight", "relu-transpose-concat",
-                                         "add-reorder", "transpose-of-matmul"),
+                                         "add-reorder", "transpose-of-matmul", "conv-with-identity-kernel"),
                          [](const testing::TestParamInfo<std::string>& param) {
                            std::string name = param.param;
                            for (char& c : name)

@@ -155,7 +155,8 @@ const std::vector<AxiomSchema>& all_axioms() {
   static const std::vector<AxiomSchema> kAll = [] {
     std::vector<AxiomSchema> all;
     for (auto family : {elementwise_axioms, scalar_axioms, conv_axioms, matmul_axioms, concat_split_axioms,
-                        transpose_axioms, relu_axioms, pooling_axioms, layout_axioms}) {
+                        transpose_axioms, relu_axioms, pooling_axioms, layout_axioms,
+                        identity_axioms}) {
       std::vector<AxiomSchema> more = family();
       all.insert(all.end(), more.begin(), more.end());
     }

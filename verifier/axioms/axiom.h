@@ -55,6 +55,7 @@ std::vector<AxiomSchema> transpose_axioms();
 std::vector<AxiomSchema> relu_axioms();
 std::vector<AxiomSchema> pooling_axioms();
 std::vector<AxiomSchema> layout_axioms();
+std::vector<AxiomSchema> identity_axioms();
 
 // Every family's axioms, in family order.
 const std::vector<AxiomSchema>& all_axioms();

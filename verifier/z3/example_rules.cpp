@@ -72,6 +72,13 @@ ExampleRule batch_to_height_and_back() {
           graph("input %x : f32[4,2,3,3]\noutput %x\n"), true};
 }
 
+ExampleRule identity_kernel_conv() {
+  return {"conv-with-identity-kernel",
+          graph("input %x : f32[1,2,4,4]\nconst %eye : f32[2,2,1,1] = [1,0,0,1]\n"
+                "%y = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %eye)\noutput %y\n"),
+          graph("input %x : f32[1,2,4,4]\noutput %x\n"), true};
+}
+
 ExampleRule conv_weight_sum() {
   std::string inputs = "input %x : f32[1,2,5,5]\ninput %w1 : f32[3,2,3,3]\ninput %w2 : f32[3,2,3,3]\n";
   return {"conv-of-weight-sum",
@@ -127,7 +134,8 @@ const std::vector<ExampleRule>& example_rules() {
                                                   transpose_twice(),       batch_to_height_and_back(),
                                                   conv_weight_sum(),       merge_convs_on_batch(),
                                                   relu_transpose_concat(), add_reorder(),
-                                                  matmul_transpose(),      taso_conv_mul()};
+                                                  matmul_transpose(),      identity_kernel_conv(),
+                                                  taso_conv_mul()};
   return kRules;
 }
 
