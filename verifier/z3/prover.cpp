@@ -67,6 +67,14 @@ std::vector<std::string> used_axioms(z3::solver& solver, const axioms::Instantia
   return labels;
 }
 
+uint64_t resource_units(z3::solver& solver) {
+  z3::stats statistics = solver.statistics();
+  for (unsigned i = 0; i < statistics.size(); ++i)
+    if (statistics.key(i) == "rlimit count")
+      return statistics.is_uint(i) ? statistics.uint_value(i) : static_cast<uint64_t>(statistics.double_value(i));
+  return 0;
+}
+
 void run_z3(const Graph& lhs, const Graph& rhs, const ProveOptions& options, const axioms::Instantiation& instantiation,
             ProofResult& result) {
   z3::context context;
@@ -74,12 +82,15 @@ void run_z3(const Graph& lhs, const Graph& rhs, const ProveOptions& options, con
   z3::solver solver(context);
   z3::params params(context);
   params.set("timeout", static_cast<unsigned>(options.timeout.count()));
+  if (options.rlimit > 0) params.set("rlimit", static_cast<unsigned>(options.rlimit));
   params.set("mbqi", false);  // E-matching only: stops with "incomplete quantifiers" instead of searching models
   params.set("unsat_core", true);
   solver.set(params);
   assert_axioms(solver, encoding, instantiation);
   solver.add(some_output_differs(encoding, lhs, rhs));
-  switch (solver.check()) {
+  z3::check_result answer = solver.check();
+  result.resource_units = resource_units(solver);
+  switch (answer) {
     case z3::unsat:
       result.status = ProofStatus::Proved;
       result.axioms_used = used_axioms(solver, instantiation);

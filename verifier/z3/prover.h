@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,9 @@ std::string_view proof_status_name(ProofStatus status);
 
 struct ProveOptions {
   std::chrono::milliseconds timeout{2000};  // Z3's limit; instantiation is bounded by `limits`
+  // Z3's deterministic resource limit (0: none). Unlike the timeout, the same goal gets the same
+  // answer on a loaded machine, so batch runs that must be reproducible set it.
+  uint64_t rlimit = 0;
   axioms::InstantiationLimits limits;
   bool numeric_refutation = true;  // first run both sides on seeded random inputs
   uint64_t seed = 1;
@@ -36,6 +40,7 @@ struct ProofResult {
   double seconds = 0;                         // whole call, numeric check and instantiation included
   std::vector<std::string> axioms_used;       // instances in Z3's unsat core (Proved only)
   std::vector<std::string> axioms_available;  // every instance given to Z3
+  uint64_t resource_units = 0;                // Z3's "rlimit count": deterministic proof effort
 };
 
 // Proves lhs == rhs output by output. Graph inputs are universally quantified tensors matched by

@@ -1,0 +1,402 @@
+// Depth-bounded, stage-ordered search over template applications, with pruning and examination.
+#include "mutant/generator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/executor.h"
+#include "core/ops/linear_facets.h"
+#include "core/registry.h"
+#include "core/structural_hash.h"
+#include "mutant/layout_identity.h"
+#include "verifier/field_evaluator.h"
+
+namespace pet::mutant {
+namespace {
+
+// A partial candidate: nodes are added in stage order (Pre, Compute, Post) and, within a stage,
+// in non-decreasing order of their first operand, so each program is built one way only.
+struct SearchState {
+  Graph graph;
+  std::vector<Stage> stage;  // per value: Pre (inputs and transforms) or Post (after a compute op)
+  std::vector<int> depth;    // per value: ops on the longest path from an input
+  std::vector<Role> role;    // per value: activation or weight, inherited through transforms
+  std::vector<std::string> family;  // per node: its template
+  Stage last_stage = Stage::Pre;
+  ValueId last_first_operand = -1;
+  int computes = 0;
+  int pre_ops = 0;
+  int post_ops = 0;
+};
+
+class Search {
+ public:
+  Search(const Graph& original, const GeneratorOptions& options) : original_(original), options_(options) {
+    for (const Node& node : original.nodes())
+      if (node.def->traits.compute_heavy) {
+        compute_nodes_.push_back(&node);
+        context_weights_.push_back(original.value(node.inputs.at(1)).type);
+      }
+    for (ValueId id : original.outputs()) targets_.push_back(original.value(id).type);
+    max_computes_ = std::max<int>(2, static_cast<int>(compute_nodes_.size()));
+    for (const Node* node : compute_nodes_)
+      for (size_t i = 1; i < node->inputs.size(); ++i) weight_values_.insert(node->inputs[i]);
+    seen_.insert(structural_hash(original));
+  }
+
+  Generation run() {
+    auto start = std::chrono::steady_clock::now();
+    SearchState root;
+    for (ValueId id : original_.inputs()) root.graph.add_input(original_.value(id).name, original_.value(id).type);
+    for (const Value& value : original_.values())
+      if (value.constant) root.graph.add_constant(value.name, *value.constant);
+    root.graph.name = original_.name + "_mutant";
+    root.graph.opset = original_.opset;
+    root.stage.assign(root.graph.values().size(), Stage::Pre);
+    root.depth.assign(root.graph.values().size(), 0);
+    for (const Value& value : root.graph.values()) {
+      std::optional<ValueId> source = original_.find_value(value.name);
+      root.role.push_back(source && weight_values_.count(*source) ? Role::Weight : Role::Activation);
+    }
+    expand(root, 0);
+    result_.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    sort_mutants();
+    return std::move(result_);
+  }
+
+ private:
+  void expand(const SearchState& state, int ops) {
+    if (ops == options_.max_ops) return;
+    for (const MutantTemplate& tmpl : options_.templates) {
+      if (tmpl.stage < state.last_stage) continue;
+      if (tmpl.stage == Stage::Compute && state.computes >= max_computes_) continue;
+      if (tmpl.stage == Stage::Post && state.computes == 0) continue;
+      if (tmpl.stage == Stage::Pre && state.pre_ops >= options_.max_pre_ops) continue;
+      if (tmpl.stage == Stage::Post && state.post_ops >= options_.max_post_ops) continue;
+      if (tmpl.stage == Stage::Post && state.last_stage != Stage::Post && !transforms_consumed(state)) {
+        ++result_.stats.unused_transforms;
+        continue;
+      }
+      for (int arity = tmpl.min_arity; arity <= tmpl.max_arity; ++arity) try_operands(state, ops, tmpl, arity);
+    }
+  }
+
+  std::vector<ValueId> eligible(const SearchState& state, Stage stage) const {
+    Stage wanted = stage == Stage::Post ? Stage::Post : Stage::Pre;
+    std::vector<ValueId> values;
+    for (size_t v = 0; v < state.stage.size(); ++v)
+      if (state.stage[v] == wanted) values.push_back(static_cast<ValueId>(v));
+    return values;
+  }
+
+  void try_operands(const SearchState& state, int ops, const MutantTemplate& tmpl, int arity) {
+    std::vector<ValueId> pool = eligible(state, tmpl.stage);
+    std::vector<size_t> pick(static_cast<size_t>(arity), 0);
+    while (true) {
+      std::vector<ValueId> operands;
+      for (size_t i : pick) operands.push_back(pool.empty() ? kNoValue : pool[i]);
+      if (!pool.empty() && distinct(operands) && in_order(state, tmpl, operands) && roles_fit(state, tmpl, operands) &&
+          compute_allowed(state, tmpl, operands)) {
+        if (extends_chain(state, tmpl, operands)) apply(state, ops, tmpl, operands);
+        else ++result_.stats.branching_transforms;
+      }
+      size_t position = pick.size();
+      while (position > 0 && ++pick[position - 1] == pool.size()) pick[--position] = 0;
+      if (position == 0 || pool.empty()) return;
+    }
+  }
+
+  static bool distinct(const std::vector<ValueId>& operands) {
+    std::set<ValueId> unique(operands.begin(), operands.end());
+    return unique.size() == operands.size();
+  }
+
+  static bool in_order(const SearchState& state, const MutantTemplate& tmpl, const std::vector<ValueId>& operands) {
+    return tmpl.stage != state.last_stage || operands[0] >= state.last_first_operand;
+  }
+
+  // Input transforms form chains: a value already transformed is not transformed again.
+  static bool extends_chain(const SearchState& state, const MutantTemplate& tmpl, const std::vector<ValueId>& operands) {
+    if (tmpl.stage != Stage::Pre) return true;
+    auto users = state.graph.consumers();
+    for (ValueId id : operands)
+      if (!users[static_cast<size_t>(id)].empty()) return false;
+    return true;
+  }
+
+  // A second compute op is for split pieces (a grouped conv split into smaller ones).
+  bool compute_allowed(const SearchState& state, const MutantTemplate& tmpl, const std::vector<ValueId>& operands) const {
+    if (tmpl.stage != Stage::Compute || state.computes < static_cast<int>(compute_nodes_.size())) return true;
+    for (ValueId id : operands) {
+      NodeId producer = state.graph.value(id).producer;
+      if (producer >= 0 && state.graph.node(producer).outputs.size() > 1) return true;
+    }
+    return false;
+  }
+
+  static bool roles_fit(const SearchState& state, const MutantTemplate& tmpl, const std::vector<ValueId>& operands) {
+    for (size_t i = 0; i < operands.size(); ++i) {
+      Role have = state.role[static_cast<size_t>(operands[i])];
+      Role want = tmpl.stage == Stage::Compute
+                      ? (i < tmpl.operand_roles.size() ? tmpl.operand_roles[i] : Role::Any)
+                      : tmpl.role;
+      if (want != Role::Any && want != have) return false;
+      if (i > 0 && tmpl.stage == Stage::Pre && have != state.role[static_cast<size_t>(operands[0])]) return false;
+    }
+    return true;
+  }
+
+  // Every input transform feeds something: a transform nothing reads makes a candidate that a
+  // smaller one already covers.
+  static bool transforms_consumed(const SearchState& state) {
+    auto users = state.graph.consumers();
+    for (const Node& node : state.graph.nodes())
+      for (ValueId out : node.outputs)
+        if (state.stage[static_cast<size_t>(out)] == Stage::Pre && users[static_cast<size_t>(out)].empty()) return false;
+    return true;
+  }
+
+  void apply(const SearchState& state, int ops, const MutantTemplate& tmpl, const std::vector<ValueId>& operands) {
+    TemplateContext context{{}, targets_, compute_nodes_, context_weights_};
+    int depth = 0;
+    for (ValueId id : operands) {
+      context.operands.push_back(state.graph.value(id).type);
+      depth = std::max(depth, state.depth[static_cast<size_t>(id)] + 1);
+    }
+    if (depth > options_.depth) return;
+    for (const Attributes& attrs : tmpl.choices(context)) {
+      if (repeats_existing_node(state.graph, tmpl.op, attrs, operands)) {
+        ++result_.stats.repeated_ops;
+        continue;
+      }
+      if (!shapes_fit(state.graph, tmpl.op, attrs, operands)) {
+        ++result_.stats.shape_mismatches;
+        continue;
+      }
+      SearchState next = state;
+      std::vector<ValueId> outputs;
+      try {
+        outputs = next.graph.add_node(tmpl.op, attrs, operands, fmt::format("{}_{}", tmpl.name, next.graph.nodes().size()));
+      } catch (const UserError&) {
+        ++result_.stats.shape_mismatches;
+        continue;
+      }
+      if (tmpl.stage == Stage::Post && (state.post_ops + 1 == options_.max_post_ops || depth == options_.depth) &&
+          !produces_target(next.graph, outputs)) {
+        ++result_.stats.off_target;
+        continue;
+      }
+      if (cancels(next.graph, next.graph.nodes().back())) {
+        ++result_.stats.cancelling_layouts;
+        continue;
+      }
+      ++result_.stats.placed;
+      record(next, tmpl, operands, outputs, depth);
+      if (tmpl.stage == Stage::Compute && stranded_transforms(next)) {
+        ++result_.stats.unused_transforms;
+        continue;
+      }
+      if (tmpl.stage == Stage::Pre && reproduces_an_input(next.graph)) {
+        ++result_.stats.cancelling_layouts;
+        continue;
+      }
+      if (next.computes > 0) emit_candidates(next);
+      expand(next, ops + 1);
+    }
+  }
+
+  // After a compute op, unread input transforms can only be read by another compute op, which
+  // is allowed for split pieces only.
+  bool stranded_transforms(const SearchState& state) const {
+    auto users = state.graph.consumers();
+    for (const Node& node : state.graph.nodes())
+      for (ValueId out : node.outputs) {
+        if (state.stage[static_cast<size_t>(out)] != Stage::Pre || !users[static_cast<size_t>(out)].empty()) continue;
+        if (node.outputs.size() == 1 || state.computes >= max_computes_) return true;
+      }
+    return false;
+  }
+
+  bool produces_target(const Graph& graph, const std::vector<ValueId>& outputs) const {
+    for (ValueId id : outputs)
+      if (std::find(targets_.begin(), targets_.end(), graph.value(id).type) != targets_.end()) return true;
+    return false;
+  }
+
+  // The op's shape rule on the operand types, before the state is copied.
+  static bool shapes_fit(const Graph& graph, const std::string& op, const Attributes& attrs,
+                         const std::vector<ValueId>& operands) {
+    const OpDef& def = OpRegistry::global().get(op);
+    std::vector<const TensorType*> types;
+    for (ValueId id : operands) types.push_back(&graph.value(id).type);
+    try {
+      infer_types(def, complete_attributes(def, attrs), types, op);
+      return true;
+    } catch (const UserError&) {
+      return false;
+    }
+  }
+
+  static bool repeats_existing_node(const Graph& graph, const std::string& op, const Attributes& attrs,
+                                    const std::vector<ValueId>& operands) {
+    for (const Node& node : graph.nodes())
+      if (node.op() == op && node.inputs == operands && complete_attributes(*node.def, attrs) == node.attrs) return true;
+    return false;
+  }
+
+  void record(SearchState& next, const MutantTemplate& tmpl, const std::vector<ValueId>& operands,
+              const std::vector<ValueId>& outputs, int depth) const {
+    Stage produced = tmpl.stage == Stage::Pre ? Stage::Pre : Stage::Post;
+    next.stage.resize(next.graph.values().size(), produced);
+    next.depth.resize(next.graph.values().size(), depth);
+    next.role.resize(next.graph.values().size(), next.role[static_cast<size_t>(operands[0])]);
+    for (ValueId id : outputs) {
+      next.stage[static_cast<size_t>(id)] = produced;
+      next.depth[static_cast<size_t>(id)] = depth;
+    }
+    next.family.push_back(tmpl.name);
+    next.computes += tmpl.stage == Stage::Compute;
+    next.pre_ops += tmpl.stage == Stage::Pre;
+    next.post_ops += tmpl.stage == Stage::Post;
+    next.last_stage = tmpl.stage;
+    next.last_first_operand = operands[0];
+  }
+
+  void emit_candidates(const SearchState& state) {
+    std::vector<std::vector<ValueId>> options_per_target;
+    for (const TensorType& target : targets_) {
+      std::vector<ValueId> matching;
+      for (size_t v = 0; v < state.stage.size(); ++v)
+        if (state.stage[v] == Stage::Post && state.graph.values()[v].type == target) matching.push_back(static_cast<ValueId>(v));
+      if (matching.empty()) return;
+      options_per_target.push_back(std::move(matching));
+    }
+    std::vector<ValueId> chosen;
+    assign_outputs(state, options_per_target, chosen);
+  }
+
+  void assign_outputs(const SearchState& state, const std::vector<std::vector<ValueId>>& options, std::vector<ValueId>& chosen) {
+    if (chosen.size() == options.size()) return consider(state, chosen);
+    for (ValueId id : options[chosen.size()]) {
+      if (std::find(chosen.begin(), chosen.end(), id) != chosen.end()) continue;
+      chosen.push_back(id);
+      assign_outputs(state, options, chosen);
+      chosen.pop_back();
+    }
+  }
+
+  void consider(const SearchState& state, const std::vector<ValueId>& outputs) {
+    if (has_dead_nodes(state.graph, outputs)) {
+      ++result_.stats.dead_ops;
+      return;
+    }
+    Graph candidate = state.graph;
+    candidate.set_outputs(outputs);
+    candidate.remove_nodes({});
+    if (!seen_.insert(structural_hash(candidate)).second) {
+      ++result_.stats.duplicates;
+      return;
+    }
+    if (wrong_at_every_center(candidate)) {
+      ++result_.stats.screened_out;
+      return;
+    }
+    examine_and_keep(std::move(candidate), state);
+  }
+
+  static bool has_dead_nodes(const Graph& graph, const std::vector<ValueId>& outputs) {
+    std::vector<bool> live(graph.values().size(), false);
+    for (ValueId id : outputs) live[static_cast<size_t>(id)] = true;
+    for (auto n = static_cast<int>(graph.nodes().size()) - 1; n >= 0; --n) {
+      const Node& node = graph.node(n);
+      bool used = std::any_of(node.outputs.begin(), node.outputs.end(), [&](ValueId id) { return live[static_cast<size_t>(id)]; });
+      if (!used) return true;
+      for (ValueId id : node.inputs)
+        if (id != kNoValue) live[static_cast<size_t>(id)] = true;
+    }
+    return false;
+  }
+
+  // A few Z_p evaluations per output (at a quarter, half and three quarters of every axis): a
+  // candidate wrong at all of them is not worth a full examination, since partial mutants are
+  // wrong on thin seams, which cannot cover all three.
+  bool wrong_at_every_center(const Graph& candidate) const {
+    FieldEvaluator a(original_, options_.examine.seed, 0), b(candidate, options_.examine.seed, 0);
+    for (size_t k = 0; k < targets_.size(); ++k)
+      for (int quarter = 1; quarter <= 3; ++quarter) {
+        std::vector<int64_t> point;
+        for (int64_t d : targets_[k].shape.dims()) point.push_back(d * quarter / 4);
+        if (a.output(static_cast<int>(k), point.data()) == b.output(static_cast<int>(k), point.data())) return false;
+      }
+    return true;
+  }
+
+  void examine_and_keep(Graph candidate, const SearchState& state) {
+    ++result_.stats.examined;
+    Verdict verdict = examine(original_, candidate, options_.examine);
+    if (verdict.kind == VerdictKind::Full) ++result_.stats.full;
+    if (verdict.kind == VerdictKind::Partial) ++result_.stats.partial;
+    if (verdict.kind == VerdictKind::Rejected) {
+      ++result_.stats.rejected;
+      return;
+    }
+    bool wanted = options_.equivalence == Equivalence::Both ||
+                  (options_.equivalence == Equivalence::FullOnly) == (verdict.kind == VerdictKind::Full);
+    if (!wanted) return;
+    std::string family;
+    for (const Node& node : candidate.nodes()) {
+      std::string name = node.name.substr(0, node.name.rfind('_'));
+      family += (family.empty() ? "" : "+") + name;
+    }
+    (void)state;
+    result_.mutants.push_back({std::move(candidate), std::move(verdict), family});
+  }
+
+  void sort_mutants() {
+    std::vector<std::pair<uint64_t, size_t>> keys;
+    for (size_t i = 0; i < result_.mutants.size(); ++i) keys.emplace_back(structural_hash(result_.mutants[i].program), i);
+    std::vector<size_t> order(result_.mutants.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const Verdict& va = result_.mutants[a].verdict;
+      const Verdict& vb = result_.mutants[b].verdict;
+      if (va.kind != vb.kind) return va.kind < vb.kind;
+      if (va.fraction_correct != vb.fraction_correct) return va.fraction_correct > vb.fraction_correct;
+      return keys[a].first < keys[b].first;
+    });
+    std::vector<Mutant> sorted;
+    for (size_t i : order) sorted.push_back(std::move(result_.mutants[i]));
+    result_.mutants = std::move(sorted);
+  }
+
+  const Graph& original_;
+  const GeneratorOptions& options_;
+  std::vector<const Node*> compute_nodes_;
+  std::vector<TensorType> context_weights_;
+  std::vector<TensorType> targets_;
+  int max_computes_ = 2;
+  std::set<uint64_t> seen_;
+  std::set<ValueId> weight_values_;  // the original's compute ops read these as weights
+  Generation result_;
+};
+
+}  // namespace
+
+std::string GeneratorStats::summary() const {
+  return fmt::format("{} placed ({} shape mismatches, {} repeated ops, {} cancelling layouts, {} branching and {} unused "
+                     "transforms, {} off target), {} dead, {} duplicate, {} screened out, {} examined: {} full, {} "
+                     "partial, {} rejected in {:.3f} s",
+                     placed, shape_mismatches, repeated_ops, cancelling_layouts, branching_transforms, unused_transforms,
+                     off_target, dead_ops, duplicates, screened_out, examined, full, partial, rejected, seconds);
+}
+
+Generation generate_mutants(const Graph& subprogram, const GeneratorOptions& options) {
+  return Search(subprogram, options).run();
+}
+
+}  // namespace pet::mutant

@@ -1,0 +1,61 @@
+// The mutant generator: from a multi-linear subprogram, a depth-bounded search builds candidate
+// programs over the same inputs with the same output types, examines each, and keeps the fully
+// and partially equivalent ones with their verdicts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "mutant/template.h"
+#include "verifier/examine.h"
+
+namespace pet::mutant {
+
+enum class Equivalence { FullOnly, PartialOnly, Both };
+
+struct GeneratorOptions {
+  int depth = 3;      // ops on any input-to-output path
+  int max_ops = 6;      // ops in a candidate
+  int max_pre_ops = 3;  // input transforms in a candidate
+  int max_post_ops = 2; // closing transforms in a candidate
+  Equivalence equivalence = Equivalence::Both;
+  // Partial mutants are worth correcting only when the wrong region is small.
+  ExamineOptions examine = {2026, 0, -100, 0.9};
+  std::vector<MutantTemplate> templates = default_templates();
+};
+
+struct Mutant {
+  Graph program;
+  Verdict verdict;
+  std::string family;  // the template names of its ops, in order
+};
+
+// What the search built and why it dropped what it dropped.
+struct GeneratorStats {
+  int64_t placed = 0;              // template applications that passed the shape rule
+  int64_t shape_mismatches = 0;    // rejected by an op's shape rule
+  int64_t repeated_ops = 0;        // the same op on the same inputs twice
+  int64_t cancelling_layouts = 0;  // layout chains that compute the identity
+  int64_t unused_transforms = 0;   // input transforms no compute op reads
+  int64_t branching_transforms = 0;  // a second transform of a value already transformed
+  int64_t off_target = 0;          // a last closing op that does not produce an output type
+  int64_t dead_ops = 0;            // candidates with ops that reach no output
+  int64_t duplicates = 0;          // candidates with a structural hash seen before
+  int64_t screened_out = 0;        // wrong at the center of every output (one Z_p point)
+  int64_t examined = 0;
+  int64_t full = 0, partial = 0, rejected = 0;
+  double seconds = 0;
+  std::string summary() const;
+};
+
+struct Generation {
+  std::vector<Mutant> mutants;  // sorted: full first, then by fraction correct, ties by hash
+  GeneratorStats stats;
+};
+
+// Internal check when the subprogram is not examinable (non-linear ops); callers partition first.
+Generation generate_mutants(const Graph& subprogram, const GeneratorOptions& options = {});
+
+}  // namespace pet::mutant

@@ -1,0 +1,41 @@
+// The rule library's JSON files: proved rules (library.json) and the pairs Z3 did not prove
+// (unproved.json), each rule a kebab-case name, both sides in textual IR, its constraints and proof.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "verifier/z3/prover.h"
+
+namespace pet::rules {
+
+struct RuleRecord {
+  std::string name;         // kebab-case, from the ops of both sides and the content hash
+  std::string shape_class;  // the class whose shapes the rule was found and proved at
+  std::string lhs;          // textual IR
+  std::string rhs;
+  nlohmann::ordered_json constraints;  // input types, symbolic shapes, dimension values, guard
+  bool bidirectional = false;          // both sides read the same inputs, so either may be rewritten
+  uint64_t content_hash = 0;           // canonical pair key: the sort key of the files
+  ProofResult proof;
+};
+
+// {"generator": settings, "rules": [...]}, rules in the order given; the proof's reason is
+// written only when `with_reason` (unproved pairs). Wall-clock times are never written here.
+std::string rules_json(const nlohmann::ordered_json& settings, const std::vector<RuleRecord>& rules, bool with_reason);
+
+// A rule as read back from a library file.
+struct LibraryRule {
+  std::string name;
+  std::string lhs;
+  std::string rhs;
+  std::string status;
+  std::vector<std::string> axioms_used;
+};
+
+// Reads library.json or unproved.json; UserError naming the file when it is missing or malformed.
+std::vector<LibraryRule> read_rule_file(const std::string& path);
+
+}  // namespace pet::rules

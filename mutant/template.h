@@ -1,0 +1,44 @@
+// The mutant operator set is data: templates of ops with the attribute choices they offer for
+// given operand types. The generator places templates; adding an op to the set is one more
+// template line in template_set.cpp.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace pet::mutant {
+
+// Where in a candidate a template may stand: before the compute op (transforming inputs), as
+// the compute op, or after it (closing towards the original's output types).
+enum class Stage { Pre, Compute, Post };
+
+// Which tensors a Pre template transforms: activations (data flowing through the model) or
+// weights (the compute ops' second operands in the original), as inherited through transforms.
+enum class Role { Activation, Weight, Any };
+
+struct TemplateContext {
+  std::vector<TensorType> operands;
+  std::vector<TensorType> targets;             // the original's output types
+  std::vector<const Node*> original_compute;   // the original's compute ops (attribute sources)
+  std::vector<TensorType> original_weights;    // types of the original compute ops' weight inputs
+};
+
+struct MutantTemplate {
+  std::string name;  // kebab-case; mutant families are the chains of these names
+  std::string op;    // registry op
+  Stage stage;
+  int min_arity = 1;
+  int max_arity = 1;
+  Role role = Role::Any;  // for Pre templates: which tensors they transform
+  // Attribute sets worth trying for these operands (empty: the template does not apply).
+  std::function<std::vector<Attributes>(const TemplateContext&)> choices;
+  std::vector<Role> operand_roles = {};  // for Compute templates: the role of each operand
+};
+
+// The built-in mutant operator set.
+const std::vector<MutantTemplate>& default_templates();
+
+}  // namespace pet::mutant

@@ -1,0 +1,165 @@
+// The generator finds PET's transformation families (REFERENCE.md) on small shapes, each with
+// the expected verdict and, for partial ones, exactly the expected incorrect boxes.
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "core/text_ir.h"
+#include "mutant/generator.h"
+
+namespace pet::mutant {
+namespace {
+
+std::string conv_graph(const std::string& x, const std::string& w, const std::string& attrs) {
+  return fmt::format(R"(graph "g" opset 13 {{
+    input %x : f32[{}]
+    input %w : f32[{}]
+    %y = Conv[{}](%x, %w)
+    output %y
+  }})",
+                     x, w, attrs);
+}
+
+std::string conv_attrs(const std::string& pads, const std::string& dilations = "1,1", const std::string& strides = "1,1",
+                       int group = 1) {
+  return fmt::format("dilations=[{}], group={}, pads=[{}], strides=[{}]", dilations, group, pads, strides);
+}
+
+const Mutant* find_family(const Generation& result, const std::string& family) {
+  for (const Mutant& mutant : result.mutants)
+    if (mutant.family == family) return &mutant;
+  return nullptr;
+}
+
+std::string families(const Generation& result) {
+  std::string text = result.stats.summary() + "\n";
+  for (const Mutant& mutant : result.mutants) text += "  " + mutant.family + ": " + mutant.verdict.summary() + "\n";
+  return text;
+}
+
+std::vector<std::string> boxes(const Mutant& mutant, int output = 0) {
+  std::vector<std::string> result;
+  for (const Box& box : mutant.verdict.incorrect_boxes.at(static_cast<size_t>(output))) result.push_back(box.to_string());
+  return result;
+}
+
+const Mutant& expect_family(const Generation& result, const std::string& family, VerdictKind kind) {
+  const Mutant* mutant = find_family(result, family);
+  if (!mutant) {
+    ADD_FAILURE() << "no mutant of family " << family << "\n" << families(result);
+    static const Mutant none{};
+    return none;
+  }
+  EXPECT_EQ(mutant->verdict.kind, kind) << mutant->verdict.summary();
+  return *mutant;
+}
+
+TEST(Families, BatchToHeightStackingIsPartialOnTheSeamRows) {
+  Generation result = generate_mutants(parse_graph(conv_graph("2,4,16,8", "4,4,3,3", conv_attrs("1,1,1,1"))));
+  const Mutant& mutant = expect_family(result, "batch-to-axis+conv+axis-to-batch-back", VerdictKind::Partial);
+  if (mutant.verdict.kind == VerdictKind::Partial) {
+    std::vector<std::string> got = boxes(mutant);
+    // H stacking: the rows next to the seam; W stacking: the columns next to it.
+    bool height = got == std::vector<std::string>{"[0:1, 0:4, 15:16, 0:8]", "[1:2, 0:4, 0:1, 0:8]"};
+    bool width = got == std::vector<std::string>{"[0:1, 0:4, 0:16, 7:8]", "[1:2, 0:4, 0:16, 0:1]"};
+    EXPECT_TRUE(height || width) << mutant.verdict.summary();
+  }
+}
+
+TEST(Families, DilatedConvBecomesRegularConvOnDeinterleavedInput) {
+  for (int dilation : {2, 4}) {
+    std::string d = std::to_string(dilation);
+    Generation result = generate_mutants(parse_graph(
+        conv_graph("1,4,16,16", "4,4,3,3", conv_attrs(fmt::format("{0},{0},{0},{0}", dilation), d + "," + d))));
+    expect_family(result, "dilation-deinterleave+conv+dilation-interleave", VerdictKind::Full);
+  }
+}
+
+TEST(Families, DilatedConvOnRowsStackedByResidueIsPartialAtTheSeams) {
+  Generation result = generate_mutants(parse_graph(conv_graph("1,2,32,8", "2,2,3,1", conv_attrs("2,0,2,0", "2,1"))));
+  const Mutant& mutant = expect_family(result, "rows-deinterleave-stacked+conv+rows-interleave-stacked", VerdictKind::Partial);
+  if (mutant.verdict.kind == VerdictKind::Partial) {
+    // the first odd row and the last even row read across the seam between the two stacks
+    EXPECT_EQ(boxes(mutant), (std::vector<std::string>{"[0:1, 0:2, 1:2, 0:8]", "[0:1, 0:2, 30:31, 0:8]"}));
+  }
+}
+
+TEST(Families, OddHeightPadsConvolvesAndSlices) {
+  Generation result = generate_mutants(parse_graph(conv_graph("1,4,15,16", "4,4,3,3", conv_attrs("1,1,1,1"))));
+  expect_family(result, "pad-odd-side+conv+slice-to-output", VerdictKind::Full);
+}
+
+TEST(Families, NonSquareKernelTransposesHeightAndWidth) {
+  Generation result = generate_mutants(parse_graph(conv_graph("1,4,8,12", "4,4,1,3", conv_attrs("0,1,0,1"))));
+  expect_family(result, "swap-height-width+swap-height-width+conv+swap-height-width-back", VerdictKind::Full);
+}
+
+TEST(Families, ChannelsToRowsWithARowStridedConv) {
+  Generation result = generate_mutants(parse_graph(conv_graph("1,4,8,8", "4,4,3,3", conv_attrs("1,1,1,1"))));
+  expect_family(result, "channels-to-rows+channels-to-rows+conv", VerdictKind::Full);
+}
+
+TEST(Families, GroupedConvSplitsIntoTwoConvs) {
+  Generation result =
+      generate_mutants(parse_graph(conv_graph("1,8,6,6", "8,2,3,3", conv_attrs("1,1,1,1", "1,1", "1,1", 4))));
+  expect_family(result, "split-operand+split-operand+conv+conv+concat-results", VerdictKind::Full);
+}
+
+TEST(Families, ParallelConvsOnASharedInputMerge) {
+  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
+    input %x : f32[1,4,8,8]
+    input %w1 : f32[4,4,3,3]
+    input %w2 : f32[2,4,3,3]
+    %a = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w1)
+    %b = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w2)
+    output %a
+    output %b
+  })"));
+  expect_family(result, "concat-operands+conv+split-to-outputs", VerdictKind::Full);
+}
+
+TEST(Families, EqualMatmulsOnASharedInputBecomeOneGemm) {  // BERT's Q, K and V projections
+  GeneratorOptions options;
+  options.max_pre_ops = 1;  // one concat of the weights; four inputs make deeper searches slow
+  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
+    input %x : f32[1,8,12]
+    input %wq : f32[12,12]
+    input %wk : f32[12,12]
+    input %wv : f32[12,12]
+    %q = MatMul(%x, %wq)
+    %k = MatMul(%x, %wk)
+    %v = MatMul(%x, %wv)
+    output %q
+    output %k
+    output %v
+  })"), options);
+  expect_family(result, "concat-operands+matmul+split-to-outputs", VerdictKind::Full);
+}
+
+TEST(Families, MatmulAsTransposedProduct) {
+  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
+    input %a : f32[2,6,4]
+    input %b : f32[2,4,5]
+    %y = MatMul(%a, %b)
+    output %y
+  })"));
+  expect_family(result, "transpose-operand+transpose-operand+matmul+transpose-result", VerdictKind::Full);
+}
+
+TEST(Families, SpatialTilingIntoTheBatchIsPartialOnTheHalo) {
+  Generation result = generate_mutants(parse_graph(conv_graph("1,2,64,8", "2,2,5,5", conv_attrs("2,2,2,2"))));
+  const Mutant& mutant = expect_family(result, "axis-to-batch+conv+batch-to-axis-back", VerdictKind::Partial);
+  if (mutant.verdict.kind == VerdictKind::Partial) {
+    EXPECT_EQ(boxes(mutant), (std::vector<std::string>{"[0:1, 0:2, 30:34, 0:8]"}));  // two halo rows each side
+  }
+}
+
+TEST(Families, PointwiseConvBecomesAMatmul) {
+  Generation result = generate_mutants(parse_graph(conv_graph("1,8,6,6", "4,8,1,1", conv_attrs("0,0,0,0"))));
+  expect_family(result, "flatten-spatial+flatten-spatial+matmul+reshape-to-output", VerdictKind::Full);
+}
+
+}  // namespace
+}  // namespace pet::mutant
