@@ -26,6 +26,7 @@ struct SearchState {
   std::vector<Stage> stage;  // per value: Pre (inputs and transforms) or Post (after a compute op)
   std::vector<int> depth;    // per value: ops on the longest path from an input
   std::vector<Role> role;    // per value: activation or weight, inherited through transforms
+  std::vector<int> uses;     // per value: how many nodes read it
   std::vector<std::string> family;  // per node: its template
   Stage last_stage = Stage::Pre;
   ValueId last_first_operand = -1;
@@ -59,6 +60,7 @@ class Search {
     root.graph.opset = original_.opset;
     root.stage.assign(root.graph.values().size(), Stage::Pre);
     root.depth.assign(root.graph.values().size(), 0);
+    root.uses.assign(root.graph.values().size(), 0);
     for (const Value& value : root.graph.values()) {
       std::optional<ValueId> source = original_.find_value(value.name);
       root.role.push_back(source && weight_values_.count(*source) ? Role::Weight : Role::Activation);
@@ -123,9 +125,8 @@ class Search {
   // Input transforms form chains: a value already transformed is not transformed again.
   static bool extends_chain(const SearchState& state, const MutantTemplate& tmpl, const std::vector<ValueId>& operands) {
     if (tmpl.stage != Stage::Pre) return true;
-    auto users = state.graph.consumers();
     for (ValueId id : operands)
-      if (!users[static_cast<size_t>(id)].empty()) return false;
+      if (state.uses[static_cast<size_t>(id)] > 0) return false;
     return true;
   }
 
@@ -154,10 +155,9 @@ class Search {
   // Every input transform feeds something: a transform nothing reads makes a candidate that a
   // smaller one already covers.
   static bool transforms_consumed(const SearchState& state) {
-    auto users = state.graph.consumers();
     for (const Node& node : state.graph.nodes())
       for (ValueId out : node.outputs)
-        if (state.stage[static_cast<size_t>(out)] == Stage::Pre && users[static_cast<size_t>(out)].empty()) return false;
+        if (state.stage[static_cast<size_t>(out)] == Stage::Pre && state.uses[static_cast<size_t>(out)] == 0) return false;
     return true;
   }
 
@@ -191,7 +191,7 @@ class Search {
         ++result_.stats.off_target;
         continue;
       }
-      if (cancels(next.graph, next.graph.nodes().back())) {
+      if (recomputes_existing_value(next.graph, options_.examine.seed)) {
         ++result_.stats.cancelling_layouts;
         continue;
       }
@@ -199,10 +199,6 @@ class Search {
       record(next, tmpl, operands, outputs, depth);
       if (tmpl.stage == Stage::Compute && stranded_transforms(next)) {
         ++result_.stats.unused_transforms;
-        continue;
-      }
-      if (tmpl.stage == Stage::Pre && reproduces_an_input(next.graph)) {
-        ++result_.stats.cancelling_layouts;
         continue;
       }
       if (next.computes > 0) emit_candidates(next);
@@ -213,10 +209,9 @@ class Search {
   // After a compute op, unread input transforms can only be read by another compute op, which
   // is allowed for split pieces only.
   bool stranded_transforms(const SearchState& state) const {
-    auto users = state.graph.consumers();
     for (const Node& node : state.graph.nodes())
       for (ValueId out : node.outputs) {
-        if (state.stage[static_cast<size_t>(out)] != Stage::Pre || !users[static_cast<size_t>(out)].empty()) continue;
+        if (state.stage[static_cast<size_t>(out)] != Stage::Pre || state.uses[static_cast<size_t>(out)] > 0) continue;
         if (node.outputs.size() == 1 || state.computes >= max_computes_) return true;
       }
     return false;
@@ -255,6 +250,8 @@ class Search {
     next.stage.resize(next.graph.values().size(), produced);
     next.depth.resize(next.graph.values().size(), depth);
     next.role.resize(next.graph.values().size(), next.role[static_cast<size_t>(operands[0])]);
+    next.uses.resize(next.graph.values().size(), 0);
+    for (ValueId id : operands) ++next.uses[static_cast<size_t>(id)];
     for (ValueId id : outputs) {
       next.stage[static_cast<size_t>(id)] = produced;
       next.depth[static_cast<size_t>(id)] = depth;

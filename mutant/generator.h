@@ -18,7 +18,7 @@ enum class Equivalence { FullOnly, PartialOnly, Both };
 struct GeneratorOptions {
   int depth = 3;      // ops on any input-to-output path
   int max_ops = 6;      // ops in a candidate
-  int max_pre_ops = 3;  // input transforms in a candidate
+  int max_pre_ops = 2;  // input transforms in a candidate (the families need at most two)
   int max_post_ops = 2; // closing transforms in a candidate
   Equivalence equivalence = Equivalence::Both;
   // Partial mutants are worth correcting only when the wrong region is small.
@@ -37,7 +37,7 @@ struct GeneratorStats {
   int64_t placed = 0;              // template applications that passed the shape rule
   int64_t shape_mismatches = 0;    // rejected by an op's shape rule
   int64_t repeated_ops = 0;        // the same op on the same inputs twice
-  int64_t cancelling_layouts = 0;  // layout chains that compute the identity
+  int64_t cancelling_layouts = 0;  // transforms that recompute an existing value (cancelling chains)
   int64_t unused_transforms = 0;   // input transforms no compute op reads
   int64_t branching_transforms = 0;  // a second transform of a value already transformed
   int64_t off_target = 0;          // a last closing op that does not produce an output type

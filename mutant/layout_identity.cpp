@@ -1,80 +1,56 @@
-// The index-tensor test for cancelling layout chains.
+// The sampled Z_p comparison behind recomputes_existing_value().
 #include "mutant/layout_identity.h"
 
-#include <optional>
+#include <random>
 
-#include "core/executor.h"
+#include "core/ops/linear_facets.h"
+#include "verifier/field_evaluator.h"
 
 namespace pet::mutant {
 namespace {
 
-bool is_single_layout(const Node& node) {
-  return node.def->traits.layout_only && node.outputs.size() == 1 && node.inputs.size() == 1;
+constexpr int kRandomPoints = 12;
+
+std::vector<std::vector<int64_t>> sample_points(const Shape& shape, uint64_t seed) {
+  std::vector<std::vector<int64_t>> points;
+  if (shape.numel() == 0) return points;
+  std::vector<int64_t> index(static_cast<size_t>(shape.rank()));
+  ops::unravel_index(0, shape, index.data());
+  points.push_back(index);
+  ops::unravel_index(shape.numel() - 1, shape, index.data());
+  points.push_back(index);
+  std::mt19937_64 engine(seed);
+  for (int i = 0; i < kRandomPoints; ++i) {
+    ops::unravel_index(static_cast<int64_t>(engine() % static_cast<uint64_t>(shape.numel())), shape, index.data());
+    points.push_back(index);
+  }
+  return points;
 }
 
-Tensor iota(const Shape& shape) {
-  Tensor tensor(DType::i64, shape);
-  auto values = tensor.mutable_i64();
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(i);
-  return tensor;
-}
-
-Tensor run_layout(const Graph& graph, const Node& node, const Tensor& input) {
-  TensorType out = graph.value(node.outputs[0]).type;
-  out.dtype = DType::i64;
-  return execute_node(node, {&input}, {out})[0];
+bool same_at(FieldEvaluator& evaluator, ValueId a, ValueId b, const std::vector<std::vector<int64_t>>& points) {
+  for (const auto& point : points)
+    if (evaluator.value(a, point.data()) != evaluator.value(b, point.data())) return false;
+  return true;
 }
 
 }  // namespace
 
-bool cancels(const Graph& graph, const Node& node) {
-  if (!is_single_layout(node)) return false;
-  const Value& input = graph.value(node.inputs[0]);
-  constexpr int64_t kLargest = int64_t{1} << 22;  // a bigger check costs more than it saves
-  if (input.type.shape.numel() > kLargest) return false;
-  Tensor start = iota(input.type.shape);
-  Tensor once = run_layout(graph, node, start);
-  if (once.same_content(start)) return true;
-  if (input.producer < 0) return false;
-  const Node& previous = graph.node(input.producer);
-  if (!is_single_layout(previous)) return false;
-  const Value& source = graph.value(previous.inputs[0]);
-  if (source.type.shape.numel() > kLargest) return false;
-  Tensor origin = iota(source.type.shape);
-  return run_layout(graph, node, run_layout(graph, previous, origin)).same_content(origin);
-}
-
-bool reproduces_an_input(const Graph& graph) {
+bool recomputes_existing_value(const Graph& graph, uint64_t seed) {
   const Node& last = graph.nodes().back();
   if (!last.def->traits.layout_only) return false;
-  constexpr int64_t kLargest = int64_t{1} << 18;
-  // Every graph input gets its own range of indices, so mixing inputs is visible too.
-  std::vector<std::optional<Tensor>> values(graph.values().size());
-  int64_t offset = 0;
-  for (ValueId id : graph.inputs()) {
-    const Shape& shape = graph.value(id).type.shape;
-    if (shape.numel() > kLargest) return false;
-    Tensor tensor = iota(shape);
-    for (int64_t& v : tensor.mutable_i64()) v += offset;
-    offset += shape.numel();
-    values[static_cast<size_t>(id)] = std::move(tensor);
-  }
-  for (const Node& node : graph.nodes()) {
-    std::vector<const Tensor*> args;
-    for (ValueId id : node.inputs) {
-      if (id == kNoValue || !values[static_cast<size_t>(id)]) return false;  // reads a constant or a computed value
-      args.push_back(&*values[static_cast<size_t>(id)]);
+  for (const Node& node : graph.nodes())
+    if (!node.def->eval_point) return false;
+  FieldEvaluator evaluator(graph, seed, 0, /*memoize=*/false);
+  for (ValueId out : last.outputs) {
+    auto points = sample_points(graph.value(out).type.shape, seed ^ static_cast<uint64_t>(out));
+    for (size_t v = 0; v < graph.values().size(); ++v) {
+      auto other = static_cast<ValueId>(v);
+      const Value& value = graph.value(other);
+      bool is_last = value.producer >= 0 && &graph.node(value.producer) == &last;
+      if (is_last || value.type != graph.value(out).type || value.constant) continue;
+      if (same_at(evaluator, out, other, points)) return true;
     }
-    if (!node.def->traits.layout_only) continue;
-    std::vector<TensorType> types;
-    for (ValueId id : node.outputs) types.push_back({DType::i64, graph.value(id).type.shape});
-    std::vector<Tensor> results = execute_node(node, args, types);
-    for (size_t i = 0; i < results.size(); ++i) values[static_cast<size_t>(node.outputs[i])] = std::move(results[i]);
   }
-  for (ValueId out : last.outputs)
-    for (ValueId in : graph.inputs())
-      if (values[static_cast<size_t>(out)] && values[static_cast<size_t>(out)]->same_content(*values[static_cast<size_t>(in)]))
-        return true;
   return false;
 }
 

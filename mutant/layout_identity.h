@@ -1,18 +1,17 @@
-// Finds layout chains that compute the identity by running them on an index tensor, so the
-// generator prunes cancelling transforms it discovers itself rather than from a hand list.
+// Finds transforms that only recompute a value the candidate already has (layout chains that
+// cancel, a split concatenated back...) by evaluating them over Z_p, so the generator prunes
+// what it discovers itself rather than what a hand list names.
 #pragma once
+
+#include <cstdint>
 
 #include "core/graph.h"
 
 namespace pet::mutant {
 
-// True when `node` is a single-input, single-output layout-only op that, alone or together with
-// the layout-only op producing its input, maps every element back to where it was.
-bool cancels(const Graph& graph, const Node& node);
-
-// True when the last node is layout-only and one of its outputs, computed from the graph inputs
-// through layout-only ops (split, concat, transpose...), holds one graph input's elements in
-// their original places: the transforms cancel, whatever mix of ops they are.
-bool reproduces_an_input(const Graph& graph);
+// True when the last node is layout-only and one of its outputs equals another value of the
+// same type at sampled positions, on seeded random inputs over Z_p (all corners plus random
+// interior points; a transform that is not the identity disagrees at almost every point).
+bool recomputes_existing_value(const Graph& graph, uint64_t seed);
 
 }  // namespace pet::mutant

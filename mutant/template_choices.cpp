@@ -300,6 +300,11 @@ Choices conv(const TemplateContext& context) {
   if (w[0] % group != 0) return out;
   std::set<std::vector<std::vector<int64_t>>> seen;
   auto add = [&](std::vector<int64_t> strides, std::vector<int64_t> pads, std::vector<int64_t> dilations) {
+    size_t spatial = strides.size();
+    for (size_t s = 0; s < spatial; ++s) {  // the dilated kernel must fit the padded input
+      int64_t padded = x[static_cast<int>(s) + 2] + pads[s] + pads[s + spatial];
+      if (dilations[s] * (w[static_cast<int>(s) + 2] - 1) + 1 > padded) return;
+    }
     if (!seen.insert({strides, pads, dilations}).second) return;
     out.push_back({{"strides", strides}, {"pads", pads}, {"dilations", dilations}, {"group", group}});
   };
@@ -328,7 +333,9 @@ Choices conv(const TemplateContext& context) {
 }
 
 Choices matmul(const TemplateContext& context) {
-  if (operand(context, 0).rank() < 2 || operand(context, 1).rank() < 2) return {};
+  const Shape& a = operand(context, 0);
+  const Shape& b = operand(context, 1);
+  if (a.rank() < 2 || b.rank() < 2 || a[a.rank() - 1] != b[b.rank() - 2]) return {};
   return {Attributes{}};
 }
 

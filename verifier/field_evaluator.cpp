@@ -39,8 +39,8 @@ class NodePuller final : public FieldPuller {
 
 }  // namespace
 
-FieldEvaluator::FieldEvaluator(const Graph& graph, uint64_t seed, int trial)
-    : graph_(graph), seed_(seed), trial_(trial), input_position_(graph.values().size(), -1),
+FieldEvaluator::FieldEvaluator(const Graph& graph, uint64_t seed, int trial, bool memoize)
+    : graph_(graph), seed_(seed), trial_(trial), memoize_(memoize), input_position_(graph.values().size(), -1),
       node_input_types_(graph.nodes().size()), dense_memo_(graph.values().size()), sparse_memo_(graph.values().size()) {
   for (size_t i = 0; i < graph.inputs().size(); ++i) input_position_[static_cast<size_t>(graph.inputs()[i])] = static_cast<int>(i);
   for (const Value& v : graph.values()) numel_.push_back(v.type.shape.numel());
@@ -82,6 +82,7 @@ uint64_t FieldEvaluator::value(ValueId id, const int64_t* index) {
   if (position >= 0)
     return to_field(mix(input_streams_[static_cast<size_t>(position)] + static_cast<uint64_t>(flat) * 0x9e3779b97f4a7c15ULL));
   if (v.constant) return constant_value(id, flat);
+  if (!memoize_) return node_value(id, index);
   int64_t numel = numel_[slot_id];
   if (numel <= kDenseMemoLimit) {
     auto& dense = dense_memo_[static_cast<size_t>(id)];

@@ -14,7 +14,8 @@ class FieldEvaluator {
  public:
   // Input element j of graph input i takes value hash(seed, trial, i, j) mod p, so two graphs
   // with the same inputs see the same values under the same seed and trial.
-  FieldEvaluator(const Graph& graph, uint64_t seed, int trial);
+  // `memoize` off suits a handful of evaluations: no per-value arrays are allocated.
+  FieldEvaluator(const Graph& graph, uint64_t seed, int trial, bool memoize = true);
 
   // Starts another trial: new input values, the memo forgotten but its storage kept.
   void start_trial(int trial);
@@ -35,6 +36,7 @@ class FieldEvaluator {
   const Graph& graph_;
   uint64_t seed_;
   int trial_;
+  bool memoize_;
   std::vector<int> input_position_;  // per value: its graph-input position, or -1
   std::vector<int64_t> numel_;         // per value
   std::vector<uint64_t> input_streams_;  // per graph input, for the current trial

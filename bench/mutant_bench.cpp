@@ -1,0 +1,39 @@
+// Mutants of ResNet-18 3x3 convolutions at depth 3 (the target: under 1 s per conv).
+#include <benchmark/benchmark.h>
+
+#include "mutant/generator.h"
+
+namespace pet {
+namespace {
+
+struct ConvShape {
+  int64_t batch, channels, size;
+};
+
+Graph conv_subprogram(const ConvShape& shape) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {shape.batch, shape.channels, shape.size, shape.size}});
+  ValueId w = graph.add_input("w", {DType::f32, {shape.channels, shape.channels, 3, 3}});
+  Attributes attrs = {{"strides", std::vector<int64_t>{1, 1}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                      {"dilations", std::vector<int64_t>{1, 1}}, {"group", int64_t{1}}};
+  graph.add_output(graph.add_node1("Conv", attrs, {x, w}));
+  return graph;
+}
+
+void BM_MutantsOfConv(benchmark::State& state, ConvShape shape) {
+  Graph conv = conv_subprogram(shape);
+  mutant::Generation result;
+  for (auto _ : state) result = mutant::generate_mutants(conv);
+  state.counters["mutants"] = static_cast<double>(result.mutants.size());
+  state.counters["full"] = static_cast<double>(result.stats.full);
+  state.counters["partial"] = static_cast<double>(result.stats.partial);
+  state.counters["examined"] = static_cast<double>(result.stats.examined);
+  state.counters["placed"] = static_cast<double>(result.stats.placed);
+}
+
+BENCHMARK_CAPTURE(BM_MutantsOfConv, resnet18_stage1_batch1, ConvShape{1, 64, 56})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MutantsOfConv, resnet18_stage4_batch1, ConvShape{1, 512, 7})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MutantsOfConv, resnet18_stage1_batch16, ConvShape{16, 64, 56})->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace pet
