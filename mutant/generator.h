@@ -21,8 +21,9 @@ struct GeneratorOptions {
   int max_pre_ops = 2;  // input transforms in a candidate (the families need at most two)
   int max_post_ops = 2; // closing transforms in a candidate
   Equivalence equivalence = Equivalence::Both;
-  // Partial mutants are worth correcting only when the wrong region is small.
-  ExamineOptions examine = {2026, 0, -100, 0.9};
+  // Partial mutants are worth correcting only when the wrong region is small; most candidates
+  // are hopeless, so examine screens them first.
+  ExamineOptions examine = {2026, 0, -100, 0.9, true};
   std::vector<MutantTemplate> templates = default_templates();
 };
 
@@ -43,9 +44,9 @@ struct GeneratorStats {
   int64_t off_target = 0;          // a last closing op that does not produce an output type
   int64_t dead_ops = 0;            // candidates with ops that reach no output
   int64_t duplicates = 0;          // candidates with a structural hash seen before
-  int64_t screened_out = 0;        // wrong at the center of every output (one Z_p point)
-  int64_t examined = 0;
+  int64_t examined = 0;            // every candidate; rejected ones include the screened-out
   int64_t full = 0, partial = 0, rejected = 0;
+  int64_t screened_out = 0;        // of the rejected: wrong at every screening point
   double seconds = 0;
   std::string summary() const;
 };

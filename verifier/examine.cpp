@@ -119,6 +119,19 @@ void run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPl
   }
 }
 
+bool wrong_at_every_screening_point(const Graph& original, const Graph& candidate, uint64_t seed) {
+  FieldEvaluator a(original, seed, 0, /*memoize=*/false), b(candidate, seed, 0, /*memoize=*/false);
+  for (size_t k = 0; k < original.outputs().size(); ++k) {
+    const Shape& shape = original.value(original.outputs()[k]).type.shape;
+    for (int quarter = 1; quarter <= 3; ++quarter) {
+      std::vector<int64_t> point;
+      for (int64_t d : shape.dims()) point.push_back(d * quarter / 4);
+      if (a.output(static_cast<int>(k), point.data()) == b.output(static_cast<int>(k), point.data())) return false;
+    }
+  }
+  return true;
+}
+
 Verdict rejected(std::string reason, uint64_t seed) {
   Verdict verdict;
   verdict.kind = VerdictKind::Rejected;
@@ -151,6 +164,8 @@ std::string Verdict::summary() const {
 Verdict examine(const Graph& original, const Graph& candidate, const ExamineOptions& options) {
   std::string refused = refusal(original, candidate);
   if (!refused.empty()) return rejected(refused, options.seed);
+  if (options.screen_first && wrong_at_every_screening_point(original, candidate, options.seed))
+    return rejected("wrong at every screening point (a quarter, half and three quarters of every axis)", options.seed);
   std::vector<BoxPlan> plans = plan_boxes(original, candidate);
   Verdict verdict;
   verdict.seed = options.seed;

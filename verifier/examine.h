@@ -33,6 +33,10 @@ struct ExamineOptions {
   int trials = 0;                     // 0: as few as give a bound below 2^target_bound_log2
   double target_bound_log2 = -100;
   double min_fraction_correct = 0.5;  // below this a candidate is Rejected, not Partial
+  // Before the box analysis, compare each output at a quarter, half and three quarters of every
+  // axis; wrong at all of them is Rejected at once (partial programs are wrong on thin seams,
+  // which cannot cover all three). For generators that examine many hopeless candidates.
+  bool screen_first = false;
 };
 
 Verdict examine(const Graph& original, const Graph& candidate, const ExamineOptions& options = {});

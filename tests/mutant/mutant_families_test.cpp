@@ -163,3 +163,57 @@ TEST(Families, PointwiseConvBecomesAMatmul) {
 
 }  // namespace
 }  // namespace pet::mutant
+
+namespace pet::mutant {
+namespace {
+
+// Keeps only the named templates (the deeper searches these families need are slow with the
+// whole set; the default set still contains every template named here).
+GeneratorOptions with_templates(std::vector<std::string> names, int depth, int max_pre_ops, int max_ops) {
+  GeneratorOptions options;
+  options.templates.clear();
+  for (const MutantTemplate& tmpl : default_templates())
+    if (std::find(names.begin(), names.end(), tmpl.name) != names.end()) options.templates.push_back(tmpl);
+  options.depth = depth;
+  options.max_pre_ops = max_pre_ops;
+  options.max_ops = max_ops;
+  return options;
+}
+
+TEST(Families, ParallelConvsOnDifferentInputsMergeWithAZeroPaddedKernel) {
+  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
+    input %x1 : f32[1,4,8,8]
+    input %x2 : f32[1,4,8,8]
+    input %w1 : f32[4,4,3,3]
+    input %w2 : f32[4,4,1,1]
+    %a = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x1, %w1)
+    %b = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x2, %w2)
+    output %a
+    output %b
+  })"),
+                                       with_templates({"enlarge-kernel", "concat-operands", "conv", "split-to-outputs"}, 4, 3, 6));
+  expect_family(result, "concat-operands+enlarge-kernel+concat-operands+conv+split-to-outputs", VerdictKind::Full);
+}
+
+TEST(Families, OneByKAndKByOneSiblingsMergeAfterATranspose) {
+  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
+    input %x1 : f32[1,4,8,8]
+    input %x2 : f32[1,4,8,8]
+    input %wa : f32[4,4,1,3]
+    input %wb : f32[4,4,3,1]
+    %a = Conv[dilations=[1,1], group=1, pads=[0,1,0,1], strides=[1,1]](%x1, %wa)
+    %b = Conv[dilations=[1,1], group=1, pads=[1,0,1,0], strides=[1,1]](%x2, %wb)
+    output %a
+    output %b
+  })"),
+                                       with_templates({"swap-height-width", "concat-operands", "conv", "split-to-outputs",
+                                                       "swap-height-width-back"},
+                                                      5, 4, 8));
+  expect_family(result,
+                "swap-height-width+swap-height-width+concat-operands+concat-operands+conv+split-to-outputs+"
+                "swap-height-width-back",
+                VerdictKind::Full);
+}
+
+}  // namespace
+}  // namespace pet::mutant

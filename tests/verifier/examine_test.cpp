@@ -146,3 +146,22 @@ TEST(Examine, SameSeedSameVerdictAndTheSeedIsReported) {
 
 }  // namespace
 }  // namespace pet
+
+namespace pet {
+namespace {
+
+TEST(Examine, ScreeningRejectsAHopelessCandidateBeforeTheBoxAnalysis) {
+  Graph a = parse_graph("graph \"a\" opset 13 {\n input %x : f32[8,8]\n %y = Transpose[perm=[1,0]](%x)\n output %y\n}");
+  Graph b = parse_graph("graph \"b\" opset 13 {\n input %x : f32[8,8]\n %y = Neg(%x)\n output %y\n}");
+  ExamineOptions options;
+  options.screen_first = true;
+  Verdict verdict = examine(a, b, options);
+  EXPECT_EQ(verdict.kind, VerdictKind::Rejected);
+  EXPECT_EQ(verdict.points_tested, 0);
+  EXPECT_EQ(verdict.reason, "wrong at every screening point (a quarter, half and three quarters of every axis)");
+  options.screen_first = false;
+  EXPECT_EQ(examine(a, b, options).reason, "only 0.0% of output elements agree");  // the full analysis agrees
+}
+
+}  // namespace
+}  // namespace pet
