@@ -16,32 +16,21 @@ namespace {
 
 std::vector<int64_t> kernel_of(const Shape& weight) { return {weight.dims().begin() + 2, weight.dims().end()}; }
 
-void check_conv_inputs(const ShapeContext& context) {
-  const TensorType& x = context.input(0);
-  const TensorType& w = context.input(1);
-  context.require(x.dtype == DType::f32 && w.dtype == DType::f32,
-                  fmt::format("expects float32 input and weight, got {} and {}", x.to_string(), w.to_string()));
-  context.require(x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
-                                                   "spatial dim",
-                                                   x.shape.to_string()));
-  context.require(w.shape.rank() == x.shape.rank(), fmt::format("weight shape {} must have the rank of input shape {}",
-                                                                w.shape.to_string(), x.shape.to_string()));
-  int64_t group = context.attrs.get_int("group");
-  context.require(group >= 1, fmt::format("group {} must be >= 1", group));
-  context.require(w.shape[0] % group == 0,
-                  fmt::format("{} output channels (weight dim 0) are not divisible by group {}", w.shape[0], group));
-  context.require(x.shape[1] == w.shape[1] * group,
-                  fmt::format("input has {} channels, but weight {} with group {} expects {}", x.shape[1],
-                              w.shape.to_string(), group, w.shape[1] * group));
-  if (context.has_input(2)) {
-    const TensorType& b = context.input(2);
-    context.require(b.dtype == DType::f32 && b.shape == Shape{w.shape[0]},
-                    fmt::format("bias must be f32[{}], got {}", w.shape[0], b.to_string()));
-  }
+// Conv's channel rules: weight [filters, channels / group, kernel...].
+void check_inputs(const ShapeContext& context) {
+  check_conv_inputs(context, [&](int64_t group) {
+    const Shape& x = context.input(0).shape;
+    const Shape& w = context.input(1).shape;
+    context.require(w[0] % group == 0,
+                    fmt::format("{} output channels (weight dim 0) are not divisible by group {}", w[0], group));
+    context.require(x[1] == w[1] * group, fmt::format("input has {} channels, but weight {} with group {} expects {}",
+                                                      x[1], w.to_string(), group, w[1] * group));
+    return w[0];
+  });
 }
 
 std::vector<TensorType> infer_conv(const ShapeContext& context) {
-  check_conv_inputs(context);
+  check_inputs(context);
   const Shape& x = context.input(0).shape;
   const Shape& w = context.input(1).shape;
   check_window_attrs(context, x.rank() - 2, true);

@@ -31,29 +31,16 @@ WindowGeometry adjoint_geometry(const Shape& x, const Shape& w, const Attributes
   return g;
 }
 
+// ConvTranspose's channel rules: weight [channels, filters / group, kernel...].
 void check_inputs(const ShapeContext& context) {
-  const TensorType& x = context.input(0);
-  const TensorType& w = context.input(1);
-  context.require(x.dtype == DType::f32 && w.dtype == DType::f32,
-                  fmt::format("expects float32 input and weight, got {} and {}", x.to_string(), w.to_string()));
-  context.require(x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
-                                                   "spatial dim",
-                                                   x.shape.to_string()));
-  context.require(w.shape.rank() == x.shape.rank(), fmt::format("weight shape {} must have the rank of input shape {}",
-                                                                w.shape.to_string(), x.shape.to_string()));
-  int64_t group = context.attrs.get_int("group");
-  context.require(group >= 1, fmt::format("group {} must be >= 1", group));
-  context.require(x.shape[1] == w.shape[0],
-                  fmt::format("input has {} channels, but weight {} expects {} (weight dim 0)", x.shape[1],
-                              w.shape.to_string(), w.shape[0]));
-  context.require(x.shape[1] % group == 0,
-                  fmt::format("{} input channels are not divisible by group {}", x.shape[1], group));
-  if (context.has_input(2)) {
-    const TensorType& b = context.input(2);
-    int64_t filters = w.shape[1] * group;
-    context.require(b.dtype == DType::f32 && b.shape == Shape{filters},
-                    fmt::format("bias must be f32[{}], got {}", filters, b.to_string()));
-  }
+  check_conv_inputs(context, [&](int64_t group) {
+    const Shape& x = context.input(0).shape;
+    const Shape& w = context.input(1).shape;
+    context.require(x[1] == w[0], fmt::format("input has {} channels, but weight {} expects {} (weight dim 0)", x[1],
+                                              w.to_string(), w[0]));
+    context.require(x[1] % group == 0, fmt::format("{} input channels are not divisible by group {}", x[1], group));
+    return w[1] * group;
+  });
 }
 
 std::vector<TensorType> infer_conv_transpose(const ShapeContext& context) {

@@ -65,6 +65,26 @@ void check_window_attrs(const ShapeContext& context, int spatial_rank, bool has_
   if (has_dilations) check_ints(context, "dilations", rank, 1);
 }
 
+void check_conv_inputs(const ShapeContext& context, const std::function<int64_t(int64_t group)>& check_channels) {
+  const TensorType& x = context.input(0);
+  const TensorType& w = context.input(1);
+  context.require(x.dtype == DType::f32 && w.dtype == DType::f32,
+                  fmt::format("expects float32 input and weight, got {} and {}", x.to_string(), w.to_string()));
+  context.require(x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
+                                                   "spatial dim",
+                                                   x.shape.to_string()));
+  context.require(w.shape.rank() == x.shape.rank(), fmt::format("weight shape {} must have the rank of input shape {}",
+                                                                w.shape.to_string(), x.shape.to_string()));
+  int64_t group = context.attrs.get_int("group");
+  context.require(group >= 1, fmt::format("group {} must be >= 1", group));
+  int64_t filters = check_channels(group);
+  if (context.has_input(2)) {
+    const TensorType& b = context.input(2);
+    context.require(b.dtype == DType::f32 && b.shape == Shape{filters},
+                    fmt::format("bias must be f32[{}], got {}", filters, b.to_string()));
+  }
+}
+
 std::vector<int64_t> import_spatial_ints(const OnnxImportNode& node, const std::string& name, int count,
                                          int64_t fallback) {
   if (!node.has_attr(name)) return std::vector<int64_t>(static_cast<size_t>(count), fallback);

@@ -2,9 +2,6 @@
 // axes and bounds from attributes or constant inputs, training forms rejected), export per opset,
 // and export -> import of real ONNX files.
 #include <algorithm>
-#include <cmath>
-#include <filesystem>
-#include <functional>
 #include <limits>
 #include <map>
 
@@ -14,31 +11,15 @@
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/graph.h"
-#include "core/onnx_export.h"
-#include "core/onnx_import.h"
 #include "core/onnx_mapping.h"
 #include "core/registry.h"
 #include "tests/core/fake_onnx_node.h"
+#include "tests/core/op_test_util.h"
 
-namespace pet {
+namespace pet::test {
 namespace {
 
-using test::ExportedNode;
-using test::FakeExportNode;
-using test::FakeImportNode;
-using test::import_node;
-
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Expects `action` to throw a UserError with exactly `message`.
-void expect_user_error(const std::function<void()>& action, const std::string& message) {
-  try {
-    action();
-    ADD_FAILURE() << "expected a UserError: " << message;
-  } catch (const UserError& error) {
-    EXPECT_EQ(std::string(error.what()), message);
-  }
-}
 
 // ---------------------------------------------------------------- ONNX import
 
@@ -126,62 +107,47 @@ TEST(ElementwiseImport, DropoutMaskAndCastTargets) {
 
 // ---------------------------------------------------------------- ONNX export
 
-// Exports the single node of a graph built on one input of `type`.
-FakeExportNode export_node(const std::string& op, Attributes attrs, TensorType type, int opset, bool type_known = true) {
-  Graph graph;
-  graph.add_node(op, std::move(attrs), {graph.add_input("x", type)}, "n");
-  FakeExportNode out(opset, type_known ? std::vector<TensorType>{type} : std::vector<TensorType>{});
-  graph.nodes()[0].def->to_onnx(graph.nodes()[0], out);
-  return out;
-}
-
-std::vector<std::string> exported_ops(const FakeExportNode& out) {
-  std::vector<std::string> ops;
-  for (const ExportedNode& node : out.nodes) ops.push_back(node.op_type);
-  return ops;
-}
-
 TEST(ElementwiseExport, SoftmaxFormDependsOnOpset) {
   Attributes trailing{{"axis", int64_t{0}}, {"include_trailing_axes", int64_t{1}}};
   Attributes single{{"axis", int64_t{0}}};
-  EXPECT_EQ(exported_ops(export_node("Softmax", trailing, kF32x2x3, 11)), std::vector<std::string>{"Softmax"});
-  EXPECT_EQ(exported_ops(export_node("Softmax", trailing, kF32x2x3, 13)),
+  EXPECT_EQ(exported_ops(export_node("Softmax", trailing, {kF32x2x3}, 11)), std::vector<std::string>{"Softmax"});
+  EXPECT_EQ(exported_ops(export_node("Softmax", trailing, {kF32x2x3}, 13)),
             (std::vector<std::string>{"Flatten", "Softmax", "Shape", "Reshape"}));
-  EXPECT_EQ(exported_ops(export_node("Softmax", single, kF32x2x3, 13)), std::vector<std::string>{"Softmax"});
-  EXPECT_EQ(exported_ops(export_node("LogSoftmax", single, kF32x2x3, 11)),
+  EXPECT_EQ(exported_ops(export_node("Softmax", single, {kF32x2x3}, 13)), std::vector<std::string>{"Softmax"});
+  EXPECT_EQ(exported_ops(export_node("LogSoftmax", single, {kF32x2x3}, 11)),
             (std::vector<std::string>{"ReduceMax", "Sub", "Exp", "ReduceSum", "Log", "Sub"}));
-  FakeExportNode last = export_node("Softmax", {}, kF32x2x3, 11);
+  FakeExportNode last = export_node("Softmax", {}, {kF32x2x3}, 11);
   ASSERT_EQ(exported_ops(last), std::vector<std::string>{"Softmax"});
   EXPECT_EQ(last.nodes[0].attrs, (Attributes{{"axis", int64_t{1}}}));
 }
 
 TEST(ElementwiseExport, ClipBoundsBecomeTypedInputsFromOpset11) {
   TensorType ints{DType::i64, {3}};
-  FakeExportNode modern = export_node("Clip", {{"max", 6.0}}, ints, 13);
+  FakeExportNode modern = export_node("Clip", {{"max", 6.0}}, {ints}, 13);
   ASSERT_EQ(modern.nodes.size(), 1u);
   EXPECT_EQ(modern.nodes[0].inputs, (std::vector<std::string>{"in0", "", "const0"}));
   EXPECT_TRUE(modern.constants[0].same_content(Tensor::scalar_i64(6)));
-  FakeExportNode old = export_node("Clip", {{"max", 6.0}}, kF32x2x3, 9);
+  FakeExportNode old = export_node("Clip", {{"max", 6.0}}, {kF32x2x3}, 9);
   EXPECT_EQ(old.nodes[0].inputs, std::vector<std::string>{"in0"});
   EXPECT_EQ(old.nodes[0].attrs, (Attributes{{"max", 6.0}}));
 }
 
 TEST(ElementwiseExport, ReduceAxesGoWhereTheOpsetWantsThem) {
   Attributes attrs{{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}};
-  FakeExportNode sum13 = export_node("ReduceSum", attrs, kF32x2x3, 13);
+  FakeExportNode sum13 = export_node("ReduceSum", attrs, {kF32x2x3}, 13);
   EXPECT_EQ(sum13.nodes[0].inputs, (std::vector<std::string>{"in0", "const0"}));
   EXPECT_EQ(sum13.nodes[0].attrs, (Attributes{{"keepdims", int64_t{0}}}));
-  FakeExportNode mean13 = export_node("ReduceMean", attrs, kF32x2x3, 13);
+  FakeExportNode mean13 = export_node("ReduceMean", attrs, {kF32x2x3}, 13);
   EXPECT_EQ(mean13.nodes[0].attrs, attrs);
   Attributes none{{"axes", std::vector<int64_t>{}}};
-  EXPECT_EQ(exported_ops(export_node("ReduceMean", none, kF32x2x3, 13)), std::vector<std::string>{"Identity"});
-  EXPECT_EQ(export_node("ReduceSum", none, kF32x2x3, 13).nodes[0].attrs,
+  EXPECT_EQ(exported_ops(export_node("ReduceMean", none, {kF32x2x3}, 13)), std::vector<std::string>{"Identity"});
+  EXPECT_EQ(export_node("ReduceSum", none, {kF32x2x3}, 13).nodes[0].attrs,
             (Attributes{{"keepdims", int64_t{1}}, {"noop_with_empty_axes", int64_t{1}}}));
 }
 
 TEST(ElementwiseExport, CastAndDropoutUseOnnxSpellings) {
-  EXPECT_EQ(export_node("Cast", {{"to", "bool"}}, kF32x2x3, 13).nodes[0].attrs, (Attributes{{"to", int64_t{9}}}));
-  FakeExportNode dropout = export_node("Dropout", {{"with_mask", int64_t{1}}}, kF32x2x3, 13);
+  EXPECT_EQ(export_node("Cast", {{"to", "bool"}}, {kF32x2x3}, 13).nodes[0].attrs, (Attributes{{"to", int64_t{9}}}));
+  FakeExportNode dropout = export_node("Dropout", {{"with_mask", int64_t{1}}}, {kF32x2x3}, 13);
   EXPECT_EQ(dropout.nodes[0].outputs, (std::vector<std::string>{"out0", "out1"}));
 }
 
@@ -213,7 +179,7 @@ TEST(ElementwiseExport, RoundTripsThroughImport) {
                           {"LeakyRelu", {{"alpha", 0.25}}}};
   for (int opset : {9, 13})
     for (const Case& c : cases) {
-      FakeExportNode out = export_node(c.op, c.attrs, kF32x2x3, opset);
+      FakeExportNode out = export_node(c.op, c.attrs, {kF32x2x3}, opset);
       if (out.nodes.size() != 1) continue;  // LogSoftmax's flattened form at 13, checked above
       EXPECT_EQ(import_node(reimported(out, opset)).attrs,
                 complete_attributes(OpRegistry::global().get(c.op), c.attrs))
@@ -266,9 +232,7 @@ Graph family_graph(int opset) {
 TEST(ElementwiseOnnxFile, EveryOpSurvivesExportAndImportAtEachOpset) {
   for (int opset : {9, 11, 13, 17}) {
     Graph graph = family_graph(opset);
-    std::string path = (std::filesystem::temp_directory_path() / fmt::format("pet_elementwise_{}.onnx", opset)).string();
-    export_onnx(graph, path);
-    Graph back = import_onnx(path);
+    Graph back = through_onnx_file(graph, fmt::format("pet_elementwise_{}.onnx", opset));
     std::vector<Tensor> inputs{Tensor::random_f32({2, 3, 4}, 7, -2, 2), Tensor::i64({4}, {0, 1, 2, -3})};
     std::vector<Tensor> want = execute(graph, inputs), got = execute(back, inputs);
     ASSERT_EQ(got.size(), want.size());
@@ -281,4 +245,4 @@ TEST(ElementwiseOnnxFile, EveryOpSurvivesExportAndImportAtEachOpset) {
 }
 
 }  // namespace
-}  // namespace pet
+}  // namespace pet::test

@@ -1,6 +1,5 @@
 // Convolution, pooling, matrix-product and resize ops: before -> after values on tiny graphs,
 // comparisons with direct loops, ONNX import canonicalization, export round trips and errors.
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -11,63 +10,22 @@
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/graph.h"
-#include "core/onnx_export.h"
-#include "core/onnx_import.h"
 #include "core/onnx_mapping.h"
 #include "core/registry.h"
 #include "core/text_ir.h"
 #include "tests/core/fake_onnx_node.h"
+#include "tests/core/op_test_util.h"
 
-namespace pet {
+namespace pet::test {
 namespace {
-
-using test::FakeImportNode;
-using test::import_node;
 
 using Ints = std::vector<int64_t>;
 using Floats = std::vector<double>;
-
-Tensor run1(const std::string& op, Attributes attrs, const std::vector<Tensor>& inputs) {
-  Graph graph;
-  std::vector<ValueId> ids;
-  for (size_t i = 0; i < inputs.size(); ++i) ids.push_back(graph.add_input(fmt::format("in{}", i), inputs[i].type()));
-  graph.add_output(graph.add_node1(op, std::move(attrs), ids, "node"));
-  graph.validate();
-  return execute(graph, inputs).at(0);
-}
-
-void expect_f32(const Tensor& got, const Shape& shape, const std::vector<float>& want) {
-  ASSERT_EQ(got.shape(), shape);
-  EXPECT_EQ(std::vector<float>(got.f32().begin(), got.f32().end()), want);
-}
 
 void expect_near(const Tensor& got, const Tensor& want, float tolerance = 1e-4f) {
   ASSERT_EQ(got.shape(), want.shape());
   for (int64_t i = 0; i < got.numel(); ++i)
     ASSERT_NEAR(got.f32()[static_cast<size_t>(i)], want.f32()[static_cast<size_t>(i)], tolerance) << "element " << i;
-}
-
-void expect_user_error(const std::function<void()>& action, const std::string& message) {
-  try {
-    action();
-    ADD_FAILURE() << "expected a UserError: " << message;
-  } catch (const UserError& error) {
-    EXPECT_EQ(std::string(error.what()), message);
-  }
-}
-
-void add_node_on(const std::string& op, Attributes attrs, const std::vector<TensorType>& types) {
-  Graph graph;
-  std::vector<ValueId> ids;
-  for (size_t i = 0; i < types.size(); ++i) ids.push_back(graph.add_input(fmt::format("in{}", i), types[i]));
-  graph.add_node(op, std::move(attrs), ids, "n");
-}
-
-// start, start + 1, ... as f32 of the given shape.
-Tensor iota(const Shape& shape, float start = 0.0f) {
-  std::vector<float> values(static_cast<size_t>(shape.numel()));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = start + static_cast<float>(i);
-  return Tensor::f32(shape, values);
 }
 
 Tensor filled(const Shape& shape, float value) {
@@ -330,10 +288,6 @@ TEST(Resize, LinearAlignCorners) {
 
 // ---- ONNX import and export ---------------------------------------------------------------
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("pet_nn_" + name)).string();
-}
-
 TensorType f32(Shape shape) { return {DType::f32, std::move(shape)}; }
 
 TEST(NnImport, ConvSameUpperBecomesExplicitPads) {
@@ -409,9 +363,7 @@ TEST(NnImport, ConvKernelShapeMustMatchTheWeight) {
 void expect_round_trip(const std::string& ir, int opset) {
   Graph graph = parse_graph(ir);
   graph.opset = opset;
-  std::string path = temp_path(fmt::format("roundtrip{}.onnx", opset));
-  export_onnx(graph, path);
-  Graph back = import_onnx(path);
+  Graph back = through_onnx_file(graph, fmt::format("pet_nn_roundtrip{}.onnx", opset));
   EXPECT_EQ(print_graph(back), print_graph(graph)) << "opset " << opset;
 }
 
@@ -541,4 +493,4 @@ TEST(NnErrors, ResizeUnknownMode) {
 }
 
 }  // namespace
-}  // namespace pet
+}  // namespace pet::test

@@ -3,8 +3,6 @@
 // SpaceToDepth) and the MaxPool Indices / Resize cubic and crop extensions: before -> after values
 // on tiny graphs, ONNX import canonicalization, export -> import through ONNX files, exact errors.
 #include <algorithm>
-#include <filesystem>
-#include <functional>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,70 +10,19 @@
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/graph.h"
-#include "core/onnx_export.h"
-#include "core/onnx_import.h"
 #include "core/registry.h"
 #include "tests/core/fake_onnx_node.h"
+#include "tests/core/op_test_util.h"
 
-namespace pet {
+namespace pet::test {
 namespace {
 
-using test::FakeExportNode;
-using test::FakeImportNode;
-using test::import_node;
 using Ints = std::vector<int64_t>;
 using Floats = std::vector<double>;
-
-std::vector<Tensor> run_op(const std::string& op, Attributes attrs, const std::vector<Tensor>& inputs) {
-  Graph graph;
-  std::vector<ValueId> ids;
-  for (size_t i = 0; i < inputs.size(); ++i) ids.push_back(graph.add_input(fmt::format("in{}", i), inputs[i].type()));
-  graph.set_outputs(graph.add_node(op, std::move(attrs), ids, "n"));
-  graph.validate();
-  return execute(graph, inputs);
-}
-
-Tensor run1(const std::string& op, Attributes attrs, const std::vector<Tensor>& inputs) {
-  return run_op(op, std::move(attrs), inputs).at(0);
-}
-
-void expect_f32(const Tensor& got, const Shape& shape, const std::vector<float>& want) {
-  ASSERT_EQ(got.dtype(), DType::f32);
-  ASSERT_EQ(got.shape(), shape);
-  EXPECT_EQ(std::vector<float>(got.f32().begin(), got.f32().end()), want);
-}
 
 void expect_near(const Tensor& got, const std::vector<float>& want) {
   ASSERT_EQ(got.numel(), static_cast<int64_t>(want.size()));
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got.f32()[i], want[i], 1e-5) << "element " << i;
-}
-
-void expect_i64(const Tensor& got, const Shape& shape, const Ints& want) {
-  ASSERT_EQ(got.dtype(), DType::i64);
-  ASSERT_EQ(got.shape(), shape);
-  EXPECT_EQ(Ints(got.i64().begin(), got.i64().end()), want);
-}
-
-void expect_user_error(const std::function<void()>& action, const std::string& message) {
-  try {
-    action();
-    ADD_FAILURE() << "expected a UserError: " << message;
-  } catch (const UserError& error) {
-    EXPECT_EQ(std::string(error.what()), message);
-  }
-}
-
-void add_node_on(const std::string& op, Attributes attrs, const std::vector<TensorType>& types) {
-  Graph graph;
-  std::vector<ValueId> ids;
-  for (size_t i = 0; i < types.size(); ++i) ids.push_back(graph.add_input(fmt::format("in{}", i), types[i]));
-  graph.add_node(op, std::move(attrs), ids, "n");
-}
-
-Tensor iota(const Shape& shape) {
-  std::vector<float> values(static_cast<size_t>(shape.numel()));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
-  return Tensor::f32(shape, values);
 }
 
 Attributes reduction(const std::string& name) { return {{"reduction", name}}; }
@@ -451,9 +398,7 @@ Graph extra_graph(int opset) {
 TEST(TensorExtraOnnxFile, EveryOpSurvivesExportAndImportAtEachOpset) {
   for (int opset : {11, 13, 16, 17}) {
     Graph graph = extra_graph(opset);
-    std::string path = (std::filesystem::temp_directory_path() / fmt::format("pet_tensor_extra_{}.onnx", opset)).string();
-    export_onnx(graph, path);
-    Graph back = import_onnx(path);
+    Graph back = through_onnx_file(graph, fmt::format("pet_tensor_extra_{}.onnx", opset));
     std::vector<Tensor> inputs{Tensor::random_f32({1, 8, 2, 2}, 1), Tensor::random_f32({4, 4}, 2),
                                Tensor::i64({2, 1}, {3, -4}), Tensor::i64({4, 4}, {0, 1, 2, 3, 3, 2, 1, 0, -1, -2, 0, 1, 2, 2, 2, 2}),
                                Tensor::i64({4}, {4, 0, 2, 1}), Tensor::i64({4, 1}, {2, -1, 0, 3})};
@@ -471,4 +416,4 @@ TEST(TensorExtraOnnxFile, EveryOpSurvivesExportAndImportAtEachOpset) {
 }
 
 }  // namespace
-}  // namespace pet
+}  // namespace pet::test

@@ -1,7 +1,5 @@
 // Shape, layout, indexing and constant-producing ops: before -> after values on tiny graphs,
 // the Layout builders, ONNX import canonicalization, export round trips and exact error messages.
-#include <filesystem>
-#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -13,79 +11,17 @@
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/graph.h"
-#include "core/onnx_export.h"
-#include "core/onnx_import.h"
 #include "core/onnx_mapping.h"
 #include "core/ops/layout.h"
 #include "core/registry.h"
 #include "tests/core/fake_onnx_node.h"
+#include "tests/core/op_test_util.h"
 
-namespace pet {
+namespace pet::test {
 namespace {
 
 using ops::layout_attrs;
-using test::ExportedNode;
-using test::FakeExportNode;
-using test::FakeImportNode;
-using test::import_node;
 using Ints = std::vector<int64_t>;
-
-// Runs one node of `op` whose inputs are graph inputs holding `inputs`; returns every output.
-std::vector<Tensor> run_op(const std::string& op, Attributes attrs, const std::vector<Tensor>& inputs) {
-  Graph graph;
-  std::vector<ValueId> ids;
-  for (size_t i = 0; i < inputs.size(); ++i) ids.push_back(graph.add_input(fmt::format("in{}", i), inputs[i].type()));
-  graph.set_outputs(graph.add_node(op, std::move(attrs), ids, "node"));
-  graph.validate();
-  return execute(graph, inputs);
-}
-
-Tensor run1(const std::string& op, Attributes attrs, const std::vector<Tensor>& inputs) {
-  return run_op(op, std::move(attrs), inputs).at(0);
-}
-
-void expect_f32(const Tensor& got, const Shape& shape, const std::vector<float>& want) {
-  ASSERT_EQ(got.dtype(), DType::f32);
-  ASSERT_EQ(got.shape(), shape);
-  EXPECT_EQ(std::vector<float>(got.f32().begin(), got.f32().end()), want);
-}
-
-void expect_i64(const Tensor& got, const Shape& shape, const Ints& want) {
-  ASSERT_EQ(got.dtype(), DType::i64);
-  ASSERT_EQ(got.shape(), shape);
-  EXPECT_EQ(Ints(got.i64().begin(), got.i64().end()), want);
-}
-
-void expect_bool(const Tensor& got, const Shape& shape, const std::vector<uint8_t>& want) {
-  ASSERT_EQ(got.dtype(), DType::boolean);
-  ASSERT_EQ(got.shape(), shape);
-  EXPECT_EQ(std::vector<uint8_t>(got.b8().begin(), got.b8().end()), want);
-}
-
-// Expects `action` to throw a UserError with exactly `message`.
-void expect_user_error(const std::function<void()>& action, const std::string& message) {
-  try {
-    action();
-    ADD_FAILURE() << "expected a UserError: " << message;
-  } catch (const UserError& error) {
-    EXPECT_EQ(std::string(error.what()), message);
-  }
-}
-
-// Adds one node of `op` named "n" on graph inputs of the given types (for shape-rule errors).
-void add_node_on(const std::string& op, Attributes attrs, const std::vector<TensorType>& types) {
-  Graph graph;
-  std::vector<ValueId> ids;
-  for (size_t i = 0; i < types.size(); ++i) ids.push_back(graph.add_input(fmt::format("in{}", i), types[i]));
-  graph.add_node(op, std::move(attrs), ids, "n");
-}
-
-// 0, 1, 2, ... as f32 of the given shape.
-Tensor iota_f32(const Shape& shape) {
-  std::vector<float> values(static_cast<size_t>(shape.numel()));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
-  return Tensor::f32(shape, values);
-}
 
 // ---------------------------------------------------------------- Concat / Split
 
@@ -111,7 +47,7 @@ TEST(TensorConcat, OffAxisMismatchIsAUserError) {
 }
 
 TEST(TensorSplit, CutsIntoExplicitSizes) {
-  auto outputs = run_op("Split", {{"axis", int64_t{1}}, {"split", Ints{1, 2}}}, {iota_f32({2, 3})});
+  auto outputs = run_op("Split", {{"axis", int64_t{1}}, {"split", Ints{1, 2}}}, {iota({2, 3})});
   ASSERT_EQ(outputs.size(), 2u);
   expect_f32(outputs[0], {2, 1}, {0, 3});
   expect_f32(outputs[1], {2, 2}, {1, 2, 4, 5});
@@ -126,7 +62,7 @@ TEST(TensorSplit, SizesThatDoNotCoverTheAxisAreAUserError) {
 
 TEST(TensorSlice, StepsThroughBothAxes) {
   Attributes attrs{{"starts", Ints{1, 0}}, {"ends", Ints{3, 4}}, {"steps", Ints{1, 2}}};
-  expect_f32(run1("Slice", attrs, {iota_f32({3, 4})}), {2, 2}, {4, 6, 8, 10});
+  expect_f32(run1("Slice", attrs, {iota({3, 4})}), {2, 2}, {4, 6, 8, 10});
 }
 
 TEST(TensorSlice, NegativeStepReversesDownToIndexZero) {
@@ -147,7 +83,7 @@ TEST(TensorSlice, NonCanonicalBoundsAreAUserError) {
 
 TEST(TensorPad, ConstantModeFillsWithTheValue) {
   Attributes attrs{{"mode", std::string("constant")}, {"pads", Ints{0, 1, 1, 0}}, {"value", 9.0}};
-  expect_f32(run1("Pad", attrs, {iota_f32({1, 2})}), {2, 3}, {9, 0, 1, 9, 9, 9});
+  expect_f32(run1("Pad", attrs, {iota({1, 2})}), {2, 3}, {9, 0, 1, 9, 9, 9});
 }
 
 TEST(TensorPad, EdgeAndReflectModesCopyInputValues) {
@@ -177,7 +113,7 @@ TEST(TensorPad, ReflectWiderThanTheAxisIsAUserError) {
 // ---------------------------------------------------------------- Transpose / Reshape / Flatten
 
 TEST(TensorTranspose, PermutesAxes) {
-  expect_f32(run1("Transpose", {{"perm", Ints{1, 0}}}, {iota_f32({2, 3})}), {3, 2}, {0, 3, 1, 4, 2, 5});
+  expect_f32(run1("Transpose", {{"perm", Ints{1, 0}}}, {iota({2, 3})}), {3, 2}, {0, 3, 1, 4, 2, 5});
 }
 
 TEST(TensorTranspose, BadPermIsAUserError) {
@@ -186,7 +122,7 @@ TEST(TensorTranspose, BadPermIsAUserError) {
 }
 
 TEST(TensorReshape, KeepsRowMajorOrder) {
-  Tensor out = run1("Reshape", {{"shape", Ints{3, 2}}}, {iota_f32({2, 3})});
+  Tensor out = run1("Reshape", {{"shape", Ints{3, 2}}}, {iota({2, 3})});
   expect_f32(out, {3, 2}, {0, 1, 2, 3, 4, 5});
 }
 
@@ -196,14 +132,14 @@ TEST(TensorReshape, ImpossibleShapeIsAUserError) {
 }
 
 TEST(TensorFlatten, CollapsesAroundTheAxis) {
-  expect_f32(run1("Flatten", {{"axis", int64_t{2}}}, {iota_f32({1, 2, 2})}), {2, 2}, {0, 1, 2, 3});
-  expect_f32(run1("Flatten", {{"axis", int64_t{0}}}, {iota_f32({2, 2})}), {1, 4}, {0, 1, 2, 3});
+  expect_f32(run1("Flatten", {{"axis", int64_t{2}}}, {iota({1, 2, 2})}), {2, 2}, {0, 1, 2, 3});
+  expect_f32(run1("Flatten", {{"axis", int64_t{0}}}, {iota({2, 2})}), {1, 4}, {0, 1, 2, 3});
 }
 
 // ---------------------------------------------------------------- Squeeze / Unsqueeze / Expand / Tile
 
 TEST(TensorSqueeze, DropsUnitAxes) {
-  expect_f32(run1("Squeeze", {{"axes", Ints{0, -1}}}, {iota_f32({1, 3, 1})}), {3}, {0, 1, 2});
+  expect_f32(run1("Squeeze", {{"axes", Ints{0, -1}}}, {iota({1, 3, 1})}), {3}, {0, 1, 2});
 }
 
 TEST(TensorSqueeze, NonUnitAxisIsAUserError) {
@@ -231,7 +167,7 @@ TEST(TensorTile, RepeatsWholeAxes) {
 // ---------------------------------------------------------------- Gather
 
 TEST(TensorGather, PicksRowsWithNegativeIndices) {
-  expect_f32(run1("Gather", {{"axis", int64_t{0}}}, {iota_f32({3, 2}), Tensor::i64({2}, {-1, 0})}), {2, 2},
+  expect_f32(run1("Gather", {{"axis", int64_t{0}}}, {iota({3, 2}), Tensor::i64({2}, {-1, 0})}), {2, 2},
              {4, 5, 0, 1});
 }
 
@@ -241,7 +177,7 @@ TEST(TensorGather, ScalarIndexDropsTheAxis) {
 }
 
 TEST(TensorGather, OutOfRangeIndexIsAUserError) {
-  expect_user_error([] { run1("Gather", {}, {iota_f32({3}), Tensor::i64({1}, {3})}); },
+  expect_user_error([] { run1("Gather", {}, {iota({3}), Tensor::i64({1}, {3})}); },
                     "Gather: index 3 is out of range for axis 0 of size 3");
 }
 
@@ -253,11 +189,11 @@ TEST(TensorGather, FloatIndicesAreAUserError) {
 // ---------------------------------------------------------------- Shape / Size / ConstantOfShape / Range
 
 TEST(TensorShape, ReportsTheSelectedDimensions) {
-  expect_i64(run1("Shape", {{"start", int64_t{1}}, {"end", int64_t{3}}}, {iota_f32({2, 3, 4})}), {2}, {3, 4});
+  expect_i64(run1("Shape", {{"start", int64_t{1}}, {"end", int64_t{3}}}, {iota({2, 3, 4})}), {2}, {3, 4});
   EXPECT_TRUE(OpRegistry::global().get("Shape").traits.type_only);
 }
 
-TEST(TensorSize, CountsElements) { expect_i64(run1("Size", {}, {iota_f32({2, 3})}), {}, {6}); }
+TEST(TensorSize, CountsElements) { expect_i64(run1("Size", {}, {iota({2, 3})}), {}, {6}); }
 
 TEST(TensorConstantOfShape, FillsWithTheTypedValue) {
   expect_i64(run1("ConstantOfShape", {{"shape", Ints{2}}, {"value", 7.0}, {"dtype", std::string("i64")}}, {}), {2},
@@ -273,7 +209,7 @@ TEST(TensorRange, CountsUpAndDown) {
 // ---------------------------------------------------------------- Layout
 
 TEST(TensorLayout, TransposeBuilderMatchesTranspose) {
-  Tensor input = iota_f32({2, 3, 4});
+  Tensor input = iota({2, 3, 4});
   Tensor want = run1("Transpose", {{"perm", Ints{2, 0, 1}}}, {input});
   Tensor got = run1("Layout", ops::layout_transpose({2, 3, 4}, {2, 0, 1}), {input});
   EXPECT_TRUE(got.same_content(want));
@@ -283,31 +219,31 @@ TEST(TensorLayout, BatchToHeightStacksBatchChunksVertically) {
   // Two 1x2x2 images become one 1x4x2 image: image 0 on top of image 1.
   Attributes attrs = ops::layout_batch_to_height({2, 1, 2, 2}, 2);
   EXPECT_EQ(ops::layout_output_shape(attrs), (Shape{1, 1, 4, 2}));
-  expect_f32(run1("Layout", attrs, {iota_f32({2, 1, 2, 2})}), {1, 1, 4, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  expect_f32(run1("Layout", attrs, {iota({2, 1, 2, 2})}), {1, 1, 4, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
 }
 
 TEST(TensorLayout, HeightToBatchCutsRowsIntoBatchChunks) {
-  expect_f32(run1("Layout", ops::layout_height_to_batch({1, 1, 4, 1}, 2), {iota_f32({1, 1, 4, 1})}), {2, 1, 2, 1},
+  expect_f32(run1("Layout", ops::layout_height_to_batch({1, 1, 4, 1}, 2), {iota({1, 1, 4, 1})}), {2, 1, 2, 1},
              {0, 1, 2, 3});
-  expect_f32(run1("Layout", ops::layout_height_to_batch({1, 2, 2, 1}, 2), {iota_f32({1, 2, 2, 1})}), {2, 2, 1, 1},
+  expect_f32(run1("Layout", ops::layout_height_to_batch({1, 2, 2, 1}, 2), {iota({1, 2, 2, 1})}), {2, 2, 1, 1},
              {0, 2, 1, 3});
 }
 
 TEST(TensorLayout, ChannelToHeightIsAPureReshape) {
   Attributes attrs = ops::layout_channel_to_height({1, 4, 1, 1}, 2);
   EXPECT_EQ(attrs, layout_attrs({1, 2, 2, 1, 1}, {0, 1, 2, 3, 4}, {1, 1, 2, 1}));
-  expect_f32(run1("Layout", attrs, {iota_f32({1, 4, 1, 1})}), {1, 2, 2, 1}, {0, 1, 2, 3});
+  expect_f32(run1("Layout", attrs, {iota({1, 4, 1, 1})}), {1, 2, 2, 1}, {0, 1, 2, 3});
 }
 
 TEST(TensorLayout, DilationDeinterleaveGroupsResidues) {
   // Width 4 with factor 2: columns {0, 2} form batch 0, columns {1, 3} batch 1.
-  expect_f32(run1("Layout", ops::layout_dilation_deinterleave({1, 1, 1, 4}, 3, 2), {iota_f32({1, 1, 1, 4})}),
+  expect_f32(run1("Layout", ops::layout_dilation_deinterleave({1, 1, 1, 4}, 3, 2), {iota({1, 1, 1, 4})}),
              {2, 1, 1, 2}, {0, 2, 1, 3});
 }
 
 TEST(TensorLayout, BuildersAndInverseRoundTrip) {
   Shape shape{4, 2, 6, 6};
-  Tensor input = iota_f32(shape);
+  Tensor input = iota(shape);
   std::vector<Attributes> transforms{
       ops::layout_batch_to_height(shape, 2),         ops::layout_height_to_batch(shape, 3),
       ops::layout_channel_to_height(shape, 2),       ops::layout_dilation_deinterleave(shape, 2, 3),
@@ -324,7 +260,7 @@ TEST(TensorLayout, BuildersAndInverseRoundTrip) {
 
 TEST(TensorLayout, DeinterleaveThenInterleaveRestoresTheInput) {
   Shape shape{2, 3, 6, 4};
-  Tensor input = iota_f32(shape);
+  Tensor input = iota(shape);
   Graph graph;
   ValueId x = graph.add_input("x", input.type());
   ValueId y = graph.add_node1("Layout", ops::layout_dilation_deinterleave(shape, 2, 3), {x});
@@ -578,7 +514,7 @@ TEST(TensorExport, RandomLayoutsMatchTheirLowering) {
     std::mt19937_64 random(seed);
     Shape shape;
     Attributes attrs = random_layout(random, shape);
-    Tensor input = iota_f32(shape);
+    Tensor input = iota(shape);
     Graph graph;
     ValueId x = graph.add_input("x", input.type());
     graph.add_output(graph.add_node1("Layout", attrs, {x}));
@@ -617,10 +553,8 @@ Graph family_graph(int opset) {
 TEST(TensorOnnxFile, EveryOpSurvivesExportAndImportAtEachOpset) {
   for (int opset : {11, 13, 17}) {
     Graph graph = family_graph(opset);
-    std::string path = (std::filesystem::temp_directory_path() / fmt::format("pet_tensor_{}.onnx", opset)).string();
-    export_onnx(graph, path);
-    Graph back = import_onnx(path);
-    std::vector<Tensor> inputs{iota_f32({2, 3, 4}), Tensor::i64({2}, {-1, 1})};
+    Graph back = through_onnx_file(graph, fmt::format("pet_tensor_{}.onnx", opset));
+    std::vector<Tensor> inputs{iota({2, 3, 4}), Tensor::i64({2}, {-1, 1})};
     std::vector<Tensor> want = execute(graph, inputs), got = execute(back, inputs);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i)
@@ -629,4 +563,4 @@ TEST(TensorOnnxFile, EveryOpSurvivesExportAndImportAtEachOpset) {
 }
 
 }  // namespace
-}  // namespace pet
+}  // namespace pet::test

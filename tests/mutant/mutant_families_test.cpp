@@ -27,6 +27,23 @@ std::string conv_attrs(const std::string& pads, const std::string& dilations = "
   return fmt::format("dilations=[{}], group={}, pads=[{}], strides=[{}]", dilations, group, pads, strides);
 }
 
+// Two unit-stride Convs on [1,4,8,8] inputs: %a of (%x1, %w1) padded `pads_a` and %b of
+// (%x1 or, unless `shared_input`, %x2, %w2) padded `pads_b`.
+std::string two_convs_graph(bool shared_input, const std::string& w1, const std::string& w2, const std::string& pads_a,
+                            const std::string& pads_b) {
+  return fmt::format(R"(graph "g" opset 13 {{
+    input %x1 : f32[1,4,8,8]
+    {}input %w1 : f32[{}]
+    input %w2 : f32[{}]
+    %a = Conv[{}](%x1, %w1)
+    %b = Conv[{}](%{}, %w2)
+    output %a
+    output %b
+  }})",
+                     shared_input ? "" : "input %x2 : f32[1,4,8,8]\n    ", w1, w2, conv_attrs(pads_a),
+                     conv_attrs(pads_b), shared_input ? "x1" : "x2");
+}
+
 const Mutant* find_family(const Generation& result, const std::string& family) {
   for (const Mutant& mutant : result.mutants)
     if (mutant.family == family) return &mutant;
@@ -108,15 +125,7 @@ TEST(Families, GroupedConvSplitsIntoTwoConvs) {
 }
 
 TEST(Families, ParallelConvsOnASharedInputMerge) {
-  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
-    input %x : f32[1,4,8,8]
-    input %w1 : f32[4,4,3,3]
-    input %w2 : f32[2,4,3,3]
-    %a = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w1)
-    %b = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w2)
-    output %a
-    output %b
-  })"));
+  Generation result = generate_mutants(parse_graph(two_convs_graph(true, "4,4,3,3", "2,4,3,3", "1,1,1,1", "1,1,1,1")));
   expect_family(result, "concat-operands+conv+split-to-outputs", VerdictKind::Full);
 }
 
@@ -181,31 +190,13 @@ GeneratorOptions with_templates(std::vector<std::string> names, int depth, int m
 }
 
 TEST(Families, ParallelConvsOnDifferentInputsMergeWithAZeroPaddedKernel) {
-  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
-    input %x1 : f32[1,4,8,8]
-    input %x2 : f32[1,4,8,8]
-    input %w1 : f32[4,4,3,3]
-    input %w2 : f32[4,4,1,1]
-    %a = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x1, %w1)
-    %b = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x2, %w2)
-    output %a
-    output %b
-  })"),
+  Generation result = generate_mutants(parse_graph(two_convs_graph(false, "4,4,3,3", "4,4,1,1", "1,1,1,1", "0,0,0,0")),
                                        with_templates({"enlarge-kernel", "concat-operands", "conv", "split-to-outputs"}, 4, 3, 6));
   expect_family(result, "concat-operands+enlarge-kernel+concat-operands+conv+split-to-outputs", VerdictKind::Full);
 }
 
 TEST(Families, OneByKAndKByOneSiblingsMergeAfterATranspose) {
-  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
-    input %x1 : f32[1,4,8,8]
-    input %x2 : f32[1,4,8,8]
-    input %wa : f32[4,4,1,3]
-    input %wb : f32[4,4,3,1]
-    %a = Conv[dilations=[1,1], group=1, pads=[0,1,0,1], strides=[1,1]](%x1, %wa)
-    %b = Conv[dilations=[1,1], group=1, pads=[1,0,1,0], strides=[1,1]](%x2, %wb)
-    output %a
-    output %b
-  })"),
+  Generation result = generate_mutants(parse_graph(two_convs_graph(false, "4,4,1,3", "4,4,3,1", "0,1,0,1", "1,0,1,0")),
                                        with_templates({"swap-height-width", "concat-operands", "conv", "split-to-outputs",
                                                        "swap-height-width-back"},
                                                       5, 4, 8));

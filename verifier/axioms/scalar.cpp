@@ -41,36 +41,20 @@ AxiomSchema associative() {
           shape_examples()};
 }
 
-AxiomSchema distributes_over_add() {
-  return {"scalar-mul-distributes-over-ewadd",
+// Mul(Add(x, y), s) = Add(Mul(x, s), Mul(y, s)), or for `op` Mul: Mul(Mul(x, y), s) = Mul(Mul(x, s), y).
+AxiomSchema through_ewbinary(const std::string& op) {
+  bool add = op == "Add";
+  return {add ? "scalar-mul-distributes-over-ewadd" : "scalar-mul-commutes-with-ewmul",
           "scalar",
-          "Mul(Add(x, y), s) = Add(Mul(x, s), Mul(y, s))",
+          add ? "Mul(Add(x, y), s) = Add(Mul(x, s), Mul(y, s))" : "Mul(Mul(x, y), s) = Mul(Mul(x, s), y)",
           scaled_shapes,
           guard_shape,
-          [](const AxiomParams& p) {
+          [op, add](const AxiomParams& p) {
             AxiomSides sides;
             ValueId x = sides.input("x", shape_param(p, "shape")), y = sides.input("y", shape_param(p, "shape"));
             ValueId s = sides.input("s", kScalar);
-            ValueId left = scale(sides.lhs, node(sides.lhs, "Add", {}, {x, y}), s);
-            ValueId right = node(sides.rhs, "Add", {}, {scale(sides.rhs, x, s), scale(sides.rhs, y, s)});
-            sides.set_outputs({left}, {right});
-            return sides;
-          },
-          shape_examples()};
-}
-
-AxiomSchema commutes_with_ewmul() {
-  return {"scalar-mul-commutes-with-ewmul",
-          "scalar",
-          "Mul(Mul(x, y), s) = Mul(Mul(x, s), y)",
-          scaled_shapes,
-          guard_shape,
-          [](const AxiomParams& p) {
-            AxiomSides sides;
-            ValueId x = sides.input("x", shape_param(p, "shape")), y = sides.input("y", shape_param(p, "shape"));
-            ValueId s = sides.input("s", kScalar);
-            ValueId left = scale(sides.lhs, node(sides.lhs, "Mul", {}, {x, y}), s);
-            ValueId right = node(sides.rhs, "Mul", {}, {scale(sides.rhs, x, s), y});
+            ValueId left = scale(sides.lhs, node(sides.lhs, op, {}, {x, y}), s);
+            ValueId right = node(sides.rhs, op, {}, {scale(sides.rhs, x, s), add ? scale(sides.rhs, y, s) : y});
             sides.set_outputs({left}, {right});
             return sides;
           },
@@ -189,8 +173,8 @@ AxiomSchema commutes_with_conv(bool on_weight) {
 }  // namespace
 
 std::vector<AxiomSchema> scalar_axioms() {
-  return {associative(),          distributes_over_add(), commutes_with_ewmul(),     commutes_with_transpose(),
-          commutes_with_matmul(), commutes_with_concat(), commutes_with_conv(false), commutes_with_conv(true)};
+  return {associative(),           through_ewbinary("Add"), through_ewbinary("Mul"),   commutes_with_transpose(),
+          commutes_with_matmul(),  commutes_with_concat(),  commutes_with_conv(false), commutes_with_conv(true)};
 }
 
 }  // namespace pet::axioms

@@ -1,0 +1,166 @@
+// Overwrite: `base` with `patch` written over the box that starts at `offsets`; the correction
+// node of partially equivalent mutants, exported to ONNX as Slices of the base around the patch
+// joined by Concats, so any runtime runs it.
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/ops/import_util.h"
+#include "core/ops/linear_facets.h"
+#include "core/ops/op_util.h"
+
+namespace pet::ops {
+namespace {
+
+std::vector<TensorType> infer_overwrite(const ShapeContext& context) {
+  const TensorType& base = context.input(0);
+  const TensorType& patch = context.input(1);
+  const auto& offsets = context.attrs.get_ints("offsets");
+  int rank = base.shape.rank();
+  context.require(patch.dtype == base.dtype,
+                  fmt::format("patch {} and base {} have different element types", patch.to_string(), base.to_string()));
+  context.require(patch.shape.rank() == rank,
+                  fmt::format("patch {} must have the rank of base {}", patch.to_string(), base.to_string()));
+  context.require(static_cast<int>(offsets.size()) == rank,
+                  fmt::format("offsets {} need one entry per axis of base {}", ints_to_string(offsets), base.to_string()));
+  for (int d = 0; d < rank; ++d) {
+    int64_t offset = offsets[static_cast<size_t>(d)];
+    context.require(offset >= 0 && offset + patch.shape[d] <= base.shape[d],
+                    fmt::format("patch {} at offsets {} does not fit base {} on axis {}", patch.to_string(),
+                                ints_to_string(offsets), base.to_string(), d));
+  }
+  return {base};
+}
+
+// Copies the base, then the patch row by row (its innermost axis is contiguous in both).
+void overwrite_kernel(KernelContext& context) {
+  const Tensor& base = context.input(0);
+  const Tensor& patch = context.input(1);
+  Tensor& out = context.outputs[0];
+  if (base.nbytes() > 0) std::memcpy(out.mutable_raw(), base.raw(), base.nbytes());
+  if (patch.numel() == 0) return;
+  const auto& offsets = context.attrs.get_ints("offsets");
+  int rank = patch.shape().rank();
+  size_t width = dtype_size(patch.dtype());
+  if (rank == 0) {
+    std::memcpy(out.mutable_raw(), patch.raw(), width);
+    return;
+  }
+  std::vector<int64_t> strides = out.shape().strides();
+  int64_t row = patch.shape()[rank - 1];
+  int64_t rows = patch.numel() / row;
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  std::byte* destination = out.mutable_raw();
+  for (int64_t r = 0; r < rows; ++r) {
+    unravel_index(r * row, patch.shape(), index.data());
+    int64_t offset = 0;
+    for (int d = 0; d < rank; ++d) offset += (index[static_cast<size_t>(d)] + offsets[static_cast<size_t>(d)]) * strides[static_cast<size_t>(d)];
+    std::memcpy(destination + static_cast<size_t>(offset) * width, patch.raw() + static_cast<size_t>(r * row) * width,
+                static_cast<size_t>(row) * width);
+  }
+}
+
+// In place, as runtimes run it: the patch is read once and written once; the rest of the base
+// stays where it is (the reference kernel copies it only because its output is a fresh tensor).
+Cost overwrite_cost(const CostContext& context) {
+  double patch_bytes = static_cast<double>(context.input(1).shape.numel()) *
+                       static_cast<double>(dtype_size(context.input(1).dtype));
+  return {0, 2 * patch_bytes};
+}
+
+uint64_t overwrite_point(const PointContext& context) {
+  const auto& offsets = context.attrs.get_ints("offsets");
+  const Shape& patch = context.input(1).shape;
+  int rank = context.output.shape.rank();
+  int64_t index[16];
+  bool inside = true;
+  for (int d = 0; d < rank; ++d) {
+    index[d] = context.index[d] - offsets[static_cast<size_t>(d)];
+    inside = inside && index[d] >= 0 && index[d] < patch[d];
+  }
+  return inside ? context.pull(1, index) : context.pull(0, context.index);
+}
+
+// Base's cuts, the patch's edges, and the patch's own cuts shifted to where it lands.
+BoxGrid overwrite_boxes(const BoxContext& context) {
+  const auto& offsets = context.attrs.get_ints("offsets");
+  const Shape& out = context.output.shape;
+  std::vector<std::vector<int64_t>> cuts;
+  for (int d = 0; d < out.rank(); ++d) {
+    int64_t offset = offsets[static_cast<size_t>(d)];
+    std::vector<int64_t> points = context.grid(0).cuts(d);
+    for (int64_t cut : context.grid(1).cuts(d)) points.push_back(cut + offset);
+    cuts.push_back(normalize_cuts(std::move(points), out[d]));
+  }
+  return BoxGrid(std::move(cuts));
+}
+
+// One ONNX Slice of `source` (all axes; opset 10 moved starts/ends into inputs).
+std::string export_slice_of(OnnxExportNode& out, const std::string& source, const std::vector<int64_t>& starts,
+                            const std::vector<int64_t>& ends, const std::string& result) {
+  std::vector<int64_t> axes(starts.size());
+  for (size_t a = 0; a < axes.size(); ++a) axes[a] = static_cast<int64_t>(a);
+  if (out.opset() < 10) {
+    out.add_node("Slice", {source}, {result}, {{"starts", starts}, {"ends", ends}, {"axes", axes}});
+    return result;
+  }
+  auto constant = [&](const std::vector<int64_t>& values) {
+    return out.add_constant(Tensor::i64(Shape{static_cast<int64_t>(values.size())}, values));
+  };
+  out.add_node("Slice", {source, constant(starts), constant(ends), constant(axes)}, {result}, {});
+  return result;
+}
+
+// From the last axis outwards: the piece built so far (covering the patch's extent on axis d and
+// the whole base on later axes) gets the base's slabs before and after it on axis d.
+void export_overwrite(const Node& node, OnnxExportNode& out) {
+  const auto& offsets = node.attrs.get_ints("offsets");
+  std::optional<TensorType> base_type = out.input_type(0), patch_type = out.input_type(1);
+  PET_CHECK(base_type && patch_type, "Overwrite export needs its input types");
+  const Shape& base = base_type->shape;
+  const Shape& patch = patch_type->shape;
+  std::string piece = out.input(1);
+  for (int d = base.rank() - 1; d >= 0; --d) {
+    auto a = static_cast<size_t>(d);
+    std::vector<int64_t> starts(a + 1, 0), ends = base.dims();
+    ends.resize(a + 1);
+    for (size_t e = 0; e < a; ++e) starts[e] = offsets[e], ends[e] = offsets[e] + patch[static_cast<int>(e)];
+    std::vector<std::string> parts;
+    if (offsets[a] > 0) {
+      starts[a] = 0, ends[a] = offsets[a];
+      parts.push_back(export_slice_of(out, out.input(0), starts, ends, out.fresh_name(node.name + "_before")));
+    }
+    parts.push_back(piece);
+    if (offsets[a] + patch[d] < base[d]) {
+      starts[a] = offsets[a] + patch[d], ends[a] = base[d];
+      parts.push_back(export_slice_of(out, out.input(0), starts, ends, out.fresh_name(node.name + "_after")));
+    }
+    if (parts.size() == 1) continue;
+    std::string joined = d == 0 ? out.output(0) : out.fresh_name(node.name + "_joined");
+    out.add_node("Concat", parts, {joined}, {{"axis", int64_t{d}}});
+    piece = joined;
+  }
+  if (piece != out.output(0)) out.add_node("Identity", {piece}, {out.output(0)}, {});
+}
+
+}  // namespace
+
+OpDef make_Overwrite() {
+  OpDef def;
+  def.name = "Overwrite";  // not an ONNX op: exported as Slice + Concat, never imported
+  def.attrs = {attr_ints("offsets")};
+  def.min_inputs = def.max_inputs = 2;
+  def.traits.linearity = Linearity::Joint;
+  def.traits.linear_inputs = {0, 1};
+  def.traits.layout_only = true;
+  def.infer = infer_overwrite;
+  def.compute = overwrite_kernel;
+  def.cost = overwrite_cost;
+  def.to_onnx = export_overwrite;
+  def.eval_point = overwrite_point;
+  def.propagate_boxes = overwrite_boxes;
+  return def;
+}
+
+}  // namespace pet::ops
