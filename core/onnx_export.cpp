@@ -113,6 +113,14 @@ class ModelWriter {
     return name;
   }
 
+  // Node names live apart from value names; onnxruntime rejects a model that repeats one (an
+  // op lowered to several nodes names them all after itself).
+  std::string unique_node_name(const std::string& hint) {
+    std::string name = hint;
+    for (int suffix = 1; !node_names_.insert(name).second; ++suffix) name = fmt::format("{}_{}", hint, suffix);
+    return name;
+  }
+
   std::string add_initializer(const Tensor& value, const std::string& hint) {
     std::string name = fresh(hint);
     tensor_to_proto(value, name, *model_.mutable_graph()->add_initializer());
@@ -123,7 +131,7 @@ class ModelWriter {
                 const std::vector<std::string>& outputs, const Attributes& attrs) {
     auto* proto = model_.mutable_graph()->add_node();
     proto->set_op_type(op_type);
-    proto->set_name(node_names_.insert(node_name).second ? node_name : fresh(node_name));
+    proto->set_name(unique_node_name(node_name));
     for (const std::string& input : inputs) proto->add_input(input);
     for (const std::string& output : outputs) proto->add_output(output);
     for (const auto& [name, value] : attrs.entries()) set_attribute(*proto->add_attribute(), name, value);
