@@ -13,8 +13,10 @@
 namespace pet {
 namespace {
 
-// Tests that need a GPU skip with this reason on machines without one.
-#define PET_SKIP_WITHOUT_DEVICE(report)                                            \
+// Tests that need a GPU skip with this reason on machines without one; a CUDA failure on a
+// machine that has one fails instead.
+#define PET_SKIP_WITHOUT_DEVICE(report)                                                  \
+  ASSERT_NE((report).status.outcome, CudaOutcome::failed) << (report).status.message; \
   if (!(report).status.ok()) GTEST_SKIP() << "no CUDA device here: " << (report).status.message
 
 TEST(Devices, ProbeReportsDevicesOrWhyThereAreNone) {
