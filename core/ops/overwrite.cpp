@@ -9,8 +9,33 @@
 #include "core/ops/import_util.h"
 #include "core/ops/linear_facets.h"
 #include "core/ops/op_util.h"
+#include "core/ops/overwrite.h"
 
 namespace pet::ops {
+
+// Row by row: the patch's innermost axis is contiguous in both tensors.
+void write_patch(const Tensor& patch, const std::vector<int64_t>& offsets, Tensor& out) {
+  if (patch.numel() == 0) return;
+  int rank = patch.shape().rank();
+  size_t width = dtype_size(patch.dtype());
+  if (rank == 0) {
+    std::memcpy(out.mutable_raw(), patch.raw(), width);
+    return;
+  }
+  std::vector<int64_t> strides = out.shape().strides();
+  int64_t row = patch.shape()[rank - 1];
+  int64_t rows = patch.numel() / row;
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  std::byte* destination = out.mutable_raw();
+  for (int64_t r = 0; r < rows; ++r) {
+    unravel_index(r * row, patch.shape(), index.data());
+    int64_t offset = 0;
+    for (int d = 0; d < rank; ++d) offset += (index[static_cast<size_t>(d)] + offsets[static_cast<size_t>(d)]) * strides[static_cast<size_t>(d)];
+    std::memcpy(destination + static_cast<size_t>(offset) * width, patch.raw() + static_cast<size_t>(r * row) * width,
+                static_cast<size_t>(row) * width);
+  }
+}
+
 namespace {
 
 std::vector<TensorType> infer_overwrite(const ShapeContext& context) {
@@ -33,32 +58,12 @@ std::vector<TensorType> infer_overwrite(const ShapeContext& context) {
   return {base};
 }
 
-// Copies the base, then the patch row by row (its innermost axis is contiguous in both).
+// Copies the base, then the patch.
 void overwrite_kernel(KernelContext& context) {
   const Tensor& base = context.input(0);
-  const Tensor& patch = context.input(1);
   Tensor& out = context.outputs[0];
   if (base.nbytes() > 0) std::memcpy(out.mutable_raw(), base.raw(), base.nbytes());
-  if (patch.numel() == 0) return;
-  const auto& offsets = context.attrs.get_ints("offsets");
-  int rank = patch.shape().rank();
-  size_t width = dtype_size(patch.dtype());
-  if (rank == 0) {
-    std::memcpy(out.mutable_raw(), patch.raw(), width);
-    return;
-  }
-  std::vector<int64_t> strides = out.shape().strides();
-  int64_t row = patch.shape()[rank - 1];
-  int64_t rows = patch.numel() / row;
-  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
-  std::byte* destination = out.mutable_raw();
-  for (int64_t r = 0; r < rows; ++r) {
-    unravel_index(r * row, patch.shape(), index.data());
-    int64_t offset = 0;
-    for (int d = 0; d < rank; ++d) offset += (index[static_cast<size_t>(d)] + offsets[static_cast<size_t>(d)]) * strides[static_cast<size_t>(d)];
-    std::memcpy(destination + static_cast<size_t>(offset) * width, patch.raw() + static_cast<size_t>(r * row) * width,
-                static_cast<size_t>(row) * width);
-  }
+  write_patch(context.input(1), context.attrs.get_ints("offsets"), out);
 }
 
 // In place, as runtimes run it: the patch is read once and written once; the rest of the base
