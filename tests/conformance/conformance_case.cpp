@@ -1,4 +1,5 @@
 // Loads an ONNX test folder, runs it on the executor and compares with the expected outputs.
+#include "tests/test_temp_dir.h"
 #include "tests/conformance/conformance_case.h"
 
 #include <algorithm>
@@ -113,7 +114,7 @@ static Graph import_specialized(const fs::path& folder, int data_set, const std:
       if (!name || !inputs.count(*name) || baked.count(*name) || attempt > 16) throw;
       bake_input(model, *name, inputs.at(*name));
       baked.insert(*name);
-      path = (fs::temp_directory_path() / fmt::format("pet_conformance_{}_{}.onnx", folder.filename().string(), data_set)).string();
+      path = (pet::testing::private_temp_dir() / fmt::format("pet_conformance_{}_{}.onnx", folder.filename().string(), data_set)).string();
       std::ofstream out(path, std::ios::binary);
       model.SerializeToOstream(&out);
     }

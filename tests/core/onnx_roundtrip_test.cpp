@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "tests/test_temp_dir.h"
 #include "core/executor.h"
 #include "core/onnx_export.h"
 #include "core/onnx_import.h"
@@ -13,7 +14,7 @@ namespace pet {
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("pet_" + name)).string();
+  return (pet::testing::private_temp_dir() / ("pet_" + name)).string();
 }
 
 TEST(OnnxRoundTrip, ExportThenImportKeepsHashAndWeights) {

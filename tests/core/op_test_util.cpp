@@ -1,4 +1,5 @@
 // The helpers shared by the op tests.
+#include "tests/test_temp_dir.h"
 #include "tests/core/op_test_util.h"
 
 #include <cmath>
@@ -95,7 +96,7 @@ std::vector<std::string> exported_ops(const FakeExportNode& out) {
 }
 
 Graph through_onnx_file(const Graph& graph, const std::string& file_name) {
-  std::string path = (std::filesystem::temp_directory_path() / file_name).string();
+  std::string path = (pet::testing::private_temp_dir() / file_name).string();
   export_onnx(graph, path);
   return import_onnx(path);
 }

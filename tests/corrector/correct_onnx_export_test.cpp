@@ -13,6 +13,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
+#include "tests/test_temp_dir.h"
 #include "core/onnx_export.h"
 #include "core/onnx_import.h"
 #include "core/text_ir.h"
@@ -57,7 +58,7 @@ std::string check_lowering(const correction_cases::CorrectedCase& c, uint64_t se
     return fmt::format("not standard ONNX ops: {}", fmt::join(unknown, ", "));
   if (std::vector<std::string> repeated = repeated_node_names(model); !repeated.empty())
     return fmt::format("node names given twice: {}", fmt::join(repeated, ", "));
-  std::filesystem::path path = std::filesystem::temp_directory_path() / fmt::format("pet_corrected_{}.onnx", c.name);
+  std::filesystem::path path = pet::testing::private_temp_dir() / fmt::format("pet_corrected_{}.onnx", c.name);
   export_onnx(c.corrected.program, path.string());
   Graph imported = import_onnx(path.string());
   std::filesystem::remove(path);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "tests/test_temp_dir.h"
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/onnx_export.h"
@@ -90,7 +91,7 @@ TEST(FuseCorrections, FusedIsFullyEquivalentToTheOriginal) {
 
 TEST(FuseCorrections, OnnxExportReimportsAndMatches) {
   Programs p = corrected_programs();
-  std::filesystem::path path = std::filesystem::temp_directory_path() / "pet_fused_correction.onnx";
+  std::filesystem::path path = pet::testing::private_temp_dir() / "pet_fused_correction.onnx";
   export_onnx(p.fused, path.string());
   Graph imported = import_onnx(path.string());
   std::filesystem::remove(path);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "tests/test_temp_dir.h"
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/onnx_export.h"
@@ -45,7 +46,7 @@ TEST(Overwrite, PatchThatDoesNotFitNamesTheNode) {
 
 // Every placement: touching no edge, each edge, and the whole base.
 TEST(Overwrite, OnnxLoweringRunsAfterImport) {
-  std::filesystem::path path = std::filesystem::temp_directory_path() / "pet_overwrite_test.onnx";
+  std::filesystem::path path = pet::testing::private_temp_dir() / "pet_overwrite_test.onnx";
   for (auto [patch, offsets] : std::vector<std::pair<Shape, std::vector<int64_t>>>{
            {{1, 2, 2, 3}, {1, 1, 1, 2}}, {{2, 3, 1, 6}, {0, 0, 0, 0}}, {{1, 1, 4, 1}, {1, 2, 0, 5}}, {{2, 3, 4, 6}, {0, 0, 0, 0}}}) {
     Graph graph = overwrite_graph(DType::f32, {2, 3, 4, 6}, patch, offsets);

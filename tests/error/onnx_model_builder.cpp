@@ -1,4 +1,5 @@
 // ModelProto construction helpers for the error and tool tests.
+#include "tests/test_temp_dir.h"
 #include "tests/error/onnx_model_builder.h"
 
 #include <filesystem>
@@ -68,7 +69,7 @@ onnx::NodeProto& OnnxModelBuilder::node(const std::string& op, const std::vector
 }
 
 std::string temp_file(const std::string& file_name) {
-  auto dir = std::filesystem::temp_directory_path() / "pet-tests";
+  auto dir = pet::testing::private_temp_dir() / "pet-tests";
   std::filesystem::create_directories(dir);
   return (dir / file_name).string();
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "tests/test_temp_dir.h"
 #include "core/executor.h"
 #include "core/onnx_export.h"
 #include "core/onnx_import.h"
@@ -71,7 +72,7 @@ TEST_P(Model, ExecutorMatchesTorch) {
 TEST_P(Model, SurvivesPetOptRoundTrip) {
   ModelCase model = load_case(GetParam());
   ASSERT_TRUE(fs::exists(model.folder / "model.onnx")) << model.folder << " is missing: run models/export_models.py";
-  fs::path out_dir = fs::temp_directory_path() / "pet-model-tests";
+  fs::path out_dir = pet::testing::private_temp_dir() / "pet-model-tests";
   fs::create_directories(out_dir);
   std::string optimized = (out_dir / (GetParam() + ".opt.onnx")).string();
   std::ostringstream out, err;
@@ -84,7 +85,7 @@ TEST_P(Model, ExportThenImportKeepsHashAndWeights) {
   ModelCase model = load_case(GetParam());
   ASSERT_TRUE(fs::exists(model.folder / "model.onnx")) << model.folder << " is missing: run models/export_models.py";
   Graph graph = import_onnx((model.folder / "model.onnx").string());
-  fs::path out_dir = fs::temp_directory_path() / "pet-model-tests";
+  fs::path out_dir = pet::testing::private_temp_dir() / "pet-model-tests";
   fs::create_directories(out_dir);
   std::string exported = (out_dir / (GetParam() + ".reexported.onnx")).string();
   export_onnx(graph, exported);

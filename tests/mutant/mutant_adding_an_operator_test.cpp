@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "tests/test_temp_dir.h"
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/onnx_export.h"
@@ -326,7 +327,7 @@ TEST(AddingAnOperator, ExportsAsAStandardSliceThatRunsTheSame) {
   %y = FlipRows(%x) : f32[1,2,5,3]
   output %y
 })");
-  std::filesystem::path path = std::filesystem::temp_directory_path() / "pet_flip_rows_export.onnx";
+  std::filesystem::path path = pet::testing::private_temp_dir() / "pet_flip_rows_export.onnx";
   export_onnx(graph, path.string());
   Graph imported = import_onnx(path.string());
   std::filesystem::remove(path);
@@ -344,7 +345,7 @@ TEST(AddingAnOperator, ExportBeforeOpset10IsAUserErrorNamingTheNode) {
   output %y
 })");
   try {
-    export_onnx(graph, (std::filesystem::temp_directory_path() / "pet_flip_rows_opset9.onnx").string());
+    export_onnx(graph, (pet::testing::private_temp_dir() / "pet_flip_rows_opset9.onnx").string());
     FAIL() << "expected a UserError";
   } catch (const UserError& error) {
     EXPECT_STREQ(error.what(), "node 'flip' (FlipRows): exports as a Slice with step -1, which needs opset 10 or "

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "tests/test_temp_dir.h"
 #include "core/executor.h"
 #include "core/text_ir.h"
 #include "mutant/rules/rule_generator.h"
@@ -47,7 +48,7 @@ std::vector<Tensor> run_side(const Graph& side, const std::map<std::string, Tens
 }
 
 TEST(RuleLibrary, RegeneratingGivesTheSameBytes) {
-  std::filesystem::path out = std::filesystem::temp_directory_path() / "pet_rules_regeneration";
+  std::filesystem::path out = pet::testing::private_temp_dir() / "pet_rules_regeneration";
   std::filesystem::remove_all(out);
   RuleGeneratorOptions options;  // the committed library uses the defaults
   RuleGeneration generation = generate_rules(options, &std::cout);
