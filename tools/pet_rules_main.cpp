@@ -13,8 +13,8 @@ namespace {
 constexpr const char* kHelp = R"(usage: pet-rules [options]
 
 Enumerates small graphs over the rule operator set, pairs those with equal fingerprints over Z_p,
-prunes redundant pairs, proves the rest with Z3, and writes OUT/library.json (proved rules) and
-OUT/unproved.json (unknown and refuted pairs, never used).
+prunes redundant pairs, proves the rest with Z3, and writes per shape class OUT/library-CLASS.json
+(proved rules) and OUT/unproved-CLASS.json (unknown and refuted pairs, never used).
 
 options:
   --out DIR           where the rule files go (default mutant/rules)
@@ -54,7 +54,7 @@ int run(const std::vector<std::string>& raw) {
   std::string out = args.last("--out").value_or("mutant/rules");
   pet::rules::write_rule_files(generation, options, out);
   std::cout << pet::rules::summary_text(generation);
-  std::cout << fmt::format("wrote {}/library.json ({} rules) and {}/unproved.json ({} pairs)\n", out,
+  std::cout << fmt::format("wrote {}/library-CLASS.json ({} rules) and {}/unproved-CLASS.json ({} pairs)\n", out,
                            generation.proved.size(), out, generation.unproved.size());
   if (auto timings = args.last("--timings")) std::ofstream(*timings) << pet::rules::timings_json(generation);
   return 0;

@@ -171,8 +171,16 @@ void write_rule_files(const RuleGeneration& generation, const RuleGeneratorOptio
     if (!out) throw UserError("cannot write '" + (std::filesystem::path(directory) / name).string() + "'");
     out << text;
   };
-  write("library.json", rules_json(options.settings(), generation.proved, false));
-  write("unproved.json", rules_json(options.settings(), generation.unproved, true));
+  for (const ClassCounts& counts : generation.classes) {
+    auto of_class = [&](const std::vector<RuleRecord>& all) {
+      std::vector<RuleRecord> selected;
+      for (const RuleRecord& rule : all)
+        if (rule.shape_class == counts.name) selected.push_back(rule);
+      return selected;
+    };
+    write(library_file_name(counts.name), rules_json(options.settings(), of_class(generation.proved), false));
+    write(unproved_file_name(counts.name), rules_json(options.settings(), of_class(generation.unproved), true));
+  }
 }
 
 }  // namespace pet::rules

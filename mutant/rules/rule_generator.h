@@ -50,7 +50,8 @@ std::string summary_text(const RuleGeneration& generation);
 // Wall-clock times: per stage and per rule's proof (kept out of the byte-stable rule files).
 std::string timings_json(const RuleGeneration& generation);
 
-// Writes library.json and unproved.json into `directory` (created when missing).
+// Writes library-CLASS.json and unproved-CLASS.json per shape class into `directory` (created
+// when missing).
 void write_rule_files(const RuleGeneration& generation, const RuleGeneratorOptions& options,
                       const std::string& directory);
 

@@ -1,6 +1,9 @@
 // JSON writing and reading of rule files with nlohmann's ordered_json, so key order is fixed.
 #include "mutant/rules/rule_library.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include <fstream>
@@ -54,6 +57,26 @@ std::vector<LibraryRule> read_rule_file(const std::string& path) {
                        rule.at("proof").at("axioms_used").get<std::vector<std::string>>()});
   } catch (const nlohmann::json::exception& error) {
     throw UserError("rule file '" + path + "' is malformed: " + error.what());
+  }
+  return rules;
+}
+
+std::string library_file_name(const std::string& shape_class) { return "library-" + shape_class + ".json"; }
+std::string unproved_file_name(const std::string& shape_class) { return "unproved-" + shape_class + ".json"; }
+
+std::vector<LibraryRule> read_rule_library(const std::string& directory) {
+  std::vector<std::string> files;
+  if (std::filesystem::is_directory(directory))
+    for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind("library-", 0) == 0 && entry.path().extension() == ".json") files.push_back(entry.path().string());
+    }
+  if (files.empty()) throw UserError("no library-*.json rule files in '" + directory + "'; run pet-rules --out " + directory);
+  std::sort(files.begin(), files.end());
+  std::vector<LibraryRule> rules;
+  for (const std::string& file : files) {
+    std::vector<LibraryRule> more = read_rule_file(file);
+    rules.insert(rules.end(), more.begin(), more.end());
   }
   return rules;
 }

@@ -1,5 +1,6 @@
-// The rule library's JSON files: proved rules (library.json) and the pairs Z3 did not prove
-// (unproved.json), each rule a kebab-case name, both sides in textual IR, its constraints and proof.
+// The rule library's JSON files, one pair per shape class: proved rules (library-CLASS.json) and
+// the pairs Z3 did not prove (unproved-CLASS.json), each rule a kebab-case name, both sides in
+// textual IR, its constraints and proof.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +36,15 @@ struct LibraryRule {
   std::vector<std::string> axioms_used;
 };
 
-// Reads library.json or unproved.json; UserError naming the file when it is missing or malformed.
+// Reads one rule file; UserError naming the file when it is missing or malformed.
 std::vector<LibraryRule> read_rule_file(const std::string& path);
+
+// "library-conv.json" / "unproved-conv.json": one file per class keeps each small and diffable.
+std::string library_file_name(const std::string& shape_class);
+std::string unproved_file_name(const std::string& shape_class);
+
+// Every proved rule in `directory` (all library-*.json files, in file-name order); UserError when
+// there is none.
+std::vector<LibraryRule> read_rule_library(const std::string& directory);
 
 }  // namespace pet::rules
