@@ -70,26 +70,12 @@ std::string check_lowering(const correction_cases::CorrectedCase& c, uint64_t se
 }
 
 // PET's N2H conv mutant (two images stacked along H), corrected on the two seam rows.
-const char* kConv = R"(graph "g" opset 13 {
-  input %x : f32[2,4,16,8]
-  input %w : f32[4,4,3,3]
-  %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
-  output %y
-})";
-const char* kStackedConv = R"(graph "g" opset 13 {
-  input %x : f32[2,4,16,8]
-  input %w : f32[4,4,3,3]
-  %stack = Layout[expanded=[2,1,4,16,8], groups=[1,1,2,1], perm=[1,2,0,3,4]](%x)
-  %conv = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%stack, %w)
-  %y = Layout[expanded=[1,4,2,16,8], groups=[2,1,1,1], perm=[2,0,1,3,4]](%conv)
-  output %y
-})";
 
 // Layouts become Reshape/Transpose/Reshape; each correction a Slice of x, the sliced Conv, and
 // the Overwrite's Slices of the base around the patch joined by Concats.
 TEST(CorrectOnnxExport, StackedConvLowering) {
-  Graph original = parse_graph(kConv);
-  Graph mutant = parse_graph(kStackedConv);
+  Graph original = correction_cases::seam_example_original();
+  Graph mutant = correction_cases::seam_example_mutant();
   CorrectedProgram corrected = correct(original, mutant, examine(original, mutant));
   onnx::ModelProto model;
   export_onnx_proto(corrected.program, model);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "tests/corrector/correction_cases.h"
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/ops/layout.h"
@@ -15,33 +16,10 @@
 namespace pet::corrector {
 namespace {
 
-const char* kConv = R"(graph "g" opset 13 {
-  input %x : f32[2,4,16,8]
-  input %w : f32[4,4,3,3]
-  %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
-  output %y
-})";
-
-// N2H: the two images stacked along H, one conv, unstacked; wrong on the rows at the seam.
-Graph stacked_conv() {
-  Graph graph;
-  Shape x_shape{2, 4, 16, 8};
-  ValueId x = graph.add_input("x", {DType::f32, x_shape});
-  ValueId w = graph.add_input("w", {DType::f32, {4, 4, 3, 3}});
-  ValueId stacked = graph.add_node1("Layout", ops::layout_batch_to_height(x_shape, 2), {x}, "stack");
-  ValueId conv = graph.add_node1(
-      "Conv", {{"strides", std::vector<int64_t>{1, 1}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}},
-               {"dilations", std::vector<int64_t>{1, 1}}, {"group", int64_t{1}}},
-      {stacked, w}, "conv");
-  ValueId y = graph.add_node(
-      "Layout", ops::layout_height_to_batch(graph.value(conv).type.shape, 2), {conv}, "unstack", {"y"}).at(0);
-  graph.add_output(y);
-  return graph;
-}
 
 TEST(Correct, StackedConvBecomesFullyEquivalent) {
-  Graph original = parse_graph(kConv);
-  Graph mutant = stacked_conv();
+  Graph original = correction_cases::seam_example_original();
+  Graph mutant = correction_cases::seam_example_mutant();
   Verdict verdict = examine(original, mutant);
   ASSERT_EQ(verdict.kind, VerdictKind::Partial) << verdict.summary();
   CorrectedProgram corrected = correct(original, mutant, verdict);
@@ -52,8 +30,8 @@ TEST(Correct, StackedConvBecomesFullyEquivalent) {
 }
 
 TEST(Correct, StackedConvBeforeAfter) {
-  Graph original = parse_graph(kConv);
-  Graph mutant = stacked_conv();
+  Graph original = correction_cases::seam_example_original();
+  Graph mutant = correction_cases::seam_example_mutant();
   CorrectedProgram corrected = correct(original, mutant, examine(original, mutant));
   // Each seam row is recomputed by a conv on the three input rows it reads; the image edge
   // becomes the sliced conv's own padding (pads [1,1,0,1] and [0,1,1,1]).
@@ -82,8 +60,8 @@ TEST(Correct, StackedConvBeforeAfter) {
 }
 
 TEST(Correct, NeighbouringBoxesMergeWhenOneLaunchIsCheaper) {
-  Graph original = parse_graph(kConv);
-  Graph mutant = stacked_conv();
+  Graph original = correction_cases::seam_example_original();
+  Graph mutant = correction_cases::seam_example_mutant();
   Verdict verdict = examine(original, mutant);
   CorrectOptions options;
   options.per_correction_overhead = 4096;  // launches dear: one conv over both images' rows
@@ -94,7 +72,7 @@ TEST(Correct, NeighbouringBoxesMergeWhenOneLaunchIsCheaper) {
 }
 
 TEST(Correct, FullVerdictLeavesTheCandidateAlone) {
-  Graph original = parse_graph(kConv);
+  Graph original = correction_cases::seam_example_original();
   Verdict verdict = examine(original, original);
   ASSERT_EQ(verdict.kind, VerdictKind::Full);
   CorrectedProgram corrected = correct(original, original, verdict);
@@ -112,37 +90,37 @@ std::string error_of(const std::function<void()>& call) {
 }
 
 TEST(CorrectErrors, RejectedVerdict) {
-  Graph original = parse_graph(kConv);
+  Graph original = correction_cases::seam_example_original();
   Verdict verdict;
   verdict.kind = VerdictKind::Rejected;
   verdict.reason = "wrong at every screening point";
-  EXPECT_EQ(error_of([&] { correct(original, stacked_conv(), verdict); }),
+  EXPECT_EQ(error_of([&] { correct(original, correction_cases::seam_example_mutant(), verdict); }),
             "correct(): the candidate was rejected (wrong at every screening point); only a Partial verdict has boxes "
             "to correct");
 }
 
 TEST(CorrectErrors, BoxesForTheWrongNumberOfOutputs) {
-  Graph original = parse_graph(kConv);
+  Graph original = correction_cases::seam_example_original();
   Verdict verdict;
   verdict.kind = VerdictKind::Partial;
   verdict.incorrect_boxes = {{}, {}};
-  EXPECT_EQ(error_of([&] { correct(original, stacked_conv(), verdict); }),
+  EXPECT_EQ(error_of([&] { correct(original, correction_cases::seam_example_mutant(), verdict); }),
             "correct(): the verdict lists incorrect boxes for 2 outputs, the program has 1; pass the verdict examine() "
             "gave for this candidate");
 }
 
 TEST(CorrectErrors, BoxOutsideTheOutput) {
-  Graph original = parse_graph(kConv);
+  Graph original = correction_cases::seam_example_original();
   Verdict verdict;
   verdict.kind = VerdictKind::Partial;
   verdict.incorrect_boxes = {{Box{{0, 0, 15, 0}, {1, 4, 17, 8}}}};
-  EXPECT_EQ(error_of([&] { correct(original, stacked_conv(), verdict); }),
+  EXPECT_EQ(error_of([&] { correct(original, correction_cases::seam_example_mutant(), verdict); }),
             "correct(): incorrect box [0:1, 0:4, 15:17, 0:8] of output 0 is empty or does not fit its shape 2x4x16x8; "
             "pass the verdict examine() gave for this candidate");
 }
 
 TEST(CorrectErrors, CandidateWithAnotherInterface) {
-  Graph original = parse_graph(kConv);
+  Graph original = correction_cases::seam_example_original();
   Graph other = parse_graph(R"(graph "g" opset 13 {
     input %x : f32[2,4,16,8]
     %y = Relu(%x)

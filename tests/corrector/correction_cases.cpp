@@ -1,6 +1,10 @@
 // The seeded conv originals and their partial mutants, one family's templates at a time.
 #include "tests/corrector/correction_cases.h"
 
+#include "core/ops/layout.h"
+
+#include "core/text_ir.h"
+
 #include <map>
 
 #include <fmt/format.h>
@@ -95,6 +99,28 @@ std::vector<CorrectedCase> onnx_lowering_cases(uint64_t seed, int per_family) {
       result.push_back({name, std::move(c.original), std::move(c.mutant.program), c.mutant.family, std::move(corrected)});
     }
   return result;
+}
+
+Graph seam_example_original() {
+  return parse_graph(R"(graph "g" opset 13 {
+    input %x : f32[2,4,16,8]
+    input %w : f32[4,4,3,3]
+    %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
+    output %y
+  })");
+}
+
+Graph seam_example_mutant() {
+  Graph graph;
+  Shape x_shape{2, 4, 16, 8};
+  ValueId x = graph.add_input("x", {DType::f32, x_shape});
+  ValueId w = graph.add_input("w", {DType::f32, {4, 4, 3, 3}});
+  ValueId stacked = graph.add_node1("Layout", ops::layout_batch_to_height(x_shape, 2), {x}, "stack");
+  ValueId conv = graph.add_node1("Conv", seam_example_original().node(0).attrs, {stacked, w}, "conv");
+  graph.add_output(
+      graph.add_node("Layout", ops::layout_height_to_batch(graph.value(conv).type.shape, 2), {conv}, "unstack", {"y"})
+          .at(0));
+  return graph;
 }
 
 }  // namespace pet::corrector::correction_cases

@@ -57,4 +57,10 @@ struct CorrectedCase {
 // a graph input, then as many with the weight as a constant, drawn from `seed`.
 std::vector<CorrectedCase> onnx_lowering_cases(uint64_t seed, int per_family);
 
+// The corrector tests' running example: a SAME 3x3 conv on two 16x8 images with 4 channels...
+Graph seam_example_original();
+// ...and its N2H mutant: the images stacked along H (node "stack"), one conv ("conv"), unstacked
+// into %y ("unstack"); wrong on the rows next to the seam.
+Graph seam_example_mutant();
+
 }  // namespace pet::corrector::correction_cases

@@ -22,32 +22,16 @@
 namespace pet::corrector {
 namespace {
 
-const char* kConv = R"(graph "g" opset 13 {
-  input %x : f32[2,4,16,8]
-  input %w : f32[4,4,3,3]
-  %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
-  output %y
-})";
-
-// PET's N2H mutant of kConv: the two images stacked along H; wrong on the rows at the seam.
+// The seam example's N2H mutant, corrected on its two seam rows.
 CorrectedProgram corrected_stacked_conv() {
-  Graph mutant;
-  Shape x_shape{2, 4, 16, 8};
-  ValueId x = mutant.add_input("x", {DType::f32, x_shape});
-  ValueId w = mutant.add_input("w", {DType::f32, {4, 4, 3, 3}});
-  ValueId stacked = mutant.add_node1("Layout", ops::layout_batch_to_height(x_shape, 2), {x}, "stack");
-  ValueId conv = mutant.add_node1("Conv", parse_graph(kConv).node(0).attrs, {stacked, w}, "conv");
-  ValueId y = mutant.add_node("Layout", ops::layout_height_to_batch(mutant.value(conv).type.shape, 2), {conv},
-                              "unstack", {"y"}).at(0);
-  mutant.add_output(y);
-  Graph original = parse_graph(kConv);
+  Graph original = correction_cases::seam_example_original(), mutant = correction_cases::seam_example_mutant();
   return correct(original, mutant, examine(original, mutant));
 }
 
 TEST(CudaEmit, SeamCorrectionBeforeAfter) {
   CorrectedProgram corrected = corrected_stacked_conv();
   ASSERT_EQ(corrected.corrections.size(), 2u);
-  CudaKernel kernel = emit_cuda_kernel(parse_graph(kConv), corrected.corrections[0]);
+  CudaKernel kernel = emit_cuda_kernel(correction_cases::seam_example_original(), corrected.corrections[0]);
   // Row 15 of image 0: taps on row 16 fall outside (the bottom pad), columns at both edges too.
   EXPECT_EQ(kernel.source, fmt::format(R"(// pet correction: output 0 box [0:1, 0:4, 15:16, 0:8] recomputed as Conv and written in place into `out`
 // reads in0 = %x[0:1, 0:4, 14:16, 0:8], in1 = %w[0:4, 0:4, 0:3, 0:3]
@@ -87,7 +71,7 @@ extern "C" __global__ void __launch_bounds__(256) {}(const float* __restrict__ i
 
 TEST(CudaEmit, TheNameIsTheContentHash) {
   CorrectedProgram corrected = corrected_stacked_conv();
-  Graph original = parse_graph(kConv);
+  Graph original = correction_cases::seam_example_original();
   CudaKernel first = emit_cuda_kernel(original, corrected.corrections[0]);
   EXPECT_EQ(first.name.substr(0, 15), "pet_correction_");
   EXPECT_EQ(first.name.size(), 15u + 16u);
@@ -129,7 +113,7 @@ TEST(CudaEmit, RejectsAnOriginalItCannotLower) {
                  "followed by Relu, LeakyRelu, Sigmoid, Tanh, Elu, HardSigmoid, HardSwish, Softplus, Abs, Neg or "
                  "Identity lower to one kernel");
   }
-  Graph conv = parse_graph(kConv);
+  Graph conv = correction_cases::seam_example_original();
   try {
     emit_cuda_kernel(conv, whole_reads(conv, {{0, 0, 0, 0}, {1, 1, 1, 1}}), {FusedActivation{"Softmax", {}}});
     FAIL() << "expected a UserError";

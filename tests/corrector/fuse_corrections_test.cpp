@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "tests/corrector/correction_cases.h"
 #include "tests/test_temp_dir.h"
 #include "core/error.h"
 #include "core/executor.h"
@@ -19,37 +20,14 @@
 namespace pet::corrector {
 namespace {
 
-const char* kConv = R"(graph "g" opset 13 {
-  input %x : f32[2,4,16,8]
-  input %w : f32[4,4,3,3]
-  %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
-  output %y
-})";
-
-// N2H: the two images stacked along H, one conv, unstacked; wrong on the rows at the seam.
-Graph stacked_conv() {
-  Graph graph;
-  Shape x_shape{2, 4, 16, 8};
-  ValueId x = graph.add_input("x", {DType::f32, x_shape});
-  ValueId w = graph.add_input("w", {DType::f32, {4, 4, 3, 3}});
-  ValueId stacked = graph.add_node1("Layout", ops::layout_batch_to_height(x_shape, 2), {x}, "stack");
-  ValueId conv = graph.add_node1(
-      "Conv", {{"strides", std::vector<int64_t>{1, 1}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}},
-               {"dilations", std::vector<int64_t>{1, 1}}, {"group", int64_t{1}}},
-      {stacked, w}, "conv");
-  ValueId y = graph.add_node(
-      "Layout", ops::layout_height_to_batch(graph.value(conv).type.shape, 2), {conv}, "unstack", {"y"}).at(0);
-  graph.add_output(y);
-  return graph;
-}
 
 struct Programs {
   Graph original, unfused, fused;
 };
 
 Programs corrected_programs() {
-  Graph original = parse_graph(kConv);
-  Graph mutant = stacked_conv();
+  Graph original = correction_cases::seam_example_original();
+  Graph mutant = correction_cases::seam_example_mutant();
   Graph unfused = correct(original, mutant, examine(original, mutant)).program;
   Graph fused = unfused;
   EXPECT_EQ(fuse_corrections(fused), 1);
@@ -101,7 +79,7 @@ TEST(FuseCorrections, OnnxExportReimportsAndMatches) {
 }
 
 TEST(FuseCorrections, NoChainLeavesTheGraphAlone) {
-  Graph mutant = stacked_conv();
+  Graph mutant = correction_cases::seam_example_mutant();
   std::string before = print_graph(mutant);
   EXPECT_EQ(fuse_corrections(mutant), 0);
   EXPECT_EQ(print_graph(mutant), before);
