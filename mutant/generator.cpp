@@ -304,7 +304,7 @@ class Search {
       ++result_.stats.duplicates;
       return;
     }
-    examine_and_keep(std::move(candidate), state);
+    examine_and_keep(std::move(candidate));
   }
 
   static bool has_dead_nodes(const Graph& graph, const std::vector<ValueId>& outputs) {
@@ -320,7 +320,7 @@ class Search {
     return false;
   }
 
-  void examine_and_keep(Graph candidate, const SearchState& state) {
+  void examine_and_keep(Graph candidate) {
     ++result_.stats.examined;
     Verdict verdict = examine(original_, candidate, options_.examine);
     if (verdict.kind == VerdictKind::Full) ++result_.stats.full;
@@ -338,7 +338,6 @@ class Search {
       std::string name = node.name.substr(0, node.name.rfind('_'));
       family += (family.empty() ? "" : "+") + name;
     }
-    (void)state;
     result_.mutants.push_back({std::move(candidate), std::move(verdict), family});
   }
 
