@@ -1,7 +1,8 @@
-// The optimization pipeline, from an imported graph to a checked optimized graph.
+// The optimization pipeline, from an imported graph to a checked optimized graph with a report.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,21 @@
 namespace pet {
 
 struct OptimizeOptions {
-  int beam = 8;                // beam width of the search (issue 6)
-  std::string mode = "none";   // none | taso | pet (the search modes arrive with issue 6)
-  uint64_t seed = 2026;        // seeds every random draw, including the differential check
+  std::string mode = "pet";          // none | taso | pet | pet-eq-only | pet-neq-only
+  int beam = 8;                      // programs kept per search round
+  std::string taso_search = "beam";  // taso mode: beam | alpha (TASO's α-relaxed best-first search)
+  double alpha = 1.05;               // α-search: expand programs costing up to α × the best
+  int64_t max_expansions = 2000;     // programs expanded, over the whole search
+  double time_limit_s = 60;          // wall clock for the search stage
+  int mutation_rounds = 2;           // mutants of mutants, per subprogram
+  int top_k = 4;                     // mutants kept per subprogram and round, by cost
+  std::string device = "h100";       // cost model device spec (name or JSON path)
+  std::string profile_db;            // measured costs (JSON); empty: the repository's DB if present
+  std::string rules_dir;             // rule library folder; empty: the repository's mutant/rules
+  uint64_t seed = 2026;              // seeds every random draw, including the differential check
   Tolerance tolerance;
+  // Called on the search's progress (a terminal shows a line); may be empty.
+  std::function<void(const std::string&)> progress;
 };
 
 struct StageTime {
@@ -23,14 +35,49 @@ struct StageTime {
   double seconds;
 };
 
+// One applied transformation with its evidence, as the report lists it.
+struct Transformation {
+  std::string kind;             // "rule" or "mutant"
+  std::string name;             // rule name, or the mutant's template family
+  std::string location;         // names of the replaced nodes
+  std::string evidence_kind;    // "z3-proof" | "random-test" | "partial+correction"
+  std::string evidence;         // axioms used / error bound and seed / corrected boxes
+  double cost_before_us = 0;    // of the whole program before and after this step
+  double cost_after_us = 0;
+  double correction_overhead = 0;  // correction cost / mutant cost (partial+correction only)
+};
+
+struct SearchStats {
+  std::string algorithm;         // "none", "beam", "alpha"
+  std::string stop_reason;       // "converged", "time-limit", "expansion-limit", "no-candidates"
+  int64_t rounds = 0;
+  int64_t expansions = 0;        // programs expanded
+  int64_t candidates = 0;        // programs built by one move
+  int64_t duplicates = 0;        // of those, seen before (canonical hash)
+  int64_t subprograms = 0;       // multi-linear regions and parallel groups mutated
+  int64_t mutants_full = 0, mutants_partial = 0;
+  int64_t rule_applications = 0;
+  int64_t rule_proofs = 0, rule_proofs_failed = 0;
+  double seconds = 0;
+};
+
 struct OptimizeResult {
   Graph graph;
-  std::vector<PassResult> passes;
+  std::vector<PassResult> passes;            // cleanup, then finalize
+  std::vector<Transformation> transformations;
+  SearchStats search;
+  double cost_original_us = 0;               // the imported graph after cleanup
+  double cost_optimized_us = 0;              // the final graph (after finalize)
+  std::string device;
   DifferentialReport check;
   std::vector<StageTime> times;
 };
 
 // Runs the pipeline. Each stage dumps the textual IR to stderr when PET_DEBUG=1.
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options);
+
+// The report: JSON (stable key order, no wall-clock times unless `with_times`) and a table.
+std::string report_json(const OptimizeResult& result, bool with_times);
+std::string report_table(const OptimizeResult& result);
 
 }  // namespace pet

@@ -1,0 +1,19 @@
+// The finalize stage: after the search, activation fusion, correction fusion, layout-chain
+// elimination, weight-only constant folding, CSE and dead-node elimination, to a fixed point.
+#pragma once
+
+#include <vector>
+
+#include "core/graph.h"
+#include "search/cleanup.h"
+
+namespace pet {
+
+struct FinalizeOptions {
+  bool fold_weights = true;  // the search scores candidates without folding (folded nodes cost nothing)
+};
+
+// Runs the finalize passes until none changes the graph; reports each pass's total changes.
+std::vector<PassResult> finalize(Graph& graph, const FinalizeOptions& options = {});
+
+}  // namespace pet

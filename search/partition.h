@@ -1,0 +1,43 @@
+// Partition: the multi-linear subprograms of a graph (cut at non-linear ops and at values other
+// nodes also read) and the groups of parallel compute ops that could merge, each as a standalone
+// graph the mutant generator can take, and splice() to put a replacement back.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace pet::search {
+
+// A region of the parent graph. `program` is standalone: its inputs are, in order, the parent
+// values listed in `inputs` (weights included: the generator and examiner need them as variables),
+// named after them; its outputs correspond to `outputs`.
+struct Subprogram {
+  std::vector<NodeId> nodes;    // parent node ids, ascending
+  std::vector<ValueId> inputs;  // parent values read from outside the region
+  std::vector<ValueId> outputs; // parent values read outside the region or graph outputs
+  Graph program;
+  std::string kind;             // "linear" (a multi-linear region) or "group" (parallel compute ops)
+  std::string location;         // the parent node names, joined by ", " (for reports)
+};
+
+struct PartitionOptions {
+  int max_compute_ops = 1;  // compute-heavy ops per linear region (the generator works on small programs)
+  int max_ops = 4;          // ops per region
+  int max_group = 4;        // compute ops per parallel group
+};
+
+// Multi-linear regions holding at least one compute-heavy op, in parent topological order.
+std::vector<Subprogram> partition(const Graph& graph, const PartitionOptions& options = {});
+
+// Groups of 2..max_group compute ops of one op kind that read a common input (Inception branches,
+// BERT Q/K/V) or have equal types, with no path between any two of them.
+std::vector<Subprogram> parallel_groups(const Graph& graph, const PartitionOptions& options = {});
+
+// The parent with the region's nodes replaced by `replacement` (same interface as
+// sub.program: inputs by position, outputs by position). Internal check on interface mismatch.
+// Node and value names of the replacement are made unique with the prefix.
+Graph splice(const Graph& parent, const Subprogram& sub, const Graph& replacement, const std::string& name_prefix);
+
+}  // namespace pet::search
