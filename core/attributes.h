@@ -49,6 +49,10 @@ struct AttrSpec {
   std::string name;
   AttrKind kind;
   std::optional<AttrValue> default_value;  // nullopt: required
+  // A pet-only attribute (a fused activation): ONNX never carries it, and canonical attributes
+  // leave it out while it has its default, so adding it to an op changes no printed IR, structural
+  // hash, signature or rule library of graphs that do not use it. Readers ask with a fallback.
+  bool pet_only = false;
 };
 
 }  // namespace pet

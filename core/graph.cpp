@@ -18,6 +18,12 @@ Attributes complete_attributes(const OpDef& def, Attributes attrs) {
     PET_CHECK(attr_kind(value) == spec->kind, fmt::format("attribute {}.{} has the wrong kind", def.name, name));
   }
   for (const AttrSpec& spec : def.attrs) {
+    if (spec.pet_only) {
+      PET_CHECK(spec.default_value.has_value(), fmt::format("pet-only attribute {}.{} needs a default", def.name, spec.name));
+      auto found = attrs.entries().find(spec.name);
+      if (found != attrs.entries().end() && found->second == *spec.default_value) attrs.erase(spec.name);
+      continue;
+    }
     if (attrs.has(spec.name)) continue;
     PET_CHECK(spec.default_value.has_value(), fmt::format("op {} needs attribute '{}'", def.name, spec.name));
     attrs.set(spec.name, *spec.default_value);

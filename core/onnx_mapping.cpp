@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/error.h"
 #include "core/graph.h"
 #include "core/op_def.h"
 
@@ -32,11 +33,13 @@ static AttrValue read_attr(const OnnxImportNode& node, const AttrSpec& spec) {
 
 OnnxImported import_same_name(const OpDef& def, const OnnxImportNode& node) {
   for (const std::string& name : node.attr_names()) {
-    bool declared = std::any_of(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec& s) { return s.name == name; });
+    bool declared = std::any_of(def.attrs.begin(), def.attrs.end(),
+                                [&](const AttrSpec& s) { return s.name == name && !s.pet_only; });
     if (!declared) node.unsupported("attribute '" + name + "'");
   }
   OnnxImported result{def.name, {}, {}};
-  for (const AttrSpec& spec : def.attrs) result.attrs.set(spec.name, read_attr(node, spec));
+  for (const AttrSpec& spec : def.attrs)
+    if (!spec.pet_only) result.attrs.set(spec.name, read_attr(node, spec));
   for (int i = 0; i < node.num_inputs(); ++i) result.inputs.push_back(node.has_input(i) ? i : -1);
   return result;
 }
@@ -45,6 +48,9 @@ void export_same_name(const Node& node, OnnxExportNode& out) {
   std::vector<std::string> inputs, outputs;
   for (size_t i = 0; i < node.inputs.size(); ++i) inputs.push_back(out.input(static_cast<int>(i)));
   for (size_t i = 0; i < node.outputs.size(); ++i) outputs.push_back(out.output(static_cast<int>(i)));
+  for (const AttrSpec& spec : node.def->attrs)
+    PET_CHECK(!spec.pet_only || !node.attrs.has(spec.name),
+              "node '" + node.name + "' (" + node.op() + "): pet-only attribute '" + spec.name + "' needs a lowering");
   out.add_node(node.op(), inputs, outputs, node.attrs);
 }
 

@@ -36,6 +36,13 @@ struct OpTraits {
   bool identity_like = false;      // output 0 equals input 0 (Identity, inference Dropout)
   bool compute_heavy = false;      // conv/matmul-class op the search groups and profiles
   bool type_only = false;          // output depends only on input types (Shape): always folded
+
+  // Whether a node of this op with these canonical attributes is linear (in linear_inputs). The
+  // other traits describe the op's own computation; a fused activation (linear_when false) adds
+  // its own after it.
+  bool is_linear(const Attributes& attrs) const {
+    return linearity != Linearity::None && (!linear_when || linear_when(attrs));
+  }
 };
 
 // Inputs of the shape rule: canonical attributes plus the types of present inputs.

@@ -82,6 +82,7 @@ std::byte* Tensor::mutable_raw() {
 
 void Tensor::detach() {
   if (data_.use_count() > 1) data_ = std::make_shared<std::vector<std::byte>>(*data_);
+  hash_memo_ = std::make_shared<HashMemo>();
 }
 
 Tensor Tensor::reshaped(Shape shape) const {
@@ -113,11 +114,17 @@ std::vector<int64_t> Tensor::to_int_vector() const {
 }
 
 uint64_t Tensor::content_hash() const {
+  std::lock_guard<std::mutex> lock(hash_memo_->mutex);
+  if (hash_memo_->valid && hash_memo_->dtype == dtype_ && hash_memo_->shape == shape_) return hash_memo_->hash;
   Hasher hasher;
   hasher.add(static_cast<uint64_t>(dtype_));
   for (int64_t d : shape_.dims()) hasher.add(static_cast<uint64_t>(d));
   hasher.add_bytes(data_->data(), data_->size());
-  return hasher.value();
+  hash_memo_->valid = true;
+  hash_memo_->dtype = dtype_;
+  hash_memo_->shape = shape_;
+  hash_memo_->hash = hasher.value();
+  return hash_memo_->hash;
 }
 
 bool Tensor::same_content(const Tensor& other) const {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -59,10 +60,20 @@ class Tensor {
   bool same_content(const Tensor& other) const;
 
  private:
-  void detach();  // copy-on-write before mutation
+  void detach();  // copy-on-write before mutation; forgets the memoized hash
+  // content_hash() of the storage, remembered for the dtype and shape it was computed with
+  // (weights are hashed by every structural hash the search computes).
+  struct HashMemo {
+    std::mutex mutex;
+    bool valid = false;
+    DType dtype = DType::f32;
+    Shape shape;
+    uint64_t hash = 0;
+  };
   DType dtype_;
   Shape shape_;
   std::shared_ptr<std::vector<std::byte>> data_;
+  std::shared_ptr<HashMemo> hash_memo_ = std::make_shared<HashMemo>();
 };
 
 }  // namespace pet

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/ops/fused_activation.h"
 #include "core/registry.h"
 
 namespace pet::corrector {
@@ -228,6 +229,7 @@ int64_t largest_tensor(const Graph& graph, const Node& node) {
 
 std::vector<FusedActivation> activations_of(const Recomputation& recomputation, const CudaEmitOptions& options) {
   std::vector<FusedActivation> list;
+  if (auto own = fused_activation_of(*recomputation.compute)) list.push_back(std::move(*own));
   for (const Node* node : recomputation.activations) list.push_back({node->op(), node->attrs});
   if (options.activation) {
     const OpDef* def = OpRegistry::global().find(options.activation->op);
@@ -275,6 +277,12 @@ std::string header_comment(const Correction& correction, const std::string& reco
 }
 
 }  // namespace
+
+std::optional<FusedActivation> fused_activation_of(const Node& node) {
+  std::optional<std::string> op = ops::activation_op(node.attrs);
+  if (!op) return std::nullopt;
+  return FusedActivation{*op, {}};
+}
 
 std::string LaunchConfig::to_string() const { return fmt::format("grid {}, block {}", grid, block); }
 

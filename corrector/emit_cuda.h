@@ -42,12 +42,18 @@ struct CudaKernel {
   LaunchConfig launch;
 };
 
+// The activation a node applies to its whole output (core/ops/fused_activation.h: a LayoutOverwrite
+// with activation="relu" after finalize); nullopt when it has none. The correction kernels that
+// write into that node's output take it as CudaEmitOptions::activation, so the boxes they write
+// hold activated values like the rest of the output.
+std::optional<FusedActivation> fused_activation_of(const Node& node);
+
 // One thread per element up to `max_grid` blocks; the grid-stride loop does the rest.
 LaunchConfig launch_config(int64_t elements, int64_t block = 256, int64_t max_grid = 1024);
 
 // Acts when the original computes the correction's output with one Conv (1-3 spatial dims),
-// MatMul or Gemm on graph inputs or constants, followed by zero or more of the supported
-// elementwise activations. UserError (naming the node and op) for any other original, and for an
+// MatMul or Gemm on graph inputs or constants (its own fused activation included), followed by
+// zero or more of the supported elementwise activations. UserError (naming the node and op) for any other original, and for an
 // unsupported fused activation. Deterministic: equal corrections give byte-equal source and name.
 CudaKernel emit_cuda_kernel(const Graph& original, const Correction& correction, const CudaEmitOptions& options = {});
 

@@ -1,29 +1,48 @@
-// Fuses Layout + Overwrite chains into LayoutOverwrite nodes (see fuse_corrections.h).
+// Fuses Layout + Overwrite (+ Relu) chains into LayoutOverwrite nodes (see fuse_corrections.h).
 #include "corrector/fuse_corrections.h"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "core/ops/fused_activation.h"
+
 namespace pet::corrector {
 namespace {
 
-// A Layout node and the Overwrite nodes that patch its output, in order.
+// A Layout node, the Overwrite nodes that patch its output, in order, and the activation that
+// reads the last patched value (-1 when none).
 struct Chain {
   NodeId layout;
   std::vector<NodeId> overwrites;
+  NodeId activation = -1;
 };
+
+// The single node reading `value`, when the value is no graph output; otherwise -1.
+NodeId sole_reader_of(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers, ValueId value) {
+  const auto& outputs = graph.outputs();
+  if (std::find(outputs.begin(), outputs.end(), value) != outputs.end()) return -1;
+  const auto& readers = consumers[static_cast<size_t>(value)];
+  return readers.size() == 1 ? readers[0] : -1;
+}
 
 // The single node reading `value`, when that node is an Overwrite reading it as its base and the
 // value is no graph output; otherwise -1.
 NodeId sole_overwrite_of(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers, ValueId value) {
-  const auto& outputs = graph.outputs();
-  if (std::find(outputs.begin(), outputs.end(), value) != outputs.end()) return -1;
-  const auto& readers = consumers[static_cast<size_t>(value)];
-  if (readers.size() != 1) return -1;
-  const Node& node = graph.node(readers[0]);
+  NodeId reader = sole_reader_of(graph, consumers, value);
+  if (reader < 0) return -1;
+  const Node& node = graph.node(reader);
   bool base_only = node.inputs[0] == value && std::count(node.inputs.begin(), node.inputs.end(), value) == 1;
-  return node.op() == "Overwrite" && base_only ? readers[0] : -1;
+  return node.op() == "Overwrite" && base_only ? reader : -1;
+}
+
+// The single reader of `value` when it is an activation the fused node can apply; otherwise -1.
+NodeId sole_activation_of(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers, ValueId value) {
+  NodeId reader = sole_reader_of(graph, consumers, value);
+  if (reader < 0) return -1;
+  const Node& node = graph.node(reader);
+  bool fusable = ops::activation_for_op(node.op()) && node.inputs.size() == 1 && node.attrs.entries().empty();
+  return fusable ? reader : -1;
 }
 
 std::vector<Chain> find_chains(const Graph& graph) {
@@ -35,7 +54,9 @@ std::vector<Chain> find_chains(const Graph& graph) {
     ValueId value = graph.node(id).outputs[0];
     for (NodeId next; (next = sole_overwrite_of(graph, consumers, value)) != -1; value = graph.node(next).outputs[0])
       chain.overwrites.push_back(next);
-    if (!chain.overwrites.empty()) chains.push_back(std::move(chain));
+    if (chain.overwrites.empty()) continue;
+    chain.activation = sole_activation_of(graph, consumers, value);
+    chains.push_back(std::move(chain));
   }
   return chains;
 }
@@ -59,14 +80,17 @@ std::vector<NodeId> fuse_chain(Graph& graph, const Chain& chain, std::vector<Ren
     inputs.push_back(overwrite.inputs[1]);
   }
   attrs.set("offsets", offsets);
+  if (chain.activation >= 0) attrs.set(ops::kActivationAttr, *ops::activation_for_op(graph.node(chain.activation).op()));
   std::string name = layout.name;
-  ValueId last = graph.node(chain.overwrites.back()).outputs[0];
+  NodeId last_node = chain.activation >= 0 ? chain.activation : chain.overwrites.back();
+  ValueId last = graph.node(last_node).outputs[0];
   std::string final_name = graph.value(last).name;
   ValueId fused = graph.add_node1("LayoutOverwrite", std::move(attrs), std::move(inputs), name + "_fused");
   graph.replace_uses(last, fused);
   renames.push_back({graph.value(fused).name, final_name});
   std::vector<NodeId> dead = chain.overwrites;
   dead.push_back(chain.layout);
+  if (chain.activation >= 0) dead.push_back(chain.activation);
   return dead;
 }
 

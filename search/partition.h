@@ -35,9 +35,23 @@ std::vector<Subprogram> partition(const Graph& graph, const PartitionOptions& op
 // BERT Q/K/V) or have equal types, with no path between any two of them.
 std::vector<Subprogram> parallel_groups(const Graph& graph, const PartitionOptions& options = {});
 
+// The Subprogram of the listed parent nodes (a convex set: no path leaves it and comes back):
+// its inputs in order of first read, its outputs in node order, its standalone program.
+Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, const std::string& kind);
+
+// Adds `source`'s constants and nodes to `target`, source input i reading target value
+// `inputs[i]`; names get the prefix and are made unique. Returns the target values of the
+// source's outputs (an output that is a source input maps to the bound target value). Types
+// follow from the bound values, so a source written at other shapes is instantiated at theirs;
+// UserError from a shape rule when its ops do not fit them.
+std::vector<ValueId> insert_graph(Graph& target, const Graph& source, const std::vector<ValueId>& inputs,
+                                  const std::string& name_prefix);
+
 // The parent with the region's nodes replaced by `replacement` (same interface as
 // sub.program: inputs by position, outputs by position). Internal check on interface mismatch.
-// Node and value names of the replacement are made unique with the prefix.
+// Node and value names of the replacement are made unique with the prefix; graph outputs keep
+// their names (an exported model's output names must not change). The result is topologically
+// sorted, free of nodes that became dead, and valid.
 Graph splice(const Graph& parent, const Subprogram& sub, const Graph& replacement, const std::string& name_prefix);
 
 }  // namespace pet::search

@@ -3,12 +3,20 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/text_ir.h"
+#include "search/alpha_search.h"
+#include "search/beam_search.h"
+#include "search/cost/cost_model.h"
+#include "search/finalize.h"
+#include "search/rule_matcher.h"
+#include "search/search_space.h"
 
 namespace pet {
 namespace {
@@ -29,25 +37,119 @@ class StageClock {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+const std::vector<std::string> kModes = {"none", "taso", "pet", "pet-eq-only", "pet-neq-only"};
+
 void check_options(const OptimizeOptions& options) {
-  if (options.beam < 1) throw UserError(fmt::format("--beam {} must be at least 1", options.beam));
-  if (options.mode == "taso" || options.mode == "pet" || options.mode == "pet-eq-only" || options.mode == "pet-neq-only")
-    throw UserError(fmt::format("--mode {} needs the search, which this build does not have yet; use --mode none",
-                                options.mode));
-  if (options.mode != "none")
+  if (std::find(kModes.begin(), kModes.end(), options.mode) == kModes.end())
     throw UserError(fmt::format("--mode '{}' is not one of none, taso, pet, pet-eq-only, pet-neq-only", options.mode));
+  if (options.beam < 1) throw UserError(fmt::format("--beam {} must be at least 1", options.beam));
+  if (options.taso_search != "beam" && options.taso_search != "alpha")
+    throw UserError(fmt::format("--taso-search '{}' is not one of beam, alpha", options.taso_search));
+  if (!(options.alpha >= 1.0)) throw UserError(fmt::format("--alpha {} must be at least 1.0", options.alpha));
+  if (!(options.time_limit_s > 0))
+    throw UserError(fmt::format("--time-limit {} must be a positive number of seconds", options.time_limit_s));
+  if (options.max_expansions < 1)
+    throw UserError(fmt::format("--max-expansions {} must be at least 1", options.max_expansions));
+  if (options.mutation_rounds < 1 || options.top_k < 1)
+    throw UserError(fmt::format("--mutation-rounds {} and --top-k {} must be at least 1", options.mutation_rounds,
+                                options.top_k));
+}
+
+std::string default_path(const std::string& given, const char* built_in) {
+  return given.empty() ? std::string(built_in) : given;
+}
+
+cost::CostModel load_cost_model(const OptimizeOptions& options) {
+  std::string db = default_path(options.profile_db, PET_DEFAULT_PROFILE_DB);
+  bool given = !options.profile_db.empty();
+  cost::ProfileDb profile = (given || std::filesystem::exists(db)) ? cost::ProfileDb::load(db) : cost::ProfileDb{};
+  return cost::CostModel(cost::load_device(options.device), std::move(profile));
+}
+
+search::MoveKinds moves_of(const std::string& mode) {
+  if (mode == "pet-neq-only") return {false, false, true};
+  if (mode == "pet") return {true, true, true};
+  return {true, true, false};  // taso, pet-eq-only
+}
+
+// Runs the search the mode asks for; fills `result.search` and `result.transformations`.
+Graph run_search(const Graph& cleaned, const OptimizeOptions& options, const cost::CostModel& cost,
+                 OptimizeResult& result) {
+  std::optional<search::RuleSet> rules;
+  std::optional<search::RuleMatcher> matcher;
+  search::MoveKinds kinds = moves_of(options.mode);
+  if (kinds.rules) {
+    rules.emplace(search::RuleSet::load(default_path(options.rules_dir, PET_DEFAULT_RULES_DIR)));
+    matcher.emplace(*rules);
+  }
+  search::SearchSpaceOptions space_options;
+  space_options.mutation_rounds = options.mutation_rounds;
+  space_options.top_k = options.top_k;
+  space_options.generator.examine.seed = options.seed;
+  search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options);
+
+  search::SearchBudget budget{options.time_limit_s, options.max_expansions, std::chrono::steady_clock::now(),
+                              options.progress};
+  SearchStats& stats = result.search;
+  space.prepare(cleaned, stats);
+  budget.report(fmt::format("{} subprograms: {} full and {} partial mutants", stats.subprograms, stats.mutants_full,
+                            stats.mutants_partial));
+  std::unordered_set<uint64_t> seen;
+  search::Program start = space.make_program(cleaned, {});
+  search::Program best;
+  if (options.mode == "taso" && options.taso_search == "alpha") {
+    stats.algorithm = "alpha";
+    best = search::alpha_search(start, space, kinds, {options.alpha}, budget, stats, seen);
+  } else if (options.mode == "pet") {
+    // Fully equivalent moves first, then every move from that beam: pet never ends worse than
+    // the same beam over full moves alone (the taso baseline), whatever the partial moves do.
+    stats.algorithm = "beam (full moves, then full and partial)";
+    search::SearchOutcome full = search::beam_search({start}, space, moves_of("taso"), {options.beam}, budget, stats, seen);
+    if (stats.stop_reason == "converged") {
+      search::SearchOutcome all = search::beam_search(full.beam, space, kinds, {options.beam}, budget, stats, seen);
+      best = search::better(all.best, full.best) ? all.best : full.best;
+    } else {
+      best = full.best;
+    }
+  } else {
+    stats.algorithm = "beam";
+    best = search::beam_search({start}, space, kinds, {options.beam}, budget, stats, seen).best;
+  }
+  if (matcher) {
+    stats.rule_proofs = matcher->proofs_run();
+    stats.rule_proofs_failed = matcher->proofs_failed();
+  }
+  stats.seconds = budget.elapsed();
+  result.transformations = best.history;
+  return best.graph;
 }
 
 }  // namespace
 
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   check_options(options);
-  OptimizeResult result{original, {}, {}, {}};
+  cost::CostModel cost = load_cost_model(options);
+  OptimizeResult result{original, {}, {}, {}, 0, 0, cost.device().name, {}, {}};
   StageClock clock(result.times);
   clock.end("import", result.graph);
 
   result.passes = cleanup(result.graph);
+  Graph baseline = result.graph;
+  finalize(baseline);
+  result.cost_original_us = cost.graph_cost(baseline);
   clock.end("cleanup", result.graph);
+
+  if (options.mode == "none") {
+    result.search.algorithm = "none";
+    result.search.stop_reason = "no-search";
+  } else {
+    result.graph = run_search(result.graph, options, cost, result);
+  }
+  clock.end("search", result.graph);
+
+  for (PassResult& pass : finalize(result.graph)) result.passes.push_back(std::move(pass));
+  result.cost_optimized_us = cost.graph_cost(result.graph);
+  clock.end("finalize", result.graph);
 
   result.check = differential(original, result.graph, options.seed, options.tolerance);
   clock.end("differential", result.graph);

@@ -24,10 +24,13 @@ class RuleSet {
   static RuleSet from_library(const std::vector<rules::LibraryRule>& rules);
   static RuleSet load(const std::string& directory);  // read_rule_library + from_library
   size_t size() const;
-  const std::vector<std::shared_ptr<const CompiledRule>>& rules() const { return rules_; }
+  const std::vector<std::shared_ptr<const CompiledRule>>& rules() const { return rules_; }  // sorted by name
+  // Directions left out, with why (a left side that is no connected subgraph, ...).
+  const std::vector<std::string>& skipped() const { return skipped_; }
 
  private:
   std::vector<std::shared_ptr<const CompiledRule>> rules_;
+  std::vector<std::string> skipped_;
 };
 
 struct RuleApplication {
@@ -38,24 +41,48 @@ struct RuleApplication {
   ProofResult proof;                // at the matched shapes; only Proved applications are returned
 };
 
+// The rule generator's Z3 settings: a deterministic resource limit decides, the timeout only
+// guards against a stuck solver.
+ProveOptions default_instance_prove_options();
+
 struct MatchOptions {
-  ProveOptions prove;               // defaults: rlimit set, so answers are reproducible
+  ProveOptions prove = default_instance_prove_options();  // rlimit set, so answers are reproducible
   size_t max_applications = 256;    // per call, in (node order, rule name) order
   // Only rules whose right side has no more compute-heavy ops than the left (the search wants
   // rewrites that can lower cost; growing rules are for the α-search).
   bool only_non_growing = false;
 };
 
+// Why candidate matches were dropped in one apply_all call (each counted once, first reason).
+struct MatchStats {
+  int64_t structural = 0;         // left sides found: ops, attributes and bindings agree
+  int64_t outside_reader = 0;     // a value the rewrite removes is read outside the match or exported
+  int64_t cycle = 0;              // a bound input depends on a matched node
+  int64_t shape_refused = 0;      // the right side's shape rules fail at the matched types
+  int64_t type_mismatch = 0;      // the right side's outputs have other types than the matched ones
+  int64_t not_proved = 0;         // Z3 did not prove the instance at the matched shapes
+  int64_t applied = 0;
+  int64_t skipped_growing = 0;    // rules left out by only_non_growing (counted per RuleMatcher)
+};
+
 // Instances are proved once per (rule, shapes) and remembered, so the search asks freely.
 class RuleMatcher {
  public:
   explicit RuleMatcher(const RuleSet& rules, MatchOptions options = {});
-  std::vector<RuleApplication> apply_all(const Graph& graph) const;
+  // Every proved application in (anchor node order, rule name) order, at most max_applications.
+  std::vector<RuleApplication> apply_all(const Graph& graph, MatchStats* stats = nullptr) const;
   int64_t proofs_run() const;
   int64_t proofs_failed() const;  // instances whose proof did not succeed at the matched shapes
 
+  struct Scratch;  // one apply_all call's graph facts and binding (rule_matcher.cpp)
+
  private:
+  void complete_match(const CompiledRule& rule, Scratch& scratch, std::vector<RuleApplication>& found) const;
+  ProofResult prove_instance(const CompiledRule& rule, const Graph& lhs, const Graph& rhs) const;
+
   const RuleSet& rules_;
+  std::map<uint64_t, std::vector<size_t>> by_anchor_;  // anchor key -> rule indices, by name
+  int64_t skipped_growing_ = 0;
   MatchOptions options_;
   mutable std::mutex mutex_;
   mutable std::map<uint64_t, ProofResult> proof_cache_;

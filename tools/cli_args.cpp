@@ -1,6 +1,8 @@
 // Flag parsing with user errors that name the flag and the fix.
 #include "tools/cli_args.h"
 
+#include <cmath>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -62,6 +64,21 @@ int64_t CliArgs::integer(const std::string& flag, int64_t fallback, int64_t low,
   }
   if (used == 0 || used != text->size() || value < low || value > high)
     throw UserError(fmt::format("{} '{}' must be an integer from {} to {}", flag, *text, low, high));
+  return value;
+}
+
+double CliArgs::number(const std::string& flag, double fallback) const {
+  auto text = last(flag);
+  if (!text) return fallback;
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(*text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text->size() || !std::isfinite(value))
+    throw UserError(fmt::format("{} '{}' must be a number", flag, *text));
   return value;
 }
 

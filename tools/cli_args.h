@@ -21,6 +21,8 @@ class CliArgs {
   const std::vector<std::string>& positionals() const { return positionals_; }
   // The flag's value as an integer in [low, high], or `fallback` when absent.
   int64_t integer(const std::string& flag, int64_t fallback, int64_t low, int64_t high) const;
+  // The flag's value as a finite number, or `fallback` when absent.
+  double number(const std::string& flag, double fallback) const;
 
  private:
   std::string tool_;

@@ -5,17 +5,33 @@ namespace pet {
 
 inline constexpr const char* kPetOptHelp = R"(usage: pet-opt [options] model.onnx
 
-Optimizes an ONNX model and checks the result against the original.
+Optimizes an ONNX model for a GPU with fully and partially equivalent transformations, corrects
+the partial ones, checks the result against the original, and reports every change.
 
 options:
   -o, --output FILE        optimized model (default: MODEL.opt.onnx next to the input)
   --report FILE            JSON report (default: the output path with .json instead of .onnx)
-  --beam N                 beam width of the search, N >= 1 (default 8)
-  --mode MODE              none | taso | pet | pet-eq-only | pet-neq-only (default none;
-                           this build runs cleanup only, the search modes arrive with the search)
+  --mode MODE              none: cleanup and finalize passes only;
+                           taso: Z3-proved rules and fully equivalent mutants;
+                           pet: taso's moves, then partially equivalent mutants with their
+                           corrections as well (default);
+                           pet-eq-only: like taso; pet-neq-only: corrected partial mutants only
+  --beam N                 programs kept per search round, N >= 1 (default 8)
+  --taso-search ALGO       taso mode: beam, or alpha for TASO's relaxed best-first search
+                           (default beam)
+  --alpha X                alpha search: keep programs costing up to X times the best (1.05)
+  --time-limit SECONDS     wall clock for the search (default 60); it then stops with the best
+  --max-expansions N       programs expanded over the whole search (default 2000)
+  --mutation-rounds N      mutants of mutants, per subprogram (default 2)
+  --top-k N                mutants kept per subprogram and round, by cost (default 4)
+  --device NAME|FILE       cost model device: h100, a100, v100 or a spec file (default h100)
+  --profile-db FILE        measured op times (default: the repository's search/cost DB)
+  --rules DIR              rule library folder (default: the repository's mutant/rules)
   --input-shape NAME=DIMS  static shape for an input with symbolic dims, e.g. input=1x3x224x224
                            (repeat for several inputs)
   --seed N                 seed for every random draw, including the final check (default 2026)
+  --report-times           add wall-clock times to the JSON report (it is otherwise byte-identical
+                           from run to run)
   -h, --help               this text
 
 exit status: 0 optimized and checked; 1 internal error or the check failed; 2 user error.

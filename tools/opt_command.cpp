@@ -2,6 +2,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iostream>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -23,6 +27,7 @@ struct OptRequest {
   std::string report;
   ImportOptions import;
   OptimizeOptions optimize;
+  bool report_times = false;  // wall-clock times make the report differ from run to run
 };
 
 std::string replace_extension(const std::string& path, const std::string& suffix) {
@@ -44,14 +49,26 @@ OptRequest parse_request(const CliArgs& args) {
     auto [name, shape] = parse_input_shape(text);
     request.import.input_shapes[name] = shape;
   }
-  request.optimize.beam = static_cast<int>(args.integer("--beam", 8, 1, 1024));
-  request.optimize.mode = args.last("--mode").value_or("none");
-  request.optimize.seed = static_cast<uint64_t>(args.integer("--seed", 2026, 0, INT64_MAX));
+  OptimizeOptions& optimize = request.optimize;
+  optimize.beam = static_cast<int>(args.integer("--beam", 8, 1, 1024));
+  optimize.mode = args.last("--mode").value_or("pet");
+  optimize.seed = static_cast<uint64_t>(args.integer("--seed", 2026, 0, INT64_MAX));
+  optimize.device = args.last("--device").value_or("h100");
+  optimize.profile_db = args.last("--profile-db").value_or("");
+  optimize.rules_dir = args.last("--rules").value_or("");
+  optimize.taso_search = args.last("--taso-search").value_or("beam");
+  optimize.alpha = args.number("--alpha", 1.05);
+  optimize.time_limit_s = args.number("--time-limit", 60);
+  optimize.max_expansions = args.integer("--max-expansions", 2000, 1, INT64_MAX);
+  optimize.mutation_rounds = static_cast<int>(args.integer("--mutation-rounds", 2, 1, 16));
+  optimize.top_k = static_cast<int>(args.integer("--top-k", 4, 1, 1024));
+  request.report_times = args.has("--report-times");
   return request;
 }
 
-nlohmann::json report_json(const OptRequest& request, const Graph& original, const OptimizeResult& result) {
-  nlohmann::json report;
+// The request's own fields, then the pipeline's report (transformations, search, check).
+std::string request_report(const OptRequest& request, const Graph& original, const OptimizeResult& result) {
+  nlohmann::ordered_json report;
   report["model"] = request.model;
   report["output"] = request.output;
   report["mode"] = request.optimize.mode;
@@ -59,26 +76,21 @@ nlohmann::json report_json(const OptRequest& request, const Graph& original, con
   report["seed"] = request.optimize.seed;
   report["nodes_before"] = original.nodes().size();
   report["nodes_after"] = result.graph.nodes().size();
-  for (const PassResult& pass : result.passes) report["passes"].push_back({{"pass", pass.pass}, {"changes", pass.changes}});
-  for (const StageTime& time : result.times) report["seconds"][time.stage] = time.seconds;
-  nlohmann::json check;
-  check["seed"] = result.check.seed;
-  check["passed"] = result.check.passed;
-  check["tolerance"] = {{"absolute", request.optimize.tolerance.absolute}, {"relative", request.optimize.tolerance.relative}};
-  for (const OutputDifference& output : result.check.outputs)
-    check["outputs"].push_back({{"name", output.name},
-                                {"max_abs_error", output.max_abs_error},
-                                {"max_rel_error", output.max_rel_error},
-                                {"elements_outside_tolerance", output.elements_outside}});
-  report["differential_check"] = check;
-  return report;
+  report["tolerance"] = {{"absolute", request.optimize.tolerance.absolute},
+                         {"relative", request.optimize.tolerance.relative}};
+  nlohmann::ordered_json pipeline = nlohmann::ordered_json::parse(report_json(result, request.report_times));
+  for (auto& [key, value] : pipeline.items()) report[key] = value;
+  return report.dump(2) + "\n";
 }
 
 void print_summary(std::ostream& out, const OptRequest& request, const Graph& original, const OptimizeResult& result) {
-  out << fmt::format("pet-opt {} (mode {}, beam {}, seed {})\n", request.model, request.optimize.mode,
-                     request.optimize.beam, request.optimize.seed);
-  out << fmt::format("  {:<24} {:>8}\n", "pass", "changes");
-  for (const PassResult& pass : result.passes) out << fmt::format("  {:<24} {:>8}\n", pass.pass, pass.changes);
+  out << fmt::format("pet-opt {} (mode {}, beam {}, device {}, seed {})\n", request.model, request.optimize.mode,
+                     request.optimize.beam, result.device, request.optimize.seed);
+  out << report_table(result);
+  std::vector<std::string> passes;
+  for (const PassResult& pass : result.passes)
+    if (pass.changes > 0) passes.push_back(fmt::format("{} {}", pass.pass, pass.changes));
+  out << fmt::format("  passes: {}\n", passes.empty() ? "no changes" : fmt::format("{}", fmt::join(passes, ", ")));
   out << fmt::format("  nodes {} -> {}\n", original.nodes().size(), result.graph.nodes().size());
   for (const OutputDifference& output : result.check.outputs)
     out << fmt::format("  check '{}': max abs error {:.3g}, max rel error {:.3g} ({})\n", output.name,
@@ -88,10 +100,16 @@ void print_summary(std::ostream& out, const OptRequest& request, const Graph& or
   out << fmt::format("  wrote {} and {} in {:.2f} s\n", request.output, request.report, total);
 }
 
-void write_report(const std::string& path, const nlohmann::json& report) {
+void write_report(const std::string& path, const std::string& report) {
   std::ofstream file(path);
   if (!file) throw UserError(fmt::format("cannot write the report '{}'; check that its folder exists", path));
-  file << report.dump(2) << "\n";
+  file << report;
+}
+
+// On a terminal the search's progress overwrites one line; elsewhere it stays quiet.
+std::function<void(const std::string&)> progress_display(std::ostream& err) {
+  if (!isatty(STDERR_FILENO) || &err != &std::cerr) return {};
+  return [&err](const std::string& line) { err << "\r\033[K" << line << std::flush; };
 }
 
 int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
@@ -99,9 +117,11 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
   auto start = std::chrono::steady_clock::now();
   Graph original = import_onnx(request.model, request.import);
   double import_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  request.optimize.progress = progress_display(err);
   OptimizeResult result = optimize(original, request.optimize);
+  if (request.optimize.progress) err << "\r\033[K" << std::flush;
   result.times.insert(result.times.begin(), {"onnx-import", import_seconds});
-  write_report(request.report, report_json(request, original, result));
+  write_report(request.report, request_report(request, original, result));
   if (!result.check.passed) {
     err << fmt::format("pet-opt: the optimized model computes different values from the original (max abs error "
                        "{:.3g}, seed {}); nothing was written but the report {}. This is a bug in pet; please report "
@@ -118,8 +138,10 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
 
 int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return run_guarded("pet-opt", err, [&] {
-    CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed"},
-                   {"--help", "-h"});
+    CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--device", "--profile-db",
+                    "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--mutation-rounds",
+                    "--top-k"},
+                   {"--help", "-h", "--report-times"});
     if (parsed.has("--help") || parsed.has("-h")) {
       out << kPetOptHelp;
       return 0;

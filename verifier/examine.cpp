@@ -26,7 +26,7 @@ std::string refusal(const Graph& original, const Graph& candidate) {
     return "the programs produce outputs of different types";
   for (const Graph* graph : {&original, &candidate})
     for (const Node& node : graph->nodes()) {
-      bool linear = node.def->traits.linearity != Linearity::None && node.def->eval_point && node.def->propagate_boxes;
+      bool linear = node.def->traits.is_linear(node.attrs) && node.def->eval_point && node.def->propagate_boxes;
       if (!linear)
         return fmt::format("node '{}' ({}) is not multi-linear: examine compares programs of linear ops only",
                            node.name, node.op());

@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "core/ops/fused_activation.h"
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
 #include "core/gemm.h"
@@ -228,7 +229,7 @@ OpDef make_Conv() {
   def.to_onnx = export_same_name;
   def.eval_point = conv_point;
   def.propagate_boxes = conv_boxes;
-  return def;
+  return with_fused_activation(std::move(def));  // activation="relu" after finalize
 }
 
 }  // namespace pet::ops

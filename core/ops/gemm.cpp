@@ -1,4 +1,5 @@
 // Gemm: Y = alpha * op(A) * op(B) + beta * C, with C broadcast to [M, N].
+#include "core/ops/fused_activation.h"
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
 #include "core/gemm.h"
@@ -143,7 +144,7 @@ OpDef make_Gemm() {
   def.to_onnx = export_gemm;
   def.eval_point = gemm_point;
   def.propagate_boxes = gemm_boxes;
-  return def;
+  return with_fused_activation(std::move(def));  // activation="relu" after finalize
 }
 
 }  // namespace pet::ops

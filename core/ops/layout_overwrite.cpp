@@ -1,7 +1,7 @@
 // LayoutOverwrite: a Layout whose output then gets patches written over it, one after another;
 // the corrector's fused form of `Overwrite(...Overwrite(Layout(m), p1)..., pk)`. Every facet is
 // the Layout's followed by the Overwrites', called through the registry, so the fused op cannot
-// drift from the two it replaces.
+// drift from the two it replaces; finalize may fuse a following Relu too (activation="relu").
 #include <numeric>
 
 #include <fmt/format.h>
@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/onnx_mapping.h"
+#include "core/ops/fused_activation.h"
 #include "core/ops/import_util.h"
 #include "core/ops/layout.h"
 #include "core/ops/op_util.h"
@@ -158,7 +159,7 @@ OpDef make_LayoutOverwrite() {
   def.to_onnx = export_layout_overwrite;
   def.eval_point = layout_overwrite_point;
   def.propagate_boxes = layout_overwrite_boxes;
-  return def;
+  return with_fused_activation(std::move(def));  // activation="relu" after finalize
 }
 
 }  // namespace pet::ops

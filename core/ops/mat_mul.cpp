@@ -1,6 +1,7 @@
 // MatMul: numpy matmul (1-D operands, broadcast batch dims), one sgemm per batch matrix.
 #include <fmt/format.h>
 
+#include "core/ops/fused_activation.h"
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
 #include "core/gemm.h"
@@ -170,7 +171,7 @@ OpDef make_MatMul() {
   def.to_onnx = export_same_name;
   def.eval_point = matmul_point;
   def.propagate_boxes = matmul_boxes;
-  return def;
+  return with_fused_activation(std::move(def));  // activation="relu" after finalize
 }
 
 }  // namespace pet::ops

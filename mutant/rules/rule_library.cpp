@@ -54,7 +54,8 @@ std::vector<LibraryRule> read_rule_file(const std::string& path) {
     for (const auto& rule : file.at("rules"))
       rules.push_back({rule.at("name").get<std::string>(), rule.at("lhs").get<std::string>(),
                        rule.at("rhs").get<std::string>(), rule.at("proof").at("status").get<std::string>(),
-                       rule.at("proof").at("axioms_used").get<std::vector<std::string>>()});
+                       rule.at("proof").at("axioms_used").get<std::vector<std::string>>(),
+                       rule.value("bidirectional", false)});
   } catch (const nlohmann::json::exception& error) {
     throw UserError("rule file '" + path + "' is malformed: " + error.what());
   }

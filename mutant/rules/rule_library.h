@@ -34,6 +34,7 @@ struct LibraryRule {
   std::string rhs;
   std::string status;
   std::vector<std::string> axioms_used;
+  bool bidirectional = false;  // the right side may be rewritten to the left too
 };
 
 // Reads one rule file; UserError naming the file when it is missing or malformed.

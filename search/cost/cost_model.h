@@ -16,6 +16,27 @@
 
 namespace pet::cost {
 
+// The efficiency-curve parameters of a device spec; their meaning is documented next to each value
+// in search/cost/devices/*.json and the formulas using them are all in roofline.cpp.
+struct EfficiencyCurves {
+  double gemm_peak = 0;
+  double conv_peak = 0;
+  double tile_m = 0;
+  double tile_n = 0;
+  double split_k_max = 0;
+  double split_k_min_depth = 0;
+  double tensor_core_alignment = 0;
+  double unaligned = 0;
+  double dilated = 0;
+  double grouped = 0;
+  double depthwise = 0;
+  double cuda_core = 0;
+  double bandwidth_peak = 0;
+  double bandwidth_half_bytes = 0;
+  double permute_bandwidth = 0;
+  double unhidden = 0;
+};
+
 // One device's figures (search/cost/devices/<name>.json); peak rates in units per second.
 struct DeviceSpec {
   std::string name;                  // "h100"
@@ -28,12 +49,15 @@ struct DeviceSpec {
   int sm_count = 0;
   // Efficiency curves (fraction of peak reached, by shape); the JSON file documents each.
   nlohmann::json efficiency;
+  EfficiencyCurves curves;           // the same parameters, read and checked
 };
 
 // The device spec shipped for `name` (h100, a100, v100), or read from a JSON file path.
 // UserError naming the known devices when neither exists.
 DeviceSpec load_device(const std::string& name_or_path);
 std::vector<std::string> known_devices();
+// Reads a spec from JSON text; UserError naming `source` and the missing or bad field.
+DeviceSpec parse_device(const std::string& json_text, const std::string& source);
 
 // What a profile DB entry is keyed by: op, canonical attributes, input types, dtype, device.
 struct OpSignature {
@@ -58,7 +82,10 @@ struct ProfileEntry {
 class ProfileDb {
  public:
   static ProfileDb load(const std::string& path);  // UserError naming the file when malformed
+  // The same from JSON text; `source` names it in error messages.
+  static ProfileDb parse(const std::string& json_text, const std::string& source);
   void save(const std::string& path) const;
+  std::string to_json_text() const;                 // what save() writes
   std::optional<double> lookup(const std::string& device, const std::string& key) const;
   void add(ProfileEntry entry);                     // replaces an entry with the same device+key
   const std::vector<ProfileEntry>& entries() const { return entries_; }
@@ -80,6 +107,7 @@ class CostModel {
  public:
   explicit CostModel(DeviceSpec device, ProfileDb profile = {});
   const DeviceSpec& device() const { return device_; }
+  const ProfileDb& profile() const { return profile_; }
   NodeCost node_cost(const Graph& graph, NodeId node) const;
   // Sum over nodes; nodes whose inputs are all constants (weight preparation) cost nothing.
   double graph_cost(const Graph& graph) const;  // microseconds

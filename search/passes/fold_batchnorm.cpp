@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "core/ops/fused_activation.h"
+
 namespace pet {
 namespace {
 
@@ -29,7 +31,9 @@ std::vector<FoldCandidate> find_candidates(const Graph& graph) {
     bool conv_feeds_only_bn = users[static_cast<size_t>(conv.outputs[0])].size() == 1;
     bool conv_output_is_graph_output = false;
     for (ValueId out : graph.outputs()) conv_output_is_graph_output |= out == conv.outputs[0];
-    if (conv.op() != "Conv" || !conv_feeds_only_bn || conv_output_is_graph_output || !all_constant(graph, conv, 1))
+    bool conv_is_affine = ops::fused_activation(conv.attrs) == "none";  // BN cannot fold through a Relu
+    if (conv.op() != "Conv" || !conv_is_affine || !conv_feeds_only_bn || conv_output_is_graph_output ||
+        !all_constant(graph, conv, 1))
       continue;
     found.push_back({producer, n});
   }

@@ -15,6 +15,7 @@
 #include "core/ops/layout.h"
 #include "core/text_ir.h"
 #include "corrector/emit_cuda.h"
+#include "corrector/fuse_corrections.h"
 #include "kernels/devices.h"
 #include "kernels/nvrtc_compile.h"
 #include "tests/corrector/correction_cases.h"
@@ -83,6 +84,35 @@ TEST(CudaEmit, TheNameIsTheContentHash) {
   EXPECT_NE(fused.source.find("    v = fmaxf(v, 0.0f);\n    out["), std::string::npos) << fused.source;
 }
 
+// The seam example's corrected program with a Relu after it, fused by fuse_corrections into one
+// LayoutOverwrite[activation="relu"].
+Graph fused_relu_program(const CorrectedProgram& corrected) {
+  Graph fused = corrected.program;
+  fused.set_outputs({fused.add_node1("Relu", {}, {fused.outputs()[0]}, "act")});
+  EXPECT_EQ(fuse_corrections(fused), 1);
+  return fused;
+}
+
+const Node& only_node_of(const Graph& graph, const std::string& op) {
+  const Node* found = nullptr;
+  for (const Node& node : graph.nodes())
+    if (node.op() == op) found = &node;
+  PET_CHECK(found, "no " + op + " node");
+  return *found;
+}
+
+TEST(CudaEmit, AFusedLayoutOverwritePassesItsReluToItsCorrectionKernels) {
+  CorrectedProgram corrected = corrected_stacked_conv();
+  Graph fused = fused_relu_program(corrected);
+  std::optional<FusedActivation> activation = fused_activation_of(only_node_of(fused, "LayoutOverwrite"));
+  ASSERT_TRUE(activation.has_value());
+  EXPECT_EQ(activation->op, "Relu");
+  EXPECT_FALSE(fused_activation_of(only_node_of(corrected.program, "Layout")).has_value());
+  CudaKernel kernel = emit_cuda_kernel(correction_cases::seam_example_original(), corrected.corrections[0], {activation});
+  EXPECT_NE(kernel.source.find("recomputed as Conv + Relu"), std::string::npos) << kernel.source;
+  EXPECT_NE(kernel.source.find("    v = fmaxf(v, 0.0f);\n    out["), std::string::npos) << kernel.source;
+}
+
 TEST(CudaEmit, LaunchConfigCoversTheBoxWithAGridStrideLoop) {
   EXPECT_EQ(launch_config(1).to_string(), "grid 1, block 256");
   EXPECT_EQ(launch_config(257).to_string(), "grid 2, block 256");
@@ -95,6 +125,18 @@ Correction whole_reads(const Graph& original, Box box) {
   correction.box = std::move(box);
   for (ValueId input : original.inputs()) correction.input_slices.push_back({original.value(input).name, {}});
   return correction;
+}
+
+TEST(CudaEmit, AnOriginalConvWithAFusedReluIsRecomputedWithIt) {
+  Graph original = parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[1,2,5,5]
+  input %w : f32[3,2,3,3]
+  %y = Conv[activation="relu", dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
+  output %y
+})");
+  CudaKernel kernel = emit_cuda_kernel(original, whole_reads(original, {{0, 0, 0, 0}, {1, 3, 2, 5}}));
+  EXPECT_NE(kernel.source.find("recomputed as Conv + Relu"), std::string::npos) << kernel.source;
+  EXPECT_NE(kernel.source.find("    v = fmaxf(v, 0.0f);\n    out["), std::string::npos) << kernel.source;
 }
 
 TEST(CudaEmit, RejectsAnOriginalItCannotLower) {
@@ -226,11 +268,29 @@ void add_hand_cases(std::vector<KernelCase>& cases) {
   for (size_t i = 0; i < list.size(); ++i) cases.push_back(hand_kernel_case(i, list[i]));
 }
 
+// The seam corrections written into the output of the fused LayoutOverwrite[activation="relu"]:
+// that buffer holds relu(mutant output) before, and what the CPU runs the fused node to after.
+void add_fused_layout_overwrite_case(std::vector<KernelCase>& cases) {
+  Graph original = correction_cases::seam_example_original(), mutant = correction_cases::seam_example_mutant();
+  CorrectedProgram corrected = correct(original, mutant, examine(original, mutant));
+  Graph fused = fused_relu_program(corrected);
+  std::vector<Tensor> inputs = random_inputs(original, 31);
+  Tensor mutant_out = execute(mutant, inputs)[0], fused_out = execute(fused, inputs)[0];
+  KernelCase c{"seam LayoutOverwrite[activation=relu]", original, inputs, relu(mutant_out.f32()),
+               {fused_out.f32().begin(), fused_out.f32().end()}, {}};
+  CudaEmitOptions options;
+  options.activation = fused_activation_of(only_node_of(fused, "LayoutOverwrite"));
+  for (const Correction& correction : corrected.corrections)
+    c.kernels.push_back(emit_cuda_kernel(original, correction, options));
+  cases.push_back(std::move(c));
+}
+
 const std::vector<KernelCase>& kernel_cases() {
   static const std::vector<KernelCase> cases = [] {
     std::vector<KernelCase> all;
     add_mutant_cases(all);
     add_hand_cases(all);
+    add_fused_layout_overwrite_case(all);
     return all;
   }();
   return cases;

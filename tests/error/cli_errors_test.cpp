@@ -61,9 +61,22 @@ TEST(CliErrors, OptUnknownMode) {
                     "pet-opt: error: --mode 'fast' is not one of none, taso, pet, pet-eq-only, pet-neq-only");
 }
 
-TEST(CliErrors, OptSearchModeNotInThisBuild) {
-  expect_user_error(run_opt({"--mode", "pet", small_model()}),
-                    "pet-opt: error: --mode pet needs the search, which this build does not have yet; use --mode none");
+TEST(CliErrors, OptUnknownTasoSearch) {
+  expect_user_error(run_opt({"--taso-search", "greedy", small_model()}),
+                    "pet-opt: error: --taso-search 'greedy' is not one of beam, alpha");
+}
+
+TEST(CliErrors, OptAlphaBelowOne) {
+  expect_user_error(run_opt({"--alpha", "0.9", small_model()}), "pet-opt: error: --alpha 0.9 must be at least 1.0");
+}
+
+TEST(CliErrors, OptAlphaNotANumber) {
+  expect_user_error(run_opt({"--alpha", "fast", small_model()}), "pet-opt: error: --alpha 'fast' must be a number");
+}
+
+TEST(CliErrors, OptTimeLimitNotPositive) {
+  expect_user_error(run_opt({"--time-limit", "0", small_model()}),
+                    "pet-opt: error: --time-limit 0 must be a positive number of seconds");
 }
 
 TEST(CliErrors, OptRefusesToOverwriteItsInput) {

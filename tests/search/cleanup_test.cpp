@@ -73,6 +73,13 @@ TEST(FoldBatchnorm, LeavesAConvWithASecondReaderAlone) {
   EXPECT_EQ(fold_batchnorm(graph), 0);
 }
 
+TEST(FoldBatchnorm, LeavesAConvWithAFusedReluAlone) {
+  std::string text = kConvBn;
+  text.replace(text.find("%c = Conv["), 10, "%c = Conv[activation=\"relu\", ");
+  Graph graph = parse_graph(text);
+  EXPECT_EQ(fold_batchnorm(graph), 0);
+}
+
 TEST(RemoveIdentities, BypassesIdentityAndDropout) {
   Graph graph = parse_graph(R"(graph "g" opset 13 {
     input %x : f32[4]

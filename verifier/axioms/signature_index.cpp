@@ -1,6 +1,9 @@
 // Node signatures and their index, keyed by the canonical printed form.
 #include "verifier/axioms/signature_index.h"
 
+#include "core/ops/fused_activation.h"
+#include "core/registry.h"
+
 namespace pet::axioms {
 
 std::string signature_key(const NodeSignature& signature) {
@@ -20,7 +23,7 @@ std::string signature_key(const NodeSignature& signature) {
 }
 
 NodeSignature signature_of(const Graph& graph, const Node& node) {
-  NodeSignature signature{node.op(), node.attrs, {}, {}, {}};
+  NodeSignature signature{node.op(), ops::without_activation(node.attrs), {}, {}, {}};
   for (ValueId input : node.inputs) {
     signature.present.push_back(input != kNoValue);
     if (input != kNoValue) signature.inputs.push_back(graph.value(input).type);
@@ -29,13 +32,23 @@ NodeSignature signature_of(const Graph& graph, const Node& node) {
   return signature;
 }
 
+std::optional<NodeSignature> activation_signature_of(const Graph& graph, const Node& node) {
+  std::optional<std::string> op = ops::activation_op(node.attrs);
+  if (!op) return std::nullopt;
+  const TensorType& type = graph.value(node.outputs.at(0)).type;
+  return NodeSignature{*op, complete_attributes(OpRegistry::global().get(*op), {}), {type}, {type}, {true}};
+}
+
 int SignatureIndex::add_graph(const Graph& graph) {
   int added = 0;
-  for (const Node& node : graph.nodes()) {
-    NodeSignature signature = signature_of(graph, node);
-    if (!keys_.insert(signature_key(signature)).second) continue;
+  auto add = [&](NodeSignature signature) {
+    if (!keys_.insert(signature_key(signature)).second) return;
     by_op_[signature.op].push_back(std::move(signature));
     ++added;
+  };
+  for (const Node& node : graph.nodes()) {
+    add(signature_of(graph, node));
+    if (auto activation = activation_signature_of(graph, node)) add(std::move(*activation));
   }
   return added;
 }

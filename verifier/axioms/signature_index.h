@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,7 +23,11 @@ struct NodeSignature {
 // "Op[attrs](types)": equal keys mean the same function of the inputs.
 std::string signature_key(const NodeSignature& signature);
 
+// The node's own computation: its op, canonical attributes without a fused activation, and types.
 NodeSignature signature_of(const Graph& graph, const Node& node);
+// A fused activation (core/ops/fused_activation.h) as the standard op it stands for, applied to
+// output 0 after the node's own computation; nullopt when the node has none.
+std::optional<NodeSignature> activation_signature_of(const Graph& graph, const Node& node);
 
 class SignatureIndex {
  public:

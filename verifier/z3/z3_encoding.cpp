@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "verifier/axioms/signature_index.h"
 
 namespace pet {
 
@@ -24,8 +23,7 @@ z3::expr Z3Encoding::constant_term(const Tensor& value) {
   return context_.constant(name.c_str(), sort_of(value.type()));
 }
 
-z3::func_decl Z3Encoding::function_of(const Graph& graph, const Node& node, size_t output) {
-  axioms::NodeSignature signature = axioms::signature_of(graph, node);
+z3::func_decl Z3Encoding::function_of(const axioms::NodeSignature& signature, size_t output) {
   std::string key = axioms::signature_key(signature) + "#" + std::to_string(output);
   auto found = functions_.find(key);
   if (found != functions_.end()) return found->second;
@@ -56,10 +54,15 @@ std::vector<z3::expr> Z3Encoding::translate_values(const Graph& graph, const std
         PET_CHECK(known[static_cast<size_t>(input)], "node '" + node.name + "' reads a value before it is defined");
         arguments.push_back(terms[static_cast<size_t>(input)]);
       }
+    axioms::NodeSignature signature = axioms::signature_of(graph, node);
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       auto id = static_cast<size_t>(node.outputs[k]);
-      terms[id] = function_of(graph, node, k)(arguments);
+      terms[id] = function_of(signature, k)(arguments);
       known[id] = true;
+    }
+    if (auto activation = axioms::activation_signature_of(graph, node)) {
+      auto id = static_cast<size_t>(node.outputs[0]);
+      terms[id] = function_of(*activation, 0)(terms[id]);
     }
   }
   return terms;

@@ -1,6 +1,7 @@
 // Translates pet graphs into Z3 terms: one uninterpreted sort per tensor type and one
 // uninterpreted function per node signature (op, canonical attributes, input types) and output,
 // so integer parameters and shapes are part of each symbol and axioms are instantiated per symbol.
+// A node with a fused activation is its own op's symbol with the activation op's symbol around it.
 #pragma once
 
 #include <z3++.h>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "verifier/axioms/signature_index.h"
 
 namespace pet {
 
@@ -30,7 +32,7 @@ class Z3Encoding {
   size_t function_count() const { return functions_.size(); }
 
  private:
-  z3::func_decl function_of(const Graph& graph, const Node& node, size_t output);
+  z3::func_decl function_of(const axioms::NodeSignature& signature, size_t output);
   z3::context& context_;
   std::map<std::string, z3::sort> sorts_;
   std::map<std::string, z3::func_decl> functions_;

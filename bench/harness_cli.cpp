@@ -1,0 +1,103 @@
+// Flag parsing for pet_harness (the shared CliArgs rules) and its exit status.
+#include "bench/harness_cli.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "tools/cli_args.h"
+
+namespace pet::bench {
+namespace {
+
+std::vector<std::string> split_list(const std::string& flag, const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = std::min(text.find(',', start), text.size());
+    std::string item = text.substr(start, end - start);
+    if (item.empty()) throw UserError(fmt::format("{} '{}' has an empty entry; separate names with single commas", flag, text));
+    items.push_back(item);
+    start = end + 1;
+  }
+  return items;
+}
+
+std::vector<int> parse_batches(const std::string& text) {
+  std::vector<int> batches;
+  for (const std::string& item : split_list("--batches", text)) {
+    size_t used = 0;
+    int value = 0;
+    try {
+      value = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || value < 1)
+      throw UserError(fmt::format("--batches '{}': '{}' is not a batch size (an integer >= 1)", text, item));
+    batches.push_back(value);
+  }
+  return batches;
+}
+
+std::vector<std::string> parse_modes(const std::string& text) {
+  std::vector<std::string> modes = split_list("--modes", text);
+  for (const std::string& mode : modes)
+    if (std::find(harness_modes().begin(), harness_modes().end(), mode) == harness_modes().end())
+      throw UserError(fmt::format("--modes: '{}' is not one of none, taso, pet, pet-eq-only, pet-neq-only", mode));
+  return modes;
+}
+
+}  // namespace
+
+HarnessOptions parse_harness_args(const std::vector<std::string>& args, const std::string& default_models_dir) {
+  CliArgs cli("pet_harness", args,
+              {"--models-dir", "--models", "--batches", "--modes", "--beam", "--time-limit", "--device", "--out",
+               "--seed"},
+              {"--verbose", "-h", "--help"});
+  if (!cli.positionals().empty())
+    throw UserError(fmt::format("unexpected argument '{}'; see pet_harness --help", cli.positionals().front()));
+  HarnessOptions options;
+  options.models_dir = cli.last("--models-dir").value_or(default_models_dir);
+  if (auto models = cli.last("--models")) options.models = split_list("--models", *models);
+  if (auto batches = cli.last("--batches")) options.batches = parse_batches(*batches);
+  if (auto modes = cli.last("--modes")) options.modes = parse_modes(*modes);
+  options.beam = static_cast<int>(cli.integer("--beam", options.beam, 1, 1 << 20));
+  options.time_limit_s = cli.number("--time-limit", options.time_limit_s);
+  if (!(options.time_limit_s > 0))
+    throw UserError(fmt::format("--time-limit {} must be a positive number of seconds", options.time_limit_s));
+  options.device = cli.last("--device").value_or(options.device);
+  options.out_dir = cli.last("--out").value_or(options.out_dir);
+  options.seed = static_cast<uint64_t>(cli.integer("--seed", static_cast<int64_t>(options.seed), 0, INT64_MAX));
+  options.verbose = cli.has("--verbose");
+  return options;
+}
+
+int harness_main(const std::vector<std::string>& args, const std::string& default_models_dir, std::ostream& out,
+                 std::ostream& err) {
+  try {
+    if (std::find(args.begin(), args.end(), "-h") != args.end() ||
+        std::find(args.begin(), args.end(), "--help") != args.end()) {
+      out << kHarnessHelp;
+      return 0;
+    }
+    HarnessOptions options = parse_harness_args(args, default_models_dir);
+    HarnessTable table = run_harness(options, out);
+    for (const std::string& path : write_harness_outputs(table, options.out_dir)) out << "wrote " << path << "\n";
+    bool all_good = !table.rows.empty() && std::all_of(table.rows.begin(), table.rows.end(), [](const HarnessRow& row) {
+      return row.error.empty() && row.check_passed;
+    });
+    return all_good ? 0 : 1;
+  } catch (const UserError& error) {
+    err << "pet_harness: " << error.what() << "\n";
+    return 2;
+  } catch (const std::exception& error) {
+    err << "pet_harness: internal error: " << error.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace pet::bench

@@ -1,0 +1,41 @@
+// pet_harness's command line: flags to HarnessOptions, then the runs and the report files.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "bench/harness_run.h"
+
+namespace pet::bench {
+
+inline constexpr const char* kHarnessHelp = R"(usage: pet_harness [options]
+
+Optimizes the evaluation models in the modes none, taso, pet and the ablations pet-eq-only and
+pet-neq-only, and writes harness.md, harness.csv, cost.png, speedup.png and search_time.png.
+
+options:
+  --models-dir DIR       folder with <model>_b<batch>/model.onnx (default: the build's models)
+  --models A,B,...       models to run (default: all evaluation models; missing ones are skipped
+                         and listed)
+  --batches 1,16         batch sizes (default 1,16)
+  --modes M,...          modes (default none,taso,pet,pet-eq-only,pet-neq-only)
+  --beam N               programs kept per search round (default 8)
+  --time-limit SECONDS   wall clock per search (default 60)
+  --device NAME|FILE     cost model device (default h100)
+  --out DIR              output folder (default build/harness)
+  --seed N               seed for every random draw (default 2026)
+  --verbose              print the search's own progress lines
+  -h, --help             this text
+
+exit status: 0 all runs succeeded and passed the differential check; 1 otherwise; 2 user error.
+)";
+
+// Flags to options; UserError on unknown flags, bad numbers, modes or batch sizes.
+HarnessOptions parse_harness_args(const std::vector<std::string>& args, const std::string& default_models_dir);
+
+// The whole tool: parse, run, write; returns the exit status.
+int harness_main(const std::vector<std::string>& args, const std::string& default_models_dir, std::ostream& out,
+                 std::ostream& err);
+
+}  // namespace pet::bench

@@ -1,0 +1,72 @@
+// The harness's results as data, and their markdown and CSV renderings (pure functions).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pet::bench {
+
+// One optimization run: a model at a batch size in one mode.
+struct HarnessRow {
+  std::string model;
+  int batch = 1;
+  std::string mode;
+  std::string error;  // non-empty: the run failed with this message and the numbers are unset
+  double cost_original_us = 0;   // estimated, the imported graph after cleanup and finalize
+  double cost_us = 0;            // estimated, the optimized graph
+  double search_seconds = 0;     // wall clock (the one non-deterministic column)
+  std::string stop_reason;
+  int transformations = 0;
+  std::map<std::string, int> by_evidence;  // z3-proof | random-test | partial+correction
+  std::vector<std::pair<std::string, int>> by_family;  // most frequent first, ties by name
+  bool check_passed = true;
+  double check_max_abs_error = 0;
+  std::optional<double> measured_ms;  // end-to-end GPU time; nullopt until a GPU runtime exists
+};
+
+// A model file the harness looked for and did not run.
+struct SkippedModel {
+  std::string model;
+  int batch = 1;
+  std::string reason;
+};
+
+struct HarnessTable {
+  std::string device;
+  int beam = 0;
+  double time_limit_s = 0;
+  unsigned long long seed = 0;
+  std::vector<std::string> modes;  // the order of the runs per model and batch
+  std::vector<HarnessRow> rows;    // model x batch x mode, in the order run
+  std::vector<SkippedModel> skipped;
+};
+
+// The evidence kinds the report counts, in column order.
+const std::vector<std::string>& evidence_kinds();
+
+// The family a transformation is counted under: for a rule ("rule", "relu-concat-0-to-concat-
+// 0-relu-00ab12"), "rule:" and the op names of its left side; for a mutant, "mutant:" and its
+// template family (the chain of template names).
+std::string transformation_family(const std::string& kind, const std::string& name);
+// Counts families, most frequent first, ties broken by name.
+std::vector<std::pair<std::string, int>> count_families(const std::vector<std::string>& families);
+
+// baseline_us / cost_us: how many times faster `cost_us` is; nullopt when either is not positive.
+std::optional<double> speedup(double baseline_us, double cost_us);
+// The row of `mode` for the same model and batch as `row`, or null (none, or it failed).
+const HarnessRow* find_run(const HarnessTable& table, const HarnessRow& row, const std::string& mode);
+// Speedup of `row` over the none row (else over the row's own unoptimized cost), and over taso.
+std::optional<double> speedup_vs_none(const HarnessTable& table, const HarnessRow& row);
+std::optional<double> speedup_vs_taso(const HarnessTable& table, const HarnessRow& row);
+
+// The report page: settings, one table row per run, the models skipped and why.
+std::string harness_markdown(const HarnessTable& table);
+// The same runs, one CSV line each (RFC 4180 quoting), with a header line.
+std::string harness_csv(const HarnessTable& table);
+// One CSV field: quoted (with doubled quotes) when it holds a comma, quote, CR or LF.
+std::string csv_field(const std::string& text);
+
+}  // namespace pet::bench

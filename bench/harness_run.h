@@ -1,0 +1,53 @@
+// The harness's runs: every model x batch x mode through the optimization pipeline, then the
+// report files (markdown, CSV and PNG charts).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "bench/harness_report.h"
+#include "core/graph.h"
+#include "search/pipeline.h"
+
+namespace pet::bench {
+
+struct HarnessOptions {
+  std::string models_dir;               // holds <model>_b<batch>/model.onnx
+  std::vector<std::string> models;      // empty: every evaluation model
+  std::vector<int> batches = {1, 16};
+  std::vector<std::string> modes = {"none", "taso", "pet", "pet-eq-only", "pet-neq-only"};
+  int beam = 8;
+  double time_limit_s = 60;             // per search
+  std::string device = "h100";
+  std::string out_dir = "build/harness";
+  uint64_t seed = 2026;
+  bool verbose = false;                 // forward the search's own progress lines
+};
+
+// The evaluation models, in report order (models/zoo.py's names).
+const std::vector<std::string>& evaluation_models();
+// Every mode the pipeline offers, in report order.
+const std::vector<std::string>& harness_modes();
+std::string model_path(const std::string& models_dir, const std::string& model, int batch);
+
+// The pipeline's options for one run of the harness.
+OptimizeOptions optimize_options(const HarnessOptions& options, const std::string& mode);
+// One table row from a pipeline result.
+HarnessRow summarize_run(const std::string& model, int batch, const std::string& mode, const OptimizeResult& result);
+
+// Optimizes `graph` in every mode of `options`, appending one row per mode to `table` (a run
+// that throws becomes a row with its error) and writing one progress line per run to `log`.
+void run_model(HarnessTable& table, const std::string& model, int batch, const Graph& graph,
+               const HarnessOptions& options, std::ostream& log);
+
+// Imports each model file and runs it (run_model); missing or unreadable files are skipped
+// and listed in the table.
+HarnessTable run_harness(const HarnessOptions& options, std::ostream& log);
+
+// Writes harness.md, harness.csv, cost.png, speedup.png and search_time.png into `out_dir`
+// (created if needed); returns the paths written.
+std::vector<std::string> write_harness_outputs(const HarnessTable& table, const std::string& out_dir);
+
+}  // namespace pet::bench

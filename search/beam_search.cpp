@@ -1,0 +1,60 @@
+// PET's beam search over whole programs.
+#include "search/beam_search.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace pet::search {
+namespace {
+
+void keep_best(std::vector<Program>& programs, int width) {
+  std::sort(programs.begin(), programs.end(), better);
+  if (static_cast<int>(programs.size()) > width) programs.resize(static_cast<size_t>(width));
+}
+
+}  // namespace
+
+SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, const MoveKinds& kinds,
+                          const BeamOptions& options, const SearchBudget& budget, SearchStats& stats,
+                          std::unordered_set<uint64_t>& seen) {
+  PET_CHECK(!start.empty());
+  keep_best(start, options.width);
+  SearchOutcome outcome{start.front(), start};
+  for (const Program& program : start) seen.insert(program.hash);
+  auto is_new = [&seen](uint64_t hash) { return seen.insert(hash).second; };
+  int rounds_without_gain = 0;
+  while (true) {
+    std::vector<Program> next;
+    for (const Program& program : outcome.beam) {
+      if (std::string reason = budget.exhausted(stats.expansions); !reason.empty()) {
+        stats.stop_reason = reason;
+        return outcome;
+      }
+      ++stats.expansions;
+      std::vector<Program> grown = space.expand(program, kinds, stats, is_new);
+      next.insert(next.end(), std::make_move_iterator(grown.begin()), std::make_move_iterator(grown.end()));
+    }
+    ++stats.rounds;
+    if (next.empty()) {
+      stats.stop_reason = "converged";
+      return outcome;
+    }
+    keep_best(next, options.width);
+    // Equal-cost rearrangements (hash order only) are not progress: they would never converge.
+    bool gained = next.front().cost < outcome.best.cost * (1 - 1e-12);
+    if (gained) outcome.best = next.front();
+    outcome.beam = std::move(next);
+    budget.report(fmt::format("round {}: best {:.1f} us after {} moves, {} expansions, {} candidates", stats.rounds,
+                              outcome.best.cost, outcome.best.history.size(), stats.expansions, stats.candidates));
+    rounds_without_gain = gained ? 0 : rounds_without_gain + 1;
+    if (rounds_without_gain >= options.patience) {
+      stats.stop_reason = "converged";
+      return outcome;
+    }
+  }
+}
+
+}  // namespace pet::search

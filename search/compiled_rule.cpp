@@ -1,0 +1,171 @@
+// Parsing one rule direction and planning the order in which its left side is matched.
+#include "search/compiled_rule.h"
+
+#include <algorithm>
+
+#include "core/hash.h"
+#include "core/structural_hash.h"
+#include "core/text_ir.h"
+#include "search/partition.h"
+
+namespace pet::search {
+namespace {
+
+int compute_ops(const Graph& graph) {
+  return static_cast<int>(std::count_if(graph.nodes().begin(), graph.nodes().end(),
+                                        [](const Node& node) { return node.def->traits.compute_heavy; }));
+}
+
+bool reads(const Node& node, ValueId value) {
+  return std::find(node.inputs.begin(), node.inputs.end(), value) != node.inputs.end();
+}
+
+// The next step: a node producing a value an ordered node reads, else a node reading a value
+// an ordered node reads or produces; latest nodes first, so the plan walks up from the anchor.
+std::optional<MatchStep> next_step(const Graph& lhs, const std::vector<bool>& ordered) {
+  auto count = static_cast<NodeId>(lhs.nodes().size());
+  for (NodeId m = count; m-- > 0;) {
+    if (ordered[static_cast<size_t>(m)]) continue;
+    const std::vector<ValueId>& outputs = lhs.node(m).outputs;
+    for (NodeId o = 0; o < count; ++o)
+      if (ordered[static_cast<size_t>(o)])
+        for (ValueId v : outputs)
+          if (reads(lhs.node(o), v)) return MatchStep{m, MatchStep::Link::Producer, v, 0};
+  }
+  for (NodeId m = count; m-- > 0;) {
+    if (ordered[static_cast<size_t>(m)]) continue;
+    const Node& node = lhs.node(m);
+    for (size_t p = 0; p < node.inputs.size(); ++p)
+      for (NodeId o = 0; o < count; ++o) {
+        if (!ordered[static_cast<size_t>(o)] || node.inputs[p] == kNoValue) continue;
+        const Node& other = lhs.node(o);
+        bool shared = reads(other, node.inputs[p]) ||
+                      std::find(other.outputs.begin(), other.outputs.end(), node.inputs[p]) != other.outputs.end();
+        if (shared) return MatchStep{m, MatchStep::Link::Consumer, node.inputs[p], static_cast<int>(p)};
+      }
+  }
+  return std::nullopt;
+}
+
+// Checks that only make sense for a subgraph rewrite; "" when the direction is usable.
+std::string unusable(const Graph& lhs, const Graph& rhs) {
+  if (lhs.nodes().empty()) return "the left side has no node";
+  for (ValueId out : lhs.outputs())
+    if (lhs.value(out).producer < 0) return "a left-side output is an input";
+  for (ValueId in : lhs.inputs())
+    if (std::none_of(lhs.nodes().begin(), lhs.nodes().end(), [&](const Node& node) { return reads(node, in); }))
+      return "the left side never reads input %" + lhs.value(in).name;
+  for (ValueId in : rhs.inputs())
+    if (!lhs.find_value(rhs.value(in).name) || lhs.value(*lhs.find_value(rhs.value(in).name)).producer >= 0)
+      return "the right side reads %" + rhs.value(in).name + ", which the left side does not take";
+  if (lhs.outputs().size() != rhs.outputs().size()) return "the sides have different output counts";
+  return "";
+}
+
+// The right side with the left side's inputs, in the left side's order.
+Graph align_inputs(const Graph& lhs, const Graph& rhs) {
+  Graph aligned;
+  aligned.name = rhs.name;
+  aligned.opset = rhs.opset;
+  std::vector<ValueId> inputs;
+  for (ValueId in : lhs.inputs()) aligned.add_input(lhs.value(in).name, lhs.value(in).type);
+  for (ValueId in : rhs.inputs()) inputs.push_back(*aligned.find_value(rhs.value(in).name));
+  aligned.set_outputs(insert_graph(aligned, rhs, inputs, ""));
+  return aligned;
+}
+
+}  // namespace
+
+uint64_t anchor_key_of(const std::string& op, const Attributes& attrs) {
+  Hasher hasher;
+  hasher.add(op);
+  hasher.add(attributes_hash(attrs));
+  return hasher.value();
+}
+
+namespace {
+
+// A Split whose pieces are all side outputs cuts what the match needs: the library wrote its
+// sizes for its small shapes, so they are taken from the matched output types instead (the
+// instance proof checks the result like any other).
+Attributes fitted_attributes(const Graph& side, const Node& node, const std::vector<TensorType>* output_types) {
+  if (!output_types || node.op() != "Split") return node.attrs;
+  std::vector<int64_t> sizes;
+  for (ValueId out : node.outputs) {
+    auto position = std::find(side.outputs().begin(), side.outputs().end(), out);
+    if (position == side.outputs().end()) return node.attrs;
+    const Shape& shape = (*output_types)[static_cast<size_t>(position - side.outputs().begin())].shape;
+    int64_t rank = static_cast<int64_t>(shape.rank()), axis = node.attrs.get_int("axis");
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return node.attrs;
+    sizes.push_back(shape.dims()[static_cast<size_t>(axis)]);
+  }
+  Attributes attrs = node.attrs;
+  attrs.set("split", sizes);
+  return attrs;
+}
+
+}  // namespace
+
+Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
+                  const std::vector<TensorType>* output_types) {
+  Graph instance;
+  instance.name = side.name;
+  instance.opset = side.opset;
+  std::vector<ValueId> mapped(side.values().size(), kNoValue);
+  for (size_t i = 0; i < side.inputs().size(); ++i)
+    mapped[static_cast<size_t>(side.inputs()[i])] =
+        instance.add_input(side.value(side.inputs()[i]).name, input_types.at(i));
+  for (size_t v = 0; v < side.values().size(); ++v)
+    if (side.values()[v].constant) mapped[v] = instance.add_constant(side.values()[v].name, *side.values()[v].constant);
+  for (const Node& node : side.nodes()) {
+    std::vector<ValueId> inputs;
+    for (ValueId in : node.inputs) inputs.push_back(in == kNoValue ? kNoValue : mapped[static_cast<size_t>(in)]);
+    std::vector<std::string> names;
+    for (ValueId out : node.outputs) names.push_back(side.value(out).name);
+    std::vector<ValueId> outs =
+        instance.add_node(node.op(), fitted_attributes(side, node, output_types), inputs, node.name, names);
+    for (size_t i = 0; i < outs.size(); ++i) mapped[static_cast<size_t>(node.outputs[i])] = outs[i];
+  }
+  std::vector<ValueId> outputs;
+  for (ValueId out : side.outputs()) outputs.push_back(mapped[static_cast<size_t>(out)]);
+  instance.set_outputs(outputs);
+  return instance;
+}
+
+std::optional<CompiledRule> CompiledRule::compile(const std::string& name, const std::string& library_name,
+                                                  const std::string& lhs_text, const std::string& rhs_text,
+                                                  std::string& why) {
+  CompiledRule rule;
+  rule.name = name;
+  rule.library_name = library_name;
+  rule.lhs = parse_graph(lhs_text);
+  Graph rhs = parse_graph(rhs_text);
+  why = unusable(rule.lhs, rhs);
+  if (!why.empty()) return std::nullopt;
+  rule.rhs = align_inputs(rule.lhs, rhs);
+  std::vector<bool> ordered(rule.lhs.nodes().size(), false);
+  auto anchor = static_cast<NodeId>(rule.lhs.nodes().size() - 1);
+  rule.plan.push_back({anchor, MatchStep::Link::Anchor, kNoValue, 0});
+  ordered.back() = true;
+  while (rule.plan.size() < rule.lhs.nodes().size()) {
+    std::optional<MatchStep> step = next_step(rule.lhs, ordered);
+    if (!step) {
+      why = "the left side is not connected";
+      return std::nullopt;
+    }
+    rule.plan.push_back(*step);
+    ordered[static_cast<size_t>(step->node)] = true;
+  }
+  const Node& last = rule.lhs.node(anchor);
+  rule.anchor_key = anchor_key_of(last.op(), last.attrs);
+  rule.internal.assign(rule.lhs.values().size(), false);
+  for (const Node& node : rule.lhs.nodes())
+    for (ValueId out : node.outputs) rule.internal[static_cast<size_t>(out)] = true;
+  for (ValueId out : rule.lhs.outputs()) rule.internal[static_cast<size_t>(out)] = false;
+  rule.lhs_compute_ops = compute_ops(rule.lhs);
+  rule.rhs_compute_ops = compute_ops(rule.rhs);
+  return rule;
+}
+
+}  // namespace pet::search

@@ -1,0 +1,120 @@
+// Loading device specs: the embedded h100/a100/v100 files by name, or a user's JSON file by path.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "search/cost/cost_model.h"
+#include "search/cost/embedded_devices.h"
+
+namespace pet::cost {
+namespace {
+
+struct CurveField {
+  const char* name;
+  double EfficiencyCurves::*member;
+  bool fraction;  // a share of some peak, in (0, 1]
+};
+
+constexpr CurveField kCurveFields[] = {
+    {"gemm_peak", &EfficiencyCurves::gemm_peak, true},
+    {"conv_peak", &EfficiencyCurves::conv_peak, true},
+    {"tile_m", &EfficiencyCurves::tile_m, false},
+    {"tile_n", &EfficiencyCurves::tile_n, false},
+    {"split_k_max", &EfficiencyCurves::split_k_max, false},
+    {"split_k_min_depth", &EfficiencyCurves::split_k_min_depth, false},
+    {"tensor_core_alignment", &EfficiencyCurves::tensor_core_alignment, false},
+    {"unaligned", &EfficiencyCurves::unaligned, true},
+    {"dilated", &EfficiencyCurves::dilated, true},
+    {"grouped", &EfficiencyCurves::grouped, true},
+    {"depthwise", &EfficiencyCurves::depthwise, true},
+    {"cuda_core", &EfficiencyCurves::cuda_core, true},
+    {"bandwidth_peak", &EfficiencyCurves::bandwidth_peak, true},
+    {"bandwidth_half_bytes", &EfficiencyCurves::bandwidth_half_bytes, false},
+    {"permute_bandwidth", &EfficiencyCurves::permute_bandwidth, true},
+    {"unhidden", &EfficiencyCurves::unhidden, true},
+};
+
+double positive_number(const nlohmann::json& object, const char* field, const std::string& source) {
+  auto found = object.find(field);
+  if (found == object.end() || !found->is_number() || found->get<double>() <= 0)
+    throw UserError(fmt::format("device spec '{}': \"{}\" is missing or not a positive number", source, field));
+  return found->get<double>();
+}
+
+std::string text_field(const nlohmann::json& object, const char* field, const std::string& source) {
+  auto found = object.find(field);
+  if (found == object.end() || !found->is_string())
+    throw UserError(fmt::format("device spec '{}': \"{}\" is missing or not a string", source, field));
+  return found->get<std::string>();
+}
+
+EfficiencyCurves read_curves(const nlohmann::json& efficiency, const std::string& source) {
+  EfficiencyCurves curves;
+  for (const CurveField& field : kCurveFields) {
+    auto found = efficiency.find(field.name);
+    bool documented = found != efficiency.end() && found->is_object() && found->contains("value") &&
+                      (*found)["value"].is_number() && found->contains("doc") && (*found)["doc"].is_string();
+    double value = documented ? (*found)["value"].get<double>() : 0.0;
+    if (!documented || value <= 0 || (field.fraction && value > 1))
+      throw UserError(fmt::format("device spec '{}': efficiency \"{}\" must be {{\"value\": {}, \"doc\": \"what it means\"}}",
+                                  source, field.name, field.fraction ? "a number in (0, 1]" : "a positive number"));
+    curves.*field.member = value;
+  }
+  return curves;
+}
+
+}  // namespace
+
+DeviceSpec parse_device(const std::string& json_text, const std::string& source) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw UserError(fmt::format("device spec '{}' is not valid JSON at byte {}", source, error.byte));
+  }
+  if (!root.is_object()) throw UserError(fmt::format("device spec '{}': expected a JSON object", source));
+  DeviceSpec spec;
+  spec.name = text_field(root, "name", source);
+  spec.description = text_field(root, "description", source);
+  spec.fp32_flops = positive_number(root, "fp32_tflops", source) * 1e12;
+  spec.tf32_flops = positive_number(root, "tf32_tflops", source) * 1e12;
+  spec.fp16_flops = positive_number(root, "fp16_tflops", source) * 1e12;
+  spec.bandwidth = positive_number(root, "bandwidth_gb_per_s", source) * 1e9;
+  spec.launch_overhead_us = positive_number(root, "launch_overhead_us", source);
+  spec.sm_count = static_cast<int>(positive_number(root, "sm_count", source));
+  auto efficiency = root.find("efficiency");
+  if (efficiency == root.end() || !efficiency->is_object())
+    throw UserError(fmt::format("device spec '{}': \"efficiency\" is missing or not an object", source));
+  spec.efficiency = *efficiency;
+  spec.curves = read_curves(*efficiency, source);
+  return spec;
+}
+
+std::vector<std::string> known_devices() {
+  std::vector<std::string> names;
+  for (const EmbeddedDevice& device : embedded_devices()) names.emplace_back(device.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+DeviceSpec load_device(const std::string& name_or_path) {
+  for (const EmbeddedDevice& device : embedded_devices())
+    if (name_or_path == device.name) return parse_device(device.json, "built-in " + name_or_path);
+  std::error_code error;
+  if (std::filesystem::is_regular_file(name_or_path, error)) {
+    std::ifstream file(name_or_path, std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    if (file.is_open()) return parse_device(text.str(), name_or_path);
+  }
+  throw UserError(fmt::format(
+      "unknown device '{}': pet ships specs for {} and no readable file has that path; pass one of those names "
+      "or the path of a device spec JSON file shaped like search/cost/devices/h100.json",
+      name_or_path, fmt::join(known_devices(), ", ")));
+}
+
+}  // namespace pet::cost

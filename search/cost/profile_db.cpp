@@ -1,0 +1,122 @@
+// The profile DB: measured kernel times, read and written as sorted, stable JSON.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "search/cost/cost_model.h"
+
+namespace pet::cost {
+namespace {
+
+constexpr const char* kTextFields[] = {"device", "key", "method", "libraries", "date"};
+
+std::string entry_text(const nlohmann::json& entry, const char* field, size_t index, const std::string& source) {
+  auto found = entry.find(field);
+  if (found == entry.end() || !found->is_string() || found->get<std::string>().empty())
+    throw UserError(fmt::format("profile DB '{}': entry {} needs a non-empty string \"{}\"", source, index, field));
+  return found->get<std::string>();
+}
+
+ProfileEntry read_entry(const nlohmann::json& entry, size_t index, const std::string& source) {
+  if (!entry.is_object()) throw UserError(fmt::format("profile DB '{}': entry {} is not an object", source, index));
+  for (const auto& [name, value] : entry.items()) {
+    bool known = name == "microseconds";
+    for (const char* field : kTextFields) known = known || name == field;
+    if (!known) throw UserError(fmt::format("profile DB '{}': entry {} has an unknown field \"{}\"", source, index, name));
+  }
+  ProfileEntry result;
+  result.device = entry_text(entry, "device", index, source);
+  result.key = entry_text(entry, "key", index, source);
+  result.method = entry_text(entry, "method", index, source);
+  result.libraries = entry_text(entry, "libraries", index, source);
+  result.date = entry_text(entry, "date", index, source);
+  auto time = entry.find("microseconds");
+  if (time == entry.end() || !time->is_number() || time->get<double>() <= 0)
+    throw UserError(fmt::format("profile DB '{}': entry {} needs \"microseconds\" > 0", source, index));
+  result.microseconds = time->get<double>();
+  return result;
+}
+
+bool entry_before(const ProfileEntry& a, const ProfileEntry& b) {
+  return std::tie(a.device, a.key) < std::tie(b.device, b.key);
+}
+
+}  // namespace
+
+ProfileDb ProfileDb::parse(const std::string& json_text, const std::string& source) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw UserError(fmt::format("profile DB '{}' is not valid JSON at byte {}; fix it or write it again with pet-profile",
+                                source, error.byte));
+  }
+  if (!root.is_object() || !root.contains("entries") || !root["entries"].is_array() || root.size() != 1)
+    throw UserError(fmt::format("profile DB '{}': expected {{\"entries\": [...]}} and nothing else", source));
+  ProfileDb db;
+  std::map<std::pair<std::string, std::string>, size_t> seen;
+  const nlohmann::json& entries = root["entries"];
+  for (size_t i = 0; i < entries.size(); ++i) {
+    ProfileEntry entry = read_entry(entries[i], i, source);
+    auto [where, fresh] = seen.emplace(std::pair{entry.device, entry.key}, i);
+    if (!fresh)
+      throw UserError(fmt::format("profile DB '{}': entries {} and {} both measure device '{}' key '{}'", source,
+                                  where->second, i, entry.device, entry.key));
+    db.add(std::move(entry));
+  }
+  return db;
+}
+
+ProfileDb ProfileDb::load(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file.is_open())
+    throw UserError(fmt::format("profile DB '{}' cannot be opened; pass an existing file (an empty DB is "
+                                "{{\"entries\": []}})",
+                                path));
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse(text.str(), path);
+}
+
+std::string ProfileDb::to_json_text() const {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const ProfileEntry& entry : entries_)
+    entries.push_back({{"device", entry.device},
+                       {"key", entry.key},
+                       {"microseconds", entry.microseconds},
+                       {"method", entry.method},
+                       {"libraries", entry.libraries},
+                       {"date", entry.date}});
+  nlohmann::json root = {{"entries", entries}};
+  return root.dump(2) + "\n";
+}
+
+void ProfileDb::save(const std::string& path) const {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << to_json_text();
+  if (!file) throw UserError(fmt::format("profile DB '{}' cannot be written; check the directory exists", path));
+}
+
+std::optional<double> ProfileDb::lookup(const std::string& device, const std::string& key) const {
+  auto found = index_.find({device, key});
+  if (found == index_.end()) return std::nullopt;
+  return entries_[found->second].microseconds;
+}
+
+void ProfileDb::add(ProfileEntry entry) {
+  auto found = index_.find({entry.device, entry.key});
+  if (found != index_.end()) {
+    entries_[found->second] = std::move(entry);
+    return;
+  }
+  // Kept sorted by device then key, so saved files diff cleanly whatever order entries came in.
+  auto position = std::upper_bound(entries_.begin(), entries_.end(), entry, entry_before);
+  entries_.insert(position, std::move(entry));
+  index_.clear();
+  for (size_t i = 0; i < entries_.size(); ++i) index_[{entries_[i].device, entries_[i].key}] = i;
+}
+
+}  // namespace pet::cost

@@ -1,0 +1,61 @@
+// Finalize pass order: folding and CSE first so the layout and fusion passes see shared, folded
+// weights; corrections fuse with their inverse layout before activations fuse into the result;
+// dead nodes go last. The whole list repeats until a round changes nothing.
+#include "search/finalize.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "corrector/fuse_corrections.h"
+#include "search/passes/eliminate_common_subexpressions.h"
+#include "search/passes/eliminate_dead_nodes.h"
+#include "search/passes/eliminate_layout_chains.h"
+#include "search/passes/fold_weights.h"
+#include "search/passes/fuse_activations.h"
+#include "search/passes/fuse_conv_bias.h"
+#include "search/passes/sink_layouts.h"
+
+namespace pet {
+namespace {
+
+// Each pass removes nodes or fuses pairs, so the rounds needed are bounded by the node count;
+// this bound only guards against a pass pair that undoes each other.
+constexpr int kMaxRounds = 64;
+
+struct FinalizePass {
+  const char* name;
+  int (*run)(Graph&);
+};
+
+int skip_pass(Graph&) { return 0; }
+
+}  // namespace
+
+std::vector<PassResult> finalize(Graph& graph, const FinalizeOptions& options) {
+  const FinalizePass passes[] = {
+      {"fold-weights", options.fold_weights ? fold_weights : skip_pass},
+      {"eliminate-common-subexpressions", eliminate_common_subexpressions},
+      {"sink-layouts", sink_layouts},
+      {"eliminate-layout-chains", eliminate_layout_chains},
+      {"fuse-conv-bias", fuse_conv_bias},
+      {"fuse-corrections", corrector::fuse_corrections},
+      {"fuse-activations", fuse_activations},
+      {"eliminate-dead-nodes", eliminate_dead_nodes},
+  };
+  std::vector<PassResult> results;
+  for (const FinalizePass& pass : passes) results.push_back({pass.name, 0});
+  for (int round = 1;; ++round) {
+    PET_CHECK(round <= kMaxRounds, fmt::format("finalize did not reach a fixed point in {} rounds", kMaxRounds));
+    int changes = 0;
+    for (size_t i = 0; i < std::size(passes); ++i) {
+      int changed = passes[i].run(graph);
+      results[i].changes += changed;
+      changes += changed;
+    }
+    graph.validate();
+    if (changes == 0) break;
+  }
+  return results;
+}
+
+}  // namespace pet

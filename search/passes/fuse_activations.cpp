@@ -1,0 +1,133 @@
+// Activation fusion: the producer (and a layout node after it) are rebuilt with the activation
+// attribute set, then take over the old values' names.
+#include "search/passes/fuse_activations.h"
+
+#include <algorithm>
+
+#include "core/ops/fused_activation.h"
+
+namespace pet {
+namespace {
+
+bool is_graph_output(const Graph& graph, ValueId id) {
+  return std::find(graph.outputs().begin(), graph.outputs().end(), id) != graph.outputs().end();
+}
+
+// One fusion: `producer` takes the activation that `activations` applied, through `layout`
+// (-1 when the activation reads the producer directly; else activation k reads its output k).
+struct Fusion {
+  NodeId producer;
+  NodeId layout;
+  std::vector<NodeId> activations;
+  std::string activation_value;  // "relu"
+};
+
+class FusionFinder {
+ public:
+  explicit FusionFinder(const Graph& graph) : graph_(graph), users_(graph.consumers()) {}
+
+  // Fusions that share no node (a one-input LayoutOverwrite before a Relu could fuse either way).
+  std::vector<Fusion> run() const {
+    std::vector<Fusion> found;
+    std::vector<bool> claimed(graph_.nodes().size(), false);
+    auto claim = [&](Fusion fusion) {
+      std::vector<NodeId> nodes = fusion.activations;
+      nodes.push_back(fusion.producer);
+      if (fusion.layout >= 0) nodes.push_back(fusion.layout);
+      if (std::any_of(nodes.begin(), nodes.end(), [&](NodeId id) { return claimed[static_cast<size_t>(id)]; })) return;
+      for (NodeId id : nodes) claimed[static_cast<size_t>(id)] = true;
+      found.push_back(std::move(fusion));
+    };
+    for (NodeId n = 0; n < static_cast<NodeId>(graph_.nodes().size()); ++n) {
+      const Node& node = graph_.node(n);
+      if (node.def->traits.layout_only) {
+        if (auto fusion = through_layout(n)) claim(std::move(*fusion));
+      } else if (auto value = activation_of(node); value && fusable_producer(node.inputs[0])) {
+        claim({graph_.value(node.inputs[0]).producer, -1, {n}, *value});
+      }
+    }
+    return found;
+  }
+
+ private:
+  // The activation value a fusable unary activation node stands for.
+  static std::optional<std::string> activation_of(const Node& node) {
+    if (node.inputs.size() != 1 || node.inputs[0] == kNoValue || !node.attrs.entries().empty()) return std::nullopt;
+    return ops::activation_for_op(node.op());
+  }
+
+  bool only_reader_and_internal(ValueId value) const {
+    return users_[static_cast<size_t>(value)].size() == 1 && !is_graph_output(graph_, value);
+  }
+
+  bool fusable_producer(ValueId value) const {
+    NodeId producer = graph_.value(value).producer;
+    if (producer < 0 || !only_reader_and_internal(value)) return false;
+    const Node& node = graph_.node(producer);
+    bool declares = std::any_of(node.def->attrs.begin(), node.def->attrs.end(),
+                                [](const AttrSpec& spec) { return spec.name == ops::kActivationAttr; });
+    return declares && ops::fused_activation(node.attrs) == "none" && node.outputs.size() == 1;
+  }
+
+  std::optional<Fusion> through_layout(NodeId n) const {
+    const Node& layout = graph_.node(n);
+    if (layout.inputs.size() != 1 || layout.inputs[0] == kNoValue || ops::fused_activation(layout.attrs) != "none" ||
+        !fusable_producer(layout.inputs[0]))
+      return std::nullopt;
+    Fusion fusion{graph_.value(layout.inputs[0]).producer, n, {}, ""};
+    for (ValueId output : layout.outputs) {
+      if (!only_reader_and_internal(output)) return std::nullopt;
+      NodeId reader = users_[static_cast<size_t>(output)][0];
+      std::optional<std::string> value = activation_of(graph_.node(reader));
+      if (!value || (!fusion.activation_value.empty() && *value != fusion.activation_value)) return std::nullopt;
+      fusion.activation_value = *value;
+      fusion.activations.push_back(reader);
+    }
+    return fusion;
+  }
+
+  const Graph& graph_;
+  std::vector<std::vector<NodeId>> users_;
+};
+
+// Rebuilds node `id` on `inputs` with `attrs`; returns its outputs.
+std::vector<ValueId> rebuild(Graph& graph, NodeId id, Attributes attrs, std::vector<ValueId> inputs) {
+  std::string op = graph.node(id).op(), name = graph.node(id).name;
+  return graph.add_node(op, std::move(attrs), std::move(inputs), name);
+}
+
+}  // namespace
+
+int fuse_activations(Graph& graph) {
+  std::vector<Fusion> fusions = FusionFinder(graph).run();
+  if (fusions.empty()) return 0;
+  std::vector<NodeId> removed;
+  std::vector<std::pair<ValueId, ValueId>> renames;  // (new value, old value whose name it takes)
+  for (const Fusion& fusion : fusions) {
+    Attributes attrs = graph.node(fusion.producer).attrs;
+    attrs.set(ops::kActivationAttr, fusion.activation_value);
+    ValueId fused = rebuild(graph, fusion.producer, std::move(attrs), graph.node(fusion.producer).inputs).at(0);
+    std::vector<ValueId> results = {fused};
+    if (fusion.layout >= 0) {
+      renames.emplace_back(fused, graph.node(fusion.producer).outputs[0]);
+      results = rebuild(graph, fusion.layout, graph.node(fusion.layout).attrs, {fused});
+      removed.push_back(fusion.layout);
+    }
+    for (size_t k = 0; k < results.size(); ++k) {
+      ValueId activated = graph.node(fusion.activations[k]).outputs[0];
+      graph.replace_uses(activated, results[k]);
+      renames.emplace_back(results[k], activated);
+      removed.push_back(fusion.activations[k]);
+    }
+    removed.push_back(fusion.producer);
+  }
+  // remove_nodes renumbers values: take the names first, apply them once the old values are gone.
+  std::vector<std::pair<std::string, std::string>> by_name;
+  for (const auto& [value, old] : renames) by_name.emplace_back(graph.value(value).name, graph.value(old).name);
+  graph.remove_nodes(removed);
+  for (const auto& [from, to] : by_name) graph.rename_value(*graph.find_value(from), to);
+  graph.sort_topologically();
+  return static_cast<int>(fusions.size());
+}
+
+}  // namespace pet

@@ -1,0 +1,93 @@
+// Bias fusion: the Conv is rebuilt with a bias input, then takes over the Add's output name.
+#include "search/passes/fuse_conv_bias.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/ops/fused_activation.h"
+
+namespace pet {
+namespace {
+
+bool is_graph_output(const Graph& graph, ValueId id) {
+  return std::find(graph.outputs().begin(), graph.outputs().end(), id) != graph.outputs().end();
+}
+
+// The bias as a constant of shape [C] when `value` is a per-channel constant for `channels`.
+std::optional<Tensor> per_channel_bias(const Graph& graph, ValueId value, int64_t channels, int rank) {
+  const Value& bias = graph.value(value);
+  const Tensor* source = nullptr;
+  if (bias.constant) {
+    source = &*bias.constant;
+  } else if (bias.producer >= 0 && graph.node(bias.producer).op() == "Reshape" &&
+             graph.is_constant(graph.node(bias.producer).inputs[0])) {
+    source = &*graph.value(graph.node(bias.producer).inputs[0]).constant;
+  }
+  if (!source || source->type().dtype != DType::f32 || source->type().shape.numel() != channels) return std::nullopt;
+  const std::vector<int64_t>& dims = bias.type.shape.dims();
+  if (static_cast<int>(dims.size()) > rank || dims.size() < 2) return std::nullopt;
+  // Broadcast from the right: the channel axis is rank-2-... ; [1,C,1,1] or [C,1,1].
+  size_t channel_axis = dims.size() - static_cast<size_t>(rank - 1);
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d] != (d == channel_axis ? channels : 1)) return std::nullopt;
+  return source->reshaped(Shape{channels});
+}
+
+struct BiasFusion {
+  NodeId conv, add;
+  Tensor bias;
+};
+
+std::optional<BiasFusion> find_one(const Graph& graph, const std::vector<std::vector<NodeId>>& users, NodeId n) {
+  const Node& add = graph.node(n);
+  if (add.op() != "Add" || add.inputs.size() != 2) return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    ValueId produced = add.inputs[static_cast<size_t>(side)];
+    NodeId producer = graph.value(produced).producer;
+    if (producer < 0) continue;
+    const Node& conv = graph.node(producer);
+    bool bias_free = conv.op() == "Conv" && (conv.inputs.size() < 3 || conv.inputs[2] == kNoValue);
+    if (!bias_free || ops::fused_activation(conv.attrs) != "none") continue;
+    if (users[static_cast<size_t>(produced)].size() != 1 || is_graph_output(graph, produced)) continue;
+    const TensorType& out = graph.value(produced).type;
+    if (graph.value(add.outputs[0]).type != out) continue;
+    auto bias = per_channel_bias(graph, add.inputs[static_cast<size_t>(1 - side)], out.shape.dims()[1], out.shape.rank());
+    if (bias) return BiasFusion{producer, n, *bias};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int fuse_conv_bias(Graph& graph) {
+  auto users = graph.consumers();
+  std::vector<BiasFusion> fusions;
+  std::vector<bool> taken(graph.nodes().size(), false);
+  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes().size()); ++n)
+    if (auto found = find_one(graph, users, n); found && !taken[static_cast<size_t>(found->conv)]) {
+      taken[static_cast<size_t>(found->conv)] = true;
+      fusions.push_back(std::move(*found));
+    }
+  if (fusions.empty()) return 0;
+  std::vector<NodeId> removed;
+  std::vector<std::pair<std::string, std::string>> renames;
+  for (BiasFusion& fusion : fusions) {
+    const Node& conv = graph.node(fusion.conv);
+    std::string op = conv.op(), name = conv.name;
+    Attributes attrs = conv.attrs;
+    std::vector<ValueId> inputs = {conv.inputs[0], conv.inputs[1]};
+    inputs.push_back(graph.add_constant(graph.unique_value_name(name + "_bias"), std::move(fusion.bias)));
+    ValueId fused = graph.add_node1(op, std::move(attrs), std::move(inputs), name);
+    ValueId added = graph.node(fusion.add).outputs[0];
+    graph.replace_uses(added, fused);
+    renames.emplace_back(graph.value(fused).name, graph.value(added).name);
+    removed.push_back(fusion.conv);
+    removed.push_back(fusion.add);
+  }
+  graph.remove_nodes(removed);
+  for (const auto& [fused_name, added_name] : renames) graph.rename_value(*graph.find_value(fused_name), added_name);
+  graph.sort_topologically();
+  return static_cast<int>(fusions.size());
+}
+
+}  // namespace pet

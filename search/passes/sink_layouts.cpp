@@ -1,0 +1,120 @@
+// Layout sinking: rebuild the elementwise op on the layout's input, then the layout on top.
+#include "search/passes/sink_layouts.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "core/executor.h"
+#include "core/structural_hash.h"
+
+namespace pet {
+namespace {
+
+bool is_graph_output(const Graph& graph, ValueId id) {
+  return std::find(graph.outputs().begin(), graph.outputs().end(), id) != graph.outputs().end();
+}
+
+const Tensor* constant_source(const Graph& graph, ValueId value) {
+  const Value& entry = graph.value(value);
+  if (entry.constant) return &*entry.constant;
+  if (entry.producer >= 0 && graph.node(entry.producer).op() == "Reshape" &&
+      graph.is_constant(graph.node(entry.producer).inputs[0]))
+    return &*graph.value(graph.node(entry.producer).inputs[0]).constant;
+  return nullptr;
+}
+
+// Whether `layout` maps every element of channel c (axis 1) to channel c, by running it on a
+// tensor holding each element's channel index. Memoized by attributes and input type.
+bool keeps_channels(const Node& layout, const TensorType& input, const TensorType& output) {
+  if (input.shape.rank() < 2 || input.shape.rank() != output.shape.rank() ||
+      input.shape.dims()[1] != output.shape.dims()[1] || input.dtype != DType::f32)
+    return false;
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, uint64_t, std::string>, bool> memo;
+  auto key = std::make_tuple(layout.op(), attributes_hash(layout.attrs), input.to_string());
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = memo.find(key); found != memo.end()) return found->second;
+  }
+  auto channel_indices = [](const TensorType& type) {
+    Tensor tensor(type);
+    auto data = tensor.mutable_f32();
+    int64_t channels = type.shape.dims()[1], inner = type.shape.numel() / (type.shape.dims()[0] * channels);
+    for (int64_t i = 0; i < type.shape.numel(); ++i) data[static_cast<size_t>(i)] = static_cast<float>((i / inner) % channels);
+    return tensor;
+  };
+  Tensor in = channel_indices(input);
+  Tensor out = execute_node(layout, {&in}, {output}).at(0);
+  bool kept = out.same_content(channel_indices(output));
+  std::lock_guard<std::mutex> lock(mutex);
+  memo.emplace(key, kept);
+  return kept;
+}
+
+bool other_input_commutes(const Graph& graph, const Node& layout, ValueId other) {
+  const Tensor* constant = constant_source(graph, other);
+  if (!constant) return false;
+  if (constant->numel() == 1) return true;
+  const TensorType& in = graph.value(layout.inputs[0]).type;
+  const TensorType& out = graph.value(layout.outputs[0]).type;
+  const std::vector<int64_t>& dims = graph.value(other).type.shape.dims();
+  if (static_cast<int>(dims.size()) != out.shape.rank()) return false;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d] != (d == 1 ? out.shape.dims()[1] : 1)) return false;
+  return keeps_channels(layout, in, out);
+}
+
+std::optional<NodeId> sinkable_reader(const Graph& graph, const std::vector<std::vector<NodeId>>& users, NodeId n) {
+  const Node& layout = graph.node(n);
+  if (!layout.def->traits.layout_only || layout.inputs.size() != 1 || layout.outputs.size() != 1) return std::nullopt;
+  ValueId moved = layout.outputs[0];
+  if (users[static_cast<size_t>(moved)].size() != 1 || is_graph_output(graph, moved)) return std::nullopt;
+  NodeId reader = users[static_cast<size_t>(moved)][0];
+  const Node& op = graph.node(reader);
+  if (!op.def->traits.elementwise || op.outputs.size() != 1 || graph.value(op.outputs[0]).type != graph.value(moved).type)
+    return std::nullopt;
+  if (std::count(op.inputs.begin(), op.inputs.end(), moved) != 1) return std::nullopt;
+  for (ValueId input : op.inputs)
+    if (input != moved && !other_input_commutes(graph, layout, input)) return std::nullopt;
+  return reader;
+}
+
+}  // namespace
+
+namespace {
+
+// Moves one layout below its reader; false when none can move.
+bool sink_one(Graph& graph) {
+  auto users = graph.consumers();
+  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes().size()); ++n) {
+    std::optional<NodeId> reader = sinkable_reader(graph, users, n);
+    if (!reader) continue;
+    Node layout = graph.node(n), op = graph.node(*reader);
+    std::vector<ValueId> inputs = op.inputs;
+    std::replace(inputs.begin(), inputs.end(), layout.outputs[0], layout.inputs[0]);
+    ValueId early = graph.add_node1(op.op(), op.attrs, inputs, op.name);
+    ValueId late = graph.add_node1(layout.op(), layout.attrs, {early}, layout.name);
+    ValueId old_output = op.outputs[0];
+    std::string name = graph.value(old_output).name, late_name = graph.value(late).name;
+    graph.replace_uses(old_output, late);
+    graph.remove_nodes({n, *reader});
+    graph.rename_value(*graph.find_value(late_name), name);
+    graph.sort_topologically();
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int sink_layouts(Graph& graph) {
+  // Every move takes a layout one op further down a finite graph, so this ends; the bound is a guard.
+  const int limit = 4 * static_cast<int>(graph.nodes().size()) + 16;
+  int moved = 0;
+  while (moved < limit && sink_one(graph)) ++moved;
+  return moved;
+}
+
+}  // namespace pet

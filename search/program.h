@@ -1,0 +1,26 @@
+// A whole program in the search: the graph, its score under the cost model, its canonical hash
+// and the transformations that led to it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/graph.h"
+#include "search/pipeline.h"
+
+namespace pet::search {
+
+struct Program {
+  Graph graph;
+  double cost = 0;    // microseconds, after the search-time finalize passes
+  uint64_t hash = 0;  // structural_hash(graph): dedup key and tie-breaker
+  std::vector<Transformation> history;
+};
+
+// The search's order: lower cost first, ties by hash (never by pointer or insertion order).
+inline bool better(const Program& a, const Program& b) {
+  if (a.cost != b.cost) return a.cost < b.cost;
+  return a.hash < b.hash;
+}
+
+}  // namespace pet::search

@@ -1,0 +1,118 @@
+// The optimization report: every applied transformation with its evidence and cost, the search's
+// statistics and stop reason, and the differential check, as JSON and as a terminal table.
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "search/pipeline.h"
+
+namespace pet {
+namespace {
+
+nlohmann::ordered_json transformation_json(const Transformation& step) {
+  nlohmann::ordered_json json;
+  json["kind"] = step.kind;
+  json["name"] = step.name;
+  json["location"] = step.location;
+  json["evidence_kind"] = step.evidence_kind;
+  json["evidence"] = step.evidence;
+  json["cost_before_us"] = step.cost_before_us;
+  json["cost_after_us"] = step.cost_after_us;
+  if (step.evidence_kind == "partial+correction") json["correction_overhead"] = step.correction_overhead;
+  return json;
+}
+
+nlohmann::ordered_json search_json(const SearchStats& stats, bool with_times) {
+  nlohmann::ordered_json json;
+  json["algorithm"] = stats.algorithm;
+  json["stop_reason"] = stats.stop_reason;
+  json["rounds"] = stats.rounds;
+  json["expansions"] = stats.expansions;
+  json["candidates"] = stats.candidates;
+  json["duplicates"] = stats.duplicates;
+  json["subprograms"] = stats.subprograms;
+  json["mutants_full"] = stats.mutants_full;
+  json["mutants_partial"] = stats.mutants_partial;
+  json["rule_applications"] = stats.rule_applications;
+  json["rule_proofs"] = stats.rule_proofs;
+  json["rule_proofs_failed"] = stats.rule_proofs_failed;
+  if (with_times) json["seconds"] = stats.seconds;
+  return json;
+}
+
+nlohmann::ordered_json totals_json(const OptimizeResult& result) {
+  std::map<std::string, int> by_evidence;
+  double overhead = 0;
+  for (const Transformation& step : result.transformations) {
+    ++by_evidence[step.evidence_kind];
+    overhead += step.correction_overhead;
+  }
+  nlohmann::ordered_json json;
+  json["transformations"] = result.transformations.size();
+  json["by_evidence"] = nlohmann::ordered_json::object();
+  for (const auto& [kind, count] : by_evidence) json["by_evidence"][kind] = count;
+  json["cost_original_us"] = result.cost_original_us;
+  json["cost_optimized_us"] = result.cost_optimized_us;
+  json["speedup"] = result.cost_optimized_us > 0 ? result.cost_original_us / result.cost_optimized_us : 0;
+  json["correction_overhead_sum"] = overhead;
+  return json;
+}
+
+nlohmann::ordered_json check_json(const DifferentialReport& check) {
+  nlohmann::ordered_json json;
+  json["seed"] = check.seed;
+  json["passed"] = check.passed;
+  json["max_abs_error"] = check.max_abs_error();
+  for (const OutputDifference& output : check.outputs)
+    json["outputs"].push_back({{"name", output.name},
+                               {"max_abs_error", output.max_abs_error},
+                               {"max_rel_error", output.max_rel_error},
+                               {"elements_outside_tolerance", output.elements_outside}});
+  return json;
+}
+
+std::string shorten(const std::string& text, size_t width) {
+  return text.size() <= width ? text : text.substr(0, width - 3) + "...";
+}
+
+}  // namespace
+
+std::string report_json(const OptimizeResult& result, bool with_times) {
+  nlohmann::ordered_json json;
+  json["device"] = result.device;
+  json["totals"] = totals_json(result);
+  json["transformations"] = nlohmann::ordered_json::array();
+  for (const Transformation& step : result.transformations) json["transformations"].push_back(transformation_json(step));
+  json["search"] = search_json(result.search, with_times);
+  for (const PassResult& pass : result.passes) json["passes"].push_back({{"pass", pass.pass}, {"changes", pass.changes}});
+  json["differential_check"] = check_json(result.check);
+  if (with_times)
+    for (const StageTime& time : result.times) json["seconds"][time.stage] = time.seconds;
+  return json.dump(2) + "\n";
+}
+
+std::string report_table(const OptimizeResult& result) {
+  std::string text = fmt::format("  {:>3}  {:<34} {:<26} {:<19} {:>10} {:>10} {:>9}\n", "#", "transformation",
+                                 "location", "evidence", "before us", "after us", "overhead");
+  int index = 0;
+  for (const Transformation& step : result.transformations)
+    text += fmt::format("  {:>3}  {:<34} {:<26} {:<19} {:>10.1f} {:>10.1f} {:>9}\n", ++index, shorten(step.name, 34),
+                        shorten(step.location, 26), step.evidence_kind, step.cost_before_us, step.cost_after_us,
+                        step.evidence_kind == "partial+correction" ? fmt::format("{:.3f}%", 100 * step.correction_overhead)
+                                                                   : "");
+  if (result.transformations.empty()) text += "       (no transformation lowered the estimated cost)\n";
+  double speedup = result.cost_optimized_us > 0 ? result.cost_original_us / result.cost_optimized_us : 0;
+  text += fmt::format("  estimated cost on {}: {:.1f} us -> {:.1f} us ({:.3f}x)\n", result.device,
+                      result.cost_original_us, result.cost_optimized_us, speedup);
+  text += fmt::format("  search: {}, stopped: {}, {} rounds, {} expansions, {} candidates ({} duplicates), {:.2f} s\n",
+                      result.search.algorithm, result.search.stop_reason, result.search.rounds,
+                      result.search.expansions, result.search.candidates, result.search.duplicates,
+                      result.search.seconds);
+  text += fmt::format("  mutants: {} subprograms, {} full, {} partial; rules: {} applications, {} proofs ({} failed)\n",
+                      result.search.subprograms, result.search.mutants_full, result.search.mutants_partial,
+                      result.search.rule_applications, result.search.rule_proofs, result.search.rule_proofs_failed);
+  return text;
+}
+
+}  // namespace pet

@@ -1,0 +1,310 @@
+// Subgraph matching of library rules: an index by the left side's last node, backtracking along
+// shared values, the checks that make the rewrite a valid graph, and a Z3 proof of the instance.
+#include "search/rule_matcher.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "core/error.h"
+#include "core/hash.h"
+#include "search/compiled_rule.h"
+#include "search/partition.h"
+
+namespace pet::search {
+
+ProveOptions default_instance_prove_options() {
+  ProveOptions options;
+  options.rlimit = 3000000;  // what mutant/rules proved the library with
+  options.timeout = std::chrono::milliseconds(20000);
+  options.numeric_refutation = true;
+  return options;
+}
+
+RuleSet RuleSet::from_library(const std::vector<rules::LibraryRule>& library) {
+  RuleSet set;
+  auto add = [&](const std::string& name, const std::string& library_name, const std::string& lhs,
+                 const std::string& rhs) {
+    std::string why;
+    if (auto rule = CompiledRule::compile(name, library_name, lhs, rhs, why))
+      set.rules_.push_back(std::make_shared<const CompiledRule>(std::move(*rule)));
+    else
+      set.skipped_.push_back(name + ": " + why);
+  };
+  for (const rules::LibraryRule& rule : library) {
+    if (rule.status != "proved") continue;
+    add(rule.name, rule.name, rule.lhs, rule.rhs);
+    if (rule.bidirectional) add(rule.name + " (reversed)", rule.name, rule.rhs, rule.lhs);
+  }
+  std::stable_sort(set.rules_.begin(), set.rules_.end(),
+                   [](const auto& a, const auto& b) { return a->name < b->name; });
+  return set;
+}
+
+RuleSet RuleSet::load(const std::string& directory) { return from_library(rules::read_rule_library(directory)); }
+
+size_t RuleSet::size() const { return rules_.size(); }
+
+// The graph facts one apply_all call shares across rules, and the binding under construction.
+struct RuleMatcher::Scratch {
+  const Graph& graph;
+  std::vector<std::vector<NodeId>> consumers;
+  std::vector<bool> graph_output;
+  MatchStats stats;
+  std::vector<ValueId> values;  // lhs value -> graph value
+  std::vector<NodeId> nodes;    // lhs node -> graph node
+  std::vector<uint32_t> seen;   // visit stamps of the cycle search
+  uint32_t stamp = 0;
+
+  explicit Scratch(const Graph& g)
+      : graph(g), consumers(g.consumers()), graph_output(g.values().size(), false), seen(g.nodes().size(), 0) {
+    for (ValueId id : g.outputs()) graph_output[static_cast<size_t>(id)] = true;
+  }
+};
+
+namespace {
+
+using Scratch = RuleMatcher::Scratch;
+
+// Binds lhs values to graph values along one plan; calls `emit` for every complete binding.
+class Backtracker {
+ public:
+  Backtracker(const CompiledRule& rule, Scratch& scratch, std::function<bool()> emit)
+      : rule_(rule), s_(scratch), emit_(std::move(emit)) {
+    s_.values.assign(rule.lhs.values().size(), kNoValue);
+    s_.nodes.assign(rule.lhs.nodes().size(), -1);
+  }
+
+  // Returns false when `emit` asked to stop.
+  bool run(NodeId anchor) { return extend(0, anchor); }
+
+ private:
+  bool bind_value(ValueId lv, ValueId gv, std::vector<ValueId>& trail) {
+    if (lv == kNoValue || gv == kNoValue) return lv == gv;
+    ValueId& slot = s_.values[static_cast<size_t>(lv)];
+    if (slot != kNoValue) return slot == gv;
+    if (rule_.lhs.value(lv).producer < 0)  // distinct variables bind distinct values
+      for (ValueId input : rule_.lhs.inputs())
+        if (s_.values[static_cast<size_t>(input)] == gv) return false;
+    slot = gv;
+    trail.push_back(lv);
+    return true;
+  }
+
+  void undo(std::vector<ValueId>& trail) {
+    for (ValueId lv : trail) s_.values[static_cast<size_t>(lv)] = kNoValue;
+    trail.clear();
+  }
+
+  bool bind_node(NodeId lhs_node, NodeId graph_node, std::vector<ValueId>& trail) {
+    const Node& m = rule_.lhs.node(lhs_node);
+    const Node& g = s_.graph.node(graph_node);
+    if (m.def != g.def || m.inputs.size() != g.inputs.size() || m.outputs.size() != g.outputs.size()) return false;
+    if (std::find(s_.nodes.begin(), s_.nodes.end(), graph_node) != s_.nodes.end() || !(m.attrs == g.attrs)) return false;
+    bool ok = true;
+    for (size_t i = 0; ok && i < m.inputs.size(); ++i) ok = bind_value(m.inputs[i], g.inputs[i], trail);
+    for (size_t i = 0; ok && i < m.outputs.size(); ++i) ok = bind_value(m.outputs[i], g.outputs[i], trail);
+    if (!ok) {
+      undo(trail);
+      return false;
+    }
+    s_.nodes[static_cast<size_t>(lhs_node)] = graph_node;
+    return true;
+  }
+
+  bool try_node(size_t step, NodeId graph_node) {
+    std::vector<ValueId> trail;
+    NodeId lhs_node = rule_.plan[step].node;
+    if (!bind_node(lhs_node, graph_node, trail)) return true;
+    bool go_on = extend(step + 1, graph_node);
+    undo(trail);
+    s_.nodes[static_cast<size_t>(lhs_node)] = -1;
+    return go_on;
+  }
+
+  bool extend(size_t step, NodeId anchor) {
+    if (step == rule_.plan.size()) return emit_();
+    const MatchStep& next = rule_.plan[step];
+    if (next.link == MatchStep::Link::Anchor) return try_node(step, anchor);
+    ValueId bound = s_.values[static_cast<size_t>(next.via)];
+    if (bound == kNoValue) return true;
+    if (next.link == MatchStep::Link::Producer) {
+      NodeId producer = s_.graph.value(bound).producer;
+      return producer < 0 || try_node(step, producer);
+    }
+    for (NodeId reader : s_.consumers[static_cast<size_t>(bound)]) {
+      const Node& node = s_.graph.node(reader);
+      if (static_cast<size_t>(next.position) < node.inputs.size() &&
+          node.inputs[static_cast<size_t>(next.position)] == bound && !try_node(step, reader))
+        return false;
+    }
+    return true;
+  }
+
+  const CompiledRule& rule_;
+  Scratch& s_;
+  std::function<bool()> emit_;
+};
+
+// A value the rewrite removes (an lhs internal value) must have no reader outside the match.
+bool removed_values_unread(const CompiledRule& rule, const Scratch& s) {
+  for (size_t v = 0; v < rule.internal.size(); ++v) {
+    if (!rule.internal[v]) continue;
+    ValueId gv = s.values[v];
+    if (s.graph_output[static_cast<size_t>(gv)]) return false;
+    for (NodeId reader : s.consumers[static_cast<size_t>(gv)])
+      if (std::find(s.nodes.begin(), s.nodes.end(), reader) == s.nodes.end()) return false;
+  }
+  return true;
+}
+
+// True when a bound input is computed from a matched node: the rewrite would read its own output.
+bool creates_cycle(const CompiledRule& rule, Scratch& s) {
+  NodeId last_producer = -1;
+  for (ValueId input : rule.lhs.inputs())
+    last_producer = std::max(last_producer, s.graph.value(s.values[static_cast<size_t>(input)]).producer);
+  if (last_producer < 0) return false;
+  if (++s.stamp == 0) std::fill(s.seen.begin(), s.seen.end(), 0), s.stamp = 1;
+  std::vector<NodeId> stack(s.nodes.begin(), s.nodes.end());
+  for (NodeId node : stack) s.seen[static_cast<size_t>(node)] = s.stamp;
+  while (!stack.empty()) {
+    NodeId node = stack.back();
+    stack.pop_back();
+    for (ValueId out : s.graph.node(node).outputs)
+      for (NodeId reader : s.consumers[static_cast<size_t>(out)])
+        if (reader <= last_producer && s.seen[static_cast<size_t>(reader)] != s.stamp) {
+          s.seen[static_cast<size_t>(reader)] = s.stamp;
+          stack.push_back(reader);
+        }
+  }
+  for (ValueId input : rule.lhs.inputs()) {
+    NodeId producer = s.graph.value(s.values[static_cast<size_t>(input)]).producer;
+    if (producer >= 0 && s.seen[static_cast<size_t>(producer)] == s.stamp) return true;
+  }
+  return false;
+}
+
+std::string joined_names(const Graph& graph, const std::vector<NodeId>& nodes) {
+  std::string text;
+  for (NodeId node : nodes) text += (text.empty() ? "" : ", ") + graph.node(node).name;
+  return text;
+}
+
+}  // namespace
+
+RuleMatcher::RuleMatcher(const RuleSet& rules, MatchOptions options) : rules_(rules), options_(std::move(options)) {
+  for (size_t i = 0; i < rules_.rules().size(); ++i) {
+    const CompiledRule& rule = *rules_.rules()[i];
+    if (options_.only_non_growing && rule.rhs_compute_ops > rule.lhs_compute_ops) {
+      ++skipped_growing_;
+      continue;
+    }
+    by_anchor_[rule.anchor_key].push_back(i);
+  }
+}
+
+ProofResult RuleMatcher::prove_instance(const CompiledRule& rule, const Graph& lhs, const Graph& rhs) const {
+  Hasher hasher;
+  hasher.add(rule.name);
+  for (ValueId input : lhs.inputs()) hasher.add(lhs.value(input).type.to_string());
+  uint64_t key = hasher.value();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto hit = proof_cache_.find(key); hit != proof_cache_.end()) return hit->second;
+  }
+  ProofResult proof = prove(lhs, rhs, options_.prove);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [slot, inserted] = proof_cache_.emplace(key, std::move(proof));
+  if (inserted) {
+    ++proofs_run_;
+    if (slot->second.status != ProofStatus::Proved) ++proofs_failed_;
+  }
+  return slot->second;
+}
+
+void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vector<RuleApplication>& found) const {
+  ++s.stats.structural;
+  if (!removed_values_unread(rule, s)) {
+    ++s.stats.outside_reader;
+    return;
+  }
+  if (creates_cycle(rule, s)) {
+    ++s.stats.cycle;
+    return;
+  }
+  std::vector<TensorType> types, output_types;
+  std::vector<ValueId> inputs, outputs;
+  for (ValueId input : rule.lhs.inputs()) {
+    inputs.push_back(s.values[static_cast<size_t>(input)]);
+    types.push_back(s.graph.value(inputs.back()).type);
+  }
+  for (ValueId output : rule.lhs.outputs()) {
+    outputs.push_back(s.values[static_cast<size_t>(output)]);
+    output_types.push_back(s.graph.value(outputs.back()).type);
+  }
+  Graph lhs, rhs;
+  try {
+    lhs = instantiate(rule.lhs, types);
+    rhs = instantiate(rule.rhs, types, &output_types);
+  } catch (const UserError&) {
+    ++s.stats.shape_refused;
+    return;
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (rhs.value(rhs.outputs()[k]).type != output_types[k]) {
+      ++s.stats.type_mismatch;
+      return;
+    }
+  }
+  ProofResult proof = prove_instance(rule, lhs, rhs);
+  if (proof.status != ProofStatus::Proved) {
+    ++s.stats.not_proved;
+    return;
+  }
+  Subprogram match;
+  match.nodes = s.nodes;
+  std::sort(match.nodes.begin(), match.nodes.end());
+  match.inputs = inputs;
+  match.outputs = outputs;
+  RuleApplication application;
+  application.rule = rule.name;
+  application.matched = match.nodes;
+  application.location = joined_names(s.graph, match.nodes);
+  application.result = splice(s.graph, match, rhs, s.graph.node(s.nodes[rule.plan[0].node]).name + "/");
+  application.proof = std::move(proof);
+  found.push_back(std::move(application));
+  ++s.stats.applied;
+}
+
+std::vector<RuleApplication> RuleMatcher::apply_all(const Graph& graph, MatchStats* stats) const {
+  Scratch scratch(graph);
+  scratch.stats.skipped_growing = skipped_growing_;
+  std::vector<RuleApplication> found;
+  auto full = [&] { return found.size() >= options_.max_applications; };
+  for (size_t n = 0; n < graph.nodes().size() && !full(); ++n) {
+    const Node& node = graph.nodes()[n];
+    auto bucket = by_anchor_.find(anchor_key_of(node.op(), node.attrs));
+    if (bucket == by_anchor_.end()) continue;
+    for (size_t index : bucket->second) {
+      const CompiledRule& rule = *rules_.rules()[index];
+      Backtracker backtracker(rule, scratch, [&] {
+        complete_match(rule, scratch, found);
+        return !full();
+      });
+      if (!backtracker.run(static_cast<NodeId>(n))) break;
+    }
+  }
+  if (stats) *stats = scratch.stats;
+  return found;
+}
+
+int64_t RuleMatcher::proofs_run() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return proofs_run_;
+}
+
+int64_t RuleMatcher::proofs_failed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return proofs_failed_;
+}
+
+}  // namespace pet::search

@@ -1,0 +1,58 @@
+// The seam-correction cases and their overheads under the cost model.
+#include "search/seam_cases.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "corrector/correct.h"
+#include "mutant/generator.h"
+#include "search/correction_overhead.h"
+
+namespace pet::search {
+
+std::vector<SeamCase> resnet18_and_csrnet_seam_cases() {
+  std::vector<SeamCase> cases;
+  for (int64_t batch : {1, 16}) {
+    for (auto [channels, size] : {std::pair<int64_t, int64_t>{64, 56}, {128, 28}, {256, 14}, {512, 7}})
+      cases.push_back({fmt::format("resnet18 conv3x3 {}x{}x{} b{}", channels, size, size, batch), batch, channels,
+                       channels, size, 1});
+    for (auto [in, out] : {std::pair<int64_t, int64_t>{512, 512}, {512, 256}, {256, 128}, {128, 64}})
+      cases.push_back({fmt::format("csrnet dilated conv {}->{} 14x14 b{}", in, out, batch), batch, in, out, 14, 2});
+  }
+  return cases;
+}
+
+Graph seam_case_program(const SeamCase& seam) {
+  Graph graph;
+  graph.name = seam.name;
+  ValueId x = graph.add_input("x", {DType::f32, {seam.batch, seam.in_channels, seam.size, seam.size}});
+  ValueId w = graph.add_input("w", {DType::f32, {seam.out_channels, seam.in_channels, 3, 3}});
+  ValueId b = graph.add_input("b", {DType::f32, {seam.out_channels}});
+  int64_t pad = seam.dilation;
+  Attributes attrs = {{"strides", std::vector<int64_t>{1, 1}},
+                      {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+                      {"dilations", std::vector<int64_t>{seam.dilation, seam.dilation}},
+                      {"group", int64_t{1}}};
+  graph.add_output(graph.add_node1("Conv", attrs, {x, w, b}, "conv"));
+  return graph;
+}
+
+std::vector<SeamOverhead> seam_overheads(const SeamCase& seam, const cost::CostModel& cost) {
+  Graph original = seam_case_program(seam);
+  mutant::GeneratorOptions options;
+  options.equivalence = mutant::Equivalence::PartialOnly;
+  std::vector<SeamOverhead> found;
+  for (const mutant::Mutant& candidate : mutant::generate_mutants(original, options).mutants) {
+    if (candidate.verdict.kind != VerdictKind::Partial) continue;
+    corrector::CorrectedProgram corrected = corrector::correct(original, candidate.program, candidate.verdict);
+    CorrectionOverhead overhead = correction_overhead(candidate.program, corrected.program, {false, true, true}, cost);
+    found.push_back({candidate.family, overhead.mutant_us, overhead.corrected_us, overhead.ratio(),
+                     static_cast<int>(corrected.corrections.size())});
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const SeamOverhead& a, const SeamOverhead& b) { return a.corrected_us < b.corrected_us; });
+  return found;
+}
+
+}  // namespace pet::search

@@ -1,0 +1,281 @@
+// The search space: rule applications and mutant replacements of whole programs, and their score.
+#include "search/search_space.h"
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/structural_hash.h"
+#include "corrector/correct.h"
+#include "search/bias_split.h"
+#include "search/correction_overhead.h"
+#include "search/finalize.h"
+
+namespace pet::search {
+namespace {
+
+// One mutant program still open to further rounds, with the evidence chain that led to it.
+struct Lineage {
+  Graph program;
+  std::string family;
+  std::string evidence;
+};
+
+std::string chain(const std::string& earlier, const std::string& later, const char* separator) {
+  return earlier.empty() ? later : earlier + separator + later;
+}
+
+std::string boxes_text(const corrector::CorrectedProgram& corrected) {
+  std::vector<std::string> boxes;
+  for (const corrector::Correction& correction : corrected.corrections)
+    boxes.push_back(fmt::format("out{}{}", correction.output, correction.box.to_string()));
+  return fmt::format("{} correction{} over {}", corrected.corrections.size(),
+                     corrected.corrections.size() == 1 ? "" : "s", fmt::join(boxes, " "));
+}
+
+// Puts a program of the generator's interface back into the subprogram's (adds a split-off bias).
+using Wrap = std::function<Graph(const Graph&)>;
+
+MutantOption full_option(const Lineage& base, const mutant::Mutant& found, const Wrap& wrap) {
+  MutantOption option;
+  option.replacement = wrap(found.program);
+  option.mutant = found.program;
+  option.info.kind = "mutant";
+  option.info.name = chain(base.family, found.family, " ; ");
+  option.info.evidence_kind = "random-test";
+  option.info.evidence = chain(base.evidence, found.verdict.summary(), " ; then ");
+  return option;
+}
+
+// The correction recomputes boxes with the (wrapped) base program, which equals the original;
+// its overhead is priced by the cost model on the fused form, not by FLOP counts.
+MutantOption partial_option(const Lineage& base, const mutant::Mutant& found, const Wrap& wrap,
+                            const std::vector<bool>& weights, const cost::CostModel& cost) {
+  Graph wrapped = wrap(found.program);
+  corrector::CorrectedProgram corrected = corrector::correct(wrap(base.program), wrapped, found.verdict);
+  MutantOption option;
+  option.info.correction_overhead = correction_overhead(wrapped, corrected.program, weights, cost).ratio();
+  option.replacement = std::move(corrected.program);
+  option.mutant = found.program;
+  option.partial = true;
+  option.info.kind = "mutant";
+  option.info.name = chain(base.family, found.family, " ; ");
+  option.info.evidence_kind = "partial+correction";
+  option.info.evidence = chain(base.evidence, found.verdict.summary() + "; " + boxes_text(corrected), " ; then ");
+  return option;
+}
+
+struct RoundResult {
+  std::vector<MutantOption> full, partial;
+  int64_t full_found = 0, partial_found = 0;
+};
+
+void run_generator(const Lineage& base, const mutant::GeneratorOptions& options, const Wrap& wrap,
+                   const std::vector<bool>& weights, const cost::CostModel& cost, RoundResult& round) {
+  mutant::Generation generation = mutant::generate_mutants(base.program, options);
+  for (const mutant::Mutant& found : generation.mutants) {
+    if (found.verdict.kind == VerdictKind::Full) {
+      round.full.push_back(full_option(base, found, wrap));
+      ++round.full_found;
+    } else if (found.verdict.kind == VerdictKind::Partial) {
+      round.partial.push_back(partial_option(base, found, wrap, weights, cost));
+      ++round.partial_found;
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t subprogram_key(const Subprogram& sub) {
+  return structural_hash(sub.program) ^ (sub.kind == "group" ? 0x9e3779b97f4a7c15ULL : 0);
+}
+
+SearchSpace::SearchSpace(const cost::CostModel& cost, const RuleMatcher* rules, SearchSpaceOptions options)
+    : cost_(cost), rules_(rules), options_(std::move(options)) {}
+
+double SearchSpace::score(const Graph& graph) const {
+  Graph finalized = graph;
+  finalize(finalized, FinalizeOptions{.fold_weights = false});
+  return cost_.graph_cost(finalized);
+}
+
+Program SearchSpace::make_program(Graph graph, std::vector<Transformation> history) const {
+  Program program;
+  program.hash = structural_hash(graph);
+  program.cost = score(graph);
+  program.graph = std::move(graph);
+  program.history = std::move(history);
+  return program;
+}
+
+Graph SearchSpace::replace_everywhere(const Graph& graph, uint64_t key, int count, const Graph& replacement,
+                                      const std::string& prefix, std::string& locations) const {
+  Graph result = graph;
+  for (int done = 0; done < count; ++done) {
+    std::vector<Subprogram> subs = subprograms(result);
+    auto site = std::find_if(subs.begin(), subs.end(), [key](const Subprogram& sub) { return subprogram_key(sub) == key; });
+    if (site == subs.end()) break;
+    locations += (locations.empty() ? "" : "; ") + site->location;
+    result = splice(result, *site, replacement, fmt::format("{}r{}_", prefix, done));
+  }
+  return result;
+}
+
+std::vector<Subprogram> SearchSpace::subprograms(const Graph& graph) const {
+  std::vector<Subprogram> subs = partition(graph, options_.partition);
+  std::vector<Subprogram> groups = parallel_groups(graph, options_.partition);
+  subs.insert(subs.end(), std::make_move_iterator(groups.begin()), std::make_move_iterator(groups.end()));
+  return subs;
+}
+
+void SearchSpace::rank_and_trim(const Graph& start, const Subprogram& sub, std::vector<MutantOption>& options) const {
+  struct Ranked {
+    double cost;
+    uint64_t hash;
+    size_t index;
+  };
+  std::vector<Ranked> ranked;
+  for (size_t i = 0; i < options.size(); ++i) {
+    Graph spliced = splice(start, sub, options[i].replacement, "rank_");
+    ranked.push_back({score(spliced), structural_hash(options[i].replacement), i});
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+    return a.cost != b.cost ? a.cost < b.cost : a.hash < b.hash;
+  });
+  std::vector<MutantOption> kept;
+  for (const Ranked& entry : ranked) {
+    if (static_cast<int>(kept.size()) == options_.top_k) break;
+    kept.push_back(std::move(options[entry.index]));
+  }
+  options = std::move(kept);
+}
+
+SearchSpace::Options SearchSpace::build_options(const Graph& start, const Subprogram& sub, SearchStats& stats) const {
+  Options built;
+  std::optional<BiasSplit> split = split_conv_bias(sub.program);
+  const Graph& source = split ? split->unbiased : sub.program;
+  Wrap wrap = [&](const Graph& program) { return split ? add_bias_back(sub.program, *split, program) : program; };
+  std::vector<bool> weights;
+  for (ValueId input : sub.inputs) weights.push_back(start.is_constant(input));
+  std::vector<Lineage> frontier = {{source, "", ""}};
+  for (int round = 1; round <= options_.mutation_rounds && !frontier.empty(); ++round) {
+    RoundResult result;
+    for (const Lineage& base : frontier) run_generator(base, options_.generator, wrap, weights, cost_, result);
+    stats.mutants_full += result.full_found;
+    stats.mutants_partial += result.partial_found;
+    rank_and_trim(start, sub, result.full);
+    rank_and_trim(start, sub, result.partial);
+    frontier.clear();
+    for (const MutantOption& kept : result.full) frontier.push_back({kept.mutant, kept.info.name, kept.info.evidence});
+    for (MutantOption& option : result.full) built.mutants.push_back(std::move(option));
+    for (MutantOption& option : result.partial) built.mutants.push_back(std::move(option));
+  }
+  return built;
+}
+
+void SearchSpace::prepare(const Graph& start, SearchStats& stats) {
+  std::vector<Subprogram> pending;
+  std::vector<uint64_t> keys;
+  for (Subprogram& sub : subprograms(start)) {
+    uint64_t key = subprogram_key(sub);
+    if (options_by_subprogram_.count(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    keys.push_back(key);
+    pending.push_back(std::move(sub));
+  }
+  stats.subprograms += static_cast<int64_t>(pending.size());
+  std::vector<Options> built(pending.size());
+  std::vector<SearchStats> counts(pending.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < pending.size(); i = next++) built[i] = build_options(start, pending[i], counts[i]);
+  };
+  unsigned threads = options_.threads > 0 ? static_cast<unsigned>(options_.threads)
+                                          : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(pending.size(), 1)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& thread : pool) thread.join();
+  for (size_t i = 0; i < pending.size(); ++i) {
+    stats.mutants_full += counts[i].mutants_full;
+    stats.mutants_partial += counts[i].mutants_partial;
+    options_by_subprogram_[keys[i]] = std::make_shared<const Options>(std::move(built[i]));
+  }
+}
+
+std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds& kinds, SearchStats& stats,
+                                         const std::function<bool(uint64_t)>& is_new) const {
+  std::vector<Program> next;
+  auto consider = [&](Graph graph, Transformation step) {
+    ++stats.candidates;
+    uint64_t hash = structural_hash(graph);
+    if (!is_new(hash)) {
+      ++stats.duplicates;
+      return;
+    }
+    Program candidate;
+    candidate.graph = std::move(graph);
+    candidate.hash = hash;
+    candidate.cost = score(candidate.graph);
+    step.cost_before_us = program.cost;
+    step.cost_after_us = candidate.cost;
+    candidate.history = program.history;
+    candidate.history.push_back(std::move(step));
+    next.push_back(std::move(candidate));
+  };
+  if (kinds.rules && rules_) {
+    for (RuleApplication& applied : rules_->apply_all(program.graph)) {
+      ++stats.rule_applications;
+      Transformation step{"rule", applied.rule, applied.location, "z3-proof",
+                          fmt::format("proved at the matched shapes in {:.1f} ms from {} axiom instances: {}",
+                                      applied.proof.seconds * 1e3, applied.proof.axioms_used.size(),
+                                      fmt::join(applied.proof.axioms_used, ", ")),
+                          0, 0, 0};
+      consider(std::move(applied.result), std::move(step));
+    }
+  }
+  if (!kinds.full_mutants && !kinds.partial_mutants) return next;
+  std::string prefix = fmt::format("s{}_", program.history.size() + 1);
+  std::vector<Subprogram> subs = subprograms(program.graph);
+  std::map<uint64_t, int> occurrences;
+  for (const Subprogram& sub : subs) ++occurrences[subprogram_key(sub)];
+  auto allowed = [&kinds](const MutantOption& option) {
+    return option.partial ? kinds.partial_mutants : kinds.full_mutants;
+  };
+  for (const Subprogram& sub : subs) {
+    auto found = options_by_subprogram_.find(subprogram_key(sub));
+    if (found == options_by_subprogram_.end()) continue;
+    for (const MutantOption& option : found->second->mutants) {
+      if (!allowed(option)) continue;
+      Transformation step = option.info;
+      step.location = sub.location;
+      consider(splice(program.graph, sub, option.replacement, prefix), std::move(step));
+    }
+  }
+  // Repeated blocks (ResNet stages, CSRNet's equal convs) take the same mutant everywhere in one
+  // move: the layouts between neighbours then cancel, which one site at a time cannot show.
+  std::vector<uint64_t> repeated;
+  for (const Subprogram& sub : subs) {
+    uint64_t key = subprogram_key(sub);
+    if (occurrences[key] > 1 && std::find(repeated.begin(), repeated.end(), key) == repeated.end())
+      repeated.push_back(key);
+  }
+  for (uint64_t key : repeated) {
+    auto found = options_by_subprogram_.find(key);
+    if (found == options_by_subprogram_.end()) continue;
+    for (const MutantOption& option : found->second->mutants) {
+      if (!allowed(option)) continue;
+      Transformation step = option.info;
+      Graph graph = replace_everywhere(program.graph, key, occurrences[key], option.replacement, prefix, step.location);
+      step.name += fmt::format(" (x{})", occurrences[key]);
+      consider(std::move(graph), std::move(step));
+    }
+  }
+  return next;
+}
+
+}  // namespace pet::search

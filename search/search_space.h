@@ -1,0 +1,88 @@
+// The search space: the moves that turn one whole program into another (a proved rule applied
+// at a match, or a subprogram replaced by one of its examined mutants, corrected where partial)
+// and the score that ranks programs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mutant/generator.h"
+#include "search/cost/cost_model.h"
+#include "search/partition.h"
+#include "search/program.h"
+#include "search/rule_matcher.h"
+
+namespace pet::search {
+
+// Which moves a mode allows.
+struct MoveKinds {
+  bool rules = false;            // Z3-proved rule applications
+  bool full_mutants = false;     // fully equivalent mutants (random-test evidence)
+  bool partial_mutants = false;  // partially equivalent mutants with their corrections
+};
+
+inline PartitionOptions conv_only_regions() {
+  PartitionOptions options;
+  options.max_ops = 1;
+  return options;
+}
+
+struct SearchSpaceOptions {
+  // Conv-only regions: the generator finds no mutant for conv + residual Add regions.
+  PartitionOptions partition = conv_only_regions();
+  mutant::GeneratorOptions generator;
+  int mutation_rounds = 2;  // round r mutates the kept fully equivalent mutants of round r-1
+  int top_k = 4;            // mutants kept per subprogram, per kind and round, by cost
+  int threads = 0;          // mutant generation in parallel (0: hardware concurrency)
+};
+
+// A replacement for one subprogram: a mutant (corrected when partial) with its evidence.
+struct MutantOption {
+  Graph replacement;         // the subprogram's interface
+  Graph mutant;              // the generator's program (bias-free when the bias was split off)
+  Transformation info;       // kind "mutant", name, evidence; costs filled per application
+  bool partial = false;
+};
+
+class SearchSpace {
+ public:
+  SearchSpace(const cost::CostModel& cost, const RuleMatcher* rules, SearchSpaceOptions options);
+
+  // Generates, examines, corrects and ranks the mutants of every subprogram and parallel group of
+  // `start`; later programs reuse them wherever the same subprogram (by structural hash) occurs.
+  void prepare(const Graph& start, SearchStats& stats);
+
+  // The program's score: its cost after the finalize passes that do not fold weights.
+  double score(const Graph& graph) const;
+  Program make_program(Graph graph, std::vector<Transformation> history) const;
+
+  // Every program one move away whose hash `is_new` accepts, scored, in a deterministic order
+  // (rules by match, then subprograms in graph order and their mutants by cost).
+  std::vector<Program> expand(const Program& program, const MoveKinds& kinds, SearchStats& stats,
+                              const std::function<bool(uint64_t)>& is_new) const;
+
+ private:
+  struct Options {
+    std::vector<MutantOption> mutants;  // full first, then partial; each sorted by cost
+  };
+  const cost::CostModel& cost_;
+  const RuleMatcher* rules_;
+  SearchSpaceOptions options_;
+  std::map<uint64_t, std::shared_ptr<const Options>> options_by_subprogram_;
+
+  std::vector<Subprogram> subprograms(const Graph& graph) const;
+  // `graph` with up to `count` subprograms of `key` replaced, one after another; appends their
+  // locations.
+  Graph replace_everywhere(const Graph& graph, uint64_t key, int count, const Graph& replacement,
+                           const std::string& prefix, std::string& locations) const;
+  Options build_options(const Graph& start, const Subprogram& sub, SearchStats& stats) const;
+  void rank_and_trim(const Graph& start, const Subprogram& sub, std::vector<MutantOption>& options) const;
+};
+
+uint64_t subprogram_key(const Subprogram& sub);
+
+}  // namespace pet::search

@@ -1,0 +1,90 @@
+// splice(): a replacement program takes a region's place in its parent graph.
+#include <algorithm>
+#include <map>
+
+#include "core/error.h"
+#include "search/partition.h"
+#include "search/passes/eliminate_dead_nodes.h"
+
+namespace pet::search {
+
+std::vector<ValueId> insert_graph(Graph& target, const Graph& source, const std::vector<ValueId>& inputs,
+                                  const std::string& name_prefix) {
+  PET_CHECK(inputs.size() == source.inputs().size(), "insert_graph: input count differs");
+  std::vector<ValueId> mapped(source.values().size(), kNoValue);
+  for (size_t i = 0; i < inputs.size(); ++i) mapped[static_cast<size_t>(source.inputs()[i])] = inputs[i];
+  for (size_t v = 0; v < source.values().size(); ++v) {
+    const Value& value = source.values()[v];
+    if (value.constant && mapped[v] == kNoValue)
+      mapped[v] = target.add_constant(target.unique_value_name(name_prefix + value.name), *value.constant);
+  }
+  for (const Node& node : source.nodes()) {
+    std::vector<ValueId> node_inputs;
+    for (ValueId in : node.inputs) node_inputs.push_back(in == kNoValue ? kNoValue : mapped[static_cast<size_t>(in)]);
+    std::vector<std::string> names;
+    for (ValueId out : node.outputs) names.push_back(target.unique_value_name(name_prefix + source.value(out).name));
+    std::vector<ValueId> outs = target.add_node(node.op(), node.attrs, node_inputs, name_prefix + node.name, names);
+    for (size_t i = 0; i < outs.size(); ++i) mapped[static_cast<size_t>(node.outputs[i])] = outs[i];
+  }
+  std::vector<ValueId> outputs;
+  for (ValueId out : source.outputs()) outputs.push_back(mapped[static_cast<size_t>(out)]);
+  return outputs;
+}
+
+namespace {
+
+// After the rewrite each graph output position holds the replacement's value; give it back the
+// name the parent exported (an Identity when that value already carries a name of its own that
+// must stay: a graph input, or a value exported twice).
+void restore_output_names(Graph& graph, const std::vector<std::pair<size_t, std::string>>& renamed,
+                          const std::vector<bool>& created) {
+  std::vector<ValueId> outputs = graph.outputs();
+  std::vector<bool> renamed_once(graph.values().size(), false);
+  for (const auto& [position, name] : renamed) {
+    ValueId value = outputs[position];
+    auto slot = static_cast<size_t>(value);
+    if (graph.value(value).name == name) continue;
+    if (slot < created.size() && created[slot] && !renamed_once[slot] && !graph.find_value(name)) {
+      graph.rename_value(value, name);
+      renamed_once[slot] = true;
+    } else {
+      outputs[position] = graph.add_node("Identity", {}, {value}, name, {name}).at(0);
+    }
+  }
+  graph.set_outputs(outputs);
+}
+
+}  // namespace
+
+Graph splice(const Graph& parent, const Subprogram& sub, const Graph& replacement, const std::string& name_prefix) {
+  PET_CHECK(replacement.inputs().size() == sub.inputs.size() && replacement.outputs().size() == sub.outputs.size(),
+            "splice: the replacement's interface differs from the region's");
+  for (size_t i = 0; i < sub.inputs.size(); ++i)
+    PET_CHECK(replacement.value(replacement.inputs()[i]).type == parent.value(sub.inputs[i]).type,
+              "splice: replacement input " + std::to_string(i) + " has another type");
+  for (size_t i = 0; i < sub.outputs.size(); ++i)
+    PET_CHECK(replacement.value(replacement.outputs()[i]).type == parent.value(sub.outputs[i]).type,
+              "splice: replacement output " + std::to_string(i) + " has another type");
+  Graph graph = parent;
+  std::vector<std::pair<size_t, std::string>> renamed;  // graph output positions the region produced
+  for (size_t p = 0; p < parent.outputs().size(); ++p)
+    if (std::count(sub.outputs.begin(), sub.outputs.end(), parent.outputs()[p]))
+      renamed.emplace_back(p, parent.value(parent.outputs()[p]).name);
+  size_t first_new = graph.values().size();
+  std::vector<ValueId> produced = insert_graph(graph, replacement, sub.inputs, name_prefix);
+  for (size_t i = 0; i < sub.outputs.size(); ++i) graph.replace_uses(sub.outputs[i], produced[i]);
+  // Values the splice created, tracked through remove_nodes' renumbering by marking their names.
+  std::vector<std::string> created_names;
+  for (size_t v = first_new; v < graph.values().size(); ++v) created_names.push_back(graph.values()[v].name);
+  graph.remove_nodes(sub.nodes);
+  std::vector<bool> created(graph.values().size(), false);
+  for (const std::string& name : created_names)
+    if (auto id = graph.find_value(name)) created[static_cast<size_t>(*id)] = true;
+  restore_output_names(graph, renamed, created);
+  graph.sort_topologically();
+  eliminate_dead_nodes(graph);
+  graph.validate();
+  return graph;
+}
+
+}  // namespace pet::search

@@ -1,0 +1,402 @@
+// The cost model: every op that runs costs something, folded weight preparation costs nothing,
+// measured entries win, and the analytic curves rank programs the way a GPU would.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/ops/layout.h"
+#include "core/registry.h"
+#include "core/text_ir.h"
+#include "search/cost/cost_model.h"
+#include "search/cost/roofline.h"
+#include "tests/test_temp_dir.h"
+
+namespace pet::cost {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+const CostModel& h100() {
+  static const CostModel model(load_device("h100"));
+  return model;
+}
+
+double graph_us(const std::string& device, const std::string& ir) { return CostModel(load_device(device)).graph_cost(parse_graph(ir)); }
+
+// One conv on a graph input with a constant weight: `x` and `w` as "1x64x56x56", plus attributes.
+std::string conv_ir(const std::string& x, const std::string& w, const std::string& y, const std::string& attrs) {
+  return fmt::format(R"(graph "g" opset 13 {{
+  input %x : f32[{}]
+  const %w : f32[{}] = random(1)
+  %y = Conv[{}](%x, %w) : f32[{}]
+  output %y
+}})",
+                     x, w, attrs, y);
+}
+
+constexpr const char* kSame3x3 = "dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]";
+
+void expect_user_error(const std::function<void()>& action, const std::string& message) {
+  try {
+    action();
+    ADD_FAILURE() << "expected UserError: " << message;
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()), message);
+  }
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// ---- one small valid instance of every registered op ----
+
+TensorType type_of(const std::string& text) {  // "f32[2,3]"
+  size_t open = text.find('[');
+  TensorType type{*parse_dtype(text.substr(0, open)), Shape{}};
+  std::vector<int64_t> dims;
+  std::stringstream body(text.substr(open + 1, text.size() - open - 2));
+  for (std::string dim; std::getline(body, dim, ',');) dims.push_back(std::stoll(dim));
+  type.shape = Shape(dims);
+  return type;
+}
+
+struct Instance {
+  std::string op;
+  Attributes attrs;
+  std::vector<std::string> inputs;
+};
+
+// Ops that need attributes or particular inputs; every other op takes one of kGenericInputs.
+std::vector<Instance> special_instances() {
+  Attributes conv{{"strides", Ints{1, 1}}, {"pads", Ints{1, 1, 1, 1}}, {"dilations", Ints{1, 1}}};
+  Attributes transposed = conv;
+  transposed.set("output_padding", Ints{0, 0});
+  Attributes pool{{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"pads", Ints{0, 0, 0, 0}}};
+  Attributes max_pool = pool;
+  max_pool.set("dilations", Ints{1, 1});
+  Attributes layout = ops::layout_attrs({2, 4, 6, 6}, {0, 2, 3, 1}, {1, 1, 1, 1});
+  Attributes layout_overwrite = layout;
+  layout_overwrite.set("offsets", Ints{0, 0, 0, 0});
+  return {
+      {"Conv", conv, {"f32[1,4,6,6]", "f32[8,4,3,3]"}},
+      {"ConvTranspose", transposed, {"f32[1,8,6,6]", "f32[8,4,3,3]"}},
+      {"MatMul", {}, {"f32[4,8]", "f32[8,6]"}},
+      {"Gemm", {}, {"f32[4,8]", "f32[8,6]"}},
+      {"BatchNormalization", {}, {"f32[2,4,6,6]", "f32[4]", "f32[4]", "f32[4]", "f32[4]"}},
+      {"InstanceNormalization", {}, {"f32[2,4,6,6]", "f32[4]", "f32[4]"}},
+      {"LayerNormalization", {}, {"f32[2,4,6,6]", "f32[6]"}},
+      {"Where", {}, {"bool[2,4]", "f32[2,4]", "f32[2,4]"}},
+      {"Cast", {{"to", std::string("i64")}}, {"f32[2,4]"}},
+      {"Reshape", {{"shape", Ints{2, 144}}}, {"f32[2,4,6,6]"}},
+      {"Slice", {{"starts", Ints{0, 0, 0, 0}}, {"ends", Ints{1, 2, 3, 3}}, {"steps", Ints{1, 1, 1, 1}}}, {"f32[2,4,6,6]"}},
+      {"Shape", {{"end", int64_t{4}}}, {"f32[2,4,6,6]"}},
+      {"Pad", {{"pads", Ints{0, 0, 1, 1, 0, 0, 1, 1}}}, {"f32[2,4,6,6]"}},
+      {"Split", {{"split", Ints{1, 1}}}, {"f32[2,4,6,6]"}},
+      {"Expand", {{"shape", Ints{4, 6}}}, {"f32[4,1]"}},
+      {"Tile", {{"repeats", Ints{1, 1, 2, 2}}}, {"f32[2,4,6,6]"}},
+      {"Transpose", {{"perm", Ints{0, 2, 3, 1}}}, {"f32[2,4,6,6]"}},
+      {"Squeeze", {{"axes", Ints{1}}}, {"f32[2,1,6]"}},
+      {"Unsqueeze", {{"axes", Ints{0}}}, {"f32[2,6]"}},
+      {"ConstantOfShape", {{"shape", Ints{2, 3}}}, {}},
+      {"Range", {{"start", 0.0}, {"limit", 5.0}, {"delta", 1.0}}, {}},
+      {"EyeLike", {{"dtype", std::string("f32")}}, {"f32[4,4]"}},
+      {"OneHot", {{"axis", int64_t{-1}}, {"depth", int64_t{5}}}, {"i64[4]", "f32[2]"}},
+      {"TopK", {{"k", int64_t{2}}}, {"f32[2,4,6,6]"}},
+      {"CumSum", {{"axis", int64_t{0}}}, {"f32[2,4,6,6]"}},
+      {"DepthToSpace", {{"blocksize", int64_t{2}}}, {"f32[1,8,3,3]"}},
+      {"SpaceToDepth", {{"blocksize", int64_t{2}}}, {"f32[1,2,4,4]"}},
+      {"MaxPool", max_pool, {"f32[2,4,6,6]"}},
+      {"AveragePool", pool, {"f32[2,4,6,6]"}},
+      {"Resize", {{"scales", std::vector<double>{1, 1, 2, 2}}, {"sizes", Ints{2, 4, 12, 12}}}, {"f32[2,4,6,6]"}},
+      {"LRN", {{"size", int64_t{3}}}, {"f32[2,4,6,6]"}},
+      {"Layout", layout, {"f32[2,4,6,6]"}},
+      {"LayoutOverwrite", layout_overwrite, {"f32[2,4,6,6]", "f32[1,2,2,2]"}},
+      {"Overwrite", {{"offsets", Ints{1, 2}}}, {"f32[4,6]", "f32[2,3]"}},
+      {"Gather", {}, {"f32[4,6]", "i64[3]"}},
+      {"GatherElements", {}, {"f32[4,6]", "i64[4,6]"}},
+      {"GatherND", {}, {"f32[4,6]", "i64[2,1]"}},
+      {"ScatterND", {}, {"f32[4,6]", "i64[2,1]", "f32[2,6]"}},
+      {"ScatterElements", {}, {"f32[4,6]", "i64[4,6]", "f32[4,6]"}},
+      {"ReverseSequence", {}, {"f32[5,3]", "i64[3]"}},
+  };
+}
+
+const std::vector<std::vector<std::string>> kGenericInputs = {
+    {"f32[2,4,6,6]"}, {"f32[2,4,6,6]", "f32[2,4,6,6]"}, {"bool[2,4]"}, {"bool[2,4]", "bool[2,4]"},
+    {"i64[2,4]", "i64[2,4]"}};
+// Reductions need axes, Concat an axis.
+const std::vector<Attributes> kGenericAttributes = {{}, {{"axes", Ints{1}}}, {{"axis", int64_t{1}}}};
+
+// A graph holding one node of `instance` on graph inputs, or nullopt when its shape rule refuses.
+std::optional<Graph> try_instance(const Instance& instance, std::string& why) {
+  Graph graph;
+  std::vector<ValueId> inputs;
+  for (size_t i = 0; i < instance.inputs.size(); ++i)
+    inputs.push_back(graph.add_input("in" + std::to_string(i), type_of(instance.inputs[i])));
+  try {
+    for (ValueId output : graph.add_node(instance.op, instance.attrs, inputs, "n")) graph.add_output(output);
+  } catch (const std::exception& error) {  // UserError from the shape rule, InternalError for missing attributes
+    why = error.what();
+    return std::nullopt;
+  }
+  return graph;
+}
+
+std::optional<Graph> instance_of(const OpDef& def, std::string& why) {
+  for (const Instance& instance : special_instances())
+    if (instance.op == def.name) return try_instance(instance, why);
+  for (const auto& inputs : kGenericInputs)
+    for (const Attributes& attrs : kGenericAttributes)
+      if (auto graph = try_instance({def.name, attrs, inputs}, why)) return graph;
+  return std::nullopt;
+}
+
+TEST(CostModel, EveryRegisteredOpThatRunsCostsMoreThanZero) {
+  int priced = 0;
+  for (const OpDef* def : OpRegistry::global().all()) {
+    std::string why;
+    std::optional<Graph> graph = instance_of(*def, why);
+    if (!graph) {
+      ADD_FAILURE() << def->name << ": no valid instance; add one to special_instances() (" << why << ")";
+      continue;
+    }
+    NodeCost cost = h100().node_cost(*graph, 0);
+    // Ops without inputs and ops that read only types (Shape, Size, EyeLike) are constants: folded.
+    bool constant = def->max_inputs == 0 || def->traits.type_only;
+    EXPECT_EQ(cost.folded, constant) << def->name;
+    if (constant)
+      EXPECT_EQ(cost.microseconds, 0.0) << def->name;
+    else
+      EXPECT_GE(cost.microseconds, h100().device().launch_overhead_us) << def->name;
+    priced += constant ? 0 : 1;
+  }
+  EXPECT_GT(priced, 100);
+}
+
+// ---- folding, measured entries, memo ----
+
+TEST(CostModel, WeightPreparationOnConstantsIsFoldedAndFree) {
+  Graph graph = parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[1,4,8,8]
+  const %w : f32[8,4,3,3] = random(1)
+  %wt = Transpose[perm=[0,1,3,2]](%w) : f32[8,4,3,3]
+  %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %wt) : f32[1,8,8,8]
+  output %y
+})");
+  NodeCost prepare = h100().node_cost(graph, 0);
+  EXPECT_TRUE(prepare.folded);
+  EXPECT_EQ(prepare.microseconds, 0.0);
+  NodeCost conv = h100().node_cost(graph, 1);
+  EXPECT_FALSE(conv.folded);
+  EXPECT_GT(conv.microseconds, 0.0);
+  EXPECT_EQ(h100().graph_cost(graph), conv.microseconds);
+}
+
+TEST(CostModel, MeasuredEntryOverridesTheAnalyticEstimate) {
+  Graph graph = parse_graph(conv_ir("1,64,56,56", "64,64,3,3", "1,64,56,56", kSame3x3));
+  std::string key = signature_of(graph, graph.node(0)).key();
+  EXPECT_EQ(key,
+            "Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](f32[1,64,56,56], f32[64,64,3,3]) f32");
+  ProfileDb db;
+  db.add({key, "h100", 12.5, "cudnn IMPLICIT_PRECOMP_GEMM", "CUDA 13.0, cuDNN 9.19.0, cuBLAS 13.1.0", "2025-01-01"});
+  CostModel measured(load_device("h100"), db);
+  NodeCost cost = measured.node_cost(graph, 0);
+  EXPECT_TRUE(cost.measured);
+  EXPECT_EQ(cost.microseconds, 12.5);
+  EXPECT_FALSE(h100().node_cost(graph, 0).measured);
+  EXPECT_NE(h100().node_cost(graph, 0).microseconds, 12.5);
+  // An entry for another device does not apply.
+  CostModel other(load_device("a100"), db);
+  EXPECT_FALSE(other.node_cost(graph, 0).measured);
+}
+
+TEST(CostModel, MemoReturnsTheSameCostForTheSameSignature) {
+  Graph graph = parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[1,64,28,28]
+  %a = Relu(%x) : f32[1,64,28,28]
+  %b = Relu(%a) : f32[1,64,28,28]
+  output %b
+})");
+  CostModel model(load_device("h100"));
+  NodeCost first = model.node_cost(graph, 0);
+  NodeCost again = model.node_cost(graph, 1);
+  EXPECT_EQ(first.microseconds, again.microseconds);
+  EXPECT_EQ(first.bytes, again.bytes);
+  EXPECT_EQ(model.graph_cost(graph), 2 * first.microseconds);
+}
+
+// ---- device specs ----
+
+TEST(DeviceSpec, ShippedDevicesLoadByNameFromAnyDirectory) {
+  EXPECT_EQ(known_devices(), (std::vector<std::string>{"a100", "h100", "v100"}));
+  auto previous = std::filesystem::current_path();
+  std::filesystem::current_path(std::filesystem::temp_directory_path());
+  DeviceSpec h = load_device("h100");
+  std::filesystem::current_path(previous);
+  EXPECT_EQ(h.name, "h100");
+  EXPECT_EQ(h.sm_count, 132);
+  EXPECT_DOUBLE_EQ(h.tf32_flops, 494e12);
+  EXPECT_DOUBLE_EQ(h.bandwidth, 3350e9);
+  EXPECT_GT(h.curves.conv_peak, 0.0);
+  EXPECT_TRUE(h.efficiency.contains("dilated"));
+}
+
+TEST(DeviceSpec, LoadsAUsersFileByPath) {
+  std::string text = read_text(std::string(PET_SOURCE_DIR) + "/search/cost/devices/a100.json");
+  auto at = text.find("\"a100\"");
+  text.replace(at, 6, "\"my-gpu\"");
+  std::string path = (pet::testing::private_temp_dir() / "my-gpu.json").string();
+  write_text(path, text);
+  DeviceSpec spec = load_device(path);
+  EXPECT_EQ(spec.name, "my-gpu");
+  EXPECT_EQ(spec.sm_count, 108);
+}
+
+TEST(DeviceSpec, UnknownDeviceNamesTheKnownOnes) {
+  expect_user_error([] { load_device("b200"); },
+                    "unknown device 'b200': pet ships specs for a100, h100, v100 and no readable file has that path; "
+                    "pass one of those names or the path of a device spec JSON file shaped like "
+                    "search/cost/devices/h100.json");
+}
+
+TEST(DeviceSpec, UndocumentedCurveParameterIsAnError) {
+  expect_user_error([] { parse_device(R"({"name": "x", "description": "x", "fp32_tflops": 1, "tf32_tflops": 1,
+      "fp16_tflops": 1, "bandwidth_gb_per_s": 1, "launch_overhead_us": 1, "sm_count": 1,
+      "efficiency": {"gemm_peak": 0.5}})", "x.json"); },
+                    "device spec 'x.json': efficiency \"gemm_peak\" must be {\"value\": a number in (0, 1], \"doc\": "
+                    "\"what it means\"}");
+  expect_user_error([] { parse_device(R"({"name": "x", "description": "x"})", "x.json"); },
+                    "device spec 'x.json': \"fp32_tflops\" is missing or not a positive number");
+}
+
+// ---- profile DB ----
+
+TEST(ProfileDb, MalformedFilesAreUserErrorsNamingTheFile) {
+  std::string path = (pet::testing::private_temp_dir() / "bad.json").string();
+  write_text(path, "{\"entries\": [");
+  expect_user_error([&] { ProfileDb::load(path); },
+                    "profile DB '" + path + "' is not valid JSON at byte 14; fix it or write it again with pet-profile");
+  write_text(path, R"({"entries": [{"device": "h100", "key": "Relu(f32[4]) f32", "method": "own kernel",
+      "libraries": "CUDA 13.0", "date": "2025-01-01"}]})");
+  expect_user_error([&] { ProfileDb::load(path); }, "profile DB '" + path + "': entry 0 needs \"microseconds\" > 0");
+  write_text(path, R"({"rows": []})");
+  expect_user_error([&] { ProfileDb::load(path); },
+                    "profile DB '" + path + "': expected {\"entries\": [...]} and nothing else");
+  expect_user_error([] { ProfileDb::load("/nonexistent/db.json"); },
+                    "profile DB '/nonexistent/db.json' cannot be opened; pass an existing file (an empty DB is "
+                    "{\"entries\": []})");
+}
+
+TEST(ProfileDb, RoundTripIsByteIdenticalAndSorted) {
+  ProfileDb db;
+  db.add({"Relu(f32[1,64,56,56]) f32", "h100", 3.25, "own kernel", "CUDA 13.0", "2025-01-02"});
+  db.add({"Conv[group=1](f32[1,3,8,8], f32[4,3,1,1]) f32", "h100", 7.0, "cudnn", "CUDA 13.0, cuDNN 9.19.0", "2025-01-02"});
+  db.add({"Relu(f32[1,64,56,56]) f32", "a100", 4.5, "own kernel", "CUDA 12.8", "2025-01-03"});
+  ASSERT_EQ(db.entries().size(), 3u);
+  EXPECT_EQ(db.entries()[0].device, "a100");
+  EXPECT_EQ(db.entries()[1].key, "Conv[group=1](f32[1,3,8,8], f32[4,3,1,1]) f32");
+  std::string path = (pet::testing::private_temp_dir() / "db.json").string();
+  db.save(path);
+  std::string first = read_text(path);
+  ProfileDb again = ProfileDb::load(path);
+  again.save(path);
+  EXPECT_EQ(read_text(path), first);
+  EXPECT_EQ(again.lookup("h100", "Relu(f32[1,64,56,56]) f32"), 3.25);
+  EXPECT_EQ(again.lookup("v100", "Relu(f32[1,64,56,56]) f32"), std::nullopt);
+  // add() replaces the entry with the same device and key.
+  again.add({"Relu(f32[1,64,56,56]) f32", "h100", 2.0, "own kernel", "CUDA 13.0", "2025-02-01"});
+  EXPECT_EQ(again.entries().size(), 3u);
+  EXPECT_EQ(again.lookup("h100", "Relu(f32[1,64,56,56]) f32"), 2.0);
+}
+
+TEST(ProfileDb, TheCommittedDbLoadsAndIsInCanonicalForm) {
+  std::string path = std::string(PET_SOURCE_DIR) + "/search/cost/profile-db.json";
+  EXPECT_EQ(ProfileDb::load(path).to_json_text(), read_text(path));
+}
+
+// ---- the curves rank programs like a GPU ----
+
+TEST(Roofline, BiggerConvCostsMore) {
+  double small = graph_us("h100", conv_ir("1,64,28,28", "64,64,3,3", "1,64,28,28", kSame3x3));
+  double wider = graph_us("h100", conv_ir("1,64,28,28", "128,64,3,3", "1,128,28,28", kSame3x3));
+  double larger = graph_us("h100", conv_ir("1,64,56,56", "128,64,3,3", "1,128,56,56", kSame3x3));
+  double batched = graph_us("h100", conv_ir("8,64,56,56", "128,64,3,3", "8,128,56,56", kSame3x3));
+  EXPECT_LT(small, wider);
+  EXPECT_LT(wider, larger);
+  EXPECT_LT(larger, batched);
+}
+
+TEST(Roofline, DilatedConvCostsMoreThanUndilatedConvWithTheSameFlops) {
+  // Same input, weight and output shapes (pads grow with the dilation), so the same FLOPs.
+  const char* kDilated = "dilations=[2,2], group=1, pads=[2,2,2,2], strides=[1,1]";
+  double plain = graph_us("h100", conv_ir("8,256,56,56", "256,256,3,3", "8,256,56,56", kSame3x3));
+  double dilated = graph_us("h100", conv_ir("8,256,56,56", "256,256,3,3", "8,256,56,56", kDilated));
+  EXPECT_GT(dilated, plain * 1.3);
+  // Small and bound by memory or launch, it still costs more.
+  EXPECT_GT(graph_us("h100", conv_ir("1,64,14,14", "64,64,3,3", "1,64,14,14", kDilated)),
+            graph_us("h100", conv_ir("1,64,14,14", "64,64,3,3", "1,64,14,14", kSame3x3)));
+}
+
+TEST(Roofline, TwoSmallConvsCostMoreThanOneMergedConvOfTwiceTheChannels) {
+  // What lets the search reward merging convs that share an input (PET's and TASO's grouping).
+  std::string two = R"(graph "g" opset 13 {
+  input %x : f32[1,64,14,14]
+  const %w1 : f32[64,64,3,3] = random(1)
+  const %w2 : f32[64,64,3,3] = random(2)
+  %a = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w1) : f32[1,64,14,14]
+  %b = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w2) : f32[1,64,14,14]
+  output %a
+  output %b
+})";
+  double merged = graph_us("h100", conv_ir("1,64,14,14", "128,64,3,3", "1,128,14,14", kSame3x3));
+  EXPECT_GT(graph_us("h100", two), merged * 1.3);
+}
+
+TEST(Roofline, H100IsFasterThanV100OnABigConv) {
+  std::string big = conv_ir("16,256,56,56", "256,256,3,3", "16,256,56,56", kSame3x3);
+  double h = graph_us("h100", big), a = graph_us("a100", big), v = graph_us("v100", big);
+  EXPECT_LT(h, a);
+  EXPECT_LT(a, v);
+  EXPECT_GT(v / h, 10.0);  // TF32 tensor cores against Volta's CUDA-core f32
+}
+
+TEST(Roofline, SmallGemmsWasteSmsAndUnalignedChannelsSlowTensorCores) {
+  const DeviceSpec& device = h100().device();
+  Workload big{2.0 * 4096 * 4096 * 4096, 3 * 4096.0 * 4096 * 4, Engine::TensorCoreGemm, {1, 4096, 4096, 4096}, 4096, 4096};
+  Workload tiny{2.0 * 64 * 64 * 4096, 4.0 * (64 * 4096 * 2 + 64 * 64), Engine::TensorCoreGemm, {1, 64, 64, 4096}, 4096, 64};
+  auto achieved = [&](const Workload& w) { return w.flops / (kernel_time(device, w).total_us * 1e-6) / device.tf32_flops; };
+  EXPECT_GT(achieved(big), 0.6);
+  EXPECT_LT(achieved(tiny), 0.1);
+  Workload unaligned = big;
+  unaligned.output_channels = 4094;
+  EXPECT_GT(kernel_time(device, unaligned).compute_us, 1.5 * kernel_time(device, big).compute_us);
+}
+
+TEST(Roofline, BandwidthEfficiencyRisesWithBytesMoved) {
+  const EfficiencyCurves& curves = h100().device().curves;
+  EXPECT_LT(bandwidth_efficiency(curves, 64e3), bandwidth_efficiency(curves, 64e6));
+  EXPECT_LT(bandwidth_efficiency(curves, 64e3), 0.1);
+  EXPECT_GT(bandwidth_efficiency(curves, 1e9), 0.8);
+}
+
+TEST(Roofline, DepthwiseAndGroupedConvsReachLessOfPeakThanDenseOnes) {
+  double dense = graph_us("h100", conv_ir("8,256,56,56", "256,256,3,3", "8,256,56,56", kSame3x3));
+  double grouped = graph_us("h100", conv_ir("8,256,56,56", "256,8,3,3", "8,256,56,56",
+                                            "dilations=[1,1], group=32, pads=[1,1,1,1], strides=[1,1]"));
+  // 32 times fewer FLOPs, but far less than 32 times faster.
+  EXPECT_GT(grouped, dense / 8);
+}
+
+}  // namespace
+}  // namespace pet::cost
