@@ -17,9 +17,11 @@ struct Program {
   std::vector<Transformation> history;
 };
 
-// The search's order: lower cost first, ties by hash (never by pointer or insertion order).
+// The search's order: lower cost first, then fewer transformations (an equal-cost rewrite is not
+// worth reporting), then the hash (never pointer or insertion order).
 inline bool better(const Program& a, const Program& b) {
   if (a.cost != b.cost) return a.cost < b.cost;
+  if (a.history.size() != b.history.size()) return a.history.size() < b.history.size();
   return a.hash < b.hash;
 }
 

@@ -231,8 +231,8 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
     for (RuleApplication& applied : rules_->apply_all(program.graph)) {
       ++stats.rule_applications;
       Transformation step{"rule", applied.rule, applied.location, "z3-proof",
-                          fmt::format("proved at the matched shapes in {:.1f} ms from {} axiom instances: {}",
-                                      applied.proof.seconds * 1e3, applied.proof.axioms_used.size(),
+                          fmt::format("proved at the matched shapes ({} Z3 resource units) from {} axiom instances: {}",
+                                      applied.proof.resource_units, applied.proof.axioms_used.size(),
                                       fmt::join(applied.proof.axioms_used, ", ")),
                           0, 0, 0};
       consider(std::move(applied.result), std::move(step));

@@ -2,6 +2,9 @@
 // that only prepare constants cost nothing because finalize folds them before anything runs.
 #include "search/cost/cost_model.h"
 
+#include <algorithm>
+
+#include "search/cost/roofline.h"
 #include "search/cost/workload.h"
 
 namespace pet::cost {
@@ -47,9 +50,50 @@ NodeCost CostModel::node_cost(const Graph& graph, NodeId id) const {
   return cost;
 }
 
+// A correction's recomputation runs inside the emitted overwrite kernel: no launch of its own,
+// slices are index offsets of its reads, and the arithmetic is plain CUDA-core work spread over
+// every SM (one thread per recomputed element) reading at the streaming bandwidth.
+double CostModel::fused_correction_time(const Graph& graph, const Node& node) const {
+  if (node.def->traits.layout_only) return 0;
+  Workload work = describe_workload(graph, node);
+  double compute_us = work.flops / (device_.fp32_flops * device_.curves.cuda_core) * 1e6;
+  double memory_us = work.bytes / (device_.bandwidth * device_.curves.bandwidth_peak) * 1e6;
+  return std::max(compute_us, memory_us);
+}
+
+std::vector<bool> fused_correction_nodes(const Graph& graph) {
+  std::vector<bool> fused(graph.nodes().size(), false);
+  auto users = graph.consumers();
+  std::vector<NodeId> pending;
+  auto take_producer_of = [&](ValueId value) {
+    if (value == kNoValue) return;
+    NodeId producer = graph.value(value).producer;
+    if (producer < 0 || fused[static_cast<size_t>(producer)] || users[static_cast<size_t>(value)].size() != 1) return;
+    if (folded_before_running(graph, graph.node(producer)) || graph.node(producer).outputs.size() != 1) return;
+    fused[static_cast<size_t>(producer)] = true;
+    pending.push_back(producer);
+  };
+  for (const Node& node : graph.nodes())
+    if (node.op() == "Overwrite" || node.op() == "LayoutOverwrite")
+      for (size_t i = 1; i < node.inputs.size(); ++i) take_producer_of(node.inputs[i]);
+  while (!pending.empty()) {
+    NodeId id = pending.back();
+    pending.pop_back();
+    for (ValueId input : graph.node(id).inputs) take_producer_of(input);
+  }
+  return fused;
+}
+
 double CostModel::graph_cost(const Graph& graph) const {
+  std::vector<bool> fused = fused_correction_nodes(graph);
   double total = 0;
-  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) total += node_cost(graph, id).microseconds;
+  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
+    if (fused[static_cast<size_t>(id)]) {
+      total += fused_correction_time(graph, graph.node(id));
+      continue;
+    }
+    total += node_cost(graph, id).microseconds;
+  }
   return total;
 }
 

@@ -103,6 +103,10 @@ struct NodeCost {
   bool folded = false;      // every input is a constant (weight preparation, folded by finalize)
 };
 
+// Nodes that only compute a correction's values (their one reader chain ends in an Overwrite's or
+// LayoutOverwrite's correction operand): the emitted correction kernel recomputes them in place.
+std::vector<bool> fused_correction_nodes(const Graph& graph);
+
 class CostModel {
  public:
   explicit CostModel(DeviceSpec device, ProfileDb profile = {});
@@ -113,6 +117,7 @@ class CostModel {
   double graph_cost(const Graph& graph) const;  // microseconds
   // Thread-safe memo by signature key: models repeat shapes, the search asks the same many times.
  private:
+  double fused_correction_time(const Graph& graph, const Node& node) const;
   DeviceSpec device_;
   ProfileDb profile_;
   mutable std::mutex mutex_;
