@@ -75,7 +75,8 @@ BarChart speedup_chart(const HarnessTable& table) {
 }
 
 BarChart search_time_chart(const HarnessTable& table) {
-  BarChart chart = per_mode_chart(table, [](const HarnessRow& row) { return std::optional<double>(row.search_seconds); });
+  BarChart chart =
+      per_mode_chart(table, [](const HarnessRow& row) { return std::optional<double>(row.search_seconds); });
   chart.title = "Search time (wall clock)";
   chart.y_label = "seconds";
   return chart;

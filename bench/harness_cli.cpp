@@ -19,7 +19,8 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
   while (start <= text.size()) {
     size_t end = std::min(text.find(',', start), text.size());
     std::string item = text.substr(start, end - start);
-    if (item.empty()) throw UserError(fmt::format("{} '{}' has an empty entry; separate names with single commas", flag, text));
+    if (item.empty())
+      throw UserError(fmt::format("{} '{}' has an empty entry; separate names with single commas", flag, text));
     items.push_back(item);
     start = end + 1;
   }
@@ -85,7 +86,9 @@ int harness_main(const std::vector<std::string>& args, const std::string& defaul
       return 0;
     }
     HarnessOptions options = parse_harness_args(args, default_models_dir);
-    HarnessTable table = run_harness(options, out);
+    HarnessTable table = run_harness(options, out, [&](const HarnessTable& so_far) {
+      write_harness_outputs(so_far, options.out_dir);
+    });
     for (const std::string& path : write_harness_outputs(table, options.out_dir)) out << "wrote " << path << "\n";
     bool all_good = !table.rows.empty() && std::all_of(table.rows.begin(), table.rows.end(), [](const HarnessRow& row) {
       return row.error.empty() && row.check_passed;

@@ -83,7 +83,8 @@ void run_model(HarnessTable& table, const std::string& model, int batch, const G
                const HarnessOptions& options, std::ostream& log) {
   for (const std::string& mode : options.modes) {
     OptimizeOptions pipeline = optimize_options(options, mode);
-    if (options.verbose) pipeline.progress = [&log](const std::string& line) { log << "    " << line << "\n" << std::flush; };
+    if (options.verbose)
+      pipeline.progress = [&log](const std::string& line) { log << "    " << line << "\n" << std::flush; };
     HarnessRow row;
     try {
       row = summarize_run(model, batch, mode, optimize(graph, pipeline));
@@ -99,7 +100,8 @@ void run_model(HarnessTable& table, const std::string& model, int batch, const G
   }
 }
 
-HarnessTable run_harness(const HarnessOptions& options, std::ostream& log) {
+HarnessTable run_harness(const HarnessOptions& options, std::ostream& log,
+                         const std::function<void(const HarnessTable&)>& after_model) {
   HarnessTable table;
   table.device = options.device;
   table.beam = options.beam;
@@ -126,6 +128,7 @@ HarnessTable run_harness(const HarnessOptions& options, std::ostream& log) {
         continue;
       }
       run_model(table, model, batch, graph, options, log);
+      if (after_model) after_model(table);
     }
   }
   return table;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -43,8 +44,10 @@ void run_model(HarnessTable& table, const std::string& model, int batch, const G
                const HarnessOptions& options, std::ostream& log);
 
 // Imports each model file and runs it (run_model); missing or unreadable files are skipped
-// and listed in the table.
-HarnessTable run_harness(const HarnessOptions& options, std::ostream& log);
+// and listed in the table. `after_model`, when given, sees the table after each model and batch
+// (the tool rewrites its report files then, so a long evaluation cut short still leaves one).
+HarnessTable run_harness(const HarnessOptions& options, std::ostream& log,
+                         const std::function<void(const HarnessTable&)>& after_model = {});
 
 // Writes harness.md, harness.csv, cost.png, speedup.png and search_time.png into `out_dir`
 // (created if needed); returns the paths written.

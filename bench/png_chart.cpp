@@ -172,7 +172,8 @@ ChartLayout layout_bar_chart(const BarChart& chart) {
   layout.y_max = chart.y_max && *chart.y_max > 0 ? *chart.y_max : nice_ceiling(data_max);
 
   int tick_width = 0;
-  for (int tick = 0; tick <= kTicks; ++tick) tick_width = std::max(tick_width, text_width(tick_text(layout.y_max * tick / kTicks)));
+  for (int tick = 0; tick <= kTicks; ++tick)
+    tick_width = std::max(tick_width, text_width(tick_text(layout.y_max * tick / kTicks)));
   int series = std::max<int>(1, static_cast<int>(chart.series.size()));
   int bars_width = series * kBarWidth;
   int group_width = bars_width + kGroupGap;

@@ -91,7 +91,7 @@ Graph run_search(const Graph& cleaned, const OptimizeOptions& options, const cos
   search::SearchBudget budget{options.time_limit_s, options.max_expansions, std::chrono::steady_clock::now(),
                               options.progress};
   SearchStats& stats = result.search;
-  space.prepare(cleaned, stats);
+  space.prepare(cleaned, stats, budget);
   budget.report(fmt::format("{} subprograms: {} full and {} partial mutants", stats.subprograms, stats.mutants_full,
                             stats.mutants_partial));
   std::unordered_set<uint64_t> seen;

@@ -55,6 +55,7 @@ struct SearchStats {
   int64_t candidates = 0;        // programs built by one move
   int64_t duplicates = 0;        // of those, seen before (canonical hash)
   int64_t subprograms = 0;       // multi-linear regions and parallel groups mutated
+  int64_t subprograms_skipped = 0;  // of those, reached after the time limit (no mutants)
   int64_t mutants_full = 0, mutants_partial = 0;
   int64_t rule_applications = 0;
   int64_t rule_proofs = 0, rule_proofs_failed = 0;

@@ -32,6 +32,7 @@ nlohmann::ordered_json search_json(const SearchStats& stats, bool with_times) {
   json["candidates"] = stats.candidates;
   json["duplicates"] = stats.duplicates;
   json["subprograms"] = stats.subprograms;
+  json["subprograms_skipped"] = stats.subprograms_skipped;
   json["mutants_full"] = stats.mutants_full;
   json["mutants_partial"] = stats.mutants_partial;
   json["rule_applications"] = stats.rule_applications;
@@ -109,8 +110,12 @@ std::string report_table(const OptimizeResult& result) {
                       result.search.algorithm, result.search.stop_reason, result.search.rounds,
                       result.search.expansions, result.search.candidates, result.search.duplicates,
                       result.search.seconds);
-  text += fmt::format("  mutants: {} subprograms, {} full, {} partial; rules: {} applications, {} proofs ({} failed)\n",
-                      result.search.subprograms, result.search.mutants_full, result.search.mutants_partial,
+  text += fmt::format("  mutants: {} subprograms{}, {} full, {} partial; rules: {} applications, {} proofs ({} failed)\n",
+                      result.search.subprograms,
+                      result.search.subprograms_skipped
+                          ? fmt::format(" ({} skipped at the time limit)", result.search.subprograms_skipped)
+                          : "",
+                      result.search.mutants_full, result.search.mutants_partial,
                       result.search.rule_applications, result.search.rule_proofs, result.search.rule_proofs_failed);
   return text;
 }

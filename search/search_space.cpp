@@ -177,7 +177,7 @@ SearchSpace::Options SearchSpace::build_options(const Graph& start, const Subpro
   return built;
 }
 
-void SearchSpace::prepare(const Graph& start, SearchStats& stats) {
+void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBudget& budget) {
   std::vector<Subprogram> pending;
   std::vector<uint64_t> keys;
   for (Subprogram& sub : subprograms(start)) {
@@ -189,9 +189,16 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats) {
   stats.subprograms += static_cast<int64_t>(pending.size());
   std::vector<Options> built(pending.size());
   std::vector<SearchStats> counts(pending.size());
+  std::vector<char> skipped(pending.size(), 0);
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < pending.size(); i = next++) built[i] = build_options(start, pending[i], counts[i]);
+    for (size_t i = next++; i < pending.size(); i = next++) {
+      if (budget.out_of_time()) {
+        skipped[i] = 1;
+        continue;
+      }
+      built[i] = build_options(start, pending[i], counts[i]);
+    }
   };
   unsigned threads = options_.threads > 0 ? static_cast<unsigned>(options_.threads)
                                           : std::max(1u, std::thread::hardware_concurrency());
@@ -203,6 +210,7 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats) {
   for (size_t i = 0; i < pending.size(); ++i) {
     stats.mutants_full += counts[i].mutants_full;
     stats.mutants_partial += counts[i].mutants_partial;
+    stats.subprograms_skipped += skipped[i];
     options_by_subprogram_[keys[i]] = std::make_shared<const Options>(std::move(built[i]));
   }
 }

@@ -15,6 +15,7 @@
 #include "search/partition.h"
 #include "search/program.h"
 #include "search/rule_matcher.h"
+#include "search/search_budget.h"
 
 namespace pet::search {
 
@@ -54,7 +55,8 @@ class SearchSpace {
 
   // Generates, examines, corrects and ranks the mutants of every subprogram and parallel group of
   // `start`; later programs reuse them wherever the same subprogram (by structural hash) occurs.
-  void prepare(const Graph& start, SearchStats& stats);
+  // Subprograms not reached before `deadline_s` seconds of `budget` get no mutants (counted).
+  void prepare(const Graph& start, SearchStats& stats, const SearchBudget& budget);
 
   // The program's score: its cost after the finalize passes that do not fold weights.
   double score(const Graph& graph) const;

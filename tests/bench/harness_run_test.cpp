@@ -10,6 +10,7 @@
 
 #include "bench/harness_cli.h"
 #include "core/error.h"
+#include "core/onnx_export.h"
 #include "core/text_ir.h"
 #include "tests/test_temp_dir.h"
 
@@ -123,6 +124,28 @@ TEST(HarnessRun, MissingModelsAreSkippedAndListed) {
   EXPECT_NE(harness_markdown(table).find("## Skipped\n\n- resnet18 batch 1: missing "), std::string::npos);
 }
 
+// The tool in-process on a model file: progress lines, report files, exit status.
+TEST(HarnessRun, MainRunsAModelFileAndWritesTheReport) {
+  std::filesystem::path root = pet::testing::private_temp_dir() / "harness-main";
+  std::filesystem::path models = root / "models", out = root / "out";
+  std::filesystem::create_directories(models / "parallel_b1");
+  export_onnx(parse_graph(kParallelConvs), (models / "parallel_b1" / "model.onnx").string());
+  std::ostringstream log, err;
+  int status = harness_main({"--models", "parallel,absent", "--batches", "1", "--modes", "none,taso", "--beam", "2",
+                             "--time-limit", "20", "--out", out.string()},
+                            models.string(), log, err);
+  EXPECT_EQ(status, 0) << log.str() << err.str();
+  EXPECT_NE(log.str().find("[1] parallel b1 none:"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("[2] parallel b1 taso:"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("skipped absent b1: missing "), std::string::npos) << log.str();
+  std::string markdown = read_file(out / "harness.md");
+  EXPECT_NE(markdown.find("| parallel | 1 | none | "), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| parallel | 1 | taso | "), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("- absent batch 1: missing "), std::string::npos) << markdown;
+  EXPECT_EQ(read_file(out / "harness.csv").substr(0, 11), "model,batch");
+  EXPECT_TRUE(std::filesystem::exists(out / "speedup.png"));
+}
+
 TEST(HarnessRun, Resnet18EndToEnd) {
   const char* dir = std::getenv("PET_MODELS_DIR");
   if (!dir || !std::filesystem::exists(model_path(dir, "resnet18", 1)))
@@ -133,7 +156,12 @@ TEST(HarnessRun, Resnet18EndToEnd) {
   options.batches = {1};
   options.time_limit_s = 15;
   std::ostringstream log;
-  HarnessTable table = run_harness(options, log);
+  int reports = 0;
+  HarnessTable table = run_harness(options, log, [&](const HarnessTable& so_far) {
+    ++reports;
+    EXPECT_EQ(so_far.rows.size(), 2u);
+  });
+  EXPECT_EQ(reports, 1) << "one report update per model and batch";
   ASSERT_EQ(table.rows.size(), 2u) << log.str();
   for (const HarnessRow& row : table.rows) expect_consistent(row);
   EXPECT_LE(table.rows[1].cost_us, table.rows[0].cost_us);

@@ -29,7 +29,7 @@ TEST(SearchSpace, EveryCorrectedPartialMoveComputesTheOriginal) {
   options.top_k = 4;
   SearchSpace space(cost, nullptr, options);
   SearchStats stats;
-  space.prepare(graph, stats);
+  space.prepare(graph, stats, SearchBudget{});
   ASSERT_GT(stats.mutants_partial, 0) << "the generator finds the seam mutants of a batched conv";
   Program start = space.make_program(graph, {});
   std::vector<Program> moves = space.expand(start, {false, false, true}, stats, [](uint64_t) { return true; });
@@ -53,7 +53,7 @@ TEST(SearchSpace, BiasedConvsAreMutatedWithoutTheirBiasAndGetItBack) {
   options.mutation_rounds = 1;
   SearchSpace space(cost, nullptr, options);
   SearchStats stats;
-  space.prepare(graph, stats);
+  space.prepare(graph, stats, SearchBudget{});
   EXPECT_GT(stats.mutants_full, 0);
   Program start = space.make_program(graph, {});
   for (const Program& move : space.expand(start, {false, true, false}, stats, [](uint64_t) { return true; })) {
