@@ -73,6 +73,10 @@ class Search {
  private:
   void expand(const SearchState& state, int ops) {
     if (ops == options_.max_ops) return;
+    if (options_.deadline && std::chrono::steady_clock::now() > *options_.deadline) {
+      result_.stats.timed_out = true;
+      return;
+    }
     for (const MutantTemplate& tmpl : options_.templates) {
       if (tmpl.stage < state.last_stage) continue;
       if (tmpl.stage == Stage::Compute && state.computes >= max_computes_) continue;

@@ -3,6 +3,9 @@
 // and partially equivalent ones with their verdicts.
 #pragma once
 
+#include <chrono>
+#include <optional>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,6 +28,8 @@ struct GeneratorOptions {
   // are hopeless, so examine screens them first.
   ExamineOptions examine = {2026, 0, -100, 0.9, true};
   std::vector<MutantTemplate> templates = default_templates();
+  // The enumeration stops expanding once this passes (the search's time limit); unset: no limit.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct Mutant {
@@ -48,6 +53,7 @@ struct GeneratorStats {
   int64_t full = 0, partial = 0, rejected = 0;
   int64_t screened_out = 0;        // of the rejected: wrong at every screening point
   double seconds = 0;
+  bool timed_out = false;          // the deadline cut the enumeration short
   std::string summary() const;
 };
 

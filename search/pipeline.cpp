@@ -91,7 +91,10 @@ Graph run_search(const Graph& cleaned, const OptimizeOptions& options, const cos
   search::SearchBudget budget{options.time_limit_s, options.max_expansions, std::chrono::steady_clock::now(),
                               options.progress};
   SearchStats& stats = result.search;
-  space.prepare(cleaned, stats, budget);
+  // Mutant generation may take at most half the time, so the search itself always gets a turn.
+  search::SearchBudget generation_budget = budget;
+  generation_budget.time_limit_s = budget.time_limit_s / 2;
+  space.prepare(cleaned, stats, generation_budget);
   budget.report(fmt::format("{} subprograms: {} full and {} partial mutants", stats.subprograms, stats.mutants_full,
                             stats.mutants_partial));
   std::unordered_set<uint64_t> seen;

@@ -16,6 +16,9 @@ struct SearchBudget {
 
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
   bool out_of_time() const { return elapsed() >= time_limit_s; }
+  std::chrono::steady_clock::time_point deadline() const {
+    return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(time_limit_s));
+  }
   // The reason to stop before expanding one more program, or "" to go on.
   std::string exhausted(int64_t expansions) const {
     if (out_of_time()) return "time-limit";

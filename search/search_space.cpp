@@ -154,8 +154,11 @@ void SearchSpace::rank_and_trim(const Graph& start, const Subprogram& sub, std::
   options = std::move(kept);
 }
 
-SearchSpace::Options SearchSpace::build_options(const Graph& start, const Subprogram& sub, SearchStats& stats) const {
+SearchSpace::Options SearchSpace::build_options(const Graph& start, const Subprogram& sub, SearchStats& stats,
+                                                std::chrono::steady_clock::time_point deadline) const {
   Options built;
+  mutant::GeneratorOptions generator = options_.generator;
+  generator.deadline = deadline;
   std::optional<BiasSplit> split = split_conv_bias(sub.program);
   const Graph& source = split ? split->unbiased : sub.program;
   Wrap wrap = [&](const Graph& program) { return split ? add_bias_back(sub.program, *split, program) : program; };
@@ -164,7 +167,7 @@ SearchSpace::Options SearchSpace::build_options(const Graph& start, const Subpro
   std::vector<Lineage> frontier = {{source, "", ""}};
   for (int round = 1; round <= options_.mutation_rounds && !frontier.empty(); ++round) {
     RoundResult result;
-    for (const Lineage& base : frontier) run_generator(base, options_.generator, wrap, weights, cost_, result);
+    for (const Lineage& base : frontier) run_generator(base, generator, wrap, weights, cost_, result);
     stats.mutants_full += result.full_found;
     stats.mutants_partial += result.partial_found;
     rank_and_trim(start, sub, result.full);
@@ -197,7 +200,7 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
         skipped[i] = 1;
         continue;
       }
-      built[i] = build_options(start, pending[i], counts[i]);
+      built[i] = build_options(start, pending[i], counts[i], budget.deadline());
     }
   };
   unsigned threads = options_.threads > 0 ? static_cast<unsigned>(options_.threads)

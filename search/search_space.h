@@ -81,7 +81,8 @@ class SearchSpace {
   // locations.
   Graph replace_everywhere(const Graph& graph, uint64_t key, int count, const Graph& replacement,
                            const std::string& prefix, std::string& locations) const;
-  Options build_options(const Graph& start, const Subprogram& sub, SearchStats& stats) const;
+  Options build_options(const Graph& start, const Subprogram& sub, SearchStats& stats,
+                        std::chrono::steady_clock::time_point deadline) const;
   void rank_and_trim(const Graph& start, const Subprogram& sub, std::vector<MutantOption>& options) const;
 };
 

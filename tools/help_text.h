@@ -20,7 +20,8 @@ options:
   --taso-search ALGO       taso mode: beam, or alpha for TASO's relaxed best-first search
                            (default beam)
   --alpha X                alpha search: keep programs costing up to X times the best (1.05)
-  --time-limit SECONDS     wall clock for the search (default 60); it then stops with the best
+  --time-limit SECONDS     wall clock for the search (default 60; mutant generation gets at
+                           most half); it then stops with the best program found
   --max-expansions N       programs expanded over the whole search (default 2000)
   --mutation-rounds N      mutants of mutants, per subprogram (default 2)
   --top-k N                mutants kept per subprogram and round, by cost (default 4)
