@@ -2,11 +2,14 @@
 #include "search/seam_cases.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "corrector/correct.h"
 #include "mutant/generator.h"
+#include "core/error.h"
+#include "search/bias_split.h"
 #include "search/correction_overhead.h"
 
 namespace pet::search {
@@ -38,15 +41,20 @@ Graph seam_case_program(const SeamCase& seam) {
   return graph;
 }
 
+// As the search does it: the generator mutates the conv without its bias, the bias is added back
+// after the mutant, and the correction recomputes boxes with the biased conv.
 std::vector<SeamOverhead> seam_overheads(const SeamCase& seam, const cost::CostModel& cost) {
   Graph original = seam_case_program(seam);
+  std::optional<BiasSplit> split = split_conv_bias(original);
+  PET_CHECK(split.has_value(), "a seam case is one biased conv");
   mutant::GeneratorOptions options;
   options.equivalence = mutant::Equivalence::PartialOnly;
   std::vector<SeamOverhead> found;
-  for (const mutant::Mutant& candidate : mutant::generate_mutants(original, options).mutants) {
+  for (const mutant::Mutant& candidate : mutant::generate_mutants(split->unbiased, options).mutants) {
     if (candidate.verdict.kind != VerdictKind::Partial) continue;
-    corrector::CorrectedProgram corrected = corrector::correct(original, candidate.program, candidate.verdict);
-    CorrectionOverhead overhead = correction_overhead(candidate.program, corrected.program, {false, true, true}, cost);
+    Graph mutant = add_bias_back(original, *split, candidate.program);
+    corrector::CorrectedProgram corrected = corrector::correct(original, mutant, candidate.verdict);
+    CorrectionOverhead overhead = correction_overhead(mutant, corrected.program, {false, true, true}, cost);
     found.push_back({candidate.family, overhead.mutant_us, overhead.corrected_us, overhead.ratio(),
                      static_cast<int>(corrected.corrections.size())});
   }
