@@ -29,7 +29,7 @@ Program alpha_search(Program start, const SearchSpace& space, const MoveKinds& k
     Program program = std::move(queue.extract(queue.begin()).value());
     if (program.cost > options.alpha * best.cost) continue;  // kept when best was worse; now out of reach
     ++stats.expansions;
-    for (Program& next : space.expand(program, kinds, stats, is_new)) {
+    for (Program& next : space.expand(program, kinds, stats, is_new, budget)) {
       if (next.cost >= options.alpha * best.cost) continue;
       if (next.cost < best.cost) {
         best = next;

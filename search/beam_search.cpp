@@ -34,7 +34,7 @@ SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, 
         return outcome;
       }
       ++stats.expansions;
-      std::vector<Program> grown = space.expand(program, kinds, stats, is_new);
+      std::vector<Program> grown = space.expand(program, kinds, stats, is_new, budget);
       next.insert(next.end(), std::make_move_iterator(grown.begin()), std::make_move_iterator(grown.end()));
     }
     ++stats.rounds;

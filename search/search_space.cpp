@@ -219,9 +219,10 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
 }
 
 std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds& kinds, SearchStats& stats,
-                                         const std::function<bool(uint64_t)>& is_new) const {
+                                         const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const {
   std::vector<Program> next;
   auto consider = [&](Graph graph, Transformation step) {
+    if (budget.out_of_time()) return;
     ++stats.candidates;
     uint64_t hash = structural_hash(graph);
     if (!is_new(hash)) {

@@ -64,8 +64,9 @@ class SearchSpace {
 
   // Every program one move away whose hash `is_new` accepts, scored, in a deterministic order
   // (rules by match, then subprograms in graph order and their mutants by cost).
+  // Once `budget` runs out of time no more candidates are built (the caller then stops).
   std::vector<Program> expand(const Program& program, const MoveKinds& kinds, SearchStats& stats,
-                              const std::function<bool(uint64_t)>& is_new) const;
+                              const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const;
 
  private:
   struct Options {

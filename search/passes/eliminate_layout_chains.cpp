@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <map>
 
 #include "core/error.h"
 #include "core/executor.h"
+#include "core/structural_hash.h"
 #include "core/ops/fused_activation.h"
 #include "verifier/axioms/layout_composition.h"
 
@@ -39,9 +42,30 @@ Tensor iota(const Shape& shape, float sign) {
 }
 
 // Whether running the layout nodes in order on any tensor of `input`'s shape gives it back.
+bool run_chain_on_iota(const Graph& graph, const std::vector<const Node*>& chain, const Shape& shape);
+
+// The answer depends only on the chain's ops, attributes and input shape; the search's scorer asks
+// for the same chains over and over, so answers are remembered.
 bool composes_to_identity(const Graph& graph, const std::vector<const Node*>& chain, ValueId input) {
   const Shape& shape = graph.value(input).type.shape;
   if (graph.value(chain.back()->outputs[0]).type.shape != shape || shape.numel() > kMaxExactIota) return false;
+  std::string key = shape.to_string();
+  for (const Node* node : chain)
+    key += "|" + node->op() + ":" + std::to_string(attributes_hash(node->attrs)) + ":" +
+           graph.value(node->outputs[0]).type.shape.to_string();
+  static std::mutex mutex;
+  static std::map<std::string, bool> memo;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = memo.find(key); found != memo.end()) return found->second;
+  }
+  bool identity = run_chain_on_iota(graph, chain, shape);
+  std::lock_guard<std::mutex> lock(mutex);
+  memo.emplace(std::move(key), identity);
+  return identity;
+}
+
+bool run_chain_on_iota(const Graph& graph, const std::vector<const Node*>& chain, const Shape& shape) {
   for (float sign : {1.0f, -1.0f}) {
     Tensor start = iota(shape, sign), current = start;
     for (const Node* node : chain) {

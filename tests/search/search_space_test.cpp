@@ -32,7 +32,7 @@ TEST(SearchSpace, EveryCorrectedPartialMoveComputesTheOriginal) {
   space.prepare(graph, stats, SearchBudget{});
   ASSERT_GT(stats.mutants_partial, 0) << "the generator finds the seam mutants of a batched conv";
   Program start = space.make_program(graph, {});
-  std::vector<Program> moves = space.expand(start, {false, false, true}, stats, [](uint64_t) { return true; });
+  std::vector<Program> moves = space.expand(start, {false, false, true}, stats, [](uint64_t) { return true; }, SearchBudget{});
   ASSERT_FALSE(moves.empty());
   for (const Program& move : moves) {
     const Transformation& step = move.history.back();
@@ -56,7 +56,7 @@ TEST(SearchSpace, BiasedConvsAreMutatedWithoutTheirBiasAndGetItBack) {
   space.prepare(graph, stats, SearchBudget{});
   EXPECT_GT(stats.mutants_full, 0);
   Program start = space.make_program(graph, {});
-  for (const Program& move : space.expand(start, {false, true, false}, stats, [](uint64_t) { return true; })) {
+  for (const Program& move : space.expand(start, {false, true, false}, stats, [](uint64_t) { return true; }, SearchBudget{})) {
     EXPECT_TRUE(differential(graph, move.graph, 3).passed) << move.history.back().name;
     EXPECT_EQ(move.history.back().evidence_kind, "random-test");
   }
