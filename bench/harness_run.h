@@ -20,7 +20,7 @@ struct HarnessOptions {
   std::vector<int> batches = {1, 16};
   std::vector<std::string> modes = {"none", "taso", "pet", "pet-eq-only", "pet-neq-only"};
   int beam = 8;
-  double time_limit_s = 60;             // per search
+  double time_limit_s = 50;             // per search, as pet-opt's default
   std::string device = "h100";
   std::string out_dir = "build/harness";
   uint64_t seed = 2026;

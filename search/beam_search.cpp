@@ -28,20 +28,20 @@ SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, 
   int rounds_without_gain = 0;
   while (true) {
     std::vector<Program> next;
+    std::string stop;
     for (const Program& program : outcome.beam) {
-      if (std::string reason = budget.exhausted(stats.expansions); !reason.empty()) {
-        stats.stop_reason = reason;
-        return outcome;
-      }
+      if (stop = budget.exhausted(stats.expansions); !stop.empty()) break;
       ++stats.expansions;
       std::vector<Program> grown = space.expand(program, kinds, stats, is_new, budget);
       next.insert(next.end(), std::make_move_iterator(grown.begin()), std::make_move_iterator(grown.end()));
     }
+    if (stop.empty() && budget.out_of_time()) stop = "time-limit";
     ++stats.rounds;
     if (next.empty()) {
-      stats.stop_reason = "converged";
+      stats.stop_reason = stop.empty() ? "converged" : stop;
       return outcome;
     }
+    // A round cut short by a budget still offers what it built.
     keep_best(next, options.width);
     // Equal-cost rearrangements (hash order only) are not progress: they would never converge.
     bool gained = next.front().cost < outcome.best.cost * (1 - 1e-12);
@@ -50,6 +50,10 @@ SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, 
     budget.report(fmt::format("round {}: best {:.1f} us after {} moves, {} expansions, {} candidates", stats.rounds,
                               outcome.best.cost, outcome.best.history.size(), stats.expansions, stats.candidates));
     rounds_without_gain = gained ? 0 : rounds_without_gain + 1;
+    if (!stop.empty()) {
+      stats.stop_reason = stop;
+      return outcome;
+    }
     if (rounds_without_gain >= options.patience) {
       stats.stop_reason = "converged";
       return outcome;

@@ -18,7 +18,7 @@ struct OptimizeOptions {
   std::string taso_search = "beam";  // taso mode: beam | alpha (TASO's α-relaxed best-first search)
   double alpha = 1.05;               // α-search: expand programs costing up to α × the best
   int64_t max_expansions = 2000;     // programs expanded, over the whole search
-  double time_limit_s = 60;          // wall clock for the search stage
+  double time_limit_s = 50;          // wall clock for the search stage (keeps a whole run under a minute)
   int mutation_rounds = 2;           // mutants of mutants, per subprogram
   int top_k = 4;                     // mutants kept per subprogram and round, by cost
   std::string device = "h100";       // cost model device spec (name or JSON path)

@@ -20,7 +20,7 @@ options:
   --taso-search ALGO       taso mode: beam, or alpha for TASO's relaxed best-first search
                            (default beam)
   --alpha X                alpha search: keep programs costing up to X times the best (1.05)
-  --time-limit SECONDS     wall clock for the search (default 60; mutant generation gets at
+  --time-limit SECONDS     wall clock for the search (default 50; mutant generation gets at
                            most half); it then stops with the best program found
   --max-expansions N       programs expanded over the whole search (default 2000)
   --mutation-rounds N      mutants of mutants, per subprogram (default 2)

@@ -58,7 +58,7 @@ OptRequest parse_request(const CliArgs& args) {
   optimize.rules_dir = args.last("--rules").value_or("");
   optimize.taso_search = args.last("--taso-search").value_or("beam");
   optimize.alpha = args.number("--alpha", 1.05);
-  optimize.time_limit_s = args.number("--time-limit", 60);
+  optimize.time_limit_s = args.number("--time-limit", 50);
   optimize.max_expansions = args.integer("--max-expansions", 2000, 1, INT64_MAX);
   optimize.mutation_rounds = static_cast<int>(args.integer("--mutation-rounds", 2, 1, 16));
   optimize.top_k = static_cast<int>(args.integer("--top-k", 4, 1, 1024));
