@@ -8,22 +8,12 @@
 #include "search/passes/fold_batchnorm.h"
 #include "search/passes/remove_identities.h"
 #include "verifier/differential.h"
+#include "tests/search/node_lines.h"
 
 namespace pet {
 namespace {
 
-// Node lines of the printed graph (inputs, constants and the header left out).
-std::string node_lines(const Graph& graph) {
-  std::string printed = print_graph(graph), result;
-  size_t start = 0;
-  while (start < printed.size()) {
-    size_t end = printed.find('\n', start);
-    std::string line = printed.substr(start, end - start);
-    if (line.rfind("  %", 0) == 0 || line.rfind("  output", 0) == 0) result += line.substr(2) + "\n";
-    start = end + 1;
-  }
-  return result;
-}
+using pet::testing::node_lines;
 
 const char* kConvBn = R"(graph "g" opset 13 {
   input %x : f32[1,2,5,5]

@@ -10,22 +10,12 @@
 #include "search/passes/fold_weights.h"
 #include "search/passes/fuse_activations.h"
 #include "verifier/differential.h"
+#include "tests/search/node_lines.h"
 
 namespace pet {
 namespace {
 
-// Node and output lines of the printed graph (header, inputs and constants left out).
-std::string node_lines(const Graph& graph) {
-  std::string printed = print_graph(graph), result;
-  size_t start = 0;
-  while (start < printed.size()) {
-    size_t end = printed.find('\n', start);
-    std::string line = printed.substr(start, end - start);
-    if (line.rfind("  %", 0) == 0 || line.rfind("  output", 0) == 0) result += line.substr(2) + "\n";
-    start = end + 1;
-  }
-  return result;
-}
+using pet::testing::node_lines;
 
 // Runs `pass` on the parsed program; expects `changes`, the node lines `after`, and equal values.
 void check_pass(int (*pass)(Graph&), const std::string& before_text, int changes, const std::string& after) {

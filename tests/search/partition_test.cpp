@@ -6,6 +6,7 @@
 #include "search/partition.h"
 #include "verifier/differential.h"
 #include "verifier/examine.h"
+#include "tests/search/node_lines.h"
 
 namespace pet::search {
 namespace {
@@ -23,18 +24,7 @@ std::string describe(const Graph& parent, const std::vector<Subprogram>& regions
   return text;
 }
 
-// Node and output lines of the printed graph (inputs and constants left out).
-std::string node_lines(const Graph& graph) {
-  std::string printed = print_graph(graph), result;
-  size_t start = 0;
-  while (start < printed.size()) {
-    size_t end = printed.find('\n', start);
-    std::string line = printed.substr(start, end - start);
-    if (line.rfind("  %", 0) == 0 || line.rfind("  output", 0) == 0) result += line.substr(2) + "\n";
-    start = end + 1;
-  }
-  return result;
-}
+using pet::testing::node_lines;
 
 Graph parse_named(const std::string& body) { return parse_graph("graph \"g\" opset 13 {\n" + body + "}\n"); }
 

@@ -12,6 +12,7 @@
 #include "search/compiled_rule.h"
 #include "search/rule_matcher.h"
 #include "verifier/differential.h"
+#include "tests/search/node_lines.h"
 
 namespace pet::search {
 namespace {
@@ -40,18 +41,7 @@ const RuleSet& full_library() {
 
 Graph parse_named(const std::string& body) { return parse_graph("graph \"g\" opset 13 {\n" + body + "}\n"); }
 
-// Node and output lines of the printed graph (inputs and constants left out).
-std::string node_lines(const Graph& graph) {
-  std::string printed = print_graph(graph), result;
-  size_t start = 0;
-  while (start < printed.size()) {
-    size_t end = printed.find('\n', start);
-    std::string line = printed.substr(start, end - start);
-    if (line.rfind("  %", 0) == 0 || line.rfind("  output", 0) == 0) result += line.substr(2) + "\n";
-    start = end + 1;
-  }
-  return result;
-}
+using pet::testing::node_lines;
 
 const std::string kMergeMatMuls = "concat-1-matmul-split-1-to-matmul-matmul-0d3f5b";
 const std::string kTransposeTwice = "transpose-transpose-to-identity-9f6746";
