@@ -30,24 +30,40 @@ std::vector<ValueId> inline_graph(Graph& target, const Graph& source, const std:
 }  // namespace
 
 std::optional<BiasSplit> split_conv_bias(const Graph& program) {
-  if (program.nodes().size() != 1 || program.outputs().size() != 1) return std::nullopt;
-  const Node& conv = program.nodes().front();
-  if (conv.op() != "Conv" || conv.inputs.size() < 3 || conv.inputs[2] == kNoValue) return std::nullopt;
   const auto& inputs = program.inputs();
-  auto bias = std::find(inputs.begin(), inputs.end(), conv.inputs[2]);
-  if (bias == inputs.end() || std::count(conv.inputs.begin(), conv.inputs.end(), conv.inputs[2]) != 1)
-    return std::nullopt;
-  BiasSplit split{Graph{}, static_cast<int>(bias - inputs.begin())};
+  auto input_index = [&inputs](ValueId value) {
+    auto found = std::find(inputs.begin(), inputs.end(), value);
+    return found == inputs.end() ? -1 : static_cast<int>(found - inputs.begin());
+  };
+  auto users = program.consumers();
+  std::vector<int> bias_of_output;
+  std::vector<bool> is_bias(inputs.size(), false);
+  if (program.nodes().empty() || program.outputs().size() != program.nodes().size()) return std::nullopt;
+  for (ValueId output : program.outputs()) {
+    NodeId producer = program.value(output).producer;
+    if (producer < 0) return std::nullopt;
+    const Node& conv = program.node(producer);
+    if (conv.op() != "Conv" || conv.inputs.size() < 3 || conv.inputs[2] == kNoValue) return std::nullopt;
+    int bias = input_index(conv.inputs[2]);
+    if (bias < 0 || is_bias[static_cast<size_t>(bias)] || users[static_cast<size_t>(conv.inputs[2])].size() != 1 ||
+        input_index(conv.inputs[0]) < 0 || input_index(conv.inputs[1]) < 0)
+      return std::nullopt;
+    is_bias[static_cast<size_t>(bias)] = true;
+    bias_of_output.push_back(bias);
+  }
+  BiasSplit split{Graph{}, bias_of_output};
   split.unbiased.name = program.name;
   split.unbiased.opset = program.opset;
   std::vector<ValueId> kept(inputs.size(), kNoValue);
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (static_cast<int>(i) != split.bias_input)
-      kept[i] = split.unbiased.add_input(program.value(inputs[i]).name, program.value(inputs[i]).type);
-  std::vector<ValueId> conv_inputs = {kept[static_cast<size_t>(std::find(inputs.begin(), inputs.end(), conv.inputs[0]) - inputs.begin())],
-                                      kept[static_cast<size_t>(std::find(inputs.begin(), inputs.end(), conv.inputs[1]) - inputs.begin())]};
-  if (conv_inputs[0] == kNoValue || conv_inputs[1] == kNoValue) return std::nullopt;
-  split.unbiased.add_output(split.unbiased.add_node1("Conv", conv.attrs, conv_inputs, conv.name));
+    if (!is_bias[i]) kept[i] = split.unbiased.add_input(program.value(inputs[i]).name, program.value(inputs[i]).type);
+  for (ValueId output : program.outputs()) {
+    const Node& conv = program.node(program.value(output).producer);
+    ValueId x = kept[static_cast<size_t>(input_index(conv.inputs[0]))];
+    ValueId w = kept[static_cast<size_t>(input_index(conv.inputs[1]))];
+    if (x == kNoValue || w == kNoValue) return std::nullopt;  // a bias also read as data
+    split.unbiased.add_output(split.unbiased.add_node1("Conv", conv.attrs, {x, w}, conv.name));
+  }
   return split;
 }
 
@@ -59,15 +75,20 @@ Graph add_bias_back(const Graph& original, const BiasSplit& split, const Graph& 
   for (size_t i = 0; i < original.inputs().size(); ++i) {
     const Value& input = original.value(original.inputs()[i]);
     inputs.push_back(result.add_input(input.name, input.type));
-    if (static_cast<int>(i) != split.bias_input) unbiased_inputs.push_back(inputs.back());
+    if (std::find(split.bias_inputs.begin(), split.bias_inputs.end(), static_cast<int>(i)) == split.bias_inputs.end())
+      unbiased_inputs.push_back(inputs.back());
   }
-  ValueId out = inline_graph(result, unbiased_replacement, unbiased_inputs).at(0);
-  const TensorType& type = result.value(out).type;
-  std::vector<int64_t> shape(static_cast<size_t>(type.shape.rank()), 1);
-  PET_CHECK(shape.size() >= 2, "a conv output has a channel axis");
-  shape[1] = type.shape.dims()[1];
-  ValueId bias = result.add_node1("Reshape", {{"shape", shape}}, {inputs[static_cast<size_t>(split.bias_input)]}, "bias_shape");
-  result.add_output(result.add_node1("Add", {}, {out, bias}, "bias_add"));
+  std::vector<ValueId> outputs = inline_graph(result, unbiased_replacement, unbiased_inputs);
+  PET_CHECK(outputs.size() == split.bias_inputs.size(), "one bias per output");
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const TensorType& type = result.value(outputs[o]).type;
+    std::vector<int64_t> shape(static_cast<size_t>(type.shape.rank()), 1);
+    PET_CHECK(shape.size() >= 2, "a conv output has a channel axis");
+    shape[1] = type.shape.dims()[1];
+    ValueId bias = result.add_node1("Reshape", {{"shape", shape}}, {inputs[static_cast<size_t>(split.bias_inputs[o])]},
+                                    "bias_shape");
+    result.add_output(result.add_node1("Add", {}, {outputs[o], bias}, "bias_add"));
+  }
   return result;
 }
 

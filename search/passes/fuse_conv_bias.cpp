@@ -57,9 +57,70 @@ std::optional<BiasFusion> find_one(const Graph& graph, const std::vector<std::ve
   return std::nullopt;
 }
 
-}  // namespace
+// The per-piece biases behind a channel Split of a bias-free conv, joined into one [C] bias, when
+// every piece is read by one Add of a per-channel constant (the bias-split form of merged convs).
+struct SplitBiasFusion {
+  NodeId conv, split;
+  std::vector<NodeId> adds;
+  Tensor bias;
+};
 
-int fuse_conv_bias(Graph& graph) {
+std::optional<SplitBiasFusion> find_split_bias(const Graph& graph, const std::vector<std::vector<NodeId>>& users,
+                                                NodeId n) {
+  const Node& split = graph.node(n);
+  if (split.op() != "Split" || split.attrs.get_int("axis") != 1) return std::nullopt;
+  ValueId produced = split.inputs[0];
+  NodeId producer = graph.value(produced).producer;
+  if (producer < 0 || users[static_cast<size_t>(produced)].size() != 1 || is_graph_output(graph, produced))
+    return std::nullopt;
+  const Node& conv = graph.node(producer);
+  bool bias_free = conv.op() == "Conv" && (conv.inputs.size() < 3 || conv.inputs[2] == kNoValue);
+  if (!bias_free || ops::fused_activation(conv.attrs) != "none") return std::nullopt;
+  SplitBiasFusion fusion{producer, n, {}, Tensor(DType::f32, Shape{graph.value(produced).type.shape.dims()[1]})};
+  int64_t offset = 0;
+  for (ValueId piece : split.outputs) {
+    if (users[static_cast<size_t>(piece)].size() != 1 || is_graph_output(graph, piece)) return std::nullopt;
+    const Node& add = graph.node(users[static_cast<size_t>(piece)][0]);
+    if (add.op() != "Add" || add.inputs.size() != 2 || graph.value(add.outputs[0]).type != graph.value(piece).type)
+      return std::nullopt;
+    ValueId other = add.inputs[0] == piece ? add.inputs[1] : add.inputs[0];
+    const TensorType& type = graph.value(piece).type;
+    auto bias = per_channel_bias(graph, other, type.shape.dims()[1], type.shape.rank());
+    if (!bias || other == piece) return std::nullopt;
+    std::copy(bias->f32().begin(), bias->f32().end(), fusion.bias.mutable_f32().begin() + offset);
+    offset += type.shape.dims()[1];
+    fusion.adds.push_back(users[static_cast<size_t>(piece)][0]);
+  }
+  return fusion;
+}
+
+// Rebuilds conv (with the joined bias) and split, and gives the split's outputs the Adds' names.
+int fuse_split_biases(Graph& graph) {
+  auto users = graph.consumers();
+  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes().size()); ++n) {
+    std::optional<SplitBiasFusion> fusion = find_split_bias(graph, users, n);
+    if (!fusion) continue;
+    Node conv = graph.node(fusion->conv), split = graph.node(fusion->split);
+    ValueId bias = graph.add_constant(graph.unique_value_name(conv.name + "_bias"), fusion->bias);
+    ValueId fused = graph.add_node1(conv.op(), conv.attrs, {conv.inputs[0], conv.inputs[1], bias}, conv.name);
+    std::vector<ValueId> pieces = graph.add_node(split.op(), split.attrs, {fused}, split.name);
+    std::vector<std::pair<std::string, std::string>> renames;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      ValueId added = graph.node(fusion->adds[i]).outputs[0];
+      graph.replace_uses(added, pieces[i]);
+      renames.emplace_back(graph.value(pieces[i]).name, graph.value(added).name);
+    }
+    std::vector<NodeId> removed = {fusion->conv, fusion->split};
+    removed.insert(removed.end(), fusion->adds.begin(), fusion->adds.end());
+    graph.remove_nodes(removed);
+    for (const auto& [piece_name, added_name] : renames) graph.rename_value(*graph.find_value(piece_name), added_name);
+    graph.sort_topologically();
+    return 1 + fuse_split_biases(graph);
+  }
+  return 0;
+}
+
+int fuse_single_biases(Graph& graph) {
   auto users = graph.consumers();
   std::vector<BiasFusion> fusions;
   std::vector<bool> taken(graph.nodes().size(), false);
@@ -89,5 +150,9 @@ int fuse_conv_bias(Graph& graph) {
   graph.sort_topologically();
   return static_cast<int>(fusions.size());
 }
+
+}  // namespace
+
+int fuse_conv_bias(Graph& graph) { return fuse_single_biases(graph) + fuse_split_biases(graph); }
 
 }  // namespace pet

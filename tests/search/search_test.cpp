@@ -42,6 +42,22 @@ const char* kDilatedChain = R"(graph "even" opset 13 {
 }
 )";
 
+// Two Inception branches: biased 1x1 convs on one input, each followed by a Relu.
+const char* kInceptionBranches = R"(graph "inception" opset 13 {
+  input %x : f32[1,192,35,35]
+  const %w1 : f32[64,192,1,1] = random(1)
+  const %b1 : f32[64] = random(2)
+  const %w2 : f32[48,192,1,1] = random(3)
+  const %b2 : f32[48] = random(4)
+  %a = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w1, %b1) : f32[1,64,35,35]
+  %b = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w2, %b2) : f32[1,48,35,35]
+  %ra = Relu(%a) : f32[1,64,35,35]
+  %rb = Relu(%b) : f32[1,48,35,35]
+  output %ra
+  output %rb
+}
+)";
+
 OptimizeOptions quick(const std::string& mode) {
   OptimizeOptions options;
   options.mode = mode;
@@ -95,6 +111,20 @@ TEST(Search, DeinterleavesTheDilatedChainWithRandomTestEvidence) {
     EXPECT_EQ(layouts, 2) << "the layouts between the convs cancel:\n" << print_graph(result.graph);
     EXPECT_TRUE(result.check.passed);
   }
+}
+
+TEST(Search, MergesInceptionBranchesIntoOneConvWithItsBiasAndRelu) {
+  OptimizeResult result = optimize(parse_graph(kInceptionBranches), quick("taso"));
+  ASSERT_EQ(result.transformations.size(), 1u) << report_table(result);
+  EXPECT_EQ(result.transformations[0].location, "a, b");
+  EXPECT_LT(result.cost_optimized_us, result.cost_original_us);
+  ASSERT_EQ(result.graph.nodes().size(), 2u) << print_graph(result.graph);
+  const Node& conv = result.graph.nodes()[0];
+  EXPECT_EQ(conv.op(), "Conv");
+  EXPECT_EQ(conv.attrs.get_string("activation"), "relu");
+  EXPECT_EQ(result.graph.value(conv.inputs[2]).type.shape.dims()[0], 112) << "both biases joined";
+  EXPECT_EQ(result.graph.nodes()[1].op(), "Split");
+  EXPECT_TRUE(result.check.passed);
 }
 
 TEST(Search, SameInputAndFlagsGiveTheSameProgramAndReport) {

@@ -90,6 +90,33 @@ TEST(FuseConvBias, TakesAPerChannelAddIntoTheConv) {
   EXPECT_EQ(fuse_conv_bias(graph), 0) << "a conv with a bias takes no second one";
 }
 
+TEST(FuseConvBias, JoinsThePieceBiasesOfAChannelSplit) {
+  Graph original = parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[1,2,5,5]
+  const %w : f32[3,2,1,1] = random(1)
+  const %b1 : f32[2] = [0.1,0.2]
+  const %b2 : f32[1] = [0.3]
+  %c = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w) : f32[1,3,5,5]
+  %p, %q = Split[axis=1, split=[2,1]](%c) : f32[1,2,5,5], f32[1,1,5,5]
+  %s1 = Reshape[shape=[1,2,1,1]](%b1) : f32[1,2,1,1]
+  %s2 = Reshape[shape=[1,1,1,1]](%b2) : f32[1,1,1,1]
+  %y = Add(%p, %s1) : f32[1,2,5,5]
+  %z = Add(%q, %s2) : f32[1,1,5,5]
+  output %y
+  output %z
+}
+)");
+  Graph graph = original;
+  EXPECT_EQ(fuse_conv_bias(graph), 1);
+  EXPECT_EQ(node_lines(graph),
+            "%s1 = Reshape[shape=[1,2,1,1]](%b1) : f32[1,2,1,1]\n"
+            "%s2 = Reshape[shape=[1,1,1,1]](%b2) : f32[1,1,1,1]\n"
+            "%c_1 = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w, %c_bias) : f32[1,3,5,5]\n"
+            "%y, %z = Split[axis=1, split=[2,1]](%c_1) : f32[1,2,5,5], f32[1,1,5,5]\n"
+            "output %y\noutput %z\n");
+  EXPECT_TRUE(differential(original, graph, 5).passed);
+}
+
 TEST(Finalize, DeinterleavedConvChainKeepsOneLayoutAtEachEnd) {
   Graph original = parse_graph(R"(graph "g" opset 13 {
   input %x : f32[1,4,8,8]
