@@ -125,10 +125,12 @@ Graph SearchSpace::replace_everywhere(const Graph& graph, uint64_t key, int coun
   return result;
 }
 
+// Groups first: merging parallel ops saves whole launches, so under a time limit they are
+// generated before the single-op regions.
 std::vector<Subprogram> SearchSpace::subprograms(const Graph& graph) const {
-  std::vector<Subprogram> subs = partition(graph, options_.partition);
-  std::vector<Subprogram> groups = parallel_groups(graph, options_.partition);
-  subs.insert(subs.end(), std::make_move_iterator(groups.begin()), std::make_move_iterator(groups.end()));
+  std::vector<Subprogram> subs = parallel_groups(graph, options_.partition);
+  std::vector<Subprogram> regions = partition(graph, options_.partition);
+  subs.insert(subs.end(), std::make_move_iterator(regions.begin()), std::make_move_iterator(regions.end()));
   return subs;
 }
 
@@ -200,7 +202,10 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
         skipped[i] = 1;
         continue;
       }
-      built[i] = build_options(start, pending[i], counts[i], budget.deadline());
+      // No subprogram may take more than a tenth of the budget (a group of four convs can).
+      auto cap = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                        std::chrono::duration<double>(budget.time_limit_s / 10));
+      built[i] = build_options(start, pending[i], counts[i], std::min(cap, budget.deadline()));
     }
   };
   unsigned threads = options_.threads > 0 ? static_cast<unsigned>(options_.threads)

@@ -29,6 +29,7 @@ struct MoveKinds {
 inline PartitionOptions conv_only_regions() {
   PartitionOptions options;
   options.max_ops = 1;
+  options.max_group = 2;  // three convs already take the generator ~50 s (two: ~1 s)
   return options;
 }
 
