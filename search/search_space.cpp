@@ -202,9 +202,9 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
         skipped[i] = 1;
         continue;
       }
-      // No subprogram may take more than a tenth of the budget (a group of four convs can).
+      // No subprogram may take more than a quarter of the budget (one slow group must not starve the rest).
       auto cap = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                        std::chrono::duration<double>(budget.time_limit_s / 10));
+                                                        std::chrono::duration<double>(budget.time_limit_s / 4));
       built[i] = build_options(start, pending[i], counts[i], std::min(cap, budget.deadline()));
     }
   };
