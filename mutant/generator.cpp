@@ -325,8 +325,15 @@ class Search {
   }
 
   void examine_and_keep(Graph candidate) {
+    // Examining one candidate of a large conv takes a while; the deadline is honoured here too.
+    if (options_.deadline && std::chrono::steady_clock::now() > *options_.deadline) {
+      result_.stats.timed_out = true;
+      return;
+    }
     ++result_.stats.examined;
-    Verdict verdict = examine(original_, candidate, options_.examine);
+    ExamineOptions examine_options = options_.examine;
+    examine_options.deadline = options_.deadline;
+    Verdict verdict = examine(original_, candidate, examine_options);
     if (verdict.kind == VerdictKind::Full) ++result_.stats.full;
     if (verdict.kind == VerdictKind::Partial) ++result_.stats.partial;
     if (verdict.kind == VerdictKind::Rejected) {

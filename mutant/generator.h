@@ -26,7 +26,8 @@ struct GeneratorOptions {
   Equivalence equivalence = Equivalence::Both;
   // Partial mutants are worth correcting only when the wrong region is small; most candidates
   // are hopeless, so examine screens them first.
-  ExamineOptions examine = {2026, 0, -100, 0.9, true};
+  ExamineOptions examine = {.seed = 2026, .trials = 0, .target_bound_log2 = -100, .min_fraction_correct = 0.9,
+                             .screen_first = true, .deadline = std::nullopt};
   std::vector<MutantTemplate> templates = default_templates();
   // The enumeration stops expanding once this passes (the search's time limit); unset: no limit.
   std::optional<std::chrono::steady_clock::time_point> deadline;

@@ -1,6 +1,9 @@
 // Box-wise random testing of two multi-linear programs over Z_p.
 #include "verifier/examine.h"
 
+#include <chrono>
+#include <optional>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -101,7 +104,9 @@ int trials_for(const ExamineOptions& options, int degree, int64_t points) {
   return std::max(1, static_cast<int>(std::ceil(needed)));
 }
 
-void run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPlan>& plans, uint64_t seed, int trials) {
+// False when the deadline passed before every box was tested (the verdict would be unfounded).
+bool run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPlan>& plans, uint64_t seed, int trials,
+                const std::optional<std::chrono::steady_clock::time_point>& deadline) {
   FieldEvaluator a(original, seed, 0), b(candidate, seed, 0);
   for (int trial = 0; trial < trials; ++trial) {
     if (trial > 0) {
@@ -109,6 +114,7 @@ void run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPl
       b.start_trial(trial);
     }
     for (BoxPlan& plan : plans) {
+      if (deadline && std::chrono::steady_clock::now() > *deadline) return false;
       if (!plan.correct) continue;
       for (const auto& point : plan.points)
         if (a.output(plan.output, point.data()) != b.output(plan.output, point.data())) {
@@ -117,6 +123,7 @@ void run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPl
         }
     }
   }
+  return true;
 }
 
 bool wrong_at_every_screening_point(const Graph& original, const Graph& candidate, uint64_t seed) {
@@ -175,7 +182,8 @@ Verdict examine(const Graph& original, const Graph& candidate, const ExamineOpti
   verdict.trials = trials_for(options, verdict.degree, verdict.points_tested);
   verdict.bound_log2 = std::log2(static_cast<double>(std::max<int64_t>(verdict.points_tested, 1))) +
                        verdict.trials * (std::log2(static_cast<double>(verdict.degree)) - 61.0);
-  run_trials(original, candidate, plans, options.seed, verdict.trials);
+  if (!run_trials(original, candidate, plans, options.seed, verdict.trials, options.deadline))
+    return rejected("not examined to the end: the time limit passed", options.seed);
 
   verdict.incorrect_boxes.resize(original.outputs().size());
   double total = 0, correct = 0;

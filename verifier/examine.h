@@ -3,6 +3,9 @@
 // by testing a few positions per box on random inputs over Z_p (PET's Theorems 1 and 2).
 #pragma once
 
+#include <chrono>
+#include <optional>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +40,8 @@ struct ExamineOptions {
   // axis; wrong at all of them is Rejected at once (partial programs are wrong on thin seams,
   // which cannot cover all three). For generators that examine many hopeless candidates.
   bool screen_first = false;
+  // Past this point examine stops and rejects the candidate (a search's time limit); unset: none.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 Verdict examine(const Graph& original, const Graph& candidate, const ExamineOptions& options = {});

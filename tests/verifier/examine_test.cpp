@@ -40,6 +40,13 @@ TEST(Examine, MergedConvsOnASharedInputAreFull) {
   Verdict verdict = examine(build(false), build(true));
   EXPECT_EQ(verdict.kind, VerdictKind::Full) << verdict.summary();
   EXPECT_LT(verdict.bound_log2, -100);
+
+  // A search's deadline that has passed: no verdict is claimed without testing every box.
+  ExamineOptions late;
+  late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  Verdict stopped = examine(build(false), build(true), late);
+  EXPECT_EQ(stopped.kind, VerdictKind::Rejected);
+  EXPECT_EQ(stopped.reason, "not examined to the end: the time limit passed");
 }
 
 // N2H: two images stacked along H and convolved as one; each image's row next to the seam
