@@ -130,6 +130,10 @@ std::vector<std::vector<NodeId>> Graph::consumers() const {
   return result;
 }
 
+bool Graph::is_output(ValueId id) const {
+  return std::find(outputs_.begin(), outputs_.end(), id) != outputs_.end();
+}
+
 void Graph::make_constant(ValueId id, Tensor tensor) {
   Value& target = mutable_value(id);
   PET_CHECK(tensor.type() == target.type, "folded constant type " + tensor.type().to_string() + " differs from " +

@@ -59,6 +59,8 @@ class Graph {
   const std::vector<ValueId>& inputs() const { return inputs_; }
   const std::vector<ValueId>& outputs() const { return outputs_; }
   bool is_constant(ValueId id) const { return id != kNoValue && value(id).constant.has_value(); }
+  // Whether the value is one of the graph's outputs (passes must keep those, and their names).
+  bool is_output(ValueId id) const;
   std::optional<ValueId> find_value(const std::string& value_name) const;
 
   // Every use of `from` (node inputs and graph outputs) now reads `to`.

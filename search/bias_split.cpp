@@ -4,31 +4,9 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "search/partition.h"
 
 namespace pet::search {
-namespace {
-
-// Copies `source`'s nodes into `target`, reading `inputs` for its graph inputs; returns the
-// target values of `source`'s outputs.
-std::vector<ValueId> inline_graph(Graph& target, const Graph& source, const std::vector<ValueId>& inputs) {
-  std::vector<ValueId> mapped(source.values().size(), kNoValue);
-  for (size_t i = 0; i < source.inputs().size(); ++i) mapped[static_cast<size_t>(source.inputs()[i])] = inputs.at(i);
-  for (size_t v = 0; v < source.values().size(); ++v)
-    if (source.values()[v].constant && mapped[v] == kNoValue)
-      mapped[v] = target.add_constant(target.unique_value_name(source.values()[v].name), *source.values()[v].constant);
-  for (const Node& node : source.nodes()) {
-    std::vector<ValueId> node_inputs;
-    for (ValueId input : node.inputs) node_inputs.push_back(input == kNoValue ? kNoValue : mapped[static_cast<size_t>(input)]);
-    std::vector<ValueId> outputs = target.add_node(node.op(), node.attrs, node_inputs, node.name);
-    for (size_t o = 0; o < outputs.size(); ++o) mapped[static_cast<size_t>(node.outputs[o])] = outputs[o];
-  }
-  std::vector<ValueId> result;
-  for (ValueId output : source.outputs()) result.push_back(mapped[static_cast<size_t>(output)]);
-  return result;
-}
-
-}  // namespace
-
 std::optional<BiasSplit> split_conv_bias(const Graph& program) {
   const auto& inputs = program.inputs();
   auto input_index = [&inputs](ValueId value) {
@@ -78,7 +56,7 @@ Graph add_bias_back(const Graph& original, const BiasSplit& split, const Graph& 
     if (std::find(split.bias_inputs.begin(), split.bias_inputs.end(), static_cast<int>(i)) == split.bias_inputs.end())
       unbiased_inputs.push_back(inputs.back());
   }
-  std::vector<ValueId> outputs = inline_graph(result, unbiased_replacement, unbiased_inputs);
+  std::vector<ValueId> outputs = insert_graph(result, unbiased_replacement, unbiased_inputs, "");
   PET_CHECK(outputs.size() == split.bias_inputs.size(), "one bias per output");
   for (size_t o = 0; o < outputs.size(); ++o) {
     const TensorType& type = result.value(outputs[o]).type;

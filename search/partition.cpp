@@ -23,10 +23,6 @@ bool examinable(const Graph& graph, const Node& node) {
   return true;
 }
 
-bool is_graph_output(const Graph& graph, ValueId id) {
-  return std::find(graph.outputs().begin(), graph.outputs().end(), id) != graph.outputs().end();
-}
-
 // The region stays convex: no path leaves it and re-enters it through outside nodes (contracting
 // it to one node must not create a cycle). Nodes are in topological order, so the forward search
 // stops past the last region node.
@@ -69,7 +65,7 @@ struct Grower {
   // A value may become internal only when its one reader is in the region and it is no graph output.
   bool single_reader(ValueId value, NodeId reader) const {
     const auto& readers = consumers[static_cast<size_t>(value)];
-    return readers.size() == 1 && readers[0] == reader && !is_graph_output(graph, value);
+    return readers.size() == 1 && readers[0] == reader && !graph.is_output(value);
   }
 
   // The next node to absorb: a reader of a region output (downstream first), else the producer
@@ -78,7 +74,7 @@ struct Grower {
     for (NodeId node : region)
       for (ValueId out : graph.node(node).outputs) {
         const auto& readers = consumers[static_cast<size_t>(out)];
-        if (readers.size() != 1 || is_graph_output(graph, out) || region.count(readers[0])) continue;
+        if (readers.size() != 1 || graph.is_output(out) || region.count(readers[0])) continue;
         if (eligible(readers[0], compute_ops) && convex_with(region, readers[0])) return readers[0];
       }
     for (NodeId node : region)
@@ -89,7 +85,7 @@ struct Grower {
         bool all_inside = true;
         for (ValueId out : graph.node(producer).outputs) {
           const auto& readers = consumers[static_cast<size_t>(out)];
-          all_inside = all_inside && !is_graph_output(graph, out) && !readers.empty() &&
+          all_inside = all_inside && !graph.is_output(out) && !readers.empty() &&
                        std::all_of(readers.begin(), readers.end(), [&](NodeId r) { return region.count(r) != 0; });
         }
         if (all_inside && single_reader(in, node) && convex_with(region, producer)) return producer;
@@ -149,7 +145,7 @@ Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, const
     for (ValueId out : parent.node(id).outputs) {
       const auto& readers = consumers[static_cast<size_t>(out)];
       bool read_outside = std::any_of(readers.begin(), readers.end(), [&](NodeId r) { return !inside.count(r); });
-      if (read_outside || is_graph_output(parent, out)) {
+      if (read_outside || parent.is_output(out)) {
         sub.outputs.push_back(out);
         sub.program.add_output(local[static_cast<size_t>(out)]);
       }

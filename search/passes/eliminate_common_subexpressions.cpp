@@ -11,10 +11,6 @@
 namespace pet {
 namespace {
 
-bool is_graph_output(const Graph& graph, ValueId id) {
-  return std::find(graph.outputs().begin(), graph.outputs().end(), id) != graph.outputs().end();
-}
-
 bool same_input(const Graph& graph, ValueId a, ValueId b) {
   if (a == b) return true;
   if (!graph.is_constant(a) || !graph.is_constant(b)) return false;
@@ -43,9 +39,9 @@ bool same_computation(const Graph& graph, const Node& a, const Node& b) {
 // the earlier node's output (which must then not be a graph output or an already renamed value).
 bool names_survive(const Graph& graph, const Node& earlier, const Node& later, const std::vector<bool>& renamed) {
   for (size_t k = 0; k < later.outputs.size(); ++k) {
-    if (!is_graph_output(graph, later.outputs[k])) continue;
+    if (!graph.is_output(later.outputs[k])) continue;
     ValueId keep = earlier.outputs[k];
-    if (is_graph_output(graph, keep) || renamed[static_cast<size_t>(keep)]) return false;
+    if (graph.is_output(keep) || renamed[static_cast<size_t>(keep)]) return false;
   }
   return true;
 }
@@ -71,7 +67,7 @@ int eliminate_common_subexpressions(Graph& graph) {
     const Node& earlier = graph.node(*match);
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       ValueId keep = earlier.outputs[k], drop = node.outputs[k];
-      if (is_graph_output(graph, drop)) {
+      if (graph.is_output(drop)) {
         renames.emplace_back(keep, graph.value(drop).name);
         renamed[static_cast<size_t>(keep)] = true;
       }

@@ -18,10 +18,6 @@ namespace {
 
 constexpr int64_t kMaxExactIota = int64_t{1} << 24;  // f32 holds every integer up to here exactly
 
-bool is_graph_output(const Graph& graph, ValueId id) {
-  return std::find(graph.outputs().begin(), graph.outputs().end(), id) != graph.outputs().end();
-}
-
 bool is_layout_node(const Node& node) {
   return node.def->traits.layout_only && ops::fused_activation(node.attrs) == "none" && node.outputs.size() == 1 &&
          node.inputs.size() == 1 && node.inputs[0] != kNoValue;
@@ -101,7 +97,7 @@ class ChainFinder {
  private:
   bool only_reader(ValueId value, NodeId reader) const {
     const auto& readers = users_[static_cast<size_t>(value)];
-    return readers.size() == 1 && readers[0] == reader && !is_graph_output(graph_, value);
+    return readers.size() == 1 && readers[0] == reader && !graph_.is_output(value);
   }
 
   NodeId producer(ValueId value) const { return graph_.value(value).producer; }
@@ -144,8 +140,8 @@ class ChainFinder {
   void bypass(const std::vector<NodeId>& dead, ValueId source) {
     if (conflicts(dead, source)) return;
     ValueId replaced = graph_.node(dead.back()).outputs[0];
-    if (!is_graph_output(graph_, replaced)) return commit({replaced, source, dead, {}}, dead);
-    if (producer(source) < 0 || is_graph_output(graph_, source)) return;
+    if (!graph_.is_output(replaced)) return commit({replaced, source, dead, {}}, dead);
+    if (producer(source) < 0 || graph_.is_output(source)) return;
     commit({replaced, source, dead, {{source, replaced}}}, dead);
   }
 

@@ -9,10 +9,6 @@
 namespace pet {
 namespace {
 
-bool is_graph_output(const Graph& graph, ValueId id) {
-  return std::find(graph.outputs().begin(), graph.outputs().end(), id) != graph.outputs().end();
-}
-
 // One fusion: `producer` takes the activation that `activations` applied, through `layout`
 // (-1 when the activation reads the producer directly; else activation k reads its output k).
 struct Fusion {
@@ -57,7 +53,7 @@ class FusionFinder {
   }
 
   bool only_reader_and_internal(ValueId value) const {
-    return users_[static_cast<size_t>(value)].size() == 1 && !is_graph_output(graph_, value);
+    return users_[static_cast<size_t>(value)].size() == 1 && !graph_.is_output(value);
   }
 
   bool fusable_producer(ValueId value) const {

@@ -5,24 +5,15 @@
 #include <optional>
 
 #include "core/ops/fused_activation.h"
+#include "search/passes/constant_source.h"
 
 namespace pet {
 namespace {
 
-bool is_graph_output(const Graph& graph, ValueId id) {
-  return std::find(graph.outputs().begin(), graph.outputs().end(), id) != graph.outputs().end();
-}
-
 // The bias as a constant of shape [C] when `value` is a per-channel constant for `channels`.
 std::optional<Tensor> per_channel_bias(const Graph& graph, ValueId value, int64_t channels, int rank) {
   const Value& bias = graph.value(value);
-  const Tensor* source = nullptr;
-  if (bias.constant) {
-    source = &*bias.constant;
-  } else if (bias.producer >= 0 && graph.node(bias.producer).op() == "Reshape" &&
-             graph.is_constant(graph.node(bias.producer).inputs[0])) {
-    source = &*graph.value(graph.node(bias.producer).inputs[0]).constant;
-  }
+  const Tensor* source = constant_source(graph, value);
   if (!source || source->type().dtype != DType::f32 || source->type().shape.numel() != channels) return std::nullopt;
   const std::vector<int64_t>& dims = bias.type.shape.dims();
   if (static_cast<int>(dims.size()) > rank || dims.size() < 2) return std::nullopt;
@@ -48,7 +39,7 @@ std::optional<BiasFusion> find_one(const Graph& graph, const std::vector<std::ve
     const Node& conv = graph.node(producer);
     bool bias_free = conv.op() == "Conv" && (conv.inputs.size() < 3 || conv.inputs[2] == kNoValue);
     if (!bias_free || ops::fused_activation(conv.attrs) != "none") continue;
-    if (users[static_cast<size_t>(produced)].size() != 1 || is_graph_output(graph, produced)) continue;
+    if (users[static_cast<size_t>(produced)].size() != 1 || graph.is_output(produced)) continue;
     const TensorType& out = graph.value(produced).type;
     if (graph.value(add.outputs[0]).type != out) continue;
     auto bias = per_channel_bias(graph, add.inputs[static_cast<size_t>(1 - side)], out.shape.dims()[1], out.shape.rank());
@@ -71,7 +62,7 @@ std::optional<SplitBiasFusion> find_split_bias(const Graph& graph, const std::ve
   if (split.op() != "Split" || split.attrs.get_int("axis") != 1) return std::nullopt;
   ValueId produced = split.inputs[0];
   NodeId producer = graph.value(produced).producer;
-  if (producer < 0 || users[static_cast<size_t>(produced)].size() != 1 || is_graph_output(graph, produced))
+  if (producer < 0 || users[static_cast<size_t>(produced)].size() != 1 || graph.is_output(produced))
     return std::nullopt;
   const Node& conv = graph.node(producer);
   bool bias_free = conv.op() == "Conv" && (conv.inputs.size() < 3 || conv.inputs[2] == kNoValue);
@@ -79,7 +70,7 @@ std::optional<SplitBiasFusion> find_split_bias(const Graph& graph, const std::ve
   SplitBiasFusion fusion{producer, n, {}, Tensor(DType::f32, Shape{graph.value(produced).type.shape.dims()[1]})};
   int64_t offset = 0;
   for (ValueId piece : split.outputs) {
-    if (users[static_cast<size_t>(piece)].size() != 1 || is_graph_output(graph, piece)) return std::nullopt;
+    if (users[static_cast<size_t>(piece)].size() != 1 || graph.is_output(piece)) return std::nullopt;
     const Node& add = graph.node(users[static_cast<size_t>(piece)][0]);
     if (add.op() != "Add" || add.inputs.size() != 2 || graph.value(add.outputs[0]).type != graph.value(piece).type)
       return std::nullopt;

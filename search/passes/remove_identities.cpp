@@ -6,13 +6,9 @@
 namespace pet {
 namespace {
 
-bool is_graph_output(const Graph& graph, ValueId id) {
-  return std::find(graph.outputs().begin(), graph.outputs().end(), id) != graph.outputs().end();
-}
-
 bool extra_outputs_unused(const Graph& graph, const Node& node, const std::vector<std::vector<NodeId>>& users) {
   for (size_t i = 1; i < node.outputs.size(); ++i)
-    if (!users[static_cast<size_t>(node.outputs[i])].empty() || is_graph_output(graph, node.outputs[i])) return false;
+    if (!users[static_cast<size_t>(node.outputs[i])].empty() || graph.is_output(node.outputs[i])) return false;
   return true;
 }
 
@@ -20,8 +16,8 @@ bool extra_outputs_unused(const Graph& graph, const Node& node, const std::vecto
 // its name: the source must be computed by a node and not be a graph output itself.
 bool can_bypass(const Graph& graph, const Node& node) {
   ValueId out = node.outputs[0], in = node.inputs[0];
-  if (!is_graph_output(graph, out)) return true;
-  return graph.value(in).producer >= 0 && !is_graph_output(graph, in);
+  if (!graph.is_output(out)) return true;
+  return graph.value(in).producer >= 0 && !graph.is_output(in);
 }
 
 }  // namespace
@@ -35,7 +31,7 @@ int remove_identities(Graph& graph) {
     if (!node.def->traits.identity_like || node.inputs.empty() || node.inputs[0] == kNoValue) continue;
     if (!extra_outputs_unused(graph, node, users) || !can_bypass(graph, node)) continue;
     ValueId out = node.outputs[0], in = node.inputs[0];
-    if (is_graph_output(graph, out)) renames.emplace_back(in, graph.value(out).name);
+    if (graph.is_output(out)) renames.emplace_back(in, graph.value(out).name);
     graph.replace_uses(out, in);
     removed.push_back(n);
   }

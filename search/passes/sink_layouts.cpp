@@ -8,22 +8,10 @@
 
 #include "core/executor.h"
 #include "core/structural_hash.h"
+#include "search/passes/constant_source.h"
 
 namespace pet {
 namespace {
-
-bool is_graph_output(const Graph& graph, ValueId id) {
-  return std::find(graph.outputs().begin(), graph.outputs().end(), id) != graph.outputs().end();
-}
-
-const Tensor* constant_source(const Graph& graph, ValueId value) {
-  const Value& entry = graph.value(value);
-  if (entry.constant) return &*entry.constant;
-  if (entry.producer >= 0 && graph.node(entry.producer).op() == "Reshape" &&
-      graph.is_constant(graph.node(entry.producer).inputs[0]))
-    return &*graph.value(graph.node(entry.producer).inputs[0]).constant;
-  return nullptr;
-}
 
 // Whether `layout` maps every element of channel c (axis 1) to channel c, by running it on a
 // tensor holding each element's channel index. Memoized by attributes and input type.
@@ -70,7 +58,7 @@ std::optional<NodeId> sinkable_reader(const Graph& graph, const std::vector<std:
   const Node& layout = graph.node(n);
   if (!layout.def->traits.layout_only || layout.inputs.size() != 1 || layout.outputs.size() != 1) return std::nullopt;
   ValueId moved = layout.outputs[0];
-  if (users[static_cast<size_t>(moved)].size() != 1 || is_graph_output(graph, moved)) return std::nullopt;
+  if (users[static_cast<size_t>(moved)].size() != 1 || graph.is_output(moved)) return std::nullopt;
   NodeId reader = users[static_cast<size_t>(moved)][0];
   const Node& op = graph.node(reader);
   if (!op.def->traits.elementwise || op.outputs.size() != 1 || graph.value(op.outputs[0]).type != graph.value(moved).type)
