@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/graph.h"
 #include "search/cleanup.h"
 #include "verifier/differential.h"
@@ -78,6 +80,8 @@ struct OptimizeResult {
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options);
 
 // The report: JSON (stable key order, no wall-clock times unless `with_times`) and a table.
+// The object form lets a tool put its own fields first.
+nlohmann::ordered_json report_object(const OptimizeResult& result, bool with_times);
 std::string report_json(const OptimizeResult& result, bool with_times);
 std::string report_table(const OptimizeResult& result);
 

@@ -79,7 +79,7 @@ std::string shorten(const std::string& text, size_t width) {
 
 }  // namespace
 
-std::string report_json(const OptimizeResult& result, bool with_times) {
+nlohmann::ordered_json report_object(const OptimizeResult& result, bool with_times) {
   nlohmann::ordered_json json;
   json["device"] = result.device;
   json["totals"] = totals_json(result);
@@ -90,7 +90,11 @@ std::string report_json(const OptimizeResult& result, bool with_times) {
   json["differential_check"] = check_json(result.check);
   if (with_times)
     for (const StageTime& time : result.times) json["seconds"][time.stage] = time.seconds;
-  return json.dump(2) + "\n";
+  return json;
+}
+
+std::string report_json(const OptimizeResult& result, bool with_times) {
+  return report_object(result, with_times).dump(2) + "\n";
 }
 
 std::string report_table(const OptimizeResult& result) {

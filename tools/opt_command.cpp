@@ -78,8 +78,8 @@ std::string request_report(const OptRequest& request, const Graph& original, con
   report["nodes_after"] = result.graph.nodes().size();
   report["tolerance"] = {{"absolute", request.optimize.tolerance.absolute},
                          {"relative", request.optimize.tolerance.relative}};
-  nlohmann::ordered_json pipeline = nlohmann::ordered_json::parse(report_json(result, request.report_times));
-  for (auto& [key, value] : pipeline.items()) report[key] = value;
+  nlohmann::ordered_json pipeline = report_object(result, request.report_times);  // named: items() only refers to it
+  for (auto& [key, value] : pipeline.items()) report[key] = std::move(value);
   return report.dump(2) + "\n";
 }
 
