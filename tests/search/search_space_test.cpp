@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/text_ir.h"
+#include "search/pipeline.h"
 #include "search/search_space.h"
 #include "verifier/differential.h"
 
@@ -56,10 +57,24 @@ TEST(SearchSpace, BiasedConvsAreMutatedWithoutTheirBiasAndGetItBack) {
   space.prepare(graph, stats, SearchBudget{});
   EXPECT_GT(stats.mutants_full, 0);
   Program start = space.make_program(graph, {});
-  for (const Program& move : space.expand(start, {false, true, false}, stats, [](uint64_t) { return true; }, SearchBudget{})) {
+  std::vector<Program> moves = space.expand(start, {false, true, false}, stats, [](uint64_t) { return true; }, SearchBudget{});
+  ASSERT_FALSE(moves.empty());
+  for (const Program& move : moves) {
     EXPECT_TRUE(differential(graph, move.graph, 3).passed) << move.history.back().name;
     EXPECT_EQ(move.history.back().evidence_kind, "random-test");
   }
+}
+
+TEST(SearchSpace, NeqOnlyModeBuildsOnlyCorrectedPartialMoves) {
+  OptimizeOptions options;
+  options.mode = "pet-neq-only";
+  options.beam = 2;
+  options.mutation_rounds = 1;
+  OptimizeResult result = optimize(parse_graph(kBatchedConv), options);
+  EXPECT_GT(result.search.candidates, 0) << "the seam mutants were offered as moves";
+  EXPECT_EQ(result.search.rule_applications, 0);
+  for (const Transformation& step : result.transformations) EXPECT_EQ(step.evidence_kind, "partial+correction");
+  EXPECT_TRUE(result.check.passed);
 }
 
 }  // namespace

@@ -166,12 +166,6 @@ TEST(Search, AlphaSearchIsTasosBaseline) {
   EXPECT_LT(deinterleaved.cost_optimized_us, deinterleaved.cost_original_us) << report_table(deinterleaved);
 }
 
-TEST(Search, NeqOnlyUsesPartialMutantsAlone) {
-  OptimizeResult result = optimize(parse_graph(kDilatedChain), quick("pet-neq-only"));
-  for (const Transformation& step : result.transformations) EXPECT_EQ(step.evidence_kind, "partial+correction");
-  EXPECT_TRUE(result.check.passed);
-}
-
 TEST(Search, ReportListsEvidenceCostsAndStopReason) {
   OptimizeResult result = optimize(parse_graph(kDilatedChain), quick("pet"));
   ASSERT_FALSE(result.transformations.empty());
