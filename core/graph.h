@@ -75,6 +75,9 @@ class Graph {
   void sort_topologically();
   // Internal checks: ids in range, single producers, topological order, types match shape rules.
   void validate() const;
+  // The same checks without re-running shape rules: for a graph built from a validated one by
+  // add_node (which runs them) and removals.
+  void validate_structure() const;
   std::string unique_value_name(const std::string& hint);
   // Gives a value a new name (internal check when the name is taken).
   void rename_value(ValueId id, const std::string& new_name);
@@ -86,6 +89,7 @@ class Graph {
   std::vector<ValueId> outputs_;
   std::unordered_set<std::string> names_in_use_;
   ValueId add_value(Value value);
+  void check_order(bool run_shape_rules) const;
 };
 
 // Runs an op's shape rule for the given inputs (used by add_node, validate and importers).

@@ -9,10 +9,11 @@ namespace pet::search {
 namespace {
 
 // descendants[n] holds bit m when node m reads, directly or not, an output of node n.
-std::vector<std::vector<uint64_t>> descendant_sets(const Graph& graph) {
+std::vector<std::vector<uint64_t>> descendant_sets(const Graph& graph,
+                                                   const std::vector<std::vector<NodeId>>& consumers) {
   size_t count = graph.nodes().size(), words = (count + 63) / 64;
-  std::vector<std::vector<uint64_t>> descendants(count, std::vector<uint64_t>(words, 0));
-  std::vector<std::vector<NodeId>> consumers = graph.consumers();
+  std::vector<std::vector<uint64_t>> descendants(count);
+  for (std::vector<uint64_t>& bits : descendants) bits.assign(words, 0);
   for (size_t n = count; n-- > 0;)
     for (ValueId out : graph.nodes()[n].outputs)
       for (NodeId reader : consumers[static_cast<size_t>(out)]) {
@@ -48,7 +49,8 @@ std::string type_key(const Graph& graph, const Node& node) {
 }  // namespace
 
 std::vector<Subprogram> parallel_groups(const Graph& graph, const PartitionOptions& options) {
-  std::vector<std::vector<uint64_t>> descendants = descendant_sets(graph);
+  std::vector<std::vector<NodeId>> consumers = graph.consumers();
+  std::vector<std::vector<uint64_t>> descendants = descendant_sets(graph, consumers);
   std::vector<bool> grouped(graph.nodes().size(), false);
   std::vector<std::vector<NodeId>> groups;
   // Greedily takes candidates in node order that have no path to or from a taken one.
@@ -83,7 +85,7 @@ std::vector<Subprogram> parallel_groups(const Graph& graph, const PartitionOptio
     if (nodes.size() >= 2) take(nodes);
   std::sort(groups.begin(), groups.end());
   std::vector<Subprogram> result;
-  for (const std::vector<NodeId>& group : groups) result.push_back(make_subprogram(graph, group, "group"));
+  for (const std::vector<NodeId>& group : groups) result.push_back(make_subprogram(graph, group, "group", consumers));
   return result;
 }
 

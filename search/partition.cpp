@@ -115,9 +115,13 @@ struct Grower {
 }  // namespace
 
 Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, const std::string& kind) {
+  return make_subprogram(parent, std::move(nodes), kind, parent.consumers());
+}
+
+Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, const std::string& kind,
+                           const std::vector<std::vector<NodeId>>& consumers) {
   std::sort(nodes.begin(), nodes.end());
   std::set<NodeId> inside(nodes.begin(), nodes.end());
-  std::vector<std::vector<NodeId>> consumers = parent.consumers();
   Subprogram sub;
   sub.nodes = nodes;
   sub.kind = kind;
@@ -160,7 +164,7 @@ std::vector<Subprogram> partition(const Graph& graph, const PartitionOptions& op
     auto seed = static_cast<NodeId>(n);
     if (!graph.node(seed).def->traits.compute_heavy || !grower.eligible(seed, 0)) continue;
     std::set<NodeId> region = grower.grow(seed);
-    regions.push_back(make_subprogram(graph, {region.begin(), region.end()}, "linear"));
+    regions.push_back(make_subprogram(graph, {region.begin(), region.end()}, "linear", grower.consumers));
   }
   std::stable_sort(regions.begin(), regions.end(),
                    [](const Subprogram& a, const Subprogram& b) { return a.nodes.front() < b.nodes.front(); });

@@ -38,6 +38,10 @@ std::vector<Subprogram> parallel_groups(const Graph& graph, const PartitionOptio
 // The Subprogram of the listed parent nodes (a convex set: no path leaves it and comes back):
 // its inputs in order of first read, its outputs in node order, its standalone program.
 Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, const std::string& kind);
+// The same with the parent's consumer lists (Graph::consumers) already at hand: callers that make
+// many subprograms of one graph pass them once instead of rebuilding them per region.
+Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, const std::string& kind,
+                           const std::vector<std::vector<NodeId>>& consumers);
 
 // Adds `source`'s constants and nodes to `target`, source input i reading target value
 // `inputs[i]`; names get the prefix and are made unique. Returns the target values of the

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -88,6 +89,23 @@ void run_generator(const Lineage& base, const mutant::GeneratorOptions& options,
   }
 }
 
+// The site, found in `origin`, within `graph`: `origin` after splices elsewhere. Its nodes are found
+// again by the names of their first outputs (value names are unique and a splice keeps the names
+// of the nodes it does not replace); nullopt when one of them is gone.
+std::optional<Subprogram> relocate(const Graph& origin, const Subprogram& site, const Graph& graph) {
+  std::unordered_map<std::string, ValueId> by_name;
+  for (size_t v = 0; v < graph.values().size(); ++v) by_name.emplace(graph.values()[v].name, static_cast<ValueId>(v));
+  std::vector<NodeId> nodes;
+  for (NodeId id : site.nodes) {
+    const Node& node = origin.node(id);
+    if (node.outputs.empty()) return std::nullopt;
+    auto found = by_name.find(origin.value(node.outputs[0]).name);
+    if (found == by_name.end() || graph.value(found->second).producer < 0) return std::nullopt;
+    nodes.push_back(graph.value(found->second).producer);
+  }
+  return make_subprogram(graph, std::move(nodes), site.kind);
+}
+
 }  // namespace
 
 uint64_t subprogram_key(const Subprogram& sub) {
@@ -112,13 +130,13 @@ Program SearchSpace::make_program(Graph graph, std::vector<Transformation> histo
   return program;
 }
 
-Graph SearchSpace::replace_everywhere(const Graph& graph, uint64_t key, int count, const Graph& replacement,
-                                      const std::string& prefix, std::string& locations) const {
+Graph SearchSpace::replace_everywhere(const Graph& graph, const std::vector<const Subprogram*>& sites,
+                                      const Graph& replacement, const std::string& prefix,
+                                      std::string& locations) const {
   Graph result = graph;
-  for (int done = 0; done < count; ++done) {
-    std::vector<Subprogram> subs = subprograms(result);
-    auto site = std::find_if(subs.begin(), subs.end(), [key](const Subprogram& sub) { return subprogram_key(sub) == key; });
-    if (site == subs.end()) break;
+  for (size_t done = 0; done < sites.size(); ++done) {
+    std::optional<Subprogram> site = done == 0 ? *sites[0] : relocate(graph, *sites[done], result);
+    if (!site || subprogram_key(*site) != subprogram_key(*sites[done])) continue;
     locations += (locations.empty() ? "" : "; ") + site->location;
     result = splice(result, *site, replacement, fmt::format("{}r{}_", prefix, done));
   }
@@ -258,37 +276,38 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
   if (!kinds.full_mutants && !kinds.partial_mutants) return next;
   std::string prefix = fmt::format("s{}_", program.history.size() + 1);
   std::vector<Subprogram> subs = subprograms(program.graph);
-  std::map<uint64_t, int> occurrences;
-  for (const Subprogram& sub : subs) ++occurrences[subprogram_key(sub)];
+  std::vector<uint64_t> keys;
+  for (const Subprogram& sub : subs) keys.push_back(subprogram_key(sub));
   auto allowed = [&kinds](const MutantOption& option) {
     return option.partial ? kinds.partial_mutants : kinds.full_mutants;
   };
-  for (const Subprogram& sub : subs) {
-    auto found = options_by_subprogram_.find(subprogram_key(sub));
+  for (size_t s = 0; s < subs.size(); ++s) {
+    auto found = options_by_subprogram_.find(keys[s]);
     if (found == options_by_subprogram_.end()) continue;
     for (const MutantOption& option : found->second->mutants) {
       if (!allowed(option)) continue;
       Transformation step = option.info;
-      step.location = sub.location;
-      consider(splice(program.graph, sub, option.replacement, prefix), std::move(step));
+      step.location = subs[s].location;
+      consider(splice(program.graph, subs[s], option.replacement, prefix), std::move(step));
     }
   }
   // Repeated blocks (ResNet stages, CSRNet's equal convs) take the same mutant everywhere in one
   // move: the layouts between neighbours then cancel, which one site at a time cannot show.
-  std::vector<uint64_t> repeated;
-  for (const Subprogram& sub : subs) {
-    uint64_t key = subprogram_key(sub);
-    if (occurrences[key] > 1 && std::find(repeated.begin(), repeated.end(), key) == repeated.end())
+  std::vector<uint64_t> repeated;  // keys of more than one site, in order of first site
+  for (uint64_t key : keys)
+    if (std::count(keys.begin(), keys.end(), key) > 1 && std::find(repeated.begin(), repeated.end(), key) == repeated.end())
       repeated.push_back(key);
-  }
   for (uint64_t key : repeated) {
     auto found = options_by_subprogram_.find(key);
     if (found == options_by_subprogram_.end()) continue;
+    std::vector<const Subprogram*> sites;
+    for (size_t s = 0; s < subs.size(); ++s)
+      if (keys[s] == key) sites.push_back(&subs[s]);
     for (const MutantOption& option : found->second->mutants) {
       if (!allowed(option)) continue;
       Transformation step = option.info;
-      Graph graph = replace_everywhere(program.graph, key, occurrences[key], option.replacement, prefix, step.location);
-      step.name += fmt::format(" (x{})", occurrences[key]);
+      Graph graph = replace_everywhere(program.graph, sites, option.replacement, prefix, step.location);
+      step.name += fmt::format(" (x{})", sites.size());
       consider(std::move(graph), std::move(step));
     }
   }

@@ -79,10 +79,10 @@ class SearchSpace {
   std::map<uint64_t, std::shared_ptr<const Options>> options_by_subprogram_;
 
   std::vector<Subprogram> subprograms(const Graph& graph) const;
-  // `graph` with up to `count` subprograms of `key` replaced, one after another; appends their
-  // locations.
-  Graph replace_everywhere(const Graph& graph, uint64_t key, int count, const Graph& replacement,
-                           const std::string& prefix, std::string& locations) const;
+  // `graph` with each of its subprograms `sites` (all of one key) replaced, one after another;
+  // appends their locations.
+  Graph replace_everywhere(const Graph& graph, const std::vector<const Subprogram*>& sites,
+                           const Graph& replacement, const std::string& prefix, std::string& locations) const;
   Options build_options(const Graph& start, const Subprogram& sub, SearchStats& stats,
                         std::chrono::steady_clock::time_point deadline) const;
   void rank_and_trim(const Graph& start, const Subprogram& sub, std::vector<MutantOption>& options) const;

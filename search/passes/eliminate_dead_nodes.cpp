@@ -18,7 +18,7 @@ int eliminate_dead_nodes(Graph& graph) {
     for (ValueId in : node.inputs)
       if (in != kNoValue) live_value[static_cast<size_t>(in)] = true;
   }
-  graph.remove_nodes(dead);
+  if (!dead.empty()) graph.remove_nodes(dead);
   return static_cast<int>(dead.size());
 }
 

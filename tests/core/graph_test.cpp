@@ -46,5 +46,34 @@ TEST(Graph, RemoveNodesDropsValuesAndRenumbers) {
   graph.validate();
 }
 
+TEST(Graph, RemoveNodesFreesTheNamesOfDroppedValuesOnly) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {4}});
+  ValueId dead = graph.add_node1("Relu", {}, {x}, "dead");
+  graph.add_output(graph.add_node1("Neg", {}, {x}, "live"));
+  graph.remove_nodes({graph.value(dead).producer});
+  EXPECT_EQ(graph.unique_value_name("dead"), "dead");   // before: taken; after: free again
+  EXPECT_NE(graph.unique_value_name("live"), "live");   // still taken
+  EXPECT_NE(graph.unique_value_name("x"), "x");
+}
+
+TEST(Graph, StructureCheckCatchesAReadBeforeItsProducerButSkipsShapeRules) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {4}});
+  ValueId first = graph.add_node1("Relu", {}, {x}, "first");
+  graph.add_output(graph.add_node1("Neg", {}, {first}, "second"));
+  graph.mutable_value(first).type = {DType::f32, {5}};  // a type its shape rule would refuse
+  EXPECT_NO_THROW(graph.validate_structure());
+  EXPECT_THROW(graph.validate(), InternalError);
+
+  Graph swapped;
+  ValueId y = swapped.add_input("y", {DType::f32, {4}});
+  ValueId a = swapped.add_node1("Relu", {}, {y}, "a");
+  swapped.add_output(swapped.add_node1("Neg", {}, {a}, "b"));
+  swapped.sort_topologically();
+  swapped.replace_uses(y, swapped.nodes()[1].outputs[0]);  // now "a" reads what "b" computes after it
+  EXPECT_THROW(swapped.validate_structure(), InternalError);
+}
+
 }  // namespace
 }  // namespace pet

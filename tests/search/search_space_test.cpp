@@ -77,5 +77,44 @@ TEST(SearchSpace, NeqOnlyModeBuildsOnlyCorrectedPartialMoves) {
   EXPECT_TRUE(result.check.passed);
 }
 
+// Three equal convs between ReLUs: one subprogram key at three sites.
+const char* kRepeatedConvs = R"(graph "repeated" opset 13 {
+  input %x : f32[1,8,12,12]
+  const %w1 : f32[8,8,3,3] = random(1)
+  const %w2 : f32[8,8,3,3] = random(2)
+  const %w3 : f32[8,8,3,3] = random(3)
+  %c1 = Conv[dilations=[2,2], group=1, pads=[2,2,2,2], strides=[1,1]](%x, %w1) : f32[1,8,12,12]
+  %r1 = Relu(%c1) : f32[1,8,12,12]
+  %c2 = Conv[dilations=[2,2], group=1, pads=[2,2,2,2], strides=[1,1]](%r1, %w2) : f32[1,8,12,12]
+  %r2 = Relu(%c2) : f32[1,8,12,12]
+  %c3 = Conv[dilations=[2,2], group=1, pads=[2,2,2,2], strides=[1,1]](%r2, %w3) : f32[1,8,12,12]
+  output %c3
+}
+)";
+
+TEST(SearchSpace, RepeatedBlocksTakeOneMutantAtEverySiteInOneMove) {
+  Graph graph = parse_graph(kRepeatedConvs);
+  cost::CostModel cost(cost::load_device("h100"));
+  SearchSpaceOptions options;
+  options.mutation_rounds = 1;
+  SearchSpace space(cost, nullptr, options);
+  SearchStats stats;
+  space.prepare(graph, stats, SearchBudget{});
+  Program start = space.make_program(graph, {});
+  std::vector<Program> moves = space.expand(start, {false, true, false}, stats, [](uint64_t) { return true; }, SearchBudget{});
+  int repeated = 0;
+  for (const Program& move : moves) {
+    const Transformation& step = move.history.back();
+    if (step.name.find(" (x3)") == std::string::npos) continue;
+    ++repeated;
+    SCOPED_TRACE(step.name);
+    // before: c1, c2 and c3 each one site; after: all three replaced in the one move
+    EXPECT_EQ(step.location, "c1; c2; c3");
+    for (const Node& node : move.graph.nodes()) EXPECT_TRUE(node.name != "c1" && node.name != "c2" && node.name != "c3");
+    EXPECT_TRUE(differential(graph, move.graph, 5).passed);
+  }
+  EXPECT_GT(repeated, 0) << "the dilated convs have full mutants, offered at all three sites at once";
+}
+
 }  // namespace
 }  // namespace pet::search
