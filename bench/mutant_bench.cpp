@@ -1,4 +1,5 @@
-// Mutants of ResNet-18 3x3 convolutions at depth 3 (the target: under 1 s per conv).
+// Mutants of ResNet-18 3x3 convolutions at depth 3 (the target: under 1 s per conv) and
+// of BERT's Q/K/V projections taken as a parallel group (two or all three matmuls).
 #include <benchmark/benchmark.h>
 
 #include "mutant/generator.h"
@@ -30,6 +31,33 @@ void BM_MutantsOfConv(benchmark::State& state, ConvShape shape) {
   state.counters["examined"] = static_cast<double>(result.stats.examined);
   state.counters["placed"] = static_cast<double>(result.stats.placed);
 }
+
+// `count` matmuls reading one activation [1,seq,768], each with its own [768,768] weight.
+Graph projection_group(int count, int64_t seq) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {1, seq, 768}});
+  for (int i = 0; i < count; ++i) {
+    ValueId w = graph.add_input("w" + std::to_string(i), {DType::f32, {768, 768}});
+    graph.add_output(graph.add_node1("MatMul", {}, {x, w}));
+  }
+  return graph;
+}
+
+void BM_MutantsOfProjectionGroup(benchmark::State& state, int count, bool merge_templates_only) {
+  Graph group = projection_group(count, 128);
+  mutant::GeneratorOptions options;
+  if (merge_templates_only) options.templates = mutant::merge_templates();
+  mutant::Generation result;
+  for (auto _ : state) result = mutant::generate_mutants(group, options);
+  state.counters["full"] = static_cast<double>(result.stats.full);
+  state.counters["examined"] = static_cast<double>(result.stats.examined);
+  state.counters["placed"] = static_cast<double>(result.stats.placed);
+}
+
+BENCHMARK_CAPTURE(BM_MutantsOfProjectionGroup, bert_qk, 2, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MutantsOfProjectionGroup, bert_qkv, 3, false)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_MutantsOfProjectionGroup, bert_qk_merge_templates, 2, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MutantsOfProjectionGroup, bert_qkv_merge_templates, 3, true)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(BM_MutantsOfConv, resnet18_stage1_batch1, ConvShape{1, 64, 56})->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MutantsOfConv, resnet18_stage4_batch1, ConvShape{1, 512, 7})->Unit(benchmark::kMillisecond);

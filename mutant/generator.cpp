@@ -105,7 +105,8 @@ class Search {
     while (true) {
       std::vector<ValueId> operands;
       for (size_t i : pick) operands.push_back(pool.empty() ? kNoValue : pool[i]);
-      if (!pool.empty() && distinct(operands) && in_order(state, tmpl, operands) && roles_fit(state, tmpl, operands) &&
+      if (!pool.empty() && distinct(operands) && in_order(state, tmpl, operands) &&
+          (!tmpl.ascending_operands || std::is_sorted(operands.begin(), operands.end())) && roles_fit(state, tmpl, operands) &&
           compute_allowed(state, tmpl, operands)) {
         if (extends_chain(state, tmpl, operands)) apply(state, ops, tmpl, operands);
         else ++result_.stats.branching_transforms;

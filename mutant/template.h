@@ -36,9 +36,18 @@ struct MutantTemplate {
   // Attribute sets worth trying for these operands (empty: the template does not apply).
   std::function<std::vector<Attributes>(const TemplateContext&)> choices;
   std::vector<Role> operand_roles = {};  // for Compute templates: the role of each operand
+  // Operands only in ascending value order: for templates whose operand order is a relabelling
+  // that the closing ops undo (operand concats before a merged op whose outputs are split back).
+  bool ascending_operands = false;
 };
 
 // The built-in mutant operator set.
 const std::vector<MutantTemplate>& default_templates();
+
+// The part of it that merges parallel ops into one (operand concats, kernel enlargement for
+// unequal kernels, the compute ops, splits and slices back to the outputs), its operand concats
+// in one order only: groups of three ops stay tractable with it, where the whole set takes
+// half a minute per group.
+const std::vector<MutantTemplate>& merge_templates();
 
 }  // namespace pet::mutant

@@ -1,5 +1,8 @@
 // The built-in mutant operator set: one line per template.
 #include "mutant/template.h"
+
+#include <algorithm>
+
 #include "mutant/template_choices.h"
 
 namespace pet::mutant {
@@ -33,6 +36,19 @@ const std::vector<MutantTemplate>& default_templates() {
       {"concat-results", "Concat", Stage::Post, 2, 3, Role::Any, concat},
   };
   return kTemplates;
+}
+
+const std::vector<MutantTemplate>& merge_templates() {
+  static const std::vector<MutantTemplate> kMerging = [] {
+    const std::vector<std::string> names = {"concat-operands", "enlarge-kernel",  "conv",
+                                            "matmul",          "split-to-outputs", "slice-to-output"};
+    std::vector<MutantTemplate> kept;
+    for (const MutantTemplate& entry : default_templates())
+      if (std::find(names.begin(), names.end(), entry.name) != names.end()) kept.push_back(entry);
+    for (MutantTemplate& entry : kept) entry.ascending_operands = entry.name == "concat-operands";
+    return kept;
+  }();
+  return kMerging;
 }
 
 }  // namespace pet::mutant

@@ -179,6 +179,7 @@ SearchSpace::Options SearchSpace::build_options(const Graph& start, const Subpro
   Options built;
   mutant::GeneratorOptions generator = options_.generator;
   generator.deadline = deadline;
+  if (sub.kind == "group") generator.templates = options_.group_templates;
   std::optional<BiasSplit> split = split_conv_bias(sub.program);
   const Graph& source = split ? split->unbiased : sub.program;
   Wrap wrap = [&](const Graph& program) { return split ? add_bias_back(sub.program, *split, program) : program; };

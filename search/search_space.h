@@ -29,7 +29,7 @@ struct MoveKinds {
 inline PartitionOptions conv_only_regions() {
   PartitionOptions options;
   options.max_ops = 1;
-  options.max_group = 2;  // three convs already take the generator ~50 s (two: ~1 s)
+  options.max_group = 3;  // Q/K/V; with the merge templates three matmuls take ~1.5 s to generate
   return options;
 }
 
@@ -37,6 +37,8 @@ struct SearchSpaceOptions {
   // Conv-only regions: the generator finds no mutant for conv + residual Add regions.
   PartitionOptions partition = conv_only_regions();
   mutant::GeneratorOptions generator;
+  // Parallel groups are mutated with the merging part of the operator set only.
+  std::vector<mutant::MutantTemplate> group_templates = mutant::merge_templates();
   int mutation_rounds = 2;  // round r mutates the kept fully equivalent mutants of round r-1
   int top_k = 4;            // mutants kept per subprogram, per kind and round, by cost
   int threads = 0;          // mutant generation in parallel (0: hardware concurrency)

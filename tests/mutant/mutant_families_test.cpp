@@ -147,6 +147,31 @@ TEST(Families, EqualMatmulsOnASharedInputBecomeOneGemm) {  // BERT's Q, K and V 
   expect_family(result, "concat-operands+matmul+split-to-outputs", VerdictKind::Full);
 }
 
+TEST(Families, TheMergeTemplatesBuildTheQkvGemmOnceNotOncePerOperandOrder) {
+  GeneratorOptions options;
+  options.templates = merge_templates();
+  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
+    input %x : f32[1,8,12]
+    input %wq : f32[12,12]
+    input %wk : f32[12,12]
+    input %wv : f32[12,12]
+    %q = MatMul(%x, %wq)
+    %k = MatMul(%x, %wk)
+    %v = MatMul(%x, %wv)
+    output %q
+    output %k
+    output %v
+  })"), options);
+  const Mutant& merged = expect_family(result, "concat-operands+matmul+split-to-outputs", VerdictKind::Full);
+  int count = 0;
+  for (const Mutant& mutant : result.mutants) count += mutant.family == merged.family;
+  // The whole set also concatenates the weights in the five other orders (each split back to
+  // match); the merge templates take the operands in ascending order only.
+  EXPECT_EQ(count, 1) << families(result);
+  ASSERT_EQ(merged.program.nodes().size(), 3u);
+  EXPECT_EQ(merged.program.nodes()[0].inputs, (std::vector<ValueId>{1, 2, 3}));
+}
+
 TEST(Families, MatmulAsTransposedProduct) {
   Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
     input %a : f32[2,6,4]
