@@ -21,7 +21,7 @@ options:
   --batches 1,16         batch sizes (default 1,16)
   --modes M,...          modes (default none,taso,pet,pet-eq-only,pet-neq-only)
   --beam N               programs kept per search round (default 8)
-  --time-limit SECONDS   wall clock per search (default 60)
+  --time-limit SECONDS   wall clock per search (default 50, as pet-opt)
   --device NAME|FILE     cost model device (default h100)
   --out DIR              output folder (default build/harness)
   --seed N               seed for every random draw (default 2026)

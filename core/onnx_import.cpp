@@ -25,6 +25,9 @@ namespace {
 constexpr int64_t kFoldElementLimit = 1 << 16;
 
 onnx::ModelProto load_model_proto(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw UserError(fmt::format("'{}' is a folder, not a model file; pass the path of the .onnx file in it", path));
   std::ifstream file(path, std::ios::binary);
   if (!file) throw UserError(fmt::format("cannot open model file '{}'; check the path", path));
   std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());

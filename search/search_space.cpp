@@ -143,13 +143,37 @@ Graph SearchSpace::replace_everywhere(const Graph& graph, const std::vector<cons
   return result;
 }
 
-// Groups first: merging parallel ops saves whole launches, so under a time limit they are
-// generated before the single-op regions.
+// Groups first (merging parallel ops saves whole launches), then the single-op regions, each in
+// graph order; prepare() orders them by what they could save.
 std::vector<Subprogram> SearchSpace::subprograms(const Graph& graph) const {
   std::vector<Subprogram> subs = parallel_groups(graph, options_.partition);
   std::vector<Subprogram> regions = partition(graph, options_.partition);
   subs.insert(subs.end(), std::make_move_iterator(regions.begin()), std::make_move_iterator(regions.end()));
   return subs;
+}
+
+// Under a time limit the generator reaches only the first subprograms, so they come in order of
+// what they could save: groups first, then regions by their cost times their occurrences (the
+// repeated moves replace every occurrence), ties by key.
+std::vector<Subprogram> SearchSpace::subprograms_by_share(const Graph& graph) const {
+  std::vector<Subprogram> subs = subprograms(graph);
+  std::map<uint64_t, double> share;
+  std::vector<uint64_t> keys;
+  for (const Subprogram& sub : subs) {
+    keys.push_back(subprogram_key(sub));
+    share[keys.back()] += cost_.graph_cost(sub.program);
+  }
+  std::vector<size_t> order(subs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    bool group_a = subs[a].kind == "group", group_b = subs[b].kind == "group";
+    if (group_a != group_b) return group_a;
+    double share_a = share[keys[a]], share_b = share[keys[b]];
+    return share_a != share_b ? share_a > share_b : keys[a] < keys[b];
+  });
+  std::vector<Subprogram> sorted;
+  for (size_t i : order) sorted.push_back(std::move(subs[i]));
+  return sorted;
 }
 
 void SearchSpace::rank_and_trim(const Graph& start, const Subprogram& sub, std::vector<MutantOption>& options) const {
@@ -204,7 +228,7 @@ SearchSpace::Options SearchSpace::build_options(const Graph& start, const Subpro
 void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBudget& budget) {
   std::vector<Subprogram> pending;
   std::vector<uint64_t> keys;
-  for (Subprogram& sub : subprograms(start)) {
+  for (Subprogram& sub : subprograms_by_share(start)) {
     uint64_t key = subprogram_key(sub);
     if (options_by_subprogram_.count(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
     keys.push_back(key);

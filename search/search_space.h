@@ -81,6 +81,7 @@ class SearchSpace {
   std::map<uint64_t, std::shared_ptr<const Options>> options_by_subprogram_;
 
   std::vector<Subprogram> subprograms(const Graph& graph) const;
+  std::vector<Subprogram> subprograms_by_share(const Graph& graph) const;
   // `graph` with each of its subprograms `sites` (all of one key) replaced, one after another;
   // appends their locations.
   Graph replace_everywhere(const Graph& graph, const std::vector<const Subprogram*>& sites,

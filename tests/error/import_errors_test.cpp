@@ -32,6 +32,12 @@ TEST(ImportErrors, MissingFile) {
             "/nonexistent/model.onnx: cannot open model file '/nonexistent/model.onnx'; check the path");
 }
 
+TEST(ImportErrors, AFolderInsteadOfAFile) {
+  std::string folder = ::testing::TempDir();
+  EXPECT_EQ(import_error(folder), folder + ": '" + folder +
+                                      "' is a folder, not a model file; pass the path of the .onnx file in it");
+}
+
 TEST(ImportErrors, NotAnOnnxFile) {
   std::string path = temp_file("garbage.onnx");
   write_bytes(path, "\xff\xff\xff\xff not protobuf");
