@@ -129,39 +129,31 @@ TEST(Families, ParallelConvsOnASharedInputMerge) {
   expect_family(result, "concat-operands+conv+split-to-outputs", VerdictKind::Full);
 }
 
+// BERT's Q, K and V projections of one activation, at small sizes.
+const char* kProjections = R"(graph "g" opset 13 {
+  input %x : f32[1,8,12]
+  input %wq : f32[12,12]
+  input %wk : f32[12,12]
+  input %wv : f32[12,12]
+  %q = MatMul(%x, %wq)
+  %k = MatMul(%x, %wk)
+  %v = MatMul(%x, %wv)
+  output %q
+  output %k
+  output %v
+})";
+
 TEST(Families, EqualMatmulsOnASharedInputBecomeOneGemm) {  // BERT's Q, K and V projections
   GeneratorOptions options;
   options.max_pre_ops = 1;  // one concat of the weights; four inputs make deeper searches slow
-  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
-    input %x : f32[1,8,12]
-    input %wq : f32[12,12]
-    input %wk : f32[12,12]
-    input %wv : f32[12,12]
-    %q = MatMul(%x, %wq)
-    %k = MatMul(%x, %wk)
-    %v = MatMul(%x, %wv)
-    output %q
-    output %k
-    output %v
-  })"), options);
+  Generation result = generate_mutants(parse_graph(kProjections), options);
   expect_family(result, "concat-operands+matmul+split-to-outputs", VerdictKind::Full);
 }
 
 TEST(Families, TheMergeTemplatesBuildTheQkvGemmOnceNotOncePerOperandOrder) {
   GeneratorOptions options;
   options.templates = merge_templates();
-  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
-    input %x : f32[1,8,12]
-    input %wq : f32[12,12]
-    input %wk : f32[12,12]
-    input %wv : f32[12,12]
-    %q = MatMul(%x, %wq)
-    %k = MatMul(%x, %wk)
-    %v = MatMul(%x, %wv)
-    output %q
-    output %k
-    output %v
-  })"), options);
+  Generation result = generate_mutants(parse_graph(kProjections), options);
   const Mutant& merged = expect_family(result, "concat-operands+matmul+split-to-outputs", VerdictKind::Full);
   int count = 0;
   for (const Mutant& mutant : result.mutants) count += mutant.family == merged.family;

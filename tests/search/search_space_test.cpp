@@ -22,18 +22,30 @@ const char* kBatchedConv = R"(graph "batched" opset 13 {
 }
 )";
 
-TEST(SearchSpace, EveryCorrectedPartialMoveComputesTheOriginal) {
-  Graph graph = parse_graph(kBatchedConv);
+// One mutation round on `graph` (top 4 kept), then the moves of `kinds` one step away.
+struct OneStep {
+  SearchStats stats;  // of preparing and expanding
+  std::vector<Program> moves;
+};
+
+OneStep one_step(const Graph& graph, const MoveKinds& kinds) {
   cost::CostModel cost(cost::load_device("h100"));
   SearchSpaceOptions options;
   options.mutation_rounds = 1;
   options.top_k = 4;
   SearchSpace space(cost, nullptr, options);
-  SearchStats stats;
-  space.prepare(graph, stats, SearchBudget{});
-  ASSERT_GT(stats.mutants_partial, 0) << "the generator finds the seam mutants of a batched conv";
+  OneStep result;
+  space.prepare(graph, result.stats, SearchBudget{});
   Program start = space.make_program(graph, {});
-  std::vector<Program> moves = space.expand(start, {false, false, true}, stats, [](uint64_t) { return true; }, SearchBudget{});
+  result.moves = space.expand(start, kinds, result.stats, [](uint64_t) { return true; }, SearchBudget{});
+  return result;
+}
+
+TEST(SearchSpace, EveryCorrectedPartialMoveComputesTheOriginal) {
+  Graph graph = parse_graph(kBatchedConv);
+  OneStep step_away = one_step(graph, {false, false, true});
+  ASSERT_GT(step_away.stats.mutants_partial, 0) << "the generator finds the seam mutants of a batched conv";
+  const std::vector<Program>& moves = step_away.moves;
   ASSERT_FALSE(moves.empty());
   for (const Program& move : moves) {
     const Transformation& step = move.history.back();
@@ -49,15 +61,9 @@ TEST(SearchSpace, EveryCorrectedPartialMoveComputesTheOriginal) {
 
 TEST(SearchSpace, BiasedConvsAreMutatedWithoutTheirBiasAndGetItBack) {
   Graph graph = parse_graph(kBatchedConv);
-  cost::CostModel cost(cost::load_device("h100"));
-  SearchSpaceOptions options;
-  options.mutation_rounds = 1;
-  SearchSpace space(cost, nullptr, options);
-  SearchStats stats;
-  space.prepare(graph, stats, SearchBudget{});
-  EXPECT_GT(stats.mutants_full, 0);
-  Program start = space.make_program(graph, {});
-  std::vector<Program> moves = space.expand(start, {false, true, false}, stats, [](uint64_t) { return true; }, SearchBudget{});
+  OneStep step_away = one_step(graph, {false, true, false});
+  EXPECT_GT(step_away.stats.mutants_full, 0);
+  const std::vector<Program>& moves = step_away.moves;
   ASSERT_FALSE(moves.empty());
   for (const Program& move : moves) {
     EXPECT_TRUE(differential(graph, move.graph, 3).passed) << move.history.back().name;
@@ -94,14 +100,7 @@ const char* kRepeatedConvs = R"(graph "repeated" opset 13 {
 
 TEST(SearchSpace, RepeatedBlocksTakeOneMutantAtEverySiteInOneMove) {
   Graph graph = parse_graph(kRepeatedConvs);
-  cost::CostModel cost(cost::load_device("h100"));
-  SearchSpaceOptions options;
-  options.mutation_rounds = 1;
-  SearchSpace space(cost, nullptr, options);
-  SearchStats stats;
-  space.prepare(graph, stats, SearchBudget{});
-  Program start = space.make_program(graph, {});
-  std::vector<Program> moves = space.expand(start, {false, true, false}, stats, [](uint64_t) { return true; }, SearchBudget{});
+  std::vector<Program> moves = one_step(graph, {false, true, false}).moves;
   int repeated = 0;
   for (const Program& move : moves) {
     const Transformation& step = move.history.back();
