@@ -1,6 +1,7 @@
 // The sampled Z_p comparison behind recomputes_existing_value().
 #include "mutant/layout_identity.h"
 
+#include <optional>
 #include <random>
 
 #include "core/ops/linear_facets.h"
@@ -27,11 +28,30 @@ std::vector<std::vector<int64_t>> sample_points(const Shape& shape, uint64_t see
   return points;
 }
 
-bool same_at(FieldEvaluator& evaluator, ValueId a, ValueId b, const std::vector<std::vector<int64_t>>& points) {
-  for (const auto& point : points)
-    if (evaluator.value(a, point.data()) != evaluator.value(b, point.data())) return false;
-  return true;
-}
+// A value at the sample points, each computed once, when a comparison first needs it (the value
+// behind a layout is often a conv: one point costs a whole receptive field).
+class SampledValue {
+ public:
+  SampledValue(FieldEvaluator& evaluator, ValueId id, std::vector<std::vector<int64_t>> points)
+      : evaluator_(evaluator), id_(id), points_(std::move(points)), values_(points_.size()) {}
+
+  bool same_as(ValueId other) {
+    for (size_t i = 0; i < points_.size(); ++i)
+      if (at(i) != evaluator_.value(other, points_[i].data())) return false;
+    return true;
+  }
+
+ private:
+  uint64_t at(size_t i) {
+    if (!values_[i]) values_[i] = evaluator_.value(id_, points_[i].data());
+    return *values_[i];
+  }
+
+  FieldEvaluator& evaluator_;
+  ValueId id_;
+  std::vector<std::vector<int64_t>> points_;
+  std::vector<std::optional<uint64_t>> values_;
+};
 
 }  // namespace
 
@@ -42,13 +62,13 @@ bool recomputes_existing_value(const Graph& graph, uint64_t seed) {
     if (!node.def->eval_point) return false;
   FieldEvaluator evaluator(graph, seed, 0, /*memoize=*/false);
   for (ValueId out : last.outputs) {
-    auto points = sample_points(graph.value(out).type.shape, seed ^ static_cast<uint64_t>(out));
+    SampledValue sampled(evaluator, out, sample_points(graph.value(out).type.shape, seed ^ static_cast<uint64_t>(out)));
     for (size_t v = 0; v < graph.values().size(); ++v) {
       auto other = static_cast<ValueId>(v);
       const Value& value = graph.value(other);
       bool is_last = value.producer >= 0 && &graph.node(value.producer) == &last;
       if (is_last || value.type != graph.value(out).type || value.constant) continue;
-      if (same_at(evaluator, out, other, points)) return true;
+      if (sampled.same_as(other)) return true;
     }
   }
   return false;
