@@ -11,6 +11,10 @@ namespace pet {
 
 struct FinalizeOptions {
   bool fold_weights = true;  // the search scores candidates without folding (folded nodes cost nothing)
+  // After each round: every shape rule again (the output pet writes), or order and producers only
+  // (the search's scoring copies, thousands per second; the passes build new nodes with add_node,
+  // which runs their shape rules).
+  bool rerun_shape_rules = true;
 };
 
 // Runs the finalize passes until none changes the graph; reports each pass's total changes.

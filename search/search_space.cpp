@@ -117,7 +117,7 @@ SearchSpace::SearchSpace(const cost::CostModel& cost, const RuleMatcher* rules, 
 
 double SearchSpace::score(const Graph& graph) const {
   Graph finalized = graph;
-  finalize(finalized, FinalizeOptions{.fold_weights = false});
+  finalize(finalized, FinalizeOptions{.fold_weights = false, .rerun_shape_rules = false});
   return cost_.graph_cost(finalized);
 }
 
