@@ -83,9 +83,10 @@ class SearchSpace {
   std::vector<Subprogram> subprograms(const Graph& graph) const;
   std::vector<Subprogram> subprograms_by_share(const Graph& graph) const;
   // `graph` with each of its subprograms `sites` (all of one key) replaced, one after another;
-  // appends their locations.
+  // appends their locations and counts them in `replaced`.
   Graph replace_everywhere(const Graph& graph, const std::vector<const Subprogram*>& sites,
-                           const Graph& replacement, const std::string& prefix, std::string& locations) const;
+                           const Graph& replacement, const std::string& prefix, std::string& locations,
+                           int& replaced) const;
   Options build_options(const Graph& start, const Subprogram& sub, SearchStats& stats,
                         std::chrono::steady_clock::time_point deadline) const;
   void rank_and_trim(const Graph& start, const Subprogram& sub, std::vector<MutantOption>& options) const;
