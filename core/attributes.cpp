@@ -66,4 +66,11 @@ const std::vector<double>& Attributes::get_floats(std::string_view name) const {
   return std::get<std::vector<double>>(value);
 }
 
+std::string Attributes::to_string() const {
+  if (values_.empty()) return "";
+  std::string text;
+  for (const auto& [name, value] : values_) text += (text.empty() ? "[" : ", ") + name + "=" + attr_value_to_string(value);
+  return text + "]";
+}
+
 }  // namespace pet

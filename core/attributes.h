@@ -38,6 +38,8 @@ class Attributes {
 
   const std::map<std::string, AttrValue, std::less<>>& entries() const { return values_; }
   bool operator==(const Attributes&) const = default;
+  // "[name=value, ...]" in name order, "" when empty: the text IR's form, exact (a key for memos).
+  std::string to_string() const;
 
  private:
   const AttrValue& at(std::string_view name) const;

@@ -40,17 +40,6 @@ std::string constant_text(const Tensor& tensor, const PrintOptions& options) {
   return text + "]";
 }
 
-std::string attributes_text(const Attributes& attrs) {
-  if (attrs.entries().empty()) return "";
-  std::string text = "[";
-  bool first = true;
-  for (const auto& [name, value] : attrs.entries()) {
-    text += (first ? "" : ", ") + name + "=" + attr_value_to_string(value);
-    first = false;
-  }
-  return text + "]";
-}
-
 std::string node_line(const Graph& graph, const Node& node, const PrintOptions& options) {
   std::string outputs, inputs, types;
   for (size_t i = 0; i < node.outputs.size(); ++i) {
@@ -58,7 +47,7 @@ std::string node_line(const Graph& graph, const Node& node, const PrintOptions& 
     types += (i ? ", " : "") + graph.value(node.outputs[i]).type.to_string();
   }
   for (size_t i = 0; i < node.inputs.size(); ++i) inputs += (i ? ", " : "") + value_ref(graph, node.inputs[i]);
-  std::string line = fmt::format("  {} = {}{}({}) : {}", outputs, node.op(), attributes_text(node.attrs), inputs, types);
+  std::string line = fmt::format("  {} = {}{}({}) : {}", outputs, node.op(), node.attrs.to_string(), inputs, types);
   if (options.node_names) line += " @" + (plain_name(node.name) ? node.name : quoted(node.name));
   return line + "\n";
 }

@@ -14,11 +14,7 @@ std::string OpSignature::key() const {
 OpSignature signature_of(const Graph& graph, const Node& node) {
   OpSignature signature;
   signature.op = node.op();
-  if (!node.attrs.entries().empty()) {
-    std::vector<std::string> attributes;
-    for (const auto& [name, value] : node.attrs.entries()) attributes.push_back(name + "=" + attr_value_to_string(value));
-    signature.attributes = fmt::format("[{}]", fmt::join(attributes, ", "));
-  }
+  signature.attributes = node.attrs.to_string();
   for (ValueId input : node.inputs)
     signature.input_types.push_back(input == kNoValue ? "" : graph.value(input).type.to_string());
   signature.dtype = node.outputs.empty() ? "" : std::string(dtype_name(graph.value(node.outputs[0]).type.dtype));

@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <map>
+#include <mutex>
 
 #include "core/error.h"
 #include "core/executor.h"
-#include "core/structural_hash.h"
 #include "core/ops/fused_activation.h"
 #include "verifier/axioms/layout_composition.h"
 
@@ -47,7 +46,7 @@ bool composes_to_identity(const Graph& graph, const std::vector<const Node*>& ch
   if (graph.value(chain.back()->outputs[0]).type.shape != shape || shape.numel() > kMaxExactIota) return false;
   std::string key = shape.to_string();
   for (const Node* node : chain)
-    key += "|" + node->op() + ":" + std::to_string(attributes_hash(node->attrs)) + ":" +
+    key += "|" + node->op() + node->attrs.to_string() + ":" +
            graph.value(node->outputs[0]).type.shape.to_string();
   static std::mutex mutex;
   static std::map<std::string, bool> memo;

@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "core/executor.h"
-#include "core/structural_hash.h"
 #include "search/passes/constant_source.h"
 
 namespace pet {
@@ -20,8 +19,8 @@ bool keeps_channels(const Node& layout, const TensorType& input, const TensorTyp
       input.shape.dims()[1] != output.shape.dims()[1] || input.dtype != DType::f32)
     return false;
   static std::mutex mutex;
-  static std::map<std::tuple<std::string, uint64_t, std::string>, bool> memo;
-  auto key = std::make_tuple(layout.op(), attributes_hash(layout.attrs), input.to_string());
+  static std::map<std::string, bool> memo;
+  std::string key = layout.op() + layout.attrs.to_string() + ":" + input.to_string();
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto found = memo.find(key); found != memo.end()) return found->second;

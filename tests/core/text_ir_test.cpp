@@ -19,6 +19,15 @@ const char* kTiny = R"(graph "tiny" opset 13 {
 
 TEST(TextIr, PrintOfParseIsTheSameText) { EXPECT_EQ(print_graph(parse_graph(kTiny)), kTiny); }
 
+TEST(TextIr, AttributesPrintInNameOrderAndDistinguishEveryValue) {
+  Attributes conv = {{"strides", std::vector<int64_t>{1, 2}}, {"group", int64_t{1}}, {"auto_pad", std::string("NOTSET")}};
+  EXPECT_EQ(conv.to_string(), "[auto_pad=\"NOTSET\", group=1, strides=[1,2]]");
+  EXPECT_EQ(Attributes{}.to_string(), "");
+  Attributes other = conv;
+  other.set("strides", std::vector<int64_t>{2, 1});
+  EXPECT_NE(other.to_string(), conv.to_string()) << "the layout memos key on this text";
+}
+
 TEST(TextIr, LargeConstantsPrintAsBlobsAndParseBackWithTheTable) {
   Graph graph = parse_graph(R"(graph "g" opset 13 {
     input %x : f32[4,32]
