@@ -19,11 +19,11 @@ struct HarnessOptions {
   std::vector<std::string> models;      // empty: every evaluation model
   std::vector<int> batches = {1, 16};
   std::vector<std::string> modes = {"none", "taso", "pet", "pet-eq-only", "pet-neq-only"};
-  int beam = 8;
-  double time_limit_s = 50;             // per search, as pet-opt's default
-  std::string device = "h100";
+  int beam = OptimizeOptions{}.beam;                  // these four as pet-opt's defaults
+  double time_limit_s = OptimizeOptions{}.time_limit_s;  // per search
+  std::string device = OptimizeOptions{}.device;
   std::string out_dir = "build/harness";
-  uint64_t seed = 2026;
+  uint64_t seed = OptimizeOptions{}.seed;
   bool verbose = false;                 // forward the search's own progress lines
 };
 

@@ -49,19 +49,19 @@ OptRequest parse_request(const CliArgs& args) {
     auto [name, shape] = parse_input_shape(text);
     request.import.input_shapes[name] = shape;
   }
-  OptimizeOptions& optimize = request.optimize;
-  optimize.beam = static_cast<int>(args.integer("--beam", 8, 1, 1024));
-  optimize.mode = args.last("--mode").value_or("pet");
-  optimize.seed = static_cast<uint64_t>(args.integer("--seed", 2026, 0, INT64_MAX));
-  optimize.device = args.last("--device").value_or("h100");
-  optimize.profile_db = args.last("--profile-db").value_or("");
-  optimize.rules_dir = args.last("--rules").value_or("");
-  optimize.taso_search = args.last("--taso-search").value_or("beam");
-  optimize.alpha = args.number("--alpha", 1.05);
-  optimize.time_limit_s = args.number("--time-limit", 50);
-  optimize.max_expansions = args.integer("--max-expansions", 2000, 1, INT64_MAX);
-  optimize.mutation_rounds = static_cast<int>(args.integer("--mutation-rounds", 2, 1, 16));
-  optimize.top_k = static_cast<int>(args.integer("--top-k", 4, 1, 1024));
+  OptimizeOptions& optimize = request.optimize;  // its defaults are the flags' defaults
+  optimize.beam = static_cast<int>(args.integer("--beam", optimize.beam, 1, 1024));
+  optimize.mode = args.last("--mode").value_or(optimize.mode);
+  optimize.seed = static_cast<uint64_t>(args.integer("--seed", static_cast<int64_t>(optimize.seed), 0, INT64_MAX));
+  optimize.device = args.last("--device").value_or(optimize.device);
+  optimize.profile_db = args.last("--profile-db").value_or(optimize.profile_db);
+  optimize.rules_dir = args.last("--rules").value_or(optimize.rules_dir);
+  optimize.taso_search = args.last("--taso-search").value_or(optimize.taso_search);
+  optimize.alpha = args.number("--alpha", optimize.alpha);
+  optimize.time_limit_s = args.number("--time-limit", optimize.time_limit_s);
+  optimize.max_expansions = args.integer("--max-expansions", optimize.max_expansions, 1, INT64_MAX);
+  optimize.mutation_rounds = static_cast<int>(args.integer("--mutation-rounds", optimize.mutation_rounds, 1, 16));
+  optimize.top_k = static_cast<int>(args.integer("--top-k", optimize.top_k, 1, 1024));
   request.report_times = args.has("--report-times");
   return request;
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/executor.h"
@@ -12,6 +13,7 @@
 #include "core/onnx_import.h"
 #include "core/onnx_tensor.h"
 #include "core/text_ir.h"
+#include "search/pipeline.h"
 #include "tests/error/onnx_model_builder.h"
 #include "tools/commands.h"
 #include "tools/help_text.h"
@@ -98,6 +100,19 @@ TEST(Docs, ReadmeQuotesTheHelpTextsVerbatim) {
   std::string text = readme();
   EXPECT_NE(text.find(kPetOptHelp), std::string::npos) << "README.md must contain pet-opt --help verbatim";
   EXPECT_NE(text.find(kPetRunHelp), std::string::npos) << "README.md must contain pet-run --help verbatim";
+}
+
+TEST(Docs, PetOptHelpStatesThePipelinesDefaults) {
+  // The flags take their defaults from OptimizeOptions; the help text writes them out.
+  const OptimizeOptions defaults;
+  std::string help = kPetOptHelp;
+  for (const std::string& stated :
+       {fmt::format("(default {})", defaults.beam), fmt::format("(default {};", defaults.time_limit_s),
+        fmt::format("(default {})", defaults.max_expansions), fmt::format("(default {})", defaults.mutation_rounds),
+        fmt::format("(default {})", defaults.top_k), fmt::format("(default {})", defaults.device),
+        fmt::format("(default {})", defaults.seed), fmt::format("(default {})", defaults.taso_search),
+        fmt::format("best ({})", defaults.alpha)})
+    EXPECT_NE(help.find(stated), std::string::npos) << stated;
 }
 
 }  // namespace
