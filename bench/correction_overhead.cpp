@@ -1,6 +1,6 @@
 // Prints the correction overhead of every partial mutant of the seam cases (ResNet-18 and the
 // CSRNet back end, batch 1 and 16) under the cost model: the corrector's target is under 1 %.
-#include <cstdio>
+#include <algorithm>
 #include <iostream>
 #include <string>
 

@@ -130,14 +130,14 @@ Program SearchSpace::make_program(Graph graph, std::vector<Transformation> histo
   return program;
 }
 
-Graph SearchSpace::replace_everywhere(const Graph& graph, const std::vector<const Subprogram*>& sites,
+Graph SearchSpace::replace_everywhere(const Graph& graph, uint64_t key, const std::vector<const Subprogram*>& sites,
                                       const Graph& replacement, const std::string& prefix,
                                       std::string& locations, int& replaced) const {
   Graph result = graph;
   replaced = 0;
   for (size_t done = 0; done < sites.size(); ++done) {
     std::optional<Subprogram> site = done == 0 ? *sites[0] : relocate(graph, *sites[done], result);
-    if (!site || subprogram_key(*site) != subprogram_key(*sites[done])) continue;
+    if (!site || (done > 0 && subprogram_key(*site) != key)) continue;
     locations += (locations.empty() ? "" : "; ") + site->location;
     result = splice(result, *site, replacement, fmt::format("{}r{}_", prefix, done));
     ++replaced;
@@ -334,7 +334,7 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
       if (!allowed(option)) continue;
       Transformation step = option.info;
       int replaced = 0;
-      Graph graph = replace_everywhere(program.graph, sites, option.replacement, prefix, step.location, replaced);
+      Graph graph = replace_everywhere(program.graph, key, sites, option.replacement, prefix, step.location, replaced);
       step.name += fmt::format(" (x{})", replaced);
       consider(std::move(graph), std::move(step));
     }

@@ -82,9 +82,9 @@ class SearchSpace {
 
   std::vector<Subprogram> subprograms(const Graph& graph) const;
   std::vector<Subprogram> subprograms_by_share(const Graph& graph) const;
-  // `graph` with each of its subprograms `sites` (all of one key) replaced, one after another;
+  // `graph` with each of its subprograms `sites` (all of `key`) replaced, one after another;
   // appends their locations and counts them in `replaced`.
-  Graph replace_everywhere(const Graph& graph, const std::vector<const Subprogram*>& sites,
+  Graph replace_everywhere(const Graph& graph, uint64_t key, const std::vector<const Subprogram*>& sites,
                            const Graph& replacement, const std::string& prefix, std::string& locations,
                            int& replaced) const;
   Options build_options(const Graph& start, const Subprogram& sub, SearchStats& stats,

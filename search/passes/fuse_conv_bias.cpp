@@ -85,12 +85,18 @@ std::optional<SplitBiasFusion> find_split_bias(const Graph& graph, const std::ve
   return fusion;
 }
 
-// Rebuilds conv (with the joined bias) and split, and gives the split's outputs the Adds' names.
-int fuse_split_biases(Graph& graph) {
+std::optional<SplitBiasFusion> first_split_bias(const Graph& graph) {
   auto users = graph.consumers();
-  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes().size()); ++n) {
-    std::optional<SplitBiasFusion> fusion = find_split_bias(graph, users, n);
-    if (!fusion) continue;
+  for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes().size()); ++n)
+    if (std::optional<SplitBiasFusion> fusion = find_split_bias(graph, users, n)) return fusion;
+  return std::nullopt;
+}
+
+// Rebuilds conv (with the joined bias) and split, and gives the split's outputs the Adds' names;
+// one fusion at a time, since each renumbers the graph.
+int fuse_split_biases(Graph& graph) {
+  int fused_count = 0;
+  while (std::optional<SplitBiasFusion> fusion = first_split_bias(graph)) {
     Node conv = graph.node(fusion->conv), split = graph.node(fusion->split);
     ValueId bias = graph.add_constant(graph.unique_value_name(conv.name + "_bias"), fusion->bias);
     ValueId fused = graph.add_node1(conv.op(), conv.attrs, {conv.inputs[0], conv.inputs[1], bias}, conv.name);
@@ -106,9 +112,9 @@ int fuse_split_biases(Graph& graph) {
     graph.remove_nodes(removed);
     for (const auto& [piece_name, added_name] : renames) graph.rename_value(*graph.find_value(piece_name), added_name);
     graph.sort_topologically();
-    return 1 + fuse_split_biases(graph);
+    ++fused_count;
   }
-  return 0;
+  return fused_count;
 }
 
 int fuse_single_biases(Graph& graph) {

@@ -1,5 +1,6 @@
-// The search space's partial moves: every corrected partial mutant it offers computes the
-// original, carries its boxes as evidence, and prices its correction under 1 % of the mutant.
+// The search space's moves: every corrected partial mutant it offers computes the original,
+// carries its boxes as evidence and prices its correction (under 5 % of the mutant here); biased
+// convs get their bias back; repeated blocks take one mutant at every site in one move.
 #include <gtest/gtest.h>
 
 #include "core/text_ir.h"
