@@ -1,5 +1,7 @@
-// Mutants of ResNet-18 3x3 convolutions at depth 3 (the target: under 1 s per conv) and
-// of BERT's Q/K/V projections taken as a parallel group (two or all three matmuls).
+// Mutants of ResNet-18 3x3 convolutions at depth 3 (the target: under 1 s per conv), of
+// BERT's Q/K/V projections taken as a parallel group (two or all three matmuls) and of
+// Inception-v3's three 1x1 convs on one input (Mixed_7c), with the elements their Z_p
+// evaluations read (the generator's deterministic work budget counts these).
 #include <benchmark/benchmark.h>
 
 #include "mutant/generator.h"
@@ -30,6 +32,7 @@ void BM_MutantsOfConv(benchmark::State& state, ConvShape shape) {
   state.counters["partial"] = static_cast<double>(result.stats.partial);
   state.counters["examined"] = static_cast<double>(result.stats.examined);
   state.counters["placed"] = static_cast<double>(result.stats.placed);
+  state.counters["work"] = static_cast<double>(result.stats.work);
 }
 
 // `count` matmuls reading one activation [1,seq,768], each with its own [768,768] weight.
@@ -52,7 +55,35 @@ void BM_MutantsOfProjectionGroup(benchmark::State& state, int count, bool merge_
   state.counters["full"] = static_cast<double>(result.stats.full);
   state.counters["examined"] = static_cast<double>(result.stats.examined);
   state.counters["placed"] = static_cast<double>(result.stats.placed);
+  state.counters["work"] = static_cast<double>(result.stats.work);
 }
+
+// Inception-v3 Mixed_7c: 1x1 convs from one [1,2048,8,8] input to 320, 384 and 448 channels.
+Graph inception_branch_group() {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {1, 2048, 8, 8}});
+  Attributes attrs = {{"strides", std::vector<int64_t>{1, 1}}, {"pads", std::vector<int64_t>{0, 0, 0, 0}},
+                      {"dilations", std::vector<int64_t>{1, 1}}, {"group", int64_t{1}}};
+  for (int64_t out : {320, 384, 448}) {
+    ValueId w = graph.add_input("w" + std::to_string(out), {DType::f32, {out, 2048, 1, 1}});
+    graph.add_output(graph.add_node1("Conv", attrs, {x, w}));
+  }
+  return graph;
+}
+
+void BM_MutantsOfInceptionGroup(benchmark::State& state) {
+  Graph group = inception_branch_group();
+  mutant::GeneratorOptions options;
+  options.templates = mutant::merge_templates();
+  mutant::Generation result;
+  for (auto _ : state) result = mutant::generate_mutants(group, options);
+  state.counters["full"] = static_cast<double>(result.stats.full);
+  state.counters["examined"] = static_cast<double>(result.stats.examined);
+  state.counters["placed"] = static_cast<double>(result.stats.placed);
+  state.counters["work"] = static_cast<double>(result.stats.work);
+  state.counters["prune_work"] = static_cast<double>(result.stats.prune_work);
+}
+BENCHMARK(BM_MutantsOfInceptionGroup)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_CAPTURE(BM_MutantsOfProjectionGroup, bert_qk, 2, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MutantsOfProjectionGroup, bert_qkv, 3, false)->Unit(benchmark::kMillisecond)->Iterations(1);

@@ -72,11 +72,7 @@ class Search {
 
  private:
   void expand(const SearchState& state, int ops) {
-    if (ops == options_.max_ops) return;
-    if (options_.deadline && std::chrono::steady_clock::now() > *options_.deadline) {
-      result_.stats.timed_out = true;
-      return;
-    }
+    if (ops == options_.max_ops || out_of_budget()) return;
     for (const MutantTemplate& tmpl : options_.templates) {
       if (tmpl.stage < state.last_stage) continue;
       if (tmpl.stage == Stage::Compute && state.computes >= max_computes_) continue;
@@ -201,7 +197,11 @@ class Search {
         ++result_.stats.off_target;
         continue;
       }
-      if (recomputes_existing_value(next.graph, options_.examine.seed)) {
+      int64_t prune_work = 0;
+      bool recomputes = recomputes_existing_value(next.graph, options_.examine.seed, prune_work);
+      result_.stats.work += prune_work;
+      result_.stats.prune_work += prune_work;
+      if (recomputes) {
         ++result_.stats.cancelling_layouts;
         continue;
       }
@@ -326,15 +326,14 @@ class Search {
   }
 
   void examine_and_keep(Graph candidate) {
-    // Examining one candidate of a large conv takes a while; the deadline is honoured here too.
-    if (options_.deadline && std::chrono::steady_clock::now() > *options_.deadline) {
-      result_.stats.timed_out = true;
-      return;
-    }
+    // Examining one candidate of a large conv takes a while; the budgets are honoured here too.
+    if (out_of_budget()) return;
     ++result_.stats.examined;
     ExamineOptions examine_options = options_.examine;
     examine_options.deadline = options_.deadline;
+    if (options_.max_work) examine_options.max_work = *options_.max_work - result_.stats.work;
     Verdict verdict = examine(original_, candidate, examine_options);
+    result_.stats.work += verdict.work;  // a verdict cut short by a budget is Rejected
     if (verdict.kind == VerdictKind::Full) ++result_.stats.full;
     if (verdict.kind == VerdictKind::Partial) ++result_.stats.partial;
     if (verdict.kind == VerdictKind::Rejected) {
@@ -351,6 +350,13 @@ class Search {
       family += (family.empty() ? "" : "+") + name;
     }
     result_.mutants.push_back({std::move(candidate), std::move(verdict), family});
+  }
+
+  // Sets the stop flag of the budget that ran out, if one did.
+  bool out_of_budget() {
+    if (options_.max_work && result_.stats.work >= *options_.max_work) result_.stats.out_of_work = true;
+    if (options_.deadline && std::chrono::steady_clock::now() > *options_.deadline) result_.stats.timed_out = true;
+    return result_.stats.out_of_work || result_.stats.timed_out;
   }
 
   void sort_mutants() {
@@ -386,9 +392,10 @@ class Search {
 std::string GeneratorStats::summary() const {
   return fmt::format("{} placed ({} shape mismatches, {} repeated ops, {} cancelling layouts, {} branching and {} unused "
                      "transforms, {} off target), {} dead, {} duplicate, {} examined: {} full, {} partial, {} rejected "
-                     "({} by screening) in {:.3f} s",
+                     "({} by screening), {} elements read, in {:.3f} s{}",
                      placed, shape_mismatches, repeated_ops, cancelling_layouts, branching_transforms, unused_transforms,
-                     off_target, dead_ops, duplicates, examined, full, partial, rejected, screened_out, seconds);
+                     off_target, dead_ops, duplicates, examined, full, partial, rejected, screened_out, work, seconds,
+                     out_of_work ? " (work budget spent)" : timed_out ? " (time limit)" : "");
 }
 
 Generation generate_mutants(const Graph& subprogram, const GeneratorOptions& options) {

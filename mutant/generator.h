@@ -27,10 +27,14 @@ struct GeneratorOptions {
   // Partial mutants are worth correcting only when the wrong region is small; most candidates
   // are hopeless, so examine screens them first.
   ExamineOptions examine = {.seed = 2026, .trials = 0, .target_bound_log2 = -100, .min_fraction_correct = 0.9,
-                             .screen_first = true, .deadline = std::nullopt};
+                             .screen_first = true, .deadline = std::nullopt, .max_work = std::nullopt};
   std::vector<MutantTemplate> templates = default_templates();
   // The enumeration stops expanding once this passes (the search's time limit); unset: no limit.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // ... or once its Z_p evaluations have read this many elements (GeneratorStats::work): a budget
+  // that stops at the same candidate on every run, so the mutants found do not depend on the
+  // machine's speed or load. Unset: no limit.
+  std::optional<int64_t> max_work;
 };
 
 struct Mutant {
@@ -54,7 +58,10 @@ struct GeneratorStats {
   int64_t full = 0, partial = 0, rejected = 0;
   int64_t screened_out = 0;        // of the rejected: wrong at every screening point
   double seconds = 0;
+  int64_t work = 0;                // elements read by the Z_p evaluations (examine and the layout prune)
+  int64_t prune_work = 0;          // of those, by the layout prune (recomputes_existing_value)
   bool timed_out = false;          // the deadline cut the enumeration short
+  bool out_of_work = false;        // the work budget cut it short
   std::string summary() const;
 };
 

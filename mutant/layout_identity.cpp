@@ -53,14 +53,7 @@ class SampledValue {
   std::vector<std::optional<uint64_t>> values_;
 };
 
-}  // namespace
-
-bool recomputes_existing_value(const Graph& graph, uint64_t seed) {
-  const Node& last = graph.nodes().back();
-  if (!last.def->traits.layout_only) return false;
-  for (const Node& node : graph.nodes())
-    if (!node.def->eval_point) return false;
-  FieldEvaluator evaluator(graph, seed, 0, /*memoize=*/false);
+bool any_output_recomputes(const Graph& graph, const Node& last, FieldEvaluator& evaluator, uint64_t seed) {
   for (ValueId out : last.outputs) {
     SampledValue sampled(evaluator, out, sample_points(graph.value(out).type.shape, seed ^ static_cast<uint64_t>(out)));
     for (size_t v = 0; v < graph.values().size(); ++v) {
@@ -72,6 +65,23 @@ bool recomputes_existing_value(const Graph& graph, uint64_t seed) {
     }
   }
   return false;
+}
+
+}  // namespace
+
+bool recomputes_existing_value(const Graph& graph, uint64_t seed, int64_t& work) {
+  const Node& last = graph.nodes().back();
+  if (!last.def->traits.layout_only) return false;
+  FieldEvaluator evaluator(graph, seed, 0, /*memoize=*/false);
+  for (const Node& node : graph.nodes()) {
+    if (!node.def->traits.layout_only)
+      for (ValueId out : node.outputs) evaluator.read_as_input(out);
+    else if (!node.def->eval_point)
+      return false;
+  }
+  bool found = any_output_recomputes(graph, last, evaluator, seed);
+  work += evaluator.reads();
+  return found;
 }
 
 }  // namespace pet::mutant

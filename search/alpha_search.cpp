@@ -22,7 +22,7 @@ Program alpha_search(Program start, const SearchSpace& space, const MoveKinds& k
   queue.insert(std::move(start));
   auto is_new = [&seen](uint64_t hash) { return seen.insert(hash).second; };
   while (!queue.empty()) {
-    if (std::string reason = budget.exhausted(stats.expansions); !reason.empty()) {
+    if (std::string reason = budget.exhausted(stats.expansions, stats.candidates); !reason.empty()) {
       stats.stop_reason = reason;
       return best;
     }

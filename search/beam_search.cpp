@@ -30,12 +30,12 @@ SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, 
     std::vector<Program> next;
     std::string stop;
     for (const Program& program : outcome.beam) {
-      if (stop = budget.exhausted(stats.expansions); !stop.empty()) break;
+      if (stop = budget.exhausted(stats.expansions, stats.candidates); !stop.empty()) break;
       ++stats.expansions;
       std::vector<Program> grown = space.expand(program, kinds, stats, is_new, budget);
       next.insert(next.end(), std::make_move_iterator(grown.begin()), std::make_move_iterator(grown.end()));
     }
-    if (stop.empty() && budget.out_of_time()) stop = "time-limit";
+    if (stop.empty()) stop = budget.spent(stats.candidates);
     ++stats.rounds;
     if (next.empty()) {
       stats.stop_reason = stop.empty() ? "converged" : stop;

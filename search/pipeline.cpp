@@ -50,6 +50,11 @@ void check_options(const OptimizeOptions& options) {
     throw UserError(fmt::format("--time-limit {} must be a positive number of seconds", options.time_limit_s));
   if (options.max_expansions < 1)
     throw UserError(fmt::format("--max-expansions {} must be at least 1", options.max_expansions));
+  if (options.max_candidates < 1 || options.mutant_work < 1)
+    throw UserError(fmt::format("--max-candidates {} and --mutant-work {} must be at least 1", options.max_candidates,
+                                options.mutant_work));
+  if (options.scored_per_expansion < 0)
+    throw UserError(fmt::format("--scored-per-expansion {} must be 0 (all) or more", options.scored_per_expansion));
   if (options.mutation_rounds < 1 || options.top_k < 1)
     throw UserError(fmt::format("--mutation-rounds {} and --top-k {} must be at least 1", options.mutation_rounds,
                                 options.top_k));
@@ -86,10 +91,15 @@ Graph run_search(const Graph& cleaned, const OptimizeOptions& options, const cos
   space_options.mutation_rounds = options.mutation_rounds;
   space_options.top_k = options.top_k;
   space_options.generator.examine.seed = options.seed;
+  space_options.generation_work = options.mutant_work;
+  space_options.scored_per_expansion = options.scored_per_expansion;
   search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options);
 
-  search::SearchBudget budget{options.time_limit_s, options.max_expansions, std::chrono::steady_clock::now(),
-                              options.progress};
+  search::SearchBudget budget{.time_limit_s = options.time_limit_s,
+                              .max_expansions = options.max_expansions,
+                              .max_candidates = options.max_candidates,
+                              .start = std::chrono::steady_clock::now(),
+                              .progress = options.progress};
   SearchStats& stats = result.search;
   // Mutant generation may take at most half the time, so the search itself always gets a turn.
   search::SearchBudget generation_budget = budget;

@@ -1,4 +1,6 @@
-// The budgets every search algorithm honours: wall clock and expansions, ending with a stop reason.
+// The budgets every search algorithm honours: candidates scored and programs expanded (which end
+// a search at the same place on every run) and the wall clock (a backstop for slow machines),
+// each ending the search with its stop reason.
 #pragma once
 
 #include <chrono>
@@ -11,6 +13,7 @@ namespace pet::search {
 struct SearchBudget {
   double time_limit_s = 60;
   int64_t max_expansions = 2000;
+  int64_t max_candidates = 20000;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::function<void(const std::string&)> progress;  // may be empty
 
@@ -19,9 +22,15 @@ struct SearchBudget {
   std::chrono::steady_clock::time_point deadline() const {
     return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(time_limit_s));
   }
-  // The reason to stop before expanding one more program, or "" to go on.
-  std::string exhausted(int64_t expansions) const {
+  // The budget that ends the search before it scores one more candidate, or "" to go on.
+  std::string spent(int64_t candidates) const {
     if (out_of_time()) return "time-limit";
+    if (candidates >= max_candidates) return "candidate-limit";
+    return "";
+  }
+  // The reason to stop before expanding one more program, or "" to go on.
+  std::string exhausted(int64_t expansions, int64_t candidates) const {
+    if (std::string reason = spent(candidates); !reason.empty()) return reason;
     if (expansions >= max_expansions) return "expansion-limit";
     return "";
   }

@@ -75,9 +75,11 @@ struct RoundResult {
   int64_t full_found = 0, partial_found = 0;
 };
 
-void run_generator(const Lineage& base, const mutant::GeneratorOptions& options, const Wrap& wrap,
-                   const std::vector<bool>& weights, const cost::CostModel& cost, RoundResult& round) {
+// Adds the generation's work to `work`; true when a budget (work or time) cut it short.
+bool run_generator(const Lineage& base, const mutant::GeneratorOptions& options, const Wrap& wrap,
+                   const std::vector<bool>& weights, const cost::CostModel& cost, RoundResult& round, int64_t& work) {
   mutant::Generation generation = mutant::generate_mutants(base.program, options);
+  work += generation.stats.work;
   for (const mutant::Mutant& found : generation.mutants) {
     if (found.verdict.kind == VerdictKind::Full) {
       round.full.push_back(full_option(base, found, wrap));
@@ -87,6 +89,7 @@ void run_generator(const Lineage& base, const mutant::GeneratorOptions& options,
       ++round.partial_found;
     }
   }
+  return generation.stats.out_of_work || generation.stats.timed_out;
 }
 
 // The site, found in `origin`, within `graph`: `origin` after splices elsewhere. Its nodes are found
@@ -178,7 +181,8 @@ std::vector<Subprogram> SearchSpace::subprograms_by_share(const Graph& graph) co
   return sorted;
 }
 
-void SearchSpace::rank_and_trim(const Graph& start, const Subprogram& sub, std::vector<MutantOption>& options) const {
+void SearchSpace::rank_and_trim(const Graph& start, double start_score, const Subprogram& sub,
+                                std::vector<MutantOption>& options) const {
   struct Ranked {
     double cost;
     uint64_t hash;
@@ -196,11 +200,13 @@ void SearchSpace::rank_and_trim(const Graph& start, const Subprogram& sub, std::
   for (const Ranked& entry : ranked) {
     if (static_cast<int>(kept.size()) == options_.top_k) break;
     kept.push_back(std::move(options[entry.index]));
+    kept.back().gain_us = start_score - entry.cost;
   }
   options = std::move(kept);
 }
 
-SearchSpace::Options SearchSpace::build_options(const Graph& start, const Subprogram& sub, SearchStats& stats,
+SearchSpace::Options SearchSpace::build_options(const Graph& start, double start_score, const Subprogram& sub,
+                                                std::optional<int64_t> max_work, SearchStats& stats,
                                                 std::chrono::steady_clock::time_point deadline) const {
   Options built;
   mutant::GeneratorOptions generator = options_.generator;
@@ -212,18 +218,24 @@ SearchSpace::Options SearchSpace::build_options(const Graph& start, const Subpro
   std::vector<bool> weights;
   for (ValueId input : sub.inputs) weights.push_back(start.is_constant(input));
   std::vector<Lineage> frontier = {{source, "", ""}};
-  for (int round = 1; round <= options_.mutation_rounds && !frontier.empty(); ++round) {
+  bool cut = false;
+  for (int round = 1; round <= options_.mutation_rounds && !frontier.empty() && !cut; ++round) {
     RoundResult result;
-    for (const Lineage& base : frontier) run_generator(base, generator, wrap, weights, cost_, result);
+    for (const Lineage& base : frontier) {
+      if (cut) break;
+      if (max_work) generator.max_work = *max_work - stats.mutant_work;
+      cut = run_generator(base, generator, wrap, weights, cost_, result, stats.mutant_work);
+    }
     stats.mutants_full += result.full_found;
     stats.mutants_partial += result.partial_found;
-    rank_and_trim(start, sub, result.full);
-    rank_and_trim(start, sub, result.partial);
+    rank_and_trim(start, start_score, sub, result.full);
+    rank_and_trim(start, start_score, sub, result.partial);
     frontier.clear();
     for (const MutantOption& kept : result.full) frontier.push_back({kept.mutant, kept.info.name, kept.info.evidence});
     for (MutantOption& option : result.full) built.mutants.push_back(std::move(option));
     for (MutantOption& option : result.partial) built.mutants.push_back(std::move(option));
   }
+  stats.subprograms_capped += max_work && stats.mutant_work >= *max_work;
   return built;
 }
 
@@ -237,6 +249,10 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
     pending.push_back(std::move(sub));
   }
   stats.subprograms += static_cast<int64_t>(pending.size());
+  double start_score = score(start);
+  std::optional<int64_t> max_work;
+  if (options_.generation_work)
+    max_work = *options_.generation_work / std::max<int64_t>(static_cast<int64_t>(pending.size()), 8);
   std::vector<Options> built(pending.size());
   std::vector<SearchStats> counts(pending.size());
   std::vector<char> skipped(pending.size(), 0);
@@ -250,7 +266,7 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
       // No subprogram may take more than a quarter of the budget (one slow group must not starve the rest).
       auto cap = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                         std::chrono::duration<double>(budget.time_limit_s / 4));
-      built[i] = build_options(start, pending[i], counts[i], std::min(cap, budget.deadline()));
+      built[i] = build_options(start, start_score, pending[i], max_work, counts[i], std::min(cap, budget.deadline()));
     }
   };
   unsigned threads = options_.threads > 0 ? static_cast<unsigned>(options_.threads)
@@ -264,6 +280,8 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
     stats.mutants_full += counts[i].mutants_full;
     stats.mutants_partial += counts[i].mutants_partial;
     stats.subprograms_skipped += skipped[i];
+    stats.subprograms_capped += counts[i].subprograms_capped;
+    stats.mutant_work += counts[i].mutant_work;
     options_by_subprogram_[keys[i]] = std::make_shared<const Options>(std::move(built[i]));
   }
 }
@@ -271,13 +289,14 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
 std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds& kinds, SearchStats& stats,
                                          const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const {
   std::vector<Program> next;
+  // True when the candidate was new and scored.
   auto consider = [&](Graph graph, Transformation step) {
-    if (budget.out_of_time()) return;
+    if (!budget.spent(stats.candidates).empty()) return false;
     ++stats.candidates;
     uint64_t hash = structural_hash(graph);
     if (!is_new(hash)) {
       ++stats.duplicates;
-      return;
+      return false;
     }
     Program candidate;
     candidate.graph = std::move(graph);
@@ -288,6 +307,7 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
     candidate.history = program.history;
     candidate.history.push_back(std::move(step));
     next.push_back(std::move(candidate));
+    return true;
   };
   if (kinds.rules && rules_) {
     for (RuleApplication& applied : rules_->apply_all(program.graph)) {
@@ -305,41 +325,70 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
   std::vector<Subprogram> subs = subprograms(program.graph);
   std::vector<uint64_t> keys;
   for (const Subprogram& sub : subs) keys.push_back(subprogram_key(sub));
-  auto allowed = [&kinds](const MutantOption& option) {
-    return option.partial ? kinds.partial_mutants : kinds.full_mutants;
+  std::vector<PendingMove> singles = single_site_moves(subs, keys, kinds);
+  std::vector<PendingMove> repeats = repeated_block_moves(keys, kinds);
+  auto quota = [this](std::vector<PendingMove>& moves) {
+    std::stable_sort(moves.begin(), moves.end(),
+                     [](const PendingMove& a, const PendingMove& b) { return a.gain_us > b.gain_us; });
+    return options_.scored_per_expansion > 0 ? static_cast<size_t>(options_.scored_per_expansion) : moves.size();
   };
-  for (size_t s = 0; s < subs.size(); ++s) {
-    auto found = options_by_subprogram_.find(keys[s]);
-    if (found == options_by_subprogram_.end()) continue;
-    for (const MutantOption& option : found->second->mutants) {
-      if (!allowed(option)) continue;
-      Transformation step = option.info;
-      step.location = subs[s].location;
-      consider(splice(program.graph, subs[s], option.replacement, prefix), std::move(step));
-    }
+  size_t scored = 0, wanted = quota(singles);
+  for (const PendingMove& move : singles) {
+    if (scored == wanted || !budget.spent(stats.candidates).empty()) break;
+    Transformation step = move.option->info;
+    step.location = subs[move.site].location;
+    scored += consider(splice(program.graph, subs[move.site], move.option->replacement, prefix), std::move(step));
   }
   // Repeated blocks (ResNet stages, CSRNet's equal convs) take the same mutant everywhere in one
   // move: the layouts between neighbours then cancel, which one site at a time cannot show.
-  std::vector<uint64_t> repeated;  // keys of more than one site, in order of first site
-  for (uint64_t key : keys)
-    if (std::count(keys.begin(), keys.end(), key) > 1 && std::find(repeated.begin(), repeated.end(), key) == repeated.end())
-      repeated.push_back(key);
-  for (uint64_t key : repeated) {
-    auto found = options_by_subprogram_.find(key);
-    if (found == options_by_subprogram_.end()) continue;
+  scored = 0;
+  wanted = quota(repeats);
+  for (const PendingMove& move : repeats) {
+    if (scored == wanted || !budget.spent(stats.candidates).empty()) break;
     std::vector<const Subprogram*> sites;
     for (size_t s = 0; s < subs.size(); ++s)
-      if (keys[s] == key) sites.push_back(&subs[s]);
-    for (const MutantOption& option : found->second->mutants) {
-      if (!allowed(option)) continue;
-      Transformation step = option.info;
-      int replaced = 0;
-      Graph graph = replace_everywhere(program.graph, key, sites, option.replacement, prefix, step.location, replaced);
-      step.name += fmt::format(" (x{})", replaced);
-      consider(std::move(graph), std::move(step));
-    }
+      if (keys[s] == move.key) sites.push_back(&subs[s]);
+    Transformation step = move.option->info;
+    int replaced = 0;
+    Graph graph = replace_everywhere(program.graph, move.key, sites, move.option->replacement, prefix, step.location,
+                                     replaced);
+    step.name += fmt::format(" (x{})", replaced);
+    scored += consider(std::move(graph), std::move(step));
   }
   return next;
+}
+
+// Every allowed mutant at every site, in graph order; each estimated at its option's gain.
+std::vector<SearchSpace::PendingMove> SearchSpace::single_site_moves(const std::vector<Subprogram>& subs,
+                                                                     const std::vector<uint64_t>& keys,
+                                                                     const MoveKinds& kinds) const {
+  std::vector<PendingMove> moves;
+  for (size_t s = 0; s < subs.size(); ++s) {
+    auto found = options_by_subprogram_.find(keys[s]);
+    if (found == options_by_subprogram_.end()) continue;
+    for (const MutantOption& option : found->second->mutants)
+      if (option.partial ? kinds.partial_mutants : kinds.full_mutants) moves.push_back({option.gain_us, s, keys[s], &option});
+  }
+  return moves;
+}
+
+// Every allowed mutant of every subprogram that occurs more than once, in order of its first
+// site; each estimated at its option's gain times its sites.
+std::vector<SearchSpace::PendingMove> SearchSpace::repeated_block_moves(const std::vector<uint64_t>& keys,
+                                                                        const MoveKinds& kinds) const {
+  std::vector<PendingMove> moves;
+  std::vector<uint64_t> repeated;
+  for (size_t s = 0; s < keys.size(); ++s) {
+    auto sites = std::count(keys.begin(), keys.end(), keys[s]);
+    if (sites < 2 || std::find(repeated.begin(), repeated.end(), keys[s]) != repeated.end()) continue;
+    repeated.push_back(keys[s]);
+    auto found = options_by_subprogram_.find(keys[s]);
+    if (found == options_by_subprogram_.end()) continue;
+    for (const MutantOption& option : found->second->mutants)
+      if (option.partial ? kinds.partial_mutants : kinds.full_mutants)
+        moves.push_back({option.gain_us * static_cast<double>(sites), s, keys[s], &option});
+  }
+  return moves;
 }
 
 }  // namespace pet::search

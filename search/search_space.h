@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,14 @@ struct SearchSpaceOptions {
   int mutation_rounds = 2;  // round r mutates the kept fully equivalent mutants of round r-1
   int top_k = 4;            // mutants kept per subprogram, per kind and round, by cost
   int threads = 0;          // mutant generation in parallel (0: hardware concurrency)
+  // Elements the generator's Z_p evaluations may read in all (GeneratorOptions::max_work), shared
+  // evenly by the subprograms (at most an eighth each); unset: no limit. Unlike the time limit it
+  // cuts every run at the same mutant, so the search space does not depend on the machine.
+  std::optional<int64_t> generation_work;
+  // Mutant moves scored per expanded program, best estimated gain first, single-site and
+  // repeated-block moves each (scoring copies and finalizes the whole program; most moves save
+  // nothing). 0: every move.
+  int scored_per_expansion = 32;
 };
 
 // A replacement for one subprogram: a mutant (corrected when partial) with its evidence.
@@ -50,6 +59,9 @@ struct MutantOption {
   Graph mutant;              // the generator's program (bias-free when the bias was split off)
   Transformation info;       // kind "mutant", name, evidence; costs filled per application
   bool partial = false;
+  // What it saved in the program it was generated for (score before minus after, µs, at the
+  // subprogram's first site): the estimate that orders the moves of every later expansion.
+  double gain_us = 0;
 };
 
 class SearchSpace {
@@ -65,9 +77,10 @@ class SearchSpace {
   double score(const Graph& graph) const;
   Program make_program(Graph graph, std::vector<Transformation> history) const;
 
-  // Every program one move away whose hash `is_new` accepts, scored, in a deterministic order
-  // (rules by match, then subprograms in graph order and their mutants by cost).
-  // Once `budget` runs out of time no more candidates are built (the caller then stops).
+  // The programs one move away whose hash `is_new` accepts, scored, in a deterministic order:
+  // every rule application by match, then the mutant moves with the highest estimated gain
+  // (MutantOption::gain_us; ties in graph order), up to `scored_per_expansion` of each kind.
+  // Once `budget` is spent no more candidates are built (the caller then stops).
   std::vector<Program> expand(const Program& program, const MoveKinds& kinds, SearchStats& stats,
                               const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const;
 
@@ -80,6 +93,17 @@ class SearchSpace {
   SearchSpaceOptions options_;
   std::map<uint64_t, std::shared_ptr<const Options>> options_by_subprogram_;
 
+  // A mutant move before it is built: its estimated gain, its (first) site and its option.
+  struct PendingMove {
+    double gain_us;
+    size_t site;
+    uint64_t key;
+    const MutantOption* option;
+  };
+  std::vector<PendingMove> single_site_moves(const std::vector<Subprogram>& subs, const std::vector<uint64_t>& keys,
+                                             const MoveKinds& kinds) const;
+  std::vector<PendingMove> repeated_block_moves(const std::vector<uint64_t>& keys, const MoveKinds& kinds) const;
+
   std::vector<Subprogram> subprograms(const Graph& graph) const;
   std::vector<Subprogram> subprograms_by_share(const Graph& graph) const;
   // `graph` with each of its subprograms `sites` (all of `key`) replaced, one after another;
@@ -87,9 +111,10 @@ class SearchSpace {
   Graph replace_everywhere(const Graph& graph, uint64_t key, const std::vector<const Subprogram*>& sites,
                            const Graph& replacement, const std::string& prefix, std::string& locations,
                            int& replaced) const;
-  Options build_options(const Graph& start, const Subprogram& sub, SearchStats& stats,
-                        std::chrono::steady_clock::time_point deadline) const;
-  void rank_and_trim(const Graph& start, const Subprogram& sub, std::vector<MutantOption>& options) const;
+  Options build_options(const Graph& start, double start_score, const Subprogram& sub, std::optional<int64_t> max_work,
+                        SearchStats& stats, std::chrono::steady_clock::time_point deadline) const;
+  void rank_and_trim(const Graph& start, double start_score, const Subprogram& sub,
+                     std::vector<MutantOption>& options) const;
 };
 
 uint64_t subprogram_key(const Subprogram& sub);

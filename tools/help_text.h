@@ -21,8 +21,14 @@ options:
                            (default beam)
   --alpha X                alpha search: keep programs costing up to X times the best (1.05)
   --time-limit SECONDS     wall clock for the search (default 50; mutant generation gets at
-                           most half); it then stops with the best program found
+                           most half); it then stops with the best program found. A backstop:
+                           the budgets below end a search at the same place on every machine
   --max-expansions N       programs expanded over the whole search (default 2000)
+  --max-candidates N       programs scored over the whole search (default 20000)
+  --mutant-work N          elements the mutant generator's Z_p evaluations may read, shared
+                           evenly by the subprograms (default 4000000000)
+  --scored-per-expansion N mutant moves scored per expanded program, best estimated gain
+                           first, 0 for all (default 32)
   --mutation-rounds N      mutants of mutants, per subprogram (default 2)
   --top-k N                mutants kept per subprogram and round, by cost (default 4)
   --device NAME|FILE       cost model device: h100, a100, v100 or a spec file (default h100)

@@ -60,6 +60,10 @@ OptRequest parse_request(const CliArgs& args) {
   optimize.alpha = args.number("--alpha", optimize.alpha);
   optimize.time_limit_s = args.number("--time-limit", optimize.time_limit_s);
   optimize.max_expansions = args.integer("--max-expansions", optimize.max_expansions, 1, INT64_MAX);
+  optimize.max_candidates = args.integer("--max-candidates", optimize.max_candidates, 1, INT64_MAX);
+  optimize.mutant_work = args.integer("--mutant-work", optimize.mutant_work, 1, INT64_MAX);
+  optimize.scored_per_expansion =
+      static_cast<int>(args.integer("--scored-per-expansion", optimize.scored_per_expansion, 0, 1 << 20));
   optimize.mutation_rounds = static_cast<int>(args.integer("--mutation-rounds", optimize.mutation_rounds, 1, 16));
   optimize.top_k = static_cast<int>(args.integer("--top-k", optimize.top_k, 1, 1024));
   request.report_times = args.has("--report-times");
@@ -139,8 +143,8 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
 int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return run_guarded("pet-opt", err, [&] {
     CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--device", "--profile-db",
-                    "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--mutation-rounds",
-                    "--top-k"},
+                    "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
+                    "--mutant-work", "--scored-per-expansion", "--mutation-rounds", "--top-k"},
                    {"--help", "-h", "--report-times"});
     if (parsed.has("--help") || parsed.has("-h")) {
       out << kPetOptHelp;

@@ -104,17 +104,24 @@ int trials_for(const ExamineOptions& options, int degree, int64_t points) {
   return std::max(1, static_cast<int>(std::ceil(needed)));
 }
 
-// False when the deadline passed before every box was tested (the verdict would be unfounded).
+// False when the deadline passed or the work budget ran out before every box was tested (the
+// verdict would be unfounded). Adds the elements read to `work`.
 bool run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPlan>& plans, uint64_t seed, int trials,
-                const std::optional<std::chrono::steady_clock::time_point>& deadline) {
+                const ExamineOptions& options, int64_t& work) {
   FieldEvaluator a(original, seed, 0), b(candidate, seed, 0);
+  int64_t before = work;
+  auto out_of_budget = [&] {
+    work = before + a.reads() + b.reads();
+    if (options.max_work && work > *options.max_work) return true;
+    return options.deadline && std::chrono::steady_clock::now() > *options.deadline;
+  };
   for (int trial = 0; trial < trials; ++trial) {
     if (trial > 0) {
       a.start_trial(trial);
       b.start_trial(trial);
     }
     for (BoxPlan& plan : plans) {
-      if (deadline && std::chrono::steady_clock::now() > *deadline) return false;
+      if (out_of_budget()) return false;
       if (!plan.correct) continue;
       for (const auto& point : plan.points)
         if (a.output(plan.output, point.data()) != b.output(plan.output, point.data())) {
@@ -123,20 +130,27 @@ bool run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPl
         }
     }
   }
+  work = before + a.reads() + b.reads();
   return true;
 }
 
-bool wrong_at_every_screening_point(const Graph& original, const Graph& candidate, uint64_t seed) {
+// Adds the elements read to `work`.
+bool wrong_at_every_screening_point(const Graph& original, const Graph& candidate, uint64_t seed, int64_t& work) {
   FieldEvaluator a(original, seed, 0, /*memoize=*/false), b(candidate, seed, 0, /*memoize=*/false);
-  for (size_t k = 0; k < original.outputs().size(); ++k) {
-    const Shape& shape = original.value(original.outputs()[k]).type.shape;
-    for (int quarter = 1; quarter <= 3; ++quarter) {
-      std::vector<int64_t> point;
-      for (int64_t d : shape.dims()) point.push_back(d * quarter / 4);
-      if (a.output(static_cast<int>(k), point.data()) == b.output(static_cast<int>(k), point.data())) return false;
+  auto wrong_everywhere = [&] {
+    for (size_t k = 0; k < original.outputs().size(); ++k) {
+      const Shape& shape = original.value(original.outputs()[k]).type.shape;
+      for (int quarter = 1; quarter <= 3; ++quarter) {
+        std::vector<int64_t> point;
+        for (int64_t d : shape.dims()) point.push_back(d * quarter / 4);
+        if (a.output(static_cast<int>(k), point.data()) == b.output(static_cast<int>(k), point.data())) return false;
+      }
     }
-  }
-  return true;
+    return true;
+  };
+  bool wrong = wrong_everywhere();
+  work += a.reads() + b.reads();
+  return wrong;
 }
 
 Verdict rejected(std::string reason, uint64_t seed) {
@@ -171,8 +185,12 @@ std::string Verdict::summary() const {
 Verdict examine(const Graph& original, const Graph& candidate, const ExamineOptions& options) {
   std::string refused = refusal(original, candidate);
   if (!refused.empty()) return rejected(refused, options.seed);
-  if (options.screen_first && wrong_at_every_screening_point(original, candidate, options.seed))
-    return rejected("wrong at every screening point (a quarter, half and three quarters of every axis)", options.seed);
+  int64_t work = 0;
+  if (options.screen_first && wrong_at_every_screening_point(original, candidate, options.seed, work)) {
+    Verdict screened = rejected("wrong at every screening point (a quarter, half and three quarters of every axis)", options.seed);
+    screened.work = work;
+    return screened;
+  }
   std::vector<BoxPlan> plans = plan_boxes(original, candidate);
   Verdict verdict;
   verdict.seed = options.seed;
@@ -182,8 +200,15 @@ Verdict examine(const Graph& original, const Graph& candidate, const ExamineOpti
   verdict.trials = trials_for(options, verdict.degree, verdict.points_tested);
   verdict.bound_log2 = std::log2(static_cast<double>(std::max<int64_t>(verdict.points_tested, 1))) +
                        verdict.trials * (std::log2(static_cast<double>(verdict.degree)) - 61.0);
-  if (!run_trials(original, candidate, plans, options.seed, verdict.trials, options.deadline))
-    return rejected("not examined to the end: the time limit passed", options.seed);
+  bool finished = run_trials(original, candidate, plans, options.seed, verdict.trials, options, work);
+  if (!finished) {
+    bool late = options.deadline && std::chrono::steady_clock::now() > *options.deadline;
+    Verdict cut = rejected(late ? "not examined to the end: the time limit passed"
+                                : "not examined to the end: the work budget ran out", options.seed);
+    cut.work = work;
+    return cut;
+  }
+  verdict.work = work;
 
   verdict.incorrect_boxes.resize(original.outputs().size());
   double total = 0, correct = 0;

@@ -28,6 +28,7 @@ struct Verdict {
   int64_t boxes_tested = 0;
   int64_t points_tested = 0;   // positions per trial
   double bound_log2 = 0;       // log2 of the probability that a wrong box passed
+  int64_t work = 0;            // elements the evaluation read (FieldEvaluator::reads), screening included
   std::string summary() const;
 };
 
@@ -42,6 +43,9 @@ struct ExamineOptions {
   bool screen_first = false;
   // Past this point examine stops and rejects the candidate (a search's time limit); unset: none.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Past this many element reads examine stops and rejects the candidate: a budget that, unlike
+  // the deadline, ends at the same place on every run. Unset: none.
+  std::optional<int64_t> max_work;
 };
 
 Verdict examine(const Graph& original, const Graph& candidate, const ExamineOptions& options = {});

@@ -1,6 +1,8 @@
 // Pull-based Z_p evaluation with memoization of computed node outputs.
 #include "verifier/field_evaluator.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
@@ -60,10 +62,18 @@ uint64_t FieldEvaluator::input_value(uint64_t seed, int trial, int position, int
 
 void FieldEvaluator::start_trial(int trial) {
   trial_ = trial;
+  size_t positions = std::max(input_streams_.size(), graph_.inputs().size());
   input_streams_.clear();
-  for (size_t i = 0; i < graph_.inputs().size(); ++i) input_streams_.push_back(input_stream(seed_, trial, static_cast<int>(i)));
+  for (size_t i = 0; i < positions; ++i) input_streams_.push_back(input_stream(seed_, trial, static_cast<int>(i)));
   for (auto& dense : dense_memo_) std::fill(dense.begin(), dense.end(), kUnknown);
   for (auto& sparse : sparse_memo_) sparse.clear();
+}
+
+void FieldEvaluator::read_as_input(ValueId id) {
+  int& position = input_position_[static_cast<size_t>(id)];
+  if (position >= 0) return;
+  position = static_cast<int>(input_streams_.size());
+  input_streams_.push_back(input_stream(seed_, trial_, position));
 }
 
 uint64_t FieldEvaluator::constant_value(ValueId id, int64_t flat) {
@@ -73,6 +83,7 @@ uint64_t FieldEvaluator::constant_value(ValueId id, int64_t flat) {
 }
 
 uint64_t FieldEvaluator::value(ValueId id, const int64_t* index) {
+  ++reads_;
   auto slot_id = static_cast<size_t>(id);
   const Value& v = graph_.values()[slot_id];
   const std::vector<int64_t>& dims = v.type.shape.dims();

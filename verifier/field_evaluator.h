@@ -20,10 +20,17 @@ class FieldEvaluator {
   // Starts another trial: new input values, the memo forgotten but its storage kept.
   void start_trial(int trial);
 
+  // From now on `id` takes pseudo-random values of its own, like one more graph input: a cut, so
+  // what computes it is never evaluated. Call before the first evaluation.
+  void read_as_input(ValueId id);
+
   uint64_t value(ValueId id, const int64_t* index);
   uint64_t output(int output_index, const int64_t* index) {
     return value(graph_.outputs().at(static_cast<size_t>(output_index)), index);
   }
+  // Elements read so far (every value() call, memoized or not): the deterministic measure of
+  // evaluation work that budgets count instead of wall-clock time.
+  int64_t reads() const { return reads_; }
   // The random value of graph input `position` at flat element `flat`.
   static uint64_t input_value(uint64_t seed, int trial, int position, int64_t flat);
   // The per-(seed, trial, input) stream base input_value() adds flat * golden gamma to.
@@ -37,9 +44,10 @@ class FieldEvaluator {
   uint64_t seed_;
   int trial_;
   bool memoize_;
+  int64_t reads_ = 0;
   std::vector<int> input_position_;  // per value: its graph-input position, or -1
   std::vector<int64_t> numel_;         // per value
-  std::vector<uint64_t> input_streams_;  // per graph input, for the current trial
+  std::vector<uint64_t> input_streams_;  // per graph input (then per cut value), for the current trial
   std::vector<std::vector<const TensorType*>> node_input_types_;
   // Per node output: a dense array (kUnknown where not yet computed), or a hash map for
   // values too large to allocate densely. Each input element is pulled many times (once per

@@ -1,9 +1,14 @@
 // The generator's contract: deterministic output, the equivalence switch, and pruning it counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "mutant/generator.h"
+#include "mutant/layout_identity.h"
 
 namespace pet::mutant {
 namespace {
@@ -59,6 +64,43 @@ TEST(Generator, PrunesAndCountsWhatItPrunes) {
   EXPECT_GT(stats.examined, 0);
   EXPECT_EQ(stats.examined, stats.full + stats.partial + stats.rejected);
   EXPECT_NE(stats.summary().find("examined"), std::string::npos);
+}
+
+TEST(Generator, WorkBudgetStopsAtTheSameMutantOnEveryRun) {
+  Graph conv = parse_graph(kConv);
+  Generation whole = generate_mutants(conv);
+  EXPECT_FALSE(whole.stats.out_of_work);
+  EXPECT_GT(whole.stats.work, 0);
+  GeneratorOptions budgeted;
+  budgeted.max_work = whole.stats.work / 3;
+  Generation first = generate_mutants(conv, budgeted), second = generate_mutants(conv, budgeted);
+  EXPECT_TRUE(first.stats.out_of_work);
+  EXPECT_NE(first.stats.summary().find("work budget spent"), std::string::npos) << first.stats.summary();
+  EXPECT_LT(first.stats.examined, whole.stats.examined);
+  EXPECT_EQ(fingerprints(first), fingerprints(second));
+  EXPECT_EQ(first.stats.work, second.stats.work);
+  std::vector<std::string> all = fingerprints(whole);
+  for (const std::string& found : fingerprints(first))
+    EXPECT_NE(std::find(all.begin(), all.end(), found), all.end()) << found << " is not one of the whole run's";
+}
+
+TEST(LayoutPrune, FindsATransformThatUndoesAnotherAfterTheConvWithoutComputingTheConv) {
+  auto build = [](const char* second_perm) {
+    return parse_graph(fmt::format(R"(graph "undo" opset 13 {{
+  input %x : f32[1,256,6,6]
+  input %w : f32[6,256,3,3]
+  %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
+  %t = Transpose[perm=[0,1,3,2]](%y)
+  %u = Transpose[perm={}](%t)
+  output %u
+}})", second_perm));
+  };
+  int64_t work = 0;
+  EXPECT_TRUE(recomputes_existing_value(build("[0,1,3,2]"), 2026, work)) << "swapping H and W twice is %y";
+  EXPECT_LT(work, 100) << "read the transposes and the conv's output, never its 256x3x3 window";
+  work = 0;
+  EXPECT_FALSE(recomputes_existing_value(build("[0,2,3,1]"), 2026, work)) << "a different layout is a new value";
+  EXPECT_GT(work, 0);
 }
 
 TEST(Generator, DepthBoundsEveryPath) {

@@ -144,6 +144,41 @@ TEST(Search, ExpansionBudgetEndsWithItsStopReason) {
   EXPECT_TRUE(result.check.passed);
 }
 
+TEST(Search, CandidateBudgetEndsAtTheSamePlaceOnEveryRun) {
+  OptimizeOptions options = quick("pet");
+  options.max_candidates = 3;
+  Graph graph = parse_graph(kDilatedChain);
+  OptimizeResult first = optimize(graph, options), second = optimize(graph, options);
+  EXPECT_EQ(first.search.stop_reason, "candidate-limit");
+  EXPECT_EQ(first.search.candidates, 3);
+  EXPECT_EQ(report_json(first, false), report_json(second, false));
+  EXPECT_TRUE(first.check.passed);
+}
+
+TEST(Search, UnderACandidateBudgetPetEndsWhereTasoEnds) {
+  // pet's first phase is taso's search; a budget that stops it stops pet at taso's program.
+  for (int64_t budget : {1, 4, 12}) {
+    OptimizeOptions taso = quick("taso"), pet = quick("pet");
+    taso.max_candidates = pet.max_candidates = budget;
+    Graph graph = parse_graph(kDilatedChain);
+    OptimizeResult taso_result = optimize(graph, taso), pet_result = optimize(graph, pet);
+    SCOPED_TRACE(budget);
+    EXPECT_LE(pet_result.cost_optimized_us, taso_result.cost_optimized_us);
+    EXPECT_LE(taso_result.cost_optimized_us, taso_result.cost_original_us);
+  }
+}
+
+TEST(Search, ScoresTheMovesWithTheHighestEstimatedGainFirst) {
+  // One scored move per expansion: the de-interleave of both convs at once (the biggest gain
+  // measured at generation) is still the move taken.
+  OptimizeOptions options = quick("taso");
+  options.scored_per_expansion = 1;
+  OptimizeResult narrow = optimize(parse_graph(kDilatedChain), options);
+  OptimizeResult wide = optimize(parse_graph(kDilatedChain), quick("taso"));
+  EXPECT_LT(narrow.search.candidates, wide.search.candidates);
+  EXPECT_DOUBLE_EQ(narrow.cost_optimized_us, wide.cost_optimized_us) << report_table(narrow);
+}
+
 TEST(Search, TimeBudgetEndsWithItsStopReason) {
   OptimizeOptions options = quick("pet");
   options.time_limit_s = 1e-9;

@@ -108,7 +108,9 @@ TEST(Docs, PetOptHelpStatesThePipelinesDefaults) {
   std::string help = kPetOptHelp;
   for (const std::string& stated :
        {fmt::format("(default {})", defaults.beam), fmt::format("(default {};", defaults.time_limit_s),
-        fmt::format("(default {})", defaults.max_expansions), fmt::format("(default {})", defaults.mutation_rounds),
+        fmt::format("(default {})", defaults.max_expansions), fmt::format("(default {})", defaults.max_candidates),
+        fmt::format("(default {})", defaults.mutant_work), fmt::format("(default {})", defaults.scored_per_expansion),
+        fmt::format("(default {})", defaults.mutation_rounds),
         fmt::format("(default {})", defaults.top_k), fmt::format("(default {})", defaults.device),
         fmt::format("(default {})", defaults.seed), fmt::format("(default {})", defaults.taso_search),
         fmt::format("best ({})", defaults.alpha)})

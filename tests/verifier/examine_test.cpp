@@ -47,6 +47,17 @@ TEST(Examine, MergedConvsOnASharedInputAreFull) {
   Verdict stopped = examine(build(false), build(true), late);
   EXPECT_EQ(stopped.kind, VerdictKind::Rejected);
   EXPECT_EQ(stopped.reason, "not examined to the end: the time limit passed");
+
+  // A work budget below what the boxes need: the same cut, at the same place on every run.
+  EXPECT_GT(verdict.work, 0);
+  ExamineOptions thrifty;
+  thrifty.max_work = verdict.work / 2;
+  Verdict cut = examine(build(false), build(true), thrifty);
+  EXPECT_EQ(cut.kind, VerdictKind::Rejected);
+  EXPECT_EQ(cut.reason, "not examined to the end: the work budget ran out");
+  EXPECT_EQ(cut.work, examine(build(false), build(true), thrifty).work);
+  thrifty.max_work = verdict.work;
+  EXPECT_EQ(examine(build(false), build(true), thrifty).kind, VerdictKind::Full) << "exactly enough";
 }
 
 // N2H: two images stacked along H and convolved as one; each image's row next to the seam

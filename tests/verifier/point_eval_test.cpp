@@ -143,5 +143,28 @@ TEST(PointEvalFacets, EveryOpWithOneFacetHasTheOtherAndALinearity) {
   }
 }
 
+TEST(FieldEvaluatorCut, AValueReadAsAnInputIsNeverComputed) {
+  Graph graph = parse_graph(R"(graph "cut" opset 13 {
+  input %x : f32[1,64,4,4]
+  input %w : f32[8,64,3,3]
+  %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
+  %t = Transpose[perm=[0,1,3,2]](%y)
+  output %t
+})");
+  std::vector<int64_t> index = {0, 3, 2, 1}, swapped = {0, 3, 1, 2};
+  FieldEvaluator whole(graph, 5, 0, /*memoize=*/false), cut(graph, 5, 0, /*memoize=*/false);
+  ValueId y = *graph.find_value("y");
+  cut.read_as_input(y);
+  uint64_t through_conv = whole.value(graph.outputs()[0], index.data());
+  uint64_t through_cut = cut.value(graph.outputs()[0], index.data());
+  EXPECT_GT(whole.reads(), 64 * 9) << "before: one output element reads the conv's receptive field";
+  EXPECT_EQ(cut.reads(), 2) << "after: the transpose's element and the cut value's";
+  EXPECT_NE(through_cut, through_conv);
+  EXPECT_EQ(through_cut, cut.value(y, swapped.data())) << "the transpose still moves elements";
+  FieldEvaluator again(graph, 5, 0, /*memoize=*/false);
+  again.read_as_input(y);
+  EXPECT_EQ(again.value(graph.outputs()[0], index.data()), through_cut) << "the cut's values are seeded";
+}
+
 }  // namespace
 }  // namespace pet
