@@ -21,7 +21,7 @@ struct OptimizeOptions {
   double alpha = 1.05;               // α-search: expand programs costing up to α × the best
   int64_t max_expansions = 2000;     // programs expanded, over the whole search
   int64_t max_candidates = 20000;    // programs scored, over the whole search (deterministic)
-  int64_t mutant_work = 4'000'000'000;  // elements the mutant generator may read, in all (deterministic)
+  int64_t mutant_work = 2'500'000'000;  // elements the mutant generator may read, in all (deterministic)
   int scored_per_expansion = 32;     // mutant moves scored per expanded program, best estimated gain first
   double time_limit_s = 50;          // wall clock for the search stage (keeps a whole run under a minute)
   int mutation_rounds = 2;           // mutants of mutants, per subprogram
@@ -62,6 +62,7 @@ struct SearchStats {
   int64_t subprograms = 0;       // multi-linear regions and parallel groups mutated
   int64_t subprograms_skipped = 0;  // of those, reached after the time limit (no mutants)
   int64_t subprograms_capped = 0;   // of those, whose generation spent its work budget
+  int64_t subprograms_late = 0;     // of those, whose generation the time limit cut short
   int64_t mutant_work = 0;          // elements the generator's Z_p evaluations read, in all
   int64_t mutants_full = 0, mutants_partial = 0;
   int64_t rule_applications = 0;

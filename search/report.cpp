@@ -34,6 +34,7 @@ nlohmann::ordered_json search_json(const SearchStats& stats, bool with_times) {
   json["subprograms"] = stats.subprograms;
   json["subprograms_skipped"] = stats.subprograms_skipped;
   json["subprograms_capped"] = stats.subprograms_capped;
+  json["subprograms_late"] = stats.subprograms_late;
   json["mutant_work"] = stats.mutant_work;
   json["mutants_full"] = stats.mutants_full;
   json["mutants_partial"] = stats.mutants_partial;
@@ -116,10 +117,13 @@ std::string report_table(const OptimizeResult& result) {
                       result.search.algorithm, result.search.stop_reason, result.search.rounds,
                       result.search.expansions, result.search.candidates, result.search.duplicates,
                       result.search.seconds);
-  text += fmt::format("  mutants: {} subprograms{}{}, {} full, {} partial; rules: {} applications, {} proofs ({} failed)\n",
+  text += fmt::format("  mutants: {} subprograms{}{}{}, {} full, {} partial; rules: {} applications, {} proofs ({} failed)\n",
                       result.search.subprograms,
                       result.search.subprograms_capped
                           ? fmt::format(" ({} stopped by the work budget)", result.search.subprograms_capped)
+                          : "",
+                      result.search.subprograms_late
+                          ? fmt::format(" ({} cut short by the time limit)", result.search.subprograms_late)
                           : "",
                       result.search.subprograms_skipped
                           ? fmt::format(" ({} skipped at the time limit)", result.search.subprograms_skipped)

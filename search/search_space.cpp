@@ -75,9 +75,10 @@ struct RoundResult {
   int64_t full_found = 0, partial_found = 0;
 };
 
-// Adds the generation's work to `work`; true when a budget (work or time) cut it short.
-bool run_generator(const Lineage& base, const mutant::GeneratorOptions& options, const Wrap& wrap,
-                   const std::vector<bool>& weights, const cost::CostModel& cost, RoundResult& round, int64_t& work) {
+// Adds the generation's work to `work`; returns its statistics (which budget, if any, cut it short).
+mutant::GeneratorStats run_generator(const Lineage& base, const mutant::GeneratorOptions& options, const Wrap& wrap,
+                                     const std::vector<bool>& weights, const cost::CostModel& cost, RoundResult& round,
+                                     int64_t& work) {
   mutant::Generation generation = mutant::generate_mutants(base.program, options);
   work += generation.stats.work;
   for (const mutant::Mutant& found : generation.mutants) {
@@ -89,7 +90,7 @@ bool run_generator(const Lineage& base, const mutant::GeneratorOptions& options,
       ++round.partial_found;
     }
   }
-  return generation.stats.out_of_work || generation.stats.timed_out;
+  return generation.stats;
 }
 
 // The site, found in `origin`, within `graph`: `origin` after splices elsewhere. Its nodes are found
@@ -218,13 +219,15 @@ SearchSpace::Options SearchSpace::build_options(const Graph& start, double start
   std::vector<bool> weights;
   for (ValueId input : sub.inputs) weights.push_back(start.is_constant(input));
   std::vector<Lineage> frontier = {{source, "", ""}};
-  bool cut = false;
+  bool cut = false, late = false;
   for (int round = 1; round <= options_.mutation_rounds && !frontier.empty() && !cut; ++round) {
     RoundResult result;
     for (const Lineage& base : frontier) {
       if (cut) break;
       if (max_work) generator.max_work = *max_work - stats.mutant_work;
-      cut = run_generator(base, generator, wrap, weights, cost_, result, stats.mutant_work);
+      mutant::GeneratorStats generated = run_generator(base, generator, wrap, weights, cost_, result, stats.mutant_work);
+      cut = generated.out_of_work || generated.timed_out;
+      late = late || generated.timed_out;
     }
     stats.mutants_full += result.full_found;
     stats.mutants_partial += result.partial_found;
@@ -236,6 +239,7 @@ SearchSpace::Options SearchSpace::build_options(const Graph& start, double start
     for (MutantOption& option : result.partial) built.mutants.push_back(std::move(option));
   }
   stats.subprograms_capped += max_work && stats.mutant_work >= *max_work;
+  stats.subprograms_late += late;
   return built;
 }
 
@@ -250,9 +254,14 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
   }
   stats.subprograms += static_cast<int64_t>(pending.size());
   double start_score = score(start);
-  std::optional<int64_t> max_work;
-  if (options_.generation_work)
-    max_work = *options_.generation_work / std::max<int64_t>(static_cast<int64_t>(pending.size()), 8);
+  // Groups take two shares of the work (merging parallel ops saves whole launches, and a group's
+  // candidates read several weights), regions one; at least eight shares in all.
+  int64_t shares = 0;
+  for (const Subprogram& sub : pending) shares += sub.kind == "group" ? 2 : 1;
+  auto max_work = [&](const Subprogram& sub) -> std::optional<int64_t> {
+    if (!options_.generation_work) return std::nullopt;
+    return *options_.generation_work / std::max<int64_t>(shares, 8) * (sub.kind == "group" ? 2 : 1);
+  };
   std::vector<Options> built(pending.size());
   std::vector<SearchStats> counts(pending.size());
   std::vector<char> skipped(pending.size(), 0);
@@ -266,7 +275,7 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
       // No subprogram may take more than a quarter of the budget (one slow group must not starve the rest).
       auto cap = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                         std::chrono::duration<double>(budget.time_limit_s / 4));
-      built[i] = build_options(start, start_score, pending[i], max_work, counts[i], std::min(cap, budget.deadline()));
+      built[i] = build_options(start, start_score, pending[i], max_work(pending[i]), counts[i], std::min(cap, budget.deadline()));
     }
   };
   unsigned threads = options_.threads > 0 ? static_cast<unsigned>(options_.threads)
@@ -281,6 +290,7 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
     stats.mutants_partial += counts[i].mutants_partial;
     stats.subprograms_skipped += skipped[i];
     stats.subprograms_capped += counts[i].subprograms_capped;
+    stats.subprograms_late += counts[i].subprograms_late;
     stats.mutant_work += counts[i].mutant_work;
     options_by_subprogram_[keys[i]] = std::make_shared<const Options>(std::move(built[i]));
   }

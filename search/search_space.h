@@ -44,7 +44,7 @@ struct SearchSpaceOptions {
   int top_k = 4;            // mutants kept per subprogram, per kind and round, by cost
   int threads = 0;          // mutant generation in parallel (0: hardware concurrency)
   // Elements the generator's Z_p evaluations may read in all (GeneratorOptions::max_work), shared
-  // evenly by the subprograms (at most an eighth each); unset: no limit. Unlike the time limit it
+  // by the subprograms, a group taking two shares (at most a quarter each); unset: no limit. Unlike the time limit it
   // cuts every run at the same mutant, so the search space does not depend on the machine.
   std::optional<int64_t> generation_work;
   // Mutant moves scored per expanded program, best estimated gain first, single-site and

@@ -26,7 +26,7 @@ options:
   --max-expansions N       programs expanded over the whole search (default 2000)
   --max-candidates N       programs scored over the whole search (default 20000)
   --mutant-work N          elements the mutant generator's Z_p evaluations may read, shared
-                           evenly by the subprograms (default 4000000000)
+                           by the subprograms, a parallel group two shares (default 2500000000)
   --scored-per-expansion N mutant moves scored per expanded program, best estimated gain
                            first, 0 for all (default 32)
   --mutation-rounds N      mutants of mutants, per subprogram (default 2)
