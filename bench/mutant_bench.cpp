@@ -35,6 +35,13 @@ void BM_MutantsOfConv(benchmark::State& state, ConvShape shape) {
   state.counters["work"] = static_cast<double>(result.stats.work);
 }
 
+void report_counters(benchmark::State& state, const mutant::GeneratorStats& stats) {
+  state.counters["full"] = static_cast<double>(stats.full);
+  state.counters["examined"] = static_cast<double>(stats.examined);
+  state.counters["placed"] = static_cast<double>(stats.placed);
+  state.counters["work"] = static_cast<double>(stats.work);
+}
+
 // `count` matmuls reading one activation [1,seq,768], each with its own [768,768] weight.
 Graph projection_group(int count, int64_t seq) {
   Graph graph;
@@ -52,10 +59,7 @@ void BM_MutantsOfProjectionGroup(benchmark::State& state, int count, bool merge_
   if (merge_templates_only) options.templates = mutant::merge_templates();
   mutant::Generation result;
   for (auto _ : state) result = mutant::generate_mutants(group, options);
-  state.counters["full"] = static_cast<double>(result.stats.full);
-  state.counters["examined"] = static_cast<double>(result.stats.examined);
-  state.counters["placed"] = static_cast<double>(result.stats.placed);
-  state.counters["work"] = static_cast<double>(result.stats.work);
+  report_counters(state, result.stats);
 }
 
 // Inception-v3 Mixed_7c: 1x1 convs from one [1,2048,8,8] input to 320, 384 and 448 channels.
@@ -77,10 +81,7 @@ void BM_MutantsOfInceptionGroup(benchmark::State& state) {
   options.templates = mutant::merge_templates();
   mutant::Generation result;
   for (auto _ : state) result = mutant::generate_mutants(group, options);
-  state.counters["full"] = static_cast<double>(result.stats.full);
-  state.counters["examined"] = static_cast<double>(result.stats.examined);
-  state.counters["placed"] = static_cast<double>(result.stats.placed);
-  state.counters["work"] = static_cast<double>(result.stats.work);
+  report_counters(state, result.stats);
   state.counters["prune_work"] = static_cast<double>(result.stats.prune_work);
 }
 BENCHMARK(BM_MutantsOfInceptionGroup)->Unit(benchmark::kMillisecond)->Iterations(1);
