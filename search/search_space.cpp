@@ -337,34 +337,35 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
   for (const Subprogram& sub : subs) keys.push_back(subprogram_key(sub));
   std::vector<PendingMove> singles = single_site_moves(subs, keys, kinds);
   std::vector<PendingMove> repeats = repeated_block_moves(keys, kinds);
-  auto quota = [this](std::vector<PendingMove>& moves) {
+  // Builds and scores the moves best estimate first, until the quota of new candidates is met.
+  auto score_best_first = [&](std::vector<PendingMove>& moves, const auto& build) {
     std::stable_sort(moves.begin(), moves.end(),
                      [](const PendingMove& a, const PendingMove& b) { return a.gain_us > b.gain_us; });
-    return options_.scored_per_expansion > 0 ? static_cast<size_t>(options_.scored_per_expansion) : moves.size();
+    size_t quota = options_.scored_per_expansion > 0 ? static_cast<size_t>(options_.scored_per_expansion) : moves.size();
+    size_t scored = 0;
+    for (const PendingMove& move : moves) {
+      if (scored == quota || !budget.spent(stats.candidates).empty()) break;
+      Transformation step = move.option->info;
+      Graph graph = build(move, step);
+      scored += consider(std::move(graph), std::move(step));
+    }
   };
-  size_t scored = 0, wanted = quota(singles);
-  for (const PendingMove& move : singles) {
-    if (scored == wanted || !budget.spent(stats.candidates).empty()) break;
-    Transformation step = move.option->info;
+  score_best_first(singles, [&](const PendingMove& move, Transformation& step) {
     step.location = subs[move.site].location;
-    scored += consider(splice(program.graph, subs[move.site], move.option->replacement, prefix), std::move(step));
-  }
+    return splice(program.graph, subs[move.site], move.option->replacement, prefix);
+  });
   // Repeated blocks (ResNet stages, CSRNet's equal convs) take the same mutant everywhere in one
   // move: the layouts between neighbours then cancel, which one site at a time cannot show.
-  scored = 0;
-  wanted = quota(repeats);
-  for (const PendingMove& move : repeats) {
-    if (scored == wanted || !budget.spent(stats.candidates).empty()) break;
+  score_best_first(repeats, [&](const PendingMove& move, Transformation& step) {
     std::vector<const Subprogram*> sites;
     for (size_t s = 0; s < subs.size(); ++s)
       if (keys[s] == move.key) sites.push_back(&subs[s]);
-    Transformation step = move.option->info;
     int replaced = 0;
     Graph graph = replace_everywhere(program.graph, move.key, sites, move.option->replacement, prefix, step.location,
                                      replaced);
     step.name += fmt::format(" (x{})", replaced);
-    scored += consider(std::move(graph), std::move(step));
-  }
+    return graph;
+  });
   return next;
 }
 
@@ -377,7 +378,7 @@ std::vector<SearchSpace::PendingMove> SearchSpace::single_site_moves(const std::
     auto found = options_by_subprogram_.find(keys[s]);
     if (found == options_by_subprogram_.end()) continue;
     for (const MutantOption& option : found->second->mutants)
-      if (option.partial ? kinds.partial_mutants : kinds.full_mutants) moves.push_back({option.gain_us, s, keys[s], &option});
+      if (kinds.allows(option.partial)) moves.push_back({option.gain_us, s, keys[s], &option});
   }
   return moves;
 }
@@ -395,7 +396,7 @@ std::vector<SearchSpace::PendingMove> SearchSpace::repeated_block_moves(const st
     auto found = options_by_subprogram_.find(keys[s]);
     if (found == options_by_subprogram_.end()) continue;
     for (const MutantOption& option : found->second->mutants)
-      if (option.partial ? kinds.partial_mutants : kinds.full_mutants)
+      if (kinds.allows(option.partial))
         moves.push_back({option.gain_us * static_cast<double>(sites), s, keys[s], &option});
   }
   return moves;

@@ -25,6 +25,8 @@ struct MoveKinds {
   bool rules = false;            // Z3-proved rule applications
   bool full_mutants = false;     // fully equivalent mutants (random-test evidence)
   bool partial_mutants = false;  // partially equivalent mutants with their corrections
+
+  bool allows(bool partial_mutant) const { return partial_mutant ? partial_mutants : full_mutants; }
 };
 
 inline PartitionOptions conv_only_regions() {

@@ -104,16 +104,17 @@ int trials_for(const ExamineOptions& options, int degree, int64_t points) {
   return std::max(1, static_cast<int>(std::ceil(needed)));
 }
 
-// False when the deadline passed or the work budget ran out before every box was tested (the
-// verdict would be unfounded). Adds the elements read to `work`.
-bool run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPlan>& plans, uint64_t seed, int trials,
-                const ExamineOptions& options, int64_t& work) {
+// Tests every box; returns "" when it did, else the budget that ran out first (the verdict would
+// be unfounded). Adds the elements read to `work`.
+std::string run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPlan>& plans, uint64_t seed,
+                       int trials, const ExamineOptions& options, int64_t& work) {
   FieldEvaluator a(original, seed, 0), b(candidate, seed, 0);
   int64_t before = work;
-  auto out_of_budget = [&] {
+  auto budget_spent = [&]() -> std::string {
     work = before + a.reads() + b.reads();
-    if (options.max_work && work > *options.max_work) return true;
-    return options.deadline && std::chrono::steady_clock::now() > *options.deadline;
+    if (options.max_work && work > *options.max_work) return "the work budget ran out";
+    if (options.deadline && std::chrono::steady_clock::now() > *options.deadline) return "the time limit passed";
+    return "";
   };
   for (int trial = 0; trial < trials; ++trial) {
     if (trial > 0) {
@@ -121,7 +122,7 @@ bool run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPl
       b.start_trial(trial);
     }
     for (BoxPlan& plan : plans) {
-      if (out_of_budget()) return false;
+      if (std::string spent = budget_spent(); !spent.empty()) return spent;
       if (!plan.correct) continue;
       for (const auto& point : plan.points)
         if (a.output(plan.output, point.data()) != b.output(plan.output, point.data())) {
@@ -131,7 +132,7 @@ bool run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPl
     }
   }
   work = before + a.reads() + b.reads();
-  return true;
+  return "";
 }
 
 // Adds the elements read to `work`.
@@ -200,11 +201,9 @@ Verdict examine(const Graph& original, const Graph& candidate, const ExamineOpti
   verdict.trials = trials_for(options, verdict.degree, verdict.points_tested);
   verdict.bound_log2 = std::log2(static_cast<double>(std::max<int64_t>(verdict.points_tested, 1))) +
                        verdict.trials * (std::log2(static_cast<double>(verdict.degree)) - 61.0);
-  bool finished = run_trials(original, candidate, plans, options.seed, verdict.trials, options, work);
-  if (!finished) {
-    bool late = options.deadline && std::chrono::steady_clock::now() > *options.deadline;
-    Verdict cut = rejected(late ? "not examined to the end: the time limit passed"
-                                : "not examined to the end: the work budget ran out", options.seed);
+  if (std::string spent = run_trials(original, candidate, plans, options.seed, verdict.trials, options, work);
+      !spent.empty()) {
+    Verdict cut = rejected("not examined to the end: " + spent, options.seed);
     cut.work = work;
     return cut;
   }
