@@ -57,11 +57,14 @@ struct ShapeContext {
   int num_inputs() const { return static_cast<int>(inputs.size()); }
   // A UserError: "node 'NAME' (OP): WHAT".
   [[noreturn]] void fail(const std::string& what) const;
-  // fail() unless condition holds.
-  void require(bool condition, const std::string& what) const {
-    if (!condition) fail(what);
-  }
 };
+
+// context.fail(message) unless condition holds. A macro so that the message is built only when
+// the check fails: shape rules run for every candidate the mutant generator builds.
+#define PET_REQUIRE(context, condition, ...) \
+  do {                                       \
+    if (!(condition)) (context).fail(__VA_ARGS__); \
+  } while (false)
 
 // Inputs and preallocated (zero-filled) outputs of the reference kernel.
 struct KernelContext {

@@ -50,12 +50,13 @@ std::vector<SeamOverhead> seam_overheads(const SeamCase& seam, const cost::CostM
   mutant::GeneratorOptions options;
   options.equivalence = mutant::Equivalence::PartialOnly;
   std::vector<SeamOverhead> found;
+  double original_us = correction_overhead(original, original, {false, true, true}, cost).mutant_us;
   for (const mutant::Mutant& candidate : mutant::generate_mutants(split->unbiased, options).mutants) {
     if (candidate.verdict.kind != VerdictKind::Partial) continue;
     Graph mutant = add_bias_back(original, *split, candidate.program);
     corrector::CorrectedProgram corrected = corrector::correct(original, mutant, candidate.verdict);
     CorrectionOverhead overhead = correction_overhead(mutant, corrected.program, {false, true, true}, cost);
-    found.push_back({candidate.family, overhead.mutant_us, overhead.corrected_us, overhead.ratio(),
+    found.push_back({candidate.family, original_us, overhead.mutant_us, overhead.corrected_us, overhead.ratio(),
                      static_cast<int>(corrected.corrections.size())});
   }
   std::stable_sort(found.begin(), found.end(),

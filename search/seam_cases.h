@@ -22,6 +22,7 @@ Graph seam_case_program(const SeamCase& seam);
 
 struct SeamOverhead {
   std::string family;      // the partial mutant's templates
+  double original_us = 0;  // the case's conv as the model has it
   double mutant_us = 0;
   double corrected_us = 0;
   double ratio = 0;        // (corrected - mutant) / mutant under the cost model

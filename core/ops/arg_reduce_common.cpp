@@ -11,10 +11,10 @@ namespace pet::ops {
 
 static std::vector<TensorType> infer_arg_reduce(const ShapeContext& context) {
   const TensorType& input = context.input(0);
-  context.require(input.dtype == DType::f32 || input.dtype == DType::i64,
+  PET_REQUIRE(context, input.dtype == DType::f32 || input.dtype == DType::i64,
                   "does not support element type " + std::string(dtype_name(input.dtype)));
   int axis = axis_or_fail(context, context.attrs.get_int("axis"), input.shape.rank(), "axis");
-  context.require(input.shape[axis] > 0, fmt::format("axis {} of shape {} is empty, so it has no extreme element",
+  PET_REQUIRE(context, input.shape[axis] > 0, fmt::format("axis {} of shape {} is empty, so it has no extreme element",
                                                      axis, input.shape.to_string()));
   std::vector<int64_t> dims;
   for (int i = 0; i < input.shape.rank(); ++i) {

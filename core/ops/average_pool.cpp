@@ -143,7 +143,7 @@ OpDef make_AveragePool() {
   def.traits.linear_inputs = {0};
   def.infer = [](const ShapeContext& context) {
     int64_t include = context.attrs.get_int("count_include_pad");
-    context.require(include == 0 || include == 1, fmt::format("count_include_pad {} must be 0 or 1", include));
+    PET_REQUIRE(context, include == 0 || include == 1, fmt::format("count_include_pad {} must be 0 or 1", include));
     return infer_pool(context, false);
   };
   def.compute = compute_average_pool;

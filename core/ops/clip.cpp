@@ -16,7 +16,7 @@ static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 static std::vector<TensorType> infer_clip(const ShapeContext& context) {
   DType type = context.input(0).dtype;
-  context.require(type == DType::f32 || type == DType::i64,
+  PET_REQUIRE(context, type == DType::f32 || type == DType::i64,
                   "does not support element type " + std::string(dtype_name(type)));
   return {context.input(0)};
 }

@@ -18,17 +18,17 @@ constexpr int kMaxConcatInputs = 1024;
 static std::vector<TensorType> infer_concat(const ShapeContext& context) {
   const TensorType& first = context.input(0);
   int rank = first.shape.rank();
-  context.require(rank > 0, "cannot concatenate scalars; unsqueeze them first");
+  PET_REQUIRE(context, rank > 0, "cannot concatenate scalars; unsqueeze them first");
   int axis = axis_or_fail(context, context.attrs.get_int("axis"), rank, "axis");
   Shape out = first.shape;
   for (int i = 1; i < context.num_inputs(); ++i) {
     const TensorType& next = context.input(i);
-    context.require(next.dtype == first.dtype, fmt::format("input {} is {}, input 0 is {}", i, next.to_string(),
+    PET_REQUIRE(context, next.dtype == first.dtype, fmt::format("input {} is {}, input 0 is {}", i, next.to_string(),
                                                            first.to_string()));
-    context.require(next.shape.rank() == rank, fmt::format("input {} has rank {}, input 0 has rank {}", i,
+    PET_REQUIRE(context, next.shape.rank() == rank, fmt::format("input {} has rank {}, input 0 has rank {}", i,
                                                             next.shape.rank(), rank));
     for (int d = 0; d < rank; ++d)
-      context.require(d == axis || next.shape[d] == first.shape[d],
+      PET_REQUIRE(context, d == axis || next.shape[d] == first.shape[d],
                       fmt::format("input {} has shape {}, which differs from input 0's {} outside axis {}", i,
                                   next.shape.to_string(), first.shape.to_string(), axis));
     out[axis] += next.shape[axis];

@@ -22,9 +22,9 @@ void check_inputs(const ShapeContext& context) {
   check_conv_inputs(context, [&](int64_t group) {
     const Shape& x = context.input(0).shape;
     const Shape& w = context.input(1).shape;
-    context.require(w[0] % group == 0,
+    PET_REQUIRE(context, w[0] % group == 0,
                     fmt::format("{} output channels (weight dim 0) are not divisible by group {}", w[0], group));
-    context.require(x[1] == w[1] * group, fmt::format("input has {} channels, but weight {} with group {} expects {}",
+    PET_REQUIRE(context, x[1] == w[1] * group, fmt::format("input has {} channels, but weight {} with group {} expects {}",
                                                       x[1], w.to_string(), group, w[1] * group));
     return w[0];
   });
@@ -37,7 +37,7 @@ std::vector<TensorType> infer_conv(const ShapeContext& context) {
   check_window_attrs(context, x.rank() - 2, true);
   WindowGeometry geometry = make_window_geometry(x.dims(), kernel_of(w), context.attrs);
   for (int64_t extent : geometry.output)
-    context.require(extent >= 1, fmt::format("kernel {} (dilated) does not fit input {} with the given pads",
+    PET_REQUIRE(context, extent >= 1, fmt::format("kernel {} (dilated) does not fit input {} with the given pads",
                                              Shape(geometry.kernel).to_string(), x.to_string()));
   std::vector<int64_t> dims = {x[0], w[0]};
   dims.insert(dims.end(), geometry.output.begin(), geometry.output.end());

@@ -36,9 +36,9 @@ void check_inputs(const ShapeContext& context) {
   check_conv_inputs(context, [&](int64_t group) {
     const Shape& x = context.input(0).shape;
     const Shape& w = context.input(1).shape;
-    context.require(x[1] == w[0], fmt::format("input has {} channels, but weight {} expects {} (weight dim 0)", x[1],
+    PET_REQUIRE(context, x[1] == w[0], fmt::format("input has {} channels, but weight {} expects {} (weight dim 0)", x[1],
                                               w.to_string(), w[0]));
-    context.require(x[1] % group == 0, fmt::format("{} input channels are not divisible by group {}", x[1], group));
+    PET_REQUIRE(context, x[1] % group == 0, fmt::format("{} input channels are not divisible by group {}", x[1], group));
     return w[1] * group;
   });
 }
@@ -50,12 +50,12 @@ std::vector<TensorType> infer_conv_transpose(const ShapeContext& context) {
   int rank = x.rank() - 2;
   check_window_attrs(context, rank, true);
   const std::vector<int64_t>& output_padding = context.attrs.get_ints("output_padding");
-  context.require(static_cast<int>(output_padding.size()) == rank,
+  PET_REQUIRE(context, static_cast<int>(output_padding.size()) == rank,
                   fmt::format("output_padding has {} entries, expected {}", output_padding.size(), rank));
-  for (int64_t p : output_padding) context.require(p >= 0, "output_padding entries must be >= 0");
+  for (int64_t p : output_padding) PET_REQUIRE(context, p >= 0, "output_padding entries must be >= 0");
   WindowGeometry g = adjoint_geometry(x, w, context.attrs);
   for (int64_t extent : g.input)
-    context.require(extent >= 1,
+    PET_REQUIRE(context, extent >= 1,
                     fmt::format("pads leave an empty output for input {} and weight {}", x.to_string(), w.to_string()));
   std::vector<int64_t> dims = {x[0], w[1] * context.attrs.get_int("group")};
   dims.insert(dims.end(), g.input.begin(), g.input.end());

@@ -13,7 +13,7 @@ OpDef numeric_unary_op(const std::string& name, std::function<float(float)> floa
   def.traits.elementwise = true;
   def.infer = [](const ShapeContext& context) {
     DType type = context.input(0).dtype;
-    context.require(type == DType::f32 || type == DType::i64,
+    PET_REQUIRE(context, type == DType::f32 || type == DType::i64,
                     "does not support element type " + std::string(dtype_name(type)));
     return std::vector<TensorType>{context.input(0)};
   };
@@ -48,10 +48,10 @@ OpDef comparison_op(const std::string& name, std::function<bool(double, double)>
   def.traits.elementwise = true;
   def.infer = [allows_bool](const ShapeContext& context) {
     DType type = context.input(0).dtype;
-    context.require(type == context.input(1).dtype, fmt::format("input types differ: {} and {}",
+    PET_REQUIRE(context, type == context.input(1).dtype, fmt::format("input types differ: {} and {}",
                                                                 context.input(0).to_string(),
                                                                 context.input(1).to_string()));
-    context.require(type == DType::f32 || type == DType::i64 || (allows_bool && type == DType::boolean),
+    PET_REQUIRE(context, type == DType::f32 || type == DType::i64 || (allows_bool && type == DType::boolean),
                     "does not support element type " + std::string(dtype_name(type)));
     return std::vector<TensorType>{{DType::boolean, broadcast_inputs(context)}};
   };
@@ -86,7 +86,7 @@ OpDef logical_op(const std::string& name, std::function<bool(bool, bool)> combin
   ShapeRule comparison_rule = def.infer;
   def.infer = [comparison_rule](const ShapeContext& context) {
     for (int i = 0; i < 2; ++i)
-      context.require(context.input(i).dtype == DType::boolean,
+      PET_REQUIRE(context, context.input(i).dtype == DType::boolean,
                       fmt::format("expects bool inputs, got {}", context.input(i).to_string()));
     return comparison_rule(context);
   };
@@ -100,7 +100,7 @@ OpDef float_predicate_op(const std::string& name, std::function<bool(float)> tes
   def.onnx_ops = {name};
   def.traits.elementwise = true;
   def.infer = [](const ShapeContext& context) {
-    context.require(context.input(0).dtype == DType::f32,
+    PET_REQUIRE(context, context.input(0).dtype == DType::f32,
                     "expects a float32 input, got " + context.input(0).to_string());
     return std::vector<TensorType>{{DType::boolean, context.input(0).shape}};
   };

@@ -60,7 +60,7 @@ OpDef with_fused_activation(OpDef def) {
   def.attrs.push_back({kActivationAttr, AttrKind::String, AttrValue(kNone), true});
   def.infer = [infer = def.infer](const ShapeContext& context) {
     const std::string& activation = fused_activation(context.attrs);
-    context.require(activation == kNone || activation == kRelu,
+    PET_REQUIRE(context, activation == kNone || activation == kRelu,
                     fmt::format("activation \"{}\" is not one of \"none\", \"relu\"", activation));
     return infer(context);
   };

@@ -51,11 +51,11 @@ std::vector<int64_t> offsets_along_axis(const Shape& data, const Tensor& indices
 void require_indices_along_axis(const ShapeContext& context, const TensorType& data, const TensorType& indices,
                                 int axis) {
   int rank = data.shape.rank();
-  context.require(indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
-  context.require(indices.shape.rank() == rank, fmt::format("indices {} must have the rank of data {}",
+  PET_REQUIRE(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
+  PET_REQUIRE(context, indices.shape.rank() == rank, fmt::format("indices {} must have the rank of data {}",
                                                             indices.shape.to_string(), data.shape.to_string()));
   for (int d = 0; d < rank; ++d)
-    context.require(d == axis || indices.shape[d] <= data.shape[d],
+    PET_REQUIRE(context, d == axis || indices.shape[d] <= data.shape[d],
                     fmt::format("indices {} do not fit inside data {} off axis {}", indices.shape.to_string(),
                                 data.shape.to_string(), axis));
 }
@@ -72,10 +72,10 @@ bool is_scatter_reduction(const std::string& reduction) {
 
 void require_scatter_reduction(const ShapeContext& context) {
   const std::string& reduction = context.attrs.get_string("reduction");
-  context.require(is_scatter_reduction(reduction),
+  PET_REQUIRE(context, is_scatter_reduction(reduction),
                   "reduction '" + reduction + "' is unknown; the reductions are none, add and mul");
   DType type = context.input(0).dtype;
-  context.require(reduction == "none" || type == DType::f32 || type == DType::i64,
+  PET_REQUIRE(context, reduction == "none" || type == DType::f32 || type == DType::i64,
                   fmt::format("reduction '{}' does not support element type {}", reduction, dtype_name(type)));
 }
 

@@ -14,10 +14,10 @@ static std::vector<TensorType> infer_layer_normalization(const ShapeContext& con
   for (int i = 0; i < context.num_inputs(); ++i) {
     if (!context.has_input(i)) continue;
     const TensorType& input = context.input(i);
-    context.require(input.dtype == DType::f32, fmt::format("input {} must be float32, got {}", i, input.to_string()));
+    PET_REQUIRE(context, input.dtype == DType::f32, fmt::format("input {} must be float32, got {}", i, input.to_string()));
     if (i == 0) continue;
     auto merged = broadcast_shapes(x.shape, input.shape);
-    context.require(merged && *merged == x.shape, fmt::format("{} of shape {} does not broadcast to x's shape {}",
+    PET_REQUIRE(context, merged && *merged == x.shape, fmt::format("{} of shape {} does not broadcast to x's shape {}",
                                                               i == 1 ? "scale" : "bias", input.shape.to_string(),
                                                               x.shape.to_string()));
   }

@@ -38,7 +38,7 @@ std::vector<TensorType> infer_layout_overwrite(const ShapeContext& context) {
   int patches = context.num_inputs() - 1;
   int rank = laid.shape.rank();
   const auto& offsets = context.attrs.get_ints("offsets");
-  context.require(static_cast<int64_t>(offsets.size()) == static_cast<int64_t>(patches) * rank,
+  PET_REQUIRE(context, static_cast<int64_t>(offsets.size()) == static_cast<int64_t>(patches) * rank,
                   fmt::format("offsets {} need {} entries: {} per patch for each of the {} patches",
                               ints_to_string(offsets), patches * rank, rank, patches));
   for (int i = 0; i < patches; ++i) {

@@ -11,9 +11,9 @@ namespace pet::ops {
 
 static std::vector<TensorType> infer_lrn(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  context.require(x.dtype == DType::f32, "expects a float32 input, got " + x.to_string());
-  context.require(x.shape.rank() >= 3, "expects an input of shape [N, C, spatial...], got " + x.shape.to_string());
-  context.require(context.attrs.get_int("size") >= 1,
+  PET_REQUIRE(context, x.dtype == DType::f32, "expects a float32 input, got " + x.to_string());
+  PET_REQUIRE(context, x.shape.rank() >= 3, "expects an input of shape [N, C, spatial...], got " + x.shape.to_string());
+  PET_REQUIRE(context, context.attrs.get_int("size") >= 1,
                   fmt::format("size must be at least 1, got {}", context.attrs.get_int("size")));
   return {x};
 }

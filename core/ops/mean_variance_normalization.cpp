@@ -13,7 +13,7 @@ constexpr double kStddevEpsilon = 1e-9;
 
 static std::vector<TensorType> infer_mean_variance_normalization(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  context.require(x.dtype == DType::f32, "expects a float32 input, got " + x.to_string());
+  PET_REQUIRE(context, x.dtype == DType::f32, "expects a float32 input, got " + x.to_string());
   std::vector<int> axes;
   for (int64_t axis : context.attrs.get_ints("axes")) axes.push_back(axis_or_fail(context, axis, x.shape.rank(), "axis"));
   std::sort(axes.begin(), axes.end());

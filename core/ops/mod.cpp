@@ -21,7 +21,7 @@ OpDef make_Mod() {
   def.attrs = {attr_int("fmod", 0)};
   def.infer = [broadcast_rule](const ShapeContext& context) {
     bool floating = context.input(0).dtype == DType::f32;
-    context.require(!floating || context.attrs.get_int("fmod") != 0, "float32 inputs need fmod = 1");
+    PET_REQUIRE(context, !floating || context.attrs.get_int("fmod") != 0, "float32 inputs need fmod = 1");
     return broadcast_rule(context);
   };
   def.compute = [truncated, floored](KernelContext& context) {

@@ -9,7 +9,7 @@ OpDef make_Not() {
   def.onnx_ops = {"Not"};
   def.traits.elementwise = true;
   def.infer = [](const ShapeContext& context) {
-    context.require(context.input(0).dtype == DType::boolean,
+    PET_REQUIRE(context, context.input(0).dtype == DType::boolean,
                     "expects a bool input, got " + context.input(0).to_string());
     return std::vector<TensorType>{context.input(0)};
   };

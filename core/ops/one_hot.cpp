@@ -14,12 +14,12 @@ namespace pet::ops {
 static std::vector<TensorType> infer_one_hot(const ShapeContext& context) {
   const TensorType& indices = context.input(0);
   const TensorType& values = context.input(1);
-  context.require(indices.dtype == DType::i64 || indices.dtype == DType::f32,
+  PET_REQUIRE(context, indices.dtype == DType::i64 || indices.dtype == DType::f32,
                   "indices must be i64 or f32, got " + indices.to_string());
-  context.require(values.shape.numel() == 2 && values.shape.rank() == 1,
+  PET_REQUIRE(context, values.shape.numel() == 2 && values.shape.rank() == 1,
                   "values " + values.to_string() + " must hold two entries: [off, on]");
   int64_t depth = context.attrs.get_int("depth");
-  context.require(depth >= 1, fmt::format("depth {} must be positive", depth));
+  PET_REQUIRE(context, depth >= 1, fmt::format("depth {} must be positive", depth));
   int axis = axis_or_fail(context, context.attrs.get_int("axis"), indices.shape.rank() + 1, "axis");
   std::vector<int64_t> dims = indices.shape.dims();
   dims.insert(dims.begin() + axis, depth);

@@ -94,7 +94,7 @@ OpDef unary_op(const std::string& name, std::function<float(float, const Attribu
   def.attrs = std::move(attrs);
   def.traits.elementwise = true;
   def.infer = [](const ShapeContext& context) {
-    context.require(context.input(0).dtype == DType::f32,
+    PET_REQUIRE(context, context.input(0).dtype == DType::f32,
                     "expects a float32 input, got " + context.input(0).to_string());
     return std::vector<TensorType>{context.input(0)};
   };
@@ -132,10 +132,10 @@ OpDef binary_op(const std::string& name, std::function<float(float, float)> floa
   bool allows_int = static_cast<bool>(int_fn);
   def.infer = [allows_int](const ShapeContext& context) {
     DType type = context.input(0).dtype;
-    context.require(type == context.input(1).dtype, fmt::format("input types differ: {} and {}",
+    PET_REQUIRE(context, type == context.input(1).dtype, fmt::format("input types differ: {} and {}",
                                                                 context.input(0).to_string(),
                                                                 context.input(1).to_string()));
-    context.require(type == DType::f32 || (allows_int && type == DType::i64),
+    PET_REQUIRE(context, type == DType::f32 || (allows_int && type == DType::i64),
                     "does not support element type " + std::string(dtype_name(type)));
     return std::vector<TensorType>{{type, broadcast_inputs(context)}};
   };
@@ -189,10 +189,10 @@ OpDef variadic_op(const std::string& name, std::function<float(float, float)> fl
   def.infer = [allows_int](const ShapeContext& context) {
     DType type = context.input(0).dtype;
     for (int i = 1; i < context.num_inputs(); ++i)
-      context.require(context.input(i).dtype == type, fmt::format("input types differ: {} and {}",
+      PET_REQUIRE(context, context.input(i).dtype == type, fmt::format("input types differ: {} and {}",
                                                                   context.input(0).to_string(),
                                                                   context.input(i).to_string()));
-    context.require(type == DType::f32 || (allows_int && type == DType::i64),
+    PET_REQUIRE(context, type == DType::f32 || (allows_int && type == DType::i64),
                     "does not support element type " + std::string(dtype_name(type)));
     return std::vector<TensorType>{{type, broadcast_inputs(context)}};
   };

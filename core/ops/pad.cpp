@@ -15,9 +15,9 @@ static std::vector<TensorType> infer_pad(const ShapeContext& context) {
   const std::string& mode = context.attrs.get_string("mode");
   const auto& pads = context.attrs.get_ints("pads");
   int rank = input.shape.rank();
-  context.require(mode == "constant" || mode == "edge" || mode == "reflect",
+  PET_REQUIRE(context, mode == "constant" || mode == "edge" || mode == "reflect",
                   "mode '" + mode + "' is not one of constant, edge, reflect");
-  context.require(static_cast<int>(pads.size()) == 2 * rank,
+  PET_REQUIRE(context, static_cast<int>(pads.size()) == 2 * rank,
                   fmt::format("pads needs 2 x rank = {} entries for {}, got {}", 2 * rank, input.shape.to_string(),
                               pads.size()));
   Shape out = input.shape;
@@ -25,11 +25,11 @@ static std::vector<TensorType> infer_pad(const ShapeContext& context) {
     int64_t dim = input.shape[axis], before = pads[static_cast<size_t>(axis)],
             after = pads[static_cast<size_t>(axis + rank)];
     out[axis] = dim + before + after;
-    context.require(out[axis] >= 0, fmt::format("pads {} crop axis {} of size {} below zero", ints_to_string(pads),
+    PET_REQUIRE(context, out[axis] >= 0, fmt::format("pads {} crop axis {} of size {} below zero", ints_to_string(pads),
                                                 axis, dim));
     bool grows = before > 0 || after > 0;
-    context.require(!(grows && mode == "edge" && dim == 0), fmt::format("edge-pads empty axis {}", axis));
-    context.require(!(grows && mode == "reflect" && (before >= dim || after >= dim)),
+    PET_REQUIRE(context, !(grows && mode == "edge" && dim == 0), fmt::format("edge-pads empty axis {}", axis));
+    PET_REQUIRE(context, !(grows && mode == "reflect" && (before >= dim || after >= dim)),
                     fmt::format("reflect pads {} and {} of axis {} must be smaller than its size {}", before, after,
                                 axis, dim));
   }

@@ -24,7 +24,7 @@ static float float_power(float base, double exponent) {
 static std::vector<TensorType> infer_pow(const ShapeContext& context) {
   for (int i = 0; i < 2; ++i) {
     DType type = context.input(i).dtype;
-    context.require(type == DType::f32 || type == DType::i64,
+    PET_REQUIRE(context, type == DType::f32 || type == DType::i64,
                     fmt::format("does not support element type {} (input {})", dtype_name(type), i));
   }
   return {{context.input(0).dtype, broadcast_inputs(context)}};

@@ -18,8 +18,8 @@ static std::vector<TensorType> infer_range(const ShapeContext& context) {
   double start = context.attrs.get_float("start"), limit = context.attrs.get_float("limit"),
          delta = context.attrs.get_float("delta");
   const std::string& name = context.attrs.get_string("dtype");
-  context.require(name == "f32" || name == "i64", "dtype '" + name + "' is not one of f32, i64");
-  context.require(delta != 0.0, "delta is 0");
+  PET_REQUIRE(context, name == "f32" || name == "i64", "dtype '" + name + "' is not one of f32, i64");
+  PET_REQUIRE(context, delta != 0.0, "delta is 0");
   return {{*parse_dtype(name), Shape{range_length(start, limit, delta)}}};
 }
 

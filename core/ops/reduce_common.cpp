@@ -38,7 +38,7 @@ static bool needs_float(Reduction reduction) {
 
 static std::vector<TensorType> infer_reduce(const ShapeContext& context, Reduction reduction) {
   const TensorType& input = context.input(0);
-  context.require(input.dtype == DType::f32 || (!needs_float(reduction) && input.dtype == DType::i64),
+  PET_REQUIRE(context, input.dtype == DType::f32 || (!needs_float(reduction) && input.dtype == DType::i64),
                   "does not support element type " + std::string(dtype_name(input.dtype)));
   std::vector<int> axes = reduced_axes(context, input.shape.rank());
   if (axes.empty() || context.attrs.get_int("keepdims") != 0) return {{input.dtype, kept_shape(input.shape, axes)}};

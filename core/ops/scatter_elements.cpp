@@ -15,12 +15,12 @@ static std::vector<TensorType> infer_scatter_elements(const ShapeContext& contex
   const TensorType& updates = context.input(2);
   require_scatter_reduction(context);
   int rank = data.shape.rank();
-  context.require(rank >= 1, "cannot scatter into a scalar");
+  PET_REQUIRE(context, rank >= 1, "cannot scatter into a scalar");
   int axis = axis_or_fail(context, context.attrs.get_int("axis"), rank, "axis");
   require_indices_along_axis(context, data, indices, axis);
-  context.require(updates.dtype == data.dtype,
+  PET_REQUIRE(context, updates.dtype == data.dtype,
                   fmt::format("updates {} and data {} differ in element type", updates.to_string(), data.to_string()));
-  context.require(updates.shape == indices.shape, fmt::format("updates shape {} must equal the indices shape {}",
+  PET_REQUIRE(context, updates.shape == indices.shape, fmt::format("updates shape {} must equal the indices shape {}",
                                                               updates.shape.to_string(), indices.shape.to_string()));
   return {data};
 }

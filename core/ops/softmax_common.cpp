@@ -33,7 +33,7 @@ static int64_t trailing_elements(const Shape& shape, int axis) {
 
 static std::vector<TensorType> infer_softmax(const ShapeContext& context) {
   const TensorType& input = context.input(0);
-  context.require(input.dtype == DType::f32, "expects a float32 input, got " + input.to_string());
+  PET_REQUIRE(context, input.dtype == DType::f32, "expects a float32 input, got " + input.to_string());
   axis_or_fail(context, context.attrs.get_int("axis"), input.shape.rank(), "axis");
   return {input};
 }

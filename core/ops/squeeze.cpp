@@ -14,9 +14,9 @@ static std::vector<TensorType> infer_squeeze(const ShapeContext& context) {
   std::vector<bool> dropped(static_cast<size_t>(rank), false);
   for (int64_t axis : axes) {
     int normalized = axis_or_fail(context, axis, rank, "axis");
-    context.require(input.shape[normalized] == 1, fmt::format("cannot squeeze axis {} of {}: its size is {}, not 1",
+    PET_REQUIRE(context, input.shape[normalized] == 1, fmt::format("cannot squeeze axis {} of {}: its size is {}, not 1",
                                                               axis, input.shape.to_string(), input.shape[normalized]));
-    context.require(!dropped[static_cast<size_t>(normalized)], "axes " + ints_to_string(axes) + " repeat an axis");
+    PET_REQUIRE(context, !dropped[static_cast<size_t>(normalized)], "axes " + ints_to_string(axes) + " repeat an axis");
     dropped[static_cast<size_t>(normalized)] = true;
   }
   std::vector<int64_t> dims;

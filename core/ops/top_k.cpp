@@ -14,14 +14,14 @@ namespace pet::ops {
 
 static std::vector<TensorType> infer_top_k(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  context.require(x.dtype == DType::f32 || x.dtype == DType::i64,
+  PET_REQUIRE(context, x.dtype == DType::f32 || x.dtype == DType::i64,
                   "does not support element type " + std::string(dtype_name(x.dtype)));
-  context.require(x.shape.rank() >= 1, "cannot select from a scalar");
+  PET_REQUIRE(context, x.shape.rank() >= 1, "cannot select from a scalar");
   int axis = axis_or_fail(context, context.attrs.get_int("axis"), x.shape.rank(), "axis");
   int64_t k = context.attrs.get_int("k"), largest = context.attrs.get_int("largest");
-  context.require(k >= 0 && k <= x.shape[axis],
+  PET_REQUIRE(context, k >= 0 && k <= x.shape[axis],
                   fmt::format("k {} must be in [0, {}] (axis {} of {})", k, x.shape[axis], axis, x.shape.to_string()));
-  context.require(largest == 0 || largest == 1, fmt::format("largest {} must be 0 or 1", largest));
+  PET_REQUIRE(context, largest == 0 || largest == 1, fmt::format("largest {} must be 0 or 1", largest));
   Shape shape = x.shape;
   shape[axis] = k;
   return {{x.dtype, shape}, {DType::i64, shape}};

@@ -12,9 +12,9 @@ namespace pet::ops {
 
 static std::vector<TensorType> infer_trilu(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  context.require(x.shape.rank() >= 2, "input " + x.to_string() + " needs at least two axes");
+  PET_REQUIRE(context, x.shape.rank() >= 2, "input " + x.to_string() + " needs at least two axes");
   int64_t upper = context.attrs.get_int("upper");
-  context.require(upper == 0 || upper == 1, fmt::format("upper {} must be 0 or 1", upper));
+  PET_REQUIRE(context, upper == 0 || upper == 1, fmt::format("upper {} must be 0 or 1", upper));
   return {x};
 }
 

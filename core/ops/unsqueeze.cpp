@@ -14,7 +14,7 @@ static std::vector<TensorType> infer_unsqueeze(const ShapeContext& context) {
   std::vector<bool> inserted(static_cast<size_t>(out_rank), false);
   for (int64_t axis : axes) {
     int normalized = axis_or_fail(context, axis, out_rank, "axis");
-    context.require(!inserted[static_cast<size_t>(normalized)], "axes " + ints_to_string(axes) + " repeat an axis");
+    PET_REQUIRE(context, !inserted[static_cast<size_t>(normalized)], "axes " + ints_to_string(axes) + " repeat an axis");
     inserted[static_cast<size_t>(normalized)] = true;
   }
   std::vector<int64_t> dims;

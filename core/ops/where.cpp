@@ -9,9 +9,9 @@
 namespace pet::ops {
 
 static std::vector<TensorType> infer_where(const ShapeContext& context) {
-  context.require(context.input(0).dtype == DType::boolean,
+  PET_REQUIRE(context, context.input(0).dtype == DType::boolean,
                   "condition must be bool, got " + context.input(0).to_string());
-  context.require(context.input(1).dtype == context.input(2).dtype,
+  PET_REQUIRE(context, context.input(1).dtype == context.input(2).dtype,
                   fmt::format("x and y types differ: {} and {}", context.input(1).to_string(),
                               context.input(2).to_string()));
   return {{context.input(1).dtype, broadcast_inputs(context)}};

@@ -52,10 +52,10 @@ WindowGeometry make_window_geometry(const std::vector<int64_t>& input_shape, std
 
 static void check_ints(const ShapeContext& context, const std::string& name, size_t count, int64_t minimum) {
   const std::vector<int64_t>& values = context.attrs.get_ints(name);
-  context.require(values.size() == count, fmt::format("{} has {} entries, expected {} for {} spatial dims", name,
+  PET_REQUIRE(context, values.size() == count, fmt::format("{} has {} entries, expected {} for {} spatial dims", name,
                                                       values.size(), count, name == "pads" ? count / 2 : count));
   for (int64_t v : values)
-    context.require(v >= minimum, fmt::format("{} [{}] must be >= {}", name, fmt::join(values, ","), minimum));
+    PET_REQUIRE(context, v >= minimum, fmt::format("{} [{}] must be >= {}", name, fmt::join(values, ","), minimum));
 }
 
 void check_window_attrs(const ShapeContext& context, int spatial_rank, bool has_dilations) {
@@ -68,19 +68,19 @@ void check_window_attrs(const ShapeContext& context, int spatial_rank, bool has_
 void check_conv_inputs(const ShapeContext& context, const std::function<int64_t(int64_t group)>& check_channels) {
   const TensorType& x = context.input(0);
   const TensorType& w = context.input(1);
-  context.require(x.dtype == DType::f32 && w.dtype == DType::f32,
+  PET_REQUIRE(context, x.dtype == DType::f32 && w.dtype == DType::f32,
                   fmt::format("expects float32 input and weight, got {} and {}", x.to_string(), w.to_string()));
-  context.require(x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
+  PET_REQUIRE(context, x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
                                                    "spatial dim",
                                                    x.shape.to_string()));
-  context.require(w.shape.rank() == x.shape.rank(), fmt::format("weight shape {} must have the rank of input shape {}",
+  PET_REQUIRE(context, w.shape.rank() == x.shape.rank(), fmt::format("weight shape {} must have the rank of input shape {}",
                                                                 w.shape.to_string(), x.shape.to_string()));
   int64_t group = context.attrs.get_int("group");
-  context.require(group >= 1, fmt::format("group {} must be >= 1", group));
+  PET_REQUIRE(context, group >= 1, fmt::format("group {} must be >= 1", group));
   int64_t filters = check_channels(group);
   if (context.has_input(2)) {
     const TensorType& b = context.input(2);
-    context.require(b.dtype == DType::f32 && b.shape == Shape{filters},
+    PET_REQUIRE(context, b.dtype == DType::f32 && b.shape == Shape{filters},
                     fmt::format("bias must be f32[{}], got {}", filters, b.to_string()));
   }
 }

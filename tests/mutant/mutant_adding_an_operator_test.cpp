@@ -39,7 +39,7 @@ namespace {
 
 std::vector<TensorType> infer_flip_rows(const ShapeContext& context) {
   const TensorType& input = context.input(0);
-  context.require(input.shape.rank() == 4, "needs an NCHW tensor (rank 4), got " + input.shape.to_string());
+  PET_REQUIRE(context, input.shape.rank() == 4, "needs an NCHW tensor (rank 4), got " + input.shape.to_string());
   return {input};
 }
 
