@@ -58,4 +58,10 @@ std::vector<ValueId> insert_graph(Graph& target, const Graph& source, const std:
 // sorted, free of nodes that became dead, and valid.
 Graph splice(const Graph& parent, const Subprogram& sub, const Graph& replacement, const std::string& name_prefix);
 
+// splice() at several node-disjoint sites of the parent with the same replacement, in one pass
+// (one copy, one renumbering, one sort); site s's names get name_prefixes[s]. A site may read
+// another's outputs: it then reads that site's replacement. Internal check on overlapping sites.
+Graph splice_all(const Graph& parent, const std::vector<const Subprogram*>& sites, const Graph& replacement,
+                 const std::vector<std::string>& name_prefixes);
+
 }  // namespace pet::search

@@ -105,6 +105,7 @@ Graph run_search(const Graph& cleaned, const OptimizeOptions& options, const cos
   search::SearchBudget generation_budget = budget;
   generation_budget.time_limit_s = budget.time_limit_s / 2;
   space.prepare(cleaned, stats, generation_budget);
+  stats.generation_seconds = budget.elapsed();
   budget.report(fmt::format("{} subprograms: {} full and {} partial mutants", stats.subprograms, stats.mutants_full,
                             stats.mutants_partial));
   std::unordered_set<uint64_t> seen;

@@ -41,7 +41,10 @@ nlohmann::ordered_json search_json(const SearchStats& stats, bool with_times) {
   json["rule_applications"] = stats.rule_applications;
   json["rule_proofs"] = stats.rule_proofs;
   json["rule_proofs_failed"] = stats.rule_proofs_failed;
-  if (with_times) json["seconds"] = stats.seconds;
+  if (with_times) {
+    json["seconds"] = stats.seconds;
+    json["generation_seconds"] = stats.generation_seconds;
+  }
   return json;
 }
 
@@ -117,7 +120,7 @@ std::string report_table(const OptimizeResult& result) {
                       result.search.algorithm, result.search.stop_reason, result.search.rounds,
                       result.search.expansions, result.search.candidates, result.search.duplicates,
                       result.search.seconds);
-  text += fmt::format("  mutants: {} subprograms{}{}{}, {} full, {} partial; rules: {} applications, {} proofs ({} failed)\n",
+  text += fmt::format("  mutants: {} subprograms{}{}{}, {} full, {} partial in {:.2f} s; rules: {} applications, {} proofs ({} failed)\n",
                       result.search.subprograms,
                       result.search.subprograms_capped
                           ? fmt::format(" ({} stopped by the work budget)", result.search.subprograms_capped)
@@ -128,7 +131,7 @@ std::string report_table(const OptimizeResult& result) {
                       result.search.subprograms_skipped
                           ? fmt::format(" ({} skipped at the time limit)", result.search.subprograms_skipped)
                           : "",
-                      result.search.mutants_full, result.search.mutants_partial,
+                      result.search.mutants_full, result.search.mutants_partial, result.search.generation_seconds,
                       result.search.rule_applications, result.search.rule_proofs, result.search.rule_proofs_failed);
   return text;
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -18,6 +20,32 @@
 
 namespace pet::search {
 namespace {
+
+// Calls work(i) for every i < count on up to `threads` threads, the caller's among them; the
+// first exception a call throws is rethrown here once every thread has stopped.
+template <typename Work>
+void for_each_in_parallel(size_t count, unsigned threads, const Work& work) {
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto worker = [&] {
+    for (size_t i = next++; i < count; i = next++) {
+      try {
+        work(i);
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = count;
+      }
+    }
+  };
+  threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(count, 1)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& thread : pool) thread.join();
+  if (failure) std::rethrow_exception(failure);
+}
 
 // One mutant program still open to further rounds, with the evidence chain that led to it.
 struct Lineage {
@@ -93,23 +121,6 @@ mutant::GeneratorStats run_generator(const Lineage& base, const mutant::Generato
   return generation.stats;
 }
 
-// The site, found in `origin`, within `graph`: `origin` after splices elsewhere. Its nodes are found
-// again by the names of their first outputs (value names are unique and a splice keeps the names
-// of the nodes it does not replace); nullopt when one of them is gone.
-std::optional<Subprogram> relocate(const Graph& origin, const Subprogram& site, const Graph& graph) {
-  std::unordered_map<std::string, ValueId> by_name;
-  for (size_t v = 0; v < graph.values().size(); ++v) by_name.emplace(graph.values()[v].name, static_cast<ValueId>(v));
-  std::vector<NodeId> nodes;
-  for (NodeId id : site.nodes) {
-    const Node& node = origin.node(id);
-    if (node.outputs.empty()) return std::nullopt;
-    auto found = by_name.find(origin.value(node.outputs[0]).name);
-    if (found == by_name.end() || graph.value(found->second).producer < 0) return std::nullopt;
-    nodes.push_back(graph.value(found->second).producer);
-  }
-  return make_subprogram(graph, std::move(nodes), site.kind);
-}
-
 }  // namespace
 
 uint64_t subprogram_key(const Subprogram& sub) {
@@ -134,19 +145,23 @@ Program SearchSpace::make_program(Graph graph, std::vector<Transformation> histo
   return program;
 }
 
-Graph SearchSpace::replace_everywhere(const Graph& graph, uint64_t key, const std::vector<const Subprogram*>& sites,
-                                      const Graph& replacement, const std::string& prefix,
-                                      std::string& locations, int& replaced) const {
-  Graph result = graph;
-  replaced = 0;
-  for (size_t done = 0; done < sites.size(); ++done) {
-    std::optional<Subprogram> site = done == 0 ? *sites[0] : relocate(graph, *sites[done], result);
-    if (!site || (done > 0 && subprogram_key(*site) != key)) continue;
+Graph SearchSpace::replace_everywhere(const Graph& graph, const std::vector<const Subprogram*>& sites,
+                                      const Graph& replacement, const std::string& prefix, std::string& locations,
+                                      int& replaced) const {
+  std::vector<const Subprogram*> disjoint;
+  std::vector<std::string> prefixes;
+  std::vector<bool> taken(graph.nodes().size(), false);
+  for (const Subprogram* site : sites) {
+    bool overlaps = std::any_of(site->nodes.begin(), site->nodes.end(),
+                                [&](NodeId id) { return taken[static_cast<size_t>(id)]; });
+    if (overlaps) continue;
+    for (NodeId id : site->nodes) taken[static_cast<size_t>(id)] = true;
     locations += (locations.empty() ? "" : "; ") + site->location;
-    result = splice(result, *site, replacement, fmt::format("{}r{}_", prefix, done));
-    ++replaced;
+    prefixes.push_back(fmt::format("{}r{}_", prefix, disjoint.size()));
+    disjoint.push_back(site);
   }
-  return result;
+  replaced = static_cast<int>(disjoint.size());
+  return splice_all(graph, disjoint, replacement, prefixes);
 }
 
 // Groups first (merging parallel ops saves whole launches), then the single-op regions, each in
@@ -265,26 +280,16 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
   std::vector<Options> built(pending.size());
   std::vector<SearchStats> counts(pending.size());
   std::vector<char> skipped(pending.size(), 0);
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < pending.size(); i = next++) {
-      if (budget.out_of_time()) {
-        skipped[i] = 1;
-        continue;
-      }
-      // No subprogram may take more than a quarter of the budget (one slow group must not starve the rest).
-      auto cap = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                        std::chrono::duration<double>(budget.time_limit_s / 4));
-      built[i] = build_options(start, start_score, pending[i], max_work(pending[i]), counts[i], std::min(cap, budget.deadline()));
+  for_each_in_parallel(pending.size(), thread_count(), [&](size_t i) {
+    if (budget.out_of_time()) {
+      skipped[i] = 1;
+      return;
     }
-  };
-  unsigned threads = options_.threads > 0 ? static_cast<unsigned>(options_.threads)
-                                          : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(pending.size(), 1)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& thread : pool) thread.join();
+    // No subprogram may take more than a quarter of the budget (one slow group must not starve the rest).
+    auto cap = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                      std::chrono::duration<double>(budget.time_limit_s / 4));
+    built[i] = build_options(start, start_score, pending[i], max_work(pending[i]), counts[i], std::min(cap, budget.deadline()));
+  });
   for (size_t i = 0; i < pending.size(); ++i) {
     stats.mutants_full += counts[i].mutants_full;
     stats.mutants_partial += counts[i].mutants_partial;
@@ -311,9 +316,7 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
     Program candidate;
     candidate.graph = std::move(graph);
     candidate.hash = hash;
-    candidate.cost = score(candidate.graph);
     step.cost_before_us = program.cost;
-    step.cost_after_us = candidate.cost;
     candidate.history = program.history;
     candidate.history.push_back(std::move(step));
     next.push_back(std::move(candidate));
@@ -330,7 +333,10 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
       consider(std::move(applied.result), std::move(step));
     }
   }
-  if (!kinds.full_mutants && !kinds.partial_mutants) return next;
+  if (!kinds.full_mutants && !kinds.partial_mutants) {
+    score_all(next);
+    return next;
+  }
   std::string prefix = fmt::format("s{}_", program.history.size() + 1);
   std::vector<Subprogram> subs = subprograms(program.graph);
   std::vector<uint64_t> keys;
@@ -361,12 +367,26 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
     for (size_t s = 0; s < subs.size(); ++s)
       if (keys[s] == move.key) sites.push_back(&subs[s]);
     int replaced = 0;
-    Graph graph = replace_everywhere(program.graph, move.key, sites, move.option->replacement, prefix, step.location,
-                                     replaced);
+    Graph graph = replace_everywhere(program.graph, sites, move.option->replacement, prefix, step.location, replaced);
     step.name += fmt::format(" (x{})", replaced);
     return graph;
   });
+  score_all(next);
   return next;
+}
+
+// Which candidates an expansion keeps depends on their hashes only, so scoring them in parallel
+// gives the same programs, costs and order as scoring them one by one.
+void SearchSpace::score_all(std::vector<Program>& candidates) const {
+  for_each_in_parallel(candidates.size(), thread_count(), [&](size_t i) {
+    Program& candidate = candidates[i];
+    candidate.cost = score(candidate.graph);
+    candidate.history.back().cost_after_us = candidate.cost;
+  });
+}
+
+unsigned SearchSpace::thread_count() const {
+  return options_.threads > 0 ? static_cast<unsigned>(options_.threads) : std::max(1u, std::thread::hardware_concurrency());
 }
 
 // Every allowed mutant at every site, in graph order; each estimated at its option's gain.

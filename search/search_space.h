@@ -44,7 +44,7 @@ struct SearchSpaceOptions {
   std::vector<mutant::MutantTemplate> group_templates = mutant::merge_templates();
   int mutation_rounds = 2;  // round r mutates the kept fully equivalent mutants of round r-1
   int top_k = 4;            // mutants kept per subprogram, per kind and round, by cost
-  int threads = 0;          // mutant generation in parallel (0: hardware concurrency)
+  int threads = 0;          // mutant generation and candidate scoring in parallel (0: hardware concurrency)
   // Elements the generator's Z_p evaluations may read in all (GeneratorOptions::max_work), shared
   // by the subprograms, a group taking two shares (at most a quarter each); unset: no limit. Unlike the time limit it
   // cuts every run at the same mutant, so the search space does not depend on the machine.
@@ -87,6 +87,9 @@ class SearchSpace {
                               const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const;
 
  private:
+  // Scores the candidates (and their last step's cost after) on thread_count() threads.
+  void score_all(std::vector<Program>& candidates) const;
+  unsigned thread_count() const;
   struct Options {
     std::vector<MutantOption> mutants;  // full first, then partial; each sorted by cost
   };
@@ -108,11 +111,10 @@ class SearchSpace {
 
   std::vector<Subprogram> subprograms(const Graph& graph) const;
   std::vector<Subprogram> subprograms_by_share(const Graph& graph) const;
-  // `graph` with each of its subprograms `sites` (all of `key`) replaced, one after another;
-  // appends their locations and counts them in `replaced`.
-  Graph replace_everywhere(const Graph& graph, uint64_t key, const std::vector<const Subprogram*>& sites,
-                           const Graph& replacement, const std::string& prefix, std::string& locations,
-                           int& replaced) const;
+  // `graph` with its subprograms `sites` (all of one key) replaced in one splice, a site that
+  // overlaps an earlier one left out; appends their locations and counts them in `replaced`.
+  Graph replace_everywhere(const Graph& graph, const std::vector<const Subprogram*>& sites, const Graph& replacement,
+                           const std::string& prefix, std::string& locations, int& replaced) const;
   Options build_options(const Graph& start, double start_score, const Subprogram& sub, std::optional<int64_t> max_work,
                         SearchStats& stats, std::chrono::steady_clock::time_point deadline) const;
   void rank_and_trim(const Graph& start, double start_score, const Subprogram& sub,

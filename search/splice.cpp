@@ -56,7 +56,9 @@ void restore_output_names(Graph& graph, const std::vector<std::pair<size_t, std:
 
 }  // namespace
 
-Graph splice(const Graph& parent, const Subprogram& sub, const Graph& replacement, const std::string& name_prefix) {
+namespace {
+
+void check_interface(const Graph& parent, const Subprogram& sub, const Graph& replacement) {
   PET_CHECK(replacement.inputs().size() == sub.inputs.size() && replacement.outputs().size() == sub.outputs.size(),
             "splice: the replacement's interface differs from the region's");
   for (size_t i = 0; i < sub.inputs.size(); ++i)
@@ -65,18 +67,41 @@ Graph splice(const Graph& parent, const Subprogram& sub, const Graph& replacemen
   for (size_t i = 0; i < sub.outputs.size(); ++i)
     PET_CHECK(replacement.value(replacement.outputs()[i]).type == parent.value(sub.outputs[i]).type,
               "splice: replacement output " + std::to_string(i) + " has another type");
+}
+
+}  // namespace
+
+Graph splice_all(const Graph& parent, const std::vector<const Subprogram*>& sites, const Graph& replacement,
+                 const std::vector<std::string>& name_prefixes) {
+  PET_CHECK(sites.size() == name_prefixes.size(), "splice_all: one name prefix per site");
+  std::vector<bool> taken(parent.nodes().size(), false);
+  std::vector<NodeId> removed;
+  for (const Subprogram* sub : sites) {
+    check_interface(parent, *sub, replacement);
+    for (NodeId id : sub->nodes) {
+      PET_CHECK(!taken[static_cast<size_t>(id)], "splice_all: two sites share node " + parent.node(id).name);
+      taken[static_cast<size_t>(id)] = true;
+      removed.push_back(id);
+    }
+  }
   Graph graph = parent;
-  std::vector<std::pair<size_t, std::string>> renamed;  // graph output positions the region produced
+  std::vector<std::pair<size_t, std::string>> renamed;  // graph output positions the regions produced
   for (size_t p = 0; p < parent.outputs().size(); ++p)
-    if (std::count(sub.outputs.begin(), sub.outputs.end(), parent.outputs()[p]))
-      renamed.emplace_back(p, parent.value(parent.outputs()[p]).name);
+    for (const Subprogram* sub : sites)
+      if (std::count(sub->outputs.begin(), sub->outputs.end(), parent.outputs()[p]))
+        renamed.emplace_back(p, parent.value(parent.outputs()[p]).name);
   size_t first_new = graph.values().size();
-  std::vector<ValueId> produced = insert_graph(graph, replacement, sub.inputs, name_prefix);
-  for (size_t i = 0; i < sub.outputs.size(); ++i) graph.replace_uses(sub.outputs[i], produced[i]);
+  // Every replacement is inserted before any use is rewired, so a site reading another site's
+  // output reads the other's replacement once the rewiring is done.
+  std::vector<std::vector<ValueId>> produced;
+  for (size_t s = 0; s < sites.size(); ++s)
+    produced.push_back(insert_graph(graph, replacement, sites[s]->inputs, name_prefixes[s]));
+  for (size_t s = 0; s < sites.size(); ++s)
+    for (size_t i = 0; i < sites[s]->outputs.size(); ++i) graph.replace_uses(sites[s]->outputs[i], produced[s][i]);
   // Values the splice created, tracked through remove_nodes' renumbering by marking their names.
   std::vector<std::string> created_names;
   for (size_t v = first_new; v < graph.values().size(); ++v) created_names.push_back(graph.values()[v].name);
-  graph.remove_nodes(sub.nodes);
+  graph.remove_nodes(removed);
   std::vector<bool> created(graph.values().size(), false);
   for (const std::string& name : created_names)
     if (auto id = graph.find_value(name)) created[static_cast<size_t>(*id)] = true;
@@ -87,6 +112,10 @@ Graph splice(const Graph& parent, const Subprogram& sub, const Graph& replacemen
   // above, so only the order and the producers need checking again.
   graph.validate_structure();
   return graph;
+}
+
+Graph splice(const Graph& parent, const Subprogram& sub, const Graph& replacement, const std::string& name_prefix) {
+  return splice_all(parent, {&sub}, replacement, {name_prefix});
 }
 
 }  // namespace pet::search

@@ -85,36 +85,39 @@ std::optional<SplitBiasFusion> find_split_bias(const Graph& graph, const std::ve
   return fusion;
 }
 
-std::optional<SplitBiasFusion> first_split_bias(const Graph& graph) {
+// Every split-bias fusion; no two share a node (each conv has one Split reader, each piece one Add).
+std::vector<SplitBiasFusion> all_split_biases(const Graph& graph) {
   auto users = graph.consumers();
+  std::vector<SplitBiasFusion> fusions;
   for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes().size()); ++n)
-    if (std::optional<SplitBiasFusion> fusion = find_split_bias(graph, users, n)) return fusion;
-  return std::nullopt;
+    if (std::optional<SplitBiasFusion> fusion = find_split_bias(graph, users, n)) fusions.push_back(std::move(*fusion));
+  return fusions;
 }
 
-// Rebuilds conv (with the joined bias) and split, and gives the split's outputs the Adds' names;
-// one fusion at a time, since each renumbers the graph.
+// Rebuilds each conv (with the joined bias) and split, and gives the split's outputs the Adds' names.
 int fuse_split_biases(Graph& graph) {
-  int fused_count = 0;
-  while (std::optional<SplitBiasFusion> fusion = first_split_bias(graph)) {
-    Node conv = graph.node(fusion->conv), split = graph.node(fusion->split);
-    ValueId bias = graph.add_constant(graph.unique_value_name(conv.name + "_bias"), fusion->bias);
+  std::vector<SplitBiasFusion> fusions = all_split_biases(graph);
+  if (fusions.empty()) return 0;
+  std::vector<NodeId> removed;
+  std::vector<std::pair<std::string, std::string>> renames;
+  for (SplitBiasFusion& fusion : fusions) {
+    Node conv = graph.node(fusion.conv), split = graph.node(fusion.split);
+    ValueId bias = graph.add_constant(graph.unique_value_name(conv.name + "_bias"), std::move(fusion.bias));
     ValueId fused = graph.add_node1(conv.op(), conv.attrs, {conv.inputs[0], conv.inputs[1], bias}, conv.name);
     std::vector<ValueId> pieces = graph.add_node(split.op(), split.attrs, {fused}, split.name);
-    std::vector<std::pair<std::string, std::string>> renames;
     for (size_t i = 0; i < pieces.size(); ++i) {
-      ValueId added = graph.node(fusion->adds[i]).outputs[0];
+      ValueId added = graph.node(fusion.adds[i]).outputs[0];
       graph.replace_uses(added, pieces[i]);
       renames.emplace_back(graph.value(pieces[i]).name, graph.value(added).name);
     }
-    std::vector<NodeId> removed = {fusion->conv, fusion->split};
-    removed.insert(removed.end(), fusion->adds.begin(), fusion->adds.end());
-    graph.remove_nodes(removed);
-    for (const auto& [piece_name, added_name] : renames) graph.rename_value(*graph.find_value(piece_name), added_name);
-    graph.sort_topologically();
-    ++fused_count;
+    removed.push_back(fusion.conv);
+    removed.push_back(fusion.split);
+    removed.insert(removed.end(), fusion.adds.begin(), fusion.adds.end());
   }
-  return fused_count;
+  graph.remove_nodes(removed);
+  for (const auto& [piece_name, added_name] : renames) graph.rename_value(*graph.find_value(piece_name), added_name);
+  graph.sort_topologically();
+  return static_cast<int>(fusions.size());
 }
 
 int fuse_single_biases(Graph& graph) {

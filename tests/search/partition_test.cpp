@@ -1,6 +1,7 @@
 // Partition, parallel groups and splice: a graph before, the regions (or the spliced graph) after.
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "core/text_ir.h"
 #include "mutant/generator.h"
 #include "search/partition.h"
@@ -238,6 +239,48 @@ TEST(Splice, ARegionThatIsAGraphOutputKeepsTheOutputName) {
   EXPECT_EQ(after.value(after.outputs()[0]).name, "s");
   EXPECT_EQ(after.node(after.value(after.outputs()[0]).producer).op(), "Add");
   EXPECT_TRUE(differential(graph, after, 3).passed);
+}
+
+TEST(SpliceAll, ReplacesEveryConvOfAChainInOnePass) {
+  // Two equal convs, the second reading the first: its replacement must read the first's replacement.
+  Graph graph = parse_named("  input %x : f32[1,2,4,4]\n"
+                            "  const %w1 : f32[2,2,3,3] = random(1)\n"
+                            "  const %w2 : f32[2,2,3,3] = random(2)\n"
+                            "  %a = " + kConv + "(%x, %w1)\n"
+                            "  %r = Relu(%a)\n"
+                            "  %b = " + kConv + "(%r, %w2)\n"
+                            "  output %b\n");
+  std::vector<Subprogram> regions = partition(graph);
+  ASSERT_EQ(regions.size(), 2u);
+  Graph transposed = parse_graph("graph \"t\" opset 13 {\n"
+                                 "  input %x_in : f32[1,2,4,4]\n"
+                                 "  input %w : f32[2,2,3,3]\n"
+                                 "  %xt = Transpose[perm=[0,1,3,2]](%x_in)\n"
+                                 "  %wt = Transpose[perm=[0,1,3,2]](%w)\n"
+                                 "  %yt = " + kConv + "(%xt, %wt)\n"
+                                 "  %y = Transpose[perm=[0,1,3,2]](%yt)\n"
+                                 "  output %y\n"
+                                 "}\n");
+  Graph after = splice_all(graph, {&regions[0], &regions[1]}, transposed, {"p/", "q/"});
+  EXPECT_EQ(node_lines(after),
+            "%p/xt = Transpose[perm=[0,1,3,2]](%x) : f32[1,2,4,4]\n"
+            "%p/wt = Transpose[perm=[0,1,3,2]](%w1) : f32[2,2,3,3]\n"
+            "%p/yt = " + kConv + "(%p/xt, %p/wt) : f32[1,2,4,4]\n"
+            "%p/y = Transpose[perm=[0,1,3,2]](%p/yt) : f32[1,2,4,4]\n"
+            "%r = Relu(%p/y) : f32[1,2,4,4]\n"
+            "%q/xt = Transpose[perm=[0,1,3,2]](%r) : f32[1,2,4,4]\n"
+            "%q/wt = Transpose[perm=[0,1,3,2]](%w2) : f32[2,2,3,3]\n"
+            "%q/yt = " + kConv + "(%q/xt, %q/wt) : f32[1,2,4,4]\n"
+            "%b = Transpose[perm=[0,1,3,2]](%q/yt) : f32[1,2,4,4]\n"
+            "output %b\n");
+  EXPECT_TRUE(differential(graph, after, 7).passed);
+}
+
+TEST(SpliceAll, RefusesTwoSitesThatShareANode) {
+  Graph graph = conv_relu_conv_add();
+  std::vector<Subprogram> regions = partition(graph);
+  ASSERT_FALSE(regions.empty());
+  EXPECT_THROW(splice_all(graph, {&regions[0], &regions[0]}, regions[0].program, {"p/", "q/"}), InternalError);
 }
 
 }  // namespace
