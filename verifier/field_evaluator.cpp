@@ -11,7 +11,8 @@ namespace pet {
 namespace {
 
 constexpr uint64_t kUnknown = ~uint64_t{0};  // never a value in Z_p
-constexpr int64_t kDenseMemoLimit = int64_t{1} << 21;
+constexpr int64_t kDenseMemoLimit = int64_t{1} << 21;  // larger values stay in the hash map
+constexpr int64_t kDenseAtOnce = int64_t{1} << 16;     // smaller values are dense from the start
 
 uint64_t mix(uint64_t x) {
   x ^= x >> 30;
@@ -43,7 +44,7 @@ class NodePuller final : public FieldPuller {
 
 FieldEvaluator::FieldEvaluator(const Graph& graph, uint64_t seed, int trial, bool memoize)
     : graph_(graph), seed_(seed), trial_(trial), memoize_(memoize), input_position_(graph.values().size(), -1),
-      node_input_types_(graph.nodes().size()), dense_memo_(graph.values().size()), sparse_memo_(graph.values().size()) {
+      node_input_types_(graph.nodes().size()), memo_(graph.values().size()) {
   for (size_t i = 0; i < graph.inputs().size(); ++i) input_position_[static_cast<size_t>(graph.inputs()[i])] = static_cast<int>(i);
   for (const Value& v : graph.values()) numel_.push_back(v.type.shape.numel());
   for (size_t n = 0; n < graph.nodes().size(); ++n)
@@ -65,8 +66,18 @@ void FieldEvaluator::start_trial(int trial) {
   size_t positions = std::max(input_streams_.size(), graph_.inputs().size());
   input_streams_.clear();
   for (size_t i = 0; i < positions; ++i) input_streams_.push_back(input_stream(seed_, trial, static_cast<int>(i)));
-  for (auto& dense : dense_memo_) std::fill(dense.begin(), dense.end(), kUnknown);
-  for (auto& sparse : sparse_memo_) sparse.clear();
+  for (Memo& memo : memo_) forget(memo);
+}
+
+void FieldEvaluator::forget(Memo& memo) {
+  if (memo.touched_overflow) {
+    std::fill(memo.dense.begin(), memo.dense.end(), kUnknown);
+  } else {
+    for (int64_t flat : memo.touched) memo.dense[static_cast<size_t>(flat)] = kUnknown;
+  }
+  memo.touched.clear();
+  memo.touched_overflow = false;
+  memo.sparse.clear();
 }
 
 void FieldEvaluator::read_as_input(ValueId id) {
@@ -94,19 +105,42 @@ uint64_t FieldEvaluator::value(ValueId id, const int64_t* index) {
     return to_field(mix(input_streams_[static_cast<size_t>(position)] + static_cast<uint64_t>(flat) * 0x9e3779b97f4a7c15ULL));
   if (v.constant) return constant_value(id, flat);
   if (!memoize_) return node_value(id, index);
-  int64_t numel = numel_[slot_id];
-  if (numel <= kDenseMemoLimit) {
-    auto& dense = dense_memo_[static_cast<size_t>(id)];
-    if (dense.empty()) dense.assign(static_cast<size_t>(numel), kUnknown);
-    uint64_t& slot = dense[static_cast<size_t>(flat)];
-    if (slot == kUnknown) slot = node_value(id, index);
-    return slot;
+  return remembered(slot_id, index, flat);
+}
+
+uint64_t FieldEvaluator::remembered(size_t slot_id, const int64_t* index, int64_t flat) {
+  Memo& memo = memo_[slot_id];
+  auto id = static_cast<ValueId>(slot_id);
+  if (!memo.dense.empty()) {
+    uint64_t& slot = memo.dense[static_cast<size_t>(flat)];
+    if (slot != kUnknown) return slot;
+    uint64_t result = node_value(id, index);  // may grow memo_'s maps, never memo_ itself
+    memo.dense[static_cast<size_t>(flat)] = result;
+    if (!memo.touched_overflow) {
+      memo.touched.push_back(flat);
+      memo.touched_overflow = memo.touched.size() > memo.dense.size() / 8;
+    }
+    return result;
   }
-  auto& sparse = sparse_memo_[static_cast<size_t>(id)];
-  auto found = sparse.find(flat);
-  if (found != sparse.end()) return found->second;
+  int64_t numel = numel_[slot_id];
+  if (numel <= kDenseAtOnce) {
+    memo.dense.assign(static_cast<size_t>(numel), kUnknown);
+    memo.touched_overflow = true;  // a new array holds nothing to forget yet
+    return remembered(slot_id, index, flat);
+  }
+  auto found = memo.sparse.find(flat);
+  if (found != memo.sparse.end()) return found->second;
   uint64_t result = node_value(id, index);
-  sparse.emplace(flat, result);
+  memo.sparse.emplace(flat, result);
+  if (numel <= kDenseMemoLimit && static_cast<int64_t>(memo.sparse.size()) * 16 > numel) {
+    memo.dense.assign(static_cast<size_t>(numel), kUnknown);
+    for (const auto& [at, known] : memo.sparse) {
+      memo.dense[static_cast<size_t>(at)] = known;
+      memo.touched.push_back(at);
+    }
+    memo.touched_overflow = memo.touched.size() > memo.dense.size() / 8;
+    memo.sparse.clear();
+  }
   return result;
 }
 

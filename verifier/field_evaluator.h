@@ -49,11 +49,21 @@ class FieldEvaluator {
   std::vector<int64_t> numel_;         // per value
   std::vector<uint64_t> input_streams_;  // per graph input (then per cut value), for the current trial
   std::vector<std::vector<const TensorType*>> node_input_types_;
-  // Per node output: a dense array (kUnknown where not yet computed), or a hash map for
-  // values too large to allocate densely. Each input element is pulled many times (once per
-  // output channel and kernel tap), so remembering beats recomputing even for layout ops.
-  std::vector<std::vector<uint64_t>> dense_memo_;
-  std::vector<std::unordered_map<int64_t, uint64_t>> sparse_memo_;
+  // What one node output remembers. Each input element is pulled many times (once per output
+  // channel and kernel tap), so remembering beats recomputing even for layout ops. A small value
+  // lives in a dense array (kUnknown where not yet computed); a larger one starts in the hash map
+  // and moves to a dense array once a trial has computed a sixteenth of it, unless it is too large
+  // to allocate densely: a trial that reads a few elements of a large activation neither
+  // allocates nor clears all of it.
+  struct Memo {
+    std::vector<uint64_t> dense;
+    std::vector<int64_t> touched;  // dense slots set this trial, while fewer than dense.size() / 8
+    bool touched_overflow = false;
+    std::unordered_map<int64_t, uint64_t> sparse;
+  };
+  uint64_t remembered(size_t slot, const int64_t* index, int64_t flat);
+  void forget(Memo& memo);
+  std::vector<Memo> memo_;
 };
 
 }  // namespace pet

@@ -166,5 +166,30 @@ TEST(FieldEvaluatorCut, AValueReadAsAnInputIsNeverComputed) {
   EXPECT_EQ(again.value(graph.outputs()[0], index.data()), through_cut) << "the cut's values are seeded";
 }
 
+TEST(FieldEvaluatorMemo, RemembersAcrossTrialsExactlyWhatRecomputingGives) {
+  // %y has 131072 elements: it starts in the hash map, becomes dense once a trial has computed a
+  // sixteenth of it, and every trial must forget what the previous one computed.
+  Graph graph = parse_graph(R"(graph "memo" opset 13 {
+  input %x : f32[1,8,128,128]
+  %y = Transpose[perm=[0,1,3,2]](%x)
+  %t = Transpose[perm=[0,1,3,2]](%y)
+  output %t
+})");
+  ValueId y = *graph.find_value("y");
+  FieldEvaluator memoized(graph, 9, 0);
+  std::vector<int64_t> index(4);
+  for (int trial = 0; trial < 3; ++trial) {
+    if (trial > 0) memoized.start_trial(trial);
+    FieldEvaluator fresh(graph, 9, trial, /*memoize=*/false);
+    int64_t step = trial == 1 ? 3 : 997;  // trial 1 computes a third of %y: it turns dense
+    for (int64_t flat = 0; flat < 131072; flat += step) {
+      ops::unravel_index(flat, Shape{1, 8, 128, 128}, index.data());
+      ASSERT_EQ(memoized.value(graph.outputs()[0], index.data()), fresh.value(graph.outputs()[0], index.data()))
+          << "trial " << trial << " element " << flat;
+      ASSERT_EQ(memoized.value(y, index.data()), fresh.value(y, index.data())) << "trial " << trial << " element " << flat;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pet
