@@ -47,6 +47,13 @@ void for_each_in_parallel(size_t count, unsigned threads, const Work& work) {
   if (failure) std::rethrow_exception(failure);
 }
 
+// A move's program, built ahead of the sequential pass that counts and deduplicates it.
+struct BuiltMove {
+  Graph graph;
+  Transformation step;
+  uint64_t hash = 0;
+};
+
 // One mutant program still open to further rounds, with the evidence chain that led to it.
 struct Lineage {
   Graph program;
@@ -305,10 +312,9 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
                                          const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const {
   std::vector<Program> next;
   // True when the candidate was new and scored.
-  auto consider = [&](Graph graph, Transformation step) {
+  auto consider = [&](Graph graph, Transformation step, uint64_t hash) {
     if (!budget.spent(stats.candidates).empty()) return false;
     ++stats.candidates;
-    uint64_t hash = structural_hash(graph);
     if (!is_new(hash)) {
       ++stats.duplicates;
       return false;
@@ -330,7 +336,8 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
                                       applied.proof.resource_units, applied.proof.axioms_used.size(),
                                       fmt::join(applied.proof.axioms_used, ", ")),
                           0, 0, 0};
-      consider(std::move(applied.result), std::move(step));
+      uint64_t hash = structural_hash(applied.result);
+      consider(std::move(applied.result), std::move(step), hash);
     }
   }
   if (!kinds.full_mutants && !kinds.partial_mutants) {
@@ -344,16 +351,26 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
   std::vector<PendingMove> singles = single_site_moves(subs, keys, kinds);
   std::vector<PendingMove> repeats = repeated_block_moves(keys, kinds);
   // Builds and scores the moves best estimate first, until the quota of new candidates is met.
+  // Each move yields at most one new candidate, so the moves still needed are built together on
+  // every core and then taken in order: the same candidates as building them one by one.
   auto score_best_first = [&](std::vector<PendingMove>& moves, const auto& build) {
     std::stable_sort(moves.begin(), moves.end(),
                      [](const PendingMove& a, const PendingMove& b) { return a.gain_us > b.gain_us; });
     size_t quota = options_.scored_per_expansion > 0 ? static_cast<size_t>(options_.scored_per_expansion) : moves.size();
-    size_t scored = 0;
-    for (const PendingMove& move : moves) {
-      if (scored == quota || !budget.spent(stats.candidates).empty()) break;
-      Transformation step = move.option->info;
-      Graph graph = build(move, step);
-      scored += consider(std::move(graph), std::move(step));
+    size_t scored = 0, first = 0;
+    while (first < moves.size() && scored < quota && budget.spent(stats.candidates).empty()) {
+      size_t count = std::min(quota - scored, moves.size() - first);
+      std::vector<BuiltMove> built(count);
+      for_each_in_parallel(count, thread_count(), [&](size_t i) {
+        built[i].step = moves[first + i].option->info;
+        built[i].graph = build(moves[first + i], built[i].step);
+        built[i].hash = structural_hash(built[i].graph);
+      });
+      for (BuiltMove& move : built) {
+        if (scored == quota || !budget.spent(stats.candidates).empty()) break;
+        scored += consider(std::move(move.graph), std::move(move.step), move.hash);
+      }
+      first += count;
     }
   };
   score_best_first(singles, [&](const PendingMove& move, Transformation& step) {
