@@ -93,6 +93,7 @@ Graph run_search(const Graph& cleaned, const OptimizeOptions& options, const cos
   space_options.generator.examine.seed = options.seed;
   space_options.generation_work = options.mutant_work;
   space_options.scored_per_expansion = options.scored_per_expansion;
+  space_options.threads = options.threads;
   search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options);
 
   search::SearchBudget budget{.time_limit_s = options.time_limit_s,

@@ -26,6 +26,7 @@ struct OptimizeOptions {
   double time_limit_s = 50;          // wall clock for the search stage (keeps a whole run under a minute)
   int mutation_rounds = 2;           // mutants of mutants, per subprogram
   int top_k = 4;                     // mutants kept per subprogram and round, by cost
+  int threads = 0;                   // generating mutants and scoring candidates (0: all cores); no effect on results
   std::string device = "h100";       // cost model device spec (name or JSON path)
   std::string profile_db;            // measured costs (JSON); empty: the repository's DB if present
   std::string rules_dir;             // rule library folder; empty: the repository's mutant/rules

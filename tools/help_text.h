@@ -31,6 +31,8 @@ options:
                            first, 0 for all (default 32)
   --mutation-rounds N      mutants of mutants, per subprogram (default 2)
   --top-k N                mutants kept per subprogram and round, by cost (default 4)
+  --jobs N                 threads generating mutants and scoring candidates (default: all
+                           cores); the output does not depend on it
   --device NAME|FILE       cost model device: h100, a100, v100 or a spec file (default h100)
   --profile-db FILE        measured op times (default: the repository's search/cost DB)
   --rules DIR              rule library folder (default: the repository's mutant/rules)

@@ -66,6 +66,7 @@ OptRequest parse_request(const CliArgs& args) {
       static_cast<int>(args.integer("--scored-per-expansion", optimize.scored_per_expansion, 0, 1 << 20));
   optimize.mutation_rounds = static_cast<int>(args.integer("--mutation-rounds", optimize.mutation_rounds, 1, 16));
   optimize.top_k = static_cast<int>(args.integer("--top-k", optimize.top_k, 1, 1024));
+  optimize.threads = static_cast<int>(args.integer("--jobs", optimize.threads, 1, 1024));
   request.report_times = args.has("--report-times");
   return request;
 }
@@ -144,7 +145,7 @@ int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::o
   return run_guarded("pet-opt", err, [&] {
     CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--device", "--profile-db",
                     "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
-                    "--mutant-work", "--scored-per-expansion", "--mutation-rounds", "--top-k"},
+                    "--mutant-work", "--scored-per-expansion", "--mutation-rounds", "--top-k", "--jobs"},
                    {"--help", "-h", "--report-times"});
     if (parsed.has("--help") || parsed.has("-h")) {
       out << kPetOptHelp;

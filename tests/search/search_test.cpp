@@ -155,6 +155,18 @@ TEST(Search, CandidateBudgetEndsAtTheSamePlaceOnEveryRun) {
   EXPECT_TRUE(first.check.passed);
 }
 
+TEST(Search, OneThreadAndFourThreadsGiveTheSameProgramAndReport) {
+  // Generation, building and scoring run in parallel; what is kept never depends on their order.
+  OptimizeOptions one = quick("pet"), four = quick("pet");
+  one.threads = 1;
+  four.threads = 4;
+  Graph graph = parse_graph(kDilatedChain);
+  OptimizeResult serial = optimize(graph, one), parallel = optimize(graph, four);
+  EXPECT_GT(serial.search.candidates, 8) << "enough candidates for the threads to interleave";
+  EXPECT_EQ(report_json(serial, false), report_json(parallel, false));
+  EXPECT_EQ(print_graph(serial.graph), print_graph(parallel.graph));
+}
+
 TEST(Search, UnderACandidateBudgetPetEndsWhereTasoEnds) {
   // pet's first phase is taso's search; a budget that stops it stops pet at taso's program.
   for (int64_t budget : {1, 4, 12}) {
