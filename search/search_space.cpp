@@ -2,16 +2,13 @@
 #include "search/search_space.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
 #include <optional>
-#include <thread>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "core/structural_hash.h"
 #include "corrector/correct.h"
 #include "search/bias_split.h"
@@ -20,32 +17,6 @@
 
 namespace pet::search {
 namespace {
-
-// Calls work(i) for every i < count on up to `threads` threads, the caller's among them; the
-// first exception a call throws is rethrown here once every thread has stopped.
-template <typename Work>
-void for_each_in_parallel(size_t count, unsigned threads, const Work& work) {
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto worker = [&] {
-    for (size_t i = next++; i < count; i = next++) {
-      try {
-        work(i);
-      } catch (...) {
-        std::lock_guard lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-        next = count;
-      }
-    }
-  };
-  threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(count, 1)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& thread : pool) thread.join();
-  if (failure) std::rethrow_exception(failure);
-}
 
 // A move's program, built ahead of the sequential pass that counts and deduplicates it.
 struct BuiltMove {
@@ -135,7 +106,7 @@ uint64_t subprogram_key(const Subprogram& sub) {
 }
 
 SearchSpace::SearchSpace(const cost::CostModel& cost, const RuleMatcher* rules, SearchSpaceOptions options)
-    : cost_(cost), rules_(rules), options_(std::move(options)) {}
+    : cost_(cost), rules_(rules), options_(std::move(options)), threads_(thread_count_for(options_.threads)) {}
 
 double SearchSpace::score(const Graph& graph) const {
   Graph finalized = graph;
@@ -287,7 +258,7 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
   std::vector<Options> built(pending.size());
   std::vector<SearchStats> counts(pending.size());
   std::vector<char> skipped(pending.size(), 0);
-  for_each_in_parallel(pending.size(), thread_count(), [&](size_t i) {
+  for_each_in_parallel(pending.size(), threads_, [&](size_t i) {
     if (budget.out_of_time()) {
       skipped[i] = 1;
       return;
@@ -361,7 +332,7 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
     while (first < moves.size() && scored < quota && budget.spent(stats.candidates).empty()) {
       size_t count = std::min(quota - scored, moves.size() - first);
       std::vector<BuiltMove> built(count);
-      for_each_in_parallel(count, thread_count(), [&](size_t i) {
+      for_each_in_parallel(count, threads_, [&](size_t i) {
         built[i].step = moves[first + i].option->info;
         built[i].graph = build(moves[first + i], built[i].step);
         built[i].hash = structural_hash(built[i].graph);
@@ -395,15 +366,11 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
 // Which candidates an expansion keeps depends on their hashes only, so scoring them in parallel
 // gives the same programs, costs and order as scoring them one by one.
 void SearchSpace::score_all(std::vector<Program>& candidates) const {
-  for_each_in_parallel(candidates.size(), thread_count(), [&](size_t i) {
+  for_each_in_parallel(candidates.size(), threads_, [&](size_t i) {
     Program& candidate = candidates[i];
     candidate.cost = score(candidate.graph);
     candidate.history.back().cost_after_us = candidate.cost;
   });
-}
-
-unsigned SearchSpace::thread_count() const {
-  return options_.threads > 0 ? static_cast<unsigned>(options_.threads) : std::max(1u, std::thread::hardware_concurrency());
 }
 
 // Every allowed mutant at every site, in graph order; each estimated at its option's gain.

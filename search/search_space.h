@@ -87,15 +87,15 @@ class SearchSpace {
                               const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const;
 
  private:
-  // Scores the candidates (and their last step's cost after) on thread_count() threads.
+  // Scores the candidates (and their last step's cost after) on threads_ threads.
   void score_all(std::vector<Program>& candidates) const;
-  unsigned thread_count() const;
   struct Options {
     std::vector<MutantOption> mutants;  // full first, then partial; each sorted by cost
   };
   const cost::CostModel& cost_;
   const RuleMatcher* rules_;
   SearchSpaceOptions options_;
+  unsigned threads_;  // options_.threads, 0 resolved to the core count
   std::map<uint64_t, std::shared_ptr<const Options>> options_by_subprogram_;
 
   // A mutant move before it is built: its estimated gain, its (first) site and its option.

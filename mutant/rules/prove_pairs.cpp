@@ -1,11 +1,10 @@
-// A fixed pool of std::threads taking jobs from an atomic counter.
+// Proves the rule candidates on a pool of threads, one result per job in job order.
 #include "mutant/rules/prove_pairs.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace pet::rules {
 namespace {
@@ -24,15 +23,8 @@ ProofResult prove_one(const ProofJob& job, const ProveOptions& options) {
 
 std::vector<ProofResult> prove_all(const std::vector<ProofJob>& jobs, const ProveOptions& options, int threads) {
   std::vector<ProofResult> results(jobs.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < jobs.size(); i = next++) results[i] = prove_one(jobs[i], options);
-  };
-  std::vector<std::thread> pool;
-  int count = std::clamp(threads, 1, 64);
-  for (int t = 1; t < count; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
+  for_each_in_parallel(jobs.size(), static_cast<unsigned>(std::clamp(threads, 1, 64)),
+                       [&](size_t i) { results[i] = prove_one(jobs[i], options); });
   return results;
 }
 
