@@ -282,8 +282,7 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
 std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds& kinds, SearchStats& stats,
                                          const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const {
   std::vector<Program> next;
-  // True when the candidate was new and scored.
-  auto consider = [&](Graph graph, Transformation step, uint64_t hash) {
+  Consider consider = [&](Graph graph, Transformation step, uint64_t hash) {
     if (!budget.spent(stats.candidates).empty()) return false;
     ++stats.candidates;
     if (!is_new(hash)) {
@@ -299,58 +298,40 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
     next.push_back(std::move(candidate));
     return true;
   };
-  if (kinds.rules && rules_) {
-    for (RuleApplication& applied : rules_->apply_all(program.graph)) {
-      ++stats.rule_applications;
-      Transformation step{"rule", applied.rule, applied.location, "z3-proof",
-                          fmt::format("proved at the matched shapes ({} Z3 resource units) from {} axiom instances: {}",
-                                      applied.proof.resource_units, applied.proof.axioms_used.size(),
-                                      fmt::join(applied.proof.axioms_used, ", ")),
-                          0, 0, 0};
-      uint64_t hash = structural_hash(applied.result);
-      consider(std::move(applied.result), std::move(step), hash);
-    }
+  if (kinds.rules && rules_) add_rule_moves(program, stats, consider);
+  if (kinds.full_mutants || kinds.partial_mutants) add_mutant_moves(program, kinds, stats, budget, consider);
+  score_all(next);
+  return next;
+}
+
+void SearchSpace::add_rule_moves(const Program& program, SearchStats& stats, const Consider& consider) const {
+  for (RuleApplication& applied : rules_->apply_all(program.graph)) {
+    ++stats.rule_applications;
+    Transformation step{"rule", applied.rule, applied.location, "z3-proof",
+                        fmt::format("proved at the matched shapes ({} Z3 resource units) from {} axiom instances: {}",
+                                    applied.proof.resource_units, applied.proof.axioms_used.size(),
+                                    fmt::join(applied.proof.axioms_used, ", ")),
+                        0, 0, 0};
+    uint64_t hash = structural_hash(applied.result);
+    consider(std::move(applied.result), std::move(step), hash);
   }
-  if (!kinds.full_mutants && !kinds.partial_mutants) {
-    score_all(next);
-    return next;
-  }
+}
+
+void SearchSpace::add_mutant_moves(const Program& program, const MoveKinds& kinds, const SearchStats& stats,
+                                   const SearchBudget& budget, const Consider& consider) const {
   std::string prefix = fmt::format("s{}_", program.history.size() + 1);
   std::vector<Subprogram> subs = subprograms(program.graph);
   std::vector<uint64_t> keys;
   for (const Subprogram& sub : subs) keys.push_back(subprogram_key(sub));
   std::vector<PendingMove> singles = single_site_moves(subs, keys, kinds);
-  std::vector<PendingMove> repeats = repeated_block_moves(keys, kinds);
-  // Builds and scores the moves best estimate first, until the quota of new candidates is met.
-  // Each move yields at most one new candidate, so the moves still needed are built together on
-  // every core and then taken in order: the same candidates as building them one by one.
-  auto score_best_first = [&](std::vector<PendingMove>& moves, const auto& build) {
-    std::stable_sort(moves.begin(), moves.end(),
-                     [](const PendingMove& a, const PendingMove& b) { return a.gain_us > b.gain_us; });
-    size_t quota = options_.scored_per_expansion > 0 ? static_cast<size_t>(options_.scored_per_expansion) : moves.size();
-    size_t scored = 0, first = 0;
-    while (first < moves.size() && scored < quota && budget.spent(stats.candidates).empty()) {
-      size_t count = std::min(quota - scored, moves.size() - first);
-      std::vector<BuiltMove> built(count);
-      for_each_in_parallel(count, threads_, [&](size_t i) {
-        built[i].step = moves[first + i].option->info;
-        built[i].graph = build(moves[first + i], built[i].step);
-        built[i].hash = structural_hash(built[i].graph);
-      });
-      for (BuiltMove& move : built) {
-        if (scored == quota || !budget.spent(stats.candidates).empty()) break;
-        scored += consider(std::move(move.graph), std::move(move.step), move.hash);
-      }
-      first += count;
-    }
-  };
-  score_best_first(singles, [&](const PendingMove& move, Transformation& step) {
+  take_best_first(singles, stats, budget, consider, [&](const PendingMove& move, Transformation& step) {
     step.location = subs[move.site].location;
     return splice(program.graph, subs[move.site], move.option->replacement, prefix);
   });
   // Repeated blocks (ResNet stages, CSRNet's equal convs) take the same mutant everywhere in one
   // move: the layouts between neighbours then cancel, which one site at a time cannot show.
-  score_best_first(repeats, [&](const PendingMove& move, Transformation& step) {
+  std::vector<PendingMove> repeats = repeated_block_moves(keys, kinds);
+  take_best_first(repeats, stats, budget, consider, [&](const PendingMove& move, Transformation& step) {
     std::vector<const Subprogram*> sites;
     for (size_t s = 0; s < subs.size(); ++s)
       if (keys[s] == move.key) sites.push_back(&subs[s]);
@@ -359,8 +340,30 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
     step.name += fmt::format(" (x{})", replaced);
     return graph;
   });
-  score_all(next);
-  return next;
+}
+
+// Each move yields at most one new candidate, so the moves still needed are built together on
+// every core and then taken in order: the same candidates as building them one by one.
+void SearchSpace::take_best_first(std::vector<PendingMove>& moves, const SearchStats& stats, const SearchBudget& budget,
+                                  const Consider& consider, const BuildMove& build) const {
+  std::stable_sort(moves.begin(), moves.end(),
+                   [](const PendingMove& a, const PendingMove& b) { return a.gain_us > b.gain_us; });
+  size_t quota = options_.scored_per_expansion > 0 ? static_cast<size_t>(options_.scored_per_expansion) : moves.size();
+  size_t taken = 0, first = 0;
+  while (first < moves.size() && taken < quota && budget.spent(stats.candidates).empty()) {
+    size_t count = std::min(quota - taken, moves.size() - first);
+    std::vector<BuiltMove> built(count);
+    for_each_in_parallel(count, threads_, [&](size_t i) {
+      built[i].step = moves[first + i].option->info;
+      built[i].graph = build(moves[first + i], built[i].step);
+      built[i].hash = structural_hash(built[i].graph);
+    });
+    for (BuiltMove& move : built) {
+      if (taken == quota || !budget.spent(stats.candidates).empty()) break;
+      taken += consider(std::move(move.graph), std::move(move.step), move.hash);
+    }
+    first += count;
+  }
 }
 
 // Which candidates an expansion keeps depends on their hashes only, so scoring them in parallel

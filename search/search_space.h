@@ -105,6 +105,16 @@ class SearchSpace {
     uint64_t key;
     const MutantOption* option;
   };
+  // Takes a candidate (its graph, the step that made it, its structural hash); true when it was
+  // new and will be scored.
+  using Consider = std::function<bool(Graph, Transformation, uint64_t)>;
+  using BuildMove = std::function<Graph(const PendingMove&, Transformation&)>;
+  void add_rule_moves(const Program& program, SearchStats& stats, const Consider& consider) const;
+  void add_mutant_moves(const Program& program, const MoveKinds& kinds, const SearchStats& stats,
+                        const SearchBudget& budget, const Consider& consider) const;
+  // Builds the moves best estimated gain first until `scored_per_expansion` of them were new.
+  void take_best_first(std::vector<PendingMove>& moves, const SearchStats& stats, const SearchBudget& budget,
+                       const Consider& consider, const BuildMove& build) const;
   std::vector<PendingMove> single_site_moves(const std::vector<Subprogram>& subs, const std::vector<uint64_t>& keys,
                                              const MoveKinds& kinds) const;
   std::vector<PendingMove> repeated_block_moves(const std::vector<uint64_t>& keys, const MoveKinds& kinds) const;
