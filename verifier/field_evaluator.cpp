@@ -109,39 +109,39 @@ uint64_t FieldEvaluator::value(ValueId id, const int64_t* index) {
 }
 
 uint64_t FieldEvaluator::remembered(size_t slot_id, const int64_t* index, int64_t flat) {
-  Memo& memo = memo_[slot_id];
+  Memo& memo = memo_[slot_id];  // memo_ never grows, so the reference outlives node_value()
   auto id = static_cast<ValueId>(slot_id);
-  if (!memo.dense.empty()) {
-    uint64_t& slot = memo.dense[static_cast<size_t>(flat)];
-    if (slot != kUnknown) return slot;
-    uint64_t result = node_value(id, index);  // may grow memo_'s maps, never memo_ itself
-    memo.dense[static_cast<size_t>(flat)] = result;
-    if (!memo.touched_overflow) {
-      memo.touched.push_back(flat);
-      memo.touched_overflow = memo.touched.size() > memo.dense.size() / 8;
-    }
-    return result;
-  }
   int64_t numel = numel_[slot_id];
-  if (numel <= kDenseAtOnce) {
-    memo.dense.assign(static_cast<size_t>(numel), kUnknown);
-    memo.touched_overflow = true;  // a new array holds nothing to forget yet
-    return remembered(slot_id, index, flat);
+  if (memo.dense.empty() && numel <= kDenseAtOnce) turn_dense(memo, numel);
+  if (!memo.dense.empty()) {
+    uint64_t known = memo.dense[static_cast<size_t>(flat)];
+    if (known != kUnknown) return known;
+    uint64_t result = node_value(id, index);
+    memo.dense[static_cast<size_t>(flat)] = result;
+    note_touched(memo, flat);
+    return result;
   }
   auto found = memo.sparse.find(flat);
   if (found != memo.sparse.end()) return found->second;
   uint64_t result = node_value(id, index);
   memo.sparse.emplace(flat, result);
-  if (numel <= kDenseMemoLimit && static_cast<int64_t>(memo.sparse.size()) * 16 > numel) {
-    memo.dense.assign(static_cast<size_t>(numel), kUnknown);
-    for (const auto& [at, known] : memo.sparse) {
-      memo.dense[static_cast<size_t>(at)] = known;
-      memo.touched.push_back(at);
-    }
-    memo.touched_overflow = memo.touched.size() > memo.dense.size() / 8;
-    memo.sparse.clear();
-  }
+  if (numel <= kDenseMemoLimit && static_cast<int64_t>(memo.sparse.size()) * 16 > numel) turn_dense(memo, numel);
   return result;
+}
+
+void FieldEvaluator::turn_dense(Memo& memo, int64_t numel) {
+  memo.dense.assign(static_cast<size_t>(numel), kUnknown);
+  for (const auto& [flat, known] : memo.sparse) {
+    memo.dense[static_cast<size_t>(flat)] = known;
+    note_touched(memo, flat);
+  }
+  memo.sparse.clear();
+}
+
+void FieldEvaluator::note_touched(Memo& memo, int64_t flat) {
+  if (memo.touched_overflow) return;
+  memo.touched.push_back(flat);
+  memo.touched_overflow = memo.touched.size() > memo.dense.size() / 8;
 }
 
 uint64_t FieldEvaluator::node_value(ValueId id, const int64_t* index) {

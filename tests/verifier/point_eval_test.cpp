@@ -167,8 +167,10 @@ TEST(FieldEvaluatorCut, AValueReadAsAnInputIsNeverComputed) {
 }
 
 TEST(FieldEvaluatorMemo, RemembersAcrossTrialsExactlyWhatRecomputingGives) {
-  // %y has 131072 elements: it starts in the hash map, becomes dense once a trial has computed a
-  // sixteenth of it, and every trial must forget what the previous one computed.
+  // %y has 131072 elements: it starts in the hash map (trial 0), becomes dense once a trial has
+  // computed a sixteenth of it (trial 1, which sets too many slots to track: the next trial clears
+  // the whole array), and trial 3 forgets only the few slots trial 2 set. Every trial must see
+  // nothing of the one before.
   Graph graph = parse_graph(R"(graph "memo" opset 13 {
   input %x : f32[1,8,128,128]
   %y = Transpose[perm=[0,1,3,2]](%x)
@@ -178,7 +180,7 @@ TEST(FieldEvaluatorMemo, RemembersAcrossTrialsExactlyWhatRecomputingGives) {
   ValueId y = *graph.find_value("y");
   FieldEvaluator memoized(graph, 9, 0);
   std::vector<int64_t> index(4);
-  for (int trial = 0; trial < 3; ++trial) {
+  for (int trial = 0; trial < 4; ++trial) {
     if (trial > 0) memoized.start_trial(trial);
     FieldEvaluator fresh(graph, 9, trial, /*memoize=*/false);
     int64_t step = trial == 1 ? 3 : 997;  // trial 1 computes a third of %y: it turns dense
