@@ -54,10 +54,6 @@ void restore_output_names(Graph& graph, const std::vector<std::pair<size_t, std:
   graph.set_outputs(outputs);
 }
 
-}  // namespace
-
-namespace {
-
 void check_interface(const Graph& parent, const Subprogram& sub, const Graph& replacement) {
   PET_CHECK(replacement.inputs().size() == sub.inputs.size() && replacement.outputs().size() == sub.outputs.size(),
             "splice: the replacement's interface differs from the region's");
@@ -69,21 +65,29 @@ void check_interface(const Graph& parent, const Subprogram& sub, const Graph& re
               "splice: replacement output " + std::to_string(i) + " has another type");
 }
 
-}  // namespace
-
-Graph splice_all(const Graph& parent, const std::vector<const Subprogram*>& sites, const Graph& replacement,
-                 const std::vector<std::string>& name_prefixes) {
-  PET_CHECK(sites.size() == name_prefixes.size(), "splice_all: one name prefix per site");
+// The sites' nodes, after checking each site's interface against the replacement and that no
+// two sites share a node.
+std::vector<NodeId> nodes_of_sites(const Graph& parent, const std::vector<const Subprogram*>& sites,
+                                   const Graph& replacement) {
   std::vector<bool> taken(parent.nodes().size(), false);
-  std::vector<NodeId> removed;
+  std::vector<NodeId> nodes;
   for (const Subprogram* sub : sites) {
     check_interface(parent, *sub, replacement);
     for (NodeId id : sub->nodes) {
       PET_CHECK(!taken[static_cast<size_t>(id)], "splice_all: two sites share node " + parent.node(id).name);
       taken[static_cast<size_t>(id)] = true;
-      removed.push_back(id);
+      nodes.push_back(id);
     }
   }
+  return nodes;
+}
+
+}  // namespace
+
+Graph splice_all(const Graph& parent, const std::vector<const Subprogram*>& sites, const Graph& replacement,
+                 const std::vector<std::string>& name_prefixes) {
+  PET_CHECK(sites.size() == name_prefixes.size(), "splice_all: one name prefix per site");
+  std::vector<NodeId> removed = nodes_of_sites(parent, sites, replacement);
   Graph graph = parent;
   std::vector<std::pair<size_t, std::string>> renamed;  // graph output positions the regions produced
   for (size_t p = 0; p < parent.outputs().size(); ++p)
