@@ -53,7 +53,7 @@ OptimizeOptions optimize_options(const HarnessOptions& options, const std::strin
   result.mode = mode;
   result.beam = options.beam;
   result.time_limit_s = options.time_limit_s;
-  result.device = options.device;
+  result.target = options.device;
   result.seed = options.seed;
   return result;
 }

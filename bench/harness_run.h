@@ -21,7 +21,7 @@ struct HarnessOptions {
   std::vector<std::string> modes = {"none", "taso", "pet", "pet-eq-only", "pet-neq-only"};
   int beam = OptimizeOptions{}.beam;                  // these four as pet-opt's defaults
   double time_limit_s = OptimizeOptions{}.time_limit_s;  // per search
-  std::string device = OptimizeOptions{}.device;
+  std::string device = OptimizeOptions{}.target;
   std::string out_dir = "build/harness";
   uint64_t seed = OptimizeOptions{}.seed;
   bool verbose = false;                 // forward the search's own progress lines

@@ -210,6 +210,12 @@ void export_onnx_proto(const Graph& graph, onnx::ModelProto& model) {
   }
 }
 
+std::string serialize_onnx(const Graph& graph) {
+  onnx::ModelProto model;
+  export_onnx_proto(graph, model);
+  return model.SerializeAsString();
+}
+
 void export_onnx(const Graph& graph, const std::string& path) {
   onnx::ModelProto model;
   export_onnx_proto(graph, model);

@@ -29,6 +29,13 @@ if ! python3 -c "import onnx, onnxruntime, numpy" >/dev/null 2>&1; then
     python3 -m pip install -q --break-system-packages onnx onnxruntime numpy
 fi
 
+# The openvino-cpu target links OpenVINO's C++ runtime from its PyPI wheel (headers, libs, CMake package).
+if ! python3 -c "import openvino" >/dev/null 2>&1; then
+  echo "install-deps: installing openvino for $(command -v python3)"
+  python3 -m pip install -q openvino 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages openvino
+fi
+
 if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   echo "install-deps: no CUDA toolkit in /usr/local/cuda; configure with -DPET_BUILD_CUDA=OFF" >&2
 fi

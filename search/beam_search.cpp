@@ -22,7 +22,7 @@ SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, 
                           std::unordered_set<uint64_t>& seen) {
   PET_CHECK(!start.empty());
   keep_best(start, options.width);
-  SearchOutcome outcome{start.front(), start};
+  SearchOutcome outcome{start.front(), start, start};
   for (const Program& program : start) seen.insert(program.hash);
   auto is_new = [&seen](uint64_t hash) { return seen.insert(hash).second; };
   int rounds_without_gain = 0;
@@ -43,6 +43,8 @@ SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, 
     }
     // A round cut short by a budget still offers what it built.
     keep_best(next, options.width);
+    outcome.top.insert(outcome.top.end(), next.begin(), next.end());
+    keep_best(outcome.top, options.width);
     // Equal-cost rearrangements (hash order only) are not progress: they would never converge.
     bool gained = next.front().cost < outcome.best.cost * (1 - 1e-12);
     if (gained) outcome.best = next.front();

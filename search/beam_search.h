@@ -20,6 +20,7 @@ struct BeamOptions {
 struct SearchOutcome {
   Program best;
   std::vector<Program> beam;  // the last beam, best first (a later phase may go on from it)
+  std::vector<Program> top;   // the `width` best programs of every round, best first
 };
 
 // `seen` holds the hashes of programs already built (shared across phases so none is rebuilt).

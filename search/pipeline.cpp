@@ -17,6 +17,8 @@
 #include "search/finalize.h"
 #include "search/rule_matcher.h"
 #include "search/search_space.h"
+#include "core/structural_hash.h"
+#include "kernels/runtime/runtime.h"
 
 namespace pet {
 namespace {
@@ -55,6 +57,11 @@ void check_options(const OptimizeOptions& options) {
                                 options.mutant_work));
   if (options.scored_per_expansion < 0)
     throw UserError(fmt::format("--scored-per-expansion {} must be 0 (all) or more", options.scored_per_expansion));
+  if (options.select_k < 1 || options.select_runs < 1)
+    throw UserError(fmt::format("--select {} and --select-runs {} must be at least 1", options.select_k,
+                                options.select_runs));
+  if (options.runtime_threads < 0)
+    throw UserError(fmt::format("--threads {} must be at least 1", options.runtime_threads));
   if (options.mutation_rounds < 1 || options.top_k < 1)
     throw UserError(fmt::format("--mutation-rounds {} and --top-k {} must be at least 1", options.mutation_rounds,
                                 options.top_k));
@@ -64,11 +71,60 @@ std::string default_path(const std::string& given, const char* built_in) {
   return given.empty() ? std::string(built_in) : given;
 }
 
-cost::CostModel load_cost_model(const OptimizeOptions& options) {
-  std::string db = default_path(options.profile_db, PET_DEFAULT_PROFILE_DB);
-  bool given = !options.profile_db.empty();
-  cost::ProfileDb profile = (given || std::filesystem::exists(db)) ? cost::ProfileDb::load(db) : cost::ProfileDb{};
-  return cost::CostModel(cost::load_device(options.device), std::move(profile));
+int resolved_runtime_threads(const OptimizeOptions& options) {
+  return options.runtime_threads > 0 ? options.runtime_threads : runtime::available_cores();
+}
+
+// The target recorded in a replayed DB for this target name and thread count: the one taken on
+// this CPU when there are several.
+cost::Target replayed_target(const cost::ProfileDb& db, const std::string& path, const std::string& name, int threads) {
+  std::vector<cost::Target> recorded = db.measured_targets(name, threads);
+  if (recorded.empty())
+    throw UserError(fmt::format("--replay: the profile DB '{}' holds no {} times at {} thread{}; run once without "
+                                "--replay to measure them, or pass --threads with a recorded count",
+                                path, name, threads, threads == 1 ? "" : "s"));
+  std::string here = runtime::cpu_model();
+  for (const cost::Target& target : recorded)
+    if (target.cpu == here) return target;
+  return recorded.front();
+}
+
+// A measured target's DB: the file given, else the per-user cache; a missing file starts empty
+// unless the DB is only replayed.
+cost::ProfileDb load_measured_db(const std::string& path, bool replay) {
+  if (std::filesystem::exists(path) || replay) return cost::ProfileDb::load(path);
+  return cost::ProfileDb{};
+}
+
+struct TargetSetup {
+  std::unique_ptr<runtime::Runtime> runtime;  // null for GPU specs and replays
+  std::optional<cost::CostModel> cost;
+  std::string profile_db;
+};
+
+void open_target(const OptimizeOptions& options, TargetSetup& setup) {
+  if (!runtime::is_measured_target(options.target)) {
+    setup.profile_db = default_path(options.profile_db, PET_DEFAULT_PROFILE_DB);
+    bool given = !options.profile_db.empty();
+    cost::ProfileDb profile =
+        (given || std::filesystem::exists(setup.profile_db)) ? cost::ProfileDb::load(setup.profile_db) : cost::ProfileDb{};
+    setup.cost.emplace(cost::load_device(options.target), std::move(profile));
+    return;
+  }
+  setup.profile_db = options.profile_db.empty() ? default_measured_profile_db() : options.profile_db;
+  cost::ProfileDb db = load_measured_db(setup.profile_db, options.replay);
+  cost::Measurement measurement;
+  int threads = resolved_runtime_threads(options);
+  if (options.replay) {
+    measurement.target = replayed_target(db, setup.profile_db, options.target, threads);
+  } else {
+    setup.runtime = runtime::open_runtime(options.target);
+    measurement.target = {options.target, true, threads, setup.runtime->version(), runtime::cpu_model()};
+    measurement.runtime = setup.runtime.get();
+  }
+  measurement.timing.threads = threads;
+  measurement.timing.seed = options.seed;
+  setup.cost.emplace(cost::load_device("cpu"), std::move(db), std::move(measurement));
 }
 
 search::MoveKinds moves_of(const std::string& mode) {
@@ -77,9 +133,10 @@ search::MoveKinds moves_of(const std::string& mode) {
   return {true, true, false};  // taso, pet-eq-only
 }
 
-// Runs the search the mode asks for; fills `result.search` and `result.transformations`.
-Graph run_search(const Graph& cleaned, const OptimizeOptions& options, const cost::CostModel& cost,
-                 OptimizeResult& result) {
+// Runs the search the mode asks for; fills `result.search`. Returns the best programs found,
+// best first (at least one).
+std::vector<search::Program> run_search(const Graph& cleaned, const OptimizeOptions& options,
+                                        const cost::CostModel& cost, OptimizeResult& result) {
   std::optional<search::RuleSet> rules;
   std::optional<search::RuleMatcher> matcher;
   search::MoveKinds kinds = moves_of(options.mode);
@@ -93,14 +150,17 @@ Graph run_search(const Graph& cleaned, const OptimizeOptions& options, const cos
   space_options.generator.examine.seed = options.seed;
   space_options.generation_work = options.mutant_work;
   space_options.scored_per_expansion = options.scored_per_expansion;
-  space_options.threads = options.threads;
+  // Timing kernels while pet's own threads run would disturb the times: one thread then.
+  bool timing = cost.measurement() && cost.measurement()->runtime;
+  space_options.threads = options.threads > 0 ? options.threads : (timing ? 1 : 0);
   search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options);
 
   search::SearchBudget budget{.time_limit_s = options.time_limit_s,
                               .max_expansions = options.max_expansions,
                               .max_candidates = options.max_candidates,
                               .start = std::chrono::steady_clock::now(),
-                              .progress = options.progress};
+                              .progress = options.progress,
+                              .excluded_seconds = [&cost] { return cost.measuring_seconds(); }};
   SearchStats& stats = result.search;
   // Mutant generation may take at most half the time, so the search itself always gets a turn.
   search::SearchBudget generation_budget = budget;
@@ -111,63 +171,148 @@ Graph run_search(const Graph& cleaned, const OptimizeOptions& options, const cos
                             stats.mutants_partial));
   std::unordered_set<uint64_t> seen;
   search::Program start = space.make_program(cleaned, {});
-  search::Program best;
+  std::vector<search::Program> top;
   if (options.mode == "taso" && options.taso_search == "alpha") {
     stats.algorithm = "alpha";
-    best = search::alpha_search(start, space, kinds, {options.alpha}, budget, stats, seen);
+    top = {search::alpha_search(start, space, kinds, {options.alpha}, budget, stats, seen)};
   } else if (options.mode == "pet") {
     // Fully equivalent moves first, then every move from that beam: pet never ends worse than
     // the same beam over full moves alone (the taso baseline), whatever the partial moves do.
     stats.algorithm = "beam (full moves, then full and partial)";
     search::SearchOutcome full = search::beam_search({start}, space, moves_of("taso"), {options.beam}, budget, stats, seen);
+    top = full.top;
     if (stats.stop_reason == "converged") {
       search::SearchOutcome all = search::beam_search(full.beam, space, kinds, {options.beam}, budget, stats, seen);
-      best = search::better(all.best, full.best) ? all.best : full.best;
-    } else {
-      best = full.best;
+      top.insert(top.end(), all.top.begin(), all.top.end());
     }
   } else {
     stats.algorithm = "beam";
-    best = search::beam_search({start}, space, kinds, {options.beam}, budget, stats, seen).best;
+    top = search::beam_search({start}, space, kinds, {options.beam}, budget, stats, seen).top;
   }
+  std::sort(top.begin(), top.end(), search::better);
+  top.erase(std::unique(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.hash == b.hash; }),
+            top.end());
   if (matcher) {
     stats.rule_proofs = matcher->proofs_run();
     stats.rule_proofs_failed = matcher->proofs_failed();
   }
   stats.seconds = budget.elapsed();
-  result.transformations = best.history;
-  return best.graph;
+  return top;
+}
+
+// A program ready to be written: finalized, with its history and predicted cost.
+struct Finalist {
+  Graph graph;
+  std::vector<PassResult> passes;
+  std::vector<Transformation> history;
+  double predicted_us = 0;
+};
+
+// The first `count` distinct finalized programs (by structural hash), none equal to `baseline`.
+std::vector<Finalist> finalize_programs(std::vector<search::Program> programs, const Graph& baseline, size_t count,
+                                        const cost::CostModel& cost) {
+  std::vector<Finalist> result;
+  std::unordered_set<uint64_t> hashes = {structural_hash(baseline)};
+  for (search::Program& program : programs) {
+    if (result.size() >= count) break;
+    Finalist finalist{std::move(program.graph), {}, std::move(program.history), 0};
+    finalist.passes = finalize(finalist.graph);
+    if (!hashes.insert(structural_hash(finalist.graph)).second) continue;
+    finalist.predicted_us = cost.graph_cost(finalist.graph);
+    result.push_back(std::move(finalist));
+  }
+  return result;
+}
+
+// Takes the finalist the measured selection chose (or the input, or its cleaned form) into `result`.
+void take_selected(const Graph& original, Finalist& cleaned, std::vector<Finalist>& programs, OptimizeResult& result) {
+  const Selection& selection = result.target.selection;
+  if (selection.chosen == 0) {
+    result.graph = original;
+    result.passes.clear();
+    result.cost_optimized_us = selection.candidates[0].predicted_us;
+    return;
+  }
+  Finalist& chosen = selection.chosen == 1 ? cleaned : programs[selection.chosen - 2];
+  result.graph = std::move(chosen.graph);
+  for (PassResult& pass : chosen.passes) result.passes.push_back(std::move(pass));
+  result.transformations = std::move(chosen.history);
+  result.cost_optimized_us = chosen.predicted_us;
+}
+
+void select_measured(const Graph& original, Finalist& cleaned, std::vector<Finalist>& programs,
+                     const OptimizeOptions& options, const cost::CostModel& cost, OptimizeResult& result) {
+  std::vector<SelectionCandidate> candidates = {{"input", &original, cost.graph_cost(original)},
+                                                {"cleaned", &cleaned.graph, cleaned.predicted_us}};
+  for (size_t i = 0; i < programs.size(); ++i)
+    candidates.push_back({fmt::format("program {}", i + 1), &programs[i].graph, programs[i].predicted_us});
+  result.target.selection = select_fastest(candidates, cost, {options.select_runs, 2, options.seed});
+  const TimedCandidate& measured_cleaned = result.target.selection.candidates[1];
+  if (measured_cleaned.median_us > 0) {
+    result.target.calibrated = true;
+    result.target.calibration_error = measured_cleaned.predicted_us / measured_cleaned.median_us - 1;
+  }
+  take_selected(original, cleaned, programs, result);
 }
 
 }  // namespace
 
+std::string default_measured_profile_db() {
+  if (const char* given = std::getenv("PET_PROFILE_DB"); given && *given) return given;
+  std::filesystem::path folder;
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
+    folder = cache;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    folder = std::filesystem::path(home) / ".cache";
+  else
+    folder = std::filesystem::temp_directory_path();
+  return (folder / "pet" / "profile-db.json").string();
+}
+
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   check_options(options);
-  cost::CostModel cost = load_cost_model(options);
-  OptimizeResult result{original, {}, {}, {}, 0, 0, cost.device().name, {}, {}};
+  TargetSetup setup;
+  open_target(options, setup);
+  const cost::CostModel& cost = *setup.cost;
+  OptimizeResult result{original, {}, {}, {}, 0, 0, "", {}, {}, {}};
+  result.device = cost.measurement() ? cost.measurement()->target.describe() : cost.device().name + " (estimated)";
+  if (cost.measurement()) result.target.target = cost.measurement()->target;
+  result.target.profile_db = setup.profile_db;
   StageClock clock(result.times);
   clock.end("import", result.graph);
 
   result.passes = cleanup(result.graph);
-  Graph baseline = result.graph;
-  finalize(baseline);
-  result.cost_original_us = cost.graph_cost(baseline);
+  Finalist cleaned{result.graph, {}, {}, 0};
+  cleaned.passes = finalize(cleaned.graph);
+  result.cost_original_us = cleaned.predicted_us = cost.graph_cost(cleaned.graph);
   clock.end("cleanup", result.graph);
 
+  std::vector<search::Program> top;
   if (options.mode == "none") {
     result.search.algorithm = "none";
     result.search.stop_reason = "no-search";
   } else {
-    result.graph = run_search(result.graph, options, cost, result);
+    top = run_search(result.graph, options, cost, result);
   }
   clock.end("search", result.graph);
 
-  for (PassResult& pass : finalize(result.graph)) result.passes.push_back(std::move(pass));
-  result.cost_optimized_us = cost.graph_cost(result.graph);
+  size_t wanted = cost.measured() ? static_cast<size_t>(options.select_k) : 1;
+  std::vector<Finalist> programs = finalize_programs(std::move(top), cleaned.graph, wanted, cost);
+  if (cost.measured()) {
+    select_measured(original, cleaned, programs, options, cost, result);
+  } else {
+    Finalist& best = programs.empty() ? cleaned : programs.front();
+    result.graph = std::move(best.graph);
+    for (PassResult& pass : best.passes) result.passes.push_back(std::move(pass));
+    result.transformations = std::move(best.history);
+    result.cost_optimized_us = best.predicted_us;
+  }
   clock.end("finalize", result.graph);
 
   result.check = differential(original, result.graph, options.seed, options.tolerance);
   clock.end("differential", result.graph);
+  result.target.sources = cost.sources();
+  if (setup.runtime) cost.profile().save(setup.profile_db);
   return result;
 }
 

@@ -10,6 +10,8 @@
 
 #include "core/graph.h"
 #include "search/cleanup.h"
+#include "search/cost/cost_model.h"
+#include "search/measured_selection.h"
 #include "verifier/differential.h"
 
 namespace pet {
@@ -26,9 +28,15 @@ struct OptimizeOptions {
   double time_limit_s = 50;          // wall clock for the search stage (keeps a whole run under a minute)
   int mutation_rounds = 2;           // mutants of mutants, per subprogram
   int top_k = 4;                     // mutants kept per subprogram and round, by cost
-  int threads = 0;                   // generating mutants and scoring candidates (0: all cores); no effect on results
-  std::string device = "h100";       // cost model device spec (name or JSON path)
-  std::string profile_db;            // measured costs (JSON); empty: the repository's DB if present
+  int threads = 0;                   // generating mutants and scoring candidates (0: all cores, or one on a
+                                     // measured target that is timing); no effect on results
+  std::string target = "ort-cpu";    // ort-cpu, openvino-cpu (measured) or h100, a100, v100, a spec file
+  int runtime_threads = 0;           // the runtime's threads the model is optimized for (0: all cores)
+  std::string profile_db;            // measured costs (JSON); empty: the per-user cache for a measured
+                                     // target, the repository's DB for a GPU spec
+  bool replay = false;               // read the profile DB only: nothing is timed, the output is reproducible
+  int select_k = 3;                  // best programs timed end to end against the input (measured targets)
+  int select_runs = 10;              // timed rounds of that comparison
   std::string rules_dir;             // rule library folder; empty: the repository's mutant/rules
   uint64_t seed = 2026;              // seeds every random draw, including the differential check
   Tolerance tolerance;
@@ -72,6 +80,16 @@ struct SearchStats {
   double generation_seconds = 0;     // of that, generating the mutants (wall clock, all threads)
 };
 
+// A measured target's figures for the report.
+struct TargetReport {
+  cost::Target target;
+  std::string profile_db;           // the DB file used
+  cost::CostSources sources;        // kernel groups measured, replayed, estimated
+  Selection selection;              // empty source for an analytic target
+  double calibration_error = 0;     // predicted / measured end-to-end time of the cleaned input, minus 1
+  bool calibrated = false;
+};
+
 struct OptimizeResult {
   Graph graph;
   std::vector<PassResult> passes;            // cleanup, then finalize
@@ -79,10 +97,15 @@ struct OptimizeResult {
   SearchStats search;
   double cost_original_us = 0;               // the imported graph after cleanup
   double cost_optimized_us = 0;              // the final graph (after finalize)
-  std::string device;
+  std::string device;                        // the target's one-line description
+  TargetReport target;
   DifferentialReport check;
   std::vector<StageTime> times;
 };
+
+// The per-user profile DB of measured targets: $PET_PROFILE_DB, else $XDG_CACHE_HOME/pet or
+// ~/.cache/pet, profile-db.json.
+std::string default_measured_profile_db();
 
 // Runs the pipeline. Each stage dumps the textual IR to stderr when PET_DEBUG=1.
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options);

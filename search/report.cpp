@@ -79,6 +79,43 @@ nlohmann::ordered_json check_json(const DifferentialReport& check) {
   return json;
 }
 
+nlohmann::ordered_json selection_json(const Selection& selection) {
+  nlohmann::ordered_json json;
+  json["source"] = selection.source;
+  json["chosen"] = selection.candidates[selection.chosen].label;
+  json["reason"] = selection.reason;
+  for (const TimedCandidate& candidate : selection.candidates)
+    json["candidates"].push_back({{"label", candidate.label},
+                                  {"predicted_us", candidate.predicted_us},
+                                  {"median_us", candidate.median_us},
+                                  {"spread_us", candidate.spread_us},
+                                  {"runs", candidate.runs}});
+  return json;
+}
+
+// The target and, for a measured one, where its costs came from and what was measured end to end.
+// Counts and times of this run's measurements vary from run to run: only with `with_times`.
+nlohmann::ordered_json target_json(const OptimizeResult& result, bool with_times) {
+  nlohmann::ordered_json json;
+  json["description"] = result.device;
+  const TargetReport& report = result.target;
+  if (!report.target.measured) return json;
+  json["name"] = report.target.name;
+  json["runtime"] = report.target.runtime;
+  json["cpu"] = report.target.cpu;
+  json["threads"] = report.target.threads;
+  json["kernel_costs"] = {{"measured", report.sources.measured},
+                          {"replayed", report.sources.replayed},
+                          {"estimated", report.sources.estimated}};
+  if (with_times) {
+    json["profile_db"] = report.profile_db;
+    json["kernel_costs"]["measuring_seconds"] = report.sources.measuring_seconds;
+  }
+  json["selection"] = selection_json(report.selection);
+  if (report.calibrated) json["calibration_error"] = report.calibration_error;
+  return json;
+}
+
 std::string shorten(const std::string& text, size_t width) {
   return text.size() <= width ? text : text.substr(0, width - 3) + "...";
 }
@@ -87,7 +124,7 @@ std::string shorten(const std::string& text, size_t width) {
 
 nlohmann::ordered_json report_object(const OptimizeResult& result, bool with_times) {
   nlohmann::ordered_json json;
-  json["device"] = result.device;
+  json["target"] = target_json(result, with_times);
   json["totals"] = totals_json(result);
   json["transformations"] = nlohmann::ordered_json::array();
   for (const Transformation& step : result.transformations) json["transformations"].push_back(transformation_json(step));
@@ -114,7 +151,7 @@ std::string report_table(const OptimizeResult& result) {
                                                                    : "");
   if (result.transformations.empty()) text += "       (no transformation lowered the estimated cost)\n";
   double speedup = result.cost_optimized_us > 0 ? result.cost_original_us / result.cost_optimized_us : 0;
-  text += fmt::format("  estimated cost on {}: {:.1f} us -> {:.1f} us ({:.3f}x)\n", result.device,
+  text += fmt::format("  predicted cost on {}: {:.1f} us -> {:.1f} us ({:.3f}x)\n", result.device,
                       result.cost_original_us, result.cost_optimized_us, speedup);
   text += fmt::format("  search: {}, stopped: {}, {} rounds, {} expansions, {} candidates ({} duplicates), {:.2f} s\n",
                       result.search.algorithm, result.search.stop_reason, result.search.rounds,

@@ -16,11 +16,19 @@ struct SearchBudget {
   int64_t max_candidates = 20000;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::function<void(const std::string&)> progress;  // may be empty
+  // Seconds not charged to the search (timing kernels in a measured target); may be empty.
+  std::function<double()> excluded_seconds;
 
-  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  double elapsed() const {
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return excluded_seconds ? wall - excluded_seconds() : wall;
+  }
   bool out_of_time() const { return elapsed() >= time_limit_s; }
+  // The wall-clock deadline as of now (later exclusions move it on).
   std::chrono::steady_clock::time_point deadline() const {
-    return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(time_limit_s));
+    double excluded = excluded_seconds ? excluded_seconds() : 0;
+    return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(time_limit_s + excluded));
   }
   // The budget that ends the search before it scores one more candidate, or "" to go on.
   std::string spent(int64_t candidates) const {

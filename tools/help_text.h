@@ -5,8 +5,10 @@ namespace pet {
 
 inline constexpr const char* kPetOptHelp = R"(usage: pet-opt [options] model.onnx
 
-Optimizes an ONNX model for a GPU with fully and partially equivalent transformations, corrects
-the partial ones, checks the result against the original, and reports every change.
+Optimizes an ONNX model for the runtime it will run in with fully and partially equivalent
+transformations, corrects the partial ones, times the best programs against the input in that
+runtime and writes the fastest (never one slower than the input), checks the result against the
+original, and reports every change.
 
 options:
   -o, --output FILE        optimized model (default: MODEL.opt.onnx next to the input)
@@ -32,9 +34,17 @@ options:
   --mutation-rounds N      mutants of mutants, per subprogram (default 2)
   --top-k N                mutants kept per subprogram and round, by cost (default 4)
   --jobs N                 threads generating mutants and scoring candidates (default: all
-                           cores); the output does not depend on it
-  --device NAME|FILE       cost model device: h100, a100, v100 or a spec file (default h100)
-  --profile-db FILE        measured op times (default: the repository's search/cost DB)
+                           cores, one while a measured target is timing); the output does not
+                           depend on it
+  --target NAME|FILE       what to optimize for: ort-cpu (ONNX Runtime, CPU) or openvino-cpu
+                           (OpenVINO, CPU), measured on this machine; or h100, a100, v100 or a
+                           GPU spec file, estimated (default ort-cpu)
+  --threads N              the runtime's threads the model is optimized for (default: all cores)
+  --profile-db FILE        measured times, read and extended (default for a measured target:
+                           ~/.cache/pet/profile-db.json; for a GPU spec: the repository's DB)
+  --replay                 read the profile DB only: nothing is timed, the output is reproducible
+  --select K               best programs timed end to end against the input (default 3)
+  --select-runs N          timed rounds of that comparison, interleaved (default 10)
   --rules DIR              rule library folder (default: the repository's mutant/rules)
   --input-shape NAME=DIMS  static shape for an input with symbolic dims, e.g. input=1x3x224x224
                            (repeat for several inputs)

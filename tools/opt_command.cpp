@@ -53,7 +53,11 @@ OptRequest parse_request(const CliArgs& args) {
   optimize.beam = static_cast<int>(args.integer("--beam", optimize.beam, 1, 1024));
   optimize.mode = args.last("--mode").value_or(optimize.mode);
   optimize.seed = static_cast<uint64_t>(args.integer("--seed", static_cast<int64_t>(optimize.seed), 0, INT64_MAX));
-  optimize.device = args.last("--device").value_or(optimize.device);
+  optimize.target = args.last("--target").value_or(optimize.target);
+  optimize.runtime_threads = static_cast<int>(args.integer("--threads", optimize.runtime_threads, 1, 1024));
+  optimize.replay = args.has("--replay");
+  optimize.select_k = static_cast<int>(args.integer("--select", optimize.select_k, 1, 64));
+  optimize.select_runs = static_cast<int>(args.integer("--select-runs", optimize.select_runs, 1, 10000));
   optimize.profile_db = args.last("--profile-db").value_or(optimize.profile_db);
   optimize.rules_dir = args.last("--rules").value_or(optimize.rules_dir);
   optimize.taso_search = args.last("--taso-search").value_or(optimize.taso_search);
@@ -88,10 +92,36 @@ std::string request_report(const OptRequest& request, const Graph& original, con
   return report.dump(2) + "\n";
 }
 
+// The measured before/after latencies and the choice, for a measured target.
+std::string measured_summary(const OptimizeResult& result) {
+  const Selection& selection = result.target.selection;
+  if (selection.source.empty()) return "";
+  std::string text;
+  if (selection.source != "estimated") {
+    const TimedCandidate& input = selection.candidates[0];
+    const TimedCandidate& chosen = selection.candidates[selection.chosen];
+    text += fmt::format("  {} latency in {}: input {:.1f} us +- {:.1f} -> written {:.1f} us +- {:.1f} ({:.3f}x, median of "
+                        "{} interleaved runs)\n",
+                        selection.source, result.target.target.runtime, input.median_us, input.spread_us, chosen.median_us,
+                        chosen.spread_us, input.median_us / chosen.median_us, chosen.runs);
+  }
+  text += fmt::format("  chose {}: {}\n", selection.candidates[selection.chosen].label, selection.reason);
+  const cost::CostSources& sources = result.target.sources;
+  text += fmt::format("  kernel costs: {} measured ({:.1f} s), {} replayed, {} estimated; profile DB {}\n",
+                      sources.measured, sources.measuring_seconds, sources.replayed, sources.estimated,
+                      result.target.profile_db);
+  if (result.target.calibrated)
+    text += fmt::format("  calibration: predicted {:.1f} us for the cleaned input, measured {:.1f} us ({:+.1f}%)\n",
+                        selection.candidates[1].predicted_us, selection.candidates[1].median_us,
+                        100 * result.target.calibration_error);
+  return text;
+}
+
 void print_summary(std::ostream& out, const OptRequest& request, const Graph& original, const OptimizeResult& result) {
-  out << fmt::format("pet-opt {} (mode {}, beam {}, device {}, seed {})\n", request.model, request.optimize.mode,
+  out << fmt::format("pet-opt {} (mode {}, beam {}, target {}, seed {})\n", request.model, request.optimize.mode,
                      request.optimize.beam, result.device, request.optimize.seed);
   out << report_table(result);
+  out << measured_summary(result);
   std::vector<std::string> passes;
   for (const PassResult& pass : result.passes)
     if (pass.changes > 0) passes.push_back(fmt::format("{} {}", pass.pass, pass.changes));
@@ -143,10 +173,10 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
 
 int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return run_guarded("pet-opt", err, [&] {
-    CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--device", "--profile-db",
+    CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--target", "--threads", "--profile-db", "--select", "--select-runs",
                     "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
                     "--mutant-work", "--scored-per-expansion", "--mutation-rounds", "--top-k", "--jobs"},
-                   {"--help", "-h", "--report-times"});
+                   {"--help", "-h", "--report-times", "--replay"});
     if (parsed.has("--help") || parsed.has("-h")) {
       out << kPetOptHelp;
       return 0;

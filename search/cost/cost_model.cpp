@@ -8,19 +8,16 @@
 #include "search/cost/workload.h"
 
 namespace pet::cost {
-namespace {
-
-// Every present input is a constant (weight preparation), or the output depends only on types.
-bool folded_before_running(const Graph& graph, const Node& node) {
-  if (node.def->traits.type_only) return true;
-  for (ValueId input : node.inputs)
-    if (input != kNoValue && !graph.is_constant(input)) return false;
-  return true;
-}
-
-}  // namespace
 
 CostModel::CostModel(DeviceSpec device, ProfileDb profile) : device_(std::move(device)), profile_(std::move(profile)) {}
+
+CostModel::CostModel(DeviceSpec fallback, ProfileDb profile, Measurement measurement)
+    : device_(std::move(fallback)), profile_(std::move(profile)), measurement_(std::move(measurement)) {}
+
+ProfileDb CostModel::profile() const {
+  std::lock_guard lock(mutex_);
+  return profile_;
+}
 
 NodeCost CostModel::node_cost(const Graph& graph, NodeId id) const {
   const Node& node = graph.node(id);
@@ -85,6 +82,7 @@ std::vector<bool> fused_correction_nodes(const Graph& graph) {
 }
 
 double CostModel::graph_cost(const Graph& graph) const {
+  if (measurement_) return measured_graph_cost(graph);
   std::vector<bool> fused = fused_correction_nodes(graph);
   double total = 0;
   for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {

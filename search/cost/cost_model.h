@@ -1,5 +1,6 @@
-// The cost model: each node's expected GPU time on a named device, from a measured profile DB
-// entry where one exists, else from an analytic roofline over the op's FLOP and byte counts.
+// The cost model: a graph's expected time on its target, measured in the target runtime kernel
+// group by kernel group (kept in the profile DB), or for a GPU spec from the DB or an analytic
+// roofline over each op's FLOP and byte counts.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/graph.h"
+#include "kernels/runtime/runtime.h"
+#include "search/cost/kernel_groups.h"
+#include "search/cost/target.h"
 
 namespace pet::cost {
 
@@ -76,6 +80,8 @@ struct ProfileEntry {
   std::string method;         // "cudnn IMPLICIT_PRECOMP_GEMM fused bias+relu", "cublas sgemm", ...
   std::string libraries;      // "CUDA 13.0, cuDNN 9.19.0, cuBLAS 13.1.0"
   std::string date;           // ISO 8601
+  double spread_us = 0;       // half the interquartile range of the timed runs (0: not recorded)
+  int runs = 0;               // timed runs behind the median (0: not recorded)
 };
 
 // Measured times (JSON: {"entries": [...]}, sorted by device then key so files diff cleanly).
@@ -87,6 +93,9 @@ class ProfileDb {
   void save(const std::string& path) const;
   std::string to_json_text() const;                 // what save() writes
   std::optional<double> lookup(const std::string& device, const std::string& key) const;
+  const ProfileEntry* find(const std::string& device, const std::string& key) const;
+  // The measured targets recorded for `target_name` at `threads` (parse_db_device of each device).
+  std::vector<Target> measured_targets(const std::string& target_name, int threads) const;
   void add(ProfileEntry entry);                     // replaces an entry with the same device+key
   const std::vector<ProfileEntry>& entries() const { return entries_; }
 
@@ -103,25 +112,61 @@ struct NodeCost {
   bool folded = false;      // every input is a constant (weight preparation, folded by finalize)
 };
 
+// Today's date (UTC, ISO 8601), as profile DB entries record it.
+std::string today();
+
 // Nodes that only compute a correction's values (their one reader chain ends in an Overwrite's or
 // LayoutOverwrite's correction operand): the emitted correction kernel recomputes them in place.
 std::vector<bool> fused_correction_nodes(const Graph& graph);
 
+// Where the costs a measured target used came from: distinct kernel groups by source.
+struct CostSources {
+  int64_t measured = 0;   // timed in the runtime during this run
+  int64_t replayed = 0;   // read from the profile DB
+  int64_t estimated = 0;  // neither: the analytic fallback (a replayed DB without the entry)
+  double measuring_seconds = 0;  // wall clock spent timing kernel groups
+};
+
+// How a measured target's kernel groups are timed; `runtime` null replays the DB read-only.
+struct Measurement {
+  Target target;
+  runtime::Runtime* runtime = nullptr;
+  runtime::TimingOptions timing{.threads = 1, .warmup = 2, .runs = 7, .per_node = true, .seed = 2026};
+};
+
 class CostModel {
  public:
   explicit CostModel(DeviceSpec device, ProfileDb profile = {});
+  // A measured target: `fallback` prices what is neither in the DB nor measurable.
+  CostModel(DeviceSpec fallback, ProfileDb profile, Measurement measurement);
   const DeviceSpec& device() const { return device_; }
-  const ProfileDb& profile() const { return profile_; }
+  ProfileDb profile() const;  // a copy: measurements add to it while the search runs
+  bool measured() const { return measurement_.has_value(); }
+  const Measurement* measurement() const { return measurement_ ? &*measurement_ : nullptr; }
+  // A profile DB entry of this model's target (end-to-end times are kept beside kernel groups).
+  std::optional<ProfileEntry> find_entry(const std::string& key) const;
+  void add_entry(ProfileEntry entry) const;
+  CostSources sources() const;
+  double measuring_seconds() const;  // wall clock spent timing kernel groups so far
   NodeCost node_cost(const Graph& graph, NodeId node) const;
   // Sum over nodes; nodes whose inputs are all constants (weight preparation) cost nothing.
   double graph_cost(const Graph& graph) const;  // microseconds
   // Thread-safe memo by signature key: models repeat shapes, the search asks the same many times.
  private:
   double fused_correction_time(const Graph& graph, const Node& node) const;
+  double measured_graph_cost(const Graph& graph) const;
+  double estimated_group_cost(const Graph& graph, const KernelGroup& group) const;
+  // Times the groups in the runtime (one interleaved batch) and records them; returns their sum.
+  double measure_groups(const Graph& graph, const std::vector<const KernelGroup*>& groups) const;
+  void record(const std::string& key, double microseconds, int source) const;  // under mutex_
   DeviceSpec device_;
-  ProfileDb profile_;
+  mutable ProfileDb profile_;
+  std::optional<Measurement> measurement_;
   mutable std::mutex mutex_;
+  mutable std::mutex measuring_;  // one measurement at a time: they would disturb each other
   mutable std::map<std::string, NodeCost> memo_;
+  mutable std::map<std::string, std::pair<double, int>> group_memo_;  // key -> (µs, source)
+  mutable double measuring_seconds_ = 0;
 };
 
 }  // namespace pet::cost

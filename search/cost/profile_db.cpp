@@ -1,5 +1,6 @@
 // The profile DB: measured kernel times, read and written as sorted, stable JSON.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -23,7 +24,7 @@ std::string entry_text(const nlohmann::json& entry, const char* field, size_t in
 ProfileEntry read_entry(const nlohmann::json& entry, size_t index, const std::string& source) {
   if (!entry.is_object()) throw UserError(fmt::format("profile DB '{}': entry {} is not an object", source, index));
   for (const auto& [name, value] : entry.items()) {
-    bool known = name == "microseconds";
+    bool known = name == "microseconds" || name == "spread_us" || name == "runs";
     for (const char* field : kTextFields) known = known || name == field;
     if (!known) throw UserError(fmt::format("profile DB '{}': entry {} has an unknown field \"{}\"", source, index, name));
   }
@@ -37,6 +38,16 @@ ProfileEntry read_entry(const nlohmann::json& entry, size_t index, const std::st
   if (time == entry.end() || !time->is_number() || time->get<double>() <= 0)
     throw UserError(fmt::format("profile DB '{}': entry {} needs \"microseconds\" > 0", source, index));
   result.microseconds = time->get<double>();
+  if (auto spread = entry.find("spread_us"); spread != entry.end()) {
+    if (!spread->is_number() || spread->get<double>() < 0)
+      throw UserError(fmt::format("profile DB '{}': entry {} needs \"spread_us\" >= 0", source, index));
+    result.spread_us = spread->get<double>();
+  }
+  if (auto runs = entry.find("runs"); runs != entry.end()) {
+    if (!runs->is_number_integer() || runs->get<int64_t>() < 1)
+      throw UserError(fmt::format("profile DB '{}': entry {} needs \"runs\" >= 1", source, index));
+    result.runs = runs->get<int>();
+  }
   return result;
 }
 
@@ -83,21 +94,55 @@ ProfileDb ProfileDb::load(const std::string& path) {
 
 std::string ProfileDb::to_json_text() const {
   nlohmann::json entries = nlohmann::json::array();
-  for (const ProfileEntry& entry : entries_)
-    entries.push_back({{"device", entry.device},
-                       {"key", entry.key},
-                       {"microseconds", entry.microseconds},
-                       {"method", entry.method},
-                       {"libraries", entry.libraries},
-                       {"date", entry.date}});
+  for (const ProfileEntry& entry : entries_) {
+    nlohmann::json item = {{"device", entry.device},       {"key", entry.key},
+                           {"microseconds", entry.microseconds}, {"method", entry.method},
+                           {"libraries", entry.libraries}, {"date", entry.date}};
+    if (entry.runs > 0) item["runs"] = entry.runs;
+    if (entry.runs > 0) item["spread_us"] = entry.spread_us;
+    entries.push_back(std::move(item));
+  }
   nlohmann::json root = {{"entries", entries}};
   return root.dump(2) + "\n";
 }
 
+// Written to a temporary file beside it, then renamed: an interrupted write never leaves half a DB.
 void ProfileDb::save(const std::string& path) const {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << to_json_text();
-  if (!file) throw UserError(fmt::format("profile DB '{}' cannot be written; check the directory exists", path));
+  std::filesystem::path target(path);
+  if (target.has_parent_path()) {
+    std::error_code ignored;
+    std::filesystem::create_directories(target.parent_path(), ignored);
+  }
+  std::string temporary = path + ".tmp";
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    file << to_json_text();
+    file.flush();
+    if (!file) {
+      std::filesystem::remove(temporary);
+      throw UserError(fmt::format("profile DB '{}' cannot be written; check that its folder is writable", path));
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, target, error);
+  if (error)
+    throw UserError(fmt::format("profile DB '{}' cannot be written ({}); check that its folder is writable", path,
+                                error.message()));
+}
+
+const ProfileEntry* ProfileDb::find(const std::string& device, const std::string& key) const {
+  auto found = index_.find({device, key});
+  return found == index_.end() ? nullptr : &entries_[found->second];
+}
+
+std::vector<Target> ProfileDb::measured_targets(const std::string& target_name, int threads) const {
+  std::vector<Target> targets;
+  for (const ProfileEntry& entry : entries_) {
+    Target target = parse_db_device(entry.device);
+    if (target.name != target_name || target.threads != threads) continue;
+    if (targets.empty() || targets.back().db_device() != entry.device) targets.push_back(target);
+  }
+  return targets;
 }
 
 std::optional<double> ProfileDb::lookup(const std::string& device, const std::string& key) const {

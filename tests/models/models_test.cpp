@@ -78,7 +78,7 @@ TEST_P(Model, SurvivesPetOptRoundTrip) {
   std::ostringstream out, err;
   // The full pet search with a shorter budget than the default minute: the point here is that
   // whatever it applies keeps torch's values.
-  ASSERT_EQ(pet_opt_main({(model.folder / "model.onnx").string(), "-o", optimized, "--time-limit", "20"}, out, err), 0)
+  ASSERT_EQ(pet_opt_main({(model.folder / "model.onnx").string(), "-o", optimized, "--time-limit", "20", "--target", "h100"}, out, err), 0)
       << err.str();
   Graph graph = import_onnx(optimized);
   expect_matches_torch(model.expected, execute(graph, model.inputs), "after pet-opt");

@@ -75,6 +75,7 @@ TEST(SearchSpace, BiasedConvsAreMutatedWithoutTheirBiasAndGetItBack) {
 TEST(SearchSpace, NeqOnlyModeBuildsOnlyCorrectedPartialMoves) {
   OptimizeOptions options;
   options.mode = "pet-neq-only";
+  options.target = "h100";
   options.beam = 2;
   options.mutation_rounds = 1;
   OptimizeResult result = optimize(parse_graph(kBatchedConv), options);

@@ -44,7 +44,7 @@ TEST(PetOpt, FoldsCleansExportsAndReports) {
   std::string model = conv_bn_model();
   std::string output = temp_file("convbn.opt.onnx");
   std::ostringstream out, err;
-  ASSERT_EQ(pet_opt_main({"--beam", "8", model, "-o", output}, out, err), 0) << err.str();
+  ASSERT_EQ(pet_opt_main({"--beam", "8", "--target", "h100", model, "-o", output}, out, err), 0) << err.str();
   Graph before = import_onnx(model), after = import_onnx(output);
   EXPECT_EQ(before.nodes().size(), 4u);
   EXPECT_EQ(after.nodes().size(), 2u);  // Conv (BN folded) and Relu; Identity gone
@@ -70,9 +70,9 @@ TEST(PetOpt, SameInputGivesByteIdenticalOutputAndReport) {
     return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   };
   std::ostringstream out, err;
-  ASSERT_EQ(pet_opt_main({model, "-o", temp_file("det.onnx")}, out, err), 0);
+  ASSERT_EQ(pet_opt_main({model, "--target", "h100", "-o", temp_file("det.onnx")}, out, err), 0);
   std::string first_model = bytes(temp_file("det.onnx")), first_report = bytes(temp_file("det.json"));
-  ASSERT_EQ(pet_opt_main({model, "-o", temp_file("det.onnx")}, out, err), 0);
+  ASSERT_EQ(pet_opt_main({model, "--target", "h100", "-o", temp_file("det.onnx")}, out, err), 0);
   EXPECT_EQ(bytes(temp_file("det.onnx")), first_model);
   EXPECT_EQ(bytes(temp_file("det.json")), first_report) << "wall-clock times belong behind --report-times";
 }
@@ -111,7 +111,8 @@ TEST(Docs, PetOptHelpStatesThePipelinesDefaults) {
         fmt::format("(default {})", defaults.max_expansions), fmt::format("(default {})", defaults.max_candidates),
         fmt::format("(default {})", defaults.mutant_work), fmt::format("(default {})", defaults.scored_per_expansion),
         fmt::format("(default {})", defaults.mutation_rounds),
-        fmt::format("(default {})", defaults.top_k), fmt::format("(default {})", defaults.device),
+        fmt::format("(default {})", defaults.top_k), fmt::format("(default {})", defaults.target), fmt::format("(default {})", defaults.select_k),
+        fmt::format("(default {})", defaults.select_runs),
         fmt::format("(default {})", defaults.seed), fmt::format("(default {})", defaults.taso_search),
         fmt::format("best ({})", defaults.alpha)})
     EXPECT_NE(help.find(stated), std::string::npos) << stated;

@@ -1,0 +1,182 @@
+// The openvino-cpu target: compiles serialized ONNX models on OpenVINO's CPU plugin and times them interleaved.
+#include "kernels/runtime/openvino_runtime.h"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <openvino/openvino.hpp>
+
+#include "core/error.h"
+
+namespace pet::runtime {
+namespace {
+
+// One model ready to run; the request is declared last so it is destroyed before its model.
+struct LoadedModel {
+  ov::CompiledModel compiled;
+  ov::InferRequest request;
+};
+
+// The profiler's rows of one model: identities from the first timed run, one sample per timed run.
+struct NodeSamples {
+  std::vector<ov::ProfilingInfo> rows;
+  std::vector<std::vector<double>> microseconds;
+};
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+template <typename T>
+void fill_uniform(ov::Tensor& tensor, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  T* data = tensor.data<T>();
+  for (size_t i = 0; i < tensor.get_size(); ++i) data[i] = static_cast<T>(uniform(rng));
+}
+
+// Floats uniform in [-1, 1), booleans true, every other type (integers) zeros.
+void fill_input(ov::Tensor tensor, std::mt19937_64& rng) {
+  ov::element::Type type = tensor.get_element_type();
+  if (type == ov::element::f32) return fill_uniform<float>(tensor, rng);
+  if (type == ov::element::f64) return fill_uniform<double>(tensor, rng);
+  if (type == ov::element::f16) return fill_uniform<ov::float16>(tensor, rng);
+  if (type == ov::element::bf16) return fill_uniform<ov::bfloat16>(tensor, rng);
+  if (type == ov::element::boolean) {
+    std::fill_n(tensor.data<char>(), tensor.get_size(), 1);
+    return;
+  }
+  std::fill_n(static_cast<char*>(tensor.data()), tensor.get_byte_size(), 0);
+}
+
+// Every model gets the same random stream, so variants of one graph see the same inputs.
+void fill_inputs(LoadedModel& model, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (const ov::Output<const ov::Node>& input : model.compiled.inputs()) fill_input(model.request.get_tensor(input), rng);
+}
+
+// OpenVINO prefixes its messages with "Exception from src/...cpp:N:" lines (one per rethrow);
+// the user needs only the text after them.
+std::string openvino_message(const ov::Exception& error) {
+  std::istringstream lines(error.what());
+  std::string line, message;
+  while (std::getline(lines, line)) {
+    bool location = line.rfind("Exception from ", 0) == 0 && !line.empty() && line.back() == ':';
+    if (location || line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    message += (message.empty() ? "" : " ") + line;
+  }
+  return message.empty() ? std::string(error.what()) : message;
+}
+
+ov::AnyMap compile_properties(const TimingOptions& options) {
+  return {ov::inference_num_threads(options.threads),
+          ov::hint::performance_mode(ov::hint::PerformanceMode::LATENCY), ov::num_streams(1),
+          ov::enable_profiling(options.per_node)};
+}
+
+// Reads the ONNX bytes from memory (the string overload of read_model parses model content) and
+// compiles them for the CPU; OpenVINO's refusals are the model's problem, reported by index.
+LoadedModel load_model(ov::Core& core, const std::string& bytes, size_t index, const TimingOptions& options) {
+  try {
+    std::shared_ptr<ov::Model> model = core.read_model(bytes, ov::Tensor());
+    for (const ov::Output<ov::Node>& input : model->inputs()) {
+      if (input.get_partial_shape().is_dynamic())
+        throw UserError(fmt::format("model {} has the input '{}' with the dynamic shape {}; pet times models "
+                                    "with static input shapes only, so export it with fixed dimensions",
+                                    index, input.get_node()->get_friendly_name(),
+                                    input.get_partial_shape().to_string()));
+    }
+    LoadedModel loaded;
+    loaded.compiled = core.compile_model(model, "CPU", compile_properties(options));
+    loaded.request = loaded.compiled.create_infer_request();
+    fill_inputs(loaded, options.seed);
+    return loaded;
+  } catch (const ov::Exception& error) {
+    throw UserError(fmt::format("model {} was rejected by OpenVINO: {}", index, openvino_message(error)));
+  }
+}
+
+double time_one_run(ov::InferRequest& request) {
+  auto start = std::chrono::steady_clock::now();
+  request.infer();
+  auto stop = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::micro>(stop - start).count();
+}
+
+double node_microseconds(const ov::ProfilingInfo& row) {
+  if (row.status != ov::ProfilingInfo::Status::EXECUTED) return 0;
+  return static_cast<double>(row.real_time.count());
+}
+
+void record_nodes(const ov::InferRequest& request, NodeSamples& samples) {
+  std::vector<ov::ProfilingInfo> rows = request.get_profiling_info();
+  if (samples.rows.empty()) {
+    samples.rows = rows;
+    samples.microseconds.resize(rows.size());
+  }
+  PET_CHECK(rows.size() == samples.rows.size(), "OpenVINO's profiler changed its node count between runs");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    PET_CHECK(rows[i].node_name == samples.rows[i].node_name, "OpenVINO's profiler reordered node " + rows[i].node_name);
+    samples.microseconds[i].push_back(node_microseconds(rows[i]));
+  }
+}
+
+std::vector<NodeTime> summarize_nodes(const NodeSamples& samples) {
+  std::vector<NodeTime> nodes;
+  for (size_t i = 0; i < samples.rows.size(); ++i) {
+    const ov::ProfilingInfo& row = samples.rows[i];
+    nodes.push_back({row.node_name, row.node_type, row.exec_type, median(samples.microseconds[i])});
+  }
+  return nodes;
+}
+
+// Runs round by round so every model sees the same machine state (interleaving), then
+// summarizes the profiler's per-node samples.
+std::vector<Timing> run_interleaved(std::vector<LoadedModel>& models, const TimingOptions& options) {
+  std::vector<Timing> timings(models.size());
+  std::vector<NodeSamples> samples(models.size());
+  for (int warmup = 0; warmup < options.warmup; ++warmup)
+    for (LoadedModel& model : models) model.request.infer();
+  for (int round = 0; round < options.runs; ++round) {
+    for (size_t i = 0; i < models.size(); ++i) {
+      timings[i].runs_us.push_back(time_one_run(models[i].request));
+      if (options.per_node) record_nodes(models[i].request, samples[i]);
+    }
+  }
+  for (size_t i = 0; i < models.size(); ++i) timings[i].nodes = summarize_nodes(samples[i]);
+  return timings;
+}
+
+class OpenVinoRuntime final : public Runtime {
+ public:
+  std::string target() const override { return "openvino-cpu"; }
+  std::string version() const override { return std::string("openvino ") + ov::get_openvino_version().buildNumber; }
+
+  std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) override {
+    PET_CHECK(options.threads >= 1 && options.warmup >= 0 && options.runs >= 0, "bad TimingOptions");
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<LoadedModel> loaded;
+    for (size_t i = 0; i < models.size(); ++i) loaded.push_back(load_model(core_, models[i], i, options));
+    try {
+      return run_interleaved(loaded, options);
+    } catch (const ov::Exception& error) {
+      throw InternalError(fmt::format("OpenVINO failed while running compiled models: {}", openvino_message(error)));
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  ov::Core core_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runtime> open_openvino_runtime() { return std::make_unique<OpenVinoRuntime>(); }
+
+}  // namespace pet::runtime

@@ -1,0 +1,52 @@
+// The measured targets by name, and the machine facts a measurement is keyed by.
+#include "kernels/runtime/runtime.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "kernels/runtime/openvino_runtime.h"
+#include "kernels/runtime/ort_runtime.h"
+
+namespace pet::runtime {
+
+std::vector<std::string> measured_targets() { return {"ort-cpu", "openvino-cpu"}; }
+
+bool is_measured_target(const std::string& target) {
+  std::vector<std::string> known = measured_targets();
+  return std::find(known.begin(), known.end(), target) != known.end();
+}
+
+std::unique_ptr<Runtime> open_runtime(const std::string& target) {
+  if (target == "ort-cpu") return open_ort_runtime();
+  if (target == "openvino-cpu") return open_openvino_runtime();
+  throw UserError(fmt::format("'{}' is not a measured target; the measured targets are {}", target,
+                              fmt::join(measured_targets(), ", ")));
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    size_t start = line.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? "unknown CPU" : line.substr(start);
+  }
+  return "unknown CPU";
+}
+
+int available_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace pet::runtime

@@ -1,0 +1,56 @@
+// A target runtime pet measures in: serialized ONNX models in, end-to-end and per-node times out.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pet::runtime {
+
+struct TimingOptions {
+  int threads = 1;        // the runtime's intra-op threads (what the model is optimized for)
+  int warmup = 3;         // untimed runs of each model before the timed rounds
+  int runs = 10;          // timed rounds; round r runs every model once, in order (interleaved)
+  bool per_node = false;  // also collect the runtime's own profiler's per-node times
+  uint64_t seed = 2026;   // random inputs: floats uniform in [-1, 1), integers 0, booleans true
+};
+
+// One node as the runtime ran it (after its own graph rewrites and fusions).
+struct NodeTime {
+  std::string name;         // the runtime's node name
+  std::string op;           // ONNX op type, or the runtime's own ("ReorderInput", "Reorder", ...)
+  std::string kernel;       // what ran: ORT's provider, OpenVINO's exec_type
+  double microseconds = 0;  // median over the timed runs; 0 for a node fused into another
+};
+
+struct Timing {
+  std::vector<double> runs_us;  // wall clock of each timed run, in microseconds, in run order
+  std::vector<NodeTime> nodes;  // in execution order; empty unless TimingOptions::per_node
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  virtual std::string target() const = 0;   // "ort-cpu", "openvino-cpu"
+  virtual std::string version() const = 0;  // "onnxruntime 1.32.0", "openvino 2026.4.1-..."
+  // Times several models interleaved: each is compiled once, warmed up, then round r runs model
+  // 0, 1, ... once each. `models` are serialized ONNX ModelProtos with every weight inside (no
+  // external data). A model the runtime rejects is a UserError naming its index and the
+  // runtime's message; a dead worker or runtime failure is an InternalError.
+  virtual std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) = 0;
+};
+
+// The measured targets pet knows, in a stable order: {"ort-cpu", "openvino-cpu"}.
+std::vector<std::string> measured_targets();
+// Whether `target` names a measured target (the analytic GPU specs do not).
+bool is_measured_target(const std::string& target);
+// Opens the runtime behind a measured target. UserError when it is unavailable here, saying what
+// is missing and how to install it (scripts/install-deps.sh).
+std::unique_ptr<Runtime> open_runtime(const std::string& target);
+// This machine's CPU model ("AMD EPYC 9V74 80-Core Processor"), from /proc/cpuinfo.
+std::string cpu_model();
+// All cores this process may use (sched_getaffinity), at least 1.
+int available_cores();
+
+}  // namespace pet::runtime

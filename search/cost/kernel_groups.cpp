@@ -1,0 +1,122 @@
+// Kernel groups and their stand-alone models, the units a measured target is timed in.
+#include "search/cost/kernel_groups.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "search/cost/cost_model.h"
+
+namespace pet::cost {
+namespace {
+
+// The one node reading `value`, when there is exactly one reader and the value is no graph output.
+NodeId only_reader(const Graph& graph, const std::vector<std::vector<NodeId>>& readers, ValueId value) {
+  const std::vector<NodeId>& users = readers[static_cast<size_t>(value)];
+  if (users.size() != 1 || graph.is_output(value)) return -1;
+  return users[0];
+}
+
+// Whether `next` can join the group that ends with `last`: an elementwise op whose every other
+// input is a constant or comes from outside the group.
+bool joins_epilogue(const Graph& graph, const Node& next, ValueId from, const std::vector<NodeId>& group) {
+  if (!next.def->traits.elementwise || next.def->traits.layout_only || next.def->traits.compute_heavy) return false;
+  if (next.outputs.size() != 1) return false;
+  for (ValueId input : next.inputs) {
+    if (input == kNoValue || input == from || graph.is_constant(input)) continue;
+    NodeId producer = graph.value(input).producer;
+    if (std::find(group.begin(), group.end(), producer) != group.end()) return false;
+  }
+  return std::count(next.inputs.begin(), next.inputs.end(), from) == 1;
+}
+
+std::string group_key(const Graph& graph, const std::vector<NodeId>& nodes) {
+  std::vector<std::string> parts;
+  for (NodeId id : nodes) {
+    const Node& node = graph.node(id);
+    OpSignature signature = signature_of(graph, node);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      ValueId input = node.inputs[i];
+      if (input == kNoValue) continue;
+      auto inside = std::find(nodes.begin(), nodes.end(), graph.value(input).producer);
+      if (graph.value(input).producer >= 0 && inside != nodes.end())
+        signature.input_types[i] = fmt::format("#{}", inside - nodes.begin());
+      else if (graph.is_constant(input))
+        signature.input_types[i] = "const " + signature.input_types[i];
+    }
+    parts.push_back(signature.key());
+  }
+  return fmt::format("{}", fmt::join(parts, " ; "));
+}
+
+}  // namespace
+
+bool folded_before_running(const Graph& graph, const Node& node) {
+  if (node.def->traits.type_only) return true;
+  for (ValueId input : node.inputs)
+    if (input != kNoValue && !graph.is_constant(input)) return false;
+  return true;
+}
+
+std::vector<KernelGroup> kernel_groups(const Graph& graph, int max_epilogue) {
+  std::vector<std::vector<NodeId>> readers = graph.consumers();
+  std::vector<bool> taken(graph.nodes().size(), false);
+  std::vector<KernelGroup> groups;
+  for (NodeId head = 0; head < static_cast<NodeId>(graph.nodes().size()); ++head) {
+    if (taken[static_cast<size_t>(head)] || folded_before_running(graph, graph.node(head))) continue;
+    std::vector<NodeId> nodes = {head};
+    taken[static_cast<size_t>(head)] = true;
+    while (static_cast<int>(nodes.size()) <= max_epilogue && graph.node(nodes.back()).outputs.size() == 1) {
+      ValueId out = graph.node(nodes.back()).outputs[0];
+      NodeId next = only_reader(graph, readers, out);
+      if (next < 0 || taken[static_cast<size_t>(next)] || !joins_epilogue(graph, graph.node(next), out, nodes)) break;
+      nodes.push_back(next);
+      taken[static_cast<size_t>(next)] = true;
+    }
+    groups.push_back({nodes, group_key(graph, nodes)});
+  }
+  return groups;
+}
+
+Graph kernel_group_model(const Graph& graph, const KernelGroup& group) {
+  Graph model;
+  model.name = "kernel";
+  model.opset = graph.opset;
+  std::map<ValueId, ValueId> mapped;
+  auto bring = [&](ValueId value) -> ValueId {
+    if (value == kNoValue) return kNoValue;
+    if (auto found = mapped.find(value); found != mapped.end()) return found->second;
+    const Value& source = graph.value(value);
+    ValueId copy = source.constant ? model.add_constant(source.name, *source.constant)
+                                   : model.add_input(source.name, source.type);
+    mapped.emplace(value, copy);
+    return copy;
+  };
+  std::vector<std::vector<NodeId>> readers = graph.consumers();
+  for (NodeId id : group.nodes) {
+    const Node& node = graph.node(id);
+    std::vector<ValueId> inputs;
+    for (ValueId input : node.inputs) inputs.push_back(bring(input));
+    std::vector<std::string> names;
+    for (ValueId output : node.outputs) names.push_back(graph.value(output).name);
+    std::vector<ValueId> outputs = model.add_node(node.op(), node.attrs, inputs, node.name, names);
+    PET_CHECK(outputs.size() == node.outputs.size(), "node " + node.name);
+    for (size_t i = 0; i < outputs.size(); ++i) mapped[node.outputs[i]] = outputs[i];
+  }
+  auto read_outside = [&](ValueId value) {
+    if (graph.is_output(value)) return true;
+    for (NodeId reader : readers[static_cast<size_t>(value)])
+      if (std::find(group.nodes.begin(), group.nodes.end(), reader) == group.nodes.end()) return true;
+    return false;
+  };
+  for (NodeId id : group.nodes)
+    for (ValueId output : graph.node(id).outputs)
+      if (read_outside(output)) model.add_output(mapped.at(output));
+  if (model.outputs().empty())
+    for (ValueId output : graph.node(group.nodes.back()).outputs) model.add_output(mapped.at(output));
+  return model;
+}
+
+}  // namespace pet::cost

@@ -1,0 +1,30 @@
+// Kernel groups: the units a measured target is timed in, each an op plus the elementwise ops
+// that follow it alone, so a runtime's fused epilogues are priced as the runtime runs them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace pet::cost {
+
+struct KernelGroup {
+  std::vector<NodeId> nodes;  // in graph order; nodes[0] is the head
+  std::string key;            // the profile DB key: each node's signature, internal inputs as #k
+};
+
+// Every node that runs (not folded before running) is in exactly one group, in graph order. A
+// group is a head node followed by up to `max_epilogue` elementwise nodes, each the only reader
+// of the previous one's output, whose other inputs are constants or computed outside the group.
+std::vector<KernelGroup> kernel_groups(const Graph& graph, int max_epilogue = 3);
+
+// A self-contained graph that computes one group: its outside inputs become graph inputs, its
+// constants are kept, and every value read outside the group (or a graph output) is an output.
+Graph kernel_group_model(const Graph& graph, const KernelGroup& group);
+
+// Whether the node's output is computed once by finalize before anything runs (all inputs are
+// constants, or the op depends only on input types): such nodes cost nothing.
+bool folded_before_running(const Graph& graph, const Node& node);
+
+}  // namespace pet::cost

@@ -1,0 +1,116 @@
+// Measured selection: time the finalists end to end, interleaved, and keep the fastest that is
+// faster than the input by more than the noise.
+#include "search/measured_selection.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/onnx_export.h"
+#include "core/structural_hash.h"
+
+namespace pet {
+namespace {
+
+double quantile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  return values[static_cast<size_t>(q * static_cast<double>(values.size() - 1) + 0.5)];
+}
+
+TimedCandidate timed(const SelectionCandidate& candidate, const std::vector<double>& runs_us) {
+  PET_CHECK(!runs_us.empty(), "a timed candidate has runs");
+  return {candidate.label, candidate.predicted_us, quantile(runs_us, 0.5),
+          (quantile(runs_us, 0.75) - quantile(runs_us, 0.25)) / 2, static_cast<int>(runs_us.size())};
+}
+
+std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
+                                    const SelectionOptions& options) {
+  const cost::Measurement& how = *cost.measurement();
+  std::vector<std::string> models;
+  for (const SelectionCandidate& candidate : candidates) models.push_back(serialize_onnx(*candidate.graph));
+  runtime::TimingOptions timing{.threads = how.target.threads, .warmup = options.warmup, .runs = options.runs,
+                                .per_node = false, .seed = options.seed};
+  std::vector<runtime::Timing> timings = how.runtime->time_models(models, timing);
+  std::vector<TimedCandidate> result;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    result.push_back(timed(candidates[i], timings.at(i).runs_us));
+    cost::ProfileEntry entry{model_key(*candidates[i].graph), how.target.db_device(), result.back().median_us,
+                             "end to end", how.target.runtime, cost::today(), result.back().spread_us,
+                             result.back().runs};
+    cost.add_entry(std::move(entry));
+  }
+  return result;
+}
+
+// The recorded end-to-end times, or nothing when one candidate has none.
+std::optional<std::vector<TimedCandidate>> replay(const std::vector<SelectionCandidate>& candidates,
+                                                  const cost::CostModel& cost) {
+  std::vector<TimedCandidate> result;
+  for (const SelectionCandidate& candidate : candidates) {
+    std::optional<cost::ProfileEntry> entry = cost.find_entry(model_key(*candidate.graph));
+    if (!entry) return std::nullopt;
+    result.push_back({candidate.label, candidate.predicted_us, entry->microseconds, entry->spread_us, entry->runs});
+  }
+  return result;
+}
+
+void choose(Selection& selection) {
+  const std::vector<TimedCandidate>& all = selection.candidates;
+  const TimedCandidate& input = all[0];
+  size_t best = 0;
+  for (size_t i = 2; i < all.size(); ++i)
+    if (best == 0 || all[i].median_us < all[best].median_us) best = i;
+  if (best != 0 && input.median_us - all[best].median_us > input.spread_us + all[best].spread_us) {
+    selection.chosen = best;
+    selection.reason = fmt::format("{} is {:.3f}x faster than the input, beyond the spread", all[best].label,
+                                   input.median_us / all[best].median_us);
+    return;
+  }
+  std::string none = best == 0 ? "no program differs from the input"
+                               : fmt::format("no program beat the input beyond the spread (best: {}, {:.3f}x)",
+                                             all[best].label, input.median_us / all[best].median_us);
+  if (all[1].median_us < input.median_us) {
+    selection.chosen = 1;
+    selection.reason = none + "; the cleaned input is not slower, so it is written";
+  } else {
+    selection.chosen = 0;
+    selection.reason = none + "; cleanup does not pay either, so the input is written unchanged";
+  }
+}
+
+void choose_by_prediction(Selection& selection) {
+  size_t best = 0;
+  for (size_t i = 1; i < selection.candidates.size(); ++i)
+    if (selection.candidates[i].predicted_us < selection.candidates[best].predicted_us) best = i;
+  selection.chosen = best;
+  selection.reason = fmt::format("no end-to-end times to compare: {} has the lowest predicted cost",
+                                 selection.candidates[best].label);
+}
+
+}  // namespace
+
+std::string model_key(const Graph& graph) { return fmt::format("model {:016x}", structural_hash(graph)); }
+
+Selection select_fastest(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
+                         const SelectionOptions& options) {
+  PET_CHECK(candidates.size() >= 2 && cost.measured(), "the input and its cleaned form, on a measured target");
+  Selection selection;
+  if (cost.measurement()->runtime) {
+    selection.source = "measured";
+    selection.candidates = measure(candidates, cost, options);
+  } else if (std::optional<std::vector<TimedCandidate>> recorded = replay(candidates, cost)) {
+    selection.source = "replayed";
+    selection.candidates = std::move(*recorded);
+  } else {
+    selection.source = "estimated";
+    for (const SelectionCandidate& candidate : candidates)
+      selection.candidates.push_back({candidate.label, candidate.predicted_us, 0, 0, 0});
+    choose_by_prediction(selection);
+    return selection;
+  }
+  choose(selection);
+  return selection;
+}
+
+}  // namespace pet

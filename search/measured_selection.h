@@ -1,0 +1,51 @@
+// Measured selection: the input, its cleaned form and the search's best programs timed end to
+// end in the target runtime, interleaved; the fastest is written, never one slower than the input.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "search/cost/cost_model.h"
+
+namespace pet {
+
+struct SelectionOptions {
+  int runs = 10;    // timed rounds (each runs every candidate once, interleaved)
+  int warmup = 2;   // untimed runs of each candidate first
+  uint64_t seed = 2026;
+};
+
+// One graph offered to the selection, with what the cost model predicted for it.
+struct SelectionCandidate {
+  std::string label;  // "input", "cleaned", "program 1", ...
+  const Graph* graph = nullptr;
+  double predicted_us = 0;
+};
+
+struct TimedCandidate {
+  std::string label;
+  double predicted_us = 0;
+  double median_us = 0;  // measured (or replayed) end to end
+  double spread_us = 0;  // half the interquartile range of the runs
+  int runs = 0;
+};
+
+struct Selection {
+  std::string source;  // "measured", "replayed", or "estimated" (no end-to-end time: by prediction)
+  std::vector<TimedCandidate> candidates;  // in the order offered
+  size_t chosen = 0;                       // index into candidates
+  std::string reason;                      // why that one, in a sentence
+};
+
+// candidates[0] must be the input and candidates[1] its cleaned form. A program is chosen only
+// when it beats the input by more than both spreads; else the cleaned form when it is faster,
+// else the input. With a replayed DB the recorded end-to-end times decide; a DB without them
+// chooses by prediction and says so.
+Selection select_fastest(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
+                         const SelectionOptions& options);
+
+// The profile DB key of a whole model's end-to-end time.
+std::string model_key(const Graph& graph);
+
+}  // namespace pet

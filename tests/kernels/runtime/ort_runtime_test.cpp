@@ -1,0 +1,160 @@
+// ONNX Runtime's worker for real: tiny pet graphs in, interleaved run times and per-node times out.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "core/error.h"
+#include "core/onnx_export.h"
+#include "core/text_ir.h"
+#include "kernels/runtime/ort_runtime.h"
+#include "tests/test_temp_dir.h"
+
+namespace pet::runtime {
+namespace {
+
+const char* kConvRelu = R"(graph "conv_relu" opset 13 {
+  input %x : f32[1,8,16,16]
+  const %w : f32[16,8,3,3] = random(1)
+  const %b : f32[16] = random(2)
+  %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w, %b) : f32[1,16,16,16]
+  %z = Relu(%y) : f32[1,16,16,16]
+  output %z
+})";
+
+const char* kAddRelu = R"(graph "add_relu" opset 13 {
+  input %x : f32[1,64]
+  const %b : f32[64] = random(3)
+  %y = Add(%x, %b) : f32[1,64]
+  %z = Relu(%y) : f32[1,64]
+  output %z
+})";
+
+std::string serialized(const char* ir) {
+  onnx::ModelProto model;
+  export_onnx_proto(parse_graph(ir), model);
+  return model.SerializeAsString();
+}
+
+// Sets an environment variable for one scope and puts the old value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(OrtRuntime, TimesTwoModelsInterleavedWithPerNodeTimes) {
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  TimingOptions options;
+  options.warmup = 2;
+  options.runs = 5;
+  options.per_node = true;
+  std::vector<Timing> timings = ort->time_models({serialized(kConvRelu), serialized(kAddRelu)}, options);
+  ASSERT_EQ(timings.size(), 2u);
+  for (const Timing& timing : timings) {
+    ASSERT_EQ(timing.runs_us.size(), 5u);
+    for (double us : timing.runs_us) EXPECT_GT(us, 0);
+    EXPECT_FALSE(timing.nodes.empty());
+  }
+  bool conv_timed = false;
+  for (const NodeTime& node : timings[0].nodes) conv_timed |= node.op == "Conv" && node.microseconds > 0;
+  EXPECT_TRUE(conv_timed) << "no Conv with a positive time among " << timings[0].nodes.size() << " nodes";
+  EXPECT_EQ(timings[0].nodes.front().kernel, "CPUExecutionProvider");
+}
+
+TEST(OrtRuntime, WithoutPerNodeGivesRunTimesOnly) {
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  TimingOptions options;
+  options.warmup = 0;
+  options.runs = 3;
+  std::vector<Timing> timings = ort->time_models({serialized(kAddRelu)}, options);
+  ASSERT_EQ(timings.size(), 1u);
+  EXPECT_EQ(timings[0].runs_us.size(), 3u);
+  EXPECT_TRUE(timings[0].nodes.empty());
+}
+
+TEST(OrtRuntime, OpenedRuntimeNamesItsTargetAndVersion) {
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  EXPECT_EQ(ort->target(), "ort-cpu");
+  EXPECT_EQ(ort->version().rfind("onnxruntime ", 0), 0u) << ort->version();
+}
+
+TEST(OrtRuntime, MalformedModelIsAUserErrorNamingItsIndexAndTheWorkerSurvives) {
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  TimingOptions options;
+  options.warmup = 0;
+  options.runs = 1;
+  try {
+    ort->time_models({"not a model"}, options);
+    FAIL() << "a malformed model was timed";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind("model 0 was rejected by ONNX Runtime: ", 0), 0u) << error.what();
+  }
+  EXPECT_EQ(ort->time_models({serialized(kAddRelu)}, options).size(), 1u);
+}
+
+TEST(OrtRuntime, MissingPythonIsAUserErrorSayingHowToInstall) {
+  ScopedEnv python("PET_PYTHON", "/nonexistent/python3");
+  try {
+    open_ort_runtime();
+    FAIL() << "a runtime opened without a python";
+  } catch (const UserError& error) {
+    std::string message = error.what();
+    EXPECT_EQ(message,
+              "ONNX Runtime is not available for the python '/nonexistent/python3': it could not be started (No such "
+              "file or directory). Install it with `bash scripts/install-deps.sh` or `/nonexistent/python3 -m pip "
+              "install onnxruntime`, or set PET_PYTHON to a python that has it");
+  }
+}
+
+TEST(OrtRuntime, PythonWithoutOnnxruntimeIsAUserErrorNamingTheImportFailure) {
+  ScopedEnv python("PET_PYTHON", "/usr/bin/python3");
+  if (std::system("/usr/bin/python3 -c 'import onnxruntime' 2>/dev/null") == 0)
+    GTEST_SKIP() << "/usr/bin/python3 has onnxruntime";
+  try {
+    open_ort_runtime();
+    FAIL() << "a runtime opened on a python without onnxruntime";
+  } catch (const UserError& error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("No module named"), std::string::npos) << message;
+    EXPECT_NE(message.find("install-deps"), std::string::npos) << message;
+  }
+}
+
+TEST(OrtRuntime, WorkerDyingAfterStartIsAnInternalErrorWithItsStderr) {
+  std::string fake = (testing::private_temp_dir() / "dying_worker.sh").string();
+  std::ofstream(fake) << "#!/bin/sh\nread request\necho '{\"ok\": true, \"version\": \"onnxruntime fake\"}'\n"
+                         "echo 'fake worker dying' >&2\nexit 3\n";
+  chmod(fake.c_str(), 0700);
+  ScopedEnv python("PET_PYTHON", fake.c_str());
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  EXPECT_EQ(ort->version(), "onnxruntime fake");
+  for (int attempt = 0; attempt < 2; ++attempt) {  // the second write meets a closed pipe: no SIGPIPE death
+    try {
+      ort->time_models({serialized(kAddRelu)}, TimingOptions{});
+      FAIL() << "a dead worker answered";
+    } catch (const InternalError& error) {
+      std::string message = error.what();
+      EXPECT_NE(message.find("has exited"), std::string::npos) << message;
+      EXPECT_NE(message.find("fake worker dying"), std::string::npos) << message;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pet::runtime
