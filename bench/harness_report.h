@@ -1,6 +1,7 @@
 // The harness's results as data, and their markdown and CSV renderings (pure functions).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -8,6 +9,26 @@
 #include <vector>
 
 namespace pet::bench {
+
+// One candidate's end-to-end time on a measured target, with what the cost model predicted for it.
+struct Latency {
+  double predicted_us = 0;
+  double median_us = 0;  // 0: no end-to-end time (a replayed DB without one)
+  double spread_us = 0;  // half the interquartile range of the timed runs
+};
+
+// What a measured target's end-to-end selection found for one run.
+struct MeasuredRun {
+  std::string source;   // "measured", "replayed", or "estimated" (chosen by prediction)
+  Latency input;        // the model as given
+  Latency written;      // the model written: the chosen candidate
+  std::string chosen;   // its label: "input", "cleaned", "program 1", ...
+  std::optional<double> calibration_error;  // predicted / measured - 1 for the cleaned input
+  int64_t kernels_measured = 0;  // distinct kernel groups whose cost was timed in this run,
+  int64_t kernels_replayed = 0;  // read from the profile DB,
+  int64_t kernels_estimated = 0;  // or estimated (neither)
+  double measuring_seconds = 0;  // wall clock spent timing kernel groups
+};
 
 // One optimization run: a model at a batch size in one mode.
 struct HarnessRow {
@@ -25,6 +46,7 @@ struct HarnessRow {
   bool check_passed = true;
   double check_max_abs_error = 0;
   std::optional<double> measured_ms;  // end-to-end GPU time; nullopt until a GPU runtime exists
+  std::optional<MeasuredRun> measured_run;  // measured targets only
 };
 
 // A model file the harness looked for and did not run.
@@ -35,10 +57,13 @@ struct SkippedModel {
 };
 
 struct HarnessTable {
-  std::string device;
+  std::string target;   // as asked for: "ort-cpu", "h100", a device spec file
+  std::string device;   // the first finished run's description of it; empty before one finishes
+  bool measured = false;  // a measured target: the report shows the end-to-end times
   int beam = 0;
   double time_limit_s = 0;
   unsigned long long seed = 0;
+  int select_runs = 0;  // measured targets: timed rounds of each end-to-end selection
   std::vector<std::string> modes;  // the order of the runs per model and batch
   std::vector<HarnessRow> rows;    // model x batch x mode, in the order run
   std::vector<SkippedModel> skipped;
@@ -61,6 +86,15 @@ const HarnessRow* find_run(const HarnessTable& table, const HarnessRow& row, con
 // Speedup of `row` over the none row (else over the row's own unoptimized cost), and over taso.
 std::optional<double> speedup_vs_none(const HarnessTable& table, const HarnessRow& row);
 std::optional<double> speedup_vs_taso(const HarnessTable& table, const HarnessRow& row);
+// On a measured target: the input's median time / the written model's; nullopt without both.
+std::optional<double> measured_speedup(const HarnessRow& row);
+// The same ratio as the cost model predicted it.
+std::optional<double> predicted_speedup(const HarnessRow& row);
+// The geometric mean of the measured speedups of `mode`'s rows and how many rows it covers.
+std::pair<std::optional<double>, int> geometric_mean_measured_speedup(const HarnessTable& table,
+                                                                      const std::string& mode);
+// What the report's title names: the device description, else the target asked for.
+std::string target_title(const HarnessTable& table);
 
 // The report page: settings, one table row per run, the models skipped and why.
 std::string harness_markdown(const HarnessTable& table);

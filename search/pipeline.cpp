@@ -208,11 +208,13 @@ struct Finalist {
   double predicted_us = 0;
 };
 
-// The first `count` distinct finalized programs (by structural hash), none equal to `baseline`.
-std::vector<Finalist> finalize_programs(std::vector<search::Program> programs, const Graph& baseline, size_t count,
+// The first `count` distinct finalized programs (by structural hash), without those equal to
+// `baseline` when it is given (it is measured on its own).
+std::vector<Finalist> finalize_programs(std::vector<search::Program> programs, const Graph* baseline, size_t count,
                                         const cost::CostModel& cost) {
   std::vector<Finalist> result;
-  std::unordered_set<uint64_t> hashes = {structural_hash(baseline)};
+  std::unordered_set<uint64_t> hashes;
+  if (baseline) hashes.insert(structural_hash(*baseline));
   for (search::Program& program : programs) {
     if (result.size() >= count) break;
     Finalist finalist{std::move(program.graph), {}, std::move(program.history), 0};
@@ -297,7 +299,8 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   clock.end("search", result.graph);
 
   size_t wanted = cost.measured() ? static_cast<size_t>(options.select_k) : 1;
-  std::vector<Finalist> programs = finalize_programs(std::move(top), cleaned.graph, wanted, cost);
+  std::vector<Finalist> programs =
+      finalize_programs(std::move(top), cost.measured() ? &cleaned.graph : nullptr, wanted, cost);
   if (cost.measured()) {
     select_measured(original, cleaned, programs, options, cost, result);
   } else {

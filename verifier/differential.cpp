@@ -26,6 +26,13 @@ OutputDifference compare_outputs(const std::string& name, const Tensor& expected
     difference.max_abs_error = INFINITY;
     return difference;
   }
+  double squares = 0;
+  int64_t finite = 0;
+  for (int64_t i = 0; i < expected.numel(); ++i) {
+    double a = expected.as_double(i);
+    if (std::isfinite(a)) squares += a * a, ++finite;
+  }
+  double scale = std::max(1.0, finite ? std::sqrt(squares / static_cast<double>(finite)) : 1.0);
   for (int64_t i = 0; i < expected.numel(); ++i) {
     double a = expected.as_double(i), b = actual.as_double(i);
     if (std::isnan(a) && std::isnan(b)) continue;
@@ -33,7 +40,7 @@ OutputDifference compare_outputs(const std::string& name, const Tensor& expected
     if (std::isnan(error)) error = INFINITY;
     difference.max_abs_error = std::max(difference.max_abs_error, error);
     difference.max_rel_error = std::max(difference.max_rel_error, error / std::max(std::abs(a), 1e-6));
-    if (!(error <= tolerance.absolute + tolerance.relative * std::abs(a))) ++difference.elements_outside;
+    if (!(error <= tolerance.absolute * scale + tolerance.relative * std::abs(a))) ++difference.elements_outside;
   }
   difference.passed = difference.elements_outside == 0;
   return difference;

@@ -9,9 +9,14 @@
 
 namespace pet {
 
+// An element passes when |a - b| <= absolute * scale + relative * |a|, where scale is the
+// output's root-mean-square magnitude (at least 1): a float32 sum's rounding error grows with the
+// size of its terms, not of its result, so an element that cancels to near zero in a large
+// output may differ by more than `absolute` between two summation orders (two BLAS kernels, a
+// dilated conv and its de-interleaved form) without either being wrong.
 struct Tolerance {
   double absolute = 1e-4;
-  double relative = 1e-3;  // an element passes when |a - b| <= absolute + relative * |a|
+  double relative = 1e-3;
 };
 
 struct OutputDifference {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/executor.h"
 #include "search/cost/cost_model.h"
 
 namespace pet::cost {
@@ -21,18 +22,19 @@ NodeId only_reader(const Graph& graph, const std::vector<std::vector<NodeId>>& r
 
 // Whether `next` can join the group that ends with `last`: an elementwise op whose every other
 // input is a constant or comes from outside the group.
-bool joins_epilogue(const Graph& graph, const Node& next, ValueId from, const std::vector<NodeId>& group) {
+bool joins_epilogue(const Graph& graph, const std::vector<bool>& derived, const Node& next, ValueId from,
+                    const std::vector<NodeId>& group) {
   if (!next.def->traits.elementwise || next.def->traits.layout_only || next.def->traits.compute_heavy) return false;
   if (next.outputs.size() != 1) return false;
   for (ValueId input : next.inputs) {
-    if (input == kNoValue || input == from || graph.is_constant(input)) continue;
+    if (input == kNoValue || input == from || derived[static_cast<size_t>(input)]) continue;
     NodeId producer = graph.value(input).producer;
     if (std::find(group.begin(), group.end(), producer) != group.end()) return false;
   }
   return std::count(next.inputs.begin(), next.inputs.end(), from) == 1;
 }
 
-std::string group_key(const Graph& graph, const std::vector<NodeId>& nodes) {
+std::string group_key(const Graph& graph, const std::vector<bool>& derived, const std::vector<NodeId>& nodes) {
   std::vector<std::string> parts;
   for (NodeId id : nodes) {
     const Node& node = graph.node(id);
@@ -43,7 +45,7 @@ std::string group_key(const Graph& graph, const std::vector<NodeId>& nodes) {
       auto inside = std::find(nodes.begin(), nodes.end(), graph.value(input).producer);
       if (graph.value(input).producer >= 0 && inside != nodes.end())
         signature.input_types[i] = fmt::format("#{}", inside - nodes.begin());
-      else if (graph.is_constant(input))
+      else if (derived[static_cast<size_t>(input)])
         signature.input_types[i] = "const " + signature.input_types[i];
     }
     parts.push_back(signature.key());
@@ -51,7 +53,39 @@ std::string group_key(const Graph& graph, const std::vector<NodeId>& nodes) {
   return fmt::format("{}", fmt::join(parts, " ; "));
 }
 
+bool computed_from_constants(const std::vector<bool>& derived, const Node& node) {
+  if (node.def->traits.type_only) return true;
+  for (ValueId input : node.inputs)
+    if (input != kNoValue && !derived[static_cast<size_t>(input)]) return false;
+  return true;
+}
+
+// The value of a constant-derived value, computed by the reference kernels of its producers.
+const Tensor& computed_constant(const Graph& graph, ValueId value, std::map<ValueId, Tensor>& memo) {
+  if (graph.is_constant(value)) return *graph.value(value).constant;
+  if (auto found = memo.find(value); found != memo.end()) return found->second;
+  const Node& node = graph.node(graph.value(value).producer);
+  std::vector<const Tensor*> inputs;
+  for (ValueId input : node.inputs) inputs.push_back(input == kNoValue ? nullptr : &computed_constant(graph, input, memo));
+  std::vector<TensorType> types;
+  for (ValueId output : node.outputs) types.push_back(graph.value(output).type);
+  std::vector<Tensor> outputs = execute_node(node, inputs, types);
+  for (size_t i = 0; i < outputs.size(); ++i) memo[node.outputs[i]] = std::move(outputs[i]);
+  return memo.at(value);
+}
+
 }  // namespace
+
+std::vector<bool> constant_derived_values(const Graph& graph) {
+  std::vector<bool> derived(graph.values().size(), false);
+  for (ValueId id = 0; id < static_cast<ValueId>(graph.values().size()); ++id)
+    derived[static_cast<size_t>(id)] = graph.is_constant(id);
+  for (const Node& node : graph.nodes()) {
+    bool from_constants = computed_from_constants(derived, node);
+    for (ValueId output : node.outputs) derived[static_cast<size_t>(output)] = from_constants;
+  }
+  return derived;
+}
 
 bool folded_before_running(const Graph& graph, const Node& node) {
   if (node.def->traits.type_only) return true;
@@ -62,20 +96,21 @@ bool folded_before_running(const Graph& graph, const Node& node) {
 
 std::vector<KernelGroup> kernel_groups(const Graph& graph, int max_epilogue) {
   std::vector<std::vector<NodeId>> readers = graph.consumers();
+  std::vector<bool> derived = constant_derived_values(graph);
   std::vector<bool> taken(graph.nodes().size(), false);
   std::vector<KernelGroup> groups;
   for (NodeId head = 0; head < static_cast<NodeId>(graph.nodes().size()); ++head) {
-    if (taken[static_cast<size_t>(head)] || folded_before_running(graph, graph.node(head))) continue;
+    if (taken[static_cast<size_t>(head)] || computed_from_constants(derived, graph.node(head))) continue;
     std::vector<NodeId> nodes = {head};
     taken[static_cast<size_t>(head)] = true;
     while (static_cast<int>(nodes.size()) <= max_epilogue && graph.node(nodes.back()).outputs.size() == 1) {
       ValueId out = graph.node(nodes.back()).outputs[0];
       NodeId next = only_reader(graph, readers, out);
-      if (next < 0 || taken[static_cast<size_t>(next)] || !joins_epilogue(graph, graph.node(next), out, nodes)) break;
+      if (next < 0 || taken[static_cast<size_t>(next)] || !joins_epilogue(graph, derived, graph.node(next), out, nodes)) break;
       nodes.push_back(next);
       taken[static_cast<size_t>(next)] = true;
     }
-    groups.push_back({nodes, group_key(graph, nodes)});
+    groups.push_back({nodes, group_key(graph, derived, nodes)});
   }
   return groups;
 }
@@ -85,12 +120,15 @@ Graph kernel_group_model(const Graph& graph, const KernelGroup& group) {
   model.name = "kernel";
   model.opset = graph.opset;
   std::map<ValueId, ValueId> mapped;
+  std::vector<bool> derived = constant_derived_values(graph);
+  std::map<ValueId, Tensor> computed;
   auto bring = [&](ValueId value) -> ValueId {
     if (value == kNoValue) return kNoValue;
     if (auto found = mapped.find(value); found != mapped.end()) return found->second;
     const Value& source = graph.value(value);
-    ValueId copy = source.constant ? model.add_constant(source.name, *source.constant)
-                                   : model.add_input(source.name, source.type);
+    ValueId copy = derived[static_cast<size_t>(value)]
+                       ? model.add_constant(source.name, computed_constant(graph, value, computed))
+                       : model.add_input(source.name, source.type);
     mapped.emplace(value, copy);
     return copy;
   };

@@ -14,13 +14,19 @@ struct KernelGroup {
   std::string key;            // the profile DB key: each node's signature, internal inputs as #k
 };
 
-// Every node that runs (not folded before running) is in exactly one group, in graph order. A
+// Per value: a constant, or computed from constants only (weights the search has rearranged but
+// not yet folded, which finalize folds before anything runs).
+std::vector<bool> constant_derived_values(const Graph& graph);
+
+// Every node that runs (not computed from constants only) is in exactly one group, in graph order. A
 // group is a head node followed by up to `max_epilogue` elementwise nodes, each the only reader
 // of the previous one's output, whose other inputs are constants or computed outside the group.
 std::vector<KernelGroup> kernel_groups(const Graph& graph, int max_epilogue = 3);
 
 // A self-contained graph that computes one group: its outside inputs become graph inputs, its
-// constants are kept, and every value read outside the group (or a graph output) is an output.
+// constants are kept (values computed from constants only are computed and kept as constants,
+// as finalize will fold them), and every value read outside the group (or a graph output) is an
+// output.
 Graph kernel_group_model(const Graph& graph, const KernelGroup& group);
 
 // Whether the node's output is computed once by finalize before anything runs (all inputs are
