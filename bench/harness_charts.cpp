@@ -48,20 +48,31 @@ BarChart per_mode_chart(const HarnessTable& table, Value value) {
   return chart;
 }
 
+// A measured target: one bar per mode, the written model's measured speedup over its input.
+BarChart measured_speedup_chart(const HarnessTable& table) {
+  BarChart chart = per_mode_chart(table, [](const HarnessRow& row) { return measured_speedup(row); });
+  chart.title = fmt::format("Measured speedup over the input on {} (higher is better)", table.target);
+  chart.y_label = "speedup (x)";
+  chart.reference_line = 1.0;
+  return chart;
+}
+
 }  // namespace
 
 BarChart cost_chart(const HarnessTable& table) {
   BarChart chart = per_mode_chart(
       table, [&](const HarnessRow& row) { return inverse(speedup_vs_none(table, row)); });
-  chart.title = fmt::format("Estimated cost on {}, relative to none (lower is better)", table.device);
+  chart.title = fmt::format("{} cost on {}, relative to none (lower is better)",
+                            table.measured ? "Predicted" : "Estimated", table.target);
   chart.y_label = "cost / cost of none";
   chart.reference_line = 1.0;
   return chart;
 }
 
 BarChart speedup_chart(const HarnessTable& table) {
+  if (table.measured) return measured_speedup_chart(table);
   BarChart chart;
-  chart.title = fmt::format("Speedup of pet, estimated on {} (higher is better)", table.device);
+  chart.title = fmt::format("Speedup of pet, estimated on {} (higher is better)", table.target);
   chart.y_label = "speedup (x)";
   chart.series = {"pet over taso", "pet over none"};
   chart.reference_line = 1.0;

@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <ostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "kernels/runtime/runtime.h"
+#include "search/cost/cost_model.h"
 #include "tools/cli_args.h"
 
 namespace pet::bench {
@@ -52,13 +56,28 @@ std::vector<std::string> parse_modes(const std::string& text) {
   return modes;
 }
 
+// A measured target's runtime is opened by the first run; an estimated one's spec is read here, so a
+// misspelled target fails before any run instead of once per run.
+void check_target(const std::string& target) {
+  if (runtime::is_measured_target(target)) return;
+  std::vector<std::string> devices = cost::known_devices();
+  std::error_code ignored;
+  if (std::find(devices.begin(), devices.end(), target) == devices.end() &&
+      !std::filesystem::is_regular_file(target, ignored))
+    throw UserError(fmt::format(
+        "--target '{}' is not a target: pass {} (measured on this machine), {} (estimated), or the path of a "
+        "device spec JSON file",
+        target, fmt::join(runtime::measured_targets(), ", "), fmt::join(devices, ", ")));
+  cost::load_device(target);  // a spec file's own errors name the file and the field
+}
+
 }  // namespace
 
 HarnessOptions parse_harness_args(const std::vector<std::string>& args, const std::string& default_models_dir) {
   CliArgs cli("pet_harness", args,
-              {"--models-dir", "--models", "--batches", "--modes", "--beam", "--time-limit", "--device", "--out",
-               "--seed"},
-              {"--verbose", "-h", "--help"});
+              {"--models-dir", "--models", "--batches", "--modes", "--beam", "--time-limit", "--target", "--threads",
+               "--profile-db", "--select-runs", "--out", "--seed"},
+              {"--replay", "--verbose", "-h", "--help"});
   if (!cli.positionals().empty())
     throw UserError(fmt::format("unexpected argument '{}'; see pet_harness --help", cli.positionals().front()));
   HarnessOptions options;
@@ -70,7 +89,12 @@ HarnessOptions parse_harness_args(const std::vector<std::string>& args, const st
   options.time_limit_s = cli.number("--time-limit", options.time_limit_s);
   if (!(options.time_limit_s > 0))
     throw UserError(fmt::format("--time-limit {} must be a positive number of seconds", options.time_limit_s));
-  options.device = cli.last("--device").value_or(options.device);
+  options.target = cli.last("--target").value_or(options.target);
+  check_target(options.target);
+  options.runtime_threads = static_cast<int>(cli.integer("--threads", options.runtime_threads, 1, 1024));
+  options.profile_db = cli.last("--profile-db").value_or(options.profile_db);
+  options.replay = cli.has("--replay");
+  options.select_runs = static_cast<int>(cli.integer("--select-runs", options.select_runs, 1, 10000));
   options.out_dir = cli.last("--out").value_or(options.out_dir);
   options.seed = static_cast<uint64_t>(cli.integer("--seed", static_cast<int64_t>(options.seed), 0, INT64_MAX));
   options.verbose = cli.has("--verbose");

@@ -38,7 +38,7 @@ struct HarnessRow {
   std::string error;  // non-empty: the run failed with this message and the numbers are unset
   double cost_original_us = 0;   // estimated, the imported graph after cleanup and finalize
   double cost_us = 0;            // estimated, the optimized graph
-  double search_seconds = 0;     // wall clock (the one non-deterministic column)
+  double search_seconds = 0;     // wall clock (non-deterministic, as are a measured target's times)
   std::string stop_reason;
   int transformations = 0;
   std::map<std::string, int> by_evidence;  // z3-proof | random-test | partial+correction

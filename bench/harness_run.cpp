@@ -11,6 +11,7 @@
 #include "bench/png_chart.h"
 #include "core/error.h"
 #include "core/onnx_import.h"
+#include "kernels/runtime/runtime.h"
 
 namespace pet::bench {
 namespace {
@@ -21,13 +22,37 @@ void write_text(const std::string& path, const std::string& text) {
   if (!file) throw UserError(fmt::format("cannot write '{}'; check that its folder is writable", path));
 }
 
-std::string progress_line(const HarnessTable& table, const HarnessRow& row) {
-  std::string head = fmt::format("[{}] {} b{} {}:", table.rows.size(), row.model, row.batch, row.mode);
-  if (!row.error.empty()) return fmt::format("{} failed: {}", head, row.error);
-  std::optional<double> gain = speedup(row.cost_original_us, row.cost_us);
-  return fmt::format("{} {:.1f} us -> {:.1f} us ({:.3f}x), {} transformations, {}, {:.2f} s, check {}", head,
-                     row.cost_original_us, row.cost_us, gain.value_or(0), row.transformations, row.stop_reason,
+std::string progress_tail(const HarnessRow& row) {
+  return fmt::format("{} transformations, {}, {:.2f} s, check {}", row.transformations, row.stop_reason,
                      row.search_seconds, row.check_passed ? "passed" : "FAILED");
+}
+
+Latency latency_of(const TimedCandidate& candidate) {
+  return {candidate.predicted_us, candidate.median_us, candidate.spread_us};
+}
+
+// A measured target's end-to-end figures; nullopt for an analytic target (no selection ran).
+std::optional<MeasuredRun> measured_run_of(const OptimizeResult& result) {
+  const Selection& selection = result.target.selection;
+  if (selection.source.empty() || selection.chosen >= selection.candidates.size()) return std::nullopt;
+  MeasuredRun run;
+  run.source = selection.source;
+  run.input = latency_of(selection.candidates[0]);
+  run.written = latency_of(selection.candidates[selection.chosen]);
+  run.chosen = selection.candidates[selection.chosen].label;
+  if (result.target.calibrated) run.calibration_error = result.target.calibration_error;
+  run.kernels_measured = result.target.sources.measured;
+  run.kernels_replayed = result.target.sources.replayed;
+  run.kernels_estimated = result.target.sources.estimated;
+  run.measuring_seconds = result.target.sources.measuring_seconds;
+  return run;
+}
+
+// The first finished run names the target in the report (its runtime, threads and CPU).
+void note_device(HarnessTable& table, const OptimizeResult& result) {
+  if (!table.device.empty()) return;
+  table.device = result.device;
+  table.measured = table.measured || result.target.target.measured;
 }
 
 }  // namespace
@@ -53,9 +78,28 @@ OptimizeOptions optimize_options(const HarnessOptions& options, const std::strin
   result.mode = mode;
   result.beam = options.beam;
   result.time_limit_s = options.time_limit_s;
-  result.target = options.device;
+  result.target = options.target;
+  result.runtime_threads = options.runtime_threads;
+  result.profile_db = options.profile_db;
+  result.replay = options.replay;
+  result.select_runs = options.select_runs;
   result.seed = options.seed;
   return result;
+}
+
+std::string progress_line(const HarnessTable& table, const HarnessRow& row) {
+  std::string head = fmt::format("[{}] {} b{} {}:", table.rows.size(), row.model, row.batch, row.mode);
+  if (!row.error.empty()) return fmt::format("{} failed: {}", head, row.error);
+  if (row.measured_run && measured_speedup(row)) {
+    const MeasuredRun& run = *row.measured_run;
+    return fmt::format("{} measured: {:.1f} us -> {:.1f} us ({:.3f}x, chose {}), predicted {:.3f}x, {}", head,
+                       run.input.median_us, run.written.median_us, *measured_speedup(row), run.chosen,
+                       predicted_speedup(row).value_or(0), progress_tail(row));
+  }
+  std::optional<double> gain = speedup(row.cost_original_us, row.cost_us);
+  std::string chosen = row.measured_run ? fmt::format(", chose {} by prediction", row.measured_run->chosen) : "";
+  return fmt::format("{} {:.1f} us -> {:.1f} us ({:.3f}x{}), {}", head, row.cost_original_us, row.cost_us,
+                     gain.value_or(0), chosen, progress_tail(row));
 }
 
 HarnessRow summarize_run(const std::string& model, int batch, const std::string& mode, const OptimizeResult& result) {
@@ -76,6 +120,7 @@ HarnessRow summarize_run(const std::string& model, int batch, const std::string&
   row.by_family = count_families(families);
   row.check_passed = result.check.passed;
   row.check_max_abs_error = result.check.max_abs_error();
+  row.measured_run = measured_run_of(result);
   return row;
 }
 
@@ -87,7 +132,9 @@ void run_model(HarnessTable& table, const std::string& model, int batch, const G
       pipeline.progress = [&log](const std::string& line) { log << "    " << line << "\n" << std::flush; };
     HarnessRow row;
     try {
-      row = summarize_run(model, batch, mode, optimize(graph, pipeline));
+      OptimizeResult result = optimize(graph, pipeline);
+      note_device(table, result);
+      row = summarize_run(model, batch, mode, result);
     } catch (const std::exception& error) {
       row.model = model;
       row.batch = batch;
@@ -103,14 +150,17 @@ void run_model(HarnessTable& table, const std::string& model, int batch, const G
 HarnessTable run_harness(const HarnessOptions& options, std::ostream& log,
                          const std::function<void(const HarnessTable&)>& after_model) {
   HarnessTable table;
-  table.device = options.device;
+  table.target = options.target;
+  table.measured = runtime::is_measured_target(options.target);
   table.beam = options.beam;
   table.time_limit_s = options.time_limit_s;
   table.seed = options.seed;
+  table.select_runs = options.select_runs;
   table.modes = options.modes;
   const std::vector<std::string>& models = options.models.empty() ? evaluation_models() : options.models;
-  log << fmt::format("harness: {} models x {} batch sizes x {} modes from {}, seed {}\n", models.size(),
-                     options.batches.size(), options.modes.size(), options.models_dir, options.seed);
+  log << fmt::format("harness: {} models x {} batch sizes x {} modes from {}, target {}{}, seed {}\n",
+                     models.size(), options.batches.size(), options.modes.size(), options.models_dir, options.target,
+                     options.replay ? " (replayed)" : "", options.seed);
   for (const std::string& model : models) {
     for (int batch : options.batches) {
       std::string path = model_path(options.models_dir, model, batch);

@@ -19,9 +19,13 @@ struct HarnessOptions {
   std::vector<std::string> models;      // empty: every evaluation model
   std::vector<int> batches = {1, 16};
   std::vector<std::string> modes = {"none", "taso", "pet", "pet-eq-only", "pet-neq-only"};
-  int beam = OptimizeOptions{}.beam;                  // these four as pet-opt's defaults
+  int beam = OptimizeOptions{}.beam;                  // these as pet-opt's defaults
   double time_limit_s = OptimizeOptions{}.time_limit_s;  // per search
-  std::string device = OptimizeOptions{}.target;
+  std::string target = OptimizeOptions{}.target;      // measured (ort-cpu, ...) or estimated (h100, ...)
+  int runtime_threads = OptimizeOptions{}.runtime_threads;  // 0: all cores
+  std::string profile_db = OptimizeOptions{}.profile_db;    // empty: the pipeline's default
+  bool replay = OptimizeOptions{}.replay;             // read the profile DB only, time nothing
+  int select_runs = OptimizeOptions{}.select_runs;    // timed rounds of each end-to-end selection
   std::string out_dir = "build/harness";
   uint64_t seed = OptimizeOptions{}.seed;
   bool verbose = false;                 // forward the search's own progress lines
@@ -35,8 +39,11 @@ std::string model_path(const std::string& models_dir, const std::string& model, 
 
 // The pipeline's options for one run of the harness.
 OptimizeOptions optimize_options(const HarnessOptions& options, const std::string& mode);
-// One table row from a pipeline result.
+// One table row from a pipeline result; a measured target's selection fills `measured_run`.
 HarnessRow summarize_run(const std::string& model, int batch, const std::string& mode, const OptimizeResult& result);
+
+// The line logged after a run; `table` holds the run as its last row (the line counts the rows).
+std::string progress_line(const HarnessTable& table, const HarnessRow& row);
 
 // Optimizes `graph` in every mode of `options`, appending one row per mode to `table` (a run
 // that throws becomes a row with its error) and writing one progress line per run to `log`.

@@ -136,6 +136,15 @@ struct Measurement {
 
 class CostModel {
  public:
+  // A kernel group's time as the runtime ran it stand-alone: its kernels, and the layout
+  // reorders the runtime put before and after them (paid only at a blocked region's edges).
+  struct GroupTime {
+    double kernel_us = 0;
+    double reorder_in_us = 0;
+    double reorder_out_us = 0;
+    int source = 0;  // measured, replayed or estimated
+  };
+
   explicit CostModel(DeviceSpec device, ProfileDb profile = {});
   // A measured target: `fallback` prices what is neither in the DB nor measurable.
   CostModel(DeviceSpec fallback, ProfileDb profile, Measurement measurement);
@@ -156,16 +165,19 @@ class CostModel {
   double fused_correction_time(const Graph& graph, const Node& node) const;
   double measured_graph_cost(const Graph& graph) const;
   double estimated_group_cost(const Graph& graph, const KernelGroup& group) const;
-  // Times the groups in the runtime (one interleaved batch) and records them; returns their sum.
-  double measure_groups(const Graph& graph, const std::vector<const KernelGroup*>& groups) const;
-  void record(const std::string& key, double microseconds, int source) const;  // under mutex_
+  // Times the groups in the runtime (one interleaved batch) and records them.
+  void measure_groups(const Graph& graph, const std::vector<const KernelGroup*>& groups) const;
+  std::optional<GroupTime> stored_group_time(const std::string& key) const;  // under mutex_
+  double with_reorders_at_edges(const Graph& graph, const std::vector<KernelGroup>& groups,
+                                const std::vector<GroupTime>& times) const;
+  void record_measured(const std::string& key, const GroupTime& time, const runtime::Timing& timing) const;  // under mutex_
   DeviceSpec device_;
   mutable ProfileDb profile_;
   std::optional<Measurement> measurement_;
   mutable std::mutex mutex_;
   mutable std::mutex measuring_;  // one measurement at a time: they would disturb each other
   mutable std::map<std::string, NodeCost> memo_;
-  mutable std::map<std::string, std::pair<double, int>> group_memo_;  // key -> (µs, source)
+  mutable std::map<std::string, GroupTime> group_memo_;
   mutable double measuring_seconds_ = 0;
 };
 

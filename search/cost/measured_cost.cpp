@@ -33,13 +33,31 @@ double half_iqr(std::vector<double> values) {
   return (at(0.75) - at(0.25)) / 2;
 }
 
-// What the runtime's profiler says the group took: the sum of its nodes' median times (fused
-// nodes report 0, reorders the runtime inserted count); the end-to-end median when it gave none.
-double group_time(const runtime::Timing& timing) {
-  double sum = 0;
-  for (const runtime::NodeTime& node : timing.nodes) sum += node.microseconds;
-  return sum > 0 ? sum : median_of(timing.runs_us);
+bool is_reorder(const runtime::NodeTime& node) {
+  return node.op == "ReorderInput" || node.op == "ReorderOutput" || node.op == "Reorder";
 }
+
+// What the runtime's profiler says the group took: its nodes' median times (fused nodes report 0),
+// the layout reorders before the first kernel and after the last apart; the end-to-end median
+// when it gave no node time.
+CostModel::GroupTime group_time(const runtime::Timing& timing) {
+  CostModel::GroupTime time;
+  bool past_kernel = false;
+  for (const runtime::NodeTime& node : timing.nodes) {
+    if (!is_reorder(node)) {
+      time.kernel_us += node.microseconds;
+      past_kernel = past_kernel || node.microseconds > 0;
+    } else {
+      (past_kernel ? time.reorder_out_us : time.reorder_in_us) += node.microseconds;
+    }
+  }
+  if (time.kernel_us <= 0) time.kernel_us = median_of(timing.runs_us);
+  time.kernel_us = std::max(time.kernel_us, 0.001);
+  return time;
+}
+
+constexpr const char* kReorderIn = " @reorder-in";
+constexpr const char* kReorderOut = " @reorder-out";
 
 std::string ran_as(const runtime::Timing& timing) {
   std::vector<std::string> ran;
@@ -96,10 +114,10 @@ void CostModel::add_entry(ProfileEntry entry) const {
 CostSources CostModel::sources() const {
   std::lock_guard lock(mutex_);
   CostSources sources;
-  for (const auto& [key, entry] : group_memo_) {
-    if (entry.second == kMeasured) ++sources.measured;
-    if (entry.second == kReplayed) ++sources.replayed;
-    if (entry.second == kEstimated) ++sources.estimated;
+  for (const auto& [key, time] : group_memo_) {
+    if (time.source == kMeasured) ++sources.measured;
+    if (time.source == kReplayed) ++sources.replayed;
+    if (time.source == kEstimated) ++sources.estimated;
   }
   sources.measuring_seconds = measuring_seconds_;
   return sources;
@@ -110,8 +128,12 @@ double CostModel::measuring_seconds() const {
   return measuring_seconds_;
 }
 
-void CostModel::record(const std::string& key, double microseconds, int source) const {
-  group_memo_.emplace(key, std::pair{microseconds, source});
+std::optional<CostModel::GroupTime> CostModel::stored_group_time(const std::string& key) const {
+  const std::string device = measurement_->target.db_device();
+  std::optional<double> kernel = profile_.lookup(device, key);
+  if (!kernel) return std::nullopt;
+  return GroupTime{*kernel, profile_.lookup(device, key + kReorderIn).value_or(0),
+                   profile_.lookup(device, key + kReorderOut).value_or(0), kReplayed};
 }
 
 double CostModel::estimated_group_cost(const Graph& graph, const KernelGroup& group) const {
@@ -120,71 +142,138 @@ double CostModel::estimated_group_cost(const Graph& graph, const KernelGroup& gr
   return total;
 }
 
+namespace {
+
+// Which group computes each value (-1: a graph input or a constant).
+std::vector<int> producing_group(const Graph& graph, const std::vector<KernelGroup>& groups) {
+  std::vector<int> node_group(graph.nodes().size(), -1);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (NodeId id : groups[g].nodes) node_group[static_cast<size_t>(id)] = static_cast<int>(g);
+  std::vector<int> by_value(graph.values().size(), -1);
+  for (const Node& node : graph.nodes())
+    for (ValueId output : node.outputs)
+      by_value[static_cast<size_t>(output)] = node_group[static_cast<size_t>(&node - graph.nodes().data())];
+  return by_value;
+}
+
+}  // namespace
+
+// Each group's kernels, plus its reorders where its blocked layout meets a plain one: a reorder in
+// when some input comes from a group that leaves a plain layout (or from the graph's inputs), a
+// reorder out when some reader, or the graph's output, expects a plain one. A group the runtime
+// ran without reorders is layout-neutral when it is elementwise (it follows its producer) and
+// plain otherwise.
 double CostModel::measured_graph_cost(const Graph& graph) const {
   std::vector<KernelGroup> groups = kernel_groups(graph);
   std::vector<const KernelGroup*> missing;
-  double total = 0;
   {
     std::lock_guard lock(mutex_);
-    const std::string device = measurement_->target.db_device();
     for (const KernelGroup& group : groups) {
-      if (auto known = group_memo_.find(group.key); known != group_memo_.end()) {
-        total += known->second.first;
-      } else if (std::optional<double> stored = profile_.lookup(device, group.key)) {
-        record(group.key, *stored, kReplayed);
-        total += *stored;
+      if (group_memo_.count(group.key)) continue;
+      if (std::optional<GroupTime> stored = stored_group_time(group.key)) {
+        group_memo_.emplace(group.key, *stored);
       } else if (!measurement_->runtime) {
-        double estimate = estimated_group_cost(graph, group);
-        record(group.key, estimate, kEstimated);
-        total += estimate;
+        group_memo_.emplace(group.key, GroupTime{estimated_group_cost(graph, group), 0, 0, kEstimated});
       } else {
         missing.push_back(&group);
       }
     }
   }
-  if (!missing.empty()) total += measure_groups(graph, missing);
+  if (!missing.empty()) measure_groups(graph, missing);
+  std::vector<GroupTime> times;
+  {
+    std::lock_guard lock(mutex_);
+    for (const KernelGroup& group : groups) times.push_back(group_memo_.at(group.key));
+  }
+  return with_reorders_at_edges(graph, groups, times);
+}
+
+double CostModel::with_reorders_at_edges(const Graph& graph, const std::vector<KernelGroup>& groups,
+                                         const std::vector<GroupTime>& times) const {
+  // A group's layout: blocked when the runtime reordered around it; an elementwise group without
+  // reorders takes its first computed input's layout; any other is plain.
+  std::vector<int> producer = producing_group(graph, groups);
+  std::vector<bool> blocked(groups.size(), false);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    blocked[g] = times[g].reorder_in_us > 0 || times[g].reorder_out_us > 0;
+    const Node& head = graph.node(groups[g].nodes.front());
+    if (blocked[g] || !head.def->traits.elementwise) continue;
+    for (ValueId input : head.inputs)
+      if (input != kNoValue && producer[static_cast<size_t>(input)] >= 0) {
+        blocked[g] = blocked[static_cast<size_t>(producer[static_cast<size_t>(input)])];
+        break;
+      }
+  }
+  std::vector<std::vector<NodeId>> readers = graph.consumers();
+  std::vector<bool> derived = constant_derived_values(graph);
+  std::vector<int> node_group(graph.nodes().size(), -1);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (NodeId id : groups[g].nodes) node_group[static_cast<size_t>(id)] = static_cast<int>(g);
+  double total = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    total += times[g].kernel_us;
+    if (!blocked[g]) continue;
+    bool plain_in = false, plain_out = false;
+    for (NodeId id : groups[g].nodes) {
+      for (ValueId input : graph.node(id).inputs) {
+        if (input == kNoValue) continue;
+        int from = producer[static_cast<size_t>(input)];
+        if (from == static_cast<int>(g)) continue;
+        if (derived[static_cast<size_t>(input)]) continue;
+        plain_in = plain_in || from < 0 || !blocked[static_cast<size_t>(from)];
+      }
+      for (ValueId output : graph.node(id).outputs) {
+        plain_out = plain_out || graph.is_output(output);
+        for (NodeId reader : readers[static_cast<size_t>(output)]) {
+          int to = node_group[static_cast<size_t>(reader)];
+          if (to != static_cast<int>(g)) plain_out = plain_out || to < 0 || !blocked[static_cast<size_t>(to)];
+        }
+      }
+    }
+    total += (plain_in ? times[g].reorder_in_us : 0) + (plain_out ? times[g].reorder_out_us : 0);
+  }
   return total;
 }
 
-double CostModel::measure_groups(const Graph& graph, const std::vector<const KernelGroup*>& groups) const {
+void CostModel::measure_groups(const Graph& graph, const std::vector<const KernelGroup*>& groups) const {
   std::lock_guard one_at_a_time(measuring_);
   std::vector<const KernelGroup*> todo;
-  std::vector<std::string> models;
-  double total = 0;
   {
     std::lock_guard lock(mutex_);
     for (const KernelGroup* group : groups) {
-      if (auto known = group_memo_.find(group->key); known != group_memo_.end()) {
-        total += known->second.first;  // timed by another thread meanwhile
-      } else if (std::find_if(todo.begin(), todo.end(), [&](const KernelGroup* g) { return g->key == group->key; }) ==
-                 todo.end()) {
-        todo.push_back(group);
-      }
+      bool known = group_memo_.count(group->key) ||  // timed by another thread meanwhile
+                   std::any_of(todo.begin(), todo.end(), [&](const KernelGroup* g) { return g->key == group->key; });
+      if (!known) todo.push_back(group);
     }
   }
+  std::vector<std::string> models;
   for (const KernelGroup* group : todo) models.push_back(serialize_onnx(kernel_group_model(graph, *group)));
   auto start = std::chrono::steady_clock::now();
   std::vector<std::optional<runtime::Timing>> timings = time_each(*measurement_->runtime, models, measurement_->timing);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard lock(mutex_);
   measuring_seconds_ += seconds;
-  const Target& target = measurement_->target;
   for (size_t i = 0; i < todo.size(); ++i) {
     if (!timings[i]) {
-      record(todo[i]->key, estimated_group_cost(graph, *todo[i]), kEstimated);
+      group_memo_.emplace(todo[i]->key, GroupTime{estimated_group_cost(graph, *todo[i]), 0, 0, kEstimated});
       continue;
     }
-    double microseconds = std::max(group_time(*timings[i]), 0.001);
-    ProfileEntry entry{todo[i]->key, target.db_device(), microseconds, ran_as(*timings[i]), target.runtime, today(),
-                       half_iqr(timings[i]->runs_us), static_cast<int>(timings[i]->runs_us.size())};
-    profile_.add(std::move(entry));
-    record(todo[i]->key, microseconds, kMeasured);
+    GroupTime time = group_time(*timings[i]);
+    time.source = kMeasured;
+    record_measured(todo[i]->key, time, *timings[i]);
+    group_memo_.emplace(todo[i]->key, time);
   }
-  // Every group asked for is now known (duplicates of one key included).
-  for (const KernelGroup* group : groups)
-    if (std::find_if(todo.begin(), todo.end(), [&](const KernelGroup* g) { return g->key == group->key; }) != todo.end())
-      total += group_memo_.at(group->key).first;
-  return total;
+}
+
+void CostModel::record_measured(const std::string& key, const GroupTime& time, const runtime::Timing& timing) const {
+  const Target& target = measurement_->target;
+  auto entry = [&](const std::string& entry_key, double microseconds) {
+    profile_.add({entry_key, target.db_device(), microseconds, ran_as(timing), target.runtime, today(),
+                  half_iqr(timing.runs_us), static_cast<int>(timing.runs_us.size())});
+  };
+  entry(key, time.kernel_us);
+  if (time.reorder_in_us > 0) entry(key + kReorderIn, time.reorder_in_us);
+  if (time.reorder_out_us > 0) entry(key + kReorderOut, time.reorder_out_us);
 }
 
 }  // namespace pet::cost

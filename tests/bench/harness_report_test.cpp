@@ -1,5 +1,8 @@
-// The harness's report: rows in, exact markdown and CSV out; speedups; transformation families.
+// The harness's report: rows in, exact markdown and CSV out (estimated and measured targets); speedups;
+// transformation families.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "bench/harness_report.h"
 
@@ -21,7 +24,8 @@ HarnessRow run(const std::string& mode, double cost_us, double seconds, const st
 // none, taso, pet and a failed pet-neq-only run of one model, and one model skipped.
 HarnessTable sample_table() {
   HarnessTable table;
-  table.device = "h100";
+  table.target = "h100";
+  table.device = "h100 (estimated)";
   table.beam = 8;
   table.time_limit_s = 60;
   table.seed = 2026;
@@ -50,7 +54,7 @@ HarnessTable sample_table() {
 
 TEST(HarnessReport, MarkdownTable) {
   EXPECT_EQ(harness_markdown(sample_table()),
-            "# pet harness: estimated cost on h100\n"
+            "# pet harness: h100 (estimated)\n"
             "\n"
             "Beam 8, search time limit 60 s, seed 2026. Costs are the cost model's estimates in microseconds; "
             "speedups divide the costs of the same model and batch. The search time column is wall clock; the "
@@ -97,6 +101,133 @@ TEST(HarnessReport, Csv) {
             "resnet18,1,pet,ok,1000.000,625.000,1.6000,1.2800,3.250,time-limit,5,2,1,2,"
             "rule:conv-add=2;mutant:a=1;mutant:b=1;mutant:c|d=1,true,1.500e-05,\n"
             "resnet18,1,pet-neq-only,\"error: rule library \"\"x\"\" missing, see docs | here\",,,,,,,,,,,,,,\n");
+}
+
+MeasuredRun timed(const std::string& source, Latency input, Latency written, const std::string& chosen) {
+  MeasuredRun run;
+  run.source = source;
+  run.input = input;
+  run.written = written;
+  run.chosen = chosen;
+  return run;
+}
+
+// ort-cpu: resnet18 in none (the cleaned input written), pet (a program) and a failed pet-neq-only,
+// then bert_s128 in pet from a replayed profile DB.
+HarnessTable measured_table() {
+  HarnessTable table;
+  table.target = "ort-cpu";
+  table.device = "ort-cpu (onnxruntime 1.32.0, 1 thread, AMD EPYC)";
+  table.measured = true;
+  table.beam = 8;
+  table.time_limit_s = 60;
+  table.seed = 2026;
+  table.select_runs = 10;
+  table.modes = {"none", "pet", "pet-neq-only"};
+  HarnessRow none = run("none", 950, 0, "no-search");
+  none.measured_run = timed("measured", {1000, 1200, 10}, {950, 1150, 8}, "cleaned");
+  none.measured_run->calibration_error = 950.0 / 1150 - 1;
+  none.measured_run->kernels_measured = 12;
+  none.measured_run->measuring_seconds = 4.5;
+  table.rows.push_back(none);
+  HarnessRow pet = run("pet", 700, 12.5, "converged");
+  pet.transformations = 4;
+  pet.check_max_abs_error = 2e-6;
+  pet.measured_run = timed("measured", {1000, 1210, 12}, {700, 880, 9.5}, "program 1");
+  pet.measured_run->calibration_error = 950.0 / 1160 - 1;
+  pet.measured_run->kernels_measured = 30;
+  pet.measured_run->kernels_replayed = 12;
+  pet.measured_run->measuring_seconds = 20.25;
+  table.rows.push_back(pet);
+  HarnessRow failed = run("pet-neq-only", 0, 0, "");
+  failed.error = "boom";
+  table.rows.push_back(failed);
+  HarnessRow bert = run("pet", 1500, 30, "time-limit");
+  bert.model = "bert_s128";
+  bert.transformations = 2;
+  bert.measured_run = timed("replayed", {2100, 2000, 40}, {1500, 1600, 25}, "program 2");
+  bert.measured_run->kernels_replayed = 25;
+  table.rows.push_back(bert);
+  return table;
+}
+
+TEST(HarnessReport, MeasuredMarkdownTable) {
+  EXPECT_EQ(harness_markdown(measured_table()),
+            "# pet harness: ort-cpu (onnxruntime 1.32.0, 1 thread, AMD EPYC)\n"
+            "\n"
+            "Beam 8, search time limit 60 s, seed 2026, 10 timed rounds per selection. Times are end-to-end medians "
+            "± half the interquartile range in microseconds, of the input model and of the model written, timed "
+            "interleaved in the runtime; the measured speedup divides the two, the predicted speedup divides the "
+            "cost model's estimates of the same two, and the calibration error is the estimate of the cleaned input "
+            "over its measured time, minus one. Times vary from run to run; compare ratios within one run.\n"
+            "\n"
+            "| model | batch | mode | input (us) | written (us) | measured speedup | chosen | predicted speedup | "
+            "calibration error | transformations | search (s) | check max abs error |\n"
+            "|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|\n"
+            "| resnet18 | 1 | none | 1200.0 ± 10.0 | 1150.0 ± 8.0 | 1.043x | cleaned | 1.053x | -17.4% | 0 | 0.00 | "
+            "0.00e+00 |\n"
+            "| resnet18 | 1 | pet | 1210.0 ± 12.0 | 880.0 ± 9.5 | 1.375x | program 1 | 1.429x | -18.1% | 4 | 12.50 | "
+            "2.00e-06 |\n"
+            "| resnet18 | 1 | pet-neq-only | error: boom | | | | | | | | |\n"
+            "| bert_s128 | 1 | pet | 2000.0 ± 40.0 | 1600.0 ± 25.0 | 1.250x | program 2 (replayed) | 1.400x | n/a | 2 | "
+            "30.00 | 0.00e+00 |\n"
+            "\n"
+            "- geometric mean of measured speedups, mode none: 1.043x over 1 run\n"
+            "- geometric mean of measured speedups, mode pet: 1.311x over 2 runs\n"
+            "- kernel-group costs over all runs: 42 measured, 37 replayed from the profile DB, 0 estimated; "
+            "24.8 s measuring\n");
+}
+
+TEST(HarnessReport, MeasuredCsv) {
+  EXPECT_EQ(harness_csv(measured_table()),
+            "model,batch,mode,status,selection,input_us,input_spread_us,written_us,written_spread_us,"
+            "measured_speedup,chosen,input_predicted_us,written_predicted_us,predicted_speedup,calibration_error,"
+            "transformations,search_s,stop_reason,check_passed,check_max_abs_error,kernels_measured,"
+            "kernels_replayed,kernels_estimated,measuring_s\n"
+            "resnet18,1,none,ok,measured,1200.000,10.000,1150.000,8.000,1.0435,cleaned,1000.000,950.000,1.0526,"
+            "-0.1739,0,0.000,no-search,true,0.000e+00,12,0,0,4.500\n"
+            "resnet18,1,pet,ok,measured,1210.000,12.000,880.000,9.500,1.3750,program 1,1000.000,700.000,1.4286,"
+            "-0.1810,4,12.500,converged,true,2.000e-06,30,12,0,20.250\n"
+            "resnet18,1,pet-neq-only,error: boom,,,,,,,,,,,,,,,,,,,,\n"
+            "bert_s128,1,pet,ok,replayed,2000.000,40.000,1600.000,25.000,1.2500,program 2,2100.000,1500.000,1.4000,"
+            ",2,30.000,time-limit,true,0.000e+00,0,25,0,0.000\n");
+}
+
+// A replayed DB without end-to-end times: the selection went by prediction, nothing was timed.
+TEST(HarnessReport, MeasuredTargetChosenByPrediction) {
+  HarnessTable table = measured_table();
+  table.rows.resize(1);
+  table.rows[0].measured_run = timed("estimated", {1000, 0, 0}, {950, 0, 0}, "cleaned");
+  EXPECT_FALSE(measured_speedup(table.rows[0]));
+  EXPECT_DOUBLE_EQ(*predicted_speedup(table.rows[0]), 1000.0 / 950);
+  std::string text = harness_markdown(table);
+  EXPECT_NE(text.find("| resnet18 | 1 | none | n/a | n/a | n/a | cleaned (by prediction) | 1.053x | n/a | 0 | "),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("geometric mean"), std::string::npos) << text;
+  EXPECT_NE(harness_csv(table).find("resnet18,1,none,ok,estimated,,,,,,cleaned,1000.000,950.000,1.0526,,"),
+            std::string::npos);
+}
+
+TEST(HarnessReport, GeometricMeanOfMeasuredSpeedups) {
+  HarnessTable table = measured_table();
+  auto [pet, pet_runs] = geometric_mean_measured_speedup(table, "pet");
+  EXPECT_DOUBLE_EQ(*pet, std::sqrt(1210.0 / 880 * (2000.0 / 1600)));
+  EXPECT_EQ(pet_runs, 2);
+  auto [neq, neq_runs] = geometric_mean_measured_speedup(table, "pet-neq-only");  // its one run failed
+  EXPECT_FALSE(neq);
+  EXPECT_EQ(neq_runs, 0);
+  EXPECT_FALSE(geometric_mean_measured_speedup(sample_table(), "pet").first);  // estimated: nothing measured
+}
+
+TEST(HarnessReport, TitleFallsBackToTheTargetBeforeAnyRunFinishes) {
+  HarnessTable table;
+  table.target = "h100";
+  EXPECT_EQ(target_title(table), "h100 (estimated)");
+  table.target = "ort-cpu";
+  table.measured = true;
+  EXPECT_EQ(target_title(table), "ort-cpu");
+  EXPECT_EQ(harness_markdown(table).substr(0, 26), "# pet harness: ort-cpu\n\nBe");
 }
 
 TEST(HarnessReport, CsvQuoting) {

@@ -31,8 +31,10 @@ const char* kParallelConvs = R"(graph "parallel" opset 13 {
 }
 )";
 
+// Tests never time anything: every run here prices with the analytic h100 model.
 HarnessOptions quick_options() {
   HarnessOptions options;
+  options.target = "h100";
   options.modes = {"none", "pet"};
   options.beam = 2;
   options.time_limit_s = 20;
@@ -85,15 +87,82 @@ TEST(HarnessRun, TinyGraphInNoneAndPet) {
   EXPECT_FALSE(pet.stop_reason.empty());
   EXPECT_NE(log.str().find("[1] parallel b1 none:"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("[2] parallel b1 pet:"), std::string::npos) << log.str();
+  EXPECT_FALSE(none.measured_run) << "an estimated target has no end-to-end times";
+  EXPECT_FALSE(pet.measured_run);
+  EXPECT_EQ(table.device, "h100 (estimated)");
+  EXPECT_FALSE(table.measured);
 
   std::ostringstream ignored;
   run_model(again, "parallel", 1, graph, quick_options(), ignored);
   EXPECT_EQ(without_times(table), without_times(again)) << "the harness must be deterministic but for times";
 }
 
+// A measured target's result as the pipeline returns it, built by hand: nothing is timed.
+OptimizeResult measured_result() {
+  OptimizeResult result;
+  result.cost_original_us = 950;
+  result.cost_optimized_us = 700;
+  result.search.stop_reason = "converged";
+  result.search.seconds = 12.5;
+  result.device = "ort-cpu (onnxruntime 1.32.0, 1 thread, AMD EPYC)";
+  result.target.target = {"ort-cpu", true, 1, "onnxruntime 1.32.0", "AMD EPYC"};
+  result.target.sources = {30, 12, 1, 20.25};
+  result.target.selection.source = "measured";
+  result.target.selection.candidates = {{"input", 1000, 1210, 12, 10},
+                                        {"cleaned", 950, 1160, 11, 10},
+                                        {"program 1", 700, 880, 9.5, 10},
+                                        {"program 2", 720, 900, 9, 10}};
+  result.target.selection.chosen = 2;
+  result.target.calibration_error = 950.0 / 1160 - 1;
+  result.target.calibrated = true;
+  return result;
+}
+
+TEST(HarnessRun, SummarizesAMeasuredSelection) {
+  HarnessRow row = summarize_run("resnet18", 1, "pet", measured_result());
+  ASSERT_TRUE(row.measured_run);
+  const MeasuredRun& run = *row.measured_run;
+  EXPECT_EQ(run.source, "measured");
+  EXPECT_EQ(run.chosen, "program 1");
+  EXPECT_DOUBLE_EQ(run.input.median_us, 1210);
+  EXPECT_DOUBLE_EQ(run.input.spread_us, 12);
+  EXPECT_DOUBLE_EQ(run.input.predicted_us, 1000);
+  EXPECT_DOUBLE_EQ(run.written.median_us, 880);
+  EXPECT_DOUBLE_EQ(run.written.spread_us, 9.5);
+  EXPECT_DOUBLE_EQ(run.written.predicted_us, 700);
+  EXPECT_DOUBLE_EQ(*run.calibration_error, 950.0 / 1160 - 1);
+  EXPECT_EQ(run.kernels_measured, 30);
+  EXPECT_EQ(run.kernels_replayed, 12);
+  EXPECT_EQ(run.kernels_estimated, 1);
+  EXPECT_DOUBLE_EQ(run.measuring_seconds, 20.25);
+  EXPECT_DOUBLE_EQ(*measured_speedup(row), 1210.0 / 880);
+
+  OptimizeResult uncalibrated = measured_result();
+  uncalibrated.target.calibrated = false;
+  EXPECT_FALSE(summarize_run("resnet18", 1, "pet", uncalibrated).measured_run->calibration_error);
+  OptimizeResult estimated;  // an analytic target: no selection
+  EXPECT_FALSE(summarize_run("resnet18", 1, "pet", estimated).measured_run);
+}
+
+TEST(HarnessRun, ProgressLineOfAMeasuredRun) {
+  HarnessTable table;
+  table.rows.push_back(summarize_run("resnet18", 1, "pet", measured_result()));
+  EXPECT_EQ(progress_line(table, table.rows.back()),
+            "[1] resnet18 b1 pet: measured: 1210.0 us -> 880.0 us (1.375x, chose program 1), predicted 1.429x, "
+            "0 transformations, converged, 12.50 s, check passed");
+
+  OptimizeResult by_prediction = measured_result();
+  by_prediction.target.selection.source = "estimated";
+  for (TimedCandidate& candidate : by_prediction.target.selection.candidates) candidate.median_us = 0;
+  table.rows.back() = summarize_run("resnet18", 1, "pet", by_prediction);
+  EXPECT_EQ(progress_line(table, table.rows.back()),
+            "[1] resnet18 b1 pet: 950.0 us -> 700.0 us (1.357x, chose program 1 by prediction), 0 transformations, "
+            "converged, 12.50 s, check passed");
+}
+
 TEST(HarnessRun, WritesTheReportFiles) {
   HarnessTable table;
-  table.device = "h100";
+  table.target = "h100";
   table.modes = {"none"};
   std::ostringstream log;
   HarnessOptions options = quick_options();
@@ -132,7 +201,7 @@ TEST(HarnessRun, MainRunsAModelFileAndWritesTheReport) {
   export_onnx(parse_graph(kParallelConvs), (models / "parallel_b1" / "model.onnx").string());
   std::ostringstream log, err;
   int status = harness_main({"--models", "parallel,absent", "--batches", "1", "--modes", "none,taso", "--beam", "2",
-                             "--time-limit", "20", "--out", out.string()},
+                             "--time-limit", "20", "--target", "h100", "--out", out.string()},
                             models.string(), log, err);
   EXPECT_EQ(status, 0) << log.str() << err.str();
   EXPECT_NE(log.str().find("[1] parallel b1 none:"), std::string::npos) << log.str();
@@ -142,6 +211,7 @@ TEST(HarnessRun, MainRunsAModelFileAndWritesTheReport) {
   EXPECT_NE(markdown.find("| parallel | 1 | none | "), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| parallel | 1 | taso | "), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("- absent batch 1: missing "), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.substr(0, 33), "# pet harness: h100 (estimated)\n\n");
   EXPECT_EQ(read_file(out / "harness.csv").substr(0, 11), "model,batch");
   EXPECT_TRUE(std::filesystem::exists(out / "speedup.png"));
 }
@@ -176,7 +246,39 @@ TEST(HarnessCli, Defaults) {
   EXPECT_EQ(options.modes, harness_modes());
   EXPECT_EQ(options.beam, 8);
   EXPECT_EQ(options.out_dir, "build/harness");
-  EXPECT_EQ(options.device, "h100");
+  EXPECT_EQ(options.target, OptimizeOptions{}.target);
+  EXPECT_EQ(options.runtime_threads, 0) << "all cores";
+  EXPECT_EQ(options.profile_db, "");
+  EXPECT_FALSE(options.replay);
+  EXPECT_EQ(options.select_runs, OptimizeOptions{}.select_runs);
+}
+
+TEST(HarnessCli, TargetFlags) {
+  HarnessOptions options = parse_harness_args(
+      {"--target", "ort-cpu", "--threads", "4", "--profile-db", "db.json", "--replay", "--select-runs=3"}, "/models");
+  EXPECT_EQ(options.target, "ort-cpu");
+  EXPECT_EQ(options.runtime_threads, 4);
+  EXPECT_EQ(options.profile_db, "db.json");
+  EXPECT_TRUE(options.replay);
+  EXPECT_EQ(options.select_runs, 3);
+  EXPECT_EQ(parse_harness_args({"--target", "h100"}, "/models").target, "h100");
+  EXPECT_EQ(parse_harness_args({"--target", "openvino-cpu"}, "/models").target, "openvino-cpu");
+}
+
+TEST(HarnessCli, TargetFlagsReachThePipeline) {
+  HarnessOptions options = parse_harness_args(
+      {"--target", "ort-cpu", "--threads", "2", "--profile-db", "db.json", "--replay", "--select-runs", "5",
+       "--beam", "3", "--seed", "9"},
+      "/models");
+  OptimizeOptions pipeline = optimize_options(options, "taso");
+  EXPECT_EQ(pipeline.mode, "taso");
+  EXPECT_EQ(pipeline.target, "ort-cpu");
+  EXPECT_EQ(pipeline.runtime_threads, 2);
+  EXPECT_EQ(pipeline.profile_db, "db.json");
+  EXPECT_TRUE(pipeline.replay);
+  EXPECT_EQ(pipeline.select_runs, 5);
+  EXPECT_EQ(pipeline.beam, 3);
+  EXPECT_EQ(pipeline.seed, 9u);
 }
 
 TEST(HarnessCli, Flags) {
@@ -213,12 +315,20 @@ TEST(HarnessCli, BadFlagsSayWhatIsWrong) {
   EXPECT_EQ(user_error({"--time-limit", "0"}), "--time-limit 0 must be a positive number of seconds");
   EXPECT_EQ(user_error({"--fast"}), "unknown flag '--fast'; see pet_harness --help");
   EXPECT_EQ(user_error({"model.onnx"}), "unexpected argument 'model.onnx'; see pet_harness --help");
+  EXPECT_EQ(user_error({"--target", "tpu"}),
+            "--target 'tpu' is not a target: pass ort-cpu, openvino-cpu (measured on this machine), a100, cpu, h100, "
+            "v100 (estimated), or the path of a device spec JSON file");
+  EXPECT_EQ(user_error({"--device", "h100"}), "unknown flag '--device'; see pet_harness --help");
+  EXPECT_EQ(user_error({"--threads", "0"}), "--threads '0' must be an integer from 1 to 1024");
+  EXPECT_EQ(user_error({"--select-runs", "0"}), "--select-runs '0' must be an integer from 1 to 10000");
 }
 
 TEST(HarnessCli, HelpAndUserErrorExitCodes) {
   std::ostringstream out, err;
   EXPECT_EQ(harness_main({"--help"}, "/models", out, err), 0);
   EXPECT_EQ(out.str(), kHarnessHelp);
+  std::string help = kHarnessHelp;
+  EXPECT_NE(help.find("(default " + OptimizeOptions{}.target + ")"), std::string::npos) << "--target's default";
   EXPECT_EQ(harness_main({"--beam", "0"}, "/models", out, err), 2);
   EXPECT_NE(err.str().find("pet_harness: --beam '0' must be an integer from 1 to"), std::string::npos) << err.str();
 }
