@@ -1,9 +1,10 @@
-// The harness's report: rows in, exact markdown and CSV out (estimated and measured targets); speedups;
-// transformation families.
+// The harness's report: rows in, exact markdown and CSV out and chart data (estimated and measured
+// targets); speedups; transformation families.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "bench/harness_charts.h"
 #include "bench/harness_report.h"
 
 namespace pet::bench {
@@ -228,6 +229,19 @@ TEST(HarnessReport, TitleFallsBackToTheTargetBeforeAnyRunFinishes) {
   table.measured = true;
   EXPECT_EQ(target_title(table), "ort-cpu");
   EXPECT_EQ(harness_markdown(table).substr(0, 26), "# pet harness: ort-cpu\n\nBe");
+}
+
+TEST(HarnessCharts, MeasuredTargetChartsTheMeasuredSpeedupPerMode) {
+  BarChart chart = speedup_chart(measured_table());
+  EXPECT_EQ(chart.title, "Measured speedup over the input on ort-cpu (higher is better)");
+  EXPECT_EQ(chart.series, (std::vector<std::string>{"none", "pet", "pet-neq-only"}));
+  ASSERT_EQ(chart.groups.size(), 2u);
+  EXPECT_EQ(chart.groups[0].label, "resnet18\nb1");
+  EXPECT_EQ(chart.groups[0].values, (std::vector<std::optional<double>>{1200.0 / 1150, 1210.0 / 880, std::nullopt}));
+  EXPECT_EQ(chart.groups[1].values, (std::vector<std::optional<double>>{std::nullopt, 2000.0 / 1600, std::nullopt}));
+  EXPECT_EQ(cost_chart(measured_table()).title, "Predicted cost on ort-cpu, relative to none (lower is better)");
+  EXPECT_EQ(speedup_chart(sample_table()).title, "Speedup of pet, estimated on h100 (higher is better)");
+  EXPECT_EQ(cost_chart(sample_table()).title, "Estimated cost on h100, relative to none (lower is better)");
 }
 
 TEST(HarnessReport, CsvQuoting) {

@@ -77,6 +77,66 @@ TEST(PetOpt, SameInputGivesByteIdenticalOutputAndReport) {
   EXPECT_EQ(bytes(temp_file("det.json")), first_report) << "wall-clock times belong behind --report-times";
 }
 
+std::string file_bytes(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// A measured target times the model in its runtime (nothing here asserts how long it took), then
+// a replay of the DB it wrote times nothing and gives the same bytes every time.
+void expect_measured_then_replayed(const std::string& target, const std::string& runtime_name) {
+  std::string model = conv_bn_model();
+  std::string db = temp_file(target + "-db.json");
+  std::filesystem::remove(db);
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_opt_main({model, "--target", target, "--threads", "1", "--profile-db", db, "--select-runs", "3", "-o",
+                          temp_file(target + ".onnx")},
+                         out, err),
+            0)
+      << err.str();
+  EXPECT_NE(out.str().find("measured latency in " + runtime_name), std::string::npos) << out.str();
+  ASSERT_TRUE(std::filesystem::exists(db));
+
+  std::vector<std::string> replay = {model, "--target", target, "--threads", "1", "--profile-db", db, "--replay", "-o",
+                                     temp_file(target + "-replay.onnx")};
+  std::ostringstream replay_out, replay_err;
+  ASSERT_EQ(pet_opt_main(replay, replay_out, replay_err), 0) << replay_err.str();
+  std::string first_model = file_bytes(temp_file(target + "-replay.onnx"));
+  std::string first_report = file_bytes(temp_file(target + "-replay.json"));
+  std::string db_before = file_bytes(db);
+  ASSERT_EQ(pet_opt_main(replay, replay_out, replay_err), 0);
+  EXPECT_EQ(file_bytes(temp_file(target + "-replay.onnx")), first_model);
+  EXPECT_EQ(file_bytes(temp_file(target + "-replay.json")), first_report);
+  EXPECT_EQ(file_bytes(db), db_before) << "a replay never writes the DB";
+  nlohmann::json report = nlohmann::json::parse(first_report);
+  EXPECT_EQ(report["target"]["name"], target);
+  EXPECT_EQ(report["target"]["selection"]["source"], "replayed");
+  EXPECT_EQ(report["target"]["kernel_costs"]["measured"], 0);
+  EXPECT_EQ(report["target"]["kernel_costs"]["estimated"], 0);
+  EXPECT_GT(report["target"]["kernel_costs"]["replayed"].get<int>(), 0);
+}
+
+TEST(PetOpt, OrtCpuMeasuresThenReplaysByteIdentically) { expect_measured_then_replayed("ort-cpu", "onnxruntime"); }
+
+TEST(PetOpt, OpenVinoCpuMeasuresThenReplaysByteIdentically) {
+  expect_measured_then_replayed("openvino-cpu", "openvino");
+}
+
+TEST(PetOpt, ReplayingADbWithoutTheTargetSaysHowToMeasureIt) {
+  std::string db = temp_file("empty-db.json");
+  {
+    std::ofstream file(db);
+    file << "{\"entries\": []}\n";
+  }
+  std::ostringstream out, err;
+  EXPECT_EQ(pet_opt_main({conv_bn_model(), "--target", "ort-cpu", "--threads", "1", "--profile-db", db, "--replay"},
+                         out, err),
+            2);
+  EXPECT_EQ(err.str(), "pet-opt: error: --replay: the profile DB '" + db +
+                           "' holds no ort-cpu times at 1 thread; run once without --replay to measure them, or pass "
+                           "--threads with a recorded count\n");
+}
+
 TEST(PetRun, WritesOutputsNamedAfterGraphOutputs) {
   std::string model = conv_bn_model();
   std::string input = temp_file("run_input.pb");
