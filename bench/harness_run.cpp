@@ -87,12 +87,13 @@ OptimizeOptions optimize_options(const HarnessOptions& options, const std::strin
   return result;
 }
 
+// A measured target's line leads with the end-to-end times ("measured:" or "replayed:"), else the estimates.
 std::string progress_line(const HarnessTable& table, const HarnessRow& row) {
   std::string head = fmt::format("[{}] {} b{} {}:", table.rows.size(), row.model, row.batch, row.mode);
   if (!row.error.empty()) return fmt::format("{} failed: {}", head, row.error);
   if (row.measured_run && measured_speedup(row)) {
     const MeasuredRun& run = *row.measured_run;
-    return fmt::format("{} measured: {:.1f} us -> {:.1f} us ({:.3f}x, chose {}), predicted {:.3f}x, {}", head,
+    return fmt::format("{} {}: {:.1f} us -> {:.1f} us ({:.3f}x, chose {}), predicted {:.3f}x, {}", head, run.source,
                        run.input.median_us, run.written.median_us, *measured_speedup(row), run.chosen,
                        predicted_speedup(row).value_or(0), progress_tail(row));
   }

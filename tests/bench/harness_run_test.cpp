@@ -151,6 +151,11 @@ TEST(HarnessRun, ProgressLineOfAMeasuredRun) {
             "[1] resnet18 b1 pet: measured: 1210.0 us -> 880.0 us (1.375x, chose program 1), predicted 1.429x, "
             "0 transformations, converged, 12.50 s, check passed");
 
+  OptimizeResult replayed = measured_result();
+  replayed.target.selection.source = "replayed";
+  table.rows.back() = summarize_run("resnet18", 1, "pet", replayed);
+  EXPECT_EQ(progress_line(table, table.rows.back()).substr(0, 50), "[1] resnet18 b1 pet: replayed: 1210.0 us -> 880.0 ");
+
   OptimizeResult by_prediction = measured_result();
   by_prediction.target.selection.source = "estimated";
   for (TimedCandidate& candidate : by_prediction.target.selection.candidates) candidate.median_us = 0;
