@@ -154,7 +154,8 @@ TEST(HarnessRun, ProgressLineOfAMeasuredRun) {
   OptimizeResult replayed = measured_result();
   replayed.target.selection.source = "replayed";
   table.rows.back() = summarize_run("resnet18", 1, "pet", replayed);
-  EXPECT_EQ(progress_line(table, table.rows.back()).substr(0, 50), "[1] resnet18 b1 pet: replayed: 1210.0 us -> 880.0 ");
+  EXPECT_EQ(progress_line(table, table.rows.back()).substr(0, 50),
+            "[1] resnet18 b1 pet: replayed: 1210.0 us -> 880.0 ");
 
   OptimizeResult by_prediction = measured_result();
   by_prediction.target.selection.source = "estimated";
