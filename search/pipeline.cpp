@@ -124,7 +124,7 @@ void open_target(const OptimizeOptions& options, TargetSetup& setup) {
   }
   measurement.timing.threads = threads;
   measurement.timing.seed = options.seed;
-  setup.cost.emplace(cost::load_device("cpu"), std::move(db), std::move(measurement));
+  setup.cost.emplace(cost::load_cpu_fallback(), std::move(db), std::move(measurement));
 }
 
 search::MoveKinds moves_of(const std::string& mode) {

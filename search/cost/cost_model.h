@@ -60,6 +60,8 @@ struct DeviceSpec {
 // UserError naming the known devices when neither exists.
 DeviceSpec load_device(const std::string& name_or_path);
 std::vector<std::string> known_devices();
+// The spec that prices a measured target's kernel groups it could neither time nor replay.
+DeviceSpec load_cpu_fallback();
 // Reads a spec from JSON text; UserError naming `source` and the missing or bad field.
 DeviceSpec parse_device(const std::string& json_text, const std::string& source);
 

@@ -94,16 +94,28 @@ DeviceSpec parse_device(const std::string& json_text, const std::string& source)
   return spec;
 }
 
+// The CPU spec prices only what a measured target could not time; it is no target of its own.
+constexpr const char* kCpuFallback = "cpu";
+
 std::vector<std::string> known_devices() {
   std::vector<std::string> names;
-  for (const EmbeddedDevice& device : embedded_devices()) names.emplace_back(device.name);
+  for (const EmbeddedDevice& device : embedded_devices())
+    if (std::string(device.name) != kCpuFallback) names.emplace_back(device.name);
   std::sort(names.begin(), names.end());
   return names;
 }
 
+DeviceSpec load_cpu_fallback() {
+  for (const EmbeddedDevice& device : embedded_devices())
+    if (std::string(device.name) == kCpuFallback) return parse_device(device.json, "built-in cpu");
+  PET_CHECK(false, "the cpu spec is embedded");
+  return {};
+}
+
 DeviceSpec load_device(const std::string& name_or_path) {
   for (const EmbeddedDevice& device : embedded_devices())
-    if (name_or_path == device.name) return parse_device(device.json, "built-in " + name_or_path);
+    if (name_or_path == device.name && name_or_path != kCpuFallback)
+      return parse_device(device.json, "built-in " + name_or_path);
   std::error_code error;
   if (std::filesystem::is_regular_file(name_or_path, error)) {
     std::ifstream file(name_or_path, std::ios::binary);

@@ -322,7 +322,7 @@ TEST(HarnessCli, BadFlagsSayWhatIsWrong) {
   EXPECT_EQ(user_error({"--fast"}), "unknown flag '--fast'; see pet_harness --help");
   EXPECT_EQ(user_error({"model.onnx"}), "unexpected argument 'model.onnx'; see pet_harness --help");
   EXPECT_EQ(user_error({"--target", "tpu"}),
-            "--target 'tpu' is not a target: pass ort-cpu, openvino-cpu (measured on this machine), a100, cpu, h100, "
+            "--target 'tpu' is not a target: pass ort-cpu, openvino-cpu (measured on this machine), a100, h100, "
             "v100 (estimated), or the path of a device spec JSON file");
   EXPECT_EQ(user_error({"--device", "h100"}), "unknown flag '--device'; see pet_harness --help");
   EXPECT_EQ(user_error({"--threads", "0"}), "--threads '0' must be an integer from 1 to 1024");

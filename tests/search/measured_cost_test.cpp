@@ -101,7 +101,7 @@ TEST(MeasuredCost, OrtTimesEachKernelGroupOnceRecordsItAndReplaysTheSameCost) {
   measurement.target = {"ort-cpu", true, 1, ort->version(), runtime::cpu_model()};
   measurement.runtime = ort.get();
   measurement.timing.runs = 3;
-  cost::CostModel measured(cost::load_device("cpu"), {}, measurement);
+  cost::CostModel measured(cost::load_cpu_fallback(), {}, measurement);
   Graph graph = parse_graph(kResidualBlock);
   double cost_us = measured.graph_cost(graph);
   EXPECT_GT(cost_us, 0);
@@ -123,7 +123,7 @@ TEST(MeasuredCost, OrtTimesEachKernelGroupOnceRecordsItAndReplaysTheSameCost) {
   EXPECT_EQ(loaded.to_json_text(), measured.profile().to_json_text()) << "written and read back unchanged";
 
   measurement.runtime = nullptr;  // replay: nothing is timed
-  cost::CostModel replayed(cost::load_device("cpu"), loaded, measurement);
+  cost::CostModel replayed(cost::load_cpu_fallback(), loaded, measurement);
   EXPECT_EQ(replayed.graph_cost(graph), cost_us);
   EXPECT_EQ(replayed.sources().replayed, 2);
   EXPECT_EQ(replayed.sources().measured + replayed.sources().estimated, 0);
@@ -154,7 +154,7 @@ TEST(MeasuredCost, ReordersArePaidOnlyWhereABlockedRegionMeetsAPlainLayout) {
   add(groups[0].key + " @reorder-in", 1);
   add(groups[0].key + " @reorder-out", 2);
   add(groups[2].key, 5);
-  cost::CostModel replayed(cost::load_device("cpu"), db, measurement);
+  cost::CostModel replayed(cost::load_cpu_fallback(), db, measurement);
   EXPECT_EQ(replayed.graph_cost(graph), 10 + 10 + 5 + 1 + 2);
   EXPECT_EQ(replayed.sources().replayed, 2);
 }
@@ -162,7 +162,7 @@ TEST(MeasuredCost, ReordersArePaidOnlyWhereABlockedRegionMeetsAPlainLayout) {
 TEST(MeasuredCost, AReplayedDbWithoutAGroupEstimatesItAndSaysSo) {
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
-  cost::CostModel replayed(cost::load_device("cpu"), {}, measurement);
+  cost::CostModel replayed(cost::load_cpu_fallback(), {}, measurement);
   EXPECT_GT(replayed.graph_cost(parse_graph(kResidualBlock)), 0);
   EXPECT_EQ(replayed.sources().estimated, 2);
   EXPECT_EQ(replayed.sources().measured + replayed.sources().replayed, 0);
