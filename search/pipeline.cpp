@@ -160,7 +160,9 @@ std::vector<search::Program> run_search(const Graph& cleaned, const OptimizeOpti
                               .max_candidates = options.max_candidates,
                               .start = std::chrono::steady_clock::now(),
                               .progress = options.progress,
-                              .excluded_seconds = [&cost] { return cost.measuring_seconds(); }};
+                              .excluded_seconds = [&cost, before = cost.measuring_seconds()] {
+                                return cost.measuring_seconds() - before;
+                              }};
   SearchStats& stats = result.search;
   // Mutant generation may take at most half the time, so the search itself always gets a turn.
   search::SearchBudget generation_budget = budget;
