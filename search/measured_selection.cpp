@@ -13,15 +13,10 @@
 namespace pet {
 namespace {
 
-double quantile(std::vector<double> values, double q) {
-  std::sort(values.begin(), values.end());
-  return values[static_cast<size_t>(q * static_cast<double>(values.size() - 1) + 0.5)];
-}
-
 TimedCandidate timed(const SelectionCandidate& candidate, const std::vector<double>& runs_us) {
   PET_CHECK(!runs_us.empty(), "a timed candidate has runs");
-  return {candidate.label, candidate.predicted_us, quantile(runs_us, 0.5),
-          (quantile(runs_us, 0.75) - quantile(runs_us, 0.25)) / 2, static_cast<int>(runs_us.size())};
+  return {candidate.label, candidate.predicted_us, cost::median_of(runs_us), cost::half_iqr(runs_us),
+          static_cast<int>(runs_us.size())};
 }
 
 std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
@@ -58,18 +53,18 @@ std::optional<std::vector<TimedCandidate>> replay(const std::vector<SelectionCan
 void choose(Selection& selection) {
   const std::vector<TimedCandidate>& all = selection.candidates;
   const TimedCandidate& input = all[0];
-  size_t best = 0;
+  size_t best = 1;  // the cleaned input competes with the programs
   for (size_t i = 2; i < all.size(); ++i)
-    if (best == 0 || all[i].median_us < all[best].median_us) best = i;
-  if (best != 0 && input.median_us - all[best].median_us > input.spread_us + all[best].spread_us) {
+    if (all[i].median_us < all[best].median_us) best = i;
+  if (input.median_us - all[best].median_us > input.spread_us + all[best].spread_us) {
     selection.chosen = best;
     selection.reason = fmt::format("{} is {:.3f}x faster than the input, beyond the spread", all[best].label,
                                    input.median_us / all[best].median_us);
     return;
   }
-  std::string none = best == 0 ? "no program differs from the input"
-                               : fmt::format("no program beat the input beyond the spread (best: {}, {:.3f}x)",
-                                             all[best].label, input.median_us / all[best].median_us);
+  std::string none = all.size() == 2 ? "no program differs from the cleaned input"
+                                     : fmt::format("no program beat the input beyond the spread (best: {}, {:.3f}x)",
+                                                   all[best].label, input.median_us / all[best].median_us);
   if (all[1].median_us < input.median_us) {
     selection.chosen = 1;
     selection.reason = none + "; the cleaned input is not slower, so it is written";

@@ -114,6 +114,10 @@ struct NodeCost {
   bool folded = false;      // every input is a constant (weight preparation, folded by finalize)
 };
 
+// The median of timed runs, and their spread: half the interquartile range (0 for fewer than 2).
+double median_of(std::vector<double> values);
+double half_iqr(std::vector<double> values);
+
 // Today's date (UTC, ISO 8601), as profile DB entries record it.
 std::string today();
 

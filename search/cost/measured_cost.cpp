@@ -19,20 +19,6 @@ namespace {
 
 enum Source { kMeasured = 0, kReplayed = 1, kEstimated = 2 };
 
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
-double half_iqr(std::vector<double> values) {
-  if (values.size() < 2) return 0;
-  std::sort(values.begin(), values.end());
-  auto at = [&](double q) { return values[static_cast<size_t>(q * static_cast<double>(values.size() - 1) + 0.5)]; };
-  return (at(0.75) - at(0.25)) / 2;
-}
-
 bool is_reorder(const runtime::NodeTime& node) {
   return node.op == "ReorderInput" || node.op == "ReorderOutput" || node.op == "Reorder";
 }
@@ -90,6 +76,26 @@ std::vector<std::optional<runtime::Timing>> time_each(runtime::Runtime& runtime,
 }
 
 }  // namespace
+
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+// Quartiles by linear interpolation between the closest ranks.
+double half_iqr(std::vector<double> values) {
+  if (values.size() < 2) return 0;
+  std::sort(values.begin(), values.end());
+  auto at = [&](double q) {
+    double rank = q * static_cast<double>(values.size() - 1);
+    size_t low = static_cast<size_t>(rank);
+    size_t high = std::min(low + 1, values.size() - 1);
+    return values[low] + (rank - static_cast<double>(low)) * (values[high] - values[low]);
+  };
+  return (at(0.75) - at(0.25)) / 2;
+}
 
 std::string today() {
   std::time_t now = std::time(nullptr);
