@@ -57,7 +57,7 @@ TEST_F(Selecting, WhenNothingIsFasterTheInputIsWrittenUnchanged) {
   Selection selection = select({100, 1}, {101, 1}, {105, 1});
   EXPECT_EQ(selection.chosen, 0u);
   EXPECT_EQ(selection.reason,
-            "no program beat the input beyond the spread (best: program 1, 0.952x); cleanup does not pay either, so "
+            "no program beat the input beyond the spread (best: cleaned, 0.990x); cleanup does not pay either, so "
             "the input is written unchanged");
 }
 
