@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "core/structural_hash.h"
 #include "corrector/correct.h"
 #include "search/bias_split.h"
+#include "search/channel_padding.h"
 #include "search/correction_overhead.h"
 #include "search/finalize.h"
 
@@ -300,6 +302,7 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
   };
   if (kinds.rules && rules_) add_rule_moves(program, stats, consider);
   if (kinds.full_mutants || kinds.partial_mutants) add_mutant_moves(program, kinds, stats, budget, consider);
+  if (kinds.full_mutants && cost_.measured()) add_padding_moves(program, consider);
   score_all(next);
   return next;
 }
@@ -314,6 +317,27 @@ void SearchSpace::add_rule_moves(const Program& program, SearchStats& stats, con
                         0, 0, 0};
     uint64_t hash = structural_hash(applied.result);
     consider(std::move(applied.result), std::move(step), hash);
+  }
+}
+
+void SearchSpace::add_padding_moves(const Program& program, const Consider& consider) const {
+  std::set<std::pair<NodeId, int64_t>> padded_to;  // (producer, channels after) already offered
+  for (int64_t multiple : {8, 16}) {
+    for (const PaddingSite& site : channel_padding_sites(program.graph, multiple)) {
+      int64_t channels = (site.channels + multiple - 1) / multiple * multiple;
+      if (!padded_to.insert({site.producer, channels}).second) continue;
+      std::vector<std::string> readers;
+      for (NodeId reader : site.readers) readers.push_back(program.graph.node(reader).name);
+      Transformation step{"padding", fmt::format("pad-channels-to-{}", multiple),
+                          fmt::format("{} -> {}", program.graph.node(site.producer).name, fmt::join(readers, ", ")),
+                          "construction",
+                          fmt::format("{} zero filters make {} channels; the {} reading conv{} weigh them by zero",
+                                      channels - site.channels, channels, readers.size(), readers.size() == 1 ? "" : "s"),
+                          0, 0, 0};
+      Graph graph = pad_channels(program.graph, site, multiple);
+      uint64_t hash = structural_hash(graph);
+      consider(std::move(graph), std::move(step), hash);
+    }
   }
 }
 

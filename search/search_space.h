@@ -110,6 +110,8 @@ class SearchSpace {
   using Consider = std::function<bool(Graph, Transformation, uint64_t)>;
   using BuildMove = std::function<Graph(const PendingMove&, Transformation&)>;
   void add_rule_moves(const Program& program, SearchStats& stats, const Consider& consider) const;
+  // Zero channel padding to the vector blocks CPU runtimes use (8 and 16 f32 lanes): exact.
+  void add_padding_moves(const Program& program, const Consider& consider) const;
   void add_mutant_moves(const Program& program, const MoveKinds& kinds, const SearchStats& stats,
                         const SearchBudget& budget, const Consider& consider) const;
   // Builds the moves best estimated gain first until `scored_per_expansion` of them were new.
