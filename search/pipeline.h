@@ -51,10 +51,10 @@ struct StageTime {
 
 // One applied transformation with its evidence, as the report lists it.
 struct Transformation {
-  std::string kind;             // "rule" or "mutant"
+  std::string kind;             // "rule", "mutant" or "padding"
   std::string name;             // rule name, or the mutant's template family
   std::string location;         // names of the replaced nodes
-  std::string evidence_kind;    // "z3-proof" | "random-test" | "partial+correction"
+  std::string evidence_kind;    // "z3-proof" | "random-test" | "partial+correction" | "construction"
   std::string evidence;         // axioms used / error bound and seed / corrected boxes
   double cost_before_us = 0;    // of the whole program before and after this step
   double cost_after_us = 0;
