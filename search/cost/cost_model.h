@@ -99,11 +99,12 @@ class ProfileDb {
   // The measured targets recorded for `target_name` at `threads` (parse_db_device of each device).
   std::vector<Target> measured_targets(const std::string& target_name, int threads) const;
   void add(ProfileEntry entry);                     // replaces an entry with the same device+key
-  const std::vector<ProfileEntry>& entries() const { return entries_; }
+  std::vector<ProfileEntry> entries() const;         // sorted by device then key
 
  private:
-  std::vector<ProfileEntry> entries_;
-  std::map<std::pair<std::string, std::string>, size_t> index_;
+  // By (device, key): kept in the order files are written, and an add costs a lookup, not a copy
+  // of the whole DB (a measured target adds entries throughout a search).
+  std::map<std::pair<std::string, std::string>, ProfileEntry> entries_;
 };
 
 struct NodeCost {
@@ -124,6 +125,9 @@ std::string today();
 // Nodes that only compute a correction's values (their one reader chain ends in an Overwrite's or
 // LayoutOverwrite's correction operand): the emitted correction kernel recomputes them in place.
 std::vector<bool> fused_correction_nodes(const Graph& graph);
+
+// Where one kernel group's cost came from.
+enum class CostSource { measured, replayed, estimated };
 
 // Where the costs a measured target used came from: distinct kernel groups by source.
 struct CostSources {
@@ -148,7 +152,7 @@ class CostModel {
     double kernel_us = 0;
     double reorder_in_us = 0;
     double reorder_out_us = 0;
-    int source = 0;  // measured, replayed or estimated
+    CostSource source = CostSource::measured;
   };
 
   explicit CostModel(DeviceSpec device, ProfileDb profile = {});
@@ -174,7 +178,7 @@ class CostModel {
   // Times the groups in the runtime (one interleaved batch) and records them.
   void measure_groups(const Graph& graph, const std::vector<const KernelGroup*>& groups) const;
   std::optional<GroupTime> stored_group_time(const std::string& key) const;  // under mutex_
-  double with_reorders_at_edges(const Graph& graph, const std::vector<KernelGroup>& groups,
+  double with_reorders_at_edges(const Graph& graph, const KernelGrouping& grouping,
                                 const std::vector<GroupTime>& times) const;
   void record_measured(const std::string& key, const GroupTime& time, const runtime::Timing& timing) const;  // under mutex_
   DeviceSpec device_;

@@ -94,25 +94,27 @@ bool folded_before_running(const Graph& graph, const Node& node) {
   return true;
 }
 
-std::vector<KernelGroup> kernel_groups(const Graph& graph, int max_epilogue) {
-  std::vector<std::vector<NodeId>> readers = graph.consumers();
-  std::vector<bool> derived = constant_derived_values(graph);
-  std::vector<bool> taken(graph.nodes().size(), false);
-  std::vector<KernelGroup> groups;
+KernelGrouping kernel_groups(const Graph& graph, int max_epilogue) {
+  KernelGrouping result{{}, std::vector<int>(graph.nodes().size(), -1), constant_derived_values(graph), graph.consumers()};
+  const std::vector<bool>& derived = result.constant_derived;
+  std::vector<int>& group_of = result.group_of_node;
   for (NodeId head = 0; head < static_cast<NodeId>(graph.nodes().size()); ++head) {
-    if (taken[static_cast<size_t>(head)] || computed_from_constants(derived, graph.node(head))) continue;
+    if (group_of[static_cast<size_t>(head)] >= 0 || computed_from_constants(derived, graph.node(head))) continue;
+    int group = static_cast<int>(result.groups.size());
     std::vector<NodeId> nodes = {head};
-    taken[static_cast<size_t>(head)] = true;
+    group_of[static_cast<size_t>(head)] = group;
     while (static_cast<int>(nodes.size()) <= max_epilogue && graph.node(nodes.back()).outputs.size() == 1) {
       ValueId out = graph.node(nodes.back()).outputs[0];
-      NodeId next = only_reader(graph, readers, out);
-      if (next < 0 || taken[static_cast<size_t>(next)] || !joins_epilogue(graph, derived, graph.node(next), out, nodes)) break;
+      NodeId next = only_reader(graph, result.readers, out);
+      if (next < 0 || group_of[static_cast<size_t>(next)] >= 0 ||
+          !joins_epilogue(graph, derived, graph.node(next), out, nodes))
+        break;
       nodes.push_back(next);
-      taken[static_cast<size_t>(next)] = true;
+      group_of[static_cast<size_t>(next)] = group;
     }
-    groups.push_back({nodes, group_key(graph, derived, nodes)});
+    result.groups.push_back({nodes, group_key(graph, derived, nodes)});
   }
-  return groups;
+  return result;
 }
 
 Graph kernel_group_model(const Graph& graph, const KernelGroup& group) {

@@ -18,10 +18,19 @@ struct KernelGroup {
 // not yet folded, which finalize folds before anything runs).
 std::vector<bool> constant_derived_values(const Graph& graph);
 
+// A graph cut into kernel groups, with the facts about the graph the grouping computed (the
+// measured cost model reads them again to place layout reorders).
+struct KernelGrouping {
+  std::vector<KernelGroup> groups;
+  std::vector<int> group_of_node;              // -1 for nodes computed from constants only
+  std::vector<bool> constant_derived;          // constant_derived_values(graph)
+  std::vector<std::vector<NodeId>> readers;    // graph.consumers()
+};
+
 // Every node that runs (not computed from constants only) is in exactly one group, in graph order. A
 // group is a head node followed by up to `max_epilogue` elementwise nodes, each the only reader
 // of the previous one's output, whose other inputs are constants or computed outside the group.
-std::vector<KernelGroup> kernel_groups(const Graph& graph, int max_epilogue = 3);
+KernelGrouping kernel_groups(const Graph& graph, int max_epilogue = 3);
 
 // A self-contained graph that computes one group: its outside inputs become graph inputs, its
 // constants are kept (values computed from constants only are computed and kept as constants,

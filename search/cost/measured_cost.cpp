@@ -17,8 +17,6 @@
 namespace pet::cost {
 namespace {
 
-enum Source { kMeasured = 0, kReplayed = 1, kEstimated = 2 };
-
 bool is_reorder(const runtime::NodeTime& node) {
   return node.op == "ReorderInput" || node.op == "ReorderOutput" || node.op == "Reorder";
 }
@@ -121,9 +119,9 @@ CostSources CostModel::sources() const {
   std::lock_guard lock(mutex_);
   CostSources sources;
   for (const auto& [key, time] : group_memo_) {
-    if (time.source == kMeasured) ++sources.measured;
-    if (time.source == kReplayed) ++sources.replayed;
-    if (time.source == kEstimated) ++sources.estimated;
+    if (time.source == CostSource::measured) ++sources.measured;
+    if (time.source == CostSource::replayed) ++sources.replayed;
+    if (time.source == CostSource::estimated) ++sources.estimated;
   }
   sources.measuring_seconds = measuring_seconds_;
   return sources;
@@ -139,7 +137,7 @@ std::optional<CostModel::GroupTime> CostModel::stored_group_time(const std::stri
   std::optional<double> kernel = profile_.lookup(device, key);
   if (!kernel) return std::nullopt;
   return GroupTime{*kernel, profile_.lookup(device, key + kReorderIn).value_or(0),
-                   profile_.lookup(device, key + kReorderOut).value_or(0), kReplayed};
+                   profile_.lookup(device, key + kReorderOut).value_or(0), CostSource::replayed};
 }
 
 double CostModel::estimated_group_cost(const Graph& graph, const KernelGroup& group) const {
@@ -148,29 +146,14 @@ double CostModel::estimated_group_cost(const Graph& graph, const KernelGroup& gr
   return total;
 }
 
-namespace {
-
-// Which group computes each value (-1: a graph input or a constant).
-std::vector<int> producing_group(const Graph& graph, const std::vector<KernelGroup>& groups) {
-  std::vector<int> node_group(graph.nodes().size(), -1);
-  for (size_t g = 0; g < groups.size(); ++g)
-    for (NodeId id : groups[g].nodes) node_group[static_cast<size_t>(id)] = static_cast<int>(g);
-  std::vector<int> by_value(graph.values().size(), -1);
-  for (const Node& node : graph.nodes())
-    for (ValueId output : node.outputs)
-      by_value[static_cast<size_t>(output)] = node_group[static_cast<size_t>(&node - graph.nodes().data())];
-  return by_value;
-}
-
-}  // namespace
-
 // Each group's kernels, plus its reorders where its blocked layout meets a plain one: a reorder in
 // when some input comes from a group that leaves a plain layout (or from the graph's inputs), a
 // reorder out when some reader, or the graph's output, expects a plain one. A group the runtime
 // ran without reorders is layout-neutral when it is elementwise (it follows its producer) and
 // plain otherwise.
 double CostModel::measured_graph_cost(const Graph& graph) const {
-  std::vector<KernelGroup> groups = kernel_groups(graph);
+  KernelGrouping grouping = kernel_groups(graph);
+  const std::vector<KernelGroup>& groups = grouping.groups;
   std::vector<const KernelGroup*> missing;
   {
     std::lock_guard lock(mutex_);
@@ -179,7 +162,7 @@ double CostModel::measured_graph_cost(const Graph& graph) const {
       if (std::optional<GroupTime> stored = stored_group_time(group.key)) {
         group_memo_.emplace(group.key, *stored);
       } else if (!measurement_->runtime) {
-        group_memo_.emplace(group.key, GroupTime{estimated_group_cost(graph, group), 0, 0, kEstimated});
+        group_memo_.emplace(group.key, GroupTime{estimated_group_cost(graph, group), 0, 0, CostSource::estimated});
       } else {
         missing.push_back(&group);
       }
@@ -191,30 +174,32 @@ double CostModel::measured_graph_cost(const Graph& graph) const {
     std::lock_guard lock(mutex_);
     for (const KernelGroup& group : groups) times.push_back(group_memo_.at(group.key));
   }
-  return with_reorders_at_edges(graph, groups, times);
+  return with_reorders_at_edges(graph, grouping, times);
 }
 
-double CostModel::with_reorders_at_edges(const Graph& graph, const std::vector<KernelGroup>& groups,
+double CostModel::with_reorders_at_edges(const Graph& graph, const KernelGrouping& grouping,
                                          const std::vector<GroupTime>& times) const {
+  const std::vector<KernelGroup>& groups = grouping.groups;
+  const std::vector<int>& node_group = grouping.group_of_node;
+  // Which group computes each value (-1: a graph input, or computed from constants only).
+  auto producer = [&](ValueId value) {
+    NodeId node = graph.value(value).producer;
+    return node < 0 ? -1 : node_group[static_cast<size_t>(node)];
+  };
   // A group's layout: blocked when the runtime reordered around it; an elementwise group without
   // reorders takes its first computed input's layout; any other is plain.
-  std::vector<int> producer = producing_group(graph, groups);
   std::vector<bool> blocked(groups.size(), false);
   for (size_t g = 0; g < groups.size(); ++g) {
     blocked[g] = times[g].reorder_in_us > 0 || times[g].reorder_out_us > 0;
     const Node& head = graph.node(groups[g].nodes.front());
     if (blocked[g] || !head.def->traits.elementwise) continue;
     for (ValueId input : head.inputs)
-      if (input != kNoValue && producer[static_cast<size_t>(input)] >= 0) {
-        blocked[g] = blocked[static_cast<size_t>(producer[static_cast<size_t>(input)])];
+      if (input != kNoValue && producer(input) >= 0) {
+        blocked[g] = blocked[static_cast<size_t>(producer(input))];
         break;
       }
   }
-  std::vector<std::vector<NodeId>> readers = graph.consumers();
-  std::vector<bool> derived = constant_derived_values(graph);
-  std::vector<int> node_group(graph.nodes().size(), -1);
-  for (size_t g = 0; g < groups.size(); ++g)
-    for (NodeId id : groups[g].nodes) node_group[static_cast<size_t>(id)] = static_cast<int>(g);
+  const std::vector<bool>& derived = grouping.constant_derived;
   double total = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     total += times[g].kernel_us;
@@ -223,14 +208,14 @@ double CostModel::with_reorders_at_edges(const Graph& graph, const std::vector<K
     for (NodeId id : groups[g].nodes) {
       for (ValueId input : graph.node(id).inputs) {
         if (input == kNoValue) continue;
-        int from = producer[static_cast<size_t>(input)];
+        int from = producer(input);
         if (from == static_cast<int>(g)) continue;
         if (derived[static_cast<size_t>(input)]) continue;
         plain_in = plain_in || from < 0 || !blocked[static_cast<size_t>(from)];
       }
       for (ValueId output : graph.node(id).outputs) {
         plain_out = plain_out || graph.is_output(output);
-        for (NodeId reader : readers[static_cast<size_t>(output)]) {
+        for (NodeId reader : grouping.readers[static_cast<size_t>(output)]) {
           int to = node_group[static_cast<size_t>(reader)];
           if (to != static_cast<int>(g)) plain_out = plain_out || to < 0 || !blocked[static_cast<size_t>(to)];
         }
@@ -261,11 +246,11 @@ void CostModel::measure_groups(const Graph& graph, const std::vector<const Kerne
   measuring_seconds_ += seconds;
   for (size_t i = 0; i < todo.size(); ++i) {
     if (!timings[i]) {
-      group_memo_.emplace(todo[i]->key, GroupTime{estimated_group_cost(graph, *todo[i]), 0, 0, kEstimated});
+      group_memo_.emplace(todo[i]->key, GroupTime{estimated_group_cost(graph, *todo[i]), 0, 0, CostSource::estimated});
       continue;
     }
     GroupTime time = group_time(*timings[i]);
-    time.source = kMeasured;
+    time.source = CostSource::measured;
     record_measured(todo[i]->key, time, *timings[i]);
     group_memo_.emplace(todo[i]->key, time);
   }

@@ -51,10 +51,6 @@ ProfileEntry read_entry(const nlohmann::json& entry, size_t index, const std::st
   return result;
 }
 
-bool entry_before(const ProfileEntry& a, const ProfileEntry& b) {
-  return std::tie(a.device, a.key) < std::tie(b.device, b.key);
-}
-
 }  // namespace
 
 ProfileDb ProfileDb::parse(const std::string& json_text, const std::string& source) {
@@ -94,7 +90,7 @@ ProfileDb ProfileDb::load(const std::string& path) {
 
 std::string ProfileDb::to_json_text() const {
   nlohmann::json entries = nlohmann::json::array();
-  for (const ProfileEntry& entry : entries_) {
+  for (const auto& [where, entry] : entries_) {
     nlohmann::json item = {{"device", entry.device},       {"key", entry.key},
                            {"microseconds", entry.microseconds}, {"method", entry.method},
                            {"libraries", entry.libraries}, {"date", entry.date}};
@@ -131,13 +127,13 @@ void ProfileDb::save(const std::string& path) const {
 }
 
 const ProfileEntry* ProfileDb::find(const std::string& device, const std::string& key) const {
-  auto found = index_.find({device, key});
-  return found == index_.end() ? nullptr : &entries_[found->second];
+  auto found = entries_.find({device, key});
+  return found == entries_.end() ? nullptr : &found->second;
 }
 
 std::vector<Target> ProfileDb::measured_targets(const std::string& target_name, int threads) const {
   std::vector<Target> targets;
-  for (const ProfileEntry& entry : entries_) {
+  for (const auto& [where, entry] : entries_) {
     Target target = parse_db_device(entry.device);
     if (target.name != target_name || target.threads != threads) continue;
     if (targets.empty() || targets.back().db_device() != entry.device) targets.push_back(target);
@@ -146,22 +142,20 @@ std::vector<Target> ProfileDb::measured_targets(const std::string& target_name, 
 }
 
 std::optional<double> ProfileDb::lookup(const std::string& device, const std::string& key) const {
-  auto found = index_.find({device, key});
-  if (found == index_.end()) return std::nullopt;
-  return entries_[found->second].microseconds;
+  const ProfileEntry* entry = find(device, key);
+  if (!entry) return std::nullopt;
+  return entry->microseconds;
 }
 
 void ProfileDb::add(ProfileEntry entry) {
-  auto found = index_.find({entry.device, entry.key});
-  if (found != index_.end()) {
-    entries_[found->second] = std::move(entry);
-    return;
-  }
-  // Kept sorted by device then key, so saved files diff cleanly whatever order entries came in.
-  auto position = std::upper_bound(entries_.begin(), entries_.end(), entry, entry_before);
-  entries_.insert(position, std::move(entry));
-  index_.clear();
-  for (size_t i = 0; i < entries_.size(); ++i) index_[{entries_[i].device, entries_[i].key}] = i;
+  std::pair<std::string, std::string> where{entry.device, entry.key};
+  entries_.insert_or_assign(std::move(where), std::move(entry));
+}
+
+std::vector<ProfileEntry> ProfileDb::entries() const {
+  std::vector<ProfileEntry> result;
+  for (const auto& [where, entry] : entries_) result.push_back(entry);
+  return result;
 }
 
 }  // namespace pet::cost

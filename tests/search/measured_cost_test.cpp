@@ -30,7 +30,7 @@ const char* kResidualBlock = R"(graph "block" opset 13 {
 
 std::vector<std::string> group_keys(const Graph& graph) {
   std::vector<std::string> keys;
-  for (const cost::KernelGroup& group : cost::kernel_groups(graph)) keys.push_back(group.key);
+  for (const cost::KernelGroup& group : cost::kernel_groups(graph).groups) keys.push_back(group.key);
   return keys;
 }
 
@@ -64,7 +64,7 @@ TEST(KernelGroups, WeightsComputedFromConstantsArePricedAsTheConstantsFinalizeMa
     %c = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w) : f32[1,4,5,5]
     output %c
   })");
-  std::vector<cost::KernelGroup> groups = cost::kernel_groups(graph);
+  std::vector<cost::KernelGroup> groups = cost::kernel_groups(graph).groups;
   ASSERT_EQ(groups.size(), 1u) << "the Concat of weights runs before the model does";
   EXPECT_EQ(groups[0].key,
             "Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](f32[1,4,5,5], const f32[4,4,1,1]) f32");
@@ -86,7 +86,7 @@ TEST(KernelGroups, WeightsComputedFromConstantsArePricedAsTheConstantsFinalizeMa
 
 TEST(KernelGroups, AGroupModelReadsOutsideValuesAsInputsAndWritesWhatOthersRead) {
   Graph graph = parse_graph(kResidualBlock);
-  Graph model = cost::kernel_group_model(graph, cost::kernel_groups(graph)[0]);
+  Graph model = cost::kernel_group_model(graph, cost::kernel_groups(graph).groups[0]);
   EXPECT_EQ(model.inputs().size(), 1u) << "x, read by the conv and the add, is one input";
   ASSERT_EQ(model.outputs().size(), 1u);
   EXPECT_EQ(model.value(model.outputs()[0]).name, "r");
@@ -141,7 +141,7 @@ TEST(MeasuredCost, ReordersArePaidOnlyWhereABlockedRegionMeetsAPlainLayout) {
     %t = Transpose[perm=[0,2,3,1]](%c2) : f32[1,6,6,8]
     output %t
   })");
-  std::vector<cost::KernelGroup> groups = cost::kernel_groups(graph);
+  std::vector<cost::KernelGroup> groups = cost::kernel_groups(graph).groups;
   ASSERT_EQ(groups.size(), 3u);
   ASSERT_EQ(groups[0].key, groups[1].key) << "the two convs are one kernel";
   cost::Measurement measurement;
