@@ -1,7 +1,6 @@
 // Writes a Graph as an ONNX model through each op's to_onnx facet.
 #include "core/onnx_export.h"
 
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/error.h"
+#include "core/file_safety.h"
 #include "core/onnx_mapping.h"
 #include "core/onnx_tensor.h"
 
@@ -219,9 +219,7 @@ std::string serialize_onnx(const Graph& graph) {
 void export_onnx(const Graph& graph, const std::string& path) {
   onnx::ModelProto model;
   export_onnx_proto(graph, model);
-  std::ofstream file(path, std::ios::binary);
-  if (!file || !model.SerializeToOstream(&file))
-    throw UserError(fmt::format("cannot write '{}'; check that its folder exists and is writable", path));
+  write_file_atomically(path, model.SerializeAsString(), "model");
 }
 
 }  // namespace pet

@@ -15,7 +15,7 @@ namespace pet {
 void export_onnx_proto(const Graph& graph, onnx::ModelProto& model);
 // The model as serialized ONNX bytes (every weight inside), as runtimes read it from memory.
 std::string serialize_onnx(const Graph& graph);
-// Writes the model to `path`; UserError when the file cannot be written.
+// Writes the model to `path` atomically (file_safety.h); UserError when the file cannot be written.
 void export_onnx(const Graph& graph, const std::string& path);
 
 }  // namespace pet

@@ -2,7 +2,6 @@
 #include "core/onnx_import.h"
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <unordered_map>
 
@@ -13,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/executor.h"
+#include "core/file_safety.h"
 #include "core/onnx_import_node.h"
 #include "core/onnx_tensor.h"
 #include "core/registry.h"
@@ -28,9 +28,7 @@ onnx::ModelProto load_model_proto(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw UserError(fmt::format("'{}' is a folder, not a model file; pass the path of the .onnx file in it", path));
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw UserError(fmt::format("cannot open model file '{}'; check the path", path));
-  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::string bytes = read_whole_file(path, "model file");
   onnx::ModelProto model;
   if (bytes.empty() || !model.ParseFromString(bytes))
     throw UserError(fmt::format("'{}' is not a valid ONNX model (protobuf parsing failed); the file may be "
@@ -83,17 +81,16 @@ void apply_input_shapes(onnx::ModelProto& model, const ImportOptions& options) {
   }
 }
 
-bool has_external_data(const onnx::ModelProto& model) {
-  for (const auto& init : model.graph().initializer())
-    if (init.data_location() == onnx::TensorProto::EXTERNAL) return true;
-  return false;
-}
+// The folder external data locations are relative to.
+std::string model_folder(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
 
 // ONNX 1.12 checks external data relative to the model's folder only through the path
-// overload (which parses the file again), so that one is used only when it matters.
+// overload (which parses the file again), so that one is used only when it matters. The checker
+// looks at the files external data names, so their containment is checked first.
 void run_checker(const onnx::ModelProto& model, const std::string& path) {
+  bool external = !external_data_files(model, model_folder(path)).empty();
   try {
-    if (has_external_data(model)) onnx::checker::check_model(path);
+    if (external) onnx::checker::check_model(path);
     else onnx::checker::check_model(model);
   } catch (const std::exception& error) {
     throw UserError(fmt::format("the model fails the ONNX checker: {}; fix or re-export the model",
@@ -347,8 +344,16 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
     apply_input_shapes(model, options);
     run_checker(model, path);
     auto onnx_types = infer_onnx_types(model);
-    std::string base_dir = std::filesystem::path(path).parent_path().string();
+    std::string base_dir = model_folder(path);
     return Importer(model, base_dir, std::move(onnx_types)).run();
+  } catch (const UserError& error) {
+    throw UserError(fmt::format("{}: {}", path, error.what()));
+  }
+}
+
+std::vector<std::string> model_data_files(const std::string& path) {
+  try {
+    return external_data_files(load_model_proto(path), model_folder(path));
   } catch (const UserError& error) {
     throw UserError(fmt::format("{}: {}", path, error.what()));
   }

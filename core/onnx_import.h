@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/graph.h"
 
@@ -16,6 +17,10 @@ struct ImportOptions {
 // Imports a model file. Every problem with the model is a UserError that names the file and,
 // where one is at fault, the node, its op type and the opset, and says what to do.
 Graph import_onnx(const std::string& path, const ImportOptions& options = {});
+
+// The external data files the model at `path` names, each checked to lie inside the model's folder
+// tree (UserError otherwise), without reading them: the inputs a tool must never overwrite.
+std::vector<std::string> model_data_files(const std::string& path);
 
 // Parses "name=1x3x224x224" as given to --input-shape; UserError on bad syntax.
 std::pair<std::string, Shape> parse_input_shape(const std::string& text);

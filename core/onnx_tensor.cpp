@@ -1,14 +1,15 @@
 // TensorProto <-> Tensor: raw_data, typed fields and external data files.
 #include "core/onnx_tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
 #include "core/error.h"
+#include "core/file_safety.h"
 
 namespace pet {
 
@@ -23,29 +24,80 @@ DType dtype_from_onnx(int elem_type, const std::string& what) {
   }
 }
 
-static std::string read_external_data(const onnx::TensorProto& proto, const std::string& base_dir,
-                                      const std::string& what, size_t expected) {
+// The location, offset and length entries of an external tensor; offset 0 and length -1 when absent.
+struct ExternalData {
   std::string location;
-  int64_t offset = 0, length = -1;
+  int64_t offset = 0;
+  int64_t length = -1;
+};
+
+static ExternalData external_data_entries(const onnx::TensorProto& proto, const std::string& what) {
+  ExternalData data;
   for (const auto& entry : proto.external_data()) {
-    if (entry.key() == "location") location = entry.value();
-    if (entry.key() == "offset") offset = std::stoll(entry.value());
-    if (entry.key() == "length") length = std::stoll(entry.value());
+    if (entry.key() == "location") data.location = entry.value();
+    if (entry.key() == "offset") data.offset = parse_external_size(entry.value(), "offset", what);
+    if (entry.key() == "length") data.length = parse_external_size(entry.value(), "length", what);
   }
-  std::filesystem::path path = std::filesystem::path(base_dir) / location;
-  std::ifstream file(path, std::ios::binary);
-  if (location.empty() || !file)
-    throw UserError(fmt::format("{} keeps its data in external file '{}', which cannot be read; keep the data "
-                                "file next to the model",
-                                what, path.string()));
-  size_t size = length >= 0 ? static_cast<size_t>(length) : expected;
-  std::string bytes(size, '\0');
-  file.seekg(offset);
-  file.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (static_cast<size_t>(file.gcount()) != size)
-    throw UserError(fmt::format("{}: external file '{}' ends before offset {} + {} bytes; the file is truncated",
-                                what, path.string(), offset, size));
+  return data;
+}
+
+// The bytes of an external tensor, read only from inside `base_dir`'s tree (contained_data_file).
+static std::string read_external_data(const onnx::TensorProto& proto, const std::string& base_dir,
+                                      const std::string& what, int64_t expected) {
+  ExternalData data = external_data_entries(proto, what);
+  std::filesystem::path file = contained_data_file(base_dir, data.location, what);
+  int64_t length = data.length >= 0 ? data.length : expected;
+  if (length != expected)
+    throw UserError(fmt::format("{} declares {} bytes of external data in '{}' but its shape needs {}; fix the "
+                                "'length' entry or re-export the model",
+                                what, length, data.location, expected));
+  return read_file_range(file.string(), data.offset, length, what);
+}
+
+// The tensor's size in bytes, checked for overflow before anything is allocated.
+static int64_t checked_nbytes(DType dtype, const std::vector<int64_t>& dims, const std::string& what) {
+  int64_t bytes = static_cast<int64_t>(dtype_size(dtype));
+  for (int64_t d : dims) {
+    if (d < 0) throw UserError(fmt::format("{} has a negative dimension", what));
+    if (__builtin_mul_overflow(bytes, d, &bytes))
+      throw UserError(fmt::format("{} has the shape [{}], too large to hold in memory; fix the model's dims", what,
+                                  fmt::join(dims, ",")));
+  }
   return bytes;
+}
+
+// Every tensor proto a graph stores (initializers, node attributes, subgraphs), with what names it.
+static void collect_tensors(const onnx::GraphProto& graph,
+                            std::vector<std::pair<const onnx::TensorProto*, std::string>>& tensors) {
+  for (const auto& init : graph.initializer()) tensors.emplace_back(&init, "initializer '" + init.name() + "'");
+  for (const auto& sparse : graph.sparse_initializer()) {
+    tensors.emplace_back(&sparse.values(), "sparse initializer '" + sparse.values().name() + "'");
+    tensors.emplace_back(&sparse.indices(), "indices of sparse initializer '" + sparse.values().name() + "'");
+  }
+  for (int n = 0; n < graph.node_size(); ++n) {
+    const onnx::NodeProto& node = graph.node(n);
+    std::string node_name = node.name().empty() ? fmt::format("{}_{}", node.op_type(), n) : node.name();
+    for (const auto& attr : node.attribute()) {
+      std::string what = fmt::format("attribute '{}' of node '{}'", attr.name(), node_name);
+      if (attr.has_t()) tensors.emplace_back(&attr.t(), what);
+      for (const auto& tensor : attr.tensors()) tensors.emplace_back(&tensor, what);
+      if (attr.has_g()) collect_tensors(attr.g(), tensors);
+      for (const auto& subgraph : attr.graphs()) collect_tensors(subgraph, tensors);
+    }
+  }
+}
+
+std::vector<std::string> external_data_files(const onnx::ModelProto& model, const std::string& base_dir) {
+  std::vector<std::pair<const onnx::TensorProto*, std::string>> tensors;
+  collect_tensors(model.graph(), tensors);
+  std::vector<std::string> files;
+  for (const auto& [tensor, what] : tensors) {
+    if (tensor->data_location() != onnx::TensorProto::EXTERNAL) continue;
+    ExternalData data = external_data_entries(*tensor, what);
+    std::string file = contained_data_file(base_dir, data.location, what).string();
+    if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
+  }
+  return files;
 }
 
 template <typename Field>
@@ -69,18 +121,23 @@ static void copy_field(const Field& field, Tensor& tensor, const std::string& wh
 Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what) {
   DType dtype = dtype_from_onnx(proto.data_type(), what);
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
-  for (int64_t d : dims)
-    if (d < 0) throw UserError(fmt::format("{} has a negative dimension", what));
-  Tensor tensor(dtype, Shape(dims));
+  int64_t nbytes = checked_nbytes(dtype, dims, what);
   bool external = proto.data_location() == onnx::TensorProto::EXTERNAL;
   if (external || proto.has_raw_data()) {
-    std::string bytes = external ? read_external_data(proto, base_dir, what, tensor.nbytes()) : proto.raw_data();
-    if (bytes.size() != tensor.nbytes())
+    std::string bytes = external ? read_external_data(proto, base_dir, what, nbytes) : proto.raw_data();
+    if (static_cast<int64_t>(bytes.size()) != nbytes)
       throw UserError(fmt::format("{} has {} bytes of data but shape {} needs {}; the file may be truncated", what,
-                                  bytes.size(), tensor.shape().to_string(), tensor.nbytes()));
+                                  bytes.size(), Shape(dims).to_string(), nbytes));
+    Tensor tensor(dtype, Shape(dims));
     if (!bytes.empty()) std::memcpy(tensor.mutable_raw(), bytes.data(), bytes.size());
     return tensor;
   }
+  int64_t typed_values = proto.float_data_size() + proto.int32_data_size() + proto.int64_data_size() +
+                         proto.double_data_size() + proto.uint64_data_size();
+  if (nbytes / static_cast<int64_t>(dtype_size(dtype)) > typed_values)  // checked before the shape is allocated
+    throw UserError(fmt::format("{} holds {} values but its shape {} needs {}", what, typed_values,
+                                Shape(dims).to_string(), nbytes / static_cast<int64_t>(dtype_size(dtype))));
+  Tensor tensor(dtype, Shape(dims));
   if (tensor.numel() == 0) return tensor;
   switch (dtype) {
     case DType::f32: copy_field(proto.float_data(), tensor, what); break;
@@ -103,11 +160,9 @@ void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::Tensor
 }
 
 Tensor read_tensor_file(const std::string& path, std::string* name) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw UserError(fmt::format("cannot open tensor file '{}'", path));
+  std::string bytes = read_whole_file(path, "tensor file");
   onnx::TensorProto proto;
-  if (!proto.ParseFromIstream(&file))
-    throw UserError(fmt::format("'{}' is not a serialized ONNX TensorProto", path));
+  if (!proto.ParseFromString(bytes)) throw UserError(fmt::format("'{}' is not a serialized ONNX TensorProto", path));
   if (name) *name = proto.name();
   return tensor_from_proto(proto, std::filesystem::path(path).parent_path().string(), "tensor file '" + path + "'");
 }
@@ -115,8 +170,7 @@ Tensor read_tensor_file(const std::string& path, std::string* name) {
 void write_tensor_file(const std::string& path, const Tensor& tensor, const std::string& name) {
   onnx::TensorProto proto;
   tensor_to_proto(tensor, name, proto);
-  std::ofstream file(path, std::ios::binary);
-  if (!file || !proto.SerializeToOstream(&file)) throw UserError(fmt::format("cannot write tensor file '{}'", path));
+  write_file_atomically(path, proto.SerializeAsString(), "tensor file");
 }
 
 }  // namespace pet

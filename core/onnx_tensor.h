@@ -2,10 +2,12 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
 
 namespace onnx {
+class ModelProto;
 class TensorProto;
 }
 
@@ -17,9 +19,13 @@ DType dtype_from_onnx(int elem_type, const std::string& what);
 // `base_dir` resolves external data locations. UserError for unsupported element types,
 // sizes that do not match the shape, or unreadable external data; `what` names the tensor.
 Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what);
+// The external data files the model's tensors (initializers, node attributes, subgraphs) name,
+// each checked by contained_data_file to lie inside `base_dir`'s tree, without reading them.
+std::vector<std::string> external_data_files(const onnx::ModelProto& model, const std::string& base_dir);
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto& proto);
 
-// A serialized TensorProto file (.pb), as onnx test data and pet-run use.
+// A serialized TensorProto file (.pb), as onnx test data and pet-run use; its external data must
+// lie in the tensor file's folder tree. Writing is atomic (file_safety.h).
 Tensor read_tensor_file(const std::string& path, std::string* name = nullptr);
 void write_tensor_file(const std::string& path, const Tensor& tensor, const std::string& name);
 

@@ -1,7 +1,6 @@
-// pet-opt: import, optimize, check, export, report.
+// pet-opt: guard the paths, import, optimize, write to a temporary file, check that file, put it in place, report.
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 
@@ -11,12 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/file_safety.h"
 #include "core/onnx_export.h"
 #include "core/onnx_import.h"
+#include "kernels/runtime/runtime.h"
 #include "search/pipeline.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/help_text.h"
+#include "tools/written_check.h"
 
 namespace pet {
 namespace {
@@ -43,8 +45,6 @@ OptRequest parse_request(const CliArgs& args) {
   request.model = args.positionals()[0];
   request.output = args.last("--output").value_or(args.last("-o").value_or(replace_extension(request.model, ".opt.onnx")));
   request.report = args.last("--report").value_or(replace_extension(request.output, ".json"));
-  if (std::filesystem::absolute(request.output) == std::filesystem::absolute(request.model))
-    throw UserError(fmt::format("the output '{}' would overwrite the input model; choose another -o", request.output));
   for (const std::string& text : args.all("--input-shape")) {
     auto [name, shape] = parse_input_shape(text);
     request.import.input_shapes[name] = shape;
@@ -75,8 +75,18 @@ OptRequest parse_request(const CliArgs& args) {
   return request;
 }
 
-// The request's own fields, then the pipeline's report (transformations, search, check).
-std::string request_report(const OptRequest& request, const Graph& original, const OptimizeResult& result) {
+// Before any work: no output may name the model, its external data or the other output, and
+// both outputs' folders must be writable.
+void guard_request_paths(const OptRequest& request) {
+  std::vector<GuardedPath> inputs = {{request.model, "the input model"}};
+  for (const std::string& file : model_data_files(request.model)) inputs.push_back({file, "the model's external data"});
+  guard_output_paths(inputs, {{request.output, "the output (-o)"}, {request.report, "the report (--report)"}});
+}
+
+// The request's own fields, then the pipeline's report (transformations, search, check), then the
+// check of the written file (absent when the in-memory check failed and nothing was written).
+std::string request_report(const OptRequest& request, const Graph& original, const OptimizeResult& result,
+                           const WrittenCheck* written) {
   nlohmann::ordered_json report;
   report["model"] = request.model;
   report["output"] = request.output;
@@ -89,6 +99,7 @@ std::string request_report(const OptRequest& request, const Graph& original, con
                          {"relative", request.optimize.tolerance.relative}};
   nlohmann::ordered_json pipeline = report_object(result, request.report_times);  // named: items() only refers to it
   for (auto& [key, value] : pipeline.items()) report[key] = std::move(value);
+  if (written) report["written_check"] = written_check_json(*written);
   return report.dump(2) + "\n";
 }
 
@@ -117,7 +128,8 @@ std::string measured_summary(const OptimizeResult& result) {
   return text;
 }
 
-void print_summary(std::ostream& out, const OptRequest& request, const Graph& original, const OptimizeResult& result) {
+void print_summary(std::ostream& out, const OptRequest& request, const Graph& original, const OptimizeResult& result,
+                   const WrittenCheck& written) {
   out << fmt::format("pet-opt {} (mode {}, beam {}, target {}, seed {})\n", request.model, request.optimize.mode,
                      request.optimize.beam, result.device, request.optimize.seed);
   out << report_table(result);
@@ -130,15 +142,10 @@ void print_summary(std::ostream& out, const OptRequest& request, const Graph& or
   for (const OutputDifference& output : result.check.outputs)
     out << fmt::format("  check '{}': max abs error {:.3g}, max rel error {:.3g} ({})\n", output.name,
                        output.max_abs_error, output.max_rel_error, output.passed ? "ok" : "FAILED");
+  out << written_check_summary(written);
   double total = 0;
   for (const StageTime& time : result.times) total += time.seconds;
   out << fmt::format("  wrote {} and {} in {:.2f} s\n", request.output, request.report, total);
-}
-
-void write_report(const std::string& path, const std::string& report) {
-  std::ofstream file(path);
-  if (!file) throw UserError(fmt::format("cannot write the report '{}'; check that its folder exists", path));
-  file << report;
 }
 
 // On a terminal the search's progress overwrites one line; elsewhere it stays quiet.
@@ -147,8 +154,23 @@ std::function<void(const std::string&)> progress_display(std::ostream& err) {
   return [&err](const std::string& line) { err << "\r\033[K" << line << std::flush; };
 }
 
+WrittenCheckOptions written_check_options(const OptRequest& request, const OptimizeResult& result) {
+  WrittenCheckOptions options;
+  options.seed = request.optimize.seed;
+  options.tolerance = request.optimize.tolerance;
+  if (runtime::is_measured_target(request.optimize.target)) {
+    options.runtime_target = request.optimize.target;
+    options.runtime_threads = result.target.target.threads;
+  }
+  return options;
+}
+
+// The model goes to a temporary file beside the output, which pet imports again and checks (on
+// several draws, and in the target runtime); only then are the model and the report renamed into
+// place. A failed check leaves the report alone (it says what failed) and exits 1.
 int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
   OptRequest request = parse_request(args);
+  guard_request_paths(request);
   auto start = std::chrono::steady_clock::now();
   Graph original = import_onnx(request.model, request.import);
   double import_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -156,16 +178,33 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
   OptimizeResult result = optimize(original, request.optimize);
   if (request.optimize.progress) err << "\r\033[K" << std::flush;
   result.times.insert(result.times.begin(), {"onnx-import", import_seconds});
-  write_report(request.report, request_report(request, original, result));
   if (!result.check.passed) {
+    write_file_atomically(request.report, request_report(request, original, result, nullptr), "report");
     err << fmt::format("pet-opt: the optimized model computes different values from the original (max abs error "
                        "{:.3g}, seed {}); nothing was written but the report {}. This is a bug in pet; please report "
                        "it with the model.\n",
                        result.check.max_abs_error(), result.check.seed, request.report);
     return 1;
   }
-  export_onnx(result.graph, request.output);
-  print_summary(out, request, original, result);
+  start = std::chrono::steady_clock::now();
+  std::string model_bytes = serialize_onnx(result.graph);
+  StagedFile model_file(request.output, model_bytes, "model");
+  WrittenCheck written =
+      check_written_model(original, model_file.temporary_path(), model_bytes, written_check_options(request, result));
+  result.times.push_back({"written-check", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+  std::string report = request_report(request, original, result, &written);
+  if (!written.passed) {
+    write_file_atomically(request.report, report, "report");
+    err << written_check_summary(written);
+    err << fmt::format("pet-opt: the written model failed the final check; nothing was written but the report {}. "
+                       "This is a bug in pet; please report it with the model.\n",
+                       request.report);
+    return 1;
+  }
+  StagedFile report_file(request.report, report, "report");
+  model_file.commit();
+  report_file.commit();
+  print_summary(out, request, original, result, written);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/executor.h"
+#include "core/file_safety.h"
 #include "core/onnx_import.h"
 #include "core/onnx_tensor.h"
 #include "tools/cli_args.h"
@@ -24,14 +25,21 @@ std::string file_name_for(const std::string& value_name) {
   return name + ".pb";
 }
 
-std::vector<Tensor> gather_inputs(const Graph& graph, const CliArgs& args, uint64_t seed, std::ostream& out) {
-  std::map<std::string, Tensor> given;
+// The --input flags as (name, file) pairs.
+std::vector<std::pair<std::string, std::string>> input_files(const CliArgs& args) {
+  std::vector<std::pair<std::string, std::string>> files;
   for (const std::string& text : args.all("--input")) {
     size_t equals = text.find('=');
     if (equals == std::string::npos || equals == 0)
       throw UserError(fmt::format("--input '{}' is not NAME=FILE.pb", text));
-    given[text.substr(0, equals)] = read_tensor_file(text.substr(equals + 1));
+    files.emplace_back(text.substr(0, equals), text.substr(equals + 1));
   }
+  return files;
+}
+
+std::vector<Tensor> gather_inputs(const Graph& graph, const CliArgs& args, uint64_t seed, std::ostream& out) {
+  std::map<std::string, Tensor> given;
+  for (const auto& [name, file] : input_files(args)) given[name] = read_tensor_file(file);
   std::vector<Tensor> random = random_inputs(graph, seed);
   std::vector<Tensor> inputs;
   int random_count = 0;
@@ -53,6 +61,25 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
+// The output files under --output-dir, checked before the model runs: the folder is writable and no
+// file names the model, its external data, an --input file or another output.
+std::vector<std::string> output_files(const Graph& graph, const CliArgs& args, const std::string& folder) {
+  prepare_output_folder(folder, "--output-dir");
+  std::string model = args.positionals()[0];
+  std::vector<GuardedPath> inputs = {{model, "the model"}};
+  for (const std::string& file : model_data_files(model)) inputs.push_back({file, "the model's external data"});
+  for (const auto& [name, file] : input_files(args)) inputs.push_back({file, "the --input file"});
+  std::vector<GuardedPath> outputs;
+  std::vector<std::string> paths;
+  for (ValueId id : graph.outputs()) {
+    const std::string& name = graph.value(id).name;
+    paths.push_back((std::filesystem::path(folder) / file_name_for(name)).string());
+    outputs.push_back({paths.back(), fmt::format("the file for output '{}'", name)});
+  }
+  guard_output_paths(inputs, outputs);
+  return paths;
+}
+
 int run_model(const CliArgs& args, std::ostream& out) {
   if (args.positionals().size() != 1)
     throw UserError(fmt::format("expected one model file, got {}; see pet-run --help", args.positionals().size()));
@@ -64,6 +91,8 @@ int run_model(const CliArgs& args, std::ostream& out) {
   Graph graph = import_onnx(args.positionals()[0], import);
   auto seed = static_cast<uint64_t>(args.integer("--seed", 2026, 0, INT64_MAX));
   int64_t repeat = args.integer("--repeat", 1, 1, 100000);
+  auto output_dir = args.last("--output-dir");
+  std::vector<std::string> paths = output_dir ? output_files(graph, args, *output_dir) : std::vector<std::string>{};
   std::vector<Tensor> inputs = gather_inputs(graph, args, seed, out);
   std::vector<double> times;
   std::vector<Tensor> outputs;
@@ -72,12 +101,10 @@ int run_model(const CliArgs& args, std::ostream& out) {
     outputs = execute(graph, inputs);
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
-  auto output_dir = args.last("--output-dir");
-  if (output_dir) std::filesystem::create_directories(*output_dir);
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string& name = graph.value(graph.outputs()[i]).name;
     out << fmt::format("output '{}': {}\n", name, outputs[i].type().to_string());
-    if (output_dir) write_tensor_file((std::filesystem::path(*output_dir) / file_name_for(name)).string(), outputs[i], name);
+    if (output_dir) write_tensor_file(paths[i], outputs[i], name);
   }
   out << fmt::format("cpu median latency {:.2f} ms over {} run(s)\n", median(times), repeat);
   return 0;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -74,15 +75,20 @@ std::string openvino_message(const ov::Exception& error) {
   return message.empty() ? std::string(error.what()) : message;
 }
 
-ov::AnyMap compile_properties(const TimingOptions& options) {
-  return {ov::inference_num_threads(options.threads),
-          ov::hint::performance_mode(ov::hint::PerformanceMode::LATENCY), ov::num_streams(1),
-          ov::enable_profiling(options.per_node)};
+// `exact` asks for float32 arithmetic throughout: on CPUs with bf16 units OpenVINO otherwise computes
+// in bf16, which a timing should see but a check of pet's rewrite against pet's executor should not.
+ov::AnyMap compile_properties(const TimingOptions& options, bool exact) {
+  ov::AnyMap properties = {ov::inference_num_threads(options.threads),
+                           ov::hint::performance_mode(ov::hint::PerformanceMode::LATENCY), ov::num_streams(1),
+                           ov::enable_profiling(options.per_node)};
+  if (exact) properties.insert(ov::hint::inference_precision(ov::element::f32));
+  return properties;
 }
 
 // Reads the ONNX bytes from memory (the string overload of read_model parses model content) and
 // compiles them for the CPU; OpenVINO's refusals are the model's problem, reported by index.
-LoadedModel load_model(ov::Core& core, const std::string& bytes, size_t index, const TimingOptions& options) {
+LoadedModel load_model(ov::Core& core, const std::string& bytes, size_t index, const TimingOptions& options,
+                       bool exact = false) {
   try {
     std::shared_ptr<ov::Model> model = core.read_model(bytes, ov::Tensor());
     for (const ov::Output<ov::Node>& input : model->inputs()) {
@@ -93,7 +99,7 @@ LoadedModel load_model(ov::Core& core, const std::string& bytes, size_t index, c
                                     input.get_partial_shape().to_string()));
     }
     LoadedModel loaded;
-    loaded.compiled = core.compile_model(model, "CPU", compile_properties(options));
+    loaded.compiled = core.compile_model(model, "CPU", compile_properties(options, exact));
     loaded.request = loaded.compiled.create_infer_request();
     fill_inputs(loaded, options.seed);
     return loaded;
@@ -153,6 +159,33 @@ std::vector<Timing> run_interleaved(std::vector<LoadedModel>& models, const Timi
   return timings;
 }
 
+ov::element::Type element_type(DType dtype) {
+  if (dtype == DType::f32) return ov::element::f32;
+  if (dtype == DType::i64) return ov::element::i64;
+  if (dtype == DType::boolean) return ov::element::boolean;
+  throw InternalError(fmt::format("tensors of type {} cannot be given to OpenVINO", dtype_name(dtype)));
+}
+
+// An output as pet holds it: the model's f32, i64 and bool, where OpenVINO may answer i32 for i64.
+Tensor tensor_from_openvino(const ov::Tensor& output) {
+  std::vector<int64_t> dims(output.get_shape().begin(), output.get_shape().end());
+  ov::element::Type type = output.get_element_type();
+  if (type == ov::element::i32) {
+    Tensor widened(DType::i64, Shape(dims));
+    const int32_t* data = output.data<const int32_t>();
+    std::span<int64_t> values = widened.mutable_i64();
+    for (size_t i = 0; i < output.get_size(); ++i) values[i] = data[i];
+    return widened;
+  }
+  DType dtype = type == ov::element::f32 ? DType::f32 : type == ov::element::i64 ? DType::i64 : DType::boolean;
+  if (type != ov::element::f32 && type != ov::element::i64 && type != ov::element::boolean)
+    throw InternalError(fmt::format("OpenVINO answered an output of type {}, which pet cannot hold", type.get_type_name()));
+  Tensor tensor(dtype, Shape(dims));
+  PET_CHECK(tensor.nbytes() == output.get_byte_size(), "OpenVINO's output size does not match its shape");
+  if (tensor.nbytes() > 0) std::memcpy(tensor.mutable_raw(), output.data(), tensor.nbytes());
+  return tensor;
+}
+
 class OpenVinoRuntime final : public Runtime {
  public:
   std::string target() const override { return "openvino-cpu"; }
@@ -167,6 +200,32 @@ class OpenVinoRuntime final : public Runtime {
       return run_interleaved(loaded, options);
     } catch (const ov::Exception& error) {
       throw InternalError(fmt::format("OpenVINO failed while running compiled models: {}", openvino_message(error)));
+    }
+  }
+
+  std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int threads) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    TimingOptions options;
+    options.threads = threads;
+    LoadedModel loaded = load_model(core_, model, 0, options, /*exact=*/true);
+    if (loaded.compiled.inputs().size() != inputs.size())
+      throw UserError(fmt::format("model 0 has {} inputs for OpenVINO, {} were given", loaded.compiled.inputs().size(),
+                                  inputs.size()));
+    try {
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        const Tensor& input = inputs[i];
+        ov::Shape shape(input.shape().dims().begin(), input.shape().dims().end());
+        ov::Tensor tensor(element_type(input.dtype()), shape);
+        if (input.nbytes() > 0) std::memcpy(tensor.data(), input.raw(), input.nbytes());
+        loaded.request.set_input_tensor(i, tensor);
+      }
+      loaded.request.infer();
+      std::vector<Tensor> outputs;
+      for (size_t i = 0; i < loaded.compiled.outputs().size(); ++i)
+        outputs.push_back(tensor_from_openvino(loaded.request.get_output_tensor(i)));
+      return outputs;
+    } catch (const ov::Exception& error) {
+      throw UserError(fmt::format("model 0 was rejected by OpenVINO when run: {}", openvino_message(error)));
     }
   }
 

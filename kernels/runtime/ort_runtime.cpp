@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "kernels/runtime/tensor_wire.h"
 
 extern char** environ;
 
@@ -266,6 +267,24 @@ class OrtRuntime final : public Runtime {
     try {
       if (!reply.at("ok").get<bool>()) reject(reply.at("index").get<int>(), reply.at("error").get<std::string>());
       return parse_timings(reply, models.size(), options.runs);
+    } catch (const json::exception& error) {
+      fail_worker(fmt::format("sent a reply pet cannot read ({})", error.what()));
+    }
+  }
+
+  std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int threads) override {
+    PET_CHECK(threads >= 1, fmt::format("run_model with {} threads", threads));
+    std::lock_guard<std::mutex> lock(mutex_);
+    ModelFiles files(dir_.path(), {model});
+    json wire_inputs = json::array();
+    for (const Tensor& input : inputs) wire_inputs.push_back(tensor_to_wire(input));
+    json request = {{"run", {{"model", files.paths()[0]}, {"threads", threads}, {"inputs", wire_inputs}}}};
+    json reply = exchange(request);
+    try {
+      if (!reply.at("ok").get<bool>()) reject(reply.at("index").get<int>(), reply.at("error").get<std::string>());
+      std::vector<Tensor> outputs;
+      for (const json& output : reply.at("outputs")) outputs.push_back(tensor_from_wire(output));
+      return outputs;
     } catch (const json::exception& error) {
       fail_worker(fmt::format("sent a reply pet cannot read ({})", error.what()));
     }

@@ -1,5 +1,6 @@
-"""pet's ONNX Runtime CPU timing worker: one JSON request per stdin line, one JSON reply per stdout line."""
+"""pet's ONNX Runtime CPU worker (timing and single runs): one JSON request per stdin line, one JSON reply per stdout line."""
 
+import base64
 import json
 import shutil
 import statistics
@@ -124,6 +125,41 @@ def time_models(request):
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+# Tensors on the wire: numpy dtype name, shape, base64 of the raw little-endian bytes.
+WIRE_DTYPES = {"float32": np.dtype("<f4"), "int64": np.dtype("<i8"), "bool": np.dtype(np.bool_)}
+
+
+def tensor_from_wire(wire):
+    data = base64.b64decode(wire["data"], validate=True)
+    return np.frombuffer(data, dtype=WIRE_DTYPES[wire["dtype"]]).reshape([int(d) for d in wire["shape"]])
+
+
+def tensor_to_wire(array):
+    array = np.asarray(array)
+    for name, dtype in WIRE_DTYPES.items():
+        if array.dtype == dtype or (array.dtype.kind == dtype.kind and array.dtype.itemsize == dtype.itemsize):
+            data = np.ascontiguousarray(array, dtype=dtype).tobytes()
+            return {"dtype": name, "shape": list(array.shape), "data": base64.b64encode(data).decode("ascii")}
+    raise ValueError(f"output of dtype {array.dtype} cannot be sent back to pet")
+
+
+def run_model(request):
+    """Runs one model once on the given inputs, in the session's input order; outputs in its output order."""
+    run = request["run"]
+    try:
+        session = make_session(run["model"], {"threads": run.get("threads", 1)}, None)
+        names = [arg.name for arg in session.get_inputs()]
+        if len(names) != len(run["inputs"]):
+            raise ValueError(f"the model has {len(names)} inputs, {len(run['inputs'])} were given")
+        feeds = {name: tensor_from_wire(wire) for name, wire in zip(names, run["inputs"])}
+        outputs = session.run(None, feeds)
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"malformed run request: {error!r}") from error
+    except Exception as error:  # onnxruntime raises its own exception types
+        raise ModelError(0, str(error)) from error
+    return {"ok": True, "outputs": [tensor_to_wire(output) for output in outputs]}
+
+
 def answer(line):
     try:
         request = json.loads(line)
@@ -134,7 +170,7 @@ def answer(line):
     if request.get("version", False):
         return {"ok": True, "version": VERSION}
     try:
-        return time_models(request)
+        return run_model(request) if "run" in request else time_models(request)
     except ModelError as error:
         return {"ok": False, "index": error.index, "error": str(error)}
     except (KeyError, TypeError, ValueError) as error:

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/tensor.h"
+
 namespace pet::runtime {
 
 struct TimingOptions {
@@ -39,6 +41,11 @@ class Runtime {
   // external data). A model the runtime rejects is a UserError naming its index and the
   // runtime's message; a dead worker or runtime failure is an InternalError.
   virtual std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) = 0;
+  // Runs one serialized model (every weight inside) once on `inputs`, given in the model's input
+  // order, with `threads` intra-op threads, and returns its outputs in the model's output order
+  // (f32, i64 and bool tensors). A model or input the runtime rejects is a UserError naming the
+  // runtime's message; a dead worker or an output pet cannot hold is an InternalError.
+  virtual std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int threads) = 0;
 };
 
 // The measured targets pet knows, in a stable order: {"ort-cpu", "openvino-cpu"}.

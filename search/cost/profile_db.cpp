@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/file_safety.h"
 #include "search/cost/cost_model.h"
 
 namespace pet::cost {
@@ -109,21 +110,7 @@ void ProfileDb::save(const std::string& path) const {
     std::error_code ignored;
     std::filesystem::create_directories(target.parent_path(), ignored);
   }
-  std::string temporary = path + ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << to_json_text();
-    file.flush();
-    if (!file) {
-      std::filesystem::remove(temporary);
-      throw UserError(fmt::format("profile DB '{}' cannot be written; check that its folder is writable", path));
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, target, error);
-  if (error)
-    throw UserError(fmt::format("profile DB '{}' cannot be written ({}); check that its folder is writable", path,
-                                error.message()));
+  write_file_atomically(path, to_json_text(), "profile DB");
 }
 
 const ProfileEntry* ProfileDb::find(const std::string& device, const std::string& key) const {

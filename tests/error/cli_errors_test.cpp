@@ -1,6 +1,11 @@
 // Command-line mistakes: exact messages and exit status 2.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "core/onnx_tensor.h"
@@ -79,10 +84,223 @@ TEST(CliErrors, OptTimeLimitNotPositive) {
                     "pet-opt: error: --time-limit 0 must be a positive number of seconds");
 }
 
-TEST(CliErrors, OptRefusesToOverwriteItsInput) {
-  std::string model = small_model();
-  expect_user_error(run_opt({model, "-o", model}), "pet-opt: error: the output '" + model +
-                                                       "' would overwrite the input model; choose another -o");
+// ---- pet-opt never overwrites its input, under any spelling ----
+
+namespace fs = std::filesystem;
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// A fresh folder holding a copy of the small model as m.onnx.
+fs::path folder_with_model(const std::string& name) {
+  fs::path folder = fs::path(temp_file("cli_paths")) / name;
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  fs::copy_file(small_model(), folder / "m.onnx");
+  return folder;
+}
+
+std::string overwrite_error(const std::string& role, const std::string& path, const std::string& model) {
+  return "pet-opt: error: " + role + " '" + path + "' is the same file as the input model '" + model +
+         "'; writing it would overwrite an input: choose another path";
+}
+
+TEST(CliErrors, OptRefusesEverySpellingOfItsInputAsOutput) {
+  fs::path folder = folder_with_model("spellings");
+  std::string model = (folder / "m.onnx").string();
+  std::string before = file_bytes(model);
+  fs::create_symlink(model, folder / "soft.onnx");
+  fs::create_hard_link(model, folder / "hard.onnx");
+  std::string dir = folder.string(), name = folder.filename().string();
+  for (std::string output : {model, dir + "/./m.onnx", dir + "/../" + name + "/m.onnx", dir + "/soft.onnx",
+                             dir + "/hard.onnx"})
+    expect_user_error(run_opt({model, "--target", "h100", "-o", output}), overwrite_error("the output (-o)", output, model));
+  EXPECT_EQ(file_bytes(model), before);
+}
+
+TEST(CliErrors, OptRefusesAReportNamingTheInputOrTheOutput) {
+  fs::path folder = folder_with_model("report");
+  std::string model = (folder / "m.onnx").string();
+  std::string before = file_bytes(model);
+  std::string output = (folder / "o.onnx").string();
+  expect_user_error(run_opt({model, "--target", "h100", "-o", output, "--report", folder.string() + "/./m.onnx"}),
+                    overwrite_error("the report (--report)", folder.string() + "/./m.onnx", model));
+  expect_user_error(run_opt({model, "--target", "h100", "-o", output, "--report", output}),
+                    "pet-opt: error: the output (-o) '" + output + "' and the report (--report) '" + output +
+                        "' name the same file; give them different paths");
+  EXPECT_EQ(file_bytes(model), before);
+  EXPECT_FALSE(fs::exists(output));
+}
+
+TEST(CliErrors, OptRefusesToOverwriteExternalData) {
+  fs::path folder = fs::path(temp_file("cli_paths")) / "external";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  OnnxModelBuilder builder;
+  builder.input("x", onnx::TensorProto::FLOAT, {4}).output("y", onnx::TensorProto::FLOAT, {4});
+  onnx::TensorProto* weight = builder.model().mutable_graph()->add_initializer();
+  weight->set_name("w");
+  weight->set_data_type(onnx::TensorProto::FLOAT);
+  weight->add_dims(4);
+  weight->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* entry = weight->add_external_data();
+  entry->set_key("location");
+  entry->set_value("w.bin");
+  builder.node("Add", {"x", "w"}, {"y"}, "add");
+  std::string model = (folder / "m.onnx").string();
+  write_bytes(model, builder.model().SerializeAsString());
+  write_bytes((folder / "w.bin").string(), std::string(16, '\0'));
+  std::string output = folder.string() + "/./w.bin";
+  expect_user_error(run_opt({model, "--target", "h100", "-o", output}),
+                    "pet-opt: error: the output (-o) '" + output + "' is the same file as the model's external data '" +
+                        fs::canonical(folder / "w.bin").string() +
+                        "'; writing it would overwrite an input: choose another path");
+  EXPECT_EQ(file_bytes(folder / "w.bin"), std::string(16, '\0'));
+}
+
+TEST(CliErrors, OptChecksItsOutputFolderBeforeTheSearch) {
+  fs::path folder = folder_with_model("bad_folder");
+  std::string model = (folder / "m.onnx").string();
+  std::string output = (folder / "missing" / "o.onnx").string();
+  ToolRun run = run_opt({model, "--target", "h100", "-o", output});
+  expect_user_error(run, "pet-opt: error: the output (-o) '" + output + "': its folder '" +
+                             (folder / "missing").string() +
+                             "' cannot be used (it does not exist); create the folder first or choose an existing one");
+  EXPECT_EQ(run.out, "") << "nothing was optimized";
+  std::string report = (folder / "missing" / "r.json").string();
+  expect_user_error(run_opt({model, "--target", "h100", "-o", (folder / "o.onnx").string(), "--report", report}),
+                    "pet-opt: error: the report (--report) '" + report + "': its folder '" +
+                        (folder / "missing").string() +
+                        "' cannot be used (it does not exist); create the folder first or choose an existing one");
+  EXPECT_FALSE(fs::exists(folder / "o.onnx"));
+}
+
+// Lowers the file size limit for one scope, SIGXFSZ ignored (as the tools' mains do).
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &old_);
+    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit lowered = old_;
+    lowered.rlim_cur = bytes;
+    ::setrlimit(RLIMIT_FSIZE, &lowered);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &old_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit old_{};
+  void (*old_handler_)(int) = nullptr;
+};
+
+TEST(CliErrors, OptFailedWriteIsAUserErrorAndLeavesNothing) {
+  fs::path folder = fs::path(temp_file("cli_paths")) / "fsize";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  OnnxModelBuilder builder;  // 64 KiB of weights: the model cannot fit under a 16 KiB limit
+  builder.input("x", onnx::TensorProto::FLOAT, {16384}).output("y", onnx::TensorProto::FLOAT, {16384});
+  builder.float_initializer("w", {16384}, std::vector<float>(16384, 0.5f));
+  builder.node("Mul", {"x", "w"}, {"y"}, "mul");
+  std::string model = (folder / "m.onnx").string();
+  write_bytes(model, builder.model().SerializeAsString());
+  std::string output = (folder / "o.onnx").string();
+  ToolRun run;
+  {
+    FileSizeLimit limit(16384);
+    run = run_opt({model, "--target", "h100", "--mode", "none", "-o", output});
+  }
+  expect_user_error(run, "pet-opt: error: cannot write the model '" + output +
+                             "': the file would exceed the file size limit; raise the limit (ulimit -f) or write to a "
+                             "disk without one");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(folder)) files.push_back(entry.path().filename().string());
+  EXPECT_EQ(files, std::vector<std::string>{"m.onnx"}) << "no model, no report, no temporary file";
+}
+
+// ---- pet-opt never reads (or copies) a byte from outside the model's folder ----
+
+const std::string kSecret = "PET-SECRET-BYTES";
+
+TEST(CliErrors, OptNeverCopiesBytesFromOutsideTheModelFolder) {
+  fs::path root = fs::path(temp_file("cli_paths")) / "secret";
+  fs::remove_all(root);
+  fs::path model_dir = root / "model";
+  fs::create_directories(model_dir / "inside");
+  fs::create_directories(root / "outside");
+  write_bytes((root / "secret.bin").string(), kSecret);
+  write_bytes((root / "outside" / "secret.bin").string(), kSecret);
+  fs::create_directory_symlink(root / "outside", model_dir / "sub");
+  fs::create_symlink(root / "secret.bin", model_dir / "linked.bin");
+  for (std::string location : std::vector<std::string>{"../secret.bin", "inside/../../secret.bin", "sub/secret.bin", "linked.bin",
+                               (root / "secret.bin").string(), "./inside/../../outside/secret.bin"}) {
+    OnnxModelBuilder builder;
+    builder.input("x", onnx::TensorProto::FLOAT, {4}).output("y", onnx::TensorProto::FLOAT, {4});
+    onnx::TensorProto* weight = builder.model().mutable_graph()->add_initializer();
+    weight->set_name("w");
+    weight->set_data_type(onnx::TensorProto::FLOAT);
+    weight->add_dims(4);
+    weight->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* entry = weight->add_external_data();
+    entry->set_key("location");
+    entry->set_value(location);
+    builder.node("Add", {"x", "w"}, {"y"}, "add");
+    std::string model = (model_dir / "m.onnx").string();
+    write_bytes(model, builder.model().SerializeAsString());
+    ToolRun run = run_opt({model, "--target", "h100", "-o", (model_dir / "o.onnx").string()});
+    EXPECT_EQ(run.status, 2) << location;
+    EXPECT_NE(run.err.find("initializer 'w' keeps its data at"), std::string::npos) << run.err;
+    for (const auto& file : fs::recursive_directory_iterator(model_dir)) {
+      if (!file.is_regular_file() || file.is_symlink()) continue;
+      EXPECT_EQ(file_bytes(file.path()).find(kSecret), std::string::npos) << file.path() << " after " << location;
+    }
+    EXPECT_FALSE(fs::exists(model_dir / "o.onnx")) << location;
+  }
+}
+
+TEST(CliErrors, RunRefusesInputTensorsWithExternalDataOutsideTheirFolder) {
+  fs::path root = fs::path(temp_file("cli_paths")) / "run_secret";
+  fs::remove_all(root);
+  fs::create_directories(root / "inputs");
+  write_bytes((root / "secret.bin").string(), std::string(24, 'S'));
+  for (std::string location : std::vector<std::string>{"../secret.bin", (root / "secret.bin").string()}) {
+    onnx::TensorProto tensor;
+    tensor.set_name("x");
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    tensor.add_dims(2);
+    tensor.add_dims(3);
+    tensor.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* entry = tensor.add_external_data();
+    entry->set_key("location");
+    entry->set_value(location);
+    std::string input = (root / "inputs" / "x.pb").string();
+    write_bytes(input, tensor.SerializeAsString());
+    ToolRun run = run_run({small_model(), "--input", "x=" + input});
+    EXPECT_EQ(run.status, 2) << location;
+    EXPECT_EQ(run.err.rfind("pet-run: error: tensor file '" + input + "' keeps its data at ", 0), 0u) << run.err;
+    EXPECT_EQ(run.out, "");
+  }
+}
+
+TEST(CliErrors, RunRefusesOutputFilesThatOverwriteItsInputs) {
+  fs::path folder = fs::path(temp_file("cli_paths")) / "run_overwrite";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  std::string input = (folder / "y.pb").string();  // the model's output is named y
+  write_tensor_file(input, Tensor::f32({2, 3}, {1, 2, 3, 4, 5, 6}), "x");
+  std::string before = file_bytes(input);
+  expect_user_error(run_run({small_model(), "--input", "x=" + input, "--output-dir", folder.string()}),
+                    "pet-run: error: the file for output 'y' '" + (folder / "y.pb").string() +
+                        "' is the same file as the --input file '" + input +
+                        "'; writing it would overwrite an input: choose another path");
+  EXPECT_EQ(file_bytes(input), before);
+  std::string not_a_folder = small_model();
+  expect_user_error(run_run({small_model(), "--output-dir", not_a_folder}),
+                    "pet-run: error: --output-dir '" + not_a_folder +
+                        "' exists and is not a folder; choose a folder for the outputs");
 }
 
 TEST(CliErrors, OptHelpExitsZero) {

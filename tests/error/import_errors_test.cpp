@@ -1,7 +1,13 @@
 // Every way a model can be bad, each with the exact message the user sees.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "core/error.h"
+#include "core/executor.h"
 #include "core/graph.h"
 #include "core/onnx_import.h"
 #include "tests/error/onnx_model_builder.h"
@@ -29,7 +35,39 @@ OnnxModelBuilder relu_model(int elem_type = TensorProto::FLOAT, std::vector<int6
 
 TEST(ImportErrors, MissingFile) {
   EXPECT_EQ(import_error("/nonexistent/model.onnx"),
-            "/nonexistent/model.onnx: cannot open model file '/nonexistent/model.onnx'; check the path");
+            "/nonexistent/model.onnx: cannot open model file '/nonexistent/model.onnx': it does not exist; check the "
+            "path");
+}
+
+// Root reads every file, so the unreadable-file case runs as user 65534 in a forked child.
+std::string import_error_as_nobody(const std::string& path) {
+  if (::geteuid() != 0) return import_error(path);
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return "(no pipe)";
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    std::string message = ::setgid(65534) == 0 && ::setuid(65534) == 0 ? import_error(path) : "(setuid failed)";
+    ssize_t ignored = ::write(pipe_fds[1], message.data(), message.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string message;
+  char chunk[4096];
+  for (ssize_t got; (got = ::read(pipe_fds[0], chunk, sizeof(chunk))) > 0;) message.append(chunk, static_cast<size_t>(got));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return message;
+}
+
+TEST(ImportErrors, UnreadableFileSaysPermissionDenied) {
+  std::string path = relu_model().save("unreadable.onnx");
+  std::filesystem::permissions(path, std::filesystem::perms::none);
+  EXPECT_EQ(import_error_as_nobody(path), path + ": cannot open model file '" + path +
+                                              "': permission denied; make the file readable for this user (chmod "
+                                              "u+r) or run as a user who may read it");
 }
 
 TEST(ImportErrors, AFolderInsteadOfAFile) {
@@ -167,9 +205,9 @@ OnnxModelBuilder external_data_model(const std::string& location) {
 
 TEST(ImportErrors, MissingExternalData) {
   std::string path = external_data_model("missing_weights.bin").save("external_missing.onnx");
-  EXPECT_EQ(import_error(path), path + ": the model fails the ONNX checker: Data of TensorProto ( tensor name: w) "
-                                       "should be stored in " + temp_file("missing_weights.bin") +
-                                       ", but it doesn't exist or is not accessible.; fix or re-export the model");
+  EXPECT_EQ(import_error(path), path + ": initializer 'w' keeps its data in external file '" +
+                                    temp_file("missing_weights.bin") +
+                                    "', which cannot be read (it does not exist); keep the data file next to the model");
 }
 
 TEST(ImportErrors, ExternalDataNextToTheModelLoads) {
@@ -179,6 +217,189 @@ TEST(ImportErrors, ExternalDataNextToTheModelLoads) {
   Graph graph = import_onnx(external_data_model("external_weights.bin").save("external_ok.onnx"));
   const Tensor& weight = *graph.value(*graph.find_value("w")).constant;
   EXPECT_EQ(std::vector<float>(weight.f32().begin(), weight.f32().end()), values);
+}
+
+// ---- external data must stay inside the model's folder tree ----
+
+namespace fs = std::filesystem;
+
+// 16 bytes (four floats) in a file beside the model's folder, which no model may read.
+const std::string kSecret = "PET-SECRET-BYTES";
+
+// A fresh folder tree: <root>/model/ for the model, <root>/outside/secret.bin and <root>/secret.bin.
+struct ModelFolder {
+  fs::path root, model_dir, outside;
+  std::string save(OnnxModelBuilder builder) const {
+    std::string path = (model_dir / "m.onnx").string();
+    write_bytes(path, builder.model().SerializeAsString());
+    return path;
+  }
+};
+
+ModelFolder model_folder(const std::string& name) {
+  ModelFolder folder;
+  folder.root = fs::path(temp_file("containment")) / name;
+  fs::remove_all(folder.root);
+  folder.model_dir = folder.root / "model";
+  folder.outside = folder.root / "outside";
+  fs::create_directories(folder.model_dir);
+  fs::create_directories(folder.outside);
+  write_bytes((folder.outside / "secret.bin").string(), kSecret);
+  write_bytes((folder.root / "secret.bin").string(), kSecret);
+  return folder;
+}
+
+void add_external_entry(TensorProto& tensor, const std::string& key, const std::string& value) {
+  auto* entry = tensor.add_external_data();
+  entry->set_key(key);
+  entry->set_value(value);
+}
+
+std::string leaves_message(const std::string& path, const std::string& what, const std::string& location,
+                           const fs::path& folder) {
+  return path + ": " + what + " keeps its data at '" + location + "', which leaves the model's folder '" +
+         folder.string() +
+         "'; external data must lie inside the model's folder tree: move the file there and give its path relative "
+         "to the model";
+}
+
+TEST(ImportErrors, ExternalDataLeavingTheFolderIsRefused) {
+  ModelFolder folder = model_folder("leaving");
+  for (std::string location : {"../secret.bin", "sub/../../secret.bin", "./sub/../../outside/secret.bin",
+                               "../outside/secret.bin", "./sub/../../../etc/passwd"}) {
+    std::string path = folder.save(external_data_model(location));
+    EXPECT_EQ(import_error(path), leaves_message(path, "initializer 'w'", location, folder.model_dir)) << location;
+  }
+}
+
+TEST(ImportErrors, AbsoluteExternalDataLocationsAreRefused) {
+  ModelFolder folder = model_folder("absolute");
+  write_bytes((folder.model_dir / "w.bin").string(), kSecret);
+  for (std::string location : {(folder.outside / "secret.bin").string(), (folder.model_dir / "w.bin").string(),
+                               std::string("/etc/passwd"), std::string("/abs")}) {
+    std::string path = folder.save(external_data_model(location));
+    EXPECT_EQ(import_error(path), path + ": initializer 'w' keeps its data at the absolute location '" + location +
+                                      "'; external data must be named relative to the model's folder '" +
+                                      folder.model_dir.string() +
+                                      "': move the file into that folder and give its relative path")
+        << location;
+  }
+}
+
+TEST(ImportErrors, ExternalDataThroughASymbolicLinkOutsideIsRefused) {
+  ModelFolder folder = model_folder("symlinks");
+  fs::create_directory_symlink(folder.outside, folder.model_dir / "sub");
+  fs::create_symlink(folder.root / "secret.bin", folder.model_dir / "w.bin");
+  std::vector<std::pair<std::string, fs::path>> cases = {{"sub/secret.bin", folder.outside / "secret.bin"},
+                                                         {"w.bin", folder.root / "secret.bin"},
+                                                         {"./sub/../w.bin", folder.root / "secret.bin"}};
+  for (const auto& [location, target] : cases) {
+    std::string path = folder.save(external_data_model(location));
+    EXPECT_EQ(import_error(path), path + ": initializer 'w' keeps its data at '" + location +
+                                      "', which a symbolic link leads to '" + fs::canonical(target).string() +
+                                      "', outside the model's folder '" + fs::canonical(folder.model_dir).string() +
+                                      "'; copy the data file into the model's folder tree instead of linking to it")
+        << location;
+  }
+}
+
+TEST(ImportErrors, ExternalDataWithoutALocationIsRefused) {
+  ModelFolder folder = model_folder("no_location");
+  std::string path = folder.save(external_data_model(""));
+  EXPECT_EQ(import_error(path), path + ": initializer 'w' is stored as external data but its 'location' is empty; "
+                                       "re-export the model with its data file next to it");
+}
+
+OnnxModelBuilder constant_model(const std::string& location) {
+  OnnxModelBuilder builder;
+  builder.input("x", TensorProto::FLOAT, {4}).output("y", TensorProto::FLOAT, {4});
+  auto& constant = builder.node("Constant", {}, {"c"}, "const");
+  auto* value = constant.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  TensorProto* tensor = value->mutable_t();
+  tensor->set_data_type(TensorProto::FLOAT);
+  tensor->add_dims(4);
+  tensor->set_data_location(TensorProto::EXTERNAL);
+  add_external_entry(*tensor, "location", location);
+  builder.node("Add", {"x", "c"}, {"y"}, "add");
+  return builder;
+}
+
+TEST(ImportErrors, ConstantNodeExternalDataOutsideIsRefused) {
+  ModelFolder folder = model_folder("constant");
+  for (std::string location : {"../secret.bin", "sub/../../outside/secret.bin"}) {
+    std::string path = folder.save(constant_model(location));
+    EXPECT_EQ(import_error(path), leaves_message(path, "attribute 'value' of node 'const'", location, folder.model_dir))
+        << location;
+  }
+  std::string absolute = (folder.outside / "secret.bin").string();
+  std::string path = folder.save(constant_model(absolute));
+  EXPECT_NE(import_error(path).find("attribute 'value' of node 'const' keeps its data at the absolute location '" +
+                                    absolute + "'"),
+            std::string::npos);
+}
+
+TEST(ImportErrors, ConstantNodeExternalDataInsideLoads) {
+  ModelFolder folder = model_folder("constant_inside");
+  std::vector<float> values = {1, 2, 3, 4};
+  fs::create_directories(folder.model_dir / "data");
+  write_bytes((folder.model_dir / "data" / "c.bin").string(),
+              std::string(reinterpret_cast<const char*>(values.data()), sizeof(float) * 4));
+  Graph graph = import_onnx(folder.save(constant_model("data/c.bin")));
+  std::vector<Tensor> out = execute(graph, {Tensor::f32({4}, {10, 20, 30, 40})});
+  EXPECT_EQ(std::vector<float>(out[0].f32().begin(), out[0].f32().end()), (std::vector<float>{11, 22, 33, 44}));
+}
+
+std::string offset_length_error(const std::string& name, const std::string& offset, const std::string& length) {
+  ModelFolder folder = model_folder(name);
+  write_bytes((folder.model_dir / "w.bin").string(), kSecret);
+  OnnxModelBuilder builder = external_data_model("w.bin");
+  TensorProto& weight = *builder.model().mutable_graph()->mutable_initializer(0);
+  if (!offset.empty()) add_external_entry(weight, "offset", offset);
+  if (!length.empty()) add_external_entry(weight, "length", length);
+  std::string path = folder.save(builder);
+  return import_error(path).substr(path.size() + 2);
+}
+
+TEST(ImportErrors, BadExternalDataOffsetsAndLengthsAreUserErrors) {
+  auto not_a_count = [](const std::string& key, const std::string& text) {
+    return "initializer 'w' has the external-data " + key + " '" + text +
+           "', which is not a byte count from 0 to 9223372036854775807; fix the model's external_data entries";
+  };
+  EXPECT_EQ(offset_length_error("offset_text", "abc", ""), not_a_count("offset", "abc"));
+  EXPECT_EQ(offset_length_error("offset_negative", "-4", ""), not_a_count("offset", "-4"));
+  EXPECT_EQ(offset_length_error("offset_huge", "99999999999999999999999", ""),
+            not_a_count("offset", "99999999999999999999999"));
+  EXPECT_EQ(offset_length_error("length_text", "", "16 bytes"), not_a_count("length", "16 bytes"));
+  EXPECT_EQ(offset_length_error("length_negative", "", "-16"), not_a_count("length", "-16"));
+  std::string overflow = offset_length_error("offset_overflow", "9223372036854775807", "16");
+  std::string w_bin = fs::canonical(fs::path(temp_file("containment")) / "offset_overflow" / "model" / "w.bin").string();
+  EXPECT_EQ(overflow,
+            "initializer 'w': external file '" + w_bin +
+                "' ends before offset 9223372036854775807 + 16 bytes (it has 16); the file is truncated or the "
+                "model's offset and length are wrong");
+  EXPECT_NE(offset_length_error("offset_past_end", "8", "").find("ends before offset 8 + 16 bytes (it has 16)"),
+            std::string::npos);
+  EXPECT_EQ(offset_length_error("length_wrong", "", "8"),
+            "initializer 'w' declares 8 bytes of external data in 'w.bin' but its shape needs 16; fix the 'length' "
+            "entry or re-export the model");
+  EXPECT_EQ(offset_length_error("length_huge", "0", "9223372036854775807"),
+            "initializer 'w' declares 9223372036854775807 bytes of external data in 'w.bin' but its shape needs 16; "
+            "fix the 'length' entry or re-export the model");
+}
+
+TEST(ImportErrors, InitializerTooLargeToHoldIsAUserError) {
+  OnnxModelBuilder builder = relu_model();
+  TensorProto* huge = builder.model().mutable_graph()->add_initializer();
+  huge->set_name("huge");
+  huge->set_data_type(TensorProto::FLOAT);
+  huge->add_dims(int64_t{1} << 40);  // 2^61 elements: the element count fits in int64, the byte count does not
+  huge->add_dims(int64_t{1} << 21);
+  huge->set_raw_data("abcd");
+  std::string path = builder.save("huge_initializer.onnx");
+  EXPECT_EQ(import_error(path), path + ": initializer 'huge' has the shape [1099511627776,2097152], too large to "
+                                       "hold in memory; fix the model's dims");
 }
 
 TEST(ImportErrors, UnsupportedAttributeValue) {

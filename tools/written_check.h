@@ -1,0 +1,51 @@
+// pet-opt's final check of the file it is about to put in place: the written bytes re-imported by pet's
+// own importer, compared with the original graph on several input draws, and run in the target runtime.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/graph.h"
+#include "verifier/differential.h"
+
+namespace pet {
+
+struct WrittenCheckOptions {
+  uint64_t seed = 2026;        // draws use seed, seed + 1, ...
+  int draws = 3;
+  Tolerance tolerance;
+  std::string runtime_target;  // a measured target ("ort-cpu", "openvino-cpu") or empty: no runtime run
+  int runtime_threads = 1;
+};
+
+// The written model run in the target runtime on one draw, against pet's CPU executor on the original.
+struct RuntimeCheck {
+  std::string target;
+  std::string version;      // the runtime's, empty when it could not be opened
+  std::string unavailable;  // why the runtime could not be opened (then nothing ran)
+  uint64_t seed = 0;
+  std::vector<OutputDifference> outputs;
+  bool passed = true;
+  double max_abs_error() const;
+};
+
+struct WrittenCheck {
+  std::string import_error;                // pet's importer refused the written file (a bug in pet)
+  std::vector<DifferentialReport> draws;   // one per seed, in seed order
+  std::optional<RuntimeCheck> runtime;
+  bool passed = true;
+};
+
+// Checks the model serialized as `bytes` and written at `path` (the staged file, not yet in place).
+WrittenCheck check_written_model(const Graph& original, const std::string& path, const std::string& bytes,
+                                 const WrittenCheckOptions& options);
+
+// For the report and the terminal: each draw's seed and max error, and the runtime check.
+nlohmann::ordered_json written_check_json(const WrittenCheck& check);
+std::string written_check_summary(const WrittenCheck& check);
+
+}  // namespace pet
