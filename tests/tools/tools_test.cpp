@@ -17,9 +17,15 @@
 #include "tests/error/onnx_model_builder.h"
 #include "tools/commands.h"
 #include "tools/help_text.h"
+#include "tools/written_check.h"
 
 namespace pet::testing {
 namespace {
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
 
 std::string conv_bn_model() {
   Graph graph = parse_graph(R"(graph "convbn" opset 13 {
@@ -61,6 +67,78 @@ TEST(PetOpt, FoldsCleansExportsAndReports) {
   EXPECT_EQ(report["passes"][1]["pass"], "fold-batchnorm");
   EXPECT_EQ(report["passes"][1]["changes"], 1);
   EXPECT_NE(out.str().find("fold-batchnorm"), std::string::npos) << out.str();
+
+  // The written file itself was imported again and checked on three draws before it was put in place.
+  const nlohmann::json& written = report["written_check"];
+  EXPECT_EQ(written["passed"], true);
+  ASSERT_EQ(written["draws"].size(), 3u);
+  for (int draw = 0; draw < 3; ++draw) {
+    EXPECT_EQ(written["draws"][draw]["seed"], 2026 + draw);
+    EXPECT_EQ(written["draws"][draw]["passed"], true);
+  }
+  EXPECT_FALSE(written.contains("runtime")) << "h100 is no runtime";
+  EXPECT_NE(out.str().find("written file re-imported and checked: seed 2026 max abs error "), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("; seed 2028 max abs error "), std::string::npos) << out.str();
+}
+
+// ---- the final check of the written file, without a process ----
+
+std::string relu_model_file(const std::string& name, const std::string& op) {
+  Graph graph = parse_graph(fmt::format(R"(graph "g" opset 13 {{
+    input %x : f32[2,8]
+    %y = {}(%x)
+    output %y
+  }})",
+                                        op));
+  std::string path = temp_file(name);
+  export_onnx(graph, path);
+  return path;
+}
+
+TEST(WrittenCheck, AWrittenFileThatComputesSomethingElseFailsOnEveryDraw) {
+  Graph original = import_onnx(relu_model_file("wc_relu.onnx", "Relu"));
+  std::string other = relu_model_file("wc_abs.onnx", "Abs");
+  WrittenCheckOptions options;
+  options.seed = 7;
+  WrittenCheck check = check_written_model(original, other, file_bytes(other), options);
+  EXPECT_FALSE(check.passed);
+  ASSERT_EQ(check.draws.size(), 3u);
+  for (int draw = 0; draw < 3; ++draw) {
+    EXPECT_EQ(check.draws[draw].seed, 7u + draw);
+    EXPECT_FALSE(check.draws[draw].passed);
+  }
+  EXPECT_FALSE(check.runtime) << "the runtime is not asked once the file failed";
+  std::string summary = written_check_summary(check);
+  EXPECT_NE(summary.find("seed 7 max abs error "), std::string::npos) << summary;
+  EXPECT_NE(summary.find("(FAILED)"), std::string::npos) << summary;
+  EXPECT_EQ(written_check_json(check)["passed"], false);
+}
+
+TEST(WrittenCheck, AFileThatCannotBeImportedFails) {
+  Graph original = import_onnx(relu_model_file("wc_relu2.onnx", "Relu"));
+  std::string garbage = temp_file("wc_garbage.onnx");
+  write_bytes(garbage, "not a model");
+  WrittenCheck check = check_written_model(original, garbage, "not a model", WrittenCheckOptions{});
+  EXPECT_FALSE(check.passed);
+  EXPECT_NE(check.import_error.find("is not a valid ONNX model"), std::string::npos) << check.import_error;
+  EXPECT_EQ(written_check_summary(check).rfind("  written file: pet cannot import it again: ", 0), 0u);
+}
+
+TEST(WrittenCheck, AMeasuredTargetRunsTheWrittenFileInItsRuntime) {
+  std::string path = relu_model_file("wc_runtime.onnx", "Relu");
+  Graph original = import_onnx(path);
+  WrittenCheckOptions options;
+  options.runtime_target = "ort-cpu";
+  WrittenCheck check = check_written_model(original, path, file_bytes(path), options);
+  EXPECT_TRUE(check.passed);
+  ASSERT_TRUE(check.runtime);
+  EXPECT_EQ(check.runtime->unavailable, "");
+  EXPECT_EQ(check.runtime->version.rfind("onnxruntime ", 0), 0u);
+  EXPECT_TRUE(check.runtime->passed);
+  EXPECT_EQ(check.runtime->max_abs_error(), 0.0) << "Relu is exact in every runtime";
+  std::string summary = written_check_summary(check);
+  EXPECT_NE(summary.find("written file in ort-cpu (onnxruntime "), std::string::npos) << summary;
 }
 
 TEST(PetOpt, SameInputGivesByteIdenticalOutputAndReport) {
@@ -77,11 +155,6 @@ TEST(PetOpt, SameInputGivesByteIdenticalOutputAndReport) {
   EXPECT_EQ(bytes(temp_file("det.json")), first_report) << "wall-clock times belong behind --report-times";
 }
 
-std::string file_bytes(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-}
-
 // A measured target times the model in its runtime (nothing here asserts how long it took), then
 // a replay of the DB it wrote times nothing and gives the same bytes every time.
 void expect_measured_then_replayed(const std::string& target, const std::string& runtime_name) {
@@ -95,6 +168,7 @@ void expect_measured_then_replayed(const std::string& target, const std::string&
             0)
       << err.str();
   EXPECT_NE(out.str().find("measured latency in " + runtime_name), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("written file in " + target + " (" + runtime_name), std::string::npos) << out.str();
   ASSERT_TRUE(std::filesystem::exists(db));
 
   std::vector<std::string> replay = {model, "--target", target, "--threads", "1", "--profile-db", db, "--replay", "-o",

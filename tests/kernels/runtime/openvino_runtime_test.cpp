@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/executor.h"
 #include "core/graph.h"
 #include "core/onnx_export.h"
 #include "core/text_ir.h"
@@ -59,6 +60,38 @@ TEST(OpenVinoRuntime, TimesTwoModelsInterleavedWithPerNodeTimes) {
   ASSERT_NE(conv, timings[0].nodes.end());
   EXPECT_GT(conv->microseconds, 0);
   EXPECT_FALSE(conv->kernel.empty());
+}
+
+TEST(OpenVinoRuntime, RunsAModelOnGivenInputsAsPetsExecutorDoes) {
+  const char* ir = R"(graph "three_types" opset 13 {
+    input %x : f32[1,4,6,6]
+    const %w : f32[8,4,3,3] = random(7)
+    %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[1,8,6,6]
+    %z = Relu(%c) : f32[1,8,6,6]
+    %g = Greater(%c, %z) : bool[1,8,6,6]
+    %a = ArgMax[axis=1, keepdims=0, select_last_index=0](%z) : i64[1,6,6]
+    output %z
+    output %g
+    output %a
+  })";
+  Graph graph = parse_graph(ir);
+  std::vector<Tensor> inputs = random_inputs(graph, 5);
+  std::vector<Tensor> expected = execute(graph, inputs);
+  std::vector<Tensor> outputs = open_openvino_runtime()->run_model(serialized(ir), inputs, 1);
+  ASSERT_EQ(outputs.size(), 3u);
+  ASSERT_EQ(outputs[0].type(), expected[0].type());
+  for (int64_t i = 0; i < expected[0].numel(); ++i) EXPECT_NEAR(outputs[0].f32()[i], expected[0].f32()[i], 1e-4) << i;
+  EXPECT_TRUE(outputs[1].same_content(expected[1]));
+  EXPECT_TRUE(outputs[2].same_content(expected[2]));
+}
+
+TEST(OpenVinoRuntime, RunWithTheWrongNumberOfInputsIsAUserError) {
+  try {
+    open_openvino_runtime()->run_model(add_model(), {}, 1);
+    FAIL() << "a model ran without its input";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()), "model 0 has 1 inputs for OpenVINO, 0 were given");
+  }
 }
 
 TEST(OpenVinoRuntime, NamesItsTargetAndOpenVinoVersion) {

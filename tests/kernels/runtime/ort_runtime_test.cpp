@@ -10,9 +10,11 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/executor.h"
 #include "core/onnx_export.h"
 #include "core/text_ir.h"
 #include "kernels/runtime/ort_runtime.h"
+#include "kernels/runtime/tensor_wire.h"
 #include "tests/test_temp_dir.h"
 
 namespace pet::runtime {
@@ -57,6 +59,70 @@ class ScopedEnv {
   const char* name_;
   std::optional<std::string> old_;
 };
+
+// Three outputs of the three element types pet holds, from two inputs.
+const char* kThreeTypes = R"(graph "three_types" opset 13 {
+  input %x : f32[2,5]
+  input %t : f32[2,5]
+  %s = Add(%x, %t) : f32[2,5]
+  %g = Greater(%x, %t) : bool[2,5]
+  %a = ArgMax[axis=1, keepdims=0, select_last_index=0](%s) : i64[2]
+  output %s
+  output %g
+  output %a
+})";
+
+TEST(OrtRuntime, RunsAModelOnGivenInputsAsPetsExecutorDoes) {
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  Graph graph = parse_graph(kConvRelu);
+  std::vector<Tensor> inputs = random_inputs(graph, 11);
+  Tensor expected = execute(graph, inputs)[0];
+  std::vector<Tensor> outputs = ort->run_model(serialized(kConvRelu), inputs, 1);
+  ASSERT_EQ(outputs.size(), 1u);
+  ASSERT_EQ(outputs[0].type(), expected.type());
+  for (int64_t i = 0; i < expected.numel(); ++i) EXPECT_NEAR(outputs[0].f32()[i], expected.f32()[i], 1e-4) << i;
+}
+
+TEST(OrtRuntime, RunReturnsFloatBoolAndIntegerOutputsInOrder) {
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  Graph graph = parse_graph(kThreeTypes);
+  std::vector<Tensor> inputs = {Tensor::f32({2, 5}, {1, 2, 3, 4, 5, 5, 4, 3, 2, 1}),
+                                Tensor::f32({2, 5}, {0, 3, 0, 3, 0, 9, 0, 0, 0, 0})};
+  std::vector<Tensor> outputs = ort->run_model(serialized(kThreeTypes), inputs, 2);
+  std::vector<Tensor> expected = execute(graph, inputs);
+  ASSERT_EQ(outputs.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(outputs[i].same_content(expected[i])) << "output " << i;
+}
+
+TEST(OrtRuntime, RunWithAWrongInputIsAUserErrorAndTheWorkerSurvives) {
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  try {
+    ort->run_model(serialized(kAddRelu), {Tensor::f32({1, 3}, {1, 2, 3})}, 1);
+    FAIL() << "a wrongly shaped input ran";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind("model 0 was rejected by ONNX Runtime: ", 0), 0u) << error.what();
+  }
+  EXPECT_EQ(ort->run_model(serialized(kAddRelu), {Tensor::f32({1, 64}, std::vector<float>(64, 1))}, 1).size(), 1u);
+}
+
+TEST(TensorWire, Base64RoundTripsEveryLengthAndMatchesKnownText) {
+  EXPECT_EQ(base64_encode(""), "");
+  EXPECT_EQ(base64_encode("f"), "Zg==");
+  EXPECT_EQ(base64_encode("fo"), "Zm8=");
+  EXPECT_EQ(base64_encode("foo"), "Zm9v");
+  EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
+  std::string bytes;
+  for (int n = 0; n < 300; ++n) {
+    EXPECT_EQ(base64_decode(base64_encode(bytes)), bytes) << n;
+    bytes += static_cast<char>((n * 37 + 11) & 255);
+  }
+}
+
+TEST(TensorWire, MalformedBase64IsAnInternalError) {
+  EXPECT_THROW(base64_decode("Zg="), InternalError);
+  EXPECT_THROW(base64_decode("Z!=="), InternalError);
+  EXPECT_THROW(base64_decode("Zg==Zm9v"), InternalError);
+}
 
 TEST(OrtRuntime, TimesTwoModelsInterleavedWithPerNodeTimes) {
   std::unique_ptr<Runtime> ort = open_ort_runtime();
