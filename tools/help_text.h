@@ -7,8 +7,9 @@ inline constexpr const char* kPetOptHelp = R"(usage: pet-opt [options] model.onn
 
 Optimizes an ONNX model for the runtime it will run in with fully and partially equivalent
 transformations, corrects the partial ones, times the best programs against the input in that
-runtime and writes the fastest (never one slower than the input), checks the result against the
-original, and reports every change.
+runtime and writes the fastest (never one slower than the input), checks the written file against
+the original (imported again, on three input draws, and in the target runtime) before putting it
+in place, and reports every change.
 
 options:
   -o, --output FILE        optimized model (default: MODEL.opt.onnx next to the input)
