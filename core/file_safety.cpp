@@ -304,10 +304,18 @@ void check_writable_output(const GuardedPath& output) {
   if (!S_ISDIR(info.st_mode))
     throw UserError(fmt::format("{} '{}': '{}' is not a folder; choose an output path in an existing folder",
                                 output.role, output.path, folder.string()));
-  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+  // Creating a file is the only test that holds for every user (root passes access()) and file system.
+  std::string probe = (folder / fmt::format(".pet-probe-{}-{}", ::getpid(), staged_counter++)).string();
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    int error = errno;
     throw UserError(fmt::format("{} '{}': cannot create files in the folder '{}' ({}); choose a folder this user may "
                                 "write to",
-                                output.role, output.path, folder.string(), reason_text(errno)));
+                                output.role, output.path, folder.string(),
+                                error == ENOENT ? "it takes no new files" : reason_text(error)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 }  // namespace

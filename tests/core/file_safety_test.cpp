@@ -366,6 +366,24 @@ TEST(OutputGuard, BadOutputFoldersAreRefusedBeforeAnyWork) {
             "the report (--report) '/dev/full' exists and is not a regular file; give the path of a file to write");
 }
 
+TEST(OutputGuard, FoldersThatTakeNoNewFilesAreRefusedBeforeAnyWork) {
+  GuardCase c = guard_case("readonly");
+  fs::path locked = c.folder / "locked";
+  fs::create_directories(locked);
+  fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
+                              fs::perms::others_exec);
+  std::string output = (locked / "o.onnx").string();
+  EXPECT_EQ(user_error_as_nobody([&] { guard_output_paths({}, {{output, "the output (-o)"}}); }),
+            "the output (-o) '" + output + "': cannot create files in the folder '" + locked.string() +
+                "' (permission denied); choose a folder this user may write to");
+  if (fs::is_directory("/proc/self")) {
+    EXPECT_EQ(user_error([] { guard_output_paths({}, {{"/proc/o.onnx", "the output (-o)"}}); }),
+              "the output (-o) '/proc/o.onnx': cannot create files in the folder '/proc' (it takes no new files); "
+              "choose a folder this user may write to");
+  }
+  EXPECT_EQ(folder_entries(c.folder), (std::vector<std::string>{"locked", "m.onnx"})) << "the probe file is gone";
+}
+
 TEST(OutputGuard, DistinctNewFilesPass) {
   GuardCase c = guard_case("fine");
   EXPECT_EQ(guard_error(c, (c.folder / "o.onnx").string(), (c.folder / "o.json").string()), "(no error)");
