@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <functional>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -83,8 +84,9 @@ UserError write_error(const std::string& path, const std::string& what, int erro
 // Closes on scope exit; close() errors of a read-only descriptor carry no data loss.
 class ReadFd {
  public:
-  ReadFd(const std::string& path, const std::string& what) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ < 0) throw read_error(path, what, errno);
+  ReadFd(const std::string& path, const std::function<UserError(int)>& failure)
+      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) throw failure(errno);
   }
   ~ReadFd() { ::close(fd_); }
   ReadFd(const ReadFd&) = delete;
@@ -173,7 +175,7 @@ int64_t parse_external_size(const std::string& text, const std::string& key, con
 }
 
 std::string read_whole_file(const std::string& path, const std::string& what) {
-  ReadFd fd(path, what);
+  ReadFd fd(path, [&](int error) { return read_error(path, what, error); });
   struct stat info{};
   if (::fstat(fd.get(), &info) != 0) throw read_error(path, what, errno);
   if (S_ISDIR(info.st_mode)) throw read_error(path, what, EISDIR);
@@ -188,7 +190,10 @@ std::string read_whole_file(const std::string& path, const std::string& what) {
 }
 
 std::string read_file_range(const std::string& path, int64_t offset, int64_t length, const std::string& what) {
-  ReadFd fd(path, what);
+  ReadFd fd(path, [&](int error) {
+    return UserError(fmt::format("{} keeps its data in '{}', which cannot be opened ({}); {}", what, path,
+                                 reason_text(error), read_fix(error)));
+  });
   struct stat info{};
   if (::fstat(fd.get(), &info) != 0) throw read_error(path, what, errno);
   int64_t size = static_cast<int64_t>(info.st_size);

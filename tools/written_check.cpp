@@ -28,7 +28,14 @@ RuntimeCheck run_in_runtime(const Graph& original, const std::string& bytes, con
   check.version = runtime->version();
   std::vector<Tensor> inputs = random_inputs(original, options.seed);
   std::vector<Tensor> expected = execute(original, inputs);
-  std::vector<Tensor> actual = runtime->run_model(bytes, inputs, std::max(1, options.runtime_threads));
+  std::vector<Tensor> actual;
+  try {
+    actual = runtime->run_model(bytes, inputs, std::max(1, options.runtime_threads));
+  } catch (const UserError& error) {  // the model pet wrote: pet's fault, not the user's
+    check.rejected = error.what();
+    check.passed = false;
+    return check;
+  }
   PET_CHECK(actual.size() == expected.size(), fmt::format("{} answered {} outputs for a model with {}", check.target,
                                                           actual.size(), expected.size()));
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -100,6 +107,7 @@ nlohmann::ordered_json written_check_json(const WrittenCheck& check) {
       json_runtime["runtime"] = runtime.version;
       json_runtime["seed"] = runtime.seed;
       json_runtime["passed"] = runtime.passed;
+      if (!runtime.rejected.empty()) json_runtime["rejected"] = runtime.rejected;
       json_runtime["max_abs_error"] = runtime.max_abs_error();
       json_runtime["outputs"] = outputs_json(runtime.outputs);
     }
@@ -119,6 +127,9 @@ std::string written_check_summary(const WrittenCheck& check) {
   const RuntimeCheck& runtime = *check.runtime;
   if (!runtime.unavailable.empty())
     return text + fmt::format("  {} check skipped: {}\n", runtime.target, runtime.unavailable);
+  if (!runtime.rejected.empty())
+    return text + fmt::format("  written file in {} ({}): the runtime refused it: {} (FAILED)\n", runtime.target,
+                              runtime.version, runtime.rejected);
   return text + fmt::format("  written file in {} ({}), seed {}: max abs error {:.3g} against pet's executor ({})\n",
                             runtime.target, runtime.version, runtime.seed, runtime.max_abs_error(),
                             runtime.passed ? "ok" : "FAILED");

@@ -27,6 +27,7 @@ struct RuntimeCheck {
   std::string target;
   std::string version;      // the runtime's, empty when it could not be opened
   std::string unavailable;  // why the runtime could not be opened (then nothing ran)
+  std::string rejected;     // the runtime's refusal of the written model (a failed check)
   uint64_t seed = 0;
   std::vector<OutputDifference> outputs;
   bool passed = true;

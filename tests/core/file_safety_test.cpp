@@ -209,6 +209,16 @@ TEST(ReadFiles, RangesPastTheEndAreUserErrors) {
   EXPECT_NE(message(4, INT64_MAX).find("ends before offset 4 + 9223372036854775807 bytes"), std::string::npos);
 }
 
+TEST(ReadFiles, UnreadableExternalDataSaysPermissionDeniedForItsTensor) {
+  fs::path file = fresh_folder("unreadable_range") / "w.bin";
+  write_text(file, "0123456789");
+  fs::permissions(file, fs::perms::none);
+  EXPECT_EQ(user_error_as_nobody([&] { read_file_range(file.string(), 0, 4, "initializer 'w'"); }),
+            "initializer 'w' keeps its data in '" + file.string() +
+                "', which cannot be opened (permission denied); make the file readable for this user (chmod u+r) or "
+                "run as a user who may read it");
+}
+
 TEST(ReadFiles, MissingFileSaysItDoesNotExist) {
   EXPECT_EQ(user_error([] { read_whole_file("/nonexistent/m.onnx", "model file"); }),
             "cannot open model file '/nonexistent/m.onnx': it does not exist; check the path");

@@ -125,6 +125,18 @@ TEST(WrittenCheck, AFileThatCannotBeImportedFails) {
   EXPECT_EQ(written_check_summary(check).rfind("  written file: pet cannot import it again: ", 0), 0u);
 }
 
+TEST(WrittenCheck, ARuntimeRefusingTheWrittenBytesFailsTheCheck) {
+  std::string path = relu_model_file("wc_refused.onnx", "Relu");
+  Graph original = import_onnx(path);
+  WrittenCheckOptions options;
+  options.runtime_target = "ort-cpu";
+  WrittenCheck check = check_written_model(original, path, "not a model", options);
+  EXPECT_FALSE(check.passed);
+  ASSERT_TRUE(check.runtime);
+  EXPECT_EQ(check.runtime->rejected.rfind("model 0 was rejected by ONNX Runtime: ", 0), 0u) << check.runtime->rejected;
+  EXPECT_NE(written_check_summary(check).find("the runtime refused it: model 0 was rejected"), std::string::npos);
+}
+
 TEST(WrittenCheck, AMeasuredTargetRunsTheWrittenFileInItsRuntime) {
   std::string path = relu_model_file("wc_runtime.onnx", "Relu");
   Graph original = import_onnx(path);
