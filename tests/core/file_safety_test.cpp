@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -275,6 +277,45 @@ TEST(AtomicWrite, FileSizeLimitIsAUserErrorAndTheOldFileStays) {
                          "without one");
   EXPECT_EQ(read_text(folder / "out.onnx"), "old");
   EXPECT_EQ(folder_entries(folder), std::vector<std::string>{"out.onnx"});
+}
+
+// Runs `body` in a forked child whose private mount namespace has a 64 KiB tmpfs at `folder`; the
+// child's answer comes back through a pipe, "(skip)" when this machine does not allow the mount.
+std::string on_tiny_disk(const fs::path& folder, const std::function<std::string()>& body) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return "(skip)";
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    bool mounted = ::unshare(CLONE_NEWNS) == 0 && ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+                   ::mount("tmpfs", folder.c_str(), "tmpfs", 0, "size=64k") == 0;
+    std::string answer = mounted ? body() : "(skip)";
+    ssize_t ignored = ::write(pipe_fds[1], answer.data(), answer.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string answer;
+  char chunk[4096];
+  for (ssize_t got; (got = ::read(pipe_fds[0], chunk, sizeof(chunk))) > 0;) answer.append(chunk, static_cast<size_t>(got));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return answer;
+}
+
+TEST(AtomicWrite, FullDiskIsAUserErrorAndTheOldFileStays) {
+  fs::path folder = fresh_folder("tiny_disk");
+  std::string target = (folder / "out.onnx").string();
+  std::string answer = on_tiny_disk(folder, [&] {
+    std::ofstream(target) << "old";
+    std::string message = user_error([&] { write_file_atomically(target, std::string(1 << 20, 'x'), "model"); });
+    std::vector<std::string> left = folder_entries(folder);
+    return message + "|" + read_text(target) + "|" + std::to_string(left.size());
+  });
+  if (answer == "(skip)") GTEST_SKIP() << "no private tmpfs mounts here (needs CAP_SYS_ADMIN)";
+  EXPECT_EQ(answer, "cannot write the model '" + target +
+                        "': no space left on the device; free some space or write to another disk|old|1");
 }
 
 TEST(AtomicWrite, MissingFolderIsAUserError) {
