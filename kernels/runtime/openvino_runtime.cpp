@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <random>
 #include <sstream>
 
@@ -159,14 +161,20 @@ std::vector<Timing> run_interleaved(std::vector<LoadedModel>& models, const Timi
   return timings;
 }
 
+// pet's dtype names and OpenVINO's element types, for every type either side may hold (pet's list grows).
+const std::vector<std::pair<std::string_view, ov::element::Type>>& element_types() {
+  static const std::vector<std::pair<std::string_view, ov::element::Type>> types = {
+      {"f32", ov::element::f32}, {"i64", ov::element::i64}, {"bool", ov::element::boolean}, {"f16", ov::element::f16}};
+  return types;
+}
+
 ov::element::Type element_type(DType dtype) {
-  if (dtype == DType::f32) return ov::element::f32;
-  if (dtype == DType::i64) return ov::element::i64;
-  if (dtype == DType::boolean) return ov::element::boolean;
+  for (const auto& [name, type] : element_types())
+    if (name == dtype_name(dtype)) return type;
   throw InternalError(fmt::format("tensors of type {} cannot be given to OpenVINO", dtype_name(dtype)));
 }
 
-// An output as pet holds it: the model's f32, i64 and bool, where OpenVINO may answer i32 for i64.
+// An output as pet holds it, where OpenVINO may answer i32 for the model's i64.
 Tensor tensor_from_openvino(const ov::Tensor& output) {
   std::vector<int64_t> dims(output.get_shape().begin(), output.get_shape().end());
   ov::element::Type type = output.get_element_type();
@@ -177,13 +185,15 @@ Tensor tensor_from_openvino(const ov::Tensor& output) {
     for (size_t i = 0; i < output.get_size(); ++i) values[i] = data[i];
     return widened;
   }
-  DType dtype = type == ov::element::f32 ? DType::f32 : type == ov::element::i64 ? DType::i64 : DType::boolean;
-  if (type != ov::element::f32 && type != ov::element::i64 && type != ov::element::boolean)
-    throw InternalError(fmt::format("OpenVINO answered an output of type {}, which pet cannot hold", type.get_type_name()));
-  Tensor tensor(dtype, Shape(dims));
-  PET_CHECK(tensor.nbytes() == output.get_byte_size(), "OpenVINO's output size does not match its shape");
-  if (tensor.nbytes() > 0) std::memcpy(tensor.mutable_raw(), output.data(), tensor.nbytes());
-  return tensor;
+  for (const auto& [name, known] : element_types()) {
+    std::optional<DType> dtype = parse_dtype(name);
+    if (known != type || !dtype) continue;
+    Tensor tensor(*dtype, Shape(dims));
+    PET_CHECK(tensor.nbytes() == output.get_byte_size(), "OpenVINO's output size does not match its shape");
+    if (tensor.nbytes() > 0) std::memcpy(tensor.mutable_raw(), output.data(), tensor.nbytes());
+    return tensor;
+  }
+  throw InternalError(fmt::format("OpenVINO answered an output of type {}, which pet cannot hold", type.get_type_name()));
 }
 
 class OpenVinoRuntime final : public Runtime {

@@ -126,7 +126,8 @@ def time_models(request):
 
 
 # Tensors on the wire: numpy dtype name, shape, base64 of the raw little-endian bytes.
-WIRE_DTYPES = {"float32": np.dtype("<f4"), "int64": np.dtype("<i8"), "bool": np.dtype(np.bool_)}
+WIRE_DTYPES = {"float32": np.dtype("<f4"), "int64": np.dtype("<i8"), "bool": np.dtype(np.bool_),
+               "float16": np.dtype("<f2")}
 
 
 def tensor_from_wire(wire):

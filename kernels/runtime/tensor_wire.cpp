@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,17 +22,20 @@ std::array<int, 256> decoding_table() {
   return table;
 }
 
+// pet's dtype names and numpy's, for every element type either side may hold (pet's list grows).
+constexpr std::pair<std::string_view, std::string_view> kNumpyNames[] = {
+    {"f32", "float32"}, {"i64", "int64"}, {"bool", "bool"}, {"f16", "float16"}};
+
 std::string wire_dtype(DType dtype) {
-  if (dtype == DType::f32) return "float32";
-  if (dtype == DType::i64) return "int64";
-  if (dtype == DType::boolean) return "bool";
+  for (const auto& [pet_name, numpy_name] : kNumpyNames)
+    if (pet_name == dtype_name(dtype)) return std::string(numpy_name);
   throw InternalError(fmt::format("tensors of type {} cannot be sent to a runtime", dtype_name(dtype)));
 }
 
 DType dtype_from_wire(const std::string& name) {
-  if (name == "float32") return DType::f32;
-  if (name == "int64") return DType::i64;
-  if (name == "bool") return DType::boolean;
+  for (const auto& [pet_name, numpy_name] : kNumpyNames)
+    if (numpy_name == name)
+      if (std::optional<DType> dtype = parse_dtype(pet_name)) return *dtype;
   throw InternalError(fmt::format("the runtime answered a tensor of dtype '{}', which pet cannot hold", name));
 }
 
