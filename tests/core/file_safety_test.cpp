@@ -167,6 +167,10 @@ TEST(ContainedDataFile, EmptyMissingAndFolderLocationsAreRefused) {
   EXPECT_EQ(user_error([&] { contained_data_file(model.string(), "sub", "initializer 'w'"); }),
             "initializer 'w' keeps its data in '" + (model / "sub").string() +
                 "', which is not a regular file; point 'location' at the data file");
+  fs::create_symlink("loop.bin", model / "loop.bin");
+  EXPECT_EQ(user_error([&] { contained_data_file(model.string(), "loop.bin", "initializer 'w'"); }),
+            "initializer 'w' keeps its data at 'loop.bin' in '" + model.string() +
+                "', which cannot be resolved (Too many levels of symbolic links); check the path");
   EXPECT_EQ(user_error([&] { contained_data_file(model.string(), std::string("w\0.bin", 6), "initializer 'w'"); }),
             "initializer 'w' has an external-data location with a NUL character; re-export the model");
 }
