@@ -75,11 +75,15 @@ OptRequest parse_request(const CliArgs& args) {
   return request;
 }
 
-// Before any work: no output may name the model, its external data or the other output, and
-// both outputs' folders must be writable.
+// Before any work: no output may name the model, its external data, the profile DB (read, and
+// written by a measuring run) or the other output, and both outputs' folders must be writable.
 void guard_request_paths(const OptRequest& request) {
   std::vector<GuardedPath> inputs = {{request.model, "the input model"}};
   for (const std::string& file : model_data_files(request.model)) inputs.push_back({file, "the model's external data"});
+  if (!request.optimize.profile_db.empty())
+    inputs.push_back({request.optimize.profile_db, "the profile DB (--profile-db)"});
+  else if (runtime::is_measured_target(request.optimize.target))
+    inputs.push_back({default_measured_profile_db(), "the profile DB"});
   guard_output_paths(inputs, {{request.output, "the output (-o)"}, {request.report, "the report (--report)"}});
 }
 

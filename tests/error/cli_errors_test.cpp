@@ -134,6 +134,17 @@ TEST(CliErrors, OptRefusesAReportNamingTheInputOrTheOutput) {
   EXPECT_FALSE(fs::exists(output));
 }
 
+TEST(CliErrors, OptRefusesToOverwriteItsProfileDb) {
+  fs::path folder = folder_with_model("profile_db");
+  std::string db = (folder / "db.json").string();
+  write_bytes(db, "{\"entries\": []}\n");
+  std::string output = folder.string() + "/../" + folder.filename().string() + "/db.json";
+  expect_user_error(run_opt({(folder / "m.onnx").string(), "--target", "h100", "--profile-db", db, "-o", output}),
+                    "pet-opt: error: the output (-o) '" + output + "' is the same file as the profile DB (--profile-db) '" +
+                        db + "'; writing it would overwrite an input: choose another path");
+  EXPECT_EQ(file_bytes(db), "{\"entries\": []}\n");
+}
+
 TEST(CliErrors, OptRefusesToOverwriteExternalData) {
   fs::path folder = fs::path(temp_file("cli_paths")) / "external";
   fs::remove_all(folder);
