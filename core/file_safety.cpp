@@ -295,6 +295,20 @@ FileIdentity identity_of(const std::string& path) {
   return identity;
 }
 
+// Creates and removes a file in `folder`: the only test that holds for every user (root passes
+// access()) and file system. 0 or the errno that stopped it.
+int probe_new_file(const fs::path& folder) {
+  std::string probe = (folder / fmt::format(".pet-probe-{}-{}", ::getpid(), staged_counter++)).string();
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return errno;
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return 0;
+}
+
+// ENOENT from creating a file in an existing folder means the file system takes none (/proc).
+std::string probe_reason(int error) { return error == ENOENT ? "it takes no new files" : reason_text(error); }
+
 // The output itself may not exist yet; its folder must, and this user must be able to create files in it.
 void check_writable_output(const GuardedPath& output) {
   struct stat info{};
@@ -309,18 +323,10 @@ void check_writable_output(const GuardedPath& output) {
   if (!S_ISDIR(info.st_mode))
     throw UserError(fmt::format("{} '{}': '{}' is not a folder; choose an output path in an existing folder",
                                 output.role, output.path, folder.string()));
-  // Creating a file is the only test that holds for every user (root passes access()) and file system.
-  std::string probe = (folder / fmt::format(".pet-probe-{}-{}", ::getpid(), staged_counter++)).string();
-  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    int error = errno;
+  if (int error = probe_new_file(folder))
     throw UserError(fmt::format("{} '{}': cannot create files in the folder '{}' ({}); choose a folder this user may "
                                 "write to",
-                                output.role, output.path, folder.string(),
-                                error == ENOENT ? "it takes no new files" : reason_text(error)));
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
+                                output.role, output.path, folder.string(), probe_reason(error)));
 }
 
 }  // namespace
@@ -344,17 +350,19 @@ void guard_output_paths(const std::vector<GuardedPath>& inputs, const std::vecto
 }
 
 void prepare_output_folder(const std::string& folder, const std::string& flag) {
-  std::error_code error;
-  fs::create_directories(folder, error);
+  std::error_code created;
+  fs::create_directories(folder, created);
   struct stat info{};
-  if (::stat(folder.c_str(), &info) != 0)
+  if (::stat(folder.c_str(), &info) != 0) {
+    int error = errno == ENOENT && created ? created.value() : errno;  // missing because creating it failed: why
     throw UserError(fmt::format("{} '{}' cannot be created ({}); choose a folder this user may write to", flag, folder,
-                                reason_text(errno)));
+                                reason_text(error)));
+  }
   if (!S_ISDIR(info.st_mode))
     throw UserError(fmt::format("{} '{}' exists and is not a folder; choose a folder for the outputs", flag, folder));
-  if (::access(folder.c_str(), W_OK | X_OK) != 0)
-    throw UserError(fmt::format("{} '{}' is not writable ({}); choose a folder this user may write to", flag, folder,
-                                reason_text(errno)));
+  if (int refused = probe_new_file(folder))
+    throw UserError(fmt::format("{} '{}' takes no new files ({}); choose a folder this user may write to", flag, folder,
+                                probe_reason(refused)));
 }
 
 }  // namespace pet

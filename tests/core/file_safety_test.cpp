@@ -338,6 +338,16 @@ TEST(AtomicWrite, UnwritableFolderSaysPermissionDenied) {
   fs::permissions(folder, fs::perms::owner_all);
 }
 
+TEST(AtomicWrite, ATargetThatIsAFolderIsAUserErrorAndStays) {
+  fs::path folder = fresh_folder("target_folder");
+  fs::create_directories(folder / "out.onnx" / "inside");
+  EXPECT_EQ(user_error([&] { write_file_atomically((folder / "out.onnx").string(), "x", "model"); }),
+            "cannot write the model '" + (folder / "out.onnx").string() + "': it is a folder; check the folder and the "
+                                                                           "disk");
+  EXPECT_TRUE(fs::is_directory(folder / "out.onnx" / "inside"));
+  EXPECT_EQ(folder_entries(folder), std::vector<std::string>{"out.onnx"}) << "the temporary file is gone";
+}
+
 TEST(AtomicWrite, FullDeviceWriteReportsNoSpace) {
   int fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
   if (fd < 0) GTEST_SKIP() << "no /dev/full here";
@@ -443,6 +453,25 @@ TEST(OutputGuard, DistinctNewFilesPass) {
   GuardCase c = guard_case("fine");
   EXPECT_EQ(guard_error(c, (c.folder / "o.onnx").string(), (c.folder / "o.json").string()), "(no error)");
   EXPECT_EQ(guard_error(c, (c.folder / "o.onnx").string(), "relative-report.json"), "(no error)");
+}
+
+TEST(OutputFolder, AFolderThatCannotBeCreatedSaysWhy) {
+  fs::path folder = fresh_folder("outdir_parent_locked");
+  fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
+                              fs::perms::others_exec);
+  std::string wanted = (folder / "new").string();
+  EXPECT_EQ(user_error_as_nobody([&] { prepare_output_folder(wanted, "--output-dir"); }),
+            "--output-dir '" + wanted + "' cannot be created (permission denied); choose a folder this user may write "
+                                        "to");
+}
+
+TEST(OutputFolder, ALockedFolderIsRefused) {
+  fs::path folder = fresh_folder("outdir_locked");
+  fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
+                              fs::perms::others_exec);
+  EXPECT_EQ(user_error_as_nobody([&] { prepare_output_folder(folder.string(), "--output-dir"); }),
+            "--output-dir '" + folder.string() + "' takes no new files (permission denied); choose a folder this user "
+                                                 "may write to");
 }
 
 TEST(OutputFolder, IsCreatedOrRefusedWithTheReason) {
