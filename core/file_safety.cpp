@@ -338,9 +338,8 @@ void guard_output_paths(const std::vector<GuardedPath>& inputs, const std::vecto
     FileIdentity output_id = identity_of(outputs[o].path);
     for (size_t i = 0; i < inputs.size(); ++i)
       if (input_ids[i].exists && output_id == input_ids[i])
-        throw UserError(fmt::format("{} '{}' is the same file as {} '{}'; writing it would overwrite an input: "
-                                    "choose another path",
-                                    outputs[o].role, outputs[o].path, inputs[i].role, inputs[i].path));
+        throw UserError(fmt::format("{} '{}' is the same file as {} '{}'; writing it would overwrite an input: {}",
+                                    outputs[o].role, outputs[o].path, inputs[i].role, inputs[i].path, outputs[o].fix));
     for (size_t earlier = 0; earlier < o; ++earlier)
       if (output_id == identity_of(outputs[earlier].path))
         throw UserError(fmt::format("{} '{}' and {} '{}' name the same file; give them different paths",

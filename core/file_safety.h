@@ -61,6 +61,7 @@ int write_all_bytes(int fd, std::string_view bytes);
 struct GuardedPath {
   std::string path;
   std::string role;
+  std::string fix = "choose another path";  // for an output that names an input
 };
 
 // Refuses (UserError) any output that names an input or another output by any spelling: the same

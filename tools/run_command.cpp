@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -71,10 +72,16 @@ std::vector<std::string> output_files(const Graph& graph, const CliArgs& args, c
   for (const auto& [name, file] : input_files(args)) inputs.push_back({file, "the --input file"});
   std::vector<GuardedPath> outputs;
   std::vector<std::string> paths;
+  std::map<std::string, std::string> output_by_file;
   for (ValueId id : graph.outputs()) {
     const std::string& name = graph.value(id).name;
+    auto [first, fresh] = output_by_file.emplace(file_name_for(name), name);
+    if (!fresh)
+      throw UserError(fmt::format("outputs '{}' and '{}' would both be written to '{}' under --output-dir; rename one "
+                                  "of them in the model",
+                                  first->second, name, first->first));
     paths.push_back((std::filesystem::path(folder) / file_name_for(name)).string());
-    outputs.push_back({paths.back(), fmt::format("the file for output '{}'", name)});
+    outputs.push_back({paths.back(), fmt::format("the file for output '{}'", name), "choose another --output-dir"});
   }
   guard_output_paths(inputs, outputs);
   return paths;

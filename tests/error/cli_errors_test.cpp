@@ -296,6 +296,20 @@ TEST(CliErrors, RunRefusesInputTensorsWithExternalDataOutsideTheirFolder) {
   }
 }
 
+TEST(CliErrors, RunRefusesTwoOutputsWritingOneFile) {
+  OnnxModelBuilder builder;
+  builder.input("x", onnx::TensorProto::FLOAT, {2, 3});
+  builder.output("a/b", onnx::TensorProto::FLOAT, {2, 3}).output("a_b", onnx::TensorProto::FLOAT, {2, 3});
+  builder.node("Relu", {"x"}, {"a/b"}, "relu");
+  builder.node("Abs", {"x"}, {"a_b"}, "abs");
+  std::string model = builder.save("two_outputs_one_file.onnx");
+  fs::path folder = fs::path(temp_file("cli_paths")) / "run_two_outputs";
+  fs::remove_all(folder);
+  expect_user_error(run_run({model, "--output-dir", folder.string()}),
+                    "pet-run: error: outputs 'a/b' and 'a_b' would both be written to 'a_b.pb' under --output-dir; "
+                    "rename one of them in the model");
+}
+
 TEST(CliErrors, RunRefusesOutputFilesThatOverwriteItsInputs) {
   fs::path folder = fs::path(temp_file("cli_paths")) / "run_overwrite";
   fs::remove_all(folder);
@@ -306,7 +320,7 @@ TEST(CliErrors, RunRefusesOutputFilesThatOverwriteItsInputs) {
   expect_user_error(run_run({small_model(), "--input", "x=" + input, "--output-dir", folder.string()}),
                     "pet-run: error: the file for output 'y' '" + (folder / "y.pb").string() +
                         "' is the same file as the --input file '" + input +
-                        "'; writing it would overwrite an input: choose another path");
+                        "'; writing it would overwrite an input: choose another --output-dir");
   EXPECT_EQ(file_bytes(input), before);
   std::string not_a_folder = small_model();
   expect_user_error(run_run({small_model(), "--output-dir", not_a_folder}),

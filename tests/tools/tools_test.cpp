@@ -137,6 +137,26 @@ TEST(WrittenCheck, ARuntimeRefusingTheWrittenBytesFailsTheCheck) {
   EXPECT_NE(written_check_summary(check).find("the runtime refused it: model 0 was rejected"), std::string::npos);
 }
 
+TEST(WrittenCheck, AnUnavailableRuntimeIsSkippedAndSaysWhy) {
+  std::string path = relu_model_file("wc_no_runtime.onnx", "Relu");
+  Graph original = import_onnx(path);
+  WrittenCheckOptions options;
+  options.runtime_target = "ort-cpu";
+  const char* old = std::getenv("PET_PYTHON");
+  std::string saved = old ? old : "";
+  setenv("PET_PYTHON", "/nonexistent/python3", 1);
+  WrittenCheck check = check_written_model(original, path, file_bytes(path), options);
+  if (old) setenv("PET_PYTHON", saved.c_str(), 1);
+  else unsetenv("PET_PYTHON");
+  EXPECT_TRUE(check.passed) << "the file itself passed its three draws";
+  ASSERT_TRUE(check.runtime);
+  EXPECT_NE(check.runtime->unavailable.find("ONNX Runtime is not available"), std::string::npos)
+      << check.runtime->unavailable;
+  std::string summary = written_check_summary(check);
+  EXPECT_NE(summary.find("  ort-cpu check skipped: ONNX Runtime is not available"), std::string::npos) << summary;
+  EXPECT_EQ(written_check_json(check)["runtime"]["skipped"], check.runtime->unavailable);
+}
+
 TEST(WrittenCheck, AMeasuredTargetRunsTheWrittenFileInItsRuntime) {
   std::string path = relu_model_file("wc_runtime.onnx", "Relu");
   Graph original = import_onnx(path);
