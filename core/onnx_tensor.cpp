@@ -71,6 +71,7 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   for (int64_t d : dims)
     if (d < 0) throw UserError(fmt::format("{} has a negative dimension", what));
+  require_allocatable({dtype, Shape(dims)}, what, "the model is too large for this machine");
   Tensor tensor(dtype, Shape(dims));
   bool external = proto.data_location() == onnx::TensorProto::EXTERNAL;
   if (external || proto.has_raw_data()) {
