@@ -43,6 +43,10 @@ std::vector<TensorType> infer_types(const OpDef& def, const Attributes& attrs,
   for (const TensorType& type : types)
     for (int64_t d : type.shape.dims())
       if (d < 0) context.fail("computed a negative output dimension in " + type.shape.to_string());
+  for (size_t i = 0; i < types.size(); ++i)
+    require_allocatable(types[i], fmt::format("node '{}' ({}): output {}", node_name, def.name, i),
+                        "the model is too large for this machine; use smaller dimensions (e.g. a smaller batch, "
+                        "with --input-shape for symbolic ones)");
   return types;
 }
 
@@ -72,6 +76,8 @@ void Graph::rename_value(ValueId id, const std::string& new_name) {
 }
 
 ValueId Graph::add_input(const std::string& value_name, TensorType type) {
+  require_allocatable(type, fmt::format("input '{}'", value_name),
+                      "give it smaller dimensions (with --input-shape for symbolic ones)");
   ValueId id = add_value(Value{value_name, std::move(type), std::nullopt, -1});
   inputs_.push_back(id);
   return id;

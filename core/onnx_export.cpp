@@ -138,33 +138,24 @@ class ModelWriter {
   }
 
  private:
+  // Constants that nodes read or that are graph outputs, under their own names.
   void write_initializers() {
     std::vector<bool> used(graph_.values().size(), false);
     for (const Node& node : graph_.nodes())
       for (ValueId id : node.inputs)
         if (id != kNoValue) used[static_cast<size_t>(id)] = true;
+    for (ValueId id : graph_.outputs()) used[static_cast<size_t>(id)] = true;
     for (size_t v = 0; v < graph_.values().size(); ++v)
       if (used[v] && graph_.values()[v].constant)
         tensor_to_proto(*graph_.values()[v].constant, graph_.values()[v].name, *model_.mutable_graph()->add_initializer());
   }
 
-  // ONNX wants graph outputs produced by nodes; constants and pass-through inputs get an Identity.
+  // The graph outputs exactly as the model listed them: in order, under their values' names, an
+  // output listed twice twice. ONNX (and ONNX Runtime and OpenVINO) accept a graph output that
+  // is a graph input, an initializer, or another output again, so none is renamed or copied.
   void write_outputs() {
     auto* proto_graph = model_.mutable_graph();
-    std::set<std::string> emitted;
-    for (ValueId id : graph_.outputs()) {
-      const Value& value = graph_.value(id);
-      std::string name = value.name;
-      bool needs_identity = value.producer < 0 || emitted.count(name);
-      if (needs_identity) {
-        name = emitted.count(name) || value.producer < 0 ? fresh(value.name + "_out") : name;
-        std::string source = value.name;
-        if (value.constant) source = add_initializer(*value.constant, value.name + "_value");
-        add_node("Identity", name + "_identity", {source}, {name}, {});
-      }
-      emitted.insert(name);
-      set_value_info(*proto_graph->add_output(), name, value.type);
-    }
+    for (ValueId id : graph_.outputs()) set_value_info(*proto_graph->add_output(), graph_.value(id).name, graph_.value(id).type);
   }
 
   const Graph& graph_;

@@ -115,13 +115,17 @@ std::optional<TensorType> static_type(const onnx::TypeProto& type) {
   return TensorType{dtype, Shape(dims)};
 }
 
-// ONNX's own shape inference, used to cross-check every shape our op rules compute.
-std::unordered_map<std::string, TensorType> infer_onnx_types(onnx::ModelProto model) {
+// ONNX's own shape inference, used to cross-check every shape our op rules compute. When it
+// rejects the model the message goes to `rejection` and no types come back: ONNX lets a
+// mismatch it does not check (MatMul's inner dimensions) flow on and blames the later node
+// where it meets a declared shape, so pet's own shape rules get the first word.
+std::unordered_map<std::string, TensorType> infer_onnx_types(onnx::ModelProto model, std::string& rejection) {
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& error) {
-    throw UserError(fmt::format("ONNX shape inference rejects the model: {}; fix or re-export the model",
-                                std::string(error.what()).substr(0, 600)));
+    rejection = fmt::format("ONNX shape inference rejects the model: {}; fix or re-export the model",
+                            std::string(error.what()).substr(0, 600));
+    return {};
   }
   std::unordered_map<std::string, TensorType> types;
   for (const auto& info : model.graph().value_info())
@@ -343,9 +347,12 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
     default_opset(model);
     apply_input_shapes(model, options);
     run_checker(model, path);
-    auto onnx_types = infer_onnx_types(model);
+    std::string onnx_rejection;
+    auto onnx_types = infer_onnx_types(model, onnx_rejection);
     std::string base_dir = model_folder(path);
-    return Importer(model, base_dir, std::move(onnx_types)).run();
+    Graph graph = Importer(model, base_dir, std::move(onnx_types)).run();
+    if (!onnx_rejection.empty()) throw UserError(onnx_rejection);
+    return graph;
   } catch (const UserError& error) {
     throw UserError(fmt::format("{}: {}", path, error.what()));
   }

@@ -122,6 +122,7 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
   DType dtype = dtype_from_onnx(proto.data_type(), what);
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   int64_t nbytes = checked_nbytes(dtype, dims, what);
+  require_allocatable({dtype, Shape(dims)}, what, "the model is too large for this machine");
   bool external = proto.data_location() == onnx::TensorProto::EXTERNAL;
   if (external || proto.has_raw_data()) {
     std::string bytes = external ? read_external_data(proto, base_dir, what, nbytes) : proto.raw_data();

@@ -1,12 +1,25 @@
 // Shape arithmetic shared by every operator.
 #include "core/shape.h"
 
+#include <algorithm>
+
+#include "core/error.h"
+
 namespace pet {
 
-int64_t Shape::numel() const {
+std::optional<int64_t> Shape::checked_numel() const {
+  // An empty dimension makes the product 0 whatever the order (1e10 x 1e10 x 0 is empty, not too large).
+  if (std::find(dims_.begin(), dims_.end(), 0) != dims_.end()) return 0;
   int64_t count = 1;
-  for (int64_t d : dims_) count *= d;
+  for (int64_t d : dims_)
+    if (__builtin_mul_overflow(count, d, &count)) return std::nullopt;
   return count;
+}
+
+int64_t Shape::numel() const {
+  std::optional<int64_t> count = checked_numel();
+  PET_CHECK(count.has_value(), "the shape " + to_string() + " has more elements than int64 counts");
+  return *count;
 }
 
 std::vector<int64_t> Shape::strides() const {

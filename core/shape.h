@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,11 @@ class Shape {
   int64_t operator[](int axis) const { return dims_.at(static_cast<size_t>(axis)); }
   int64_t& operator[](int axis) { return dims_.at(static_cast<size_t>(axis)); }
   const std::vector<int64_t>& dims() const { return dims_; }
+  // The element count; an internal check when it does not fit in int64 (importers and shape rules
+  // reject such shapes first, through checked_numel and require_allocatable).
   int64_t numel() const;
+  // The element count, or nullopt when the product of the dimensions overflows int64.
+  std::optional<int64_t> checked_numel() const;
   // Row-major strides in elements.
   std::vector<int64_t> strides() const;
   // "1x3x224x224"; a scalar prints as "scalar".

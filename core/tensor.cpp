@@ -1,8 +1,12 @@
 // Tensor storage, typed views, seeded random fill and content hashing.
 #include "core/tensor.h"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <random>
+
+#include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/hash.h"
@@ -19,9 +23,39 @@ std::string TensorType::to_string() const {
   return text + ']';
 }
 
-Tensor::Tensor(DType dtype, Shape shape)
-    : dtype_(dtype), shape_(std::move(shape)), data_(std::make_shared<std::vector<std::byte>>(nbytes())) {
+// Queried once: the limit a single tensor must stay under.
+static int64_t physical_memory_bytes() {
+  static const int64_t bytes = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page_size <= 0) return INT64_MAX;
+    return static_cast<int64_t>(pages) > INT64_MAX / page_size ? INT64_MAX : static_cast<int64_t>(pages) * page_size;
+  }();
+  return bytes;
+}
+
+std::optional<int64_t> tensor_bytes(const TensorType& type) {
+  std::optional<int64_t> count = type.shape.checked_numel();
+  int64_t bytes = 0;
+  if (!count || __builtin_mul_overflow(*count, static_cast<int64_t>(dtype_size(type.dtype)), &bytes)) return std::nullopt;
+  return bytes;
+}
+
+void require_allocatable(const TensorType& type, const std::string& what, const std::string& fix) {
+  std::optional<int64_t> bytes = tensor_bytes(type);
+  int64_t memory = physical_memory_bytes();
+  if (!bytes)
+    throw UserError(fmt::format("{} ({}) would need more than 2^63 bytes, more than this machine's {} bytes of "
+                                "memory; {}",
+                                what, type.to_string(), memory, fix));
+  if (*bytes > memory)
+    throw UserError(fmt::format("{} ({}) would need {} bytes, more than this machine's {} bytes of memory; {}", what,
+                                type.to_string(), *bytes, memory, fix));
+}
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
   for (int64_t d : shape_.dims()) PET_CHECK(d >= 0, "negative dimension in " + shape_.to_string());
+  require_allocatable(type(), "a tensor", "use smaller dimensions");
+  data_ = std::make_shared<std::vector<std::byte>>(nbytes());
 }
 
 template <typename T>

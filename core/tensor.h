@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <span>
 #include <vector>
 
@@ -19,10 +21,17 @@ struct TensorType {
   std::string to_string() const;  // "f32[1,3,224,224]"
 };
 
+// The bytes a tensor of this type holds, or nullopt when that does not fit in int64.
+std::optional<int64_t> tensor_bytes(const TensorType& type);
+
+// UserError unless one tensor of `type` fits in this machine's physical memory, checked before
+// anything is allocated: `what` names the tensor ("input 'x'") and `fix` says what to change.
+void require_allocatable(const TensorType& type, const std::string& what, const std::string& fix);
+
 class Tensor {
  public:
   Tensor() : Tensor(DType::f32, Shape{0}) {}
-  // Zero-filled tensor.
+  // Zero-filled tensor; UserError (require_allocatable) when it cannot fit in memory.
   Tensor(DType dtype, Shape shape);
   explicit Tensor(const TensorType& type) : Tensor(type.dtype, type.shape) {}
 

@@ -51,6 +51,8 @@ class Search {
 
   Generation run() {
     auto start = std::chrono::steady_clock::now();
+    result_.stats.empty_tensors = has_empty_tensor(original_);
+    if (result_.stats.empty_tensors) return std::move(result_);
     SearchState root;
     for (ValueId id : original_.inputs()) root.graph.add_input(original_.value(id).name, original_.value(id).type);
     for (const Value& value : original_.values())
@@ -326,11 +328,10 @@ class Search {
   }
 
   void examine_and_keep(Graph candidate) {
-    // Examining one candidate of a large conv takes a while; the budgets are honoured here too.
+    // Examining one candidate of a large conv takes a while; the budget is honoured here too.
     if (out_of_budget()) return;
     ++result_.stats.examined;
     ExamineOptions examine_options = options_.examine;
-    examine_options.deadline = options_.deadline;
     if (options_.max_work) examine_options.max_work = *options_.max_work - result_.stats.work;
     Verdict verdict = examine(original_, candidate, examine_options);
     result_.stats.work += verdict.work;  // a verdict cut short by a budget is Rejected
@@ -352,11 +353,10 @@ class Search {
     result_.mutants.push_back({std::move(candidate), std::move(verdict), family});
   }
 
-  // Sets the stop flag of the budget that ran out, if one did.
+  // Sets the stop flag when the work budget ran out.
   bool out_of_budget() {
     if (options_.max_work && result_.stats.work >= *options_.max_work) result_.stats.out_of_work = true;
-    if (options_.deadline && std::chrono::steady_clock::now() > *options_.deadline) result_.stats.timed_out = true;
-    return result_.stats.out_of_work || result_.stats.timed_out;
+    return result_.stats.out_of_work;
   }
 
   void sort_mutants() {
@@ -395,7 +395,12 @@ std::string GeneratorStats::summary() const {
                      "({} by screening), {} elements read, in {:.3f} s{}",
                      placed, shape_mismatches, repeated_ops, cancelling_layouts, branching_transforms, unused_transforms,
                      off_target, dead_ops, duplicates, examined, full, partial, rejected, screened_out, work, seconds,
-                     out_of_work ? " (work budget spent)" : timed_out ? " (time limit)" : "");
+                     out_of_work ? " (work budget spent)" : empty_tensors ? " (empty tensors: not mutated)" : "");
+}
+
+bool has_empty_tensor(const Graph& graph) {
+  return std::any_of(graph.values().begin(), graph.values().end(),
+                     [](const Value& value) { return value.type.shape.numel() == 0; });
 }
 
 Generation generate_mutants(const Graph& subprogram, const GeneratorOptions& options) {

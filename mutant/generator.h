@@ -3,7 +3,6 @@
 // and partially equivalent ones with their verdicts.
 #pragma once
 
-#include <chrono>
 #include <optional>
 
 #include <cstdint>
@@ -27,13 +26,12 @@ struct GeneratorOptions {
   // Partial mutants are worth correcting only when the wrong region is small; most candidates
   // are hopeless, so examine screens them first.
   ExamineOptions examine = {.seed = 2026, .trials = 0, .target_bound_log2 = -100, .min_fraction_correct = 0.9,
-                             .screen_first = true, .deadline = std::nullopt, .max_work = std::nullopt};
+                             .screen_first = true, .max_work = std::nullopt};
   std::vector<MutantTemplate> templates = default_templates();
-  // The enumeration stops expanding once this passes (the search's time limit); unset: no limit.
-  std::optional<std::chrono::steady_clock::time_point> deadline;
-  // ... or once its Z_p evaluations have read this many elements (GeneratorStats::work): a budget
-  // that stops at the same candidate on every run, so the mutants found do not depend on the
-  // machine's speed or load. Unset: no limit.
+  // The enumeration stops once its Z_p evaluations have read this many elements
+  // (GeneratorStats::work). The generator has no clock limit: a counted budget stops at the same
+  // candidate on every run, so the mutants found depend neither on the machine's speed or load
+  // nor on how many subprograms are generated in parallel (--jobs). Unset: no limit.
   std::optional<int64_t> max_work;
 };
 
@@ -60,8 +58,8 @@ struct GeneratorStats {
   double seconds = 0;
   int64_t work = 0;                // elements read by the Z_p evaluations (examine and the layout prune)
   int64_t prune_work = 0;          // of those, by the layout prune (recomputes_existing_value)
-  bool timed_out = false;          // the deadline cut the enumeration short
   bool out_of_work = false;        // the work budget cut it short
+  bool empty_tensors = false;      // the subprogram reads or writes an empty tensor: not mutated
   std::string summary() const;
 };
 
@@ -71,6 +69,10 @@ struct Generation {
 };
 
 // Internal check when the subprogram is not examinable (non-linear ops); callers partition first.
+// A subprogram with an empty tensor (a zero dimension) computes nothing and gets no mutants.
 Generation generate_mutants(const Graph& subprogram, const GeneratorOptions& options = {});
+
+// Whether a value of the graph has a zero dimension.
+bool has_empty_tensor(const Graph& graph);
 
 }  // namespace pet::mutant

@@ -38,7 +38,8 @@ std::set<int64_t> batch_ratios(const TemplateContext& context) {
   const Shape& shape = operand(context);
   for (const TensorType& target : context.targets) {
     if (target.shape.rank() != shape.rank() || shape.rank() == 0) continue;
-    if (target.shape[0] > shape[0] && target.shape[0] % shape[0] == 0) ratios.insert(target.shape[0] / shape[0]);
+    if (shape[0] > 0 && target.shape[0] > shape[0] && target.shape[0] % shape[0] == 0)
+      ratios.insert(target.shape[0] / shape[0]);
     if (shape[0] > target.shape[0] && target.shape[0] > 0 && shape[0] % target.shape[0] == 0)
       ratios.insert(shape[0] / target.shape[0]);
   }

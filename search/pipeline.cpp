@@ -155,6 +155,12 @@ std::vector<search::Program> run_search(const Graph& cleaned, const OptimizeOpti
   space_options.threads = options.threads > 0 ? options.threads : (timing ? 1 : 0);
   search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options);
 
+  SearchStats& stats = result.search;
+  // Mutant generation is bounded by --mutant-work alone, a counted budget, so its mutants are the
+  // same for any --jobs and on any machine; the wall-clock backstop starts after it.
+  auto generation_start = std::chrono::steady_clock::now();
+  space.prepare(cleaned, stats);
+  stats.generation_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - generation_start).count();
   search::SearchBudget budget{.time_limit_s = options.time_limit_s,
                               .max_expansions = options.max_expansions,
                               .max_candidates = options.max_candidates,
@@ -163,12 +169,6 @@ std::vector<search::Program> run_search(const Graph& cleaned, const OptimizeOpti
                               .excluded_seconds = [&cost, before = cost.measuring_seconds()] {
                                 return cost.measuring_seconds() - before;
                               }};
-  SearchStats& stats = result.search;
-  // Mutant generation may take at most half the time, so the search itself always gets a turn.
-  search::SearchBudget generation_budget = budget;
-  generation_budget.time_limit_s = budget.time_limit_s / 2;
-  space.prepare(cleaned, stats, generation_budget);
-  stats.generation_seconds = budget.elapsed();
   budget.report(fmt::format("{} subprograms: {} full and {} partial mutants", stats.subprograms, stats.mutants_full,
                             stats.mutants_partial));
   std::unordered_set<uint64_t> seen;
@@ -198,7 +198,7 @@ std::vector<search::Program> run_search(const Graph& cleaned, const OptimizeOpti
     stats.rule_proofs = matcher->proofs_run();
     stats.rule_proofs_failed = matcher->proofs_failed();
   }
-  stats.seconds = budget.elapsed();
+  stats.seconds = stats.generation_seconds + budget.elapsed();
   return top;
 }
 

@@ -32,9 +32,7 @@ nlohmann::ordered_json search_json(const SearchStats& stats, bool with_times) {
   json["candidates"] = stats.candidates;
   json["duplicates"] = stats.duplicates;
   json["subprograms"] = stats.subprograms;
-  json["subprograms_skipped"] = stats.subprograms_skipped;
   json["subprograms_capped"] = stats.subprograms_capped;
-  json["subprograms_late"] = stats.subprograms_late;
   json["mutant_work"] = stats.mutant_work;
   json["mutants_full"] = stats.mutants_full;
   json["mutants_partial"] = stats.mutants_partial;
@@ -71,11 +69,17 @@ nlohmann::ordered_json check_json(const DifferentialReport& check) {
   json["seed"] = check.seed;
   json["passed"] = check.passed;
   json["max_abs_error"] = check.max_abs_error();
+  if (!check.passed) json["failure_reason"] = check.failure_reason();
+  json["input_range"] = check.input_range;
+  json["inconclusive"] = check.inconclusive;
+  json["warnings"] = check.warnings;
   for (const OutputDifference& output : check.outputs)
     json["outputs"].push_back({{"name", output.name},
                                {"max_abs_error", output.max_abs_error},
                                {"max_rel_error", output.max_rel_error},
-                               {"elements_outside_tolerance", output.elements_outside}});
+                               {"elements_outside_tolerance", output.elements_outside},
+                               {"nonfinite_elements", output.nonfinite_expected},
+                               {"nonfinite_mismatches", output.nonfinite_mismatches}});
   return json;
 }
 
@@ -157,16 +161,10 @@ std::string report_table(const OptimizeResult& result) {
                       result.search.algorithm, result.search.stop_reason, result.search.rounds,
                       result.search.expansions, result.search.candidates, result.search.duplicates,
                       result.search.seconds);
-  text += fmt::format("  mutants: {} subprograms{}{}{}, {} full, {} partial in {:.2f} s; rules: {} applications, {} proofs ({} failed)\n",
+  text += fmt::format("  mutants: {} subprograms{}, {} full, {} partial in {:.2f} s; rules: {} applications, {} proofs ({} failed)\n",
                       result.search.subprograms,
                       result.search.subprograms_capped
                           ? fmt::format(" ({} stopped by the work budget)", result.search.subprograms_capped)
-                          : "",
-                      result.search.subprograms_late
-                          ? fmt::format(" ({} cut short by the time limit)", result.search.subprograms_late)
-                          : "",
-                      result.search.subprograms_skipped
-                          ? fmt::format(" ({} skipped at the time limit)", result.search.subprograms_skipped)
                           : "",
                       result.search.mutants_full, result.search.mutants_partial, result.search.generation_seconds,
                       result.search.rule_applications, result.search.rule_proofs, result.search.rule_proofs_failed);

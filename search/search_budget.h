@@ -23,13 +23,9 @@ struct SearchBudget {
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return excluded_seconds ? wall - excluded_seconds() : wall;
   }
+  // Compared in seconds as doubles, never turned into a clock time point: a limit of 1e300 s (or
+  // infinity) is simply never reached instead of overflowing the clock's tick count.
   bool out_of_time() const { return elapsed() >= time_limit_s; }
-  // The wall-clock deadline as of now (later exclusions move it on).
-  std::chrono::steady_clock::time_point deadline() const {
-    double excluded = excluded_seconds ? excluded_seconds() : 0;
-    return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                       std::chrono::duration<double>(time_limit_s + excluded));
-  }
   // The budget that ends the search before it scores one more candidate, or "" to go on.
   std::string spent(int64_t candidates) const {
     if (out_of_time()) return "time-limit";

@@ -146,16 +146,17 @@ Graph SearchSpace::replace_everywhere(const Graph& graph, const std::vector<cons
 
 // Groups first (merging parallel ops saves whole launches), then the single-op regions, each in
 // graph order; prepare() orders them by what they could save.
+// A subprogram over an empty tensor (a zero dimension) computes nothing, so it is not mutated.
 std::vector<Subprogram> SearchSpace::subprograms(const Graph& graph) const {
   std::vector<Subprogram> subs = parallel_groups(graph, options_.partition);
   std::vector<Subprogram> regions = partition(graph, options_.partition);
   subs.insert(subs.end(), std::make_move_iterator(regions.begin()), std::make_move_iterator(regions.end()));
+  std::erase_if(subs, [](const Subprogram& sub) { return mutant::has_empty_tensor(sub.program); });
   return subs;
 }
 
-// Under a time limit the generator reaches only the first subprograms, so they come in order of
-// what they could save: groups first, then regions by their cost times their occurrences (the
-// repeated moves replace every occurrence), ties by key.
+// The subprograms in order of what they could save: groups first, then regions by their cost
+// times their occurrences (the repeated moves replace every occurrence), ties by key.
 std::vector<Subprogram> SearchSpace::subprograms_by_share(const Graph& graph) const {
   std::vector<Subprogram> subs = subprograms(graph);
   std::map<uint64_t, double> share;
@@ -202,11 +203,9 @@ void SearchSpace::rank_and_trim(const Graph& start, double start_score, const Su
 }
 
 SearchSpace::Options SearchSpace::build_options(const Graph& start, double start_score, const Subprogram& sub,
-                                                std::optional<int64_t> max_work, SearchStats& stats,
-                                                std::chrono::steady_clock::time_point deadline) const {
+                                                std::optional<int64_t> max_work, SearchStats& stats) const {
   Options built;
   mutant::GeneratorOptions generator = options_.generator;
-  generator.deadline = deadline;
   if (sub.kind == "group") generator.templates = options_.group_templates;
   std::optional<BiasSplit> split = split_conv_bias(sub.program);
   const Graph& source = split ? split->unbiased : sub.program;
@@ -214,15 +213,14 @@ SearchSpace::Options SearchSpace::build_options(const Graph& start, double start
   std::vector<bool> weights;
   for (ValueId input : sub.inputs) weights.push_back(start.is_constant(input));
   std::vector<Lineage> frontier = {{source, "", ""}};
-  bool cut = false, late = false;
+  bool cut = false;
   for (int round = 1; round <= options_.mutation_rounds && !frontier.empty() && !cut; ++round) {
     RoundResult result;
     for (const Lineage& base : frontier) {
       if (cut) break;
       if (max_work) generator.max_work = *max_work - stats.mutant_work;
       mutant::GeneratorStats generated = run_generator(base, generator, wrap, weights, cost_, result, stats.mutant_work);
-      cut = generated.out_of_work || generated.timed_out;
-      late = late || generated.timed_out;
+      cut = generated.out_of_work;
     }
     stats.mutants_full += result.full_found;
     stats.mutants_partial += result.partial_found;
@@ -234,11 +232,10 @@ SearchSpace::Options SearchSpace::build_options(const Graph& start, double start
     for (MutantOption& option : result.partial) built.mutants.push_back(std::move(option));
   }
   stats.subprograms_capped += max_work && stats.mutant_work >= *max_work;
-  stats.subprograms_late += late;
   return built;
 }
 
-void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBudget& budget) {
+void SearchSpace::prepare(const Graph& start, SearchStats& stats) {
   std::vector<Subprogram> pending;
   std::vector<uint64_t> keys;
   for (Subprogram& sub : subprograms_by_share(start)) {
@@ -259,23 +256,15 @@ void SearchSpace::prepare(const Graph& start, SearchStats& stats, const SearchBu
   };
   std::vector<Options> built(pending.size());
   std::vector<SearchStats> counts(pending.size());
-  std::vector<char> skipped(pending.size(), 0);
+  // Only counted budgets bound the generation, never the clock: a subprogram's mutants are then the
+  // same whether it was generated alone or next to others (--jobs), on a fast machine or a slow one.
   for_each_in_parallel(pending.size(), threads_, [&](size_t i) {
-    if (budget.out_of_time()) {
-      skipped[i] = 1;
-      return;
-    }
-    // No subprogram may take more than a quarter of the budget (one slow group must not starve the rest).
-    auto cap = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                      std::chrono::duration<double>(budget.time_limit_s / 4));
-    built[i] = build_options(start, start_score, pending[i], max_work(pending[i]), counts[i], std::min(cap, budget.deadline()));
+    built[i] = build_options(start, start_score, pending[i], max_work(pending[i]), counts[i]);
   });
   for (size_t i = 0; i < pending.size(); ++i) {
     stats.mutants_full += counts[i].mutants_full;
     stats.mutants_partial += counts[i].mutants_partial;
-    stats.subprograms_skipped += skipped[i];
     stats.subprograms_capped += counts[i].subprograms_capped;
-    stats.subprograms_late += counts[i].subprograms_late;
     stats.mutant_work += counts[i].mutant_work;
     options_by_subprogram_[keys[i]] = std::make_shared<const Options>(std::move(built[i]));
   }

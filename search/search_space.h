@@ -72,8 +72,9 @@ class SearchSpace {
 
   // Generates, examines, corrects and ranks the mutants of every subprogram and parallel group of
   // `start`; later programs reuse them wherever the same subprogram (by structural hash) occurs.
-  // Subprograms not reached before `deadline_s` seconds of `budget` get no mutants (counted).
-  void prepare(const Graph& start, SearchStats& stats, const SearchBudget& budget);
+  // Only the work budget (SearchSpaceOptions::generation_work) bounds the generation, never the
+  // clock, so the mutants do not depend on `threads` or the machine.
+  void prepare(const Graph& start, SearchStats& stats);
 
   // The program's score: its cost after the finalize passes that do not fold weights.
   double score(const Graph& graph) const;
@@ -128,7 +129,7 @@ class SearchSpace {
   Graph replace_everywhere(const Graph& graph, const std::vector<const Subprogram*>& sites, const Graph& replacement,
                            const std::string& prefix, std::string& locations, int& replaced) const;
   Options build_options(const Graph& start, double start_score, const Subprogram& sub, std::optional<int64_t> max_work,
-                        SearchStats& stats, std::chrono::steady_clock::time_point deadline) const;
+                        SearchStats& stats) const;
   void rank_and_trim(const Graph& start, double start_score, const Subprogram& sub,
                      std::vector<MutantOption>& options) const;
 };

@@ -1,6 +1,7 @@
 // Flag parsing with user errors that name the flag and the fix.
 #include "tools/cli_args.h"
 
+#include <charconv>
 #include <cmath>
 
 #include <algorithm>
@@ -52,17 +53,15 @@ std::vector<std::string> CliArgs::all(const std::string& flag) const {
   return found == values_.end() ? std::vector<std::string>{} : found->second;
 }
 
+// Plain decimal text only: std::stoll and std::stod also take leading blanks, a '+', hex
+// ("0x10") and "inf" or "nan", none of which a user means as a budget.
 int64_t CliArgs::integer(const std::string& flag, int64_t fallback, int64_t low, int64_t high) const {
   auto text = last(flag);
   if (!text) return fallback;
-  size_t used = 0;
   int64_t value = 0;
-  try {
-    value = std::stoll(*text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text->size() || value < low || value > high)
+  const char* end = text->data() + text->size();
+  auto [stop, error] = std::from_chars(text->data(), end, value);
+  if (error != std::errc{} || stop != end || value < low || value > high)
     throw UserError(fmt::format("{} '{}' must be an integer from {} to {}", flag, *text, low, high));
   return value;
 }
@@ -70,15 +69,14 @@ int64_t CliArgs::integer(const std::string& flag, int64_t fallback, int64_t low,
 double CliArgs::number(const std::string& flag, double fallback) const {
   auto text = last(flag);
   if (!text) return fallback;
-  size_t used = 0;
   double value = 0;
-  try {
-    value = std::stod(*text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text->size() || !std::isfinite(value))
-    throw UserError(fmt::format("{} '{}' must be a number", flag, *text));
+  const char* end = text->data() + text->size();
+  auto [stop, error] = std::from_chars(text->data(), end, value, std::chars_format::general);
+  if (error == std::errc::result_out_of_range)
+    throw UserError(fmt::format("{} '{}' is out of the range of a double; give a smaller number", flag, *text));
+  if (error != std::errc{} || stop != end) throw UserError(fmt::format("{} '{}' must be a number", flag, *text));
+  if (!std::isfinite(value))
+    throw UserError(fmt::format("{} '{}' must be a finite number (not inf or nan)", flag, *text));
   return value;
 }
 

@@ -23,9 +23,10 @@ options:
   --taso-search ALGO       taso mode: beam, or alpha for TASO's relaxed best-first search
                            (default beam)
   --alpha X                alpha search: keep programs costing up to X times the best (1.05)
-  --time-limit SECONDS     wall clock for the search (default 50; mutant generation gets at
-                           most half); it then stops with the best program found. A backstop:
-                           the budgets below end a search at the same place on every machine
+  --time-limit SECONDS     wall clock for the search (default 50; mutant generation, which
+                           --mutant-work bounds, comes first and is not counted); it then stops
+                           with the best program found. A backstop: the budgets below end a
+                           search at the same place on every machine
   --max-expansions N       programs expanded over the whole search (default 2000)
   --max-candidates N       programs scored over the whole search (default 20000)
   --mutant-work N          elements the mutant generator's Z_p evaluations may read, shared

@@ -1,4 +1,4 @@
-// Elementwise comparison of two graphs' outputs on the same seeded inputs.
+// Elementwise comparison of two graphs' outputs on the same seeded inputs, non-finite values by kind.
 #include "verifier/differential.h"
 
 #include <algorithm>
@@ -10,43 +10,28 @@
 #include "core/executor.h"
 
 namespace pet {
+namespace {
 
-double DifferentialReport::max_abs_error() const {
-  double worst = 0;
-  for (const OutputDifference& output : outputs) worst = std::max(worst, output.max_abs_error);
-  return worst;
+enum class ValueKind { Finite, NaN, PlusInf, MinusInf };
+
+ValueKind kind_of(double value) {
+  if (std::isnan(value)) return ValueKind::NaN;
+  if (std::isinf(value)) return value > 0 ? ValueKind::PlusInf : ValueKind::MinusInf;
+  return ValueKind::Finite;
 }
 
-OutputDifference compare_outputs(const std::string& name, const Tensor& expected, const Tensor& actual,
-                                 const Tolerance& tolerance) {
-  OutputDifference difference{name};
-  if (expected.type() != actual.type()) {
-    difference.passed = false;
-    difference.elements_outside = expected.numel();
-    difference.max_abs_error = INFINITY;
-    return difference;
-  }
+// The root-mean-square magnitude of the finite elements, at least 1 (see Tolerance).
+double tolerance_scale(const Tensor& expected) {
   double squares = 0;
   int64_t finite = 0;
   for (int64_t i = 0; i < expected.numel(); ++i) {
     double a = expected.as_double(i);
     if (std::isfinite(a)) squares += a * a, ++finite;
   }
-  double scale = std::max(1.0, finite ? std::sqrt(squares / static_cast<double>(finite)) : 1.0);
-  for (int64_t i = 0; i < expected.numel(); ++i) {
-    double a = expected.as_double(i), b = actual.as_double(i);
-    if (std::isnan(a) && std::isnan(b)) continue;
-    double error = std::abs(a - b);
-    if (std::isnan(error)) error = INFINITY;
-    difference.max_abs_error = std::max(difference.max_abs_error, error);
-    difference.max_rel_error = std::max(difference.max_rel_error, error / std::max(std::abs(a), 1e-6));
-    if (!(error <= tolerance.absolute * scale + tolerance.relative * std::abs(a))) ++difference.elements_outside;
-  }
-  difference.passed = difference.elements_outside == 0;
-  return difference;
+  return std::max(1.0, finite ? std::sqrt(squares / static_cast<double>(finite)) : 1.0);
 }
 
-static void require_same_interface(const Graph& original, const Graph& optimized) {
+void require_same_interface(const Graph& original, const Graph& optimized) {
   auto types = [](const Graph& graph, const std::vector<ValueId>& ids) {
     std::vector<TensorType> result;
     for (ValueId id : ids) result.push_back(graph.value(id).type);
@@ -59,10 +44,18 @@ static void require_same_interface(const Graph& original, const Graph& optimized
                                 original.name, optimized.name));
 }
 
-DifferentialReport differential(const Graph& original, const Graph& optimized, uint64_t seed,
-                                const Tolerance& tolerance) {
-  require_same_interface(original, optimized);
+// random_inputs(original, seed) with the float inputs drawn on [-range, range) instead (same seeds).
+std::vector<Tensor> inputs_on_range(const Graph& original, uint64_t seed, double range) {
   std::vector<Tensor> inputs = random_inputs(original, seed);
+  if (range == 1) return inputs;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].dtype() == DType::f32)
+      inputs[i] = Tensor::random_f32(inputs[i].shape(), seed + i, static_cast<float>(-range), static_cast<float>(range));
+  return inputs;
+}
+
+DifferentialReport compare_on(const Graph& original, const Graph& optimized, const std::vector<Tensor>& inputs,
+                              uint64_t seed, const Tolerance& tolerance) {
   std::vector<Tensor> expected = execute(original, inputs);
   std::vector<Tensor> actual = execute(optimized, inputs);
   DifferentialReport report;
@@ -70,6 +63,99 @@ DifferentialReport differential(const Graph& original, const Graph& optimized, u
   for (size_t i = 0; i < expected.size(); ++i) {
     report.outputs.push_back(compare_outputs(original.value(original.outputs()[i]).name, expected[i], actual[i], tolerance));
     report.passed = report.passed && report.outputs.back().passed;
+  }
+  return report;
+}
+
+std::vector<std::string> all_nonfinite_outputs(const DifferentialReport& report) {
+  std::vector<std::string> names;
+  for (const OutputDifference& output : report.outputs)
+    if (output.all_nonfinite()) names.push_back("'" + output.name + "'");
+  return names;
+}
+
+}  // namespace
+
+double DifferentialReport::max_abs_error() const {
+  double worst = 0;
+  for (const OutputDifference& output : outputs) worst = std::max(worst, output.max_abs_error);
+  return worst;
+}
+
+std::string DifferentialReport::failure_reason() const {
+  if (passed) return "";
+  if (inconclusive)
+    return fmt::format("check inconclusive: the original's output {} is NaN or infinite at every element, even on "
+                       "inputs drawn from [-{}, {}), so comparing it proves nothing",
+                       fmt::join(all_nonfinite_outputs(*this), ", "), input_range, input_range);
+  std::vector<std::string> parts;
+  for (const OutputDifference& output : outputs) {
+    if (output.passed) continue;
+    std::string part = fmt::format("'{}': {} of {} elements outside the tolerance", output.name,
+                                   output.elements_outside, output.elements);
+    if (output.nonfinite_mismatches)
+      part += fmt::format(" ({} of them NaN or infinite in one model only, or of another kind)", output.nonfinite_mismatches);
+    parts.push_back(part);
+  }
+  return fmt::format("the optimized model computes different values (max abs error {:.3g}): {}", max_abs_error(),
+                     fmt::join(parts, "; "));
+}
+
+std::string DifferentialReport::summary() const {
+  std::string text = passed ? fmt::format("check passed (max abs error {:.3g}, seed {})", max_abs_error(), seed)
+                            : fmt::format("check FAILED (seed {}): {}", seed, failure_reason());
+  for (const std::string& warning : warnings) text += "; warning: " + warning;
+  return text;
+}
+
+OutputDifference compare_outputs(const std::string& name, const Tensor& expected, const Tensor& actual,
+                                 const Tolerance& tolerance) {
+  OutputDifference difference{name};
+  difference.elements = expected.numel();
+  if (expected.type() != actual.type()) {
+    difference.passed = false;
+    difference.elements_outside = expected.numel();
+    difference.max_abs_error = INFINITY;
+    return difference;
+  }
+  double scale = tolerance_scale(expected);
+  for (int64_t i = 0; i < expected.numel(); ++i) {
+    double a = expected.as_double(i), b = actual.as_double(i);
+    ValueKind expected_kind = kind_of(a), actual_kind = kind_of(b);
+    difference.nonfinite_expected += expected_kind != ValueKind::Finite;
+    if (expected_kind != ValueKind::Finite || actual_kind != ValueKind::Finite) {
+      if (expected_kind == actual_kind) continue;  // NaN and NaN, +Inf and +Inf: the same value
+      ++difference.elements_outside;
+      ++difference.nonfinite_mismatches;
+      difference.max_abs_error = difference.max_rel_error = INFINITY;
+      continue;
+    }
+    double error = std::abs(a - b);
+    difference.max_abs_error = std::max(difference.max_abs_error, error);
+    difference.max_rel_error = std::max(difference.max_rel_error, error / std::max(std::abs(a), 1e-6));
+    if (!(error <= tolerance.absolute * scale + tolerance.relative * std::abs(a))) ++difference.elements_outside;
+  }
+  difference.passed = difference.elements_outside == 0;
+  return difference;
+}
+
+DifferentialReport differential(const Graph& original, const Graph& optimized, uint64_t seed,
+                                const Tolerance& tolerance) {
+  require_same_interface(original, optimized);
+  DifferentialReport report = compare_on(original, optimized, random_inputs(original, seed), seed, tolerance);
+  std::vector<std::string> everywhere = all_nonfinite_outputs(report);
+  if (everywhere.empty()) return report;
+  // Inputs of magnitude 1 can overflow a deep or exponential model everywhere; smaller ones
+  // often do not, and then the comparison says something again.
+  std::string first_draw = fmt::format("the original's output {} was NaN or infinite at every element on inputs drawn "
+                                       "from [-1, 1); redrawn from [-{}, {})",
+                                       fmt::join(everywhere, ", "), kRedrawInputRange, kRedrawInputRange);
+  report = compare_on(original, optimized, inputs_on_range(original, seed, kRedrawInputRange), seed, tolerance);
+  report.input_range = kRedrawInputRange;
+  report.warnings.push_back(first_draw);
+  if (!all_nonfinite_outputs(report).empty()) {
+    report.inconclusive = true;
+    report.passed = false;
   }
   return report;
 }

@@ -14,6 +14,9 @@ namespace pet {
 // size of its terms, not of its result, so an element that cancels to near zero in a large
 // output may differ by more than `absolute` between two summation orders (two BLAS kernels, a
 // dilated conv and its de-interleaved form) without either being wrong.
+// Non-finite elements are compared by kind, never by tolerance: where the original is NaN, +Inf
+// or -Inf the optimized value must be the same kind, and a finite value where the other is not
+// fails (a tolerance relative to |Inf| would accept anything).
 struct Tolerance {
   double absolute = 1e-4;
   double relative = 1e-3;
@@ -21,21 +24,40 @@ struct Tolerance {
 
 struct OutputDifference {
   std::string name;
-  double max_abs_error = 0;
+  double max_abs_error = 0;  // over the elements finite in both (INFINITY when a kind differs)
   double max_rel_error = 0;  // |a - b| / max(|a|, 1e-6), worst element
   int64_t elements_outside = 0;
+  int64_t elements = 0;             // the output's element count
+  int64_t nonfinite_expected = 0;   // elements where the original is NaN or infinite
+  int64_t nonfinite_mismatches = 0; // of the elements outside, those whose kinds differ (NaN, +Inf, -Inf, finite)
   bool passed = true;
+  // Every element of the original is NaN or infinite: agreeing on it proves little.
+  bool all_nonfinite() const { return elements > 0 && nonfinite_expected == elements; }
 };
 
 struct DifferentialReport {
   uint64_t seed = 0;
   std::vector<OutputDifference> outputs;
   bool passed = true;
+  // Half-width of the range the float inputs were drawn from: 1 for random_inputs' [-1, 1); when
+  // an original output was non-finite everywhere the inputs are redrawn on a smaller range.
+  double input_range = 1;
+  // Still non-finite everywhere after the redraw: the check proves nothing, so it does not pass.
+  bool inconclusive = false;
+  std::vector<std::string> warnings;  // e.g. the redraw and why
   double max_abs_error() const;
+  // Why the check failed ("" when it passed): values that differ, or an inconclusive check.
+  std::string failure_reason() const;
+  // One line for a terminal: the result, the worst error and any warnings.
+  std::string summary() const;
 };
 
+// The smaller range the inputs are redrawn on when an original output is non-finite everywhere.
+inline constexpr double kRedrawInputRange = 1.0 / 64;
+
 // Runs both graphs (same input and output types, else UserError) on random_inputs(original,
-// seed) and compares output by output.
+// seed) and compares output by output; redraws once on [-kRedrawInputRange, kRedrawInputRange)
+// when an original output is non-finite at every element (see DifferentialReport).
 DifferentialReport differential(const Graph& original, const Graph& optimized, uint64_t seed,
                                 const Tolerance& tolerance = {});
 

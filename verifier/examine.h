@@ -3,7 +3,6 @@
 // by testing a few positions per box on random inputs over Z_p (PET's Theorems 1 and 2).
 #pragma once
 
-#include <chrono>
 #include <optional>
 
 #include <cstdint>
@@ -41,10 +40,8 @@ struct ExamineOptions {
   // axis; wrong at all of them is Rejected at once (partial programs are wrong on thin seams,
   // which cannot cover all three). For generators that examine many hopeless candidates.
   bool screen_first = false;
-  // Past this point examine stops and rejects the candidate (a search's time limit); unset: none.
-  std::optional<std::chrono::steady_clock::time_point> deadline;
-  // Past this many element reads examine stops and rejects the candidate: a budget that, unlike
-  // the deadline, ends at the same place on every run. Unset: none.
+  // Past this many element reads examine stops and rejects the candidate: a budget that ends at
+  // the same place on every run (there is no clock limit, which would not). Unset: none.
   std::optional<int64_t> max_work;
 };
 

@@ -1,5 +1,6 @@
 // Reshape: reinterprets the elements in row-major order under an explicit new shape.
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -63,16 +64,35 @@ static OnnxImported import_reshape(const OpDef&, const OnnxImportNode& node) {
   return {"Reshape", {{"shape", shape}}, {0}};
 }
 
+// Before opset 14 a 0 in Reshape's shape copies the input's dimension, so a zero-size target
+// dimension is written as that copy where the input's dimension is 0 as well, else as the one -1
+// (no elements over the other dimensions is 0); nullopt when neither fits.
+static std::optional<std::vector<int64_t>> shape_before_allowzero(const Shape& input, std::vector<int64_t> shape) {
+  bool inferred = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] != 0 || (static_cast<int>(i) < input.rank() && input[static_cast<int>(i)] == 0)) continue;
+    if (inferred) return std::nullopt;
+    shape[i] = -1;
+    inferred = true;
+  }
+  return shape;
+}
+
 static void export_reshape(const Node& node, OnnxExportNode& out) {
-  const auto& shape = node.attrs.get_ints("shape");
+  std::vector<int64_t> shape = node.attrs.get_ints("shape");
   bool has_zero = std::find(shape.begin(), shape.end(), 0) != shape.end();
-  if (has_zero && out.opset() < 14)
-    throw UserError(fmt::format("node '{}' (Reshape): a zero-size dimension needs allowzero (opset 14); export with "
-                                "--opset 14 or later",
-                                node.name));
-  std::string target = out.add_constant(Tensor::i64(Shape{static_cast<int64_t>(shape.size())}, shape));
   Attributes attrs;
-  if (has_zero) attrs.set("allowzero", int64_t{1});
+  if (has_zero && out.opset() < 14) {
+    std::optional<std::vector<int64_t>> written = shape_before_allowzero(out.input_type(0)->shape, shape);
+    if (!written)
+      throw UserError(fmt::format("node '{}' (Reshape): the zero-size shape {} needs allowzero (opset 14); export "
+                                  "with --opset 14 or later",
+                                  node.name, ints_to_string(shape)));
+    shape = *written;
+  } else if (has_zero) {
+    attrs.set("allowzero", int64_t{1});
+  }
+  std::string target = out.add_constant(Tensor::i64(Shape{static_cast<int64_t>(shape.size())}, shape));
   out.add_node("Reshape", {out.input(0), target}, {out.output(0)}, attrs);
 }
 

@@ -44,7 +44,7 @@ std::vector<FoldCandidate> find_candidates(const Graph& graph) {
 std::pair<Tensor, Tensor> folded_parameters(const Graph& graph, const Node& conv, const Node& bn) {
   const Tensor& weight = *graph.value(conv.inputs[1]).constant;
   int64_t channels = weight.shape()[0];
-  int64_t per_channel = weight.numel() / channels;
+  int64_t per_channel = channels > 0 ? weight.numel() / channels : 0;  // a conv may have no output channels
   auto param = [&](int index) { return graph.value(bn.inputs[static_cast<size_t>(index)]).constant->f32(); };
   auto gamma = param(1), beta = param(2), mean = param(3), var = param(4);
   auto epsilon = static_cast<float>(bn.attrs.get_float("epsilon"));

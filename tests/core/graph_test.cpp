@@ -1,6 +1,8 @@
 // Graph construction and execution on small hand-built graphs.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/graph.h"
@@ -31,6 +33,55 @@ TEST(Graph, BroadcastMismatchIsAUserErrorNamingTheNode) {
   } catch (const UserError& error) {
     EXPECT_STREQ(error.what(), "node 'sum' (Add): cannot broadcast shapes 2x3 and 4");
   }
+}
+
+TEST(Shape, ElementCountsThatOverflowAreDetected) {
+  EXPECT_EQ(Shape({4, 5}).checked_numel(), 20);
+  EXPECT_EQ(Shape({}).checked_numel(), 1);
+  EXPECT_EQ(Shape({3037000500, 3037000500}).checked_numel(), std::nullopt);  // just past 2^63
+  EXPECT_EQ(Shape({4000000000, 4000000000, 4000000000}).checked_numel(), std::nullopt);
+  EXPECT_EQ(Shape({4000000000, 4000000000, 0}).checked_numel(), 0);  // empty, whatever comes before the 0
+  EXPECT_EQ(tensor_bytes({DType::f32, Shape{2305843009213693952}}), std::nullopt);  // 2^61 elements x 4 bytes
+  EXPECT_EQ(tensor_bytes({DType::i64, Shape{3, 5}}), 120);
+}
+
+std::string user_error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+// Before: bad_alloc ("internal error") or a wrapped-around element count.
+TEST(Graph, TensorsThatCannotFitAreUserErrorsBeforeAnyAllocation) {
+  Graph graph;
+  EXPECT_EQ(user_error_of([&] { graph.add_input("big", {DType::f32, {1000000, 1000000, 1000}}); })
+                .rfind("input 'big' (f32[1000000,1000000,1000]) would need 4000000000000000 bytes, more than this "
+                       "machine's ",
+                       0),
+            0u);
+  EXPECT_EQ(user_error_of([&] { graph.add_input("wraps", {DType::f32, {1LL << 40, 1LL << 40}}); })
+                .rfind("input 'wraps' (f32[1099511627776,1099511627776]) would need more than 2^63 bytes", 0),
+            0u);
+  ValueId column = graph.add_input("column", {DType::f32, {1000000, 1}});
+  ValueId row = graph.add_input("row", {DType::f32, {1, 1000000}});
+  EXPECT_EQ(user_error_of([&] { graph.add_node1("MatMul", {}, {column, row}, "outer"); })
+                .rfind("node 'outer' (MatMul): output 0 (f32[1000000,1000000]) would need 4000000000000 bytes", 0),
+            0u);
+  EXPECT_EQ(user_error_of([] { Tensor(DType::f32, Shape{1LL << 62}); })
+                .rfind("a tensor (f32[4611686018427387904]) would need more than 2^63 bytes", 0),
+            0u);
+}
+
+TEST(Graph, EmptyTensorsComputeEmptyResults) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {0, 3}});
+  ValueId w = graph.add_constant("w", Tensor::f32({3, 2}, {1, 2, 3, 4, 5, 6}));
+  graph.add_output(graph.add_node1("Relu", {}, {graph.add_node1("MatMul", {}, {x, w})}));
+  auto outputs = execute(graph, {Tensor(DType::f32, Shape{0, 3})});
+  EXPECT_EQ(outputs[0].type().to_string(), "f32[0,2]");
 }
 
 TEST(Graph, RemoveNodesDropsValuesAndRenumbers) {

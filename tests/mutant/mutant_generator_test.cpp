@@ -32,6 +32,24 @@ TEST(Generator, SameInputSameMutantsInTheSameOrder) {
   EXPECT_EQ(fingerprints(generate_mutants(conv)), fingerprints(generate_mutants(conv)));
 }
 
+// Before: a modulo by the empty batch (a batch-ratio factor) killed the process with SIGFPE.
+TEST(Generator, ASubprogramWithAnEmptyTensorGetsNoMutants) {
+  struct Case {
+    std::string x, w;
+  };
+  for (const Case& c : std::vector<Case>{{"0,4,32,8", "4,4,3,3"}, {"2,0,32,8", "4,0,3,3"}, {"2,4,32,8", "0,4,3,3"}}) {
+    std::string text = kConv;
+    text.replace(text.find("2,4,32,8"), 8, c.x);
+    text.replace(text.find("4,4,3,3"), 7, c.w);
+    Generation result = generate_mutants(parse_graph(text));
+    SCOPED_TRACE(c.x + " and " + c.w);
+    EXPECT_TRUE(result.mutants.empty());
+    EXPECT_TRUE(result.stats.empty_tensors);
+    EXPECT_EQ(result.stats.examined, 0);
+  }
+  EXPECT_FALSE(generate_mutants(parse_graph(kConv)).stats.empty_tensors);
+}
+
 TEST(Generator, EquivalenceSwitchSelectsFullOrPartialMutants) {
   Graph conv = parse_graph(kConv);
   GeneratorOptions full_only, partial_only;

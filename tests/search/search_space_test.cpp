@@ -36,7 +36,7 @@ OneStep one_step(const Graph& graph, const MoveKinds& kinds) {
   options.top_k = 4;
   SearchSpace space(cost, nullptr, options);
   OneStep result;
-  space.prepare(graph, result.stats, SearchBudget{});
+  space.prepare(graph, result.stats);
   Program start = space.make_program(graph, {});
   result.moves = space.expand(start, kinds, result.stats, [](uint64_t) { return true; }, SearchBudget{});
   return result;

@@ -41,14 +41,8 @@ TEST(Examine, MergedConvsOnASharedInputAreFull) {
   EXPECT_EQ(verdict.kind, VerdictKind::Full) << verdict.summary();
   EXPECT_LT(verdict.bound_log2, -100);
 
-  // A search's deadline that has passed: no verdict is claimed without testing every box.
-  ExamineOptions late;
-  late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-  Verdict stopped = examine(build(false), build(true), late);
-  EXPECT_EQ(stopped.kind, VerdictKind::Rejected);
-  EXPECT_EQ(stopped.reason, "not examined to the end: the time limit passed");
-
-  // A work budget below what the boxes need: the same cut, at the same place on every run.
+  // A work budget below what the boxes need: no verdict is claimed without testing every box,
+  // and the cut comes at the same place on every run.
   EXPECT_GT(verdict.work, 0);
   ExamineOptions thrifty;
   thrifty.max_work = verdict.work / 2;
