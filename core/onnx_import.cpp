@@ -89,9 +89,19 @@ bool has_external_data(const onnx::ModelProto& model) {
   return false;
 }
 
+// Whether the linked ONNX library knows the model's opset and IR version. Newer models (opset
+// 18-21, IR 9-10) skip its checker and shape inference: the library rejects what it does not
+// know. They rely on pet's own checks instead, which every model goes through anyway: each
+// value is defined before it is read and exactly once (Importer::lookup, bind_once), every
+// attribute is read or rejected by the op's importer, and every shape comes from pet's rules.
+bool library_understands(const onnx::ModelProto& model) {
+  return default_opset(model) <= kMaxLibraryOpset && model.ir_version() <= kMaxLibraryIrVersion;
+}
+
 // ONNX 1.12 checks external data relative to the model's folder only through the path
 // overload (which parses the file again), so that one is used only when it matters.
 void run_checker(const onnx::ModelProto& model, const std::string& path) {
+  if (!library_understands(model)) return;
   try {
     if (has_external_data(model)) onnx::checker::check_model(path);
     else onnx::checker::check_model(model);
@@ -101,32 +111,40 @@ void run_checker(const onnx::ModelProto& model, const std::string& path) {
   }
 }
 
-std::optional<TensorType> static_type(const onnx::TypeProto& type) {
-  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
-  DType dtype;
-  switch (type.tensor_type().elem_type()) {
-    case onnx::TensorProto::FLOAT: dtype = DType::f32; break;
-    case onnx::TensorProto::INT64: dtype = DType::i64; break;
-    case onnx::TensorProto::BOOL: dtype = DType::boolean; break;
+// pet's view of an ONNX element type: float16 values are computed in f32.
+std::optional<DType> computed_dtype(int elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::FLOAT16: return DType::f32;
+    case onnx::TensorProto::INT64: return DType::i64;
+    case onnx::TensorProto::BOOL: return DType::boolean;
     default: return std::nullopt;
   }
+}
+
+std::optional<TensorType> static_type(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+  std::optional<DType> dtype = computed_dtype(type.tensor_type().elem_type());
+  if (!dtype) return std::nullopt;
   std::vector<int64_t> dims;
   for (const auto& dim : type.tensor_type().shape().dim()) {
     if (!dim.has_dim_value()) return std::nullopt;
     dims.push_back(dim.dim_value());
   }
-  return TensorType{dtype, Shape(dims)};
+  return TensorType{*dtype, Shape(dims)};
 }
 
-// ONNX's own shape inference, used to cross-check every shape our op rules compute.
+// ONNX's own shape inference, used to cross-check every shape our op rules compute (only for
+// models the library understands; see library_understands).
 std::unordered_map<std::string, TensorType> infer_onnx_types(onnx::ModelProto model) {
+  std::unordered_map<std::string, TensorType> types;
+  if (!library_understands(model)) return types;
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& error) {
     throw UserError(fmt::format("ONNX shape inference rejects the model: {}; fix or re-export the model",
                                 std::string(error.what()).substr(0, 600)));
   }
-  std::unordered_map<std::string, TensorType> types;
   for (const auto& info : model.graph().value_info())
     if (auto type = static_type(info.type())) types.emplace(info.name(), *type);
   return types;
@@ -144,6 +162,7 @@ class Importer {
     import_inputs();
     for (int i = 0; i < model_.graph().node_size(); ++i) import_node(model_.graph().node(i), i);
     import_outputs();
+    record_float16_outputs();
     graph_.remove_nodes({});  // drops initializers and folded values nobody reads
     graph_.validate();
     return std::move(graph_);
@@ -151,9 +170,25 @@ class Importer {
 
  private:
   void import_initializers() {
-    for (const auto& init : model_.graph().initializer())
+    bool any_float = false, all_float16 = true;
+    for (const auto& init : model_.graph().initializer()) {
       bind(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_,
                                                                             "initializer '" + init.name() + "'")));
+      bool float16 = init.data_type() == onnx::TensorProto::FLOAT16;
+      if (float16) graph_.float16_values.insert(init.name());
+      if (float16 || init.data_type() == onnx::TensorProto::FLOAT) {
+        any_float = true;
+        all_float16 = all_float16 && float16;
+      }
+    }
+    graph_.float16_weights = any_float && all_float16;
+  }
+
+  // Graph outputs the model declares float16 (pet computes them in f32; export writes them back).
+  void record_float16_outputs() {
+    for (const auto& output : model_.graph().output())
+      if (output.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT16)
+        graph_.float16_values.insert(output.name());
   }
 
   void import_inputs() {
@@ -167,7 +202,9 @@ class Importer {
     const auto& tensor_type = input.type().tensor_type();
     if (!input.type().has_tensor_type())
       throw UserError(fmt::format("input '{}' is not a tensor; pet supports tensor inputs only", input.name()));
-    DType dtype = dtype_from_onnx(tensor_type.elem_type(), "input '" + input.name() + "'");
+    bool float16 = tensor_type.elem_type() == onnx::TensorProto::FLOAT16;
+    DType dtype = float16 ? DType::f32 : dtype_from_onnx(tensor_type.elem_type(), "input '" + input.name() + "'");
+    if (float16) graph_.float16_values.insert(input.name());
     std::vector<int64_t> dims;
     const auto& shape_dims = tensor_type.shape().dim();
     for (int d = 0; d < shape_dims.size(); ++d) {
@@ -186,6 +223,15 @@ class Importer {
   }
 
   void bind(const std::string& name, ValueId id) { by_name_[name] = id; }
+
+  // Binds a node's output name, which ONNX graphs define exactly once.
+  void bind_once(const std::string& name, ValueId id, const std::string& node_name, const std::string& op_type) {
+    if (by_name_.count(name))
+      throw UserError(fmt::format("node '{}' ({}, opset {}) writes '{}', which an input, initializer or earlier node "
+                                  "already defines; every value must be defined once: rename one of them",
+                                  node_name, op_type, graph_.opset, name));
+    bind(name, id);
+  }
 
   ValueId lookup(const std::string& name, const std::string& node_name, const std::string& op_type) {
     auto found = by_name_.find(name);
@@ -244,7 +290,7 @@ class Importer {
     for (size_t i = 0; i < output_names.size(); ++i) {
       if (output_names[i].empty()) continue;
       cross_check(output_names[i], graph_.value(outputs[i]).type, name);
-      bind(output_names[i], outputs[i]);
+      bind_once(output_names[i], outputs[i], name, node.op_type());
     }
   }
 
@@ -287,7 +333,7 @@ class Importer {
     for (size_t i = 0; i < output_names.size() && i < results.size(); ++i) {
       if (output_names[i].empty()) continue;
       cross_check(output_names[i], results[i].type(), name);
-      bind(output_names[i], graph_.add_constant(output_names[i], std::move(results[i])));
+      bind_once(output_names[i], graph_.add_constant(output_names[i], std::move(results[i])), name, def.name);
     }
   }
 
@@ -311,7 +357,7 @@ class Importer {
       view.unsupported(fmt::format("a Constant given by attribute '{}'",
                                    view.attr_names().empty() ? "(none)" : view.attr_names()[0]));
     }
-    bind(node.output(0), graph_.add_constant(node.output(0), std::move(value)));
+    bind_once(node.output(0), graph_.add_constant(node.output(0), std::move(value)), name, "Constant");
   }
 
   void cross_check(const std::string& value_name, const TensorType& ours, const std::string& node) {
