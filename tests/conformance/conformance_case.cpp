@@ -130,8 +130,27 @@ static void bake_input(onnx::ModelProto& model, const std::string& name, const T
   tensor_to_proto(value, name, *model.mutable_graph()->add_initializer());
 }
 
+// `value` when it is a graph input, else the shape-like (non-float) graph inputs it is computed
+// from, in model order (float data stays a run-time input).
+static std::vector<std::string> upstream_inputs(const onnx::ModelProto& model, const std::string& value,
+                                                const std::map<std::string, Tensor>& inputs) {
+  if (inputs.count(value)) return {value};
+  std::set<std::string> needed{value};
+  for (int i = model.graph().node_size() - 1; i >= 0; --i) {
+    const auto& node = model.graph().node(i);
+    bool feeds = std::any_of(node.output().begin(), node.output().end(), [&](const auto& o) { return needed.count(o); });
+    if (feeds) needed.insert(node.input().begin(), node.input().end());
+  }
+  std::vector<std::string> names;
+  for (const auto& input : model.graph().input())
+    if (needed.count(input.name()) && inputs.count(input.name()) && inputs.at(input.name()).dtype() != DType::f32)
+      names.push_back(input.name());
+  return names;
+}
+
 // Imports the model, baking inputs in from `inputs` (by graph input name) while the importer
-// reports one it needs constant.
+// reports one it needs constant: the input itself, or the graph inputs it is computed from (a
+// crop's pads computed from its shape input).
 static Graph import_specialized(const fs::path& folder, int data_set, const std::map<std::string, Tensor>& inputs,
                                 std::set<std::string>& baked) {
   std::string path = (folder / "model.onnx").string();
@@ -143,9 +162,14 @@ static Graph import_specialized(const fs::path& folder, int data_set, const std:
       return import_onnx(path);
     } catch (const UserError& error) {
       auto name = input_needed_as_constant(model, error.what());
-      if (!name || !inputs.count(*name) || baked.count(*name) || attempt > 16) throw;
-      bake_input(model, *name, inputs.at(*name));
-      baked.insert(*name);
+      if (!name || attempt > 16) throw;
+      std::vector<std::string> sources = upstream_inputs(model, *name, inputs);
+      std::erase_if(sources, [&](const std::string& source) { return baked.count(source) > 0; });
+      if (sources.empty()) throw;
+      for (const std::string& source : sources) {
+        bake_input(model, source, inputs.at(source));
+        baked.insert(source);
+      }
       path = (pet::testing::private_temp_dir() / fmt::format("pet_conformance_{}_{}.onnx", folder.filename().string(), data_set)).string();
       std::ofstream out(path, std::ios::binary);
       model.SerializeToOstream(&out);

@@ -100,6 +100,21 @@ TEST(ModernForms, PadAxesSpreadOverTheRank) {
   EXPECT_EQ(pad.attrs.get_ints("pads"), (Ints{1, 0, 2, 3, 0, 4}));
 }
 
+TEST(ModernForms, ReduceMaxAndMinOfBoolAreAnyAndAll) {
+  Tensor x = Tensor::boolean({2, 3}, {0, 1, 0, 1, 1, 1});
+  expect_bool(run1("ReduceMax", {{"axes", Ints{1}}, {"keepdims", int64_t{0}}}, {x}), {2}, {1, 1});
+  expect_bool(run1("ReduceMin", {{"axes", Ints{1}}, {"keepdims", int64_t{0}}}, {x}), {2}, {0, 1});
+  expect_bool(run1("ReduceMin", {{"axes", Ints{1}}, {"keepdims", int64_t{0}}}, {Tensor::boolean({2, 0}, {})}), {2}, {1, 1});
+}
+
+TEST(ModernForms, ReduceMaxOfBoolNeedsOpset20ToExport) {
+  expect_user_error([] { export_node("ReduceMax", {{"axes", Ints{1}}, {"keepdims", int64_t{0}}}, {{DType::boolean, {2, 3}}}, 19); },
+                    "node 'n' (ReduceMax): a bool input needs opset 20 or later, exporting at opset 19; export at a "
+                    "newer opset");
+  EXPECT_EQ(exported_ops(export_node("ReduceMax", {{"axes", Ints{1}}, {"keepdims", int64_t{0}}}, {{DType::boolean, {2, 3}}}, 20)),
+            std::vector<std::string>{"ReduceMax"});
+}
+
 // ---- Resize 18/19 ---------------------------------------------------------------------------
 
 TEST(ModernForms, ResizeAxesAttributeScalesOnlyTheListedAxes) {
