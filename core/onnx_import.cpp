@@ -1,6 +1,7 @@
 // Imports an ONNX model into a static-shape Graph, folding constant and shape-driven chains.
 #include "core/onnx_import.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -185,6 +186,7 @@ class Importer {
                                                                             "initializer '" + init.name() + "'")));
       bool float16 = init.data_type() == onnx::TensorProto::FLOAT16;
       if (float16) graph_.float16_values.insert(init.name());
+      if (float16) float16_names_.insert(init.name());
       if (float16 || init.data_type() == onnx::TensorProto::FLOAT) {
         any_float = true;
         all_float16 = all_float16 && float16;
@@ -214,6 +216,7 @@ class Importer {
     bool float16 = tensor_type.elem_type() == onnx::TensorProto::FLOAT16;
     DType dtype = float16 ? DType::f32 : dtype_from_onnx(tensor_type.elem_type(), "input '" + input.name() + "'");
     if (float16) graph_.float16_values.insert(input.name());
+    if (float16) float16_names_.insert(input.name());
     std::vector<int64_t> dims;
     const auto& shape_dims = tensor_type.shape().dim();
     for (int d = 0; d < shape_dims.size(); ++d) {
@@ -273,17 +276,29 @@ class Importer {
     std::vector<ValueId> ids;
     std::vector<const TensorType*> types;
     std::vector<const Tensor*> constants;
+    std::vector<bool> float16_inputs;
     for (const std::string& input : node.input()) {
+      float16_inputs.push_back(float16_names_.count(input) > 0);
       ValueId id = input.empty() ? kNoValue : lookup(input, name, node.op_type());
       ids.push_back(id);
       types.push_back(id == kNoValue ? nullptr : &graph_.value(id).type);
       constants.push_back(id != kNoValue && graph_.is_constant(id) ? &*graph_.value(id).constant : nullptr);
     }
-    ProtoImportNode view(node, name, graph_.opset, types, constants, base_dir_);
+    ProtoImportNode view(node, name, graph_.opset, types, constants, base_dir_, float16_inputs);
     OnnxImported imported = onnx_def->from_onnx(*onnx_def, view);
+    track_float16(node, imported, float16_inputs);
     std::vector<ValueId> inputs;
     for (int position : imported.inputs) inputs.push_back(position < 0 ? kNoValue : ids.at(static_cast<size_t>(position)));
     add_imported(node, name, imported, inputs);
+  }
+
+  // Which float values are float16 in the model: float16 inputs and initializers, casts to
+  // float16, and the float results of ops fed a float16 value (ONNX ops keep their input's type T).
+  void track_float16(const onnx::NodeProto& node, const OnnxImported& imported, const std::vector<bool>& float16_inputs) {
+    bool float16 = node.op_type() == "Cast" || node.op_type() == "CastLike"
+                       ? imported.attrs.has("to") && imported.attrs.get_string("to") == "f16"
+                       : std::find(float16_inputs.begin(), float16_inputs.end(), true) != float16_inputs.end();
+    if (float16) float16_names_.insert(node.output().begin(), node.output().end());
   }
 
   void add_imported(const onnx::NodeProto& node, const std::string& name, const OnnxImported& imported,
@@ -391,6 +406,7 @@ class Importer {
   Graph graph_;
   std::unordered_map<std::string, ValueId> by_name_;
   std::set<std::string> node_names_;
+  std::set<std::string> float16_names_;  // values the model holds as float16 (see track_float16)
 };
 
 }  // namespace

@@ -13,14 +13,20 @@
 
 namespace pet {
 
+// The type's name, or its number for types newer than the linked ONNX library (float8, int4...).
+static std::string onnx_type_label(int elem_type) {
+  std::string name = onnx::TensorProto_DataType_Name(elem_type);
+  return name.empty() ? fmt::format("number {}", elem_type) : name;
+}
+
 DType dtype_from_onnx(int elem_type, const std::string& what) {
   switch (elem_type) {
     case onnx::TensorProto::FLOAT: return DType::f32;
     case onnx::TensorProto::INT64: return DType::i64;
     case onnx::TensorProto::BOOL: return DType::boolean;
     default:
-      throw UserError(fmt::format("{} has element type {}; pet supports float32, int64 and bool", what,
-                                  onnx::TensorProto_DataType_Name(elem_type)));
+      throw UserError(fmt::format("{} has element type {}; pet supports float32, float16, int64 and bool", what,
+                                  onnx_type_label(elem_type)));
   }
 }
 

@@ -72,7 +72,16 @@ static void compute_cast(KernelContext& context) {
   }
 }
 
+// CastLike (opset 15) casts to the element type of its second input.
+static OnnxImported import_cast_like(const OpDef& def, const OnnxImportNode& node) {
+  reject_unknown_attrs(node, {"saturate"});  // saturate only concerns float8 targets
+  DType like = node.input_type(1).dtype;
+  std::string target = like == DType::f32 && node.input_is_float16(1) ? "f16" : std::string(dtype_name(like));
+  return {def.name, {{"to", target}}, {0}};
+}
+
 static OnnxImported import_cast(const OpDef& def, const OnnxImportNode& node) {
+  if (node.op_type() == "CastLike") return import_cast_like(def, node);
   reject_unknown_attrs(node, {"to", "saturate"});  // saturate only concerns float8 targets
   int64_t code = node.attr_int("to");
   std::string target = code == kOnnxFloat     ? "f32"
@@ -100,7 +109,7 @@ static void export_cast(const Node& node, OnnxExportNode& out) {
 OpDef make_Cast() {
   OpDef def;
   def.name = "Cast";
-  def.onnx_ops = {"Cast"};
+  def.onnx_ops = {"Cast", "CastLike"};
   def.attrs = {attr_string("to")};
   def.traits.elementwise = true;
   def.infer = infer_cast;

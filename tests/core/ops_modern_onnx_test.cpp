@@ -73,6 +73,12 @@ TEST(CastFloat16, ExportsAFloat16RoundTrip) {
   EXPECT_EQ(out.nodes[1].attrs.get_int("to"), 1);
 }
 
+TEST(CastFloat16, CastLikeTakesTheSecondInputsType) {
+  OnnxImported to_int = import_node(FakeImportNode("CastLike", 21, {}, {f32({2}), i64({1})}));
+  EXPECT_EQ(to_int.attrs.get_string("to"), "i64");
+  EXPECT_EQ(to_int.inputs, (std::vector<int>{0}));
+}
+
 // ---- Reduce*, Split, Pad: inputs that were attributes -----------------------------------------
 
 TEST(ModernForms, ReduceMeanAxesBecomeAnInputAtOpset18) {
@@ -279,6 +285,30 @@ TEST(Float16Models, ImportComputesInF32AndRecordsTheStorage) {
     // 0.1 is held as its float16 value
     expect_f32(execute(graph, {Tensor::f32({3}, {2, 1, 1})})[0], {3}, {1.0f, -2.0f, 0.0999755859375f});
   }
+}
+
+TEST(Float16Models, CastLikeToAFloat16ValueRounds) {
+  onnx::ModelProto model = model_at(21, 10);
+  add_value(model.mutable_graph()->mutable_input(), "x", onnx::TensorProto::FLOAT, {2});
+  add_value(model.mutable_graph()->mutable_input(), "like", onnx::TensorProto::FLOAT16, {1});
+  add_node(model, "CastLike", {"x", "like"}, {"y"});
+  add_value(model.mutable_graph()->mutable_output(), "y", onnx::TensorProto::FLOAT16, {2});
+  std::string path = temp_path("castlike_float16.onnx");
+  write_model(model, path);
+  Graph graph = import_onnx(path);
+  expect_f32(execute(graph, {Tensor::f32({2}, {0.1f, 3.0f}), Tensor::f32({1}, {0.0f})})[0], {2},
+             {0.0999755859375f, 3.0f});
+}
+
+TEST(Float16Models, ElementTypesNewerThanTheLibraryAreNamedByNumber) {
+  onnx::ModelProto model = model_at(21, 10);
+  add_value(model.mutable_graph()->mutable_input(), "x", 17, {2});  // FLOAT8E4M3FN
+  add_node(model, "Identity", {"x"}, {"y"});
+  add_value(model.mutable_graph()->mutable_output(), "y", 17, {2});
+  std::string path = temp_path("float8.onnx");
+  write_model(model, path);
+  expect_user_error([&] { import_onnx(path); },
+                    path + ": input 'x' has element type number 17; pet supports float32, float16, int64 and bool");
 }
 
 TEST(Float16Models, ExportWritesTheFloat16SignatureAndWeights) {

@@ -88,7 +88,7 @@ TEST(ImportErrors, OperatorOutsideTheDefaultDomain) {
 
 TEST(ImportErrors, UnsupportedElementType) {
   std::string path = relu_model(TensorProto::DOUBLE).save("double.onnx");
-  EXPECT_EQ(import_error(path), path + ": input 'x' has element type DOUBLE; pet supports float32, int64 and bool");
+  EXPECT_EQ(import_error(path), path + ": input 'x' has element type DOUBLE; pet supports float32, float16, int64 and bool");
 }
 
 TEST(ImportErrors, SymbolicDimensionNeedsInputShape) {
