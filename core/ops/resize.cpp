@@ -331,6 +331,8 @@ void import_modes(const OnnxImportNode& node, Attributes& attrs) {
   if (coordinate_mode == "tf_half_pixel_for_nn") coordinate_mode = "tf_half_pixel_for_nearest";  // opset-11 name
   if (!is_one_of(coordinate_mode, kCoordinateModes))
     node.unsupported("coordinate_transformation_mode '" + coordinate_mode + "'");
+  if (coordinate_mode == "half_pixel_symmetric" && node.opset() < 19)
+    node.unsupported("coordinate_transformation_mode 'half_pixel_symmetric' before opset 19 (where ONNX added it)");
   std::string nearest_mode = node.attr_string("nearest_mode", "round_prefer_floor");
   if (!is_one_of(nearest_mode, kNearestModes)) node.unsupported("nearest_mode '" + nearest_mode + "'");
   attrs.set("coordinate_transformation_mode", coordinate_mode);
