@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -37,6 +38,11 @@ class Graph {
  public:
   std::string name = "graph";
   int opset = 13;
+  // How the model file stores values that pet computes in f32: the graph inputs, outputs and
+  // initializers it keeps as float16 (by name), and whether every float initializer was float16
+  // (then constants the optimizer derives are written as float16 too). Export writes these back.
+  std::set<std::string> float16_values;
+  bool float16_weights = false;
 
   ValueId add_input(const std::string& value_name, TensorType type);
   ValueId add_constant(const std::string& value_name, Tensor value);

@@ -1,6 +1,9 @@
 // Writes a Graph as an ONNX model through each op's to_onnx facet.
 #include "core/onnx_export.h"
 
+#include <cstring>
+#include <fstream>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -9,14 +12,35 @@
 
 #include "core/error.h"
 #include "core/file_safety.h"
+#include "core/float16.h"
+#include "core/onnx_import.h"
 #include "core/onnx_mapping.h"
 #include "core/onnx_tensor.h"
 
 namespace pet {
 namespace {
 
-// IR version 8 is what ONNX 1.12 writes and what every current runtime reads for opsets <= 17.
-constexpr int64_t kIrVersion = 8;
+// The IR version ONNX pairs with each opset: 8 up to opset 18 (what ONNX 1.12 writes and every
+// current runtime reads), 9 for opsets 19-20, 10 for opset 21.
+int64_t ir_version_for(int opset) {
+  if (opset <= 18) return 8;
+  return opset <= 20 ? 9 : 10;
+}
+
+// A float32 tensor stored as float16 (values rounded to nearest even).
+void float16_tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto& proto) {
+  proto.Clear();
+  proto.set_name(name);
+  for (int64_t d : tensor.shape().dims()) proto.add_dims(d);
+  proto.set_data_type(onnx::TensorProto::FLOAT16);
+  std::string bytes(2 * static_cast<size_t>(tensor.numel()), '\0');
+  auto values = tensor.f32();
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint16_t half = float_to_half_bits(values[i]);
+    std::memcpy(bytes.data() + 2 * i, &half, sizeof half);
+  }
+  proto.set_raw_data(bytes);
+}
 
 int onnx_elem_type(DType dtype) {
   switch (dtype) {
@@ -88,15 +112,16 @@ class ModelWriter {
 
   void write() {
     model_.Clear();
-    model_.set_ir_version(kIrVersion);
+    model_.set_ir_version(ir_version_for(graph_.opset));
     model_.set_producer_name("pet");
     auto* opset = model_.add_opset_import();
     opset->set_domain("");
     opset->set_version(graph_.opset);
     auto* proto_graph = model_.mutable_graph();
     proto_graph->set_name(graph_.name);
-    for (ValueId id : graph_.inputs()) set_value_info(*proto_graph->add_input(), graph_.value(id).name, graph_.value(id).type);
+    for (ValueId id : graph_.inputs()) write_input(id);
     write_initializers();
+    rename_float16_outputs();
     for (const Node& node : graph_.nodes()) {
       ProtoExportNode view(*this, node);
       node.def->to_onnx(node, view);
@@ -105,6 +130,12 @@ class ModelWriter {
   }
 
   const Graph& graph() const { return graph_; }
+
+  // The name nodes read and write a value under: its own, or the f32 twin of a float16 value.
+  std::string name_of(ValueId id) const {
+    auto twin = f32_names_.find(id);
+    return twin != f32_names_.end() ? twin->second : graph_.value(id).name;
+  }
 
   std::string fresh(const std::string& hint) {
     std::string name = hint;
@@ -138,6 +169,29 @@ class ModelWriter {
   }
 
  private:
+  // A value the model file stores as float16 while pet computes it in f32.
+  bool stored_as_float16(const Value& value) const {
+    if (value.type.dtype != DType::f32) return false;
+    return graph_.float16_values.count(value.name) || (value.constant && graph_.float16_weights);
+  }
+
+  // Nodes read a float16 value through a Cast to its f32 twin.
+  void read_through_cast(ValueId id) {
+    std::string twin = fresh(graph_.value(id).name + "_f32");
+    f32_names_[id] = twin;
+    add_node("Cast", graph_.value(id).name + "_to_f32", {graph_.value(id).name}, {twin},
+             {{"to", int64_t{onnx::TensorProto::FLOAT}}});
+  }
+
+  void write_input(ValueId id) {
+    const Value& value = graph_.value(id);
+    auto* info = model_.mutable_graph()->add_input();
+    set_value_info(*info, value.name, value.type);
+    if (!stored_as_float16(value)) return;
+    info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT16);
+    read_through_cast(id);
+  }
+
   // Constants that nodes read or that are graph outputs, under their own names.
   void write_initializers() {
     std::vector<bool> used(graph_.values().size(), false);
@@ -145,9 +199,35 @@ class ModelWriter {
       for (ValueId id : node.inputs)
         if (id != kNoValue) used[static_cast<size_t>(id)] = true;
     for (ValueId id : graph_.outputs()) used[static_cast<size_t>(id)] = true;
-    for (size_t v = 0; v < graph_.values().size(); ++v)
-      if (used[v] && graph_.values()[v].constant)
-        tensor_to_proto(*graph_.values()[v].constant, graph_.values()[v].name, *model_.mutable_graph()->add_initializer());
+    for (size_t v = 0; v < graph_.values().size(); ++v) {
+      const Value& value = graph_.values()[v];
+      if (!used[v] || !value.constant) continue;
+      auto* proto = model_.mutable_graph()->add_initializer();
+      if (!stored_as_float16(value)) {
+        tensor_to_proto(*value.constant, value.name, *proto);
+        continue;
+      }
+      float16_tensor_to_proto(*value.constant, value.name, *proto);
+      read_through_cast(static_cast<ValueId>(v));
+    }
+  }
+
+  // A float16 graph output is computed under its f32 twin's name, then cast (write_outputs).
+  void rename_float16_outputs() {
+    for (ValueId id : graph_.outputs()) {
+      const Value& value = graph_.value(id);
+      if (value.producer >= 0 && !f32_names_.count(id) && stored_as_float16(value))
+        f32_names_[id] = fresh(value.name + "_f32");
+    }
+  }
+
+  // The Cast that writes a float16 graph output from its f32 value.
+  void write_float16_output(ValueId id) {
+    const Value& value = graph_.value(id);
+    add_node("Cast", value.name + "_to_f16", {name_of(id)}, {value.name}, {{"to", int64_t{onnx::TensorProto::FLOAT16}}});
+    auto* info = model_.mutable_graph()->add_output();
+    set_value_info(*info, value.name, value.type);
+    info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT16);
   }
 
   // The graph outputs exactly as the model listed them: in order, under their values' names, an
@@ -155,20 +235,35 @@ class ModelWriter {
   // is a graph input, an initializer, or another output again, so none is renamed or copied.
   void write_outputs() {
     auto* proto_graph = model_.mutable_graph();
-    for (ValueId id : graph_.outputs()) set_value_info(*proto_graph->add_output(), graph_.value(id).name, graph_.value(id).type);
+    for (ValueId id : graph_.outputs()) {
+      const Value& value = graph_.value(id);
+      bool float16 = stored_as_float16(value);
+      if (float16 && value.producer >= 0 && float16_outputs_written_.insert(value.name).second) {
+        write_float16_output(id);
+        continue;
+      }
+      // Any other output names a value the file already holds under that name (an input, an
+      // initializer, or an output listed again), in the element type the file holds it in.
+      auto* info = proto_graph->add_output();
+      set_value_info(*info, value.name, value.type);
+      if (float16) info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT16);
+    }
   }
+
 
   const Graph& graph_;
   onnx::ModelProto& model_;
   std::set<std::string> names_;
   std::set<std::string> node_names_;
+  std::map<ValueId, std::string> f32_names_;  // float16 values' f32 twins
+  std::set<std::string> float16_outputs_written_;
 };
 
 int ProtoExportNode::opset() const { return writer_.graph().opset; }
 
 std::string ProtoExportNode::input(int index) const {
   ValueId id = node_.inputs.at(static_cast<size_t>(index));
-  return id == kNoValue ? "" : writer_.graph().value(id).name;
+  return id == kNoValue ? "" : writer_.name_of(id);
 }
 
 std::optional<TensorType> ProtoExportNode::input_type(int index) const {
@@ -178,7 +273,7 @@ std::optional<TensorType> ProtoExportNode::input_type(int index) const {
 }
 
 std::string ProtoExportNode::output(int index) const {
-  return writer_.graph().value(node_.outputs.at(static_cast<size_t>(index))).name;
+  return writer_.name_of(node_.outputs.at(static_cast<size_t>(index)));
 }
 
 std::string ProtoExportNode::add_constant(const Tensor& value) { return writer_.add_initializer(value, node_.name + "_const"); }
@@ -194,6 +289,10 @@ void ProtoExportNode::add_node(const std::string& op_type, const std::vector<std
 
 void export_onnx_proto(const Graph& graph, onnx::ModelProto& model) {
   ModelWriter(graph, model).write();
+  // The linked ONNX 1.12 checker rejects the IR versions of opsets 19-21 and does not know
+  // opset 18's schemas; those models are checked by tests with a current ONNX (pip onnx's
+  // check_model(full_check=True)) and onnxruntime instead.
+  if (graph.opset > kMaxLibraryOpset) return;
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& error) {

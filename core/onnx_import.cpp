@@ -1,6 +1,7 @@
 // Imports an ONNX model into a static-shape Graph, folding constant and shape-driven chains.
 #include "core/onnx_import.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <unordered_map>
@@ -84,11 +85,21 @@ void apply_input_shapes(onnx::ModelProto& model, const ImportOptions& options) {
 // The folder external data locations are relative to.
 std::string model_folder(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
 
+// Whether the linked ONNX library knows the model's opset and IR version. Newer models (opset
+// 18-21, IR 9-10) skip its checker and shape inference: the library rejects what it does not
+// know. They rely on pet's own checks instead, which every model goes through anyway: each
+// value is defined before it is read and exactly once (Importer::lookup, bind_once), every
+// attribute is read or rejected by the op's importer, and every shape comes from pet's rules.
+bool library_understands(const onnx::ModelProto& model) {
+  return default_opset(model) <= kMaxLibraryOpset && model.ir_version() <= kMaxLibraryIrVersion;
+}
+
 // ONNX 1.12 checks external data relative to the model's folder only through the path
 // overload (which parses the file again), so that one is used only when it matters. The checker
 // looks at the files external data names, so their containment is checked first.
 void run_checker(const onnx::ModelProto& model, const std::string& path) {
   bool external = !external_data_files(model, model_folder(path)).empty();
+  if (!library_understands(model)) return;
   try {
     if (external) onnx::checker::check_model(path);
     else onnx::checker::check_model(model);
@@ -98,28 +109,46 @@ void run_checker(const onnx::ModelProto& model, const std::string& path) {
   }
 }
 
-std::optional<TensorType> static_type(const onnx::TypeProto& type) {
-  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
-  DType dtype;
-  switch (type.tensor_type().elem_type()) {
-    case onnx::TensorProto::FLOAT: dtype = DType::f32; break;
-    case onnx::TensorProto::INT64: dtype = DType::i64; break;
-    case onnx::TensorProto::BOOL: dtype = DType::boolean; break;
+// pet's view of an ONNX element type: float16 values are computed in f32.
+std::optional<DType> computed_dtype(int elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::FLOAT16: return DType::f32;
+    case onnx::TensorProto::INT64: return DType::i64;
+    case onnx::TensorProto::BOOL: return DType::boolean;
     default: return std::nullopt;
   }
+}
+
+std::optional<TensorType> static_type(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+  std::optional<DType> dtype = computed_dtype(type.tensor_type().elem_type());
+  if (!dtype) return std::nullopt;
   std::vector<int64_t> dims;
   for (const auto& dim : type.tensor_type().shape().dim()) {
     if (!dim.has_dim_value()) return std::nullopt;
     dims.push_back(dim.dim_value());
   }
-  return TensorType{dtype, Shape(dims)};
+  return TensorType{*dtype, Shape(dims)};
 }
 
-// ONNX's own shape inference, used to cross-check every shape our op rules compute. When it
-// rejects the model the message goes to `rejection` and no types come back: ONNX lets a
-// mismatch it does not check (MatMul's inner dimensions) flow on and blames the later node
+// ONNX 1.16 corrected the output size of pooling with ceil_mode (a last window that would start
+// in the end padding is dropped); pet follows the corrected rule and ONNX 1.12 does not.
+bool uses_pooling_ceil_mode(const onnx::ModelProto& model) {
+  for (const auto& node : model.graph().node())
+    for (const auto& attr : node.attribute())
+      if (attr.name() == "ceil_mode" && attr.i() != 0) return true;
+  return false;
+}
+
+// ONNX's own shape inference, used to cross-check every shape our op rules compute (only for
+// models the library understands and computes as ONNX does today; see library_understands).
+// When it rejects the model the message goes to `rejection` and no types come back: ONNX lets
+// a mismatch it does not check (MatMul's inner dimensions) flow on and blames the later node
 // where it meets a declared shape, so pet's own shape rules get the first word.
 std::unordered_map<std::string, TensorType> infer_onnx_types(onnx::ModelProto model, std::string& rejection) {
+  std::unordered_map<std::string, TensorType> types;
+  if (!library_understands(model) || uses_pooling_ceil_mode(model)) return types;
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& error) {
@@ -127,7 +156,6 @@ std::unordered_map<std::string, TensorType> infer_onnx_types(onnx::ModelProto mo
                             std::string(error.what()).substr(0, 600));
     return {};
   }
-  std::unordered_map<std::string, TensorType> types;
   for (const auto& info : model.graph().value_info())
     if (auto type = static_type(info.type())) types.emplace(info.name(), *type);
   return types;
@@ -145,6 +173,7 @@ class Importer {
     import_inputs();
     for (int i = 0; i < model_.graph().node_size(); ++i) import_node(model_.graph().node(i), i);
     import_outputs();
+    record_float16_outputs();
     graph_.remove_nodes({});  // drops initializers and folded values nobody reads
     graph_.validate();
     return std::move(graph_);
@@ -152,9 +181,26 @@ class Importer {
 
  private:
   void import_initializers() {
-    for (const auto& init : model_.graph().initializer())
+    bool any_float = false, all_float16 = true;
+    for (const auto& init : model_.graph().initializer()) {
       bind(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_,
                                                                             "initializer '" + init.name() + "'")));
+      bool float16 = init.data_type() == onnx::TensorProto::FLOAT16;
+      if (float16) graph_.float16_values.insert(init.name());
+      if (float16) float16_names_.insert(init.name());
+      if (float16 || init.data_type() == onnx::TensorProto::FLOAT) {
+        any_float = true;
+        all_float16 = all_float16 && float16;
+      }
+    }
+    graph_.float16_weights = any_float && all_float16;
+  }
+
+  // Graph outputs the model declares float16 (pet computes them in f32; export writes them back).
+  void record_float16_outputs() {
+    for (const auto& output : model_.graph().output())
+      if (output.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT16)
+        graph_.float16_values.insert(output.name());
   }
 
   void import_inputs() {
@@ -168,7 +214,10 @@ class Importer {
     const auto& tensor_type = input.type().tensor_type();
     if (!input.type().has_tensor_type())
       throw UserError(fmt::format("input '{}' is not a tensor; pet supports tensor inputs only", input.name()));
-    DType dtype = dtype_from_onnx(tensor_type.elem_type(), "input '" + input.name() + "'");
+    bool float16 = tensor_type.elem_type() == onnx::TensorProto::FLOAT16;
+    DType dtype = float16 ? DType::f32 : dtype_from_onnx(tensor_type.elem_type(), "input '" + input.name() + "'");
+    if (float16) graph_.float16_values.insert(input.name());
+    if (float16) float16_names_.insert(input.name());
     std::vector<int64_t> dims;
     const auto& shape_dims = tensor_type.shape().dim();
     for (int d = 0; d < shape_dims.size(); ++d) {
@@ -187,6 +236,15 @@ class Importer {
   }
 
   void bind(const std::string& name, ValueId id) { by_name_[name] = id; }
+
+  // Binds a node's output name, which ONNX graphs define exactly once.
+  void bind_once(const std::string& name, ValueId id, const std::string& node_name, const std::string& op_type) {
+    if (by_name_.count(name))
+      throw UserError(fmt::format("node '{}' ({}, opset {}) writes '{}', which an input, initializer or earlier node "
+                                  "already defines; every value must be defined once: rename one of them",
+                                  node_name, op_type, graph_.opset, name));
+    bind(name, id);
+  }
 
   ValueId lookup(const std::string& name, const std::string& node_name, const std::string& op_type) {
     auto found = by_name_.find(name);
@@ -219,17 +277,29 @@ class Importer {
     std::vector<ValueId> ids;
     std::vector<const TensorType*> types;
     std::vector<const Tensor*> constants;
+    std::vector<bool> float16_inputs;
     for (const std::string& input : node.input()) {
+      float16_inputs.push_back(float16_names_.count(input) > 0);
       ValueId id = input.empty() ? kNoValue : lookup(input, name, node.op_type());
       ids.push_back(id);
       types.push_back(id == kNoValue ? nullptr : &graph_.value(id).type);
       constants.push_back(id != kNoValue && graph_.is_constant(id) ? &*graph_.value(id).constant : nullptr);
     }
-    ProtoImportNode view(node, name, graph_.opset, types, constants, base_dir_);
+    ProtoImportNode view(node, name, graph_.opset, types, constants, base_dir_, float16_inputs);
     OnnxImported imported = onnx_def->from_onnx(*onnx_def, view);
+    track_float16(node, imported, float16_inputs);
     std::vector<ValueId> inputs;
     for (int position : imported.inputs) inputs.push_back(position < 0 ? kNoValue : ids.at(static_cast<size_t>(position)));
     add_imported(node, name, imported, inputs);
+  }
+
+  // Which float values are float16 in the model: float16 inputs and initializers, casts to
+  // float16, and the float results of ops fed a float16 value (ONNX ops keep their input's type T).
+  void track_float16(const onnx::NodeProto& node, const OnnxImported& imported, const std::vector<bool>& float16_inputs) {
+    bool float16 = node.op_type() == "Cast" || node.op_type() == "CastLike"
+                       ? imported.attrs.has("to") && imported.attrs.get_string("to") == "f16"
+                       : std::find(float16_inputs.begin(), float16_inputs.end(), true) != float16_inputs.end();
+    if (float16) float16_names_.insert(node.output().begin(), node.output().end());
   }
 
   void add_imported(const onnx::NodeProto& node, const std::string& name, const OnnxImported& imported,
@@ -245,7 +315,7 @@ class Importer {
     for (size_t i = 0; i < output_names.size(); ++i) {
       if (output_names[i].empty()) continue;
       cross_check(output_names[i], graph_.value(outputs[i]).type, name);
-      bind(output_names[i], outputs[i]);
+      bind_once(output_names[i], outputs[i], name, node.op_type());
     }
   }
 
@@ -288,7 +358,7 @@ class Importer {
     for (size_t i = 0; i < output_names.size() && i < results.size(); ++i) {
       if (output_names[i].empty()) continue;
       cross_check(output_names[i], results[i].type(), name);
-      bind(output_names[i], graph_.add_constant(output_names[i], std::move(results[i])));
+      bind_once(output_names[i], graph_.add_constant(output_names[i], std::move(results[i])), name, def.name);
     }
   }
 
@@ -312,7 +382,7 @@ class Importer {
       view.unsupported(fmt::format("a Constant given by attribute '{}'",
                                    view.attr_names().empty() ? "(none)" : view.attr_names()[0]));
     }
-    bind(node.output(0), graph_.add_constant(node.output(0), std::move(value)));
+    bind_once(node.output(0), graph_.add_constant(node.output(0), std::move(value)), name, "Constant");
   }
 
   void cross_check(const std::string& value_name, const TensorType& ours, const std::string& node) {
@@ -337,6 +407,7 @@ class Importer {
   Graph graph_;
   std::unordered_map<std::string, ValueId> by_name_;
   std::set<std::string> node_names_;
+  std::set<std::string> float16_names_;  // values the model holds as float16 (see track_float16)
 };
 
 }  // namespace

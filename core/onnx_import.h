@@ -27,6 +27,9 @@ std::pair<std::string, Shape> parse_input_shape(const std::string& text);
 
 // Oldest and newest default-domain opsets the importer understands.
 inline constexpr int kMinOpset = 6;  // opset 6 for the legacy pytorch-converted tests
-inline constexpr int kMaxOpset = 17;
+inline constexpr int kMaxOpset = 21;
+// Newest opset and IR version the linked ONNX library (Debian's 1.12) can check and shape-infer.
+inline constexpr int kMaxLibraryOpset = 17;
+inline constexpr int64_t kMaxLibraryIrVersion = 8;
 
 }  // namespace pet

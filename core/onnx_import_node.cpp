@@ -10,13 +10,14 @@ namespace pet {
 
 ProtoImportNode::ProtoImportNode(const onnx::NodeProto& proto, std::string name, int opset,
                                  std::vector<const TensorType*> types, std::vector<const Tensor*> constants,
-                                 std::string base_dir)
+                                 std::string base_dir, std::vector<bool> float16_inputs)
     : proto_(proto),
       name_(std::move(name)),
       opset_(opset),
       types_(std::move(types)),
       constants_(std::move(constants)),
-      base_dir_(std::move(base_dir)) {}
+      base_dir_(std::move(base_dir)),
+      float16_inputs_(std::move(float16_inputs)) {}
 
 void ProtoImportNode::fail(const std::string& what, const std::string& fix) const {
   throw UserError(fmt::format("node '{}' ({}, opset {}): {}; {}", name_, proto_.op_type(), opset_, what, fix));

@@ -10,7 +10,7 @@ namespace pet {
 class ProtoImportNode final : public OnnxImportNode {
  public:
   ProtoImportNode(const onnx::NodeProto& proto, std::string name, int opset, std::vector<const TensorType*> types,
-                  std::vector<const Tensor*> constants, std::string base_dir);
+                  std::vector<const Tensor*> constants, std::string base_dir, std::vector<bool> float16_inputs = {});
 
   const std::string& op_type() const override { return proto_.op_type(); }
   const std::string& node_name() const override { return name_; }
@@ -29,6 +29,9 @@ class ProtoImportNode final : public OnnxImportNode {
   const Tensor* constant_input(int index) const override;
   const Tensor& require_constant_input(int index, const std::string& what) const override;
   int num_outputs() const override { return proto_.output_size(); }
+  bool input_is_float16(int index) const override {
+    return index >= 0 && static_cast<size_t>(index) < float16_inputs_.size() && float16_inputs_[static_cast<size_t>(index)];
+  }
   [[noreturn]] void fail(const std::string& what, const std::string& fix) const override;
 
  private:
@@ -41,6 +44,7 @@ class ProtoImportNode final : public OnnxImportNode {
   std::vector<const TensorType*> types_;
   std::vector<const Tensor*> constants_;
   std::string base_dir_;
+  std::vector<bool> float16_inputs_;
 };
 
 }  // namespace pet

@@ -43,6 +43,8 @@ class OnnxImportNode {
   // The constant value, or a UserError saying that input INDEX (WHAT) must be constant.
   virtual const Tensor& require_constant_input(int index, const std::string& what) const = 0;
   virtual int num_outputs() const = 0;
+  // Whether input INDEX is float16 in the model (pet holds it in f32): CastLike's target.
+  virtual bool input_is_float16(int /*index*/) const { return false; }
 
   // UserError: "node 'NAME' (OP, opset N): WHAT. FIX"
   [[noreturn]] virtual void fail(const std::string& what, const std::string& fix) const = 0;

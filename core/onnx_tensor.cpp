@@ -10,8 +10,15 @@
 
 #include "core/error.h"
 #include "core/file_safety.h"
+#include "core/float16.h"
 
 namespace pet {
+
+// The type's name, or its number for types newer than the linked ONNX library (float8, int4...).
+static std::string onnx_type_label(int elem_type) {
+  std::string name = onnx::TensorProto_DataType_Name(elem_type);
+  return name.empty() ? fmt::format("number {}", elem_type) : name;
+}
 
 DType dtype_from_onnx(int elem_type, const std::string& what) {
   switch (elem_type) {
@@ -19,8 +26,8 @@ DType dtype_from_onnx(int elem_type, const std::string& what) {
     case onnx::TensorProto::INT64: return DType::i64;
     case onnx::TensorProto::BOOL: return DType::boolean;
     default:
-      throw UserError(fmt::format("{} has element type {}; pet supports float32, int64 and bool", what,
-                                  onnx::TensorProto_DataType_Name(elem_type)));
+      throw UserError(fmt::format("{} has element type {}; pet supports float32, float16, int64 and bool", what,
+                                  onnx_type_label(elem_type)));
   }
 }
 
@@ -118,7 +125,40 @@ static void copy_field(const Field& field, Tensor& tensor, const std::string& wh
   }
 }
 
+// A float16 tensor as the f32 tensor pet computes with. Its 2-byte payload (raw or external) is
+// read through the byte-typed path below, so every data and external-data rule applies unchanged;
+// int32_data holds one value per entry.
+static Tensor float16_tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir,
+                                        const std::string& what) {
+  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
+  checked_nbytes(DType::f32, dims, what);
+  require_allocatable({DType::f32, Shape(dims)}, what, "the model is too large for this machine");
+  Tensor tensor(DType::f32, Shape(dims));
+  auto values = tensor.mutable_f32();
+  bool in_bytes = proto.data_location() == onnx::TensorProto::EXTERNAL || proto.has_raw_data();
+  if (!in_bytes) {
+    if (static_cast<int64_t>(proto.int32_data_size()) != tensor.numel())
+      throw UserError(fmt::format("{} holds {} values but its shape {} needs {}", what, proto.int32_data_size(),
+                                  tensor.shape().to_string(), tensor.numel()));
+    for (size_t i = 0; i < values.size(); ++i)
+      values[i] = half_bits_to_float(static_cast<uint16_t>(proto.int32_data(static_cast<int>(i))));
+    return tensor;
+  }
+  onnx::TensorProto bytes_view = proto;
+  bytes_view.set_data_type(onnx::TensorProto::BOOL);
+  bytes_view.clear_dims();
+  bytes_view.add_dims(2 * tensor.numel());
+  Tensor bytes = tensor_from_proto(bytes_view, base_dir, what);
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint16_t half;
+    std::memcpy(&half, bytes.raw() + 2 * i, sizeof half);
+    values[i] = half_bits_to_float(half);
+  }
+  return tensor;
+}
+
 Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what) {
+  if (proto.data_type() == onnx::TensorProto::FLOAT16) return float16_tensor_from_proto(proto, base_dir, what);
   DType dtype = dtype_from_onnx(proto.data_type(), what);
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   int64_t nbytes = checked_nbytes(dtype, dims, what);

@@ -1,6 +1,7 @@
 // The pipeline, stage by stage, as ARCHITECTURE.md lists it.
 #include "search/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -228,6 +229,13 @@ std::vector<Finalist> finalize_programs(std::vector<search::Program> programs, c
   return result;
 }
 
+// The final check's tolerance: the requested one, widened to float16's precision (about 1e-3
+// per rounding, 1e-2 over a chain, relative to the output's magnitude) for a float16 model.
+Tolerance check_tolerance(const Graph& original, const Tolerance& requested) {
+  if (original.float16_values.empty() && !original.float16_weights) return requested;
+  return {std::max(requested.absolute, 1e-2), std::max(requested.relative, 1e-2)};
+}
+
 // Takes the finalist the measured selection chose (or the input, or its cleaned form) into `result`.
 void take_selected(const Graph& original, Finalist& cleaned, std::vector<Finalist>& programs, OptimizeResult& result) {
   const Selection& selection = result.target.selection;
@@ -314,7 +322,11 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   }
   clock.end("finalize", result.graph);
 
-  result.check = differential(original, result.graph, options.seed, options.tolerance);
+  // The written model keeps a float16 model's storage (core/onnx_export.cpp rounds derived
+  // weights to float16), so the check allows float16 rounding for such models.
+  result.graph.float16_values = original.float16_values;
+  result.graph.float16_weights = original.float16_weights;
+  result.check = differential(original, result.graph, options.seed, check_tolerance(original, options.tolerance));
   clock.end("differential", result.graph);
   result.target.sources = cost.sources();
   if (setup.runtime) cost.profile().save(setup.profile_db);

@@ -1,6 +1,7 @@
 // Index checks, odometer offsets and scatter reductions shared by the indexing ops.
 #include "core/ops/indexing.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -67,13 +68,13 @@ int64_t dims_product(const std::vector<int64_t>& dims, size_t first, size_t last
 }
 
 bool is_scatter_reduction(const std::string& reduction) {
-  return reduction == "none" || reduction == "add" || reduction == "mul";
+  return reduction == "none" || reduction == "add" || reduction == "mul" || reduction == "max" || reduction == "min";
 }
 
 void require_scatter_reduction(const ShapeContext& context) {
   const std::string& reduction = context.attrs.get_string("reduction");
   PET_REQUIRE(context, is_scatter_reduction(reduction),
-                  "reduction '" + reduction + "' is unknown; the reductions are none, add and mul");
+                  "reduction '" + reduction + "' is unknown; the reductions are none, add, mul, max and min");
   DType type = context.input(0).dtype;
   PET_REQUIRE(context, reduction == "none" || type == DType::f32 || type == DType::i64,
                   fmt::format("reduction '{}' does not support element type {}", reduction, dtype_name(type)));
@@ -82,17 +83,30 @@ void require_scatter_reduction(const ShapeContext& context) {
 std::string import_scatter_reduction(const OnnxImportNode& node) {
   std::string reduction = node.attr_string("reduction", "none");
   if (!is_scatter_reduction(reduction)) node.unsupported("reduction '" + reduction + "'");
+  if ((reduction == "max" || reduction == "min") && node.opset() < 18)
+    node.fail("reduction '" + reduction + "' exists from opset 18 on", "use add, mul or none, or a newer opset");
   return reduction;
 }
 
-bool scatter_is_linear(const Attributes& attrs) { return attrs.get_string("reduction") != "mul"; }
+bool scatter_is_linear(const Attributes& attrs) {
+  const std::string& reduction = attrs.get_string("reduction");
+  return reduction == "none" || reduction == "add";
+}
 
 template <typename T>
-static void reduce_blocks(T* out, const T* updates, const std::vector<int64_t>& offsets, int64_t block, bool add) {
+static T combine(const std::string& reduction, T current, T update) {
+  if (reduction == "add") return current + update;
+  if (reduction == "mul") return current * update;
+  return reduction == "max" ? std::max(current, update) : std::min(current, update);
+}
+
+template <typename T>
+static void reduce_blocks(T* out, const T* updates, const std::vector<int64_t>& offsets, int64_t block,
+                          const std::string& reduction) {
   for (size_t i = 0; i < offsets.size(); ++i) {
     T* to = out + offsets[i];
     const T* from = updates + static_cast<int64_t>(i) * block;
-    for (int64_t j = 0; j < block; ++j) to[j] = add ? to[j] + from[j] : to[j] * from[j];
+    for (int64_t j = 0; j < block; ++j) to[j] = combine(reduction, to[j], from[j]);
   }
 }
 
@@ -106,11 +120,10 @@ void scatter_blocks(Tensor& out, const Tensor& updates, const std::vector<int64_
       std::memcpy(to + static_cast<size_t>(offsets[i]) * width, updates.raw() + i * bytes, bytes);
     return;
   }
-  bool add = reduction == "add";
   if (out.dtype() == DType::f32)
-    reduce_blocks(out.mutable_f32().data(), updates.f32().data(), offsets, block, add);
+    reduce_blocks(out.mutable_f32().data(), updates.f32().data(), offsets, block, reduction);
   else
-    reduce_blocks(out.mutable_i64().data(), updates.i64().data(), offsets, block, add);
+    reduce_blocks(out.mutable_i64().data(), updates.i64().data(), offsets, block, reduction);
 }
 
 void require_export_opset(const Node& node, const OnnxExportNode& out, int minimum, const std::string& what) {
@@ -123,6 +136,7 @@ void require_export_opset(const Node& node, const OnnxExportNode& out, int minim
 void export_scatter_reduction(const Node& node, const OnnxExportNode& out, Attributes& onnx_attrs) {
   const std::string& reduction = node.attrs.get_string("reduction");
   if (reduction != "none") require_export_opset(node, out, 16, "reduction '" + reduction + "'");
+  if (reduction == "max" || reduction == "min") require_export_opset(node, out, 18, "reduction '" + reduction + "'");
   if (out.opset() >= 16) onnx_attrs.set("reduction", reduction);
 }
 

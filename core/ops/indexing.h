@@ -36,7 +36,7 @@ bool is_scatter_reduction(const std::string& reduction);
 void require_scatter_reduction(const ShapeContext& context);
 // The reduction read from ONNX (opset 16 on), or unsupported() for max/min and unknown ones.
 std::string import_scatter_reduction(const OnnxImportNode& node);
-// Scatter ops are jointly linear in data and updates unless they multiply.
+// Scatter ops are jointly linear in data and updates when they replace or add.
 bool scatter_is_linear(const Attributes& attrs);
 
 // out[offsets[i] + j] (op)= updates[i * block + j] for j < block, in order of i. `out` starts as

@@ -38,8 +38,11 @@ static bool needs_float(Reduction reduction) {
 
 static std::vector<TensorType> infer_reduce(const ShapeContext& context, Reduction reduction) {
   const TensorType& input = context.input(0);
-  PET_REQUIRE(context, input.dtype == DType::f32 || (!needs_float(reduction) && input.dtype == DType::i64),
-                  "does not support element type " + std::string(dtype_name(input.dtype)));
+  bool takes_bool = reduction == Reduction::Max || reduction == Reduction::Min;  // any / all (opset 20)
+  PET_REQUIRE(context,
+              input.dtype == DType::f32 || (!needs_float(reduction) && input.dtype == DType::i64) ||
+                  (takes_bool && input.dtype == DType::boolean),
+              "does not support element type " + std::string(dtype_name(input.dtype)));
   std::vector<int> axes = reduced_axes(context, input.shape.rank());
   if (axes.empty() || context.attrs.get_int("keepdims") != 0) return {{input.dtype, kept_shape(input.shape, axes)}};
   std::vector<int64_t> dims;
@@ -118,9 +121,12 @@ static void compute_reduce(KernelContext& context, Reduction reduction) {
   std::vector<int> axes;
   for (int64_t axis : context.attrs.get_ints("axes")) axes.push_back(normalize_axis(axis, in.shape().rank()));
   Shape kept = kept_shape(in.shape(), axes);
-  if (in.dtype() == DType::i64)
+  if (in.dtype() == DType::i64) {
     reduce_into<int64_t, int64_t>(in, kept, reduction, out.mutable_i64().data());
-  else if (reduction == Reduction::LogSumExp)
+  } else if (in.dtype() == DType::boolean) {
+    reduce_into<uint8_t, int64_t>(in, kept, reduction, out.mutable_b8().data());
+    for (uint8_t& value : out.mutable_b8()) value = value != 0;  // an empty Min (all of nothing) is true
+  } else if (reduction == Reduction::LogSumExp)
     reduce_into<float, double>(in, kept, reduction, out.mutable_f32().data(), slot_maxima(in, kept));
   else
     reduce_into<float, double>(in, kept, reduction, out.mutable_f32().data());
@@ -156,6 +162,11 @@ static void export_no_reduction(Reduction reduction, OnnxExportNode& out) {
 }
 
 static void export_reduce(const Node& node, Reduction reduction, OnnxExportNode& out) {
+  std::optional<TensorType> input = out.input_type(0);
+  if (input && input->dtype == DType::boolean && out.opset() < 20)
+    throw UserError(fmt::format("node '{}' ({}): a bool input needs opset 20 or later, exporting at opset {}; export "
+                                "at a newer opset",
+                                node.name, node.op(), out.opset()));
   const std::vector<int64_t>& axes = node.attrs.get_ints("axes");
   int64_t keepdims = node.attrs.get_int("keepdims");
   bool as_input = axes_are_input(node.op(), out.opset());

@@ -17,8 +17,10 @@ namespace pet::ops {
 namespace {
 
 const std::vector<std::string> kModes = {"nearest", "linear", "cubic"};
-const std::vector<std::string> kCoordinateModes = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
-                                                   "tf_half_pixel_for_nearest", "tf_crop_and_resize"};
+const std::vector<std::string> kCoordinateModes = {"half_pixel",         "asymmetric",
+                                                   "align_corners",      "pytorch_half_pixel",
+                                                   "tf_half_pixel_for_nearest", "tf_crop_and_resize",
+                                                   "half_pixel_symmetric"};
 constexpr double kDefaultCubicCoeff = -0.75;
 const std::vector<std::string> kNearestModes = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
 
@@ -47,6 +49,10 @@ double source_coordinate(const std::string& mode, int64_t o, int64_t input, int6
   if (mode == "tf_half_pixel_for_nearest") return (x + 0.5) / scale;
   if (mode == "align_corners") return length == 1.0 ? 0.0 : x * static_cast<double>(input - 1) / (length - 1.0);
   if (mode == "pytorch_half_pixel" && length <= 1.0) return -0.5;
+  if (mode == "half_pixel_symmetric") {  // half_pixel, centred when the output size was rounded
+    double adjustment = static_cast<double>(output) / length;
+    return static_cast<double>(input) / 2.0 * (1.0 - adjustment) + (x + 0.5) / scale - 0.5;
+  }
   return (x + 0.5) / scale - 0.5;  // half_pixel, pytorch_half_pixel
 }
 
@@ -219,10 +225,10 @@ double sizes_ratio(int64_t size, int64_t input) {
   return static_cast<double>(static_cast<float>(size) / static_cast<float>(input));
 }
 
-std::vector<double> read_scales(const OnnxImportNode& node, const Tensor& tensor, size_t rank) {
-  if (static_cast<size_t>(tensor.numel()) != rank)
-    node.fail(fmt::format("scales has {} entries but the input has rank {}", tensor.numel(), rank),
-              "give one scale per input dim");
+std::vector<double> read_scales(const OnnxImportNode& node, const Tensor& tensor, size_t count) {
+  if (static_cast<size_t>(tensor.numel()) != count)
+    node.fail(fmt::format("scales has {} entries for {} resized axes", tensor.numel(), count),
+              "give one scale per resized axis");
   std::vector<double> scales;
   for (int64_t i = 0; i < tensor.numel(); ++i) scales.push_back(static_cast<float>(tensor.as_double(i)));
   for (double s : scales)
@@ -230,35 +236,79 @@ std::vector<double> read_scales(const OnnxImportNode& node, const Tensor& tensor
   return scales;
 }
 
+// The axes scales, sizes and roi refer to: opset 18's `axes` attribute, or every axis.
+std::vector<int64_t> resized_axes(const OnnxImportNode& node, int rank) {
+  std::vector<int64_t> axes;
+  if (node.op_type() == "Resize" && node.opset() >= 18 && node.has_attr("axes")) {
+    for (int64_t axis : node.attr_ints("axes")) axes.push_back(import_axis(node, axis, rank, "axes entry"));
+    std::vector<int64_t> sorted = axes;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      node.fail("axes " + ints_to_string(node.attr_ints("axes")) + " repeat an axis", "list each axis once");
+    return axes;
+  }
+  for (int d = 0; d < rank; ++d) axes.push_back(d);
+  return axes;
+}
+
+// Sizes for every axis from sizes given for `axes`, under keep_aspect_ratio_policy (opset 18):
+// "stretch" takes them as they are; "not_larger" / "not_smaller" scale every listed axis by the
+// smallest / largest of their ratios and round the sizes half up. Returns the per-axis scales.
+std::vector<double> scales_for_sizes(const OnnxImportNode& node, const Shape& input, const std::vector<int64_t>& axes,
+                                     std::vector<int64_t>& sizes) {
+  std::string policy = node.attr_string("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    node.unsupported("keep_aspect_ratio_policy '" + policy + "'");
+  std::vector<double> scales;
+  for (int d = 0; d < input.rank(); ++d) scales.push_back(sizes_ratio(sizes[static_cast<size_t>(d)], input[d]));
+  if (policy == "stretch") return scales;
+  double shared = scales[static_cast<size_t>(axes.front())];
+  for (int64_t axis : axes) {
+    double ratio = scales[static_cast<size_t>(axis)];
+    shared = policy == "not_larger" ? std::min(shared, ratio) : std::max(shared, ratio);
+  }
+  for (int64_t axis : axes) {
+    scales[static_cast<size_t>(axis)] = shared;
+    sizes[static_cast<size_t>(axis)] =
+        static_cast<int64_t>(std::floor(shared * static_cast<double>(input[static_cast<int>(axis)]) + 0.5));
+  }
+  return scales;
+}
+
 // Scales and sizes from the constant inputs (or Upsample-7's attribute); the other one derived
-// as ONNX defines it: sizes = floor(input x scale), or scale = size / input.
+// as ONNX defines it: sizes = floor(input x scale), or scale = size / input. Axes left out of
+// opset 18's `axes` keep scale 1 and their size.
 void import_scales_and_sizes(const OnnxImportNode& node, Attributes& attrs) {
   const Shape& input = node.input_type(0).shape;
   auto rank = static_cast<size_t>(input.rank());
+  std::vector<int64_t> axes = resized_axes(node, input.rank());
   bool resize11 = node.op_type() == "Resize" && node.opset() >= 11;
   int scales_index = resize11 ? 2 : 1;
-  std::vector<double> scales;
-  std::vector<int64_t> sizes;
+  std::vector<double> scales(rank, 1.0);
+  std::vector<int64_t> sizes(input.dims().begin(), input.dims().end());
   if (resize11 && node.has_input(3) && node.require_constant_input(3, "sizes").numel() > 0) {
     if (node.has_input(2) && node.require_constant_input(2, "scales").numel() > 0)
       node.fail("both scales and sizes are given", "give only one of them");
-    sizes = node.require_constant_input(3, "sizes").to_int_vector();
-    if (sizes.size() != rank)
-      node.fail(fmt::format("sizes has {} entries but the input has rank {}", sizes.size(), rank),
-                "give one size per input dim");
-    for (size_t d = 0; d < rank; ++d) scales.push_back(sizes_ratio(sizes[d], input[static_cast<int>(d)]));
+    std::vector<int64_t> listed = node.require_constant_input(3, "sizes").to_int_vector();
+    if (listed.size() != axes.size())
+      node.fail(fmt::format("sizes has {} entries for {} resized axes", listed.size(), axes.size()),
+                "give one size per resized axis");
+    for (size_t i = 0; i < axes.size(); ++i) sizes[static_cast<size_t>(axes[i])] = listed[i];
+    scales = scales_for_sizes(node, input, axes, sizes);
   } else {
+    std::vector<double> listed;
     if (node.op_type() == "Upsample" && node.opset() < 9)
-      scales = node.attr_floats("scales");
+      listed = node.attr_floats("scales");
     else if (node.has_input(scales_index))
-      scales = read_scales(node, node.require_constant_input(scales_index, "scales"), rank);
+      listed = read_scales(node, node.require_constant_input(scales_index, "scales"), axes.size());
     else
       node.fail("neither scales nor sizes is given", "give one of them");
-    if (scales.size() != rank)
-      node.fail(fmt::format("scales has {} entries but the input has rank {}", scales.size(), rank),
-                "give one scale per input dim");
+    if (listed.size() != axes.size())
+      node.fail(fmt::format("scales has {} entries for {} resized axes", listed.size(), axes.size()),
+                "give one scale per resized axis");
+    for (size_t i = 0; i < axes.size(); ++i) scales[static_cast<size_t>(axes[i])] = listed[i];
     for (size_t d = 0; d < rank; ++d)
-      sizes.push_back(static_cast<int64_t>(std::floor(static_cast<double>(input[static_cast<int>(d)]) * scales[d])));
+      sizes[d] = static_cast<int64_t>(std::floor(static_cast<double>(input[static_cast<int>(d)]) * scales[d]));
   }
   attrs.set("scales", scales);
   attrs.set("sizes", sizes);
@@ -281,6 +331,8 @@ void import_modes(const OnnxImportNode& node, Attributes& attrs) {
   if (coordinate_mode == "tf_half_pixel_for_nn") coordinate_mode = "tf_half_pixel_for_nearest";  // opset-11 name
   if (!is_one_of(coordinate_mode, kCoordinateModes))
     node.unsupported("coordinate_transformation_mode '" + coordinate_mode + "'");
+  if (coordinate_mode == "half_pixel_symmetric" && node.opset() < 19)
+    node.unsupported("coordinate_transformation_mode 'half_pixel_symmetric' before opset 19 (where ONNX added it)");
   std::string nearest_mode = node.attr_string("nearest_mode", "round_prefer_floor");
   if (!is_one_of(nearest_mode, kNearestModes)) node.unsupported("nearest_mode '" + nearest_mode + "'");
   attrs.set("coordinate_transformation_mode", coordinate_mode);
@@ -292,9 +344,6 @@ void reject_unsupported_options(const OnnxImportNode& node) {
                        {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
                         "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy", "scales"});
   if (node.attr_int("antialias", 0) != 0) node.unsupported("antialias=1");
-  if (node.has_attr("axes")) node.unsupported("the axes attribute");
-  if (node.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
-    node.unsupported("keep_aspect_ratio_policy '" + node.attr_string("keep_aspect_ratio_policy") + "'");
   if (node.has_attr("scales") && node.op_type() != "Upsample") node.unsupported("attribute 'scales'");
 }
 
@@ -308,11 +357,18 @@ void import_cubic_and_crop(const OnnxImportNode& node, Attributes& attrs) {
   if (crop) {
     if (!node.has_input(1)) node.fail("tf_crop_and_resize needs the roi input", "give the region of interest");
     const Tensor& value = node.require_constant_input(1, "roi");
-    for (int64_t i = 0; i < value.numel(); ++i) roi.push_back(static_cast<float>(value.as_double(i)));
-    auto rank = static_cast<size_t>(node.input_type(0).shape.rank());
-    if (roi.size() != 2 * rank)
-      node.fail(fmt::format("roi has {} entries but the input has rank {}", roi.size(), rank),
-                "give the starts, then the ends, of every axis");
+    int rank = node.input_type(0).shape.rank();
+    std::vector<int64_t> axes = resized_axes(node, rank);
+    if (static_cast<size_t>(value.numel()) != 2 * axes.size())
+      node.fail(fmt::format("roi has {} entries for {} resized axes", value.numel(), axes.size()),
+                "give the starts, then the ends, of every resized axis");
+    roi.assign(static_cast<size_t>(rank), 0.0);  // axes left out keep the whole extent [0, 1]
+    roi.resize(2 * static_cast<size_t>(rank), 1.0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      roi[static_cast<size_t>(axes[i])] = static_cast<float>(value.as_double(static_cast<int64_t>(i)));
+      roi[static_cast<size_t>(axes[i] + rank)] =
+          static_cast<float>(value.as_double(static_cast<int64_t>(i + axes.size())));
+    }
   }
   attrs.set("roi", roi);
   attrs.set("extrapolation_value", crop ? node.attr_float("extrapolation_value", 0.0) : 0.0);
@@ -355,6 +411,20 @@ bool export_as_scales(const Node& node, const OnnxExportNode& out) {
   return input.has_value();
 }
 
+// Written sizes are read back with scales size / input; a scale that keep_aspect_ratio_policy
+// shared across axes (with rounded sizes) has no such form.
+void require_sizes_give_scales(const Node& node, const OnnxExportNode& out) {
+  std::optional<TensorType> input = out.input_type(0);
+  if (!input) return;
+  const std::vector<double>& scales = node.attrs.get_floats("scales");
+  const std::vector<int64_t>& sizes = node.attrs.get_ints("sizes");
+  for (size_t d = 0; d < scales.size(); ++d)
+    if (static_cast<float>(sizes_ratio(sizes[d], input->shape[static_cast<int>(d)])) != static_cast<float>(scales[d]))
+      throw UserError(fmt::format("node '{}' (Resize): axis {} resizes {} to {} with scale {}, which neither scales "
+                                  "nor sizes can say; keep the original model's Resize",
+                                  node.name, d, input->shape[static_cast<int>(d)], sizes[d], scales[d]));
+}
+
 Tensor scales_tensor(const std::vector<double>& scales) {
   std::vector<float> values(scales.begin(), scales.end());
   return Tensor::f32(Shape{static_cast<int64_t>(values.size())}, values);
@@ -385,6 +455,8 @@ void export_legacy(const Node& node, OnnxExportNode& out) {
 void export_resize(const Node& node, OnnxExportNode& out) {
   if (out.opset() < 11) return export_legacy(node, out);
   const Attributes& attrs = node.attrs;
+  if (attrs.get_string("coordinate_transformation_mode") == "half_pixel_symmetric")
+    require_export_opset(node, out, 19, "coordinate_transformation_mode 'half_pixel_symmetric'");
   Attributes onnx_attrs{{"mode", attrs.get_string("mode")},
                         {"coordinate_transformation_mode", attrs.get_string("coordinate_transformation_mode")},
                         {"nearest_mode", attrs.get_string("nearest_mode")}};
@@ -404,6 +476,7 @@ void export_resize(const Node& node, OnnxExportNode& out) {
   if (export_as_scales(node, out)) {
     inputs = {out.input(0), roi, out.add_constant(scales_tensor(attrs.get_floats("scales")))};
   } else {
+    require_sizes_give_scales(node, out);
     const std::vector<int64_t>& sizes = attrs.get_ints("sizes");
     inputs = {out.input(0), roi, old ? out.add_constant(empty) : "",
               out.add_constant(Tensor::i64(Shape{static_cast<int64_t>(sizes.size())}, sizes))};

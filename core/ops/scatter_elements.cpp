@@ -1,6 +1,6 @@
 // ScatterElements (and the deprecated Scatter): a copy of `data` where, for every element of
 // `indices`, the data element at the same coordinate except along `axis`, where the index is
-// used, is replaced by (or combined with, for reduction add/mul) the matching `updates` element.
+// used, is replaced by (or combined with, for reduction add/mul/max/min) the matching `updates` element.
 #include <fmt/format.h>
 
 #include "core/ops/import_util.h"

@@ -1,5 +1,5 @@
 // ScatterND: a copy of `data` whose slices at the index tuples in the last axis of `indices`
-// are replaced by (or, with reduction add/mul, combined with) the matching slices of `updates`.
+// are replaced by (or, with reduction add/mul/max/min, combined with) the matching slices of `updates`.
 #include <fmt/format.h>
 
 #include "core/ops/import_util.h"

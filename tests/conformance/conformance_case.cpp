@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/executor.h"
+#include "core/float16.h"
 #include "core/onnx_import.h"
 #include "core/onnx_tensor.h"
 
@@ -26,9 +27,16 @@ namespace fs = std::filesystem;
 
 static const char* kDataRoot = "/usr/share/libonnx-testdata/data";
 
+// The suites' folders: Debian's ONNX 1.12 data, and ONNX 1.16's node tests as generated into the
+// build folder by scripts/onnx-testdata.sh (opsets up to 21, float16 cases).
+static fs::path suite_root(const std::string& suite) {
+  if (suite == kNodeSuite116) return fs::path(PET_BINARY_DIR) / "onnx-testdata-1.16" / "node";
+  return fs::path(kDataRoot) / suite;
+}
+
 std::vector<std::string> conformance_cases(const std::string& suite) {
   std::vector<std::string> folders;
-  fs::path root = fs::path(kDataRoot) / suite;
+  fs::path root = suite_root(suite);
   if (!fs::exists(root)) return folders;
   const char* filter = std::getenv("PET_CONFORMANCE_FILTER");
   std::regex pattern(filter ? filter : ".*", std::regex::icase);
@@ -53,14 +61,38 @@ static std::vector<Tensor> load_numbered(const fs::path& dir, const std::string&
   return tensors;
 }
 
-static std::string compare(const Tensor& expected, const Tensor& got, size_t index) {
+static onnx::ModelProto read_model(const fs::path& folder) {
+  onnx::ModelProto model;
+  std::ifstream file(folder / "model.onnx", std::ios::binary);
+  model.ParseFromIstream(&file);
+  return model;
+}
+
+CaseInfo describe_case(const std::string& folder) {
+  onnx::ModelProto model = read_model(folder);
+  CaseInfo info;
+  for (const auto& entry : model.opset_import())
+    if (entry.domain().empty() || entry.domain() == "ai.onnx") info.opset = static_cast<int>(entry.version());
+  for (const auto* values : {&model.graph().input(), &model.graph().output()})
+    for (const auto& value : *values)
+      info.float16 = info.float16 || value.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT16;
+  return info;
+}
+
+// Float16 outputs are compared as float16: pet's f32 result is rounded like the model's output,
+// within a float16-sized tolerance (the reference computed its intermediates in float16, each
+// rounding worth up to 2^-11 relative).
+static std::string compare(const Tensor& expected, Tensor got, size_t index, bool float16) {
   if (expected.type() != got.type())
     return fmt::format("output {}: expected {}, got {}", index, expected.type().to_string(), got.type().to_string());
+  if (float16)
+    for (float& value : got.mutable_f32()) value = round_to_half(value);
+  double rtol = float16 ? 1e-2 : 1e-3, atol = float16 ? 1e-3 : 1e-5;
   for (int64_t i = 0; i < expected.numel(); ++i) {
     double want = expected.as_double(i), have = got.as_double(i);
     bool same = expected.dtype() == DType::f32
                     ? (std::isnan(want) && std::isnan(have)) || want == have ||
-                          std::abs(want - have) <= 1e-5 + 1e-3 * std::abs(want)
+                          std::abs(want - have) <= atol + rtol * std::abs(want)
                     : want == have;
     if (!same) return fmt::format("output {} element {}: expected {}, got {}", index, i, want, have);
   }
@@ -98,8 +130,27 @@ static void bake_input(onnx::ModelProto& model, const std::string& name, const T
   tensor_to_proto(value, name, *model.mutable_graph()->add_initializer());
 }
 
+// `value` when it is a graph input, else the shape-like (non-float) graph inputs it is computed
+// from, in model order (float data stays a run-time input).
+static std::vector<std::string> upstream_inputs(const onnx::ModelProto& model, const std::string& value,
+                                                const std::map<std::string, Tensor>& inputs) {
+  if (inputs.count(value)) return {value};
+  std::set<std::string> needed{value};
+  for (int i = model.graph().node_size() - 1; i >= 0; --i) {
+    const auto& node = model.graph().node(i);
+    bool feeds = std::any_of(node.output().begin(), node.output().end(), [&](const auto& o) { return needed.count(o); });
+    if (feeds) needed.insert(node.input().begin(), node.input().end());
+  }
+  std::vector<std::string> names;
+  for (const auto& input : model.graph().input())
+    if (needed.count(input.name()) && inputs.count(input.name()) && inputs.at(input.name()).dtype() != DType::f32)
+      names.push_back(input.name());
+  return names;
+}
+
 // Imports the model, baking inputs in from `inputs` (by graph input name) while the importer
-// reports one it needs constant.
+// reports one it needs constant: the input itself, or the graph inputs it is computed from (a
+// crop's pads computed from its shape input).
 static Graph import_specialized(const fs::path& folder, int data_set, const std::map<std::string, Tensor>& inputs,
                                 std::set<std::string>& baked) {
   std::string path = (folder / "model.onnx").string();
@@ -111,9 +162,14 @@ static Graph import_specialized(const fs::path& folder, int data_set, const std:
       return import_onnx(path);
     } catch (const UserError& error) {
       auto name = input_needed_as_constant(model, error.what());
-      if (!name || !inputs.count(*name) || baked.count(*name) || attempt > 16) throw;
-      bake_input(model, *name, inputs.at(*name));
-      baked.insert(*name);
+      if (!name || attempt > 16) throw;
+      std::vector<std::string> sources = upstream_inputs(model, *name, inputs);
+      std::erase_if(sources, [&](const std::string& source) { return baked.count(source) > 0; });
+      if (sources.empty()) throw;
+      for (const std::string& source : sources) {
+        bake_input(model, source, inputs.at(source));
+        baked.insert(source);
+      }
       path = (pet::testing::private_temp_dir() / fmt::format("pet_conformance_{}_{}.onnx", folder.filename().string(), data_set)).string();
       std::ofstream out(path, std::ios::binary);
       model.SerializeToOstream(&out);
@@ -159,8 +215,12 @@ static std::string run_data_set(const fs::path& folder, int s) {
     if (!baked.count(names[i])) runtime_inputs.push_back(inputs[i]);
   std::vector<Tensor> outputs = execute(graph, runtime_inputs);
   if (outputs.size() != expected.size()) return fmt::format("{} outputs, expected {}", outputs.size(), expected.size());
+  onnx::ModelProto model = read_model(folder);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    std::string difference = compare(expected[i], outputs[i], i);
+    bool float16 = static_cast<int>(i) < model.graph().output_size() &&
+                   model.graph().output(static_cast<int>(i)).type().tensor_type().elem_type() ==
+                       onnx::TensorProto::FLOAT16;
+    std::string difference = compare(expected[i], outputs[i], i, float16);
     if (!difference.empty()) return fmt::format("data set {}: {}", s, difference);
   }
   return "";

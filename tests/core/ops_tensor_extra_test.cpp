@@ -54,9 +54,9 @@ TEST(TensorScatterND, UpdatesOfTheWrongShapeAreAUserError) {
 TEST(TensorScatterND, UnknownReductionIsAUserError) {
   expect_user_error(
       [] {
-        add_node_on("ScatterND", reduction("max"), {{DType::f32, {4}}, {DType::i64, {2, 1}}, {DType::f32, {2}}});
+        add_node_on("ScatterND", reduction("xor"), {{DType::f32, {4}}, {DType::i64, {2, 1}}, {DType::f32, {2}}});
       },
-      "node 'n' (ScatterND): reduction 'max' is unknown; the reductions are none, add and mul");
+      "node 'n' (ScatterND): reduction 'xor' is unknown; the reductions are none, add, mul, max and min");
 }
 
 TEST(TensorScatterND, OutOfRangeIndexIsAUserError) {
@@ -322,10 +322,10 @@ TEST(TensorExtraImport, ResizeCubicAndCropOptionsAreExplicit) {
 TEST(TensorExtraImport, UnsupportedFormsAreUserErrors) {
   expect_user_error(
       [] {
-        import_node(FakeImportNode("ScatterND", 16, {{"reduction", std::string("max")}},
+        import_node(FakeImportNode("ScatterND", 18, {{"reduction", std::string("xor")}},
                                    {f32({4}), i64({1, 1}), f32({1})}));
       },
-      "node 'n' (ScatterND, opset 16): reduction 'max' is not supported; re-export the model without it, or open an "
+      "node 'n' (ScatterND, opset 18): reduction 'xor' is not supported; re-export the model without it, or open an "
       "issue with this model");
   expect_user_error([] { import_node(FakeImportNode("TopK", 11, {}, {f32({4}), i64({1})}, {}, 2)); },
                     "node 'n' (TopK, opset 11): input 1 (k) must be a constant; fold it");
