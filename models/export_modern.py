@@ -48,21 +48,25 @@ class ResidualBlock(nn.Module):
 
 
 class AttentionBlock(nn.Module):
-    """Pre-norm single-head self-attention and a GELU MLP over the feature map's positions."""
+    """Pre-norm multi-head self-attention (torch's fused scaled_dot_product_attention) and a GELU MLP."""
 
-    def __init__(self, dim: int):
+    def __init__(self, dim: int, heads: int = 2):
         super().__init__()
+        self.heads = heads
         self.norm1 = nn.LayerNorm(dim)
         self.qkv = nn.Linear(dim, 3 * dim)
         self.proj = nn.Linear(dim, dim)
         self.norm2 = nn.LayerNorm(dim)
         self.mlp = nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim))
-        self.scale = dim ** -0.5
+
+    def split_heads(self, x):
+        batch, positions, dim = x.shape
+        return x.view(batch, positions, self.heads, dim // self.heads).transpose(1, 2)
 
     def forward(self, tokens):
-        q, k, v = self.qkv(self.norm1(tokens)).chunk(3, dim=-1)
-        weights = torch.softmax(q @ k.transpose(-2, -1) * self.scale, dim=-1)
-        tokens = tokens + self.proj(weights @ v)
+        q, k, v = (self.split_heads(part) for part in self.qkv(self.norm1(tokens)).chunk(3, dim=-1))
+        attended = nn.functional.scaled_dot_product_attention(q, k, v).transpose(1, 2).flatten(2)
+        tokens = tokens + self.proj(attended)
         return tokens + self.mlp(self.norm2(tokens))
 
 
