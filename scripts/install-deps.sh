@@ -39,3 +39,10 @@ fi
 if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   echo "install-deps: no CUDA toolkit in /usr/local/cuda; configure with -DPET_BUILD_CUDA=OFF" >&2
 fi
+
+# -- modern PyTorch export (issue 14): not installed here on purpose. PyPI's torch for Linux pulls
+# -- about 3 GB of CUDA wheels (nvidia-*, triton; about 7 minutes measured), its CPU-only wheels are
+# -- not on PyPI, and without those wheels `import torch` fails. Opt in by hand (models/README.md):
+# --   python3 -m pip install torch onnxscript
+# -- scripts/test.sh then exports the model pet_modern_model_tests reads; without it they skip.
+# -- end of the modern PyTorch note

@@ -10,6 +10,14 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPET_BUILD_CUDA=$cuda >/dev/null
 # the build, since the test list is discovered at build time.
 bash scripts/onnx-testdata.sh build/onnx-testdata-1.16
 cmake --build build -j"$(nproc)"
+# -- modern PyTorch export (issue 14): the model pet_modern_model_tests reads, written by the default
+# -- python3's torch (a current PyPI release with onnxscript) through its default ONNX exporter.
+if python3 -c "import torch, onnxscript" >/dev/null 2>&1; then
+  python3 models/export_modern.py --out build/models-modern
+else
+  echo "test.sh: python3 has no torch/onnxscript; pet_modern_model_tests will skip (python3 -m pip install torch onnxscript)"
+fi
+# -- end of the modern PyTorch export
 ctest --test-dir build -j"$(nproc)" --output-on-failure --timeout 1800 "$@"
 # The conformance counts (ran / passed / skipped as unsupported), visible in the log.
 build/tests/pet_conformance --gtest_filter='ConformanceSummary.*' | grep '^conformance'
