@@ -229,6 +229,29 @@ TEST(Budgets, HugeLimitsSearchLikeTheDefaults) {
   }
 }
 
+// exp(100 x) summed over 64 inputs overflows on [-1, 1) at every output: before, the check passed
+// with "error 0"; after, the summary warns that the inputs were redrawn on a smaller range.
+TEST(FinalCheck, AnOverflowingModelIsCheckedOnSmallerInputsAndSaysSo) {
+  OnnxModelBuilder builder;
+  builder.input("x", TensorProto::FLOAT, {1, 64}).output("y", TensorProto::FLOAT, {1, 1});
+  builder.float_initializer("hundred", {1}, {100.0f});
+  builder.float_initializer("ones", {64, 1}, filled(64, 1.0f));
+  builder.node("Mul", {"x", "hundred"}, {"s"}, "scale");
+  builder.node("Exp", {"s"}, {"e"}, "exp");
+  builder.node("MatMul", {"e", "ones"}, {"y"}, "sum");
+  std::string model = builder.save("overflowing.onnx");
+  ToolRun run = optimize(model, {"--seed", "3"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("  check warning: the original's output 'y' was NaN or infinite at every element on inputs "
+                         "drawn from [-1, 1); redrawn from [-0.015625, 0.015625)\n"),
+            std::string::npos)
+      << run.out;
+  nlohmann::json check = report_of(model)["differential_check"];
+  EXPECT_EQ(check["input_range"], 0.015625);
+  EXPECT_EQ(check["inconclusive"], false);
+  EXPECT_EQ(check["warnings"].size(), 1u);
+}
+
 std::string file_bytes(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
