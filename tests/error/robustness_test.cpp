@@ -160,6 +160,19 @@ TEST(HugeTensors, AreRejectedAtImportWithTheBytesTheyWouldNeed) {
   }
 }
 
+// Before: dimensions of more than 12 digits read as bad syntax ("is not NAME=D0xD1x...").
+TEST(HugeTensors, InputShapeDimensionsAreReadUpToInt64) {
+  std::string model = relu_model("long_dims.onnx", {-1, 3});
+  ToolRun huge = run_run({model, "--input-shape", "x=1000000000000000x3"});
+  EXPECT_EQ(huge.status, 2);
+  EXPECT_NE(huge.err.find("input 'x' (f32[1000000000000000,3]) would need 12000000000000000 bytes"), std::string::npos)
+      << huge.err;
+  ToolRun too_long = run_run({model, "--input-shape", "x=99999999999999999999x3"});
+  EXPECT_EQ(too_long.status, 2);
+  EXPECT_EQ(too_long.err, "pet-run: error: --input-shape 'x=99999999999999999999x3': dimension 99999999999999999999 "
+                          "does not fit in 64 bits\n");
+}
+
 TEST(HugeTensors, ANodeWhoseOutputWouldNotFitIsNamed) {
   OnnxModelBuilder builder;
   builder.input("x", TensorProto::FLOAT, {1000000, 1}).output("y", TensorProto::FLOAT, {1000000, 1000000});
