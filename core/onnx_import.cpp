@@ -2,6 +2,7 @@
 #include "core/onnx_import.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <set>
 #include <unordered_map>
@@ -449,8 +450,11 @@ std::pair<std::string, Shape> parse_input_shape(const std::string& text) {
     size_t end = text.find('x', start);
     if (end == std::string::npos) end = text.size();
     std::string part = text.substr(start, end - start);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12) throw bad();
-    dims.push_back(std::stoll(part));
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) throw bad();
+    int64_t dim = 0;
+    if (std::from_chars(part.data(), part.data() + part.size(), dim).ec != std::errc{})
+      throw UserError(fmt::format("--input-shape '{}': dimension {} does not fit in 64 bits", text, part));
+    dims.push_back(dim);
     start = end + 1;
   }
   return {text.substr(0, equals), Shape(dims)};

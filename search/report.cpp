@@ -168,6 +168,7 @@ std::string report_table(const OptimizeResult& result) {
                           : "",
                       result.search.mutants_full, result.search.mutants_partial, result.search.generation_seconds,
                       result.search.rule_applications, result.search.rule_proofs, result.search.rule_proofs_failed);
+  for (const std::string& warning : result.check.warnings) text += "  check warning: " + warning + "\n";
   return text;
 }
 

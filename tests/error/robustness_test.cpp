@@ -160,6 +160,19 @@ TEST(HugeTensors, AreRejectedAtImportWithTheBytesTheyWouldNeed) {
   }
 }
 
+// Before: dimensions of more than 12 digits read as bad syntax ("is not NAME=D0xD1x...").
+TEST(HugeTensors, InputShapeDimensionsAreReadUpToInt64) {
+  std::string model = relu_model("long_dims.onnx", {-1, 3});
+  ToolRun huge = run_run({model, "--input-shape", "x=1000000000000000x3"});
+  EXPECT_EQ(huge.status, 2);
+  EXPECT_NE(huge.err.find("input 'x' (f32[1000000000000000,3]) would need 12000000000000000 bytes"), std::string::npos)
+      << huge.err;
+  ToolRun too_long = run_run({model, "--input-shape", "x=99999999999999999999x3"});
+  EXPECT_EQ(too_long.status, 2);
+  EXPECT_EQ(too_long.err, "pet-run: error: --input-shape 'x=99999999999999999999x3': dimension 99999999999999999999 "
+                          "does not fit in 64 bits\n");
+}
+
 TEST(HugeTensors, ANodeWhoseOutputWouldNotFitIsNamed) {
   OnnxModelBuilder builder;
   builder.input("x", TensorProto::FLOAT, {1000000, 1}).output("y", TensorProto::FLOAT, {1000000, 1000000});
@@ -227,6 +240,29 @@ TEST(Budgets, HugeLimitsSearchLikeTheDefaults) {
       EXPECT_EQ(report["search"], defaults["search"]) << flags[0];
     }
   }
+}
+
+// exp(100 x) summed over 64 inputs overflows on [-1, 1) at every output: before, the check passed
+// with "error 0"; after, the summary warns that the inputs were redrawn on a smaller range.
+TEST(FinalCheck, AnOverflowingModelIsCheckedOnSmallerInputsAndSaysSo) {
+  OnnxModelBuilder builder;
+  builder.input("x", TensorProto::FLOAT, {1, 64}).output("y", TensorProto::FLOAT, {1, 1});
+  builder.float_initializer("hundred", {1}, {100.0f});
+  builder.float_initializer("ones", {64, 1}, filled(64, 1.0f));
+  builder.node("Mul", {"x", "hundred"}, {"s"}, "scale");
+  builder.node("Exp", {"s"}, {"e"}, "exp");
+  builder.node("MatMul", {"e", "ones"}, {"y"}, "sum");
+  std::string model = builder.save("overflowing.onnx");
+  ToolRun run = optimize(model, {"--seed", "3"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("  check warning: the original's output 'y' was NaN or infinite at every element on inputs "
+                         "drawn from [-1, 1); redrawn from [-0.015625, 0.015625)\n"),
+            std::string::npos)
+      << run.out;
+  nlohmann::json check = report_of(model)["differential_check"];
+  EXPECT_EQ(check["input_range"], 0.015625);
+  EXPECT_EQ(check["inconclusive"], false);
+  EXPECT_EQ(check["warnings"].size(), 1u);
 }
 
 std::string file_bytes(const std::string& path) {
