@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds pet and its unit tests with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/
+# and runs them under ctest; any report (leak, overflow, use after free, undefined behaviour) fails.
+#
+# Not run by CI (.ci/run): on two cores the instrumented build and the suite take well over the
+# CI's ~20 minute budget (see the README's "Fuzzing and sanitizers"). Tests that need the exported
+# evaluation models (models.*, the model tests, pet-opt on exported models) are left out: they
+# spend their time in torch and onnxruntime, not in pet's code.
+#
+# Usage: bash scripts/sanitize.sh [-j N] [ctest arguments...]   (e.g. -R 'Conv' to run a subset)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc)
+if [[ "${1:-}" == "-j" ]]; then
+  jobs="$2"
+  shift 2
+fi
+
+# RelWithDebInfo: reports carry file:line. CUDA and the benchmarks are off.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPET_SANITIZE=ON -DPET_BUILD_CUDA=OFF \
+      -DPET_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs"
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+start=$(date +%s)
+status=0
+ctest --test-dir build-asan -j"$jobs" --output-on-failure --timeout 3600 \
+      -E '^models\.|^Batch1/Model\.|onnxruntime_matches_original' "$@" || status=$?
+echo "sanitize: ctest took $(( $(date +%s) - start )) s, exit status $status"
+exit $status
