@@ -28,7 +28,17 @@ while [[ $# -gt 0 ]]; do
 done
 [[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_onnx_import fuzz_text_ir fuzz_pet_opt)
 
-cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+# The newest installed clang (16 or later: see the top-level CMakeLists.txt).
+compiler=""
+for version in 21 20 19 18 17 16; do
+  if command -v clang++-$version >/dev/null; then compiler=$version; break; fi
+done
+if [[ -z "$compiler" ]]; then
+  echo "fuzz.sh: needs clang 16 or newer with libFuzzer: apt-get install clang-16 libclang-rt-16-dev" >&2
+  exit 2
+fi
+cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-$compiler \
+      -DCMAKE_CXX_COMPILER=clang++-$compiler \
       -DPET_BUILD_FUZZERS=ON -DPET_BUILD_CUDA=OFF -DPET_BUILD_BENCH=OFF >/dev/null
 cmake --build build-fuzz -j"$jobs" --target "${targets[@]}"
 
