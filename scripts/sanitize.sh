@@ -17,9 +17,17 @@ if [[ "${1:-}" == "-j" ]]; then
   shift 2
 fi
 
+# The fuzzers' clang when installed (16 or later), else the default compiler (gcc works too).
+compilers=()
+for version in 21 20 19 18 17 16; do
+  if command -v clang++-$version >/dev/null; then
+    compilers=(-DCMAKE_C_COMPILER=clang-$version -DCMAKE_CXX_COMPILER=clang++-$version)
+    break
+  fi
+done
 # RelWithDebInfo: reports carry file:line. CUDA and the benchmarks are off.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPET_SANITIZE=ON -DPET_BUILD_CUDA=OFF \
-      -DPET_BUILD_BENCH=OFF >/dev/null
+      -DPET_BUILD_BENCH=OFF "${compilers[@]}" >/dev/null
 cmake --build build-asan -j"$jobs"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1"
