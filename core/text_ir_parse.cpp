@@ -300,8 +300,8 @@ class Parser {
 
   Attributes parse_attributes(const OpDef& def) {
     Attributes attrs;
-    if (!accept_punct("[")) return attrs;
-    while (!accept_punct("]")) {
+    bool bracketed = accept_punct("[");
+    while (bracketed && !accept_punct("]")) {
       if (!attrs.entries().empty()) expect_punct(",");
       std::string name = expect(TokenKind::Word, "an attribute name").text;
       auto spec = std::find_if(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec& s) { return s.name == name; });
@@ -312,6 +312,11 @@ class Parser {
       expect_punct("=");
       attrs.set(name, parse_attr_value(spec->kind));
     }
+    for (const AttrSpec& spec : def.attrs)
+      if (!spec.default_value && !attrs.has(spec.name)) {
+        if (bracketed) --pos_;  // point at the ']'
+        fail(fmt::format("attribute '{}' of {} (it has no default)", spec.name, def.name));
+      }
     return attrs;
   }
 

@@ -221,7 +221,7 @@ Graph random_graph(FuzzedDataProvider& bytes, int max_nodes) {
     if (auto outputs = propose(b, b.pick_operand()))
       for (ValueId value : *outputs) b.operands().push_back(value);
   }
-  if (b.graph().nodes().empty()) b.operands().push_back(*b.add("Relu", {}, {b.operands().front()}));
+  if (b.graph().nodes().empty()) b.operands().push_back(b.add("Relu", {}, {b.operands().front()}).value().at(0));
   b.graph().set_outputs(choose_outputs(b));
   return std::move(b.graph());
 }

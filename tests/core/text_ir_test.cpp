@@ -101,6 +101,14 @@ TEST(TextIrErrors, NegativeOrOverflowingDimensions) {
                      "found '4294967296'");
 }
 
+TEST(TextIrErrors, MissingRequiredAttribute) {
+  expect_parse_error("graph \"g\" opset 13 {\n  input %x : f32[1,1,3,3]\n  input %w : f32[1,1,1,1]\n"
+                     "  %y = Conv[dilations=[1,1], group=1, pads=[0,0,0,0]](%x, %w)\n}",
+                     "IR line 4: expected attribute 'strides' of Conv (it has no default), found ']'");
+  expect_parse_error("graph \"g\" opset 13 {\n  input %x : f32[2,3]\n  %y = Transpose(%x)\n}",
+                     "IR line 3: expected attribute 'perm' of Transpose (it has no default), found '('");
+}
+
 TEST(TextIrErrors, I64ConstantOutOfRange) {
   expect_parse_error("graph \"g\" opset 13 {\n  const %c : i64[2] = [1, 1e30]\n}",
                      "IR line 2: expected an i64 value (between -2^63 and 2^63), found '1e30'");
