@@ -54,12 +54,15 @@ for target in "${targets[@]}"; do
   cp -n fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true
   log=build-fuzz/$target.log
   start=$(date +%s)
+  marker=$(mktemp)
   result=0
   build-fuzz/fuzz/"$target" -runs="$runs" -max_len="${max_len[$target]}" -timeout=60 -rss_limit_mb=4096 \
     -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$target"- "$corpus" >"$log" 2>&1 || result=$?
   executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
   speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
-  findings=$(find build-fuzz/findings -name "$target-*" | wc -l)
+  # Crashes, leaks, timeouts and out-of-memory inputs of this run (slow units are only noted).
+  findings=$(find build-fuzz/findings -maxdepth 1 -name "$target-*" -newer "$marker" ! -name '*slow-unit*' | wc -l)
+  rm -f "$marker"
   echo "$target: ${executions:-?} executions in $(( $(date +%s) - start )) s, ${speed:-?} exec/s, $findings finding(s), exit $result (log: $log)"
   if [[ $result -ne 0 ]]; then
     status=1
