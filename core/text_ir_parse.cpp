@@ -140,6 +140,18 @@ class Parser {
     fail("an integer");
   }
 
+  // A seed or a blob hash: all digits in `base`, below 2^64.
+  uint64_t parse_unsigned(const Token& token, int base, const std::string& what) {
+    try {
+      size_t used = 0;
+      uint64_t value = std::stoull(token.text, &used, base);
+      if (used == token.text.size() && token.text[0] != '-' && token.text[0] != '+') return value;
+    } catch (const std::exception&) {
+    }
+    --pos_;
+    fail(what);
+  }
+
   double parse_number(const Token& token) {
     const std::string& text = token.text;
     if (text == "inf" || text == "+inf") return std::numeric_limits<double>::infinity();
@@ -164,9 +176,15 @@ class Parser {
     }
     expect_punct("[");
     std::vector<int64_t> dims;
+    int64_t elements = 1;
     while (!accept_punct("]")) {
       if (!dims.empty()) expect_punct(",");
       dims.push_back(parse_int(next()));
+      // Element counts (and byte sizes) must not overflow int64.
+      if (dims.back() < 0 || __builtin_mul_overflow(elements, dims.back(), &elements) || elements > (int64_t{1} << 60)) {
+        --pos_;
+        fail("a dimension of at least 0 whose product with the others is below 2^60");
+      }
     }
     return {*dtype, Shape(dims)};
   }
@@ -224,12 +242,14 @@ class Parser {
       std::string kind = next().text;
       expect_punct("(");
       const Token& argument = expect(TokenKind::Word, kind == "blob" ? "a blob hash" : "a seed");
+      uint64_t number = kind == "blob" ? parse_unsigned(argument, 16, "a hexadecimal blob hash below 2^64")
+                                       : parse_unsigned(argument, 10, "a decimal seed below 2^64");
       expect_punct(")");
       if (kind == "random") {
         if (type.dtype != DType::f32) fail("random() only for f32 constants");
-        return Tensor::random_f32(type.shape, static_cast<uint64_t>(std::stoull(argument.text)));
+        return Tensor::random_f32(type.shape, number);
       }
-      auto found = blobs_.find(std::stoull(argument.text, nullptr, 16));
+      auto found = blobs_.find(number);
       if (found == blobs_.end() || found->second.type() != type) fail("a blob given to the parser (blob table)");
       return found->second;
     }
@@ -243,7 +263,13 @@ class Parser {
       double number = parse_number(next());
       auto index = static_cast<size_t>(count++);
       if (type.dtype == DType::f32) tensor.mutable_f32()[index] = static_cast<float>(number);
-      if (type.dtype == DType::i64) tensor.mutable_i64()[index] = static_cast<int64_t>(number);
+      if (type.dtype == DType::i64) {
+        if (!(number >= -0x1p63 && number < 0x1p63)) {
+          --pos_;
+          fail("an i64 value (between -2^63 and 2^63)");
+        }
+        tensor.mutable_i64()[index] = static_cast<int64_t>(number);
+      }
       if (type.dtype == DType::boolean) tensor.mutable_b8()[index] = number != 0;
     }
     if (count != tensor.numel())
@@ -274,8 +300,8 @@ class Parser {
 
   Attributes parse_attributes(const OpDef& def) {
     Attributes attrs;
-    if (!accept_punct("[")) return attrs;
-    while (!accept_punct("]")) {
+    bool bracketed = accept_punct("[");
+    while (bracketed && !accept_punct("]")) {
       if (!attrs.entries().empty()) expect_punct(",");
       std::string name = expect(TokenKind::Word, "an attribute name").text;
       auto spec = std::find_if(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec& s) { return s.name == name; });
@@ -286,6 +312,11 @@ class Parser {
       expect_punct("=");
       attrs.set(name, parse_attr_value(spec->kind));
     }
+    for (const AttrSpec& spec : def.attrs)
+      if (!spec.default_value && !attrs.has(spec.name)) {
+        if (bracketed) --pos_;  // point at the ']'
+        fail(fmt::format("attribute '{}' of {} (it has no default)", spec.name, def.name));
+      }
     return attrs;
   }
 

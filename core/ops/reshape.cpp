@@ -46,7 +46,9 @@ static std::vector<int64_t> resolve_shape(const OnnxImportNode& node, const Shap
       continue;
     }
     if (shape[i] < 0) node.fail("shape " + ints_to_string(shape) + " has a negative dimension", "use -1 or sizes >= 0");
-    known *= shape[i];
+    if (__builtin_mul_overflow(known, shape[i], &known))
+      node.fail("shape " + ints_to_string(shape) + " has more elements than a 64-bit count holds",
+                "give a shape whose element count matches the input");
   }
   if (inferred >= 0) {
     if (known == 0 || input.numel() % known != 0)

@@ -79,6 +79,43 @@ TEST(TextIrErrors, ConstantWithTooFewValues) {
                      "IR line 2: the constant has 2 values but f32[3] needs 3");
 }
 
+// Numbers the parser once passed on unchecked (std::stoull, a negative allocation, int64 overflow).
+TEST(TextIrErrors, SeedOutOfRange) {
+  expect_parse_error("graph \"g\" opset 13 {\n  const %c : f32[2] = random(99999999999999999999)\n}",
+                     "IR line 2: expected a decimal seed below 2^64, found '99999999999999999999'");
+  expect_parse_error("graph \"g\" opset 13 {\n  const %c : f32[2] = random(seven)\n}",
+                     "IR line 2: expected a decimal seed below 2^64, found 'seven'");
+}
+
+TEST(TextIrErrors, BlobHashThatIsNotHexadecimal) {
+  expect_parse_error("graph \"g\" opset 13 {\n  const %c : f32[32] = blob(xyz)\n}",
+                     "IR line 2: expected a hexadecimal blob hash below 2^64, found 'xyz'");
+}
+
+TEST(TextIrErrors, NegativeOrOverflowingDimensions) {
+  expect_parse_error("graph \"g\" opset 13 {\n  input %x : f32[2,-1]\n}",
+                     "IR line 2: expected a dimension of at least 0 whose product with the others is below 2^60, "
+                     "found '-1'");
+  expect_parse_error("graph \"g\" opset 13 {\n  input %x : f32[4294967296,4294967296]\n}",
+                     "IR line 2: expected a dimension of at least 0 whose product with the others is below 2^60, "
+                     "found '4294967296'");
+}
+
+TEST(TextIrErrors, MissingRequiredAttribute) {
+  expect_parse_error("graph \"g\" opset 13 {\n  input %x : f32[1,1,3,3]\n  input %w : f32[1,1,1,1]\n"
+                     "  %y = Conv[dilations=[1,1], group=1, pads=[0,0,0,0]](%x, %w)\n}",
+                     "IR line 4: expected attribute 'strides' of Conv (it has no default), found ']'");
+  expect_parse_error("graph \"g\" opset 13 {\n  input %x : f32[2,3]\n  %y = Transpose(%x)\n}",
+                     "IR line 3: expected attribute 'perm' of Transpose (it has no default), found '('");
+}
+
+TEST(TextIrErrors, I64ConstantOutOfRange) {
+  expect_parse_error("graph \"g\" opset 13 {\n  const %c : i64[2] = [1, 1e30]\n}",
+                     "IR line 2: expected an i64 value (between -2^63 and 2^63), found '1e30'");
+  expect_parse_error("graph \"g\" opset 13 {\n  const %c : i64[1] = [nan]\n}",
+                     "IR line 2: expected an i64 value (between -2^63 and 2^63), found 'nan'");
+}
+
 TEST(StructuralHash, IgnoresNamesAndNodeOrder) {
   Graph a = parse_graph(R"(graph "a" opset 13 {
     input %x : f32[4]

@@ -170,6 +170,19 @@ TEST(ImportErrors, ShapeComputedAtRunTime) {
                    "dynamic axes) or fix the input shapes with --input-shape");
 }
 
+// Found by fuzz/fuzz_onnx_import: the product of the dimensions overflowed int64 (undefined).
+TEST(ImportErrors, ReshapeShapeWhoseElementCountOverflows) {
+  OnnxModelBuilder builder;
+  builder.input("x", TensorProto::FLOAT, {2, 3});
+  builder.int_initializer("s", {2}, {int64_t{1} << 40, int64_t{1} << 40});
+  builder.output("y", TensorProto::FLOAT, {int64_t{1} << 40, int64_t{1} << 40});
+  builder.node("Reshape", {"x", "s"}, {"y"}, "reshape");
+  std::string path = builder.save("overflowing_reshape.onnx");
+  EXPECT_EQ(import_error(path),
+            path + ": node 'reshape' (Reshape, opset 13): shape [1099511627776, 1099511627776] has more elements than "
+                   "a 64-bit count holds; give a shape whose element count matches the input");
+}
+
 TEST(ImportErrors, IncompatibleBroadcast) {
   OnnxModelBuilder builder;
   builder.input("x", TensorProto::FLOAT, {2, 3}).input("z", TensorProto::FLOAT, {4});

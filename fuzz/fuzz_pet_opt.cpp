@@ -1,0 +1,88 @@
+// libFuzzer target: pet's optimize pipeline on small random valid graphs (analytic H100 model, tiny budgets).
+//
+// The bytes choose the search mode, the budgets' seed and a graph (fuzz/random_graph.h). Nothing
+// is timed and no profile DB is written. A failed final differential check, any exception
+// (UserError included: the graph is valid), a crash, a leak or undefined behaviour is a finding.
+// PET_FUZZ_PRINT=1 prints each graph's textual IR before optimizing it (to replay a finding).
+#include <fuzzer/FuzzedDataProvider.h>
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/text_ir.h"
+#include "fuzz/random_graph.h"
+#include "search/pipeline.h"
+
+namespace {
+
+// Every 64th rule of each committed library file: the matcher and the rewrites run on every
+// execution without parsing the whole library (about 2,700 rules) each time.
+constexpr size_t kRuleStride = 64;
+
+std::string write_rule_sample() {
+  std::string folder = (std::filesystem::temp_directory_path() / "pet-fuzz-rules-XXXXXX").string();
+  if (mkdtemp(folder.data()) == nullptr) std::abort();
+  for (const char* shape_class : {"conv", "elementwise", "matmul"}) {
+    std::string name = fmt::format("library-{}.json", shape_class);
+    std::ifstream in(std::string(PET_RULES_DIR) + "/" + name);
+    nlohmann::ordered_json library = nlohmann::ordered_json::parse(in);
+    nlohmann::ordered_json sample = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < library["rules"].size(); i += kRuleStride) sample.push_back(library["rules"][i]);
+    library["count"] = sample.size();
+    library["rules"] = std::move(sample);
+    std::ofstream(folder + "/" + name) << library.dump();
+  }
+  return folder;
+}
+
+const std::string& rules_dir() {
+  static const std::string folder = write_rule_sample();
+  return folder;
+}
+
+pet::OptimizeOptions fuzz_options(FuzzedDataProvider& bytes) {
+  pet::OptimizeOptions options;
+  const char* modes[] = {"pet-neq-only", "pet", "taso", "pet-eq-only", "none"};
+  options.mode = modes[bytes.ConsumeIntegralInRange<size_t>(0, 4)];
+  options.taso_search = bytes.ConsumeBool() ? "beam" : "alpha";
+  options.target = "h100";  // analytic: nothing is timed
+  options.replay = true;
+  options.rules_dir = rules_dir();
+  options.beam = 2;
+  options.max_expansions = bytes.ConsumeIntegralInRange<int64_t>(1, 4);
+  options.max_candidates = 24;
+  options.mutant_work = 20'000;  // mutant generation dominates an execution
+  options.scored_per_expansion = 2;
+  options.mutation_rounds = 1;
+  options.top_k = 2;
+  options.threads = 1;
+  options.time_limit_s = 60;  // a backstop: the counted budgets above end every search
+  options.seed = bytes.ConsumeIntegral<uint16_t>();
+  return options;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider bytes(data, size);
+  pet::OptimizeOptions options = fuzz_options(bytes);
+  pet::Graph graph = pet::fuzz::random_graph(bytes);
+  bool print = getenv("PET_FUZZ_PRINT") != nullptr;
+  if (print) std::fprintf(stderr, "mode %s, seed %llu\n%s", options.mode.c_str(),
+                          static_cast<unsigned long long>(options.seed), pet::print_graph(graph).c_str());
+  pet::OptimizeResult result = pet::optimize(graph, options);
+  if (!result.check.passed) {
+    std::fprintf(stderr, "fuzz_pet_opt: the differential check failed (mode %s, seed %llu)\n--- input:\n%s--- optimized:\n%s%s",
+                 options.mode.c_str(), static_cast<unsigned long long>(options.seed), pet::print_graph(graph).c_str(),
+                 pet::print_graph(result.graph).c_str(), pet::report_table(result).c_str());
+    std::abort();
+  }
+  if (print) std::fprintf(stderr, "optimized (%s):\n%s", result.search.stop_reason.c_str(), pet::print_graph(result.graph).c_str());
+  return 0;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/) with clang in build-fuzz/ and runs each for a bounded number
+# of executions from its seed corpus (fuzz/corpus/<target>/), one target at a time.
+#
+# Prints each target's executions, executions per second and findings; a finding (crash, leak,
+# undefined behaviour, uncaught exception, failed check) is saved under build-fuzz/findings/ and
+# makes the script exit 1. Replay one with: build-fuzz/fuzz/<target> <file>.
+# Not run by CI: 10^6 executions per target take hours on two cores.
+#
+# Usage: bash scripts/fuzz.sh [--runs N] [--jobs N] [target...]
+#   --runs N   executions per target (default 1000000)
+#   --jobs N   build parallelism (default: all cores)
+#   target     fuzz_onnx_import, fuzz_text_ir, fuzz_pet_opt (default: all three)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=1000000
+jobs=$(nproc)
+targets=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    fuzz_*) targets+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_onnx_import fuzz_text_ir fuzz_pet_opt)
+
+# The newest installed clang (16 or later: see the top-level CMakeLists.txt).
+compiler=""
+for version in 21 20 19 18 17 16; do
+  if command -v clang++-$version >/dev/null; then compiler=$version; break; fi
+done
+if [[ -z "$compiler" ]]; then
+  echo "fuzz.sh: needs clang 16 or newer with libFuzzer: apt-get install clang-16 libclang-rt-16-dev" >&2
+  exit 2
+fi
+cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-$compiler \
+      -DCMAKE_CXX_COMPILER=clang++-$compiler \
+      -DPET_BUILD_FUZZERS=ON -DPET_BUILD_CUDA=OFF -DPET_BUILD_BENCH=OFF >/dev/null
+cmake --build build-fuzz -j"$jobs" --target "${targets[@]}"
+
+# Longest input each target reads: a small model with its weights, a page of IR, a graph's draws.
+declare -A max_len=([fuzz_onnx_import]=8192 [fuzz_text_ir]=4096 [fuzz_pet_opt]=256)
+mkdir -p build-fuzz/findings
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+status=0
+for target in "${targets[@]}"; do
+  corpus=build-fuzz/corpus/$target  # the seeds plus what the fuzzer adds; the repository stays untouched
+  mkdir -p "$corpus"
+  cp -n fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true
+  log=build-fuzz/$target.log
+  start=$(date +%s)
+  marker=$(mktemp)
+  result=0
+  build-fuzz/fuzz/"$target" -runs="$runs" -max_len="${max_len[$target]}" -timeout=60 -rss_limit_mb=4096 \
+    -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$target"- "$corpus" >"$log" 2>&1 || result=$?
+  executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+  speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+  # Crashes, leaks, timeouts and out-of-memory inputs of this run (slow units are only noted).
+  findings=$(find build-fuzz/findings -maxdepth 1 -name "$target-*" -newer "$marker" ! -name '*slow-unit*' | wc -l)
+  rm -f "$marker"
+  echo "$target: ${executions:-?} executions in $(( $(date +%s) - start )) s, ${speed:-?} exec/s, $findings finding(s), exit $result (log: $log)"
+  if [[ $result -ne 0 ]]; then
+    status=1
+    grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|internal error|terminate called' "$log" || true
+  fi
+done
+exit $status
