@@ -164,8 +164,17 @@ std::unordered_map<std::string, TensorType> infer_onnx_types(onnx::ModelProto mo
 
 class Importer {
  public:
-  Importer(const onnx::ModelProto& model, std::string base_dir, std::unordered_map<std::string, TensorType> onnx_types)
-      : model_(model), base_dir_(std::move(base_dir)), onnx_types_(std::move(onnx_types)) {}
+  // What pet's shape rules gave a named value, and the node that computes it.
+  struct InferredType {
+    std::string value;
+    TensorType type;
+    std::string node;
+  };
+
+  Importer(const onnx::ModelProto& model, std::string base_dir) : model_(model), base_dir_(std::move(base_dir)) {}
+
+  // Every value's type in import order, for the cross-check with ONNX's shape inference.
+  const std::vector<InferredType>& inferred_types() const { return inferred_; }
 
   Graph run() {
     graph_.name = model_.graph().name().empty() ? "model" : model_.graph().name();
@@ -315,7 +324,7 @@ class Importer {
                                   name, node.op_type(), graph_.opset, output_names.size(), outputs.size()));
     for (size_t i = 0; i < output_names.size(); ++i) {
       if (output_names[i].empty()) continue;
-      cross_check(output_names[i], graph_.value(outputs[i]).type, name);
+      record_type(output_names[i], graph_.value(outputs[i]).type, name);
       bind_once(output_names[i], outputs[i], name, node.op_type());
     }
   }
@@ -358,7 +367,7 @@ class Importer {
     std::vector<Tensor> results = execute_node(node, args, out_types);
     for (size_t i = 0; i < output_names.size() && i < results.size(); ++i) {
       if (output_names[i].empty()) continue;
-      cross_check(output_names[i], results[i].type(), name);
+      record_type(output_names[i], results[i].type(), name);
       bind_once(output_names[i], graph_.add_constant(output_names[i], std::move(results[i])), name, def.name);
     }
   }
@@ -386,11 +395,8 @@ class Importer {
     bind_once(node.output(0), graph_.add_constant(node.output(0), std::move(value)), name, "Constant");
   }
 
-  void cross_check(const std::string& value_name, const TensorType& ours, const std::string& node) {
-    auto found = onnx_types_.find(value_name);
-    if (found == onnx_types_.end()) return;
-    PET_CHECK(found->second == ours, fmt::format("node '{}': pet infers {} for '{}' but ONNX shape inference says {}",
-                                                 node, ours.to_string(), value_name, found->second.to_string()));
+  void record_type(const std::string& value_name, const TensorType& ours, const std::string& node) {
+    inferred_.push_back({value_name, ours, node});
   }
 
   void import_outputs() {
@@ -404,7 +410,7 @@ class Importer {
 
   const onnx::ModelProto& model_;
   std::string base_dir_;
-  std::unordered_map<std::string, TensorType> onnx_types_;
+  std::vector<InferredType> inferred_;
   Graph graph_;
   std::unordered_map<std::string, ValueId> by_name_;
   std::set<std::string> node_names_;
@@ -419,11 +425,20 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
     default_opset(model);
     apply_input_shapes(model, options);
     run_checker(model, path);
+    // pet's own shape rules check every node first: they name the node at fault, and ONNX 1.12's
+    // shape inference crashes on some malformed nodes (a Conv on a rank-2 input dereferences a
+    // null pointer), so it only sees models pet's rules accept.
+    Importer importer(model, model_folder(path));
+    Graph graph = importer.run();
     std::string onnx_rejection;
     auto onnx_types = infer_onnx_types(model, onnx_rejection);
-    std::string base_dir = model_folder(path);
-    Graph graph = Importer(model, base_dir, std::move(onnx_types)).run();
     if (!onnx_rejection.empty()) throw UserError(onnx_rejection);
+    for (const auto& [value, ours, node] : importer.inferred_types()) {
+      auto found = onnx_types.find(value);
+      PET_CHECK(found == onnx_types.end() || found->second == ours,
+                fmt::format("node '{}': pet infers {} for '{}' but ONNX shape inference says {}", node,
+                            ours.to_string(), value, found->second.to_string()));
+    }
     return graph;
   } catch (const UserError& error) {
     throw UserError(fmt::format("{}: {}", path, error.what()));

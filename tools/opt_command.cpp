@@ -184,10 +184,15 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
   result.times.insert(result.times.begin(), {"onnx-import", import_seconds});
   if (!result.check.passed) {
     write_file_atomically(request.report, request_report(request, original, result, nullptr), "report");
-    err << fmt::format("pet-opt: the optimized model computes different values from the original (max abs error "
-                       "{:.3g}, seed {}); nothing was written but the report {}. This is a bug in pet; please report "
-                       "it with the model.\n",
-                       result.check.max_abs_error(), result.check.seed, request.report);
+    if (result.check.inconclusive)
+      err << fmt::format("pet-opt: {} (seed {}); nothing was written but the report {}. Check that the model computes "
+                         "finite values on inputs in [-1, 1) (pet-run shows its outputs), or give it inputs of the "
+                         "shapes and ranges it expects.\n",
+                         result.check.failure_reason(), result.check.seed, request.report);
+    else
+      err << fmt::format("pet-opt: {} (seed {}); nothing was written but the report {}. This is a bug in pet; please "
+                         "report it with the model.\n",
+                         result.check.failure_reason(), result.check.seed, request.report);
     return 1;
   }
   start = std::chrono::steady_clock::now();

@@ -431,5 +431,25 @@ TEST(ImportErrors, UnsupportedAttributeValue) {
   EXPECT_NE(message.find("is not supported"), std::string::npos) << message;
 }
 
+// Found by fuzz_onnx_import: a Conv on a rank-2 input. Before, ONNX 1.12's shape inference
+// dereferenced a null pointer (SIGSEGV); after, pet's Conv rule rejects the node first.
+TEST(ImportErrors, ConvOnARankTwoInputIsAUserErrorNotACrash) {
+  for (int64_t rank : {1, 2, 3}) {
+    OnnxModelBuilder builder;
+    std::vector<int64_t> x_dims(static_cast<size_t>(rank), 1);
+    builder.input("x", TensorProto::FLOAT, x_dims).output("y", TensorProto::FLOAT, {});
+    builder.float_initializer("w", {2, 1, 3, 3}, std::vector<float>(18, 0.5f));
+    builder.float_initializer("b", {2}, {0.0f, 1.0f});
+    auto& conv = builder.node("Conv", {"x", "w", "b"}, {"c"}, "conv");
+    auto* pads = conv.add_attribute();
+    pads->set_name("pads");
+    pads->set_type(onnx::AttributeProto::INTS);
+    for (int i = 0; i < 4; ++i) pads->add_ints(1);
+    builder.node("Relu", {"c"}, {"y"}, "conv_relu");
+    std::string message = import_error(builder.save("conv_rank" + std::to_string(rank) + ".onnx"));
+    EXPECT_NE(message.find("node 'conv' (Conv"), std::string::npos) << rank << ": " << message;
+  }
+}
+
 }  // namespace
 }  // namespace pet::testing

@@ -265,6 +265,29 @@ TEST(FinalCheck, AnOverflowingModelIsCheckedOnSmallerInputsAndSaysSo) {
   EXPECT_EQ(check["warnings"].size(), 1u);
 }
 
+// sqrt(-(x*x) - 1) is NaN on every input: before, the check passed with "error 0"; after, pet-opt
+// writes the report only, exits 1 and says the check proved nothing (not that pet has a bug).
+TEST(FinalCheck, AModelThatIsNaNEverywhereIsAnInconclusiveCheckNotAPass) {
+  OnnxModelBuilder builder;
+  builder.input("x", TensorProto::FLOAT, {1, 8}).output("y", TensorProto::FLOAT, {1, 8});
+  builder.float_initializer("minus_one", {1}, {-1.0f});
+  builder.node("Mul", {"x", "x"}, {"square"}, "square");
+  builder.node("Neg", {"square"}, {"negative"}, "negate");
+  builder.node("Add", {"negative", "minus_one"}, {"below_zero"}, "shift");
+  builder.node("Sqrt", {"below_zero"}, {"y"}, "root");
+  std::string model = builder.save("always_nan.onnx");
+  ToolRun run = optimize(model, {"--seed", "5"});
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.err.find("pet-opt: check inconclusive: the original's output 'y' is NaN or infinite at every "
+                         "element, even on inputs drawn from [-0.015625, 0.015625)"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("Check that the model computes finite values"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("This is a bug in pet"), std::string::npos) << run.err;
+  EXPECT_FALSE(std::ifstream(model + ".opt.onnx").good());
+  EXPECT_EQ(report_of(model)["differential_check"]["inconclusive"], true);
+}
+
 std::string file_bytes(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
