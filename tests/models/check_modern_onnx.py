@@ -100,8 +100,18 @@ def cast_to_float16_opset18():
                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 64])], inits)
 
 
+def float16_interface_passthrough():
+    """A float16 model whose input is also a graph output (written back as float16, no Identity)."""
+    nodes = [helper.make_node("Mul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])]
+    inits = [numpy_helper.from_array(weights((4, 6), 4, numpy.float16), "w")]
+    out = [helper.make_tensor_value_info(name, TensorProto.FLOAT16, [4, 6]) for name in ("y", "x")]
+    return model("float16_interface_passthrough", 18, nodes,
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [4, 6])], out, inits)
+
+
 CASES = [reduce_split_pad_opset18, resize_opset19, scatter_max_opset21, lambda: conv_relu_float16(17),
-         lambda: conv_relu_float16(21), cast_to_float16_opset18]
+         lambda: conv_relu_float16(21), cast_to_float16_opset18,
+         float16_interface_passthrough]
 
 
 def signature(proto):
