@@ -16,6 +16,7 @@
 #include <functional>
 
 #include "core/error.h"
+#include "tests/os_conditions.h"
 #include "tests/test_temp_dir.h"
 
 namespace pet {
@@ -50,49 +51,10 @@ std::string user_error(const std::function<void()>& body) {
   return "(no error)";
 }
 
-// The UserError `body` throws when run as the unprivileged user 65534 (root reads every file), in a
-// forked child that sends the message back through a pipe.
-std::string user_error_as_nobody(const std::function<void()>& body) {
-  if (::geteuid() != 0) return user_error(body);
-  int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return "(no pipe)";
-  pid_t child = ::fork();
-  if (child == 0) {
-    ::close(pipe_fds[0]);
-    std::string message = ::setgid(65534) == 0 && ::setuid(65534) == 0 ? user_error(body) : "(setuid failed)";
-    ssize_t ignored = ::write(pipe_fds[1], message.data(), message.size());
-    (void)ignored;
-    ::_exit(0);
-  }
-  ::close(pipe_fds[1]);
-  std::string message;
-  char chunk[4096];
-  for (ssize_t got; (got = ::read(pipe_fds[0], chunk, sizeof(chunk))) > 0;) message.append(chunk, static_cast<size_t>(got));
-  ::close(pipe_fds[0]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  return message;
+// The UserError `body` throws, run as the unprivileged user 65534 (see run_as_nobody).
+std::string run_as_nobody_user_error(const std::function<void()>& body) {
+  return testing::run_as_nobody([&] { return user_error(body); });
 }
-
-// Lowers this process's file size limit (SIGXFSZ ignored, so a write past it fails with EFBIG) for one scope.
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    ::getrlimit(RLIMIT_FSIZE, &old_);
-    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);
-    rlimit lowered = old_;
-    lowered.rlim_cur = bytes;
-    ::setrlimit(RLIMIT_FSIZE, &lowered);
-  }
-  ~FileSizeLimit() {
-    ::setrlimit(RLIMIT_FSIZE, &old_);
-    std::signal(SIGXFSZ, old_handler_);
-  }
-
- private:
-  rlimit old_{};
-  void (*old_handler_)(int) = nullptr;
-};
 
 std::vector<std::string> folder_entries(const fs::path& folder) {
   std::vector<std::string> names;
@@ -219,7 +181,7 @@ TEST(ReadFiles, UnreadableExternalDataSaysPermissionDeniedForItsTensor) {
   fs::path file = fresh_folder("unreadable_range") / "w.bin";
   write_text(file, "0123456789");
   fs::permissions(file, fs::perms::none);
-  EXPECT_EQ(user_error_as_nobody([&] { read_file_range(file.string(), 0, 4, "initializer 'w'"); }),
+  EXPECT_EQ(run_as_nobody_user_error([&] { read_file_range(file.string(), 0, 4, "initializer 'w'"); }),
             "initializer 'w' keeps its data in '" + file.string() +
                 "', which cannot be opened (permission denied); make the file readable for this user (chmod u+r) or "
                 "run as a user who may read it");
@@ -234,7 +196,7 @@ TEST(ReadFiles, UnreadableFileSaysPermissionDenied) {
   fs::path file = fresh_folder("unreadable") / "m.onnx";
   write_text(file, "bytes");
   fs::permissions(file, fs::perms::none);
-  EXPECT_EQ(user_error_as_nobody([&] { read_whole_file(file.string(), "model file"); }),
+  EXPECT_EQ(run_as_nobody_user_error([&] { read_whole_file(file.string(), "model file"); }),
             "cannot open model file '" + file.string() +
                 "': permission denied; make the file readable for this user (chmod u+r) or run as a user who may "
                 "read it");
@@ -273,7 +235,7 @@ TEST(AtomicWrite, FileSizeLimitIsAUserErrorAndTheOldFileStays) {
   write_text(folder / "out.onnx", "old");
   std::string message;
   {
-    FileSizeLimit limit(4096);
+    testing::FileSizeLimit limit(4096);
     message = user_error([&] { write_file_atomically((folder / "out.onnx").string(), std::string(1 << 16, 'x'), "model"); });
   }
   EXPECT_EQ(message, "cannot write the model '" + (folder / "out.onnx").string() +
@@ -333,7 +295,7 @@ TEST(AtomicWrite, UnwritableFolderSaysPermissionDenied) {
   fs::path folder = fresh_folder("readonly");
   fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec);
   std::string target = (folder / "out.onnx").string();
-  EXPECT_EQ(user_error_as_nobody([&] { write_file_atomically(target, "x", "model"); }),
+  EXPECT_EQ(run_as_nobody_user_error([&] { write_file_atomically(target, "x", "model"); }),
             "cannot write the model '" + target + "': permission denied; choose a folder this user may write to");
   fs::permissions(folder, fs::perms::owner_all);
 }
@@ -438,7 +400,7 @@ TEST(OutputGuard, FoldersThatTakeNoNewFilesAreRefusedBeforeAnyWork) {
   fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
                               fs::perms::others_exec);
   std::string output = (locked / "o.onnx").string();
-  EXPECT_EQ(user_error_as_nobody([&] { guard_output_paths({}, {{output, "the output (-o)"}}); }),
+  EXPECT_EQ(run_as_nobody_user_error([&] { guard_output_paths({}, {{output, "the output (-o)"}}); }),
             "the output (-o) '" + output + "': cannot create files in the folder '" + locked.string() +
                 "' (permission denied); choose a folder this user may write to");
   if (fs::is_directory("/proc/self")) {
@@ -460,7 +422,7 @@ TEST(OutputFolder, AFolderThatCannotBeCreatedSaysWhy) {
   fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
                               fs::perms::others_exec);
   std::string wanted = (folder / "new").string();
-  EXPECT_EQ(user_error_as_nobody([&] { prepare_output_folder(wanted, "--output-dir"); }),
+  EXPECT_EQ(run_as_nobody_user_error([&] { prepare_output_folder(wanted, "--output-dir"); }),
             "--output-dir '" + wanted + "' cannot be created (permission denied); choose a folder this user may write "
                                         "to");
 }
@@ -469,7 +431,7 @@ TEST(OutputFolder, ALockedFolderIsRefused) {
   fs::path folder = fresh_folder("outdir_locked");
   fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
                               fs::perms::others_exec);
-  EXPECT_EQ(user_error_as_nobody([&] { prepare_output_folder(folder.string(), "--output-dir"); }),
+  EXPECT_EQ(run_as_nobody_user_error([&] { prepare_output_folder(folder.string(), "--output-dir"); }),
             "--output-dir '" + folder.string() + "' takes no new files (permission denied); choose a folder this user "
                                                  "may write to");
 }

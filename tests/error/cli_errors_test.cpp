@@ -10,28 +10,12 @@
 
 #include "core/onnx_tensor.h"
 #include "tests/error/onnx_model_builder.h"
+#include "tests/error/tool_run.h"
+#include "tests/os_conditions.h"
 #include "tools/commands.h"
 
 namespace pet::testing {
 namespace {
-
-struct ToolRun {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-ToolRun run_opt(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int status = pet_opt_main(args, out, err);
-  return {status, out.str(), err.str()};
-}
-
-ToolRun run_run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int status = pet_run_main(args, out, err);
-  return {status, out.str(), err.str()};
-}
 
 std::string small_model() {
   OnnxModelBuilder builder;
@@ -187,26 +171,6 @@ TEST(CliErrors, OptChecksItsOutputFolderBeforeTheSearch) {
                         "' cannot be used (it does not exist); create the folder first or choose an existing one");
   EXPECT_FALSE(fs::exists(folder / "o.onnx"));
 }
-
-// Lowers the file size limit for one scope, SIGXFSZ ignored (as the tools' mains do).
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    ::getrlimit(RLIMIT_FSIZE, &old_);
-    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);
-    rlimit lowered = old_;
-    lowered.rlim_cur = bytes;
-    ::setrlimit(RLIMIT_FSIZE, &lowered);
-  }
-  ~FileSizeLimit() {
-    ::setrlimit(RLIMIT_FSIZE, &old_);
-    std::signal(SIGXFSZ, old_handler_);
-  }
-
- private:
-  rlimit old_{};
-  void (*old_handler_)(int) = nullptr;
-};
 
 TEST(CliErrors, OptFailedWriteIsAUserErrorAndLeavesNothing) {
   fs::path folder = fs::path(temp_file("cli_paths")) / "fsize";

@@ -11,6 +11,7 @@
 #include "core/graph.h"
 #include "core/onnx_import.h"
 #include "tests/error/onnx_model_builder.h"
+#include "tests/os_conditions.h"
 
 namespace pet::testing {
 namespace {
@@ -39,33 +40,10 @@ TEST(ImportErrors, MissingFile) {
             "path");
 }
 
-// Root reads every file, so the unreadable-file case runs as user 65534 in a forked child.
-std::string import_error_as_nobody(const std::string& path) {
-  if (::geteuid() != 0) return import_error(path);
-  int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return "(no pipe)";
-  pid_t child = ::fork();
-  if (child == 0) {
-    ::close(pipe_fds[0]);
-    std::string message = ::setgid(65534) == 0 && ::setuid(65534) == 0 ? import_error(path) : "(setuid failed)";
-    ssize_t ignored = ::write(pipe_fds[1], message.data(), message.size());
-    (void)ignored;
-    ::_exit(0);
-  }
-  ::close(pipe_fds[1]);
-  std::string message;
-  char chunk[4096];
-  for (ssize_t got; (got = ::read(pipe_fds[0], chunk, sizeof(chunk))) > 0;) message.append(chunk, static_cast<size_t>(got));
-  ::close(pipe_fds[0]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  return message;
-}
-
 TEST(ImportErrors, UnreadableFileSaysPermissionDenied) {
   std::string path = relu_model().save("unreadable.onnx");
   std::filesystem::permissions(path, std::filesystem::perms::none);
-  EXPECT_EQ(import_error_as_nobody(path), path + ": cannot open model file '" + path +
+  EXPECT_EQ(run_as_nobody([&] { return import_error(path); }), path + ": cannot open model file '" + path +
                                               "': permission denied; make the file readable for this user (chmod "
                                               "u+r) or run as a user who may read it");
 }

@@ -9,30 +9,13 @@
 
 #include "core/onnx_import.h"
 #include "tests/error/onnx_model_builder.h"
+#include "tests/error/tool_run.h"
 #include "tools/commands.h"
 
 namespace pet::testing {
 namespace {
 
 using onnx::TensorProto;
-
-struct ToolRun {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-ToolRun run_opt(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int status = pet_opt_main(args, out, err);
-  return {status, out.str(), err.str()};
-}
-
-ToolRun run_run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int status = pet_run_main(args, out, err);
-  return {status, out.str(), err.str()};
-}
 
 // pet-opt with the analytic target (nothing timed) and small budgets, writing next to `model`.
 ToolRun optimize(const std::string& model, std::vector<std::string> extra = {}) {
