@@ -192,7 +192,9 @@ class Importer {
  private:
   void import_initializers() {
     bool any_float = false, all_float16 = true;
-    for (const auto& init : model_.graph().initializer()) {
+    for (int i = 0; i < model_.graph().initializer_size(); ++i) {
+      const auto& init = model_.graph().initializer(i);
+      require_new_name(init.name(), fmt::format("initializer #{}", i));
       bind(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_,
                                                                             "initializer '" + init.name() + "'")));
       bool float16 = init.data_type() == onnx::TensorProto::FLOAT16;
@@ -214,10 +216,26 @@ class Importer {
   }
 
   void import_inputs() {
-    for (const auto& input : model_.graph().input()) {
-      if (by_name_.count(input.name())) continue;  // an initializer listed as input (IR < 4)
+    std::set<std::string> inits;
+    for (const auto& init : model_.graph().initializer()) inits.insert(init.name());
+    for (int i = 0; i < model_.graph().input_size(); ++i) {
+      const auto& input = model_.graph().input(i);
+      if (inits.count(input.name())) continue;  // an initializer listed as input (IR < 4)
+      require_new_name(input.name(), fmt::format("graph input #{}", i));
       bind(input.name(), graph_.add_input(input.name(), input_type(input)));
     }
+  }
+
+  // An initializer or graph input needs a name of its own: nodes read values by name.
+  void require_new_name(const std::string& name, const std::string& what) {
+    if (name.empty())
+      throw UserError(fmt::format("{} has no name; every input and initializer needs one, since nodes read values "
+                                  "by name: the model is malformed",
+                                  what));
+    if (by_name_.count(name))
+      throw UserError(fmt::format("{} is named '{}', like an earlier input or initializer; every value must be "
+                                  "defined once: rename one of them",
+                                  what, name));
   }
 
   TensorType input_type(const onnx::ValueInfoProto& input) {

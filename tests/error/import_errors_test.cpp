@@ -429,5 +429,36 @@ TEST(ImportErrors, ConvOnARankTwoInputIsAUserErrorNotACrash) {
   }
 }
 
+// Found by fuzz_onnx_import: a graph input without a name at opset 18, which ONNX 1.12's checker
+// does not see. Before, an internal error (exit 1: "value name '' is taken"); after, pet's own
+// check gives a user error, as for repeated inputs and initializers.
+TEST(ImportErrors, UnnamedOrRepeatedInputsAndInitializersAreUserErrors) {
+  auto at_opset_18 = [](OnnxModelBuilder& builder) { builder.model().mutable_opset_import(0)->set_version(18); };
+  OnnxModelBuilder unnamed_input;
+  unnamed_input.input("", TensorProto::FLOAT, {2}).input("x", TensorProto::FLOAT, {2}).output("y", TensorProto::FLOAT, {2});
+  unnamed_input.node("Relu", {"x"}, {"y"}, "relu");
+  at_opset_18(unnamed_input);
+  std::string path = unnamed_input.save("unnamed_input.onnx");
+  EXPECT_EQ(import_error(path), path + ": graph input #0 has no name; every input and initializer needs one, since "
+                                       "nodes read values by name: the model is malformed");
+
+  OnnxModelBuilder repeated_input;
+  repeated_input.input("x", TensorProto::FLOAT, {2}).input("x", TensorProto::FLOAT, {3}).output("y", TensorProto::FLOAT, {2});
+  repeated_input.node("Relu", {"x"}, {"y"}, "relu");
+  at_opset_18(repeated_input);
+  path = repeated_input.save("repeated_input.onnx");
+  EXPECT_EQ(import_error(path), path + ": graph input #1 is named 'x', like an earlier input or initializer; every "
+                                       "value must be defined once: rename one of them");
+
+  OnnxModelBuilder repeated_initializer;
+  repeated_initializer.input("x", TensorProto::FLOAT, {2}).output("y", TensorProto::FLOAT, {2});
+  repeated_initializer.float_initializer("w", {2}, {1.0f, 2.0f}).float_initializer("w", {2}, {3.0f, 4.0f});
+  repeated_initializer.node("Add", {"x", "w"}, {"y"}, "add");
+  at_opset_18(repeated_initializer);
+  path = repeated_initializer.save("repeated_initializer.onnx");
+  EXPECT_EQ(import_error(path), path + ": initializer #1 is named 'w', like an earlier input or initializer; every "
+                                       "value must be defined once: rename one of them");
+}
+
 }  // namespace
 }  // namespace pet::testing
