@@ -150,6 +150,13 @@ bool uses_pooling_ceil_mode(const onnx::ModelProto& model) {
 std::unordered_map<std::string, TensorType> infer_onnx_types(onnx::ModelProto model, std::string& rejection) {
   std::unordered_map<std::string, TensorType> types;
   if (!library_understands(model) || uses_pooling_ceil_mode(model)) return types;
+  // The model's own value_info and output shapes are claims, not ONNX's rules: the library keeps a
+  // declared shape it cannot contradict, so a stale or wrong one (or one --input-shape outdated)
+  // would read as a disagreement of the two rule sets. pet computes every shape itself and writes
+  // its own back, so the claims are dropped.
+  model.mutable_graph()->clear_value_info();
+  for (auto& output : *model.mutable_graph()->mutable_output())  // likewise the outputs' declared shapes
+    if (output.type().has_tensor_type()) output.mutable_type()->mutable_tensor_type()->clear_shape();
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& error) {

@@ -460,5 +460,35 @@ TEST(ImportErrors, UnnamedOrRepeatedInputsAndInitializersAreUserErrors) {
                                        "value must be defined once: rename one of them");
 }
 
+// Found by fuzz_onnx_import: a model that declares a wrong shape for an intermediate value or for
+// a graph output. Before, an internal error (pet's shape disagreed with the declared one, which
+// ONNX's shape inference keeps); after, the declaration is ignored and pet's shape stands.
+TEST(ImportErrors, AWrongDeclaredIntermediateShapeIsIgnored) {
+  OnnxModelBuilder builder;
+  builder.input("x", TensorProto::FLOAT, {1, 4, 4, 4}).output("y", TensorProto::FLOAT, {1, 1, 4, 4});
+  builder.int_initializer("split", {2}, {1, 3});
+  auto* axis = builder.node("Split", {"x", "split"}, {"a", "b"}, "split_node").add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(1);
+  builder.node("Relu", {"a"}, {"y"}, "relu");
+  auto* declared = builder.model().mutable_graph()->add_value_info();
+  declared->set_name("a");
+  declared->mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+  for (int64_t d : {1, 1, 2, 83}) declared->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+  std::string path = builder.save("wrong_value_info.onnx");
+  Graph graph = import_onnx(path);
+  EXPECT_EQ(graph.value(graph.outputs()[0]).type.to_string(), "f32[1,1,4,4]");
+
+  // The fuzzer's own case: the input x is also a graph output, declared with another shape.
+  auto* also_output = builder.model().mutable_graph()->add_output();
+  also_output->CopyFrom(*declared);
+  also_output->set_name("x");
+  builder.model().mutable_graph()->clear_value_info();
+  path = builder.save("input_as_output_declared_wrong.onnx");
+  graph = import_onnx(path);
+  EXPECT_EQ(graph.value(graph.outputs()[1]).type.to_string(), "f32[1,4,4,4]");
+}
+
 }  // namespace
 }  // namespace pet::testing
