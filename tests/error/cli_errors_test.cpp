@@ -86,6 +86,22 @@ fs::path folder_with_model(const std::string& name) {
   return folder;
 }
 
+// y = x + w, with the 4 floats of w kept in the external file `location` (serialized model bytes).
+std::string external_weight_model(const std::string& location) {
+  OnnxModelBuilder builder;
+  builder.input("x", onnx::TensorProto::FLOAT, {4}).output("y", onnx::TensorProto::FLOAT, {4});
+  onnx::TensorProto* weight = builder.model().mutable_graph()->add_initializer();
+  weight->set_name("w");
+  weight->set_data_type(onnx::TensorProto::FLOAT);
+  weight->add_dims(4);
+  weight->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* entry = weight->add_external_data();
+  entry->set_key("location");
+  entry->set_value(location);
+  builder.node("Add", {"x", "w"}, {"y"}, "add");
+  return builder.model().SerializeAsString();
+}
+
 std::string overwrite_error(const std::string& role, const std::string& path, const std::string& model) {
   return "pet-opt: error: " + role + " '" + path + "' is the same file as the input model '" + model +
          "'; writing it would overwrite an input: choose another path";
@@ -133,19 +149,8 @@ TEST(CliErrors, OptRefusesToOverwriteExternalData) {
   fs::path folder = fs::path(temp_file("cli_paths")) / "external";
   fs::remove_all(folder);
   fs::create_directories(folder);
-  OnnxModelBuilder builder;
-  builder.input("x", onnx::TensorProto::FLOAT, {4}).output("y", onnx::TensorProto::FLOAT, {4});
-  onnx::TensorProto* weight = builder.model().mutable_graph()->add_initializer();
-  weight->set_name("w");
-  weight->set_data_type(onnx::TensorProto::FLOAT);
-  weight->add_dims(4);
-  weight->set_data_location(onnx::TensorProto::EXTERNAL);
-  auto* entry = weight->add_external_data();
-  entry->set_key("location");
-  entry->set_value("w.bin");
-  builder.node("Add", {"x", "w"}, {"y"}, "add");
   std::string model = (folder / "m.onnx").string();
-  write_bytes(model, builder.model().SerializeAsString());
+  write_bytes(model, external_weight_model("w.bin"));
   write_bytes((folder / "w.bin").string(), std::string(16, '\0'));
   std::string output = folder.string() + "/./w.bin";
   expect_user_error(run_opt({model, "--target", "h100", "-o", output}),
@@ -212,19 +217,8 @@ TEST(CliErrors, OptNeverCopiesBytesFromOutsideTheModelFolder) {
   fs::create_symlink(root / "secret.bin", model_dir / "linked.bin");
   for (std::string location : std::vector<std::string>{"../secret.bin", "inside/../../secret.bin", "sub/secret.bin", "linked.bin",
                                (root / "secret.bin").string(), "./inside/../../outside/secret.bin"}) {
-    OnnxModelBuilder builder;
-    builder.input("x", onnx::TensorProto::FLOAT, {4}).output("y", onnx::TensorProto::FLOAT, {4});
-    onnx::TensorProto* weight = builder.model().mutable_graph()->add_initializer();
-    weight->set_name("w");
-    weight->set_data_type(onnx::TensorProto::FLOAT);
-    weight->add_dims(4);
-    weight->set_data_location(onnx::TensorProto::EXTERNAL);
-    auto* entry = weight->add_external_data();
-    entry->set_key("location");
-    entry->set_value(location);
-    builder.node("Add", {"x", "w"}, {"y"}, "add");
     std::string model = (model_dir / "m.onnx").string();
-    write_bytes(model, builder.model().SerializeAsString());
+    write_bytes(model, external_weight_model(location));
     ToolRun run = run_opt({model, "--target", "h100", "-o", (model_dir / "o.onnx").string()});
     EXPECT_EQ(run.status, 2) << location;
     EXPECT_NE(run.err.find("initializer 'w' keeps its data at"), std::string::npos) << run.err;
