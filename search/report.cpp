@@ -39,6 +39,7 @@ nlohmann::ordered_json search_json(const SearchStats& stats, bool with_times) {
   json["rule_applications"] = stats.rule_applications;
   json["rule_proofs"] = stats.rule_proofs;
   json["rule_proofs_failed"] = stats.rule_proofs_failed;
+  json["rule_proofs_failed_detail"] = stats.rule_proofs_failed_detail;
   if (with_times) {
     json["seconds"] = stats.seconds;
     json["generation_seconds"] = stats.generation_seconds;
@@ -168,6 +169,7 @@ std::string report_table(const OptimizeResult& result) {
                           : "",
                       result.search.mutants_full, result.search.mutants_partial, result.search.generation_seconds,
                       result.search.rule_applications, result.search.rule_proofs, result.search.rule_proofs_failed);
+  for (const std::string& failed : result.search.rule_proofs_failed_detail) text += "  rule not proved: " + failed + "\n";
   for (const std::string& warning : result.check.warnings) text += "  check warning: " + warning + "\n";
   return text;
 }

@@ -216,7 +216,11 @@ ProofResult RuleMatcher::prove_instance(const CompiledRule& rule, const Graph& l
   auto [slot, inserted] = proof_cache_.emplace(key, std::move(proof));
   if (inserted) {
     ++proofs_run_;
-    if (slot->second.status != ProofStatus::Proved) ++proofs_failed_;
+    if (slot->second.status != ProofStatus::Proved) {
+      std::string types;
+      for (ValueId input : lhs.inputs()) types += (types.empty() ? "" : ", ") + lhs.value(input).type.to_string();
+      failed_.push_back({rule.name, types, slot->second.status, slot->second.reason});
+    }
   }
   return slot->second;
 }
@@ -304,7 +308,16 @@ int64_t RuleMatcher::proofs_run() const {
 
 int64_t RuleMatcher::proofs_failed() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return proofs_failed_;
+  return static_cast<int64_t>(failed_.size());
+}
+
+std::string FailedInstance::describe() const {
+  return rule + " at " + input_types + ": " + std::string(proof_status_name(status)) + " (" + reason + ")";
+}
+
+std::vector<FailedInstance> RuleMatcher::failed_instances() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return failed_;
 }
 
 }  // namespace pet::search

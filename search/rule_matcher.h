@@ -65,6 +65,15 @@ struct MatchStats {
   int64_t skipped_growing = 0;    // rules left out by only_non_growing (counted per RuleMatcher)
 };
 
+// A rule instance that did not prove at the matched shapes.
+struct FailedInstance {
+  std::string rule;         // the rule direction's name
+  std::string input_types;  // the matched input types, "f32[1,64,56,56], f32[64,64,3,3]"
+  ProofStatus status = ProofStatus::Unknown;
+  std::string reason;       // the prover's reason
+  std::string describe() const;  // "RULE at TYPES: STATUS (REASON)", for reports
+};
+
 // Instances are proved once per (rule, shapes) and remembered, so the search asks freely.
 class RuleMatcher {
  public:
@@ -73,6 +82,9 @@ class RuleMatcher {
   std::vector<RuleApplication> apply_all(const Graph& graph, MatchStats* stats = nullptr) const;
   int64_t proofs_run() const;
   int64_t proofs_failed() const;  // instances whose proof did not succeed at the matched shapes
+  // Those instances, in the order they were first tried: which rule, at which input types, and
+  // the prover's status and reason (so a report can say whether a guard or the prover is missing).
+  std::vector<FailedInstance> failed_instances() const;
 
   struct Scratch;  // one apply_all call's graph facts and binding (rule_matcher.cpp)
 
@@ -86,7 +98,8 @@ class RuleMatcher {
   MatchOptions options_;
   mutable std::mutex mutex_;
   mutable std::map<uint64_t, ProofResult> proof_cache_;
-  mutable int64_t proofs_run_ = 0, proofs_failed_ = 0;
+  mutable int64_t proofs_run_ = 0;
+  mutable std::vector<FailedInstance> failed_;
 };
 
 }  // namespace pet::search

@@ -240,6 +240,48 @@ TEST(RuleMatcher, OneVariableBindsOneValue) {
   }
 }
 
+// ResNet-18's six failed proofs were this rule at its residual Adds: a per-channel bias [1,C,1,1]
+// added to one branch. The rule holds there; the prover lacked Add's axioms for broadcast operands.
+const std::string kReassociateAdds = "add-add-to-add-add-167579";
+const std::string kResidualWithBias = "  input %x : f32[1,8,5,5]\n  input %y : f32[1,8,5,5]\n"
+                                      "  input %b : f32[1,8,1,1]\n  %s = Add(%y, %b)\n  %o = Add(%x, %s)\n"
+                                      "  output %o\n";
+
+TEST(RuleMatcher, ReassociatesAResidualAddWithAPerChannelBias) {
+  Graph graph = parse_named(kResidualWithBias);
+  RuleSet rules = only({kReassociateAdds});
+  RuleMatcher matcher(rules);
+  std::vector<RuleApplication> applications = matcher.apply_all(graph);
+  ASSERT_GE(applications.size(), 1u);
+  EXPECT_EQ(applications[0].rule, kReassociateAdds);
+  EXPECT_EQ(node_lines(applications[0].result),
+            "%o/t0 = Add(%x, %y) : f32[1,8,5,5]\n%o = Add(%b, %o/t0) : f32[1,8,5,5]\noutput %o\n");
+  EXPECT_TRUE(differential(graph, applications[0].result, 5).passed);
+  EXPECT_EQ(matcher.proofs_failed(), 0);
+  EXPECT_TRUE(matcher.failed_instances().empty());
+}
+
+TEST(RuleMatcher, NamesTheRuleAndShapesOfAnInstanceThatDidNotProve) {
+  Graph graph = parse_named(kResidualWithBias);
+  RuleSet rules = only({kReassociateAdds});
+  std::vector<axioms::AxiomSchema> none;
+  MatchOptions options;
+  options.prove.axioms = &none;
+  RuleMatcher matcher(rules, options);
+  MatchStats stats;
+  EXPECT_TRUE(matcher.apply_all(graph, &stats).empty());
+  // Both directions match here (the rule reads the same inputs on each side).
+  ASSERT_EQ(matcher.failed_instances().size(), 2u);
+  EXPECT_EQ(stats.not_proved, 2);
+  EXPECT_EQ(matcher.failed_instances()[1].rule, kReassociateAdds + " (reversed)");
+  FailedInstance failed = matcher.failed_instances()[0];
+  EXPECT_EQ(failed.rule, kReassociateAdds);
+  EXPECT_EQ(failed.input_types, "f32[1,8,5,5], f32[1,8,5,5], f32[1,8,1,1]");
+  EXPECT_EQ(failed.status, ProofStatus::Unknown);
+  EXPECT_EQ(failed.describe().rfind(kReassociateAdds + " at f32[1,8,5,5], f32[1,8,5,5], f32[1,8,1,1]: unknown (", 0), 0u)
+      << failed.describe();
+}
+
 // A small network with the ops the library speaks: convs, concat, split, transposes, adds.
 Graph small_network() {
   return parse_named("  input %x : f32[1,4,8,8]\n"

@@ -91,6 +91,61 @@ TEST(Z3Prover, WithoutAxiomsOnlyIdenticalSidesAreProved) {
   EXPECT_EQ(prove(parse_graph(rule.lhs), parse_graph(rule.lhs), options).status, ProofStatus::Proved);
 }
 
+// ResNet-18's residual Add after a per-channel bias: the rule add-add-to-add-add matched there
+// (x + (y + b) = b + (x + y), b of shape [1,C,1,1]) and was Unknown with same-shape axioms only.
+const char* kBiasAddLhs = R"(graph "l" opset 13 {
+    input %x : f32[1,4,3,3]
+    input %y : f32[1,4,3,3]
+    input %b : f32[1,4,1,1]
+    %t0 = Add(%y, %b)
+    %t1 = Add(%x, %t0)
+    output %t1
+  })";
+const char* kBiasAddRhs = R"(graph "r" opset 13 {
+    input %x : f32[1,4,3,3]
+    input %y : f32[1,4,3,3]
+    input %b : f32[1,4,1,1]
+    %t0 = Add(%x, %y)
+    %t1 = Add(%b, %t0)
+    output %t1
+  })";
+
+TEST(Z3Prover, AddsOfAPerChannelBiasReassociateAndCommute) {
+  ProveOptions options;
+  options.numeric_refutation = false;
+  ProofResult result = prove(parse_graph(kBiasAddLhs), parse_graph(kBiasAddRhs), options);
+  EXPECT_EQ(result.status, ProofStatus::Proved) << describe(result);
+  std::string used;
+  for (const std::string& label : result.axioms_used) used += label + "\n";
+  EXPECT_NE(used.find("ewadd-associative-broadcast{"), std::string::npos) << used;
+  EXPECT_NE(used.find("ewadd-commutative-broadcast{"), std::string::npos) << used;
+}
+
+TEST(Z3Prover, AddsOfAPerChannelBiasNeedTheBroadcastAxioms) {
+  std::vector<axioms::AxiomSchema> same_shape_only = axioms::elementwise_axioms();
+  ProveOptions options;
+  options.numeric_refutation = false;
+  options.axioms = &same_shape_only;
+  EXPECT_EQ(prove(parse_graph(kBiasAddLhs), parse_graph(kBiasAddRhs), options).status, ProofStatus::Unknown);
+}
+
+TEST(Z3Prover, ABiasAddedTwiceIsNotABiasAddedOnce) {
+  Graph lhs = parse_graph(kBiasAddLhs);
+  Graph rhs = parse_graph(R"(graph "r" opset 13 {
+    input %x : f32[1,4,3,3]
+    input %y : f32[1,4,3,3]
+    input %b : f32[1,4,1,1]
+    %t0 = Add(%x, %b)
+    %t1 = Add(%t0, %b)
+    %t2 = Add(%y, %t1)
+    output %t2
+  })");
+  ProveOptions options;
+  options.numeric_refutation = false;
+  EXPECT_NE(prove(lhs, rhs, options).status, ProofStatus::Proved);
+  EXPECT_EQ(prove(lhs, rhs).status, ProofStatus::Refuted);
+}
+
 TEST(Z3Prover, TimeoutOverloadProves) {
   const ExampleRule& rule = example_rule("factor-scalar-out-of-add");
   EXPECT_EQ(prove(parse_graph(rule.lhs), parse_graph(rule.rhs), std::chrono::milliseconds(500)).status,

@@ -156,7 +156,7 @@ const std::vector<AxiomSchema>& all_axioms() {
     std::vector<AxiomSchema> all;
     for (auto family : {elementwise_axioms, scalar_axioms, conv_axioms, matmul_axioms, concat_split_axioms,
                         transpose_axioms, relu_axioms, pooling_axioms, layout_axioms,
-                        identity_axioms}) {
+                        identity_axioms, elementwise_broadcast_axioms}) {
       std::vector<AxiomSchema> more = family();
       all.insert(all.end(), more.begin(), more.end());
     }

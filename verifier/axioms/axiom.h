@@ -47,6 +47,7 @@ std::string instance_label(const AxiomSchema& schema, const AxiomParams& params)
 AxiomSides build_instance(const AxiomSchema& schema, const AxiomParams& params);
 
 std::vector<AxiomSchema> elementwise_axioms();
+std::vector<AxiomSchema> elementwise_broadcast_axioms();  // same family, operands of one rank that broadcast
 std::vector<AxiomSchema> scalar_axioms();
 std::vector<AxiomSchema> conv_axioms();
 std::vector<AxiomSchema> matmul_axioms();
