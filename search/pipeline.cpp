@@ -198,6 +198,7 @@ std::vector<search::Program> run_search(const Graph& cleaned, const OptimizeOpti
   if (matcher) {
     stats.rule_proofs = matcher->proofs_run();
     stats.rule_proofs_failed = matcher->proofs_failed();
+    stats.rule_applications_by_rule = matcher->applications_by_rule();
     for (const search::FailedInstance& failed : matcher->failed_instances())
       stats.rule_proofs_failed_detail.push_back(failed.describe());
   }

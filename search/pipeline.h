@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -74,7 +75,8 @@ struct SearchStats {
   int64_t mutants_full = 0, mutants_partial = 0;
   int64_t rule_applications = 0;
   int64_t rule_proofs = 0, rule_proofs_failed = 0;
-  std::vector<std::string> rule_proofs_failed_detail;  // FailedInstance::describe() of each failed proof
+  std::vector<std::string> rule_proofs_failed_detail;
+  std::map<std::string, int64_t> rule_applications_by_rule;  // per rule direction name  // FailedInstance::describe() of each failed proof
   double seconds = 0;                // the whole search, generation included
   double generation_seconds = 0;     // of that, generating the mutants (wall clock, all threads)
 };

@@ -37,6 +37,7 @@ nlohmann::ordered_json search_json(const SearchStats& stats, bool with_times) {
   json["mutants_full"] = stats.mutants_full;
   json["mutants_partial"] = stats.mutants_partial;
   json["rule_applications"] = stats.rule_applications;
+  json["rule_applications_by_rule"] = stats.rule_applications_by_rule;
   json["rule_proofs"] = stats.rule_proofs;
   json["rule_proofs_failed"] = stats.rule_proofs_failed;
   json["rule_proofs_failed_detail"] = stats.rule_proofs_failed_detail;

@@ -298,6 +298,8 @@ std::vector<RuleApplication> RuleMatcher::apply_all(const Graph& graph, MatchSta
     }
   }
   if (stats) *stats = scratch.stats;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const RuleApplication& application : found) ++applications_by_rule_[application.rule];
   return found;
 }
 
@@ -313,6 +315,11 @@ int64_t RuleMatcher::proofs_failed() const {
 
 std::string FailedInstance::describe() const {
   return rule + " at " + input_types + ": " + std::string(proof_status_name(status)) + " (" + reason + ")";
+}
+
+std::map<std::string, int64_t> RuleMatcher::applications_by_rule() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return applications_by_rule_;
 }
 
 std::vector<FailedInstance> RuleMatcher::failed_instances() const {

@@ -85,6 +85,8 @@ class RuleMatcher {
   // Those instances, in the order they were first tried: which rule, at which input types, and
   // the prover's status and reason (so a report can say whether a guard or the prover is missing).
   std::vector<FailedInstance> failed_instances() const;
+  // How many applications apply_all returned per rule direction name, over all calls.
+  std::map<std::string, int64_t> applications_by_rule() const;
 
   struct Scratch;  // one apply_all call's graph facts and binding (rule_matcher.cpp)
 
@@ -100,6 +102,7 @@ class RuleMatcher {
   mutable std::map<uint64_t, ProofResult> proof_cache_;
   mutable int64_t proofs_run_ = 0;
   mutable std::vector<FailedInstance> failed_;
+  mutable std::map<std::string, int64_t> applications_by_rule_;
 };
 
 }  // namespace pet::search

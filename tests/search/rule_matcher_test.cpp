@@ -259,6 +259,9 @@ TEST(RuleMatcher, ReassociatesAResidualAddWithAPerChannelBias) {
   EXPECT_TRUE(differential(graph, applications[0].result, 5).passed);
   EXPECT_EQ(matcher.proofs_failed(), 0);
   EXPECT_TRUE(matcher.failed_instances().empty());
+  std::map<std::string, int64_t> counts = matcher.applications_by_rule();
+  EXPECT_EQ(counts[kReassociateAdds], 1);
+  EXPECT_EQ(counts[kReassociateAdds + " (reversed)"], static_cast<int64_t>(applications.size()) - 1);
 }
 
 TEST(RuleMatcher, NamesTheRuleAndShapesOfAnInstanceThatDidNotProve) {
