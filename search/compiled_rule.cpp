@@ -76,10 +76,43 @@ Graph align_inputs(const Graph& lhs, const Graph& rhs) {
 
 }  // namespace
 
+bool generalizes_attributes(const std::string& op) { return op == "Conv"; }
+
+bool bind_attributes(const Attributes& rule, const Attributes& graph, AttrBindings& bindings) {
+  if (rule.entries().size() != graph.entries().size()) return false;
+  for (const auto& [key, rule_value] : rule.entries()) {
+    auto found = graph.entries().find(key);
+    if (found == graph.entries().end()) return false;
+    // The group stays exact: what holds for one dense conv (concat of weights on the filters,
+    // of inputs and weights on the channels) does not for a grouped one, and a rule proved at
+    // group 1 would only fail its instance proofs there.
+    if (key == "group") {
+      if (!(found->second == rule_value)) return false;
+      continue;
+    }
+    auto bound = std::find_if(bindings.begin(), bindings.end(), [&, k = &key, v = &rule_value](const AttrBinding& b) {
+      return b.key == *k && b.rule_value == *v;
+    });
+    if (bound == bindings.end())
+      bindings.push_back({key, rule_value, found->second});
+    else if (!(bound->graph_value == found->second))
+      return false;
+  }
+  return true;
+}
+
+Attributes bound_attributes(const Attributes& rule, const AttrBindings& bindings) {
+  Attributes result = rule;
+  for (const auto& [key, value] : rule.entries())
+    for (const AttrBinding& binding : bindings)
+      if (binding.key == key && binding.rule_value == value) result.set(key, binding.graph_value);
+  return result;
+}
+
 uint64_t anchor_key_of(const std::string& op, const Attributes& attrs) {
   Hasher hasher;
   hasher.add(op);
-  hasher.add(attributes_hash(attrs));
+  if (!generalizes_attributes(op)) hasher.add(attributes_hash(attrs));
   return hasher.value();
 }
 
@@ -108,7 +141,7 @@ Attributes fitted_attributes(const Graph& side, const Node& node, const std::vec
 }  // namespace
 
 Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
-                  const std::vector<TensorType>* output_types) {
+                  const std::vector<TensorType>* output_types, const AttrBindings* bindings) {
   Graph instance;
   instance.name = side.name;
   instance.opset = side.opset;
@@ -123,8 +156,9 @@ Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
     for (ValueId in : node.inputs) inputs.push_back(in == kNoValue ? kNoValue : mapped[static_cast<size_t>(in)]);
     std::vector<std::string> names;
     for (ValueId out : node.outputs) names.push_back(side.value(out).name);
-    std::vector<ValueId> outs =
-        instance.add_node(node.op(), fitted_attributes(side, node, output_types), inputs, node.name, names);
+    Attributes attrs = fitted_attributes(side, node, output_types);
+    if (bindings && generalizes_attributes(node.op())) attrs = bound_attributes(attrs, *bindings);
+    std::vector<ValueId> outs = instance.add_node(node.op(), std::move(attrs), inputs, node.name, names);
     for (size_t i = 0; i < outs.size(); ++i) mapped[static_cast<size_t>(node.outputs[i])] = outs[i];
   }
   std::vector<ValueId> outputs;
@@ -165,6 +199,9 @@ std::optional<CompiledRule> CompiledRule::compile(const std::string& name, const
   for (ValueId out : rule.lhs.outputs()) rule.internal[static_cast<size_t>(out)] = false;
   rule.lhs_compute_ops = compute_ops(rule.lhs);
   rule.rhs_compute_ops = compute_ops(rule.rhs);
+  rule.over_convs = std::any_of(rule.lhs.nodes().begin(), rule.lhs.nodes().end(), [](const Node& node) {
+    return node.op() == "Conv" && (node.inputs.size() < 3 || node.inputs[2] == kNoValue);
+  });
   return rule;
 }
 

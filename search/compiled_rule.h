@@ -33,6 +33,9 @@ struct CompiledRule {
   uint64_t anchor_key = 0;      // anchor_key_of(op, attributes) of the anchor
   std::vector<bool> internal;   // per lhs value: produced by an lhs node and not an lhs output
   int lhs_compute_ops = 0, rhs_compute_ops = 0;
+  // The left side has a bias-free Conv: the matcher looks for it in the bias-free view of a graph
+  // (search/bias_free_view.h), so it also finds the convs that carry a bias.
+  bool over_convs = false;
 
   // nullopt with `why` set when the direction cannot be matched as a subgraph: an output that is
   // an input, an input the left side never reads, a right side reading a variable the left
@@ -42,13 +45,37 @@ struct CompiledRule {
                                              std::string& why);
 };
 
-// The index key of a node: its op and attributes.
+// Attribute values of a rule's convs are variables: the library proved each rule at one kernel,
+// stride, padding and group, so a left-side conv binds the matched conv's value of each attribute
+// but the group (one rule value, one graph value), and a right-side conv attribute equal to a
+// bound rule value takes the matched value. The instance proof then decides at those values, as
+// it does for shapes. The group must be equal: the library's rules are about dense convs.
+struct AttrBinding {
+  std::string key;
+  AttrValue rule_value;
+  AttrValue graph_value;
+};
+using AttrBindings = std::vector<AttrBinding>;
+
+// Whether the op's attributes are variables in rules (Conv).
+bool generalizes_attributes(const std::string& op);
+
+// Binds the rule node's attributes to the graph node's, appending new bindings: false (bindings
+// possibly extended; the caller truncates) when the key sets differ or a rule value is already
+// bound to another graph value.
+bool bind_attributes(const Attributes& rule, const Attributes& graph, AttrBindings& bindings);
+
+// The rule node's attributes with every bound value replaced by its graph value.
+Attributes bound_attributes(const Attributes& rule, const AttrBindings& bindings);
+
+// The index key of a node: its op, and its attributes unless they are variables in rules.
 uint64_t anchor_key_of(const std::string& op, const Attributes& attrs);
 
 // The side re-built over inputs of the given types (same names as the side's inputs); UserError
 // from a shape rule when the side does not fit them. With `output_types` (a right side: the
-// types the match must produce), a Split whose pieces are all outputs cuts those sizes.
+// types the match must produce), a Split whose pieces are all outputs cuts those sizes. With
+// `bindings`, conv attributes take their bound graph values.
 Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
-                  const std::vector<TensorType>* output_types = nullptr);
+                  const std::vector<TensorType>* output_types = nullptr, const AttrBindings* bindings = nullptr);
 
 }  // namespace pet::search

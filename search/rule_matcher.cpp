@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "search/bias_free_view.h"
 #include "search/compiled_rule.h"
 #include "search/partition.h"
 
@@ -44,6 +45,16 @@ RuleSet RuleSet::load(const std::string& directory) { return from_library(rules:
 
 size_t RuleSet::size() const { return rules_.size(); }
 
+void MatchStats::add(const MatchStats& more) {
+  structural += more.structural;
+  outside_reader += more.outside_reader;
+  cycle += more.cycle;
+  shape_refused += more.shape_refused;
+  type_mismatch += more.type_mismatch;
+  not_proved += more.not_proved;
+  applied += more.applied;
+}
+
 // The graph facts one apply_all call shares across rules, and the binding under construction.
 struct RuleMatcher::Scratch {
   const Graph& graph;
@@ -52,6 +63,7 @@ struct RuleMatcher::Scratch {
   MatchStats stats;
   std::vector<ValueId> values;  // lhs value -> graph value
   std::vector<NodeId> nodes;    // lhs node -> graph node
+  AttrBindings bindings;        // conv attribute values of the rule -> of the graph
   std::vector<uint32_t> seen;   // visit stamps of the cycle search
   uint32_t stamp = 0;
 
@@ -72,6 +84,7 @@ class Backtracker {
       : rule_(rule), s_(scratch), emit_(std::move(emit)) {
     s_.values.assign(rule.lhs.values().size(), kNoValue);
     s_.nodes.assign(rule.lhs.nodes().size(), -1);
+    s_.bindings.clear();
   }
 
   // Returns false when `emit` asked to stop.
@@ -99,7 +112,9 @@ class Backtracker {
     const Node& m = rule_.lhs.node(lhs_node);
     const Node& g = s_.graph.node(graph_node);
     if (m.def != g.def || m.inputs.size() != g.inputs.size() || m.outputs.size() != g.outputs.size()) return false;
-    if (std::find(s_.nodes.begin(), s_.nodes.end(), graph_node) != s_.nodes.end() || !(m.attrs == g.attrs)) return false;
+    if (std::find(s_.nodes.begin(), s_.nodes.end(), graph_node) != s_.nodes.end()) return false;
+    if (generalizes_attributes(m.op()) ? !bind_attributes(m.attrs, g.attrs, s_.bindings) : !(m.attrs == g.attrs))
+      return false;
     bool ok = true;
     for (size_t i = 0; ok && i < m.inputs.size(); ++i) ok = bind_value(m.inputs[i], g.inputs[i], trail);
     for (size_t i = 0; ok && i < m.outputs.size(); ++i) ok = bind_value(m.outputs[i], g.outputs[i], trail);
@@ -114,8 +129,13 @@ class Backtracker {
   bool try_node(size_t step, NodeId graph_node) {
     std::vector<ValueId> trail;
     NodeId lhs_node = rule_.plan[step].node;
-    if (!bind_node(lhs_node, graph_node, trail)) return true;
+    size_t bound_attributes = s_.bindings.size();
+    if (!bind_node(lhs_node, graph_node, trail)) {
+      s_.bindings.resize(bound_attributes);
+      return true;
+    }
     bool go_on = extend(step + 1, graph_node);
+    s_.bindings.resize(bound_attributes);
     undo(trail);
     s_.nodes[static_cast<size_t>(lhs_node)] = -1;
     return go_on;
@@ -206,6 +226,7 @@ ProofResult RuleMatcher::prove_instance(const CompiledRule& rule, const Graph& l
   Hasher hasher;
   hasher.add(rule.name);
   for (ValueId input : lhs.inputs()) hasher.add(lhs.value(input).type.to_string());
+  for (const Node& node : lhs.nodes()) hasher.add(node.attrs.to_string());  // bound conv attributes
   uint64_t key = hasher.value();
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -247,8 +268,8 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
   }
   Graph lhs, rhs;
   try {
-    lhs = instantiate(rule.lhs, types);
-    rhs = instantiate(rule.rhs, types, &output_types);
+    lhs = instantiate(rule.lhs, types, nullptr, &s.bindings);
+    rhs = instantiate(rule.rhs, types, &output_types, &s.bindings);
   } catch (const UserError&) {
     ++s.stats.shape_refused;
     return;
@@ -279,10 +300,9 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
   ++s.stats.applied;
 }
 
-std::vector<RuleApplication> RuleMatcher::apply_all(const Graph& graph, MatchStats* stats) const {
+void RuleMatcher::match_rules(const Graph& graph, RuleFilter filter, std::vector<RuleApplication>& found,
+                              MatchStats& stats) const {
   Scratch scratch(graph);
-  scratch.stats.skipped_growing = skipped_growing_;
-  std::vector<RuleApplication> found;
   auto full = [&] { return found.size() >= options_.max_applications; };
   for (size_t n = 0; n < graph.nodes().size() && !full(); ++n) {
     const Node& node = graph.nodes()[n];
@@ -290,6 +310,8 @@ std::vector<RuleApplication> RuleMatcher::apply_all(const Graph& graph, MatchSta
     if (bucket == by_anchor_.end()) continue;
     for (size_t index : bucket->second) {
       const CompiledRule& rule = *rules_.rules()[index];
+      if ((filter == RuleFilter::OverConvs && !rule.over_convs) || (filter == RuleFilter::NotOverConvs && rule.over_convs))
+        continue;
       Backtracker backtracker(rule, scratch, [&] {
         complete_match(rule, scratch, found);
         return !full();
@@ -297,7 +319,21 @@ std::vector<RuleApplication> RuleMatcher::apply_all(const Graph& graph, MatchSta
       if (!backtracker.run(static_cast<NodeId>(n))) break;
     }
   }
-  if (stats) *stats = scratch.stats;
+  stats.add(scratch.stats);
+}
+
+std::vector<RuleApplication> RuleMatcher::apply_all(const Graph& graph, MatchStats* stats) const {
+  MatchStats total;
+  total.skipped_growing = skipped_growing_;
+  std::vector<RuleApplication> found;
+  std::optional<Graph> view = bias_free_view(graph);
+  match_rules(graph, view ? RuleFilter::NotOverConvs : RuleFilter::All, found, total);
+  if (view) {
+    size_t first = found.size();
+    match_rules(*view, RuleFilter::OverConvs, found, total);
+    for (size_t i = first; i < found.size(); ++i) restore_conv_biases(found[i].result);
+  }
+  if (stats) *stats = total;
   std::lock_guard<std::mutex> lock(mutex_);
   for (const RuleApplication& application : found) ++applications_by_rule_[application.rule];
   return found;

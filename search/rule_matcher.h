@@ -35,7 +35,7 @@ class RuleSet {
 
 struct RuleApplication {
   std::string rule;                 // the rule's kebab-case name (with "(reversed)" when applied right to left)
-  std::vector<NodeId> matched;      // parent nodes of the left side
+  std::vector<NodeId> matched;      // nodes of the left side (of the bias-free view for rules over convs)
   std::string location;             // their names, joined by ", "
   Graph result;                     // the rewritten graph (dead nodes removed)
   ProofResult proof;                // at the matched shapes; only Proved applications are returned
@@ -63,6 +63,7 @@ struct MatchStats {
   int64_t not_proved = 0;         // Z3 did not prove the instance at the matched shapes
   int64_t applied = 0;
   int64_t skipped_growing = 0;    // rules left out by only_non_growing (counted per RuleMatcher)
+  void add(const MatchStats& more);  // sums every count but skipped_growing
 };
 
 // A rule instance that did not prove at the matched shapes.
@@ -78,7 +79,11 @@ struct FailedInstance {
 class RuleMatcher {
  public:
   explicit RuleMatcher(const RuleSet& rules, MatchOptions options = {});
-  // Every proved application in (anchor node order, rule name) order, at most max_applications.
+  // Every proved application, at most max_applications: the rules without a Conv on their left
+  // side in (anchor node order, rule name) order, then the rules over convs in the same order,
+  // matched in the bias-free view of the graph (biased convs as Conv + per-channel Add) with the
+  // biases fused back into each result where the rewritten conv still fits (so `matched` then
+  // numbers the view's nodes; the names are the graph's).
   std::vector<RuleApplication> apply_all(const Graph& graph, MatchStats* stats = nullptr) const;
   int64_t proofs_run() const;
   int64_t proofs_failed() const;  // instances whose proof did not succeed at the matched shapes
@@ -91,6 +96,8 @@ class RuleMatcher {
   struct Scratch;  // one apply_all call's graph facts and binding (rule_matcher.cpp)
 
  private:
+  enum class RuleFilter : uint8_t { All, OverConvs, NotOverConvs };
+  void match_rules(const Graph& graph, RuleFilter filter, std::vector<RuleApplication>& found, MatchStats& stats) const;
   void complete_match(const CompiledRule& rule, Scratch& scratch, std::vector<RuleApplication>& found) const;
   ProofResult prove_instance(const CompiledRule& rule, const Graph& lhs, const Graph& rhs) const;
 

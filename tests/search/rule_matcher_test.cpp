@@ -185,6 +185,123 @@ TEST(RuleMatcher, MergesTheParallelConvsOfAnInceptionBlock) {
   }
 }
 
+// The same block as imported models have it, each conv with a bias after BatchNorm folding: the
+// rule matches the bias-free convs and the merged conv carries the joined bias.
+TEST(RuleMatcher, MergesParallelConvsThatCarryABias) {
+  Graph graph = parse_named("  input %x : f32[1,16,14,14]\n"
+                            "  const %w1 : f32[16,16,3,3] = random(1)\n"
+                            "  const %w2 : f32[16,16,3,3] = random(2)\n"
+                            "  const %b1 : f32[16] = random(3)\n"
+                            "  const %b2 : f32[16] = random(4)\n"
+                            "  %a = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w1, %b1)\n"
+                            "  %b = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w2, %b2)\n"
+                            "  %ra = Relu(%a)\n"
+                            "  %rb = Relu(%b)\n"
+                            "  output %ra\n"
+                            "  output %rb\n");
+  RuleSet rules = only({"concat-0-conv-split-1-to-conv-conv-280728"});
+  std::vector<RuleApplication> applications = RuleMatcher(rules).apply_all(graph);
+  ASSERT_EQ(applications.size(), 2u);
+  EXPECT_EQ(node_lines(applications[0].result),
+            "%a/t0 = Concat[axis=0](%w1, %w2) : f32[32,16,3,3]\n"
+            "%a/t1_1 = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %a/t0, %a/t1_bias) : f32[1,32,14,14]\n"
+            "%a, %b = Split[axis=1, split=[16,16]](%a/t1_1) : f32[1,16,14,14], f32[1,16,14,14]\n"
+            "%ra = Relu(%a) : f32[1,16,14,14]\n"
+            "%rb = Relu(%b) : f32[1,16,14,14]\n"
+            "output %ra\noutput %rb\n");
+  for (const RuleApplication& application : applications) {
+    EXPECT_EQ(application.proof.status, ProofStatus::Proved) << application.proof.reason;
+    EXPECT_TRUE(differential(graph, application.result, 3).passed);
+  }
+}
+
+// (conv(conv(x, v) + b1, w) + b2) * s is no conv of conv(x, v * s): the rule that moves a scalar
+// into the first conv's weight fires on bias-free convs only.
+TEST(RuleMatcher, DoesNotMoveAScalarThroughAConvBias) {
+  const std::string rule = "conv-conv-scalar-mul-to-scalar-mul-conv-conv-0cc4d0";
+  auto chain = [](const std::string& b1, const std::string& b2) {
+    return parse_named("  input %x : f32[1,4,6,6]\n  input %s : f32[]\n"
+                       "  const %v : f32[4,4,3,3] = random(1)\n  const %w : f32[4,4,3,3] = random(2)\n"
+                       "  const %b1 : f32[4] = random(3)\n  const %b2 : f32[4] = random(4)\n"
+                       "  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %v" + b1 + ")\n"
+                       "  %d = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%c, %w" + b2 + ")\n"
+                       "  %m = Mul(%d, %s)\n  output %m\n");
+  };
+  RuleSet rules = only({rule});
+  EXPECT_TRUE(RuleMatcher(rules).apply_all(chain(", %b1", ", %b2")).empty());
+  EXPECT_TRUE(RuleMatcher(rules).apply_all(chain("", ", %b2")).empty());
+  EXPECT_TRUE(RuleMatcher(rules).apply_all(chain(", %b1", "")).empty());
+  std::vector<RuleApplication> plain = RuleMatcher(rules).apply_all(chain("", ""));
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].rule, rule);
+}
+
+// Two convs sharing an input, with the attributes of the test; the library's merge rule was
+// proved at 3x3 kernels, stride 1, pads 1.
+Graph parallel_convs(const std::string& attrs_a, const std::string& attrs_b, const std::string& kernel = "1,1") {
+  return parse_named("  input %x : f32[1,8,9,9]\n"
+                     "  const %w1 : f32[4,8," + kernel + "] = random(1)\n"
+                     "  const %w2 : f32[6,8," + kernel + "] = random(2)\n"
+                     "  const %b1 : f32[4] = random(3)\n"
+                     "  const %b2 : f32[6] = random(4)\n"
+                     "  %a = Conv[" + attrs_a + "](%x, %w1, %b1)\n"
+                     "  %b = Conv[" + attrs_b + "](%x, %w2, %b2)\n"
+                     "  output %a\n  output %b\n");
+}
+
+const std::string kMergeConvs = "concat-0-conv-split-1-to-conv-conv-280728 (reversed)";
+const std::string kStride2 = "dilations=[1,1], group=1, pads=[0,0,0,0], strides=[2,2]";
+
+TEST(RuleMatcher, MergesParallelConvsAtAnyKernelStrideAndPadding) {
+  Graph graph = parallel_convs(kStride2, kStride2);
+  RuleSet rules = only({"concat-0-conv-split-1-to-conv-conv-280728"});
+  std::vector<RuleApplication> applications = RuleMatcher(rules).apply_all(graph);
+  ASSERT_EQ(applications.size(), 2u);  // the weights concatenated in either order
+  EXPECT_EQ(applications[0].rule, kMergeConvs);
+  EXPECT_EQ(node_lines(applications[0].result),
+            "%a/t0 = Concat[axis=0](%w1, %w2) : f32[10,8,1,1]\n"
+            "%a/t1_1 = Conv[" + kStride2 + "](%x, %a/t0, %a/t1_bias) : f32[1,10,5,5]\n"
+            "%a, %b = Split[axis=1, split=[4,6]](%a/t1_1) : f32[1,4,5,5], f32[1,6,5,5]\n"
+            "output %a\noutput %b\n");
+  for (const RuleApplication& application : applications) {
+    EXPECT_EQ(application.proof.status, ProofStatus::Proved) << application.proof.reason;
+    EXPECT_TRUE(differential(graph, application.result, 6).passed);
+  }
+}
+
+// Guard: the rule's two convs share their attributes, so convs with other strides do not merge.
+TEST(RuleMatcher, DoesNotMergeConvsWithDifferentAttributes) {
+  RuleSet rules = only({"concat-0-conv-split-1-to-conv-conv-280728"});
+  MatchStats stats;
+  Graph graph = parallel_convs(kStride2, "dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]");
+  EXPECT_TRUE(RuleMatcher(rules).apply_all(graph, &stats).empty());
+  EXPECT_EQ(stats.structural, 0);
+}
+
+// Guard: the group is no variable; a rule about dense convs never binds a grouped one.
+TEST(RuleMatcher, DoesNotBindAGroupedConvToARuleAboutDenseConvs) {
+  RuleSet rules = only({"concat-0-conv-split-1-to-conv-conv-280728"});
+  const std::string grouped = "dilations=[1,1], group=2, pads=[0,0,0,0], strides=[1,1]";
+  Graph graph = parse_named("  input %x : f32[1,8,9,9]\n"
+                            "  const %w1 : f32[4,4,1,1] = random(1)\n  const %w2 : f32[6,4,1,1] = random(2)\n"
+                            "  %a = Conv[" + grouped + "](%x, %w1)\n  %b = Conv[" + grouped + "](%x, %w2)\n"
+                            "  output %a\n  output %b\n");
+  MatchStats stats;
+  RuleMatcher matcher(rules);
+  EXPECT_TRUE(matcher.apply_all(graph, &stats).empty());
+  EXPECT_EQ(stats.structural, 0);
+  EXPECT_EQ(matcher.proofs_run(), 0);
+}
+
+// Guard: a conv with a fused activation computes Relu(conv): no variable binds it.
+TEST(RuleMatcher, DoesNotBindAConvWithAFusedActivation) {
+  RuleSet rules = only({"concat-0-conv-split-1-to-conv-conv-280728"});
+  const std::string relu = "activation=\"relu\", " + kStride2;
+  MatchStats stats;
+  EXPECT_TRUE(RuleMatcher(rules).apply_all(parallel_convs(relu, relu), &stats).empty());
+  EXPECT_EQ(stats.structural, 0);
+}
+
 TEST(RuleMatcher, RefusesWhenTheRightSideDoesNotFitTheMatchedShapes) {
   // Right to left the rule turns Relu(b) into Transpose(Relu(Transpose(b))) with perm [1,0]:
   // fine at rank 2, a shape-rule failure at rank 4.
