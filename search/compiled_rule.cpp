@@ -109,6 +109,16 @@ Attributes bound_attributes(const Attributes& rule, const AttrBindings& bindings
   return result;
 }
 
+bool CompiledRule::guard_holds(const std::vector<TensorType>& input_types) const {
+  for (size_t i : per_channel_inputs) {
+    const std::vector<int64_t>& dims = input_types.at(i).shape.dims();
+    if (dims.size() < 2) return false;
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (d != 1 && dims[d] != 1) return false;
+  }
+  return true;
+}
+
 uint64_t anchor_key_of(const std::string& op, const Attributes& attrs) {
   Hasher hasher;
   hasher.add(op);
@@ -169,7 +179,7 @@ Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
 
 std::optional<CompiledRule> CompiledRule::compile(const std::string& name, const std::string& library_name,
                                                   const std::string& lhs_text, const std::string& rhs_text,
-                                                  std::string& why) {
+                                                  std::string& why, const std::vector<std::string>& per_channel) {
   CompiledRule rule;
   rule.name = name;
   rule.library_name = library_name;
@@ -199,6 +209,9 @@ std::optional<CompiledRule> CompiledRule::compile(const std::string& name, const
   for (ValueId out : rule.lhs.outputs()) rule.internal[static_cast<size_t>(out)] = false;
   rule.lhs_compute_ops = compute_ops(rule.lhs);
   rule.rhs_compute_ops = compute_ops(rule.rhs);
+  for (size_t i = 0; i < rule.lhs.inputs().size(); ++i)
+    if (std::find(per_channel.begin(), per_channel.end(), rule.lhs.value(rule.lhs.inputs()[i]).name) != per_channel.end())
+      rule.per_channel_inputs.push_back(i);
   rule.over_convs = std::any_of(rule.lhs.nodes().begin(), rule.lhs.nodes().end(), [](const Node& node) {
     return node.op() == "Conv" && (node.inputs.size() < 3 || node.inputs[2] == kNoValue);
   });

@@ -36,13 +36,16 @@ struct CompiledRule {
   // The left side has a bias-free Conv: the matcher looks for it in the bias-free view of a graph
   // (search/bias_free_view.h), so it also finds the convs that carry a bias.
   bool over_convs = false;
+  std::vector<size_t> per_channel_inputs;  // guard: lhs inputs (by index) that must be [1,C,1,...]
 
   // nullopt with `why` set when the direction cannot be matched as a subgraph: an output that is
   // an input, an input the left side never reads, a right side reading a variable the left
   // side lacks, or a left side in several disconnected pieces.
   static std::optional<CompiledRule> compile(const std::string& name, const std::string& library_name,
                                              const std::string& lhs_text, const std::string& rhs_text,
-                                             std::string& why);
+                                             std::string& why, const std::vector<std::string>& per_channel = {});
+  // Whether the matched input types meet the rule's guard.
+  bool guard_holds(const std::vector<TensorType>& input_types) const;
 };
 
 // Attribute values of a rule's convs are variables: the library proved each rule at one kernel,

@@ -23,18 +23,18 @@ ProveOptions default_instance_prove_options() {
 
 RuleSet RuleSet::from_library(const std::vector<rules::LibraryRule>& library) {
   RuleSet set;
-  auto add = [&](const std::string& name, const std::string& library_name, const std::string& lhs,
+  auto add = [&](const std::string& name, const rules::LibraryRule& from, const std::string& lhs,
                  const std::string& rhs) {
     std::string why;
-    if (auto rule = CompiledRule::compile(name, library_name, lhs, rhs, why))
+    if (auto rule = CompiledRule::compile(name, from.name, lhs, rhs, why, from.per_channel))
       set.rules_.push_back(std::make_shared<const CompiledRule>(std::move(*rule)));
     else
       set.skipped_.push_back(name + ": " + why);
   };
   for (const rules::LibraryRule& rule : library) {
     if (rule.status != "proved") continue;
-    add(rule.name, rule.name, rule.lhs, rule.rhs);
-    if (rule.bidirectional) add(rule.name + " (reversed)", rule.name, rule.rhs, rule.lhs);
+    add(rule.name, rule, rule.lhs, rule.rhs);
+    if (rule.bidirectional) add(rule.name + " (reversed)", rule, rule.rhs, rule.lhs);
   }
   std::stable_sort(set.rules_.begin(), set.rules_.end(),
                    [](const auto& a, const auto& b) { return a->name < b->name; });
@@ -52,6 +52,7 @@ void MatchStats::add(const MatchStats& more) {
   shape_refused += more.shape_refused;
   type_mismatch += more.type_mismatch;
   not_proved += more.not_proved;
+  guard_refused += more.guard_refused;
   applied += more.applied;
 }
 
@@ -265,6 +266,10 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
   for (ValueId output : rule.lhs.outputs()) {
     outputs.push_back(s.values[static_cast<size_t>(output)]);
     output_types.push_back(s.graph.value(outputs.back()).type);
+  }
+  if (!rule.guard_holds(types)) {
+    ++s.stats.guard_refused;
+    return;
   }
   Graph lhs, rhs;
   try {

@@ -58,6 +58,7 @@ struct MatchStats {
   int64_t structural = 0;         // left sides found: ops, attributes and bindings agree
   int64_t outside_reader = 0;     // a value the rewrite removes is read outside the match or exported
   int64_t cycle = 0;              // a bound input depends on a matched node
+  int64_t guard_refused = 0;      // the rule's guard fails at the matched types (per-channel inputs)
   int64_t shape_refused = 0;      // the right side's shape rules fail at the matched types
   int64_t type_mismatch = 0;      // the right side's outputs have other types than the matched ones
   int64_t not_proved = 0;         // Z3 did not prove the instance at the matched shapes

@@ -19,7 +19,8 @@ prunes redundant pairs, proves the rest with Z3, and writes per shape class OUT/
 options:
   --out DIR           where the rule files go (default mutant/rules)
   --max-ops N         steps per side, 1..5 (default 3)
-  --classes LIST      comma-separated shape classes: elementwise, matmul, conv, all (default all)
+  --classes LIST      comma-separated shape classes: elementwise, matmul, conv, all (default all:
+                      those three), taso (the hand-written TASO substitutions)
   --seed N            fingerprint inputs and numeric refutation (default 1)
   --jobs N            proving threads (default 2; the output does not depend on it)
   --rlimit N          Z3 resource limit per pair (default 3000000)

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "mutant/rules/named_rules.h"
 #include "mutant/rules/rule_records.h"
 
 namespace pet::rules {
@@ -25,13 +26,18 @@ struct ClassCandidates {
 
 ClassCandidates collect_candidates(const ShapeClass& shape_class, const RuleGeneratorOptions& options,
                                    ClassCounts& counts, RuleGeneration& generation) {
+  ClassCandidates candidates;
+  if (shape_class.named) {
+    named_candidates(shape_class.name, candidates.jobs, candidates.records);
+    counts.programs = 2 * candidates.jobs.size();
+    return candidates;
+  }
   auto start = Clock::now();
   std::vector<EnumeratedProgram> programs =
       enumerate_programs(shape_class, {options.max_ops, options.max_elements, options.seed});
   counts.programs = programs.size();
   generation.enumerate_seconds += seconds_since(start);
   start = Clock::now();
-  ClassCandidates candidates;
   for (const CandidatePair& pair : candidate_pairs(shape_class, programs, options.max_class_pairs, counts.pairing)) {
     candidates.jobs.push_back(pair_graphs(shape_class, programs, pair));
     candidates.records.push_back(make_record(shape_class, programs, pair, candidates.jobs.back()));

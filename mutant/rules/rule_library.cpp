@@ -55,7 +55,8 @@ std::vector<LibraryRule> read_rule_file(const std::string& path) {
       rules.push_back({rule.at("name").get<std::string>(), rule.at("lhs").get<std::string>(),
                        rule.at("rhs").get<std::string>(), rule.at("proof").at("status").get<std::string>(),
                        rule.at("proof").at("axioms_used").get<std::vector<std::string>>(),
-                       rule.value("bidirectional", false)});
+                       rule.value("bidirectional", false),
+                       rule.at("constraints").value("per_channel", std::vector<std::string>{})});
   } catch (const nlohmann::json::exception& error) {
     throw UserError("rule file '" + path + "' is malformed: " + error.what());
   }

@@ -35,6 +35,9 @@ struct LibraryRule {
   std::string status;
   std::vector<std::string> axioms_used;
   bool bidirectional = false;  // the right side may be rewritten to the left too
+  // Guard: inputs that must be per-channel tensors [1,C,1,...] wherever the rule is applied
+  // (constraints.per_channel; hand-written rules about biases and scales).
+  std::vector<std::string> per_channel;
 };
 
 // Reads one rule file; UserError naming the file when it is missing or malformed.

@@ -41,6 +41,11 @@ const std::vector<ShapeClass>& shape_classes() {
   return kClasses;
 }
 
+const ShapeClass& named_class() {
+  static const ShapeClass kNamed = {"taso", {}, {}, {}, true};
+  return kNamed;
+}
+
 std::vector<ShapeClass> select_shape_classes(const std::string& names) {
   if (names.empty() || names == "all") return shape_classes();
   std::vector<ShapeClass> selected;
@@ -48,13 +53,14 @@ std::vector<ShapeClass> select_shape_classes(const std::string& names) {
   while (start <= names.size()) {
     size_t end = names.find(',', start);
     std::string name = names.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    bool found = false;
+    bool found = name == named_class().name;
+    if (found) selected.push_back(named_class());
     for (const ShapeClass& c : shape_classes())
       if (c.name == name) {
         selected.push_back(c);
         found = true;
       }
-    if (!found) throw UserError("unknown shape class '" + name + "': use elementwise, matmul, conv or all");
+    if (!found) throw UserError("unknown shape class '" + name + "': use elementwise, matmul, conv, taso or all");
     if (end == std::string::npos) break;
     start = end + 1;
   }

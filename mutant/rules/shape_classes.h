@@ -20,13 +20,18 @@ struct ShapeClass {
   std::vector<PoolInput> inputs;
   std::vector<std::string> ops;         // labels of rule op templates used in this class
   std::vector<std::string> dimensions;  // "M=2", ...: what each symbol stands for
+  bool named = false;  // no enumeration: the hand-written rules of named_rules.h
 };
 
 // The built-in classes: elementwise matrices, matrix products, and NCHW convolutions.
 const std::vector<ShapeClass>& shape_classes();
 
-// The classes named in a comma-separated list ("all" or empty for every class); UserError on an
-// unknown name.
+// The class of the hand-written TASO substitutions, "taso": selected by name only, so "all"
+// keeps meaning the enumerated classes.
+const ShapeClass& named_class();
+
+// The classes named in a comma-separated list ("all" or empty for every enumerated class);
+// UserError on an unknown name.
 std::vector<ShapeClass> select_shape_classes(const std::string& names);
 
 }  // namespace pet::rules

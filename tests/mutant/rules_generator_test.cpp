@@ -112,7 +112,7 @@ TEST(RuleGeneratorErrors, UnknownShapeClass) {
     select_shape_classes("elementwise,tensor");
     FAIL() << "expected a UserError";
   } catch (const UserError& error) {
-    EXPECT_STREQ(error.what(), "unknown shape class 'tensor': use elementwise, matmul, conv or all");
+    EXPECT_STREQ(error.what(), "unknown shape class 'tensor': use elementwise, matmul, conv, taso or all");
   }
 }
 

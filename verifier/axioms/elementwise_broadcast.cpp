@@ -1,6 +1,7 @@
 // Elementwise axioms over broadcast operands of one rank (a per-channel bias [1,C,1,1] added to a
-// feature map [N,C,H,W]): Add and Mul stay commutative and associative under numpy broadcasting.
-// Rank-0 operands are left to the scalar family.
+// feature map [N,C,H,W]): Add and Mul stay commutative and associative under numpy broadcasting,
+// and a scalar factor distributes over such an Add. Other rank-0 operands are left to the scalar
+// family.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -111,11 +112,46 @@ AxiomSchema associative(const std::string& op, const std::string& name) {
   return schema;
 }
 
+// {"x", "y"} for each pair of Add operand shapes (broadcast, one rank) whose sum a scalar Mul of
+// the goal scales.
+std::vector<AxiomParams> scaled_broadcast_sums(const SignatureIndex& index) {
+  std::vector<AxiomParams> result;
+  std::set<Dims> scaled;
+  for (const NodeSignature& mul : index.of("Mul"))
+    if (mul.inputs.size() == 2 && mul.inputs[1].shape.rank() == 0) scaled.insert(mul.inputs[0].shape.dims());
+  for (const AxiomParams& params : broadcast_tuples(index, "Add", 2)) {
+    std::optional<Shape> sum = broadcast_all({shape_param(params, "x"), shape_param(params, "y")});
+    if (sum && scaled.count(sum->dims())) result.push_back(params);
+  }
+  return result;
+}
+
+AxiomSchema scalar_distributes() {
+  AxiomSchema schema;
+  schema.name = "scalar-mul-distributes-over-ewadd-broadcast";
+  schema.family = "elementwise";
+  schema.statement = "Mul(Add(x, y), s) = Add(Mul(x, s), Mul(y, s)) for a scalar s and x, y of one rank that broadcast";
+  schema.propose = scaled_broadcast_sums;
+  schema.guard = [](const AxiomParams& params) { return broadcasts(params, {"x", "y"}); };
+  schema.build = [](const AxiomParams& params) {
+    AxiomSides s;
+    ValueId x = s.input("x", shape_param(params, "x")), y = s.input("y", shape_param(params, "y"));
+    ValueId scalar = s.input("s", Shape{});
+    ValueId left = node(s.lhs, "Mul", {}, {node(s.lhs, "Add", {}, {x, y}), scalar});
+    ValueId right = node(s.rhs, "Add", {}, {node(s.rhs, "Mul", {}, {x, scalar}), node(s.rhs, "Mul", {}, {y, scalar})});
+    s.set_outputs({left}, {right});
+    return s;
+  };
+  schema.examples = {{{"x", Dims{2, 3}}, {"y", Dims{1, 3}}}, {{"x", Dims{1, 2, 3, 2}}, {"y", Dims{1, 2, 1, 1}}}};
+  return schema;
+}
+
 }  // namespace
 
 std::vector<AxiomSchema> elementwise_broadcast_axioms() {
   return {commutative("Add", "ewadd-commutative-broadcast"), associative("Add", "ewadd-associative-broadcast"),
-          commutative("Mul", "ewmul-commutative-broadcast"), associative("Mul", "ewmul-associative-broadcast")};
+          commutative("Mul", "ewmul-commutative-broadcast"), associative("Mul", "ewmul-associative-broadcast"),
+          scalar_distributes()};
 }
 
 }  // namespace pet::axioms
