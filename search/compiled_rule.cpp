@@ -116,6 +116,8 @@ bool CompiledRule::guard_holds(const std::vector<TensorType>& input_types) const
     for (size_t d = 0; d < dims.size(); ++d)
       if (d != 1 && dims[d] != 1) return false;
   }
+  for (size_t i : scalar_inputs)
+    if (input_types.at(i).shape.rank() != 0) return false;
   return true;
 }
 
@@ -212,6 +214,8 @@ std::optional<CompiledRule> CompiledRule::compile(const std::string& name, const
   for (size_t i = 0; i < rule.lhs.inputs().size(); ++i)
     if (std::find(per_channel.begin(), per_channel.end(), rule.lhs.value(rule.lhs.inputs()[i]).name) != per_channel.end())
       rule.per_channel_inputs.push_back(i);
+  for (size_t i = 0; i < rule.lhs.inputs().size(); ++i)
+    if (rule.lhs.value(rule.lhs.inputs()[i]).type.shape.rank() == 0) rule.scalar_inputs.push_back(i);
   rule.over_convs = std::any_of(rule.lhs.nodes().begin(), rule.lhs.nodes().end(), [](const Node& node) {
     return node.op() == "Conv" && (node.inputs.size() < 3 || node.inputs[2] == kNoValue);
   });

@@ -37,6 +37,7 @@ struct CompiledRule {
   // (search/bias_free_view.h), so it also finds the convs that carry a bias.
   bool over_convs = false;
   std::vector<size_t> per_channel_inputs;  // guard: lhs inputs (by index) that must be [1,C,1,...]
+  std::vector<size_t> scalar_inputs;       // guard: lhs inputs of rank 0, which bind scalars only
 
   // nullopt with `why` set when the direction cannot be matched as a subgraph: an output that is
   // an input, an input the left side never reads, a right side reading a variable the left
@@ -44,7 +45,8 @@ struct CompiledRule {
   static std::optional<CompiledRule> compile(const std::string& name, const std::string& library_name,
                                              const std::string& lhs_text, const std::string& rhs_text,
                                              std::string& why, const std::vector<std::string>& per_channel = {});
-  // Whether the matched input types meet the rule's guard.
+  // Whether the matched input types meet the rule's guard: per-channel inputs are [1,C,1,...],
+  // and a scalar of the rule (the factor of its scalar multiplications) binds a scalar.
   bool guard_holds(const std::vector<TensorType>& input_types) const;
 };
 
