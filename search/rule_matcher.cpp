@@ -210,6 +210,23 @@ std::string joined_names(const Graph& graph, const std::vector<NodeId>& nodes) {
   return text;
 }
 
+// The application of a proved match: the right side spliced in place of the matched nodes.
+RuleApplication rewritten(const CompiledRule& rule, const Scratch& s, std::vector<ValueId> inputs,
+                          std::vector<ValueId> outputs, const Graph& rhs, ProofResult proof) {
+  Subprogram match;
+  match.nodes = s.nodes;
+  std::sort(match.nodes.begin(), match.nodes.end());
+  match.inputs = std::move(inputs);
+  match.outputs = std::move(outputs);
+  RuleApplication application;
+  application.rule = rule.name;
+  application.matched = match.nodes;
+  application.location = joined_names(s.graph, match.nodes);
+  application.result = splice(s.graph, match, rhs, s.graph.node(s.nodes[rule.plan[0].node]).name + "/");
+  application.proof = std::move(proof);
+  return application;
+}
+
 }  // namespace
 
 RuleMatcher::RuleMatcher(const RuleSet& rules, MatchOptions options) : rules_(rules), options_(std::move(options)) {
@@ -290,18 +307,7 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
     ++s.stats.not_proved;
     return;
   }
-  Subprogram match;
-  match.nodes = s.nodes;
-  std::sort(match.nodes.begin(), match.nodes.end());
-  match.inputs = inputs;
-  match.outputs = outputs;
-  RuleApplication application;
-  application.rule = rule.name;
-  application.matched = match.nodes;
-  application.location = joined_names(s.graph, match.nodes);
-  application.result = splice(s.graph, match, rhs, s.graph.node(s.nodes[rule.plan[0].node]).name + "/");
-  application.proof = std::move(proof);
-  found.push_back(std::move(application));
+  found.push_back(rewritten(rule, s, inputs, outputs, rhs, std::move(proof)));
   ++s.stats.applied;
 }
 
