@@ -146,6 +146,58 @@ TEST(Z3Prover, ABiasAddedTwiceIsNotABiasAddedOnce) {
   EXPECT_EQ(prove(lhs, rhs).status, ProofStatus::Refuted);
 }
 
+// BERT's failed instances: a bias [C] added to [N,T,C] (add-add-to-add-add), and GELU's
+// x * (y + 1) with the constant a scalar (mul-mul-add-to-add-mul, right to left).
+TEST(Z3Prover, AddsOfALowerRankBiasReassociate) {
+  Graph lhs = parse_graph(R"(graph "l" opset 13 {
+    input %x : f32[1,4,6]
+    input %b : f32[6]
+    input %y : f32[1,4,6]
+    %t0 = Add(%b, %y)
+    %t1 = Add(%x, %t0)
+    output %t1
+  })");
+  Graph rhs = parse_graph(R"(graph "r" opset 13 {
+    input %x : f32[1,4,6]
+    input %b : f32[6]
+    input %y : f32[1,4,6]
+    %t0 = Add(%x, %b)
+    %t1 = Add(%y, %t0)
+    output %t1
+  })");
+  ProveOptions options;
+  options.numeric_refutation = false;
+  ProofResult result = prove(lhs, rhs, options);
+  EXPECT_EQ(result.status, ProofStatus::Proved) << describe(result);
+}
+
+TEST(Z3Prover, MulDistributesOverAnAddOfAScalar) {
+  Graph lhs = parse_graph(R"(graph "l" opset 13 {
+    input %x : f32[1,4,6]
+    input %y : f32[1,4,6]
+    input %z : f32[]
+    %t0 = Add(%y, %z)
+    %t1 = Mul(%x, %t0)
+    output %t1
+  })");
+  Graph rhs = parse_graph(R"(graph "r" opset 13 {
+    input %x : f32[1,4,6]
+    input %y : f32[1,4,6]
+    input %z : f32[]
+    %t0 = Mul(%x, %z)
+    %t1 = Mul(%x, %y)
+    %t2 = Add(%t0, %t1)
+    output %t2
+  })");
+  ProveOptions options;
+  options.numeric_refutation = false;
+  ProofResult result = prove(lhs, rhs, options);
+  EXPECT_EQ(result.status, ProofStatus::Proved) << describe(result);
+  std::string used;
+  for (const std::string& label : result.axioms_used) used += label + "\n";
+  EXPECT_NE(used.find("ewmul-distributes-over-ewadd-broadcast{"), std::string::npos) << used;
+}
+
 TEST(Z3Prover, TimeoutOverloadProves) {
   const ExampleRule& rule = example_rule("factor-scalar-out-of-add");
   EXPECT_EQ(prove(parse_graph(rule.lhs), parse_graph(rule.rhs), std::chrono::milliseconds(500)).status,

@@ -1,7 +1,7 @@
-// Elementwise axioms over broadcast operands of one rank (a per-channel bias [1,C,1,1] added to a
-// feature map [N,C,H,W]): Add and Mul stay commutative and associative under numpy broadcasting,
-// and a scalar factor distributes over such an Add. Other rank-0 operands are left to the scalar
-// family.
+// Elementwise axioms over broadcast operands (a per-channel bias [1,C,1,1] added to a feature map
+// [N,C,H,W], a bias [C] to [N,T,C], a constant to a tensor): Add and Mul stay commutative and
+// associative under numpy broadcasting, and Mul distributes over such an Add. A Mul by a rank-0
+// tensor is left to the scalar family.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -14,25 +14,26 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
-// The broadcast of several shapes of one rank; nullopt when they differ in rank or do not broadcast.
+// The numpy broadcast of several shapes; nullopt when they do not broadcast.
 std::optional<Shape> broadcast_all(const std::vector<Shape>& shapes) {
   std::optional<Shape> result = shapes.front();
   for (const Shape& shape : shapes) {
-    if (!result || shape.rank() != result->rank()) return std::nullopt;
+    if (!result) return std::nullopt;
     result = ops::broadcast_shapes(*result, shape);
   }
   return result;
 }
 
-// Per broadcast output shape, the operand shapes of the goal's f32 `op` nodes of that rank that
-// broadcast to it (the output shape included): what associativity may regroup.
+// Per broadcast output shape, the operand shapes of the goal's f32 `op` nodes whose operands
+// differ (the output shape included): what associativity may regroup. A Mul with a rank-0
+// operand is a scalar multiplication, which the scalar family states.
 std::map<Dims, std::set<Dims>> operand_shapes(const SignatureIndex& index, const std::string& op) {
   std::map<Dims, std::set<Dims>> result;
   for (const NodeSignature& signature : index.of(op)) {
     if (signature.inputs.size() != 2 || same_types(signature.inputs) || signature.inputs[0].dtype != DType::f32) continue;
     const Shape& a = signature.inputs[0].shape;
     const Shape& b = signature.inputs[1].shape;
-    if (a.rank() == 0 || a.rank() != b.rank() || !broadcast_all({a, b})) continue;
+    if ((op == "Mul" && (a.rank() == 0 || b.rank() == 0)) || !broadcast_all({a, b})) continue;
     std::set<Dims>& shapes = result[signature.outputs[0].shape.dims()];
     shapes.insert({a.dims(), b.dims(), signature.outputs[0].shape.dims()});
   }
@@ -42,11 +43,11 @@ std::map<Dims, std::set<Dims>> operand_shapes(const SignatureIndex& index, const
 constexpr size_t kMaxShapesPerOutput = 4;  // 4^3 associativity triples at most per output shape
 
 // Every tuple of `arity` operand shapes of one output shape that broadcasts to it, not all equal
-// (the same-shape axioms cover those).
+// (the same-shape axioms cover those). For "Mul over Add" the shapes are the Adds' operands.
 std::vector<AxiomParams> broadcast_tuples(const SignatureIndex& index, const std::string& op, size_t arity) {
   static const char* names[] = {"x", "y", "z"};
   std::vector<AxiomParams> result;
-  for (const auto& [out, shape_set] : operand_shapes(index, op)) {
+  for (const auto& [out, shape_set] : operand_shapes(index, op == "Mul over Add" ? "Add" : op)) {
     std::vector<Dims> shapes(shape_set.begin(), shape_set.end());
     shapes.resize(std::min(shapes.size(), kMaxShapesPerOutput));
     size_t count = 1;
@@ -72,7 +73,8 @@ bool broadcasts(const AxiomParams& params, const std::vector<std::string>& names
     if (!all_positive(params.get_ints(name))) return false;
     shapes.push_back(shape_param(params, name));
   }
-  return shapes.front().rank() > 0 && broadcast_all(shapes).has_value();
+  bool all_scalars = std::all_of(shapes.begin(), shapes.end(), [](const Shape& s) { return s.rank() == 0; });
+  return !all_scalars && broadcast_all(shapes).has_value();
 }
 
 AxiomSchema commutative(const std::string& op, const std::string& name) {
@@ -88,7 +90,9 @@ AxiomSchema commutative(const std::string& op, const std::string& name) {
     s.set_outputs({node(s.lhs, op, {}, {x, y})}, {node(s.rhs, op, {}, {y, x})});
     return s;
   };
-  schema.examples = {{{"x", Dims{2, 3}}, {"y", Dims{1, 3}}}, {{"x", Dims{1, 2, 1, 1}}, {"y", Dims{1, 2, 3, 2}}}};
+  schema.examples = {{{"x", Dims{2, 3}}, {"y", Dims{1, 3}}},
+                     {{"x", Dims{1, 2, 1, 1}}, {"y", Dims{1, 2, 3, 2}}},
+                     {{"x", Dims{3}}, {"y", Dims{2, 2, 3}}}};
   return schema;
 }
 
@@ -108,7 +112,8 @@ AxiomSchema associative(const std::string& op, const std::string& name) {
     return s;
   };
   schema.examples = {{{"x", Dims{2, 3}}, {"y", Dims{2, 3}}, {"z", Dims{1, 3}}},
-                     {{"x", Dims{1, 2, 1, 1}}, {"y", Dims{1, 2, 3, 2}}, {"z", Dims{1, 2, 3, 2}}}};
+                     {{"x", Dims{1, 2, 1, 1}}, {"y", Dims{1, 2, 3, 2}}, {"z", Dims{1, 2, 3, 2}}},
+                     {{"x", Dims{2, 4, 3}}, {"y", Dims{3}}, {"z", Dims{}}}};
   return schema;
 }
 
@@ -146,12 +151,32 @@ AxiomSchema scalar_distributes() {
   return schema;
 }
 
+AxiomSchema mul_distributes() {
+  AxiomSchema schema;
+  schema.name = "ewmul-distributes-over-ewadd-broadcast";
+  schema.family = "elementwise";
+  schema.statement = "Mul(x, Add(y, z)) = Add(Mul(x, y), Mul(x, z)) for x, y, z that broadcast";
+  schema.propose = [](const SignatureIndex& index) { return broadcast_tuples(index, "Mul over Add", 3); };
+  schema.guard = [](const AxiomParams& params) { return broadcasts(params, {"x", "y", "z"}); };
+  schema.build = [](const AxiomParams& params) {
+    AxiomSides s;
+    ValueId x = s.input("x", shape_param(params, "x")), y = s.input("y", shape_param(params, "y"));
+    ValueId z = s.input("z", shape_param(params, "z"));
+    s.set_outputs({node(s.lhs, "Mul", {}, {x, node(s.lhs, "Add", {}, {y, z})})},
+                  {node(s.rhs, "Add", {}, {node(s.rhs, "Mul", {}, {x, y}), node(s.rhs, "Mul", {}, {x, z})})});
+    return s;
+  };
+  schema.examples = {{{"x", Dims{2, 3}}, {"y", Dims{2, 3}}, {"z", Dims{}}},
+                     {{"x", Dims{1, 2, 3, 2}}, {"y", Dims{1, 2, 1, 1}}, {"z", Dims{2}}}};
+  return schema;
+}
+
 }  // namespace
 
 std::vector<AxiomSchema> elementwise_broadcast_axioms() {
   return {commutative("Add", "ewadd-commutative-broadcast"), associative("Add", "ewadd-associative-broadcast"),
           commutative("Mul", "ewmul-commutative-broadcast"), associative("Mul", "ewmul-associative-broadcast"),
-          scalar_distributes()};
+          scalar_distributes(), mul_distributes()};
 }
 
 }  // namespace pet::axioms
