@@ -76,17 +76,21 @@ Graph align_inputs(const Graph& lhs, const Graph& rhs) {
 
 }  // namespace
 
-bool generalizes_attributes(const std::string& op) { return op == "Conv"; }
+bool is_variable_attribute(const std::string& op, const std::string& key) {
+  // The group stays exact: what holds for one dense conv (concat of weights on the filters, of
+  // inputs and weights on the channels) does not for a grouped one, and a rule proved at group 1
+  // would only fail its instance proofs there.
+  if (op == "Conv") return key != "group";
+  if (op == "Split") return key == "split";
+  return false;
+}
 
-bool bind_attributes(const Attributes& rule, const Attributes& graph, AttrBindings& bindings) {
+bool bind_attributes(const std::string& op, const Attributes& rule, const Attributes& graph, AttrBindings& bindings) {
   if (rule.entries().size() != graph.entries().size()) return false;
   for (const auto& [key, rule_value] : rule.entries()) {
     auto found = graph.entries().find(key);
     if (found == graph.entries().end()) return false;
-    // The group stays exact: what holds for one dense conv (concat of weights on the filters,
-    // of inputs and weights on the channels) does not for a grouped one, and a rule proved at
-    // group 1 would only fail its instance proofs there.
-    if (key == "group") {
+    if (!is_variable_attribute(op, key)) {
       if (!(found->second == rule_value)) return false;
       continue;
     }
@@ -101,11 +105,12 @@ bool bind_attributes(const Attributes& rule, const Attributes& graph, AttrBindin
   return true;
 }
 
-Attributes bound_attributes(const Attributes& rule, const AttrBindings& bindings) {
+Attributes bound_attributes(const std::string& op, const Attributes& rule, const AttrBindings& bindings) {
   Attributes result = rule;
   for (const auto& [key, value] : rule.entries())
     for (const AttrBinding& binding : bindings)
-      if (binding.key == key && binding.rule_value == value) result.set(key, binding.graph_value);
+      if (is_variable_attribute(op, key) && binding.key == key && binding.rule_value == value)
+        result.set(key, binding.graph_value);
   return result;
 }
 
@@ -122,9 +127,12 @@ bool CompiledRule::guard_holds(const std::vector<TensorType>& input_types) const
 }
 
 uint64_t anchor_key_of(const std::string& op, const Attributes& attrs) {
+  Attributes exact;
+  for (const auto& [key, value] : attrs.entries())
+    if (!is_variable_attribute(op, key)) exact.set(key, value);
   Hasher hasher;
   hasher.add(op);
-  if (!generalizes_attributes(op)) hasher.add(attributes_hash(attrs));
+  hasher.add(attributes_hash(exact));
   return hasher.value();
 }
 
@@ -133,19 +141,19 @@ namespace {
 // A Split whose pieces are all side outputs cuts what the match needs: the library wrote its
 // sizes for its small shapes, so they are taken from the matched output types instead (the
 // instance proof checks the result like any other).
-Attributes fitted_attributes(const Graph& side, const Node& node, const std::vector<TensorType>* output_types) {
-  if (!output_types || node.op() != "Split") return node.attrs;
+Attributes fitted_attributes(const Graph& side, const Node& node, Attributes attrs,
+                             const std::vector<TensorType>* output_types) {
+  if (!output_types || node.op() != "Split") return attrs;
   std::vector<int64_t> sizes;
   for (ValueId out : node.outputs) {
     auto position = std::find(side.outputs().begin(), side.outputs().end(), out);
-    if (position == side.outputs().end()) return node.attrs;
+    if (position == side.outputs().end()) return attrs;
     const Shape& shape = (*output_types)[static_cast<size_t>(position - side.outputs().begin())].shape;
     int64_t rank = static_cast<int64_t>(shape.rank()), axis = node.attrs.get_int("axis");
     if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return node.attrs;
+    if (axis < 0 || axis >= rank) return attrs;
     sizes.push_back(shape.dims()[static_cast<size_t>(axis)]);
   }
-  Attributes attrs = node.attrs;
   attrs.set("split", sizes);
   return attrs;
 }
@@ -168,8 +176,8 @@ Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
     for (ValueId in : node.inputs) inputs.push_back(in == kNoValue ? kNoValue : mapped[static_cast<size_t>(in)]);
     std::vector<std::string> names;
     for (ValueId out : node.outputs) names.push_back(side.value(out).name);
-    Attributes attrs = fitted_attributes(side, node, output_types);
-    if (bindings && generalizes_attributes(node.op())) attrs = bound_attributes(attrs, *bindings);
+    Attributes attrs = bindings ? bound_attributes(node.op(), node.attrs, *bindings) : node.attrs;
+    attrs = fitted_attributes(side, node, std::move(attrs), output_types);
     std::vector<ValueId> outs = instance.add_node(node.op(), std::move(attrs), inputs, node.name, names);
     for (size_t i = 0; i < outs.size(); ++i) mapped[static_cast<size_t>(node.outputs[i])] = outs[i];
   }

@@ -50,11 +50,11 @@ struct CompiledRule {
   bool guard_holds(const std::vector<TensorType>& input_types) const;
 };
 
-// Attribute values of a rule's convs are variables: the library proved each rule at one kernel,
-// stride, padding and group, so a left-side conv binds the matched conv's value of each attribute
-// but the group (one rule value, one graph value), and a right-side conv attribute equal to a
-// bound rule value takes the matched value. The instance proof then decides at those values, as
-// it does for shapes. The group must be equal: the library's rules are about dense convs.
+// Some attribute values of a rule are variables: the library proved each rule at one kernel,
+// stride, padding and group and at one set of Split sizes, so a left-side node binds the matched
+// node's value of each variable attribute (one rule value, one graph value), and a right-side
+// attribute equal to a bound rule value takes the matched value. The instance proof then decides
+// at those values, as it does for shapes.
 struct AttrBinding {
   std::string key;
   AttrValue rule_value;
@@ -62,18 +62,19 @@ struct AttrBinding {
 };
 using AttrBindings = std::vector<AttrBinding>;
 
-// Whether the op's attributes are variables in rules (Conv).
-bool generalizes_attributes(const std::string& op);
+// Whether an attribute of the op is a variable in rules: every Conv attribute but the group (the
+// library's rules are about dense convs) and a Split's sizes.
+bool is_variable_attribute(const std::string& op, const std::string& key);
 
 // Binds the rule node's attributes to the graph node's, appending new bindings: false (bindings
-// possibly extended; the caller truncates) when the key sets differ or a rule value is already
-// bound to another graph value.
-bool bind_attributes(const Attributes& rule, const Attributes& graph, AttrBindings& bindings);
+// possibly extended; the caller truncates) when the key sets differ, an exact attribute differs
+// or a rule value is already bound to another graph value.
+bool bind_attributes(const std::string& op, const Attributes& rule, const Attributes& graph, AttrBindings& bindings);
 
-// The rule node's attributes with every bound value replaced by its graph value.
-Attributes bound_attributes(const Attributes& rule, const AttrBindings& bindings);
+// The rule node's attributes with every bound variable replaced by its graph value.
+Attributes bound_attributes(const std::string& op, const Attributes& rule, const AttrBindings& bindings);
 
-// The index key of a node: its op, and its attributes unless they are variables in rules.
+// The index key of a node: its op and its exact (not variable) attributes.
 uint64_t anchor_key_of(const std::string& op, const Attributes& attrs);
 
 // The side re-built over inputs of the given types (same names as the side's inputs); UserError

@@ -64,7 +64,7 @@ struct RuleMatcher::Scratch {
   MatchStats stats;
   std::vector<ValueId> values;  // lhs value -> graph value
   std::vector<NodeId> nodes;    // lhs node -> graph node
-  AttrBindings bindings;        // conv attribute values of the rule -> of the graph
+  AttrBindings bindings;        // variable attribute values of the rule -> of the graph
   std::vector<uint32_t> seen;   // visit stamps of the cycle search
   uint32_t stamp = 0;
 
@@ -114,8 +114,7 @@ class Backtracker {
     const Node& g = s_.graph.node(graph_node);
     if (m.def != g.def || m.inputs.size() != g.inputs.size() || m.outputs.size() != g.outputs.size()) return false;
     if (std::find(s_.nodes.begin(), s_.nodes.end(), graph_node) != s_.nodes.end()) return false;
-    if (generalizes_attributes(m.op()) ? !bind_attributes(m.attrs, g.attrs, s_.bindings) : !(m.attrs == g.attrs))
-      return false;
+    if (!bind_attributes(m.op(), m.attrs, g.attrs, s_.bindings)) return false;
     bool ok = true;
     for (size_t i = 0; ok && i < m.inputs.size(); ++i) ok = bind_value(m.inputs[i], g.inputs[i], trail);
     for (size_t i = 0; ok && i < m.outputs.size(); ++i) ok = bind_value(m.outputs[i], g.outputs[i], trail);

@@ -207,6 +207,30 @@ TEST(TasoSubstitution, ConcatThroughConvNeedsTheChannelAxis) {
   EXPECT_EQ(stats.structural, 0);
 }
 
+// A conv over concatenated weights, split on the channels: two convs (the split moves through).
+Graph split_of_merged_conv(const std::string& sizes) {
+  return parse_named("  input %x : f32[1,4,8,8]\n  const %w : f32[6,4,1,1] = random(1)\n"
+                     "  const %v : f32[5,4,1,1] = random(3)\n  %c = Concat[axis=0](%w, %v)\n"
+                     "  %m = " + conv_attrs(0, 1) + "(%x, %c)\n  %a, %b = Split[axis=1, split=[" + sizes + "]](%m)\n"
+                     "  output %a\n  output %b\n");
+}
+
+TEST(TasoSubstitution, MoveASplitThroughAConvIntoItsWeights) {
+  std::vector<RuleApplication> after = applied(kMergeConvs, kMergeConvs, split_of_merged_conv("6,5"));
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(node_lines(after[0].result), "%b = " + conv_attrs(0, 1) + "(%x, %v) : f32[1,5,8,8]\n"
+                                          "%a = " + conv_attrs(0, 1) + "(%x, %w) : f32[1,6,8,8]\n"
+                                          "output %a\noutput %b\n");
+}
+
+// Guard: the split cuts where the weights were joined; other sizes are no pair of convs.
+TEST(TasoSubstitution, SplitThroughConvNeedsTheWeightsSeam) {
+  MatchStats stats;
+  EXPECT_TRUE(applied(kMergeConvs, kMergeConvs, split_of_merged_conv("3,8"), &stats).empty());
+  EXPECT_EQ(stats.structural, 1);
+  EXPECT_EQ(stats.type_mismatch, 1);
+}
+
 const std::string kAssociate = "matmul-matmul-to-matmul-matmul-59da75";
 
 TEST(TasoSubstitution, MatMulAssociativity) {
