@@ -353,10 +353,16 @@ class Search {
     result_.mutants.push_back({std::move(candidate), std::move(verdict), family});
   }
 
-  // Sets the stop flag when the work budget ran out.
+  // Sets the stop flag when the work budget or the placement budget ran out.
   bool out_of_budget() {
     if (options_.max_work && result_.stats.work >= *options_.max_work) result_.stats.out_of_work = true;
+    if (options_.max_placements && placements_tried() >= *options_.max_placements) result_.stats.out_of_work = true;
     return result_.stats.out_of_work;
+  }
+
+  int64_t placements_tried() const {
+    const GeneratorStats& stats = result_.stats;
+    return stats.placed + stats.shape_mismatches + stats.repeated_ops + stats.off_target + stats.cancelling_layouts;
   }
 
   void sort_mutants() {

@@ -142,13 +142,14 @@ std::vector<search::Program> run_search(const Graph& cleaned, const OptimizeOpti
   std::optional<search::RuleMatcher> matcher;
   search::MoveKinds kinds = moves_of(options.mode);
   if (kinds.rules) {
-    rules.emplace(search::RuleSet::load(default_path(options.rules_dir, PET_DEFAULT_RULES_DIR)));
-    matcher.emplace(*rules);
+    if (!options.rule_set) rules.emplace(search::RuleSet::load(default_path(options.rules_dir, PET_DEFAULT_RULES_DIR)));
+    matcher.emplace(options.rule_set ? *options.rule_set : *rules);
   }
   search::SearchSpaceOptions space_options;
   space_options.mutation_rounds = options.mutation_rounds;
   space_options.top_k = options.top_k;
   space_options.generator.examine.seed = options.seed;
+  space_options.generator.max_placements = options.mutant_placements;
   space_options.generation_work = options.mutant_work;
   space_options.scored_per_expansion = options.scored_per_expansion;
   // Timing kernels while pet's own threads run would disturb the times: one thread then.

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,9 @@
 #include "verifier/differential.h"
 
 namespace pet {
+namespace search {
+class RuleSet;
+}
 
 struct OptimizeOptions {
   std::string mode = "pet";          // none | taso | pet | pet-eq-only | pet-neq-only
@@ -38,6 +43,12 @@ struct OptimizeOptions {
   int select_k = 3;                  // best programs timed end to end against the input (measured targets)
   int select_runs = 10;              // timed rounds of that comparison
   std::string rules_dir;             // rule library folder; empty: the repository's mutant/rules
+  // A rule library already loaded (rules_dir is then not read): callers that optimize many graphs
+  // (the harness, the fuzzer) load it once.
+  std::shared_ptr<const search::RuleSet> rule_set;
+  // Template placements the generator may try per subprogram and round (unset: no limit; the
+  // fuzzer bounds each execution with it).
+  std::optional<int64_t> mutant_placements;
   uint64_t seed = 2026;              // seeds every random draw, including the differential check
   Tolerance tolerance;
   // Called on the search's progress (a terminal shows a line); may be empty.

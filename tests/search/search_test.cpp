@@ -6,6 +6,7 @@
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "search/pipeline.h"
+#include "search/rule_matcher.h"
 
 namespace pet {
 namespace {
@@ -168,6 +169,18 @@ TEST(Search, OneThreadAndFourThreadsGiveTheSameProgramAndReport) {
   EXPECT_GT(serial.search.candidates, 8) << "enough candidates for the threads to interleave";
   EXPECT_EQ(report_json(serial, false), report_json(parallel, false));
   EXPECT_EQ(print_graph(serial.graph), print_graph(parallel.graph));
+}
+
+TEST(Search, ALoadedRuleLibraryGivesWhatItsFolderGives) {
+  Graph graph = parse_graph(kParallelConvs);
+  OptimizeOptions from_folder = quick("taso"), preloaded = quick("taso");
+  from_folder.rules_dir = std::string(PET_SOURCE_DIR) + "/mutant/rules";
+  preloaded.rule_set = std::make_shared<const search::RuleSet>(search::RuleSet::load(from_folder.rules_dir));
+  preloaded.rules_dir = "/no/such/folder";  // not read when a library is given
+  OptimizeResult read = optimize(graph, from_folder), given = optimize(graph, preloaded);
+  EXPECT_GT(given.search.rule_applications, 0);
+  EXPECT_EQ(report_json(read, false), report_json(given, false));
+  EXPECT_EQ(print_graph(read.graph), print_graph(given.graph));
 }
 
 // Before: the generator stopped at the clock (half the time limit, a quarter per subprogram), so
