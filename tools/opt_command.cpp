@@ -51,7 +51,7 @@ OptRequest parse_request(const CliArgs& args) {
   }
   OptimizeOptions& optimize = request.optimize;  // its defaults are the flags' defaults
   optimize.beam = static_cast<int>(args.integer("--beam", optimize.beam, 1, 1024));
-  optimize.mode = args.last("--mode").value_or(optimize.mode);
+  if (auto mode = args.last("--mode")) optimize.mode = parse_mode(*mode);
   optimize.seed = static_cast<uint64_t>(args.integer("--seed", static_cast<int64_t>(optimize.seed), 0, INT64_MAX));
   optimize.target = args.last("--target").value_or(optimize.target);
   optimize.runtime_threads = static_cast<int>(args.integer("--threads", optimize.runtime_threads, 1, 1024));
@@ -94,7 +94,7 @@ std::string request_report(const OptRequest& request, const Graph& original, con
   nlohmann::ordered_json report;
   report["model"] = request.model;
   report["output"] = request.output;
-  report["mode"] = request.optimize.mode;
+  report["mode"] = to_string(request.optimize.mode);
   report["beam"] = request.optimize.beam;
   report["seed"] = request.optimize.seed;
   report["nodes_before"] = original.nodes().size();
@@ -134,7 +134,7 @@ std::string measured_summary(const OptimizeResult& result) {
 
 void print_summary(std::ostream& out, const OptRequest& request, const Graph& original, const OptimizeResult& result,
                    const WrittenCheck& written) {
-  out << fmt::format("pet-opt {} (mode {}, beam {}, target {}, seed {})\n", request.model, request.optimize.mode,
+  out << fmt::format("pet-opt {} (mode {}, beam {}, target {}, seed {})\n", request.model, to_string(request.optimize.mode),
                      request.optimize.beam, result.device, request.optimize.seed);
   out << report_table(result);
   out << measured_summary(result);
