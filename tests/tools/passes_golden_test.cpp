@@ -78,5 +78,19 @@ TEST(Passes, EveryPassTheStagesReportCanRunByItsName) {
     EXPECT_NE(std::find(names.begin(), names.end(), pass.pass), names.end()) << pass.pass;
 }
 
+// The whole pipeline from textual IR to textual IR: the written file is the optimized graph, read
+// back and checked, and the report sits beside it.
+TEST(PetOptIr, OptimizesATextualIrModelIntoTextualIr) {
+  fs::path input = golden_dir() / "passes_fuse_bias_activation.in.pet";
+  fs::path output = private_temp_dir() / "optimized.pet";
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_opt_main({"--target", "h100", "--beam", "2", input.string(), "-o", output.string()}, out, err), 0)
+      << err.str();
+  EXPECT_EQ(read_text(output), read_text(golden_dir() / "passes_fuse_bias_activation.out.pet"))
+      << "finalize fuses the bias and the Relu into the conv; no mutant beats that";
+  EXPECT_TRUE(fs::exists(private_temp_dir() / "optimized.json"));
+  EXPECT_NE(out.str().find("written file re-imported and checked"), std::string::npos) << out.str();
+}
+
 }  // namespace
 }  // namespace pet::testing
