@@ -257,6 +257,14 @@ Tolerance check_tolerance(const Graph& original, const Tolerance& requested) {
   return {std::max(requested.absolute, 1e-2), std::max(requested.relative, 1e-2)};
 }
 
+// Moves a finalist's graph, finalize passes, history and predicted cost into `result`.
+void take_finalist(Finalist& chosen, OptimizeResult& result) {
+  result.graph = std::move(chosen.graph);
+  for (PassResult& pass : chosen.passes) result.passes.push_back(std::move(pass));
+  result.transformations = std::move(chosen.history);
+  result.cost_optimized_us = chosen.predicted_us;
+}
+
 // Takes the finalist the measured selection chose (or the input, or its cleaned form) into `result`.
 void take_selected(const Graph& original, Finalist& cleaned, std::vector<Finalist>& programs, OptimizeResult& result) {
   const Selection& selection = result.target.selection;
@@ -266,11 +274,7 @@ void take_selected(const Graph& original, Finalist& cleaned, std::vector<Finalis
     result.cost_optimized_us = selection.candidates[0].predicted_us;
     return;
   }
-  Finalist& chosen = selection.chosen == 1 ? cleaned : programs[selection.chosen - 2];
-  result.graph = std::move(chosen.graph);
-  for (PassResult& pass : chosen.passes) result.passes.push_back(std::move(pass));
-  result.transformations = std::move(chosen.history);
-  result.cost_optimized_us = chosen.predicted_us;
+  take_finalist(selection.chosen == 1 ? cleaned : programs[selection.chosen - 2], result);
 }
 
 void select_measured(const Graph& original, Finalist& cleaned, std::vector<Finalist>& programs,
@@ -340,15 +344,10 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   size_t wanted = cost.measured() ? static_cast<size_t>(options.select_k) : 1;
   std::vector<Finalist> programs =
       finalize_programs(std::move(top), cost.measured() ? &cleaned.graph : nullptr, wanted, cost);
-  if (cost.measured()) {
+  if (cost.measured())
     select_measured(original, cleaned, programs, options, cost, result);
-  } else {
-    Finalist& best = programs.empty() ? cleaned : programs.front();
-    result.graph = std::move(best.graph);
-    for (PassResult& pass : best.passes) result.passes.push_back(std::move(pass));
-    result.transformations = std::move(best.history);
-    result.cost_optimized_us = best.predicted_us;
-  }
+  else
+    take_finalist(programs.empty() ? cleaned : programs.front(), result);
   clock.end("finalize", result.graph);
 
   // The written model keeps a float16 model's storage (core/onnx_export.cpp rounds derived
