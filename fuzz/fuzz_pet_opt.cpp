@@ -58,7 +58,8 @@ std::shared_ptr<const pet::search::RuleSet> rule_sample() {
 
 pet::OptimizeOptions fuzz_options(FuzzedDataProvider& bytes) {
   pet::OptimizeOptions options;
-  const char* modes[] = {"pet-neq-only", "pet", "taso", "pet-eq-only", "none"};
+  const pet::Mode modes[] = {pet::Mode::pet_neq_only, pet::Mode::pet, pet::Mode::taso, pet::Mode::pet_eq_only,
+                             pet::Mode::none};
   options.mode = modes[bytes.ConsumeIntegralInRange<size_t>(0, 4)];
   options.taso_search = bytes.ConsumeBool() ? "beam" : "alpha";
   options.target = "h100";  // analytic: nothing is timed
@@ -85,15 +86,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pet::OptimizeOptions options = fuzz_options(bytes);
   pet::Graph graph = pet::fuzz::random_graph(bytes);
   bool print = getenv("PET_FUZZ_PRINT") != nullptr;
-  if (print) std::fprintf(stderr, "mode %s, seed %llu\n%s", options.mode.c_str(),
+  if (print) std::fprintf(stderr, "mode %s, seed %llu\n%s", pet::to_string(options.mode).c_str(),
                           static_cast<unsigned long long>(options.seed), pet::print_graph(graph).c_str());
   pet::OptimizeResult result = pet::optimize(graph, options);
   if (!result.check.passed) {
     std::fprintf(stderr, "fuzz_pet_opt: the differential check failed (mode %s, seed %llu)\n--- input:\n%s--- optimized:\n%s%s",
-                 options.mode.c_str(), static_cast<unsigned long long>(options.seed), pet::print_graph(graph).c_str(),
+                 pet::to_string(options.mode).c_str(), static_cast<unsigned long long>(options.seed), pet::print_graph(graph).c_str(),
                  pet::print_graph(result.graph).c_str(), pet::report_table(result).c_str());
     std::abort();
   }
-  if (print) std::fprintf(stderr, "optimized (%s):\n%s", result.search.stop_reason.c_str(), pet::print_graph(result.graph).c_str());
+  if (print) std::fprintf(stderr, "optimized (%s):\n%s", pet::to_string(result.search.stop_reason).c_str(), pet::print_graph(result.graph).c_str());
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/hash.h"
+#include "core/shape_fit.h"
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "search/partition.h"
@@ -107,8 +108,8 @@ Attributes fitted_attributes(const Graph& side, const Node& node, const std::vec
 
 }  // namespace
 
-Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
-                  const std::vector<TensorType>* output_types) {
+std::optional<Graph> instantiate(const Graph& side, const std::vector<TensorType>& input_types,
+                                 const std::vector<TensorType>* output_types, std::string& refusal) {
   Graph instance;
   instance.name = side.name;
   instance.opset = side.opset;
@@ -123,9 +124,10 @@ Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
     for (ValueId in : node.inputs) inputs.push_back(in == kNoValue ? kNoValue : mapped[static_cast<size_t>(in)]);
     std::vector<std::string> names;
     for (ValueId out : node.outputs) names.push_back(side.value(out).name);
-    std::vector<ValueId> outs =
-        instance.add_node(node.op(), fitted_attributes(side, node, output_types), inputs, node.name, names);
-    for (size_t i = 0; i < outs.size(); ++i) mapped[static_cast<size_t>(node.outputs[i])] = outs[i];
+    std::optional<std::vector<ValueId>> outs = add_node_if_fits(
+        instance, node.op(), fitted_attributes(side, node, output_types), inputs, node.name, names, refusal);
+    if (!outs) return std::nullopt;
+    for (size_t i = 0; i < outs->size(); ++i) mapped[static_cast<size_t>(node.outputs[i])] = (*outs)[i];
   }
   std::vector<ValueId> outputs;
   for (ValueId out : side.outputs()) outputs.push_back(mapped[static_cast<size_t>(out)]);

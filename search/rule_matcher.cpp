@@ -241,21 +241,20 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
     outputs.push_back(s.values[static_cast<size_t>(output)]);
     output_types.push_back(s.graph.value(outputs.back()).type);
   }
-  Graph lhs, rhs;
-  try {
-    lhs = instantiate(rule.lhs, types);
-    rhs = instantiate(rule.rhs, types, &output_types);
-  } catch (const UserError&) {
+  std::string refusal;
+  std::optional<Graph> lhs = instantiate(rule.lhs, types, nullptr, refusal);
+  std::optional<Graph> rhs = lhs ? instantiate(rule.rhs, types, &output_types, refusal) : std::nullopt;
+  if (!rhs) {
     ++s.stats.shape_refused;
     return;
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
-    if (rhs.value(rhs.outputs()[k]).type != output_types[k]) {
+    if (rhs->value(rhs->outputs()[k]).type != output_types[k]) {
       ++s.stats.type_mismatch;
       return;
     }
   }
-  ProofResult proof = prove_instance(rule, lhs, rhs);
+  ProofResult proof = prove_instance(rule, *lhs, *rhs);
   if (proof.status != ProofStatus::Proved) {
     ++s.stats.not_proved;
     return;
@@ -269,7 +268,7 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
   application.rule = rule.name;
   application.matched = match.nodes;
   application.location = joined_names(s.graph, match.nodes);
-  application.result = splice(s.graph, match, rhs, s.graph.node(s.nodes[rule.plan[0].node]).name + "/");
+  application.result = splice(s.graph, match, *rhs, s.graph.node(s.nodes[rule.plan[0].node]).name + "/");
   application.proof = std::move(proof);
   found.push_back(std::move(application));
   ++s.stats.applied;
