@@ -173,7 +173,7 @@ TEST(Search, OneThreadAndFourThreadsGiveTheSameProgramAndReport) {
 
 TEST(Search, ALoadedRuleLibraryGivesWhatItsFolderGives) {
   Graph graph = parse_graph(kParallelConvs);
-  OptimizeOptions from_folder = quick("taso"), preloaded = quick("taso");
+  OptimizeOptions from_folder = quick(Mode::taso), preloaded = quick(Mode::taso);
   from_folder.rules_dir = std::string(PET_SOURCE_DIR) + "/mutant/rules";
   preloaded.rule_set = std::make_shared<const search::RuleSet>(search::RuleSet::load(from_folder.rules_dir));
   preloaded.rules_dir = "/no/such/folder";  // not read when a library is given
