@@ -51,6 +51,10 @@ options:
                            (OpenVINO, CPU), measured on this machine; or h100, a100, v100 or a
                            GPU spec file, estimated (default ort-cpu)
   --threads N              the runtime's threads the model is optimized for (default: all cores)
+  --portable               write standard ONNX ops only; without it, openvino-cpu models carry
+                           pet's fused correction as one op of the ONNX domain ai.pet, which
+                           OpenVINO runs with pet's extension (core.add_extension(
+                           "libpet_openvino_extension.so"))
   --profile-db FILE        measured times, read and extended (default for a measured target:
                            ~/.cache/pet/profile-db.json; for a GPU spec: the repository's DB)
   --replay                 read the profile DB only: nothing is timed, the output is reproducible

@@ -1,5 +1,6 @@
 // pet-opt: guard the paths, import, optimize (or run the --passes alone), write to a temporary file, check that
 // file, put it in place, report.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -13,6 +14,7 @@
 #include "core/error.h"
 #include "core/file_safety.h"
 #include "core/onnx_export.h"
+#include "core/onnx_mapping.h"
 #include "core/onnx_import.h"
 #include "kernels/runtime/runtime.h"
 #include "search/named_passes.h"
@@ -35,6 +37,7 @@ struct OptRequest {
   bool report_times = false;  // wall-clock times make the report differ from run to run
   std::vector<std::string> passes;  // --passes: run only these, in order (no search, no report)
   bool emit_ir = false;             // --emit-ir: write textual IR whatever the output's name
+  bool portable = false;            // --portable: standard ONNX ops only, even for openvino-cpu
 
   bool writes_ir() const { return emit_ir || is_textual_ir_path(output); }
 };
@@ -52,6 +55,7 @@ OptRequest parse_request(const CliArgs& args) {
   OptRequest request;
   request.model = args.positionals()[0];
   request.emit_ir = args.has("--emit-ir");
+  request.portable = args.has("--portable");
   if (auto passes = args.last("--passes")) request.passes = parse_pass_list(*passes);
   std::string default_output = replace_extension(request.model, request.emit_ir ? ".opt.pet" : ".opt.onnx");
   request.output = args.last("--output").value_or(args.last("-o").value_or(default_output));
@@ -145,6 +149,27 @@ std::string measured_summary(const OptimizeResult& result) {
   return text;
 }
 
+// For openvino-cpu, pet's fused correction is written as its extension op (one kernel in OpenVINO
+// with libpet_openvino_extension.so) unless --portable asks for standard ops only.
+ExportOptions written_form(const OptRequest& request) {
+  bool extension = request.optimize.target == "openvino-cpu" && !request.portable &&
+                   !runtime::default_openvino_extension().empty();
+  return {.extension_ops = extension};
+}
+
+bool uses_extension_ops(const Graph& graph) {
+  return std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                     [](const Node& node) { return !node.def->extension_domain.empty(); });
+}
+
+// Where the written model needs pet's OpenVINO extension, the summary says how to load it.
+std::string extension_note(const OptRequest& request, const Graph& written) {
+  if (!written_form(request).extension_ops || request.writes_ir() || !uses_extension_ops(written)) return "";
+  return fmt::format("  the model uses pet's fused correction op (ONNX domain {}); in OpenVINO load "
+                     "core.add_extension(\"{}\") first, or write standard ops only with --portable\n",
+                     kPetDomain, runtime::default_openvino_extension());
+}
+
 void print_summary(std::ostream& out, const OptRequest& request, const Graph& original, const OptimizeResult& result,
                    const WrittenCheck& written) {
   out << fmt::format("pet-opt {} (mode {}, beam {}, target {}, seed {})\n", request.model, to_string(request.optimize.mode),
@@ -160,6 +185,7 @@ void print_summary(std::ostream& out, const OptRequest& request, const Graph& or
     out << fmt::format("  check '{}': max abs error {:.3g}, max rel error {:.3g} ({})\n", output.name,
                        output.max_abs_error, output.max_rel_error, output.passed ? "ok" : "FAILED");
   out << written_check_summary(written);
+  out << extension_note(request, result.graph);
   double total = 0;
   for (const StageTime& time : result.times) total += time.seconds;
   out << fmt::format("  wrote {} and {} in {:.2f} s\n", request.output, request.report, total);
@@ -249,7 +275,8 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
                                              import_seconds});
   if (!result.check.passed) return report_failed_check(request, original, result, err);
   start = std::chrono::steady_clock::now();
-  std::string model_bytes = request.writes_ir() ? textual_ir(result.graph) : serialize_onnx(result.graph);
+  std::string model_bytes =
+      request.writes_ir() ? textual_ir(result.graph) : serialize_onnx(result.graph, written_form(request));
   StagedFile model_file(request.output, model_bytes, "model");
   WrittenCheck written =
       check_output(original, request, model_file, model_bytes, written_check_options(request, result));
@@ -277,7 +304,7 @@ int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::o
     CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--target", "--threads", "--profile-db", "--select", "--select-runs",
                     "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
                     "--mutant-work", "--scored-per-expansion", "--mutation-rounds", "--top-k", "--jobs", "--passes"},
-                   {"--help", "-h", "--report-times", "--replay", "--emit-ir"});
+                   {"--help", "-h", "--report-times", "--replay", "--emit-ir", "--portable"});
     if (parsed.has("--help") || parsed.has("-h")) {
       out << kPetOptHelp;
       return 0;
