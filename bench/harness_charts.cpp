@@ -21,7 +21,7 @@ std::vector<Group> model_groups(const HarnessTable& table) {
   return groups;
 }
 
-const HarnessRow* run_of(const HarnessTable& table, const Group& group, const std::string& mode) {
+const HarnessRow* run_of(const HarnessTable& table, const Group& group, Mode mode) {
   HarnessRow key;
   key.model = group.model;
   key.batch = group.batch;
@@ -36,10 +36,10 @@ std::optional<double> inverse(const std::optional<double>& ratio) {
 template <typename Value>
 BarChart per_mode_chart(const HarnessTable& table, Value value) {
   BarChart chart;
-  chart.series = table.modes;
+  for (Mode mode : table.modes) chart.series.push_back(to_string(mode));
   for (const Group& group : model_groups(table)) {
     BarGroup bars{fmt::format("{}\nb{}", group.model, group.batch), {}};
-    for (const std::string& mode : table.modes) {
+    for (Mode mode : table.modes) {
       const HarnessRow* row = run_of(table, group, mode);
       bars.values.push_back(row ? value(*row) : std::nullopt);
     }
@@ -77,7 +77,7 @@ BarChart speedup_chart(const HarnessTable& table) {
   chart.series = {"pet over taso", "pet over none"};
   chart.reference_line = 1.0;
   for (const Group& group : model_groups(table)) {
-    const HarnessRow* pet = run_of(table, group, "pet");
+    const HarnessRow* pet = run_of(table, group, Mode::pet);
     chart.groups.push_back({fmt::format("{}\nb{}", group.model, group.batch),
                             {pet ? speedup_vs_taso(table, *pet) : std::nullopt,
                              pet ? speedup_vs_none(table, *pet) : std::nullopt}});

@@ -48,11 +48,9 @@ std::vector<int> parse_batches(const std::string& text) {
   return batches;
 }
 
-std::vector<std::string> parse_modes(const std::string& text) {
-  std::vector<std::string> modes = split_list("--modes", text);
-  for (const std::string& mode : modes)
-    if (std::find(harness_modes().begin(), harness_modes().end(), mode) == harness_modes().end())
-      throw UserError(fmt::format("--modes: '{}' is not one of none, taso, pet, pet-eq-only, pet-neq-only", mode));
+std::vector<Mode> parse_modes(const std::string& text) {
+  std::vector<Mode> modes;
+  for (const std::string& mode : split_list("--modes", text)) modes.push_back(parse_mode(mode, "--modes:"));
   return modes;
 }
 

@@ -27,7 +27,7 @@ std::string ratio_text(const std::optional<double>& ratio) {
   return ratio ? fmt::format("{:.3f}x", *ratio) : "n/a";
 }
 
-int evidence_count(const HarnessRow& row, const std::string& kind) {
+int evidence_count(const HarnessRow& row, EvidenceKind kind) {
   auto found = row.by_evidence.find(kind);
   return found == row.by_evidence.end() ? 0 : found->second;
 }
@@ -42,7 +42,7 @@ std::string top_families(const HarnessRow& row) {
 }
 
 std::string markdown_row(const HarnessTable& table, const HarnessRow& row) {
-  std::string head = fmt::format("| {} | {} | {} |", markdown_cell(row.model), row.batch, markdown_cell(row.mode));
+  std::string head = fmt::format("| {} | {} | {} |", markdown_cell(row.model), row.batch, markdown_cell(to_string(row.mode)));
   if (!row.error.empty()) {
     std::string empty_cells;
     for (int i = 0; i < 11; ++i) empty_cells += " |";
@@ -53,8 +53,8 @@ std::string markdown_row(const HarnessTable& table, const HarnessRow& row) {
   return head + fmt::format(" {:.1f} | {} | {} | {:.2f} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.cost_us,
                             ratio_text(speedup_vs_none(table, row)), ratio_text(speedup_vs_taso(table, row)),
                             row.search_seconds, markdown_cell(row.stop_reason), row.transformations,
-                            evidence_count(row, "z3-proof"), evidence_count(row, "random-test"),
-                            evidence_count(row, "partial+correction"), markdown_cell(top_families(row)), check,
+                            evidence_count(row, EvidenceKind::z3_proof), evidence_count(row, EvidenceKind::random_test),
+                            evidence_count(row, EvidenceKind::partial_correction), markdown_cell(top_families(row)), check,
                             measured);
 }
 
@@ -69,7 +69,7 @@ std::string csv_line(const std::vector<std::string>& fields) {
 }
 
 std::vector<std::string> csv_head(const HarnessRow& row) {
-  return {csv_field(row.model), std::to_string(row.batch), csv_field(row.mode),
+  return {csv_field(row.model), std::to_string(row.batch), csv_field(to_string(row.mode)),
           csv_field(row.error.empty() ? "ok" : "error: " + row.error)};
 }
 
@@ -85,8 +85,9 @@ std::string csv_row(const HarnessTable& table, const HarnessRow& row) {
         fmt::format("{:.3f}", row.cost_original_us), fmt::format("{:.3f}", row.cost_us),
         optional_number(speedup_vs_none(table, row), "{:.4f}"), optional_number(speedup_vs_taso(table, row), "{:.4f}"),
         fmt::format("{:.3f}", row.search_seconds), csv_field(row.stop_reason), std::to_string(row.transformations),
-        std::to_string(evidence_count(row, "z3-proof")), std::to_string(evidence_count(row, "random-test")),
-        std::to_string(evidence_count(row, "partial+correction")), csv_field(families),
+        std::to_string(evidence_count(row, EvidenceKind::z3_proof)),
+        std::to_string(evidence_count(row, EvidenceKind::random_test)),
+        std::to_string(evidence_count(row, EvidenceKind::partial_correction)), csv_field(families),
         row.check_passed ? "true" : "false", fmt::format("{:.3e}", row.check_max_abs_error),
         optional_number(row.measured_ms, "{:.3f}")};
     fields.insert(fields.end(), rest.begin(), rest.end());
@@ -112,7 +113,7 @@ std::string chosen_text(const MeasuredRun& run) {
 }
 
 std::string measured_markdown_row(const HarnessRow& row) {
-  std::string head = fmt::format("| {} | {} | {} |", markdown_cell(row.model), row.batch, markdown_cell(row.mode));
+  std::string head = fmt::format("| {} | {} | {} |", markdown_cell(row.model), row.batch, markdown_cell(to_string(row.mode)));
   if (!row.error.empty()) return head + fmt::format(" error: {} | | | | | | | | |\n", markdown_cell(row.error));
   MeasuredRun run = row.measured_run.value_or(MeasuredRun{});
   std::string check = fmt::format("{:.2e}{}", row.check_max_abs_error, row.check_passed ? "" : " (FAILED)");
@@ -165,10 +166,10 @@ std::string estimated_markdown_table(const HarnessTable& table) {
 // Under a measured table: each mode's geometric mean speedup, and where the kernel costs came from.
 std::string measured_summary(const HarnessTable& table) {
   std::string text;
-  for (const std::string& mode : table.modes) {
+  for (Mode mode : table.modes) {
     auto [mean, count] = geometric_mean_measured_speedup(table, mode);
     if (mean)
-      text += fmt::format("- geometric mean of measured speedups, mode {}: {} over {} run{}\n", mode,
+      text += fmt::format("- geometric mean of measured speedups, mode {}: {} over {} run{}\n", to_string(mode),
                           ratio_text(mean), count, count == 1 ? "" : "s");
   }
   MeasuredRun total;
@@ -210,8 +211,9 @@ bool all_digits(const std::string& text) {
 
 }  // namespace
 
-const std::vector<std::string>& evidence_kinds() {
-  static const std::vector<std::string> kinds = {"z3-proof", "random-test", "partial+correction"};
+const std::vector<EvidenceKind>& evidence_kinds() {
+  static const std::vector<EvidenceKind> kinds = {EvidenceKind::z3_proof, EvidenceKind::random_test,
+                                                  EvidenceKind::partial_correction};
   return kinds;
 }
 
@@ -243,7 +245,7 @@ std::optional<double> speedup(double baseline_us, double cost_us) {
   return baseline_us / cost_us;
 }
 
-const HarnessRow* find_run(const HarnessTable& table, const HarnessRow& row, const std::string& mode) {
+const HarnessRow* find_run(const HarnessTable& table, const HarnessRow& row, Mode mode) {
   for (const HarnessRow& other : table.rows)
     if (other.model == row.model && other.batch == row.batch && other.mode == mode && other.error.empty())
       return &other;
@@ -252,13 +254,13 @@ const HarnessRow* find_run(const HarnessTable& table, const HarnessRow& row, con
 
 std::optional<double> speedup_vs_none(const HarnessTable& table, const HarnessRow& row) {
   if (!row.error.empty()) return std::nullopt;
-  const HarnessRow* none = find_run(table, row, "none");
+  const HarnessRow* none = find_run(table, row, Mode::none);
   return speedup(none ? none->cost_us : row.cost_original_us, row.cost_us);
 }
 
 std::optional<double> speedup_vs_taso(const HarnessTable& table, const HarnessRow& row) {
   if (!row.error.empty()) return std::nullopt;
-  const HarnessRow* taso = find_run(table, row, "taso");
+  const HarnessRow* taso = find_run(table, row, Mode::taso);
   return taso ? speedup(taso->cost_us, row.cost_us) : std::nullopt;
 }
 
@@ -272,8 +274,7 @@ std::optional<double> predicted_speedup(const HarnessRow& row) {
   return speedup(row.measured_run->input.predicted_us, row.measured_run->written.predicted_us);
 }
 
-std::pair<std::optional<double>, int> geometric_mean_measured_speedup(const HarnessTable& table,
-                                                                      const std::string& mode) {
+std::pair<std::optional<double>, int> geometric_mean_measured_speedup(const HarnessTable& table, Mode mode) {
   double log_sum = 0;
   int count = 0;
   for (const HarnessRow& row : table.rows) {

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "search/vocabulary.h"
+
 namespace pet::bench {
 
 // One candidate's end-to-end time on a measured target, with what the cost model predicted for it.
@@ -34,14 +36,14 @@ struct MeasuredRun {
 struct HarnessRow {
   std::string model;
   int batch = 1;
-  std::string mode;
+  Mode mode = Mode::pet;
   std::string error;  // non-empty: the run failed with this message and the numbers are unset
   double cost_original_us = 0;   // estimated, the imported graph after cleanup and finalize
   double cost_us = 0;            // estimated, the optimized graph
   double search_seconds = 0;     // wall clock (non-deterministic, as are a measured target's times)
   std::string stop_reason;
   int transformations = 0;
-  std::map<std::string, int> by_evidence;  // z3-proof | random-test | partial+correction
+  std::map<EvidenceKind, int> by_evidence;
   std::vector<std::pair<std::string, int>> by_family;  // most frequent first, ties by name
   bool check_passed = true;
   double check_max_abs_error = 0;
@@ -64,13 +66,13 @@ struct HarnessTable {
   double time_limit_s = 0;
   unsigned long long seed = 0;
   int select_runs = 0;  // measured targets: timed rounds of each end-to-end selection
-  std::vector<std::string> modes;  // the order of the runs per model and batch
+  std::vector<Mode> modes;         // the order of the runs per model and batch
   std::vector<HarnessRow> rows;    // model x batch x mode, in the order run
   std::vector<SkippedModel> skipped;
 };
 
 // The evidence kinds the report counts, in column order.
-const std::vector<std::string>& evidence_kinds();
+const std::vector<EvidenceKind>& evidence_kinds();
 
 // The family a transformation is counted under: for a rule ("rule", "relu-concat-0-to-concat-
 // 0-relu-00ab12"), "rule:" and the op names of its left side; for a mutant, "mutant:" and its
@@ -82,7 +84,7 @@ std::vector<std::pair<std::string, int>> count_families(const std::vector<std::s
 // baseline_us / cost_us: how many times faster `cost_us` is; nullopt when either is not positive.
 std::optional<double> speedup(double baseline_us, double cost_us);
 // The row of `mode` for the same model and batch as `row`, or null (none, or it failed).
-const HarnessRow* find_run(const HarnessTable& table, const HarnessRow& row, const std::string& mode);
+const HarnessRow* find_run(const HarnessTable& table, const HarnessRow& row, Mode mode);
 // Speedup of `row` over the none row (else over the row's own unoptimized cost), and over taso.
 std::optional<double> speedup_vs_none(const HarnessTable& table, const HarnessRow& row);
 std::optional<double> speedup_vs_taso(const HarnessTable& table, const HarnessRow& row);
@@ -91,8 +93,7 @@ std::optional<double> measured_speedup(const HarnessRow& row);
 // The same ratio as the cost model predicted it.
 std::optional<double> predicted_speedup(const HarnessRow& row);
 // The geometric mean of the measured speedups of `mode`'s rows and how many rows it covers.
-std::pair<std::optional<double>, int> geometric_mean_measured_speedup(const HarnessTable& table,
-                                                                      const std::string& mode);
+std::pair<std::optional<double>, int> geometric_mean_measured_speedup(const HarnessTable& table, Mode mode);
 // What the report's title names: the device description, else the target asked for.
 std::string target_title(const HarnessTable& table);
 

@@ -64,16 +64,11 @@ const std::vector<std::string>& evaluation_models() {
   return models;
 }
 
-const std::vector<std::string>& harness_modes() {
-  static const std::vector<std::string> modes = {"none", "taso", "pet", "pet-eq-only", "pet-neq-only"};
-  return modes;
-}
-
 std::string model_path(const std::string& models_dir, const std::string& model, int batch) {
   return (std::filesystem::path(models_dir) / fmt::format("{}_b{}", model, batch) / "model.onnx").string();
 }
 
-OptimizeOptions optimize_options(const HarnessOptions& options, const std::string& mode) {
+OptimizeOptions optimize_options(const HarnessOptions& options, Mode mode) {
   OptimizeOptions result;
   result.mode = mode;
   result.beam = options.beam;
@@ -89,7 +84,7 @@ OptimizeOptions optimize_options(const HarnessOptions& options, const std::strin
 
 // A measured target's line leads with the end-to-end times ("measured:" or "replayed:"), else the estimates.
 std::string progress_line(const HarnessTable& table, const HarnessRow& row) {
-  std::string head = fmt::format("[{}] {} b{} {}:", table.rows.size(), row.model, row.batch, row.mode);
+  std::string head = fmt::format("[{}] {} b{} {}:", table.rows.size(), row.model, row.batch, to_string(row.mode));
   if (!row.error.empty()) return fmt::format("{} failed: {}", head, row.error);
   if (row.measured_run && measured_speedup(row)) {
     const MeasuredRun& run = *row.measured_run;
@@ -103,7 +98,7 @@ std::string progress_line(const HarnessTable& table, const HarnessRow& row) {
                      gain.value_or(0), chosen, progress_tail(row));
 }
 
-HarnessRow summarize_run(const std::string& model, int batch, const std::string& mode, const OptimizeResult& result) {
+HarnessRow summarize_run(const std::string& model, int batch, Mode mode, const OptimizeResult& result) {
   HarnessRow row;
   row.model = model;
   row.batch = batch;
@@ -111,7 +106,7 @@ HarnessRow summarize_run(const std::string& model, int batch, const std::string&
   row.cost_original_us = result.cost_original_us;
   row.cost_us = result.cost_optimized_us;
   row.search_seconds = result.search.seconds;
-  row.stop_reason = result.search.stop_reason;
+  row.stop_reason = to_string(result.search.stop_reason);
   row.transformations = static_cast<int>(result.transformations.size());
   std::vector<std::string> families;
   for (const Transformation& step : result.transformations) {
@@ -127,7 +122,7 @@ HarnessRow summarize_run(const std::string& model, int batch, const std::string&
 
 void run_model(HarnessTable& table, const std::string& model, int batch, const Graph& graph,
                const HarnessOptions& options, std::ostream& log) {
-  for (const std::string& mode : options.modes) {
+  for (Mode mode : options.modes) {
     OptimizeOptions pipeline = optimize_options(options, mode);
     if (options.verbose)
       pipeline.progress = [&log](const std::string& line) { log << "    " << line << "\n" << std::flush; };

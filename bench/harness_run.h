@@ -18,7 +18,7 @@ struct HarnessOptions {
   std::string models_dir;               // holds <model>_b<batch>/model.onnx
   std::vector<std::string> models;      // empty: every evaluation model
   std::vector<int> batches = {1, 16};
-  std::vector<std::string> modes = {"none", "taso", "pet", "pet-eq-only", "pet-neq-only"};
+  std::vector<Mode> modes = all_modes();
   int beam = OptimizeOptions{}.beam;                  // these as pet-opt's defaults
   double time_limit_s = OptimizeOptions{}.time_limit_s;  // per search
   std::string target = OptimizeOptions{}.target;      // measured (ort-cpu, ...) or estimated (h100, ...)
@@ -33,14 +33,12 @@ struct HarnessOptions {
 
 // The evaluation models, in report order (models/zoo.py's names).
 const std::vector<std::string>& evaluation_models();
-// Every mode the pipeline offers, in report order.
-const std::vector<std::string>& harness_modes();
 std::string model_path(const std::string& models_dir, const std::string& model, int batch);
 
 // The pipeline's options for one run of the harness.
-OptimizeOptions optimize_options(const HarnessOptions& options, const std::string& mode);
+OptimizeOptions optimize_options(const HarnessOptions& options, Mode mode);
 // One table row from a pipeline result; a measured target's selection fills `measured_run`.
-HarnessRow summarize_run(const std::string& model, int batch, const std::string& mode, const OptimizeResult& result);
+HarnessRow summarize_run(const std::string& model, int batch, Mode mode, const OptimizeResult& result);
 
 // The line logged after a run; `table` holds the run as its last row (the line counts the rows).
 std::string progress_line(const HarnessTable& table, const HarnessRow& row);

@@ -106,7 +106,8 @@ class ProtoExportNode final : public OnnxExportNode {
 
 class ModelWriter {
  public:
-  ModelWriter(const Graph& graph, onnx::ModelProto& model) : graph_(graph), model_(model) {
+  ModelWriter(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options)
+      : graph_(graph), model_(model), options_(options) {
     for (const Value& value : graph.values()) names_.insert(value.name);
   }
 
@@ -124,7 +125,10 @@ class ModelWriter {
     rename_float16_outputs();
     for (const Node& node : graph_.nodes()) {
       ProtoExportNode view(*this, node);
-      node.def->to_onnx(node, view);
+      if (options_.extension_ops && !node.def->extension_domain.empty())
+        write_extension_node(node, view);
+      else
+        node.def->to_onnx(node, view);
     }
     write_outputs();
   }
@@ -159,9 +163,10 @@ class ModelWriter {
   }
 
   void add_node(const std::string& op_type, const std::string& node_name, const std::vector<std::string>& inputs,
-                const std::vector<std::string>& outputs, const Attributes& attrs) {
+                const std::vector<std::string>& outputs, const Attributes& attrs, const std::string& domain = "") {
     auto* proto = model_.mutable_graph()->add_node();
     proto->set_op_type(op_type);
+    if (!domain.empty()) proto->set_domain(domain);
     proto->set_name(unique_node_name(node_name));
     for (const std::string& input : inputs) proto->add_input(input);
     for (const std::string& output : outputs) proto->add_output(output);
@@ -169,6 +174,20 @@ class ModelWriter {
   }
 
  private:
+  // The node as itself in its extension domain (version 1, imported once).
+  void write_extension_node(const Node& node, const ProtoExportNode& view) {
+    const std::string& domain = node.def->extension_domain;
+    if (domains_.insert(domain).second) {
+      auto* opset = model_.add_opset_import();
+      opset->set_domain(domain);
+      opset->set_version(1);
+    }
+    std::vector<std::string> inputs, outputs;
+    for (size_t i = 0; i < node.inputs.size(); ++i) inputs.push_back(view.input(static_cast<int>(i)));
+    for (size_t i = 0; i < node.outputs.size(); ++i) outputs.push_back(view.output(static_cast<int>(i)));
+    add_node(node.def->name, node.name, inputs, outputs, node.attrs, domain);
+  }
+
   // A value the model file stores as float16 while pet computes it in f32.
   bool stored_as_float16(const Value& value) const {
     if (value.type.dtype != DType::f32) return false;
@@ -257,6 +276,8 @@ class ModelWriter {
   std::set<std::string> node_names_;
   std::map<ValueId, std::string> f32_names_;  // float16 values' f32 twins
   std::set<std::string> float16_outputs_written_;
+  ExportOptions options_;
+  std::set<std::string> domains_;  // extension domains already imported
 };
 
 int ProtoExportNode::opset() const { return writer_.graph().opset; }
@@ -287,8 +308,8 @@ void ProtoExportNode::add_node(const std::string& op_type, const std::vector<std
 
 }  // namespace
 
-void export_onnx_proto(const Graph& graph, onnx::ModelProto& model) {
-  ModelWriter(graph, model).write();
+void export_onnx_proto(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options) {
+  ModelWriter(graph, model, options).write();
   // The linked ONNX 1.12 checker rejects the IR versions of opsets 19-21 and does not know
   // opset 18's schemas; those models are checked by tests with a current ONNX (pip onnx's
   // check_model(full_check=True)) and onnxruntime instead.
@@ -300,15 +321,15 @@ void export_onnx_proto(const Graph& graph, onnx::ModelProto& model) {
   }
 }
 
-std::string serialize_onnx(const Graph& graph) {
+std::string serialize_onnx(const Graph& graph, const ExportOptions& options) {
   onnx::ModelProto model;
-  export_onnx_proto(graph, model);
+  export_onnx_proto(graph, model, options);
   return model.SerializeAsString();
 }
 
-void export_onnx(const Graph& graph, const std::string& path) {
+void export_onnx(const Graph& graph, const std::string& path, const ExportOptions& options) {
   onnx::ModelProto model;
-  export_onnx_proto(graph, model);
+  export_onnx_proto(graph, model, options);
   write_file_atomically(path, model.SerializeAsString(), "model");
 }
 

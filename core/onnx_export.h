@@ -1,4 +1,4 @@
-// Graph -> ONNX: standard ops only, the graph's opset kept, checked by the ONNX checker.
+// Graph -> ONNX: standard ops (or pet's extension ops when asked), the graph's opset kept, checked by the ONNX checker.
 #pragma once
 
 #include <string>
@@ -11,11 +11,18 @@ class ModelProto;
 
 namespace pet {
 
+struct ExportOptions {
+  // Ops with an extension domain (OpDef::extension_domain: pet's fused correction) are written as
+  // nodes of that domain, which a runtime with pet's extension runs as one kernel (OpenVINO with
+  // libpet_openvino_extension.so); otherwise as their standard-op lowering (portable).
+  bool extension_ops = false;
+};
+
 // Builds the model; an exported model that fails the ONNX checker is an InternalError.
-void export_onnx_proto(const Graph& graph, onnx::ModelProto& model);
+void export_onnx_proto(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options = {});
 // The model as serialized ONNX bytes (every weight inside), as runtimes read it from memory.
-std::string serialize_onnx(const Graph& graph);
+std::string serialize_onnx(const Graph& graph, const ExportOptions& options = {});
 // Writes the model to `path` atomically (file_safety.h); UserError when the file cannot be written.
-void export_onnx(const Graph& graph, const std::string& path);
+void export_onnx(const Graph& graph, const std::string& path, const ExportOptions& options = {});
 
 }  // namespace pet

@@ -297,14 +297,21 @@ class Importer {
     return name;
   }
 
+  // pet's own op written in its extension domain (pet-opt's output for a runtime with pet's extension).
+  static const OpDef* extension_op(const onnx::NodeProto& node) {
+    const OpDef* def = OpRegistry::global().find(node.op_type());
+    return def && !def->extension_domain.empty() && def->extension_domain == node.domain() ? def : nullptr;
+  }
+
   void import_node(const onnx::NodeProto& node, int index) {
     std::string name = node_name(node, index);
-    if (!node.domain().empty() && node.domain() != "ai.onnx")
+    bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+    const OpDef* onnx_def = standard ? OpRegistry::global().find_onnx(node.op_type()) : extension_op(node);
+    if (!standard && !onnx_def)
       throw UserError(fmt::format("node '{}' ({}, domain '{}'): operators outside the default ONNX domain are not "
                                   "supported; export the model with standard ONNX operators",
                                   name, node.op_type(), node.domain()));
-    if (node.op_type() == "Constant") return import_constant(node, name);
-    const OpDef* onnx_def = OpRegistry::global().find_onnx(node.op_type());
+    if (standard && node.op_type() == "Constant") return import_constant(node, name);
     if (!onnx_def)
       throw UserError(fmt::format("node '{}' ({}, opset {}): operator {} is not supported by pet; replace it in the "
                                   "model or open an issue asking for it",
@@ -321,7 +328,7 @@ class Importer {
       constants.push_back(id != kNoValue && graph_.is_constant(id) ? &*graph_.value(id).constant : nullptr);
     }
     ProtoImportNode view(node, name, graph_.opset, types, constants, base_dir_, float16_inputs);
-    OnnxImported imported = onnx_def->from_onnx(*onnx_def, view);
+    OnnxImported imported = standard ? onnx_def->from_onnx(*onnx_def, view) : import_extension_op(*onnx_def, view);
     track_float16(node, imported, float16_inputs);
     std::vector<ValueId> inputs;
     for (int position : imported.inputs) inputs.push_back(position < 0 ? kNoValue : ids.at(static_cast<size_t>(position)));

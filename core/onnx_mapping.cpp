@@ -44,6 +44,17 @@ OnnxImported import_same_name(const OpDef& def, const OnnxImportNode& node) {
   return result;
 }
 
+OnnxImported import_extension_op(const OpDef& def, const OnnxImportNode& node) {
+  for (const std::string& name : node.attr_names()) {
+    bool declared = std::any_of(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec& s) { return s.name == name; });
+    if (!declared) node.unsupported("attribute '" + name + "'");
+  }
+  OnnxImported result{def.name, {}, {}};
+  for (const AttrSpec& spec : def.attrs) result.attrs.set(spec.name, read_attr(node, spec));
+  for (int i = 0; i < node.num_inputs(); ++i) result.inputs.push_back(node.has_input(i) ? i : -1);
+  return result;
+}
+
 void export_same_name(const Node& node, OnnxExportNode& out) {
   std::vector<std::string> inputs, outputs;
   for (size_t i = 0; i < node.inputs.size(); ++i) inputs.push_back(out.input(static_cast<int>(i)));

@@ -78,5 +78,10 @@ class OnnxExportNode {
 // Any ONNX attribute the op does not declare is a UserError (never silently ignored).
 OnnxImported import_same_name(const OpDef& def, const OnnxImportNode& node);
 void export_same_name(const Node& node, OnnxExportNode& out);
+// pet's own op read back from its extension domain: every canonical attribute, pet-only ones too.
+OnnxImported import_extension_op(const OpDef& def, const OnnxImportNode& node);
+
+// The ONNX domain of pet's own ops (OpDef::extension_domain), which pet's runtime extensions run.
+inline constexpr const char* kPetDomain = "ai.pet";
 
 }  // namespace pet

@@ -147,6 +147,10 @@ using OnnxExporter = std::function<void(const Node&, OnnxExportNode&)>;
 struct OpDef {
   std::string name;                  // our op name, e.g. "Conv", "Layout"
   std::vector<std::string> onnx_ops;  // ONNX op types this def imports (often {name})
+  // A custom ONNX domain ("ai.pet") in which the op is written as itself (its name, its canonical
+  // attributes) for a runtime that loads pet's extension (ExportOptions::extension_ops), and read
+  // back; empty for standard ops. to_onnx stays the standard-op lowering every runtime can run.
+  std::string extension_domain;
   std::vector<AttrSpec> attrs;       // canonical attributes
   int min_inputs = 1;
   int max_inputs = 1;

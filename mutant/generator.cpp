@@ -12,6 +12,7 @@
 #include "core/executor.h"
 #include "core/ops/linear_facets.h"
 #include "core/registry.h"
+#include "core/shape_fit.h"
 #include "core/structural_hash.h"
 #include "mutant/layout_identity.h"
 
@@ -187,13 +188,9 @@ class Search {
         continue;
       }
       SearchState next = state;
-      std::vector<ValueId> outputs;
-      try {
-        outputs = next.graph.add_node(tmpl.op, attrs, operands, fmt::format("{}_{}", tmpl.name, next.graph.nodes().size()));
-      } catch (const UserError&) {
-        ++result_.stats.shape_mismatches;
-        continue;
-      }
+      // The shape rule just accepted these operands, so the node fits.
+      std::vector<ValueId> outputs =
+          next.graph.add_node(tmpl.op, attrs, operands, fmt::format("{}_{}", tmpl.name, next.graph.nodes().size()));
       if (tmpl.stage == Stage::Post && (state.post_ops + 1 == options_.max_post_ops || depth == options_.depth) &&
           !produces_target(next.graph, outputs)) {
         ++result_.stats.off_target;
@@ -241,12 +238,7 @@ class Search {
     const OpDef& def = OpRegistry::global().get(op);
     std::vector<const TensorType*> types;
     for (ValueId id : operands) types.push_back(&graph.value(id).type);
-    try {
-      infer_types(def, complete_attributes(def, attrs), types, op);
-      return true;
-    } catch (const UserError&) {
-      return false;
-    }
+    return fit_shapes(def, complete_attributes(def, attrs), types, op).fits();
   }
 
   static bool repeats_existing_node(const Graph& graph, const std::string& op, const Attributes& attrs,
@@ -353,10 +345,16 @@ class Search {
     result_.mutants.push_back({std::move(candidate), std::move(verdict), family});
   }
 
-  // Sets the stop flag when the work budget ran out.
+  // Sets the stop flag when the work budget or the placement budget ran out.
   bool out_of_budget() {
     if (options_.max_work && result_.stats.work >= *options_.max_work) result_.stats.out_of_work = true;
+    if (options_.max_placements && placements_tried() >= *options_.max_placements) result_.stats.out_of_work = true;
     return result_.stats.out_of_work;
+  }
+
+  int64_t placements_tried() const {
+    const GeneratorStats& stats = result_.stats;
+    return stats.placed + stats.shape_mismatches + stats.repeated_ops + stats.off_target + stats.cancelling_layouts;
   }
 
   void sort_mutants() {

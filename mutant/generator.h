@@ -33,6 +33,10 @@ struct GeneratorOptions {
   // candidate on every run, so the mutants found depend neither on the machine's speed or load
   // nor on how many subprograms are generated in parallel (--jobs). Unset: no limit.
   std::optional<int64_t> max_work;
+  // The enumeration also stops once it has tried this many template placements (placed or refused
+  // by a shape rule or a prune): a counted bound on the search itself, which can be large while it
+  // reads few elements (groups of three small ops). Unset: no limit.
+  std::optional<int64_t> max_placements;
 };
 
 struct Mutant {
@@ -58,7 +62,7 @@ struct GeneratorStats {
   double seconds = 0;
   int64_t work = 0;                // elements read by the Z_p evaluations (examine and the layout prune)
   int64_t prune_work = 0;          // of those, by the layout prune (recomputes_existing_value)
-  bool out_of_work = false;        // the work budget cut it short
+  bool out_of_work = false;        // the work budget (or the placement budget) cut it short
   bool empty_tensors = false;      // the subprogram reads or writes an empty tensor: not mutated
   std::string summary() const;
 };

@@ -13,14 +13,13 @@ namespace {
 
 const Shape& operand(const TemplateContext& context, size_t i = 0) { return context.operands.at(i).shape; }
 
-// Adds the builder's attributes unless the shape does not allow them (the builders say so with
-// a UserError, which here only means "not applicable").
-template <typename Build>
-void try_add(Choices& out, Build build) {
-  try {
-    out.push_back(build());
-  } catch (const UserError&) {
-  }
+// Whether the layout builders split `axis` by `factor` and move `factor` batch chunks in (the
+// batch-to-axis and interleave builders need both); a refused split is not a choice.
+bool splits(const Shape& shape, int axis, int64_t factor) {
+  return !ops::axis_split_refusal(shape, axis, 1, false, "") && !ops::axis_split_refusal(shape, 0, factor, true, "");
+}
+bool splits_axis(const Shape& shape, int axis, int64_t factor) {
+  return !ops::axis_split_refusal(shape, axis, factor, false, "");
 }
 
 std::set<int64_t> small_factors(int64_t size, const std::set<int64_t>& extra = {}) {
@@ -69,7 +68,7 @@ Choices batch_to_axis(const TemplateContext& context) {
   if (!is_activation(shape)) return out;
   for (int axis = 2; axis < shape.rank(); ++axis)
     for (int64_t factor : small_factors(shape[0], batch_ratios(context)))
-      try_add(out, [&] { return ops::layout_batch_to_axis(shape, axis, factor); });
+      if (splits(shape, axis, factor)) out.push_back(ops::layout_batch_to_axis(shape, axis, factor));
   return out;
 }
 
@@ -79,7 +78,7 @@ Choices axis_to_batch(const TemplateContext& context) {
   if (!is_activation(shape)) return out;
   for (int axis = 2; axis < shape.rank(); ++axis)
     for (int64_t factor : small_factors(shape[axis], batch_ratios(context)))
-      try_add(out, [&] { return ops::layout_axis_to_batch(shape, axis, factor); });
+      if (splits_axis(shape, axis, factor)) out.push_back(ops::layout_axis_to_batch(shape, axis, factor));
   return out;
 }
 
@@ -107,7 +106,8 @@ Choices dilation_deinterleave(const TemplateContext& context) {
         out.push_back(deinterleave_both(shape, d));
   for (int axis = 2; axis < shape.rank(); ++axis)
     for (int64_t factor : original_dilations(context, axis))
-      if (factor >= 2) try_add(out, [&] { return ops::layout_dilation_deinterleave(shape, axis, factor); });
+      if (factor >= 2 && splits_axis(shape, axis, factor))
+        out.push_back(ops::layout_dilation_deinterleave(shape, axis, factor));
   return out;
 }
 
@@ -120,8 +120,8 @@ Choices dilation_interleave(const TemplateContext& context) {
       if (d >= 2 && original_dilations(context, 3).count(d) && shape[0] % (d * d) == 0) out.push_back(interleave_both(shape, d));
   for (int axis = 2; axis < shape.rank(); ++axis)
     for (int64_t factor : original_dilations(context, axis))
-      if (factor >= 2 && shape[0] % factor == 0)
-        try_add(out, [&] { return ops::layout_dilation_interleave(shape, axis, factor); });
+      if (factor >= 2 && splits(shape, axis, factor))
+        out.push_back(ops::layout_dilation_interleave(shape, axis, factor));
   return out;
 }
 

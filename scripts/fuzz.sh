@@ -37,9 +37,10 @@ if [[ -z "$compiler" ]]; then
   echo "fuzz.sh: needs clang 16 or newer with libFuzzer: apt-get install clang-16 libclang-rt-16-dev" >&2
   exit 2
 fi
+# The same configuration as scripts/sanitize.sh: one instrumented build serves both scripts.
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-$compiler \
-      -DCMAKE_CXX_COMPILER=clang++-$compiler \
-      -DPET_BUILD_FUZZERS=ON -DPET_BUILD_CUDA=OFF -DPET_BUILD_BENCH=OFF >/dev/null
+      -DCMAKE_CXX_COMPILER=clang++-$compiler -DPET_SANITIZE=ON -DPET_BUILD_FUZZERS=ON \
+      -DPET_BUILD_CUDA=OFF -DPET_BUILD_BENCH=OFF -DCMAKE_DISABLE_FIND_PACKAGE_OpenVINO=ON >/dev/null
 cmake --build build-fuzz -j"$jobs" --target "${targets[@]}"
 
 # Longest input each target reads: a small model with its weights, a page of IR, a graph's draws.

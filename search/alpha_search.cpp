@@ -22,8 +22,8 @@ Program alpha_search(Program start, const SearchSpace& space, const MoveKinds& k
   queue.insert(std::move(start));
   auto is_new = [&seen](uint64_t hash) { return seen.insert(hash).second; };
   while (!queue.empty()) {
-    if (std::string reason = budget.exhausted(stats.expansions, stats.candidates); !reason.empty()) {
-      stats.stop_reason = reason;
+    if (std::optional<StopReason> reason = budget.exhausted(stats.expansions, stats.candidates)) {
+      stats.stop_reason = *reason;
       return best;
     }
     Program program = std::move(queue.extract(queue.begin()).value());
@@ -39,7 +39,7 @@ Program alpha_search(Program start, const SearchSpace& space, const MoveKinds& k
       queue.insert(std::move(next));
     }
   }
-  stats.stop_reason = "converged";
+  stats.stop_reason = StopReason::converged;
   return best;
 }
 

@@ -2,6 +2,7 @@
 #include "search/beam_search.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -28,17 +29,17 @@ SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, 
   int rounds_without_gain = 0;
   while (true) {
     std::vector<Program> next;
-    std::string stop;
+    std::optional<StopReason> stop;
     for (const Program& program : outcome.beam) {
-      if (stop = budget.exhausted(stats.expansions, stats.candidates); !stop.empty()) break;
+      if (stop = budget.exhausted(stats.expansions, stats.candidates); stop) break;
       ++stats.expansions;
       std::vector<Program> grown = space.expand(program, kinds, stats, is_new, budget);
       next.insert(next.end(), std::make_move_iterator(grown.begin()), std::make_move_iterator(grown.end()));
     }
-    if (stop.empty()) stop = budget.spent(stats.candidates);
+    if (!stop) stop = budget.spent(stats.candidates);
     ++stats.rounds;
     if (next.empty()) {
-      stats.stop_reason = stop.empty() ? "converged" : stop;
+      stats.stop_reason = stop.value_or(StopReason::converged);
       return outcome;
     }
     // A round cut short by a budget still offers what it built.
@@ -52,12 +53,12 @@ SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, 
     budget.report(fmt::format("round {}: best {:.1f} us after {} moves, {} expansions, {} candidates", stats.rounds,
                               outcome.best.cost, outcome.best.history.size(), stats.expansions, stats.candidates));
     rounds_without_gain = gained ? 0 : rounds_without_gain + 1;
-    if (!stop.empty()) {
-      stats.stop_reason = stop;
+    if (stop) {
+      stats.stop_reason = *stop;
       return outcome;
     }
     if (rounds_without_gain >= options.patience) {
-      stats.stop_reason = "converged";
+      stats.stop_reason = StopReason::converged;
       return outcome;
     }
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/hash.h"
+#include "core/shape_fit.h"
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "search/partition.h"
@@ -160,8 +161,9 @@ Attributes fitted_attributes(const Graph& side, const Node& node, Attributes att
 
 }  // namespace
 
-Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
-                  const std::vector<TensorType>* output_types, const AttrBindings* bindings) {
+std::optional<Graph> instantiate(const Graph& side, const std::vector<TensorType>& input_types,
+                                 const std::vector<TensorType>* output_types, std::string& refusal,
+                                 const AttrBindings* bindings) {
   Graph instance;
   instance.name = side.name;
   instance.opset = side.opset;
@@ -177,9 +179,11 @@ Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
     std::vector<std::string> names;
     for (ValueId out : node.outputs) names.push_back(side.value(out).name);
     Attributes attrs = bindings ? bound_attributes(node.op(), node.attrs, *bindings) : node.attrs;
-    attrs = fitted_attributes(side, node, std::move(attrs), output_types);
-    std::vector<ValueId> outs = instance.add_node(node.op(), std::move(attrs), inputs, node.name, names);
-    for (size_t i = 0; i < outs.size(); ++i) mapped[static_cast<size_t>(node.outputs[i])] = outs[i];
+    std::optional<std::vector<ValueId>> outs =
+        add_node_if_fits(instance, node.op(), fitted_attributes(side, node, std::move(attrs), output_types), inputs,
+                         node.name, names, refusal);
+    if (!outs) return std::nullopt;
+    for (size_t i = 0; i < outs->size(); ++i) mapped[static_cast<size_t>(node.outputs[i])] = (*outs)[i];
   }
   std::vector<ValueId> outputs;
   for (ValueId out : side.outputs()) outputs.push_back(mapped[static_cast<size_t>(out)]);

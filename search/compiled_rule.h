@@ -77,11 +77,12 @@ Attributes bound_attributes(const std::string& op, const Attributes& rule, const
 // The index key of a node: its op and its exact (not variable) attributes.
 uint64_t anchor_key_of(const std::string& op, const Attributes& attrs);
 
-// The side re-built over inputs of the given types (same names as the side's inputs); UserError
-// from a shape rule when the side does not fit them. With `output_types` (a right side: the
-// types the match must produce), a Split whose pieces are all outputs cuts those sizes. With
-// `bindings`, conv attributes take their bound graph values.
-Graph instantiate(const Graph& side, const std::vector<TensorType>& input_types,
-                  const std::vector<TensorType>* output_types = nullptr, const AttrBindings* bindings = nullptr);
+// The side re-built over inputs of the given types (same names as the side's inputs), or nothing
+// with the shape rule's reason in `refusal` when a node of the side does not fit them. With
+// `output_types` (a right side: the types the match must produce), a Split whose pieces are all
+// outputs cuts those sizes. With `bindings`, variable attributes take their bound graph values.
+std::optional<Graph> instantiate(const Graph& side, const std::vector<TensorType>& input_types,
+                                 const std::vector<TensorType>* output_types, std::string& refusal,
+                                 const AttrBindings* bindings = nullptr);
 
 }  // namespace pet::search

@@ -23,7 +23,8 @@ std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candi
                                     const SelectionOptions& options) {
   const cost::Measurement& how = *cost.measurement();
   std::vector<std::string> models;
-  for (const SelectionCandidate& candidate : candidates) models.push_back(serialize_onnx(*candidate.graph));
+  ExportOptions form = how.runtime->export_options();  // as the written model will be
+  for (const SelectionCandidate& candidate : candidates) models.push_back(serialize_onnx(*candidate.graph, form));
   runtime::TimingOptions timing{.threads = how.target.threads, .warmup = options.warmup, .runs = options.runs,
                                 .per_node = false, .seed = options.seed};
   std::vector<runtime::Timing> timings = how.runtime->time_models(models, timing);

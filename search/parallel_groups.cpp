@@ -85,7 +85,7 @@ std::vector<Subprogram> parallel_groups(const Graph& graph, const PartitionOptio
     if (nodes.size() >= 2) take(nodes);
   std::sort(groups.begin(), groups.end());
   std::vector<Subprogram> result;
-  for (const std::vector<NodeId>& group : groups) result.push_back(make_subprogram(graph, group, "group", consumers));
+  for (const std::vector<NodeId>& group : groups) result.push_back(make_subprogram(graph, group, SubprogramKind::group, consumers));
   return result;
 }
 

@@ -7,6 +7,8 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/structural_hash.h"
+#include "mutant/generator.h"
 
 namespace pet::search {
 namespace {
@@ -114,18 +116,18 @@ struct Grower {
 
 }  // namespace
 
-Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, const std::string& kind) {
+Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, SubprogramKind kind) {
   return make_subprogram(parent, std::move(nodes), kind, parent.consumers());
 }
 
-Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, const std::string& kind,
+Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, SubprogramKind kind,
                            const std::vector<std::vector<NodeId>>& consumers) {
   std::sort(nodes.begin(), nodes.end());
   std::set<NodeId> inside(nodes.begin(), nodes.end());
   Subprogram sub;
   sub.nodes = nodes;
   sub.kind = kind;
-  sub.program.name = kind;
+  sub.program.name = to_string(kind);
   sub.program.opset = parent.opset;
   std::vector<ValueId> local(parent.values().size(), kNoValue);
   for (NodeId id : nodes) {
@@ -164,11 +166,24 @@ std::vector<Subprogram> partition(const Graph& graph, const PartitionOptions& op
     auto seed = static_cast<NodeId>(n);
     if (!graph.node(seed).def->traits.compute_heavy || !grower.eligible(seed, 0)) continue;
     std::set<NodeId> region = grower.grow(seed);
-    regions.push_back(make_subprogram(graph, {region.begin(), region.end()}, "linear", grower.consumers));
+    regions.push_back(make_subprogram(graph, {region.begin(), region.end()}, SubprogramKind::linear, grower.consumers));
   }
   std::stable_sort(regions.begin(), regions.end(),
                    [](const Subprogram& a, const Subprogram& b) { return a.nodes.front() < b.nodes.front(); });
   return regions;
+}
+
+// Groups first: merging parallel ops saves whole launches.
+std::vector<Subprogram> subprograms_to_mutate(const Graph& graph, const PartitionOptions& options) {
+  std::vector<Subprogram> subs = parallel_groups(graph, options);
+  std::vector<Subprogram> regions = partition(graph, options);
+  subs.insert(subs.end(), std::make_move_iterator(regions.begin()), std::make_move_iterator(regions.end()));
+  std::erase_if(subs, [](const Subprogram& sub) { return mutant::has_empty_tensor(sub.program); });
+  return subs;
+}
+
+uint64_t subprogram_key(const Subprogram& sub) {
+  return structural_hash(sub.program) ^ (sub.kind == SubprogramKind::group ? 0x9e3779b97f4a7c15ULL : 0);
 }
 
 }  // namespace pet::search

@@ -3,10 +3,12 @@
 // graph the mutant generator can take, and splice() to put a replacement back.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/graph.h"
+#include "search/vocabulary.h"
 
 namespace pet::search {
 
@@ -18,7 +20,7 @@ struct Subprogram {
   std::vector<ValueId> inputs;  // parent values read from outside the region
   std::vector<ValueId> outputs; // parent values read outside the region or graph outputs
   Graph program;
-  std::string kind;             // "linear" (a multi-linear region) or "group" (parallel compute ops)
+  SubprogramKind kind = SubprogramKind::linear;
   std::string location;         // the parent node names, joined by ", " (for reports)
 };
 
@@ -37,11 +39,17 @@ std::vector<Subprogram> parallel_groups(const Graph& graph, const PartitionOptio
 
 // The Subprogram of the listed parent nodes (a convex set: no path leaves it and comes back):
 // its inputs in order of first read, its outputs in node order, its standalone program.
-Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, const std::string& kind);
+Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, SubprogramKind kind);
 // The same with the parent's consumer lists (Graph::consumers) already at hand: callers that make
 // many subprograms of one graph pass them once instead of rebuilding them per region.
-Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, const std::string& kind,
+Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, SubprogramKind kind,
                            const std::vector<std::vector<NodeId>>& consumers);
+
+// Every subprogram the search mutates: the parallel groups, then the regions, each in graph order;
+// a subprogram over an empty tensor (a zero dimension) computes nothing and is left out.
+std::vector<Subprogram> subprograms_to_mutate(const Graph& graph, const PartitionOptions& options);
+// The key every site of the same subprogram shares: its structural hash, and its kind.
+uint64_t subprogram_key(const Subprogram& sub);
 
 // Adds `source`'s constants and nodes to `target`, source input i reading target value
 // `inputs[i]`; names get the prefix and are made unique. Returns the target values of the

@@ -16,6 +16,7 @@
 #include "search/beam_search.h"
 #include "search/cost/cost_model.h"
 #include "search/finalize.h"
+#include "search/generate_stage.h"
 #include "search/rule_matcher.h"
 #include "search/search_space.h"
 #include "core/structural_hash.h"
@@ -27,12 +28,16 @@ namespace {
 class StageClock {
  public:
   explicit StageClock(std::vector<StageTime>& times) : times_(times) {}
-  void end(const std::string& stage, const Graph& graph) {
+  // Records the stage's wall-clock seconds (and returns them); with PET_DEBUG=1 prints the
+  // program after it, then `note` (what the stage found besides the program, as IR comments).
+  double end(const std::string& stage, const Graph& graph, const std::string& note = "") {
     auto now = std::chrono::steady_clock::now();
-    times_.push_back({stage, std::chrono::duration<double>(now - start_).count()});
+    double seconds = std::chrono::duration<double>(now - start_).count();
+    times_.push_back({stage, seconds});
     start_ = now;
     const char* debug = std::getenv("PET_DEBUG");
-    if (debug && std::string(debug) == "1") std::cerr << "// after " << stage << "\n" << print_graph(graph);
+    if (debug && std::string(debug) == "1") std::cerr << "// after " << stage << "\n" << print_graph(graph) << note;
+    return seconds;
   }
 
  private:
@@ -40,11 +45,7 @@ class StageClock {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-const std::vector<std::string> kModes = {"none", "taso", "pet", "pet-eq-only", "pet-neq-only"};
-
 void check_options(const OptimizeOptions& options) {
-  if (std::find(kModes.begin(), kModes.end(), options.mode) == kModes.end())
-    throw UserError(fmt::format("--mode '{}' is not one of none, taso, pet, pet-eq-only, pet-neq-only", options.mode));
   if (options.beam < 1) throw UserError(fmt::format("--beam {} must be at least 1", options.beam));
   if (options.taso_search != "beam" && options.taso_search != "alpha")
     throw UserError(fmt::format("--taso-search '{}' is not one of beam, alpha", options.taso_search));
@@ -128,40 +129,61 @@ void open_target(const OptimizeOptions& options, TargetSetup& setup) {
   setup.cost.emplace(cost::load_cpu_fallback(), std::move(db), std::move(measurement));
 }
 
-search::MoveKinds moves_of(const std::string& mode) {
-  if (mode == "pet-neq-only") return {false, false, true};
-  if (mode == "pet") return {true, true, true};
+search::MoveKinds moves_of(Mode mode) {
+  if (mode == Mode::pet_neq_only) return {false, false, true};
+  if (mode == Mode::pet) return {true, true, true};
   return {true, true, false};  // taso, pet-eq-only
 }
 
-// Runs the search the mode asks for; fills `result.search`. Returns the best programs found,
-// best first (at least one).
-std::vector<search::Program> run_search(const Graph& cleaned, const OptimizeOptions& options,
-                                        const cost::CostModel& cost, OptimizeResult& result) {
+// Timing kernels while pet's own threads run would disturb the times: one thread then.
+int worker_threads(const OptimizeOptions& options, const cost::CostModel& cost) {
+  bool timing = cost.measurement() && cost.measurement()->runtime;
+  return options.threads > 0 ? options.threads : (timing ? 1 : 0);
+}
+
+search::GenerateOptions generate_options(const OptimizeOptions& options, const cost::CostModel& cost) {
+  search::GenerateOptions generate;
+  generate.mutation_rounds = options.mutation_rounds;
+  generate.top_k = options.top_k;
+  generate.generator.examine.seed = options.seed;
+  generate.generator.max_placements = options.mutant_placements;
+  generate.work = options.mutant_work;
+  generate.threads = worker_threads(options, cost);
+  return generate;
+}
+
+// The generation stage's findings as IR comments, one line per subprogram (PET_DEBUG=1).
+std::string generation_note(const search::GeneratedMutants& mutants) {
+  std::string text;
+  for (const search::GeneratedSubprogram& sub : mutants.subprograms) {
+    std::vector<std::string> names;
+    for (const search::MutantOption& option : *sub.options)
+      names.push_back(fmt::format("{} ({})", option.info.name, to_string(option.info.evidence_kind)));
+    text += fmt::format("// {} [{}]: {}\n", to_string(sub.kind), sub.location,
+                        names.empty() ? "no mutants" : fmt::format("{}", fmt::join(names, "; ")));
+  }
+  return text;
+}
+
+// Runs the search the mode asks for over the generated mutants; fills `result.search`. Returns
+// the best programs found, best first (at least one).
+std::vector<search::Program> run_search(const Graph& cleaned, const search::GeneratedMutants& mutants,
+                                        const OptimizeOptions& options, const cost::CostModel& cost,
+                                        OptimizeResult& result) {
   std::optional<search::RuleSet> rules;
   std::optional<search::RuleMatcher> matcher;
   search::MoveKinds kinds = moves_of(options.mode);
   if (kinds.rules) {
-    rules.emplace(search::RuleSet::load(default_path(options.rules_dir, PET_DEFAULT_RULES_DIR)));
-    matcher.emplace(*rules);
+    if (!options.rule_set) rules.emplace(search::RuleSet::load(default_path(options.rules_dir, PET_DEFAULT_RULES_DIR)));
+    matcher.emplace(options.rule_set ? *options.rule_set : *rules);
   }
   search::SearchSpaceOptions space_options;
-  space_options.mutation_rounds = options.mutation_rounds;
-  space_options.top_k = options.top_k;
-  space_options.generator.examine.seed = options.seed;
-  space_options.generation_work = options.mutant_work;
   space_options.scored_per_expansion = options.scored_per_expansion;
-  // Timing kernels while pet's own threads run would disturb the times: one thread then.
-  bool timing = cost.measurement() && cost.measurement()->runtime;
-  space_options.threads = options.threads > 0 ? options.threads : (timing ? 1 : 0);
-  search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options);
+  space_options.threads = worker_threads(options, cost);
+  search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options, mutants.subprograms);
 
   SearchStats& stats = result.search;
-  // Mutant generation is bounded by --mutant-work alone, a counted budget, so its mutants are the
-  // same for any --jobs and on any machine; the wall-clock backstop starts after it.
-  auto generation_start = std::chrono::steady_clock::now();
-  space.prepare(cleaned, stats);
-  stats.generation_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - generation_start).count();
+  // The wall-clock backstop starts after the generation stage, which --mutant-work bounds.
   search::SearchBudget budget{.time_limit_s = options.time_limit_s,
                               .max_expansions = options.max_expansions,
                               .max_candidates = options.max_candidates,
@@ -170,21 +192,21 @@ std::vector<search::Program> run_search(const Graph& cleaned, const OptimizeOpti
                               .excluded_seconds = [&cost, before = cost.measuring_seconds()] {
                                 return cost.measuring_seconds() - before;
                               }};
-  budget.report(fmt::format("{} subprograms: {} full and {} partial mutants", stats.subprograms, stats.mutants_full,
-                            stats.mutants_partial));
+  budget.report(fmt::format("{} subprograms: {} full and {} partial mutants", mutants.stats.subprograms(),
+                            mutants.stats.mutants_full, mutants.stats.mutants_partial));
   std::unordered_set<uint64_t> seen;
   search::Program start = space.make_program(cleaned, {});
   std::vector<search::Program> top;
-  if (options.mode == "taso" && options.taso_search == "alpha") {
+  if (options.mode == Mode::taso && options.taso_search == "alpha") {
     stats.algorithm = "alpha";
     top = {search::alpha_search(start, space, kinds, {options.alpha}, budget, stats, seen)};
-  } else if (options.mode == "pet") {
+  } else if (options.mode == Mode::pet) {
     // Fully equivalent moves first, then every move from that beam: pet never ends worse than
     // the same beam over full moves alone (the taso baseline), whatever the partial moves do.
     stats.algorithm = "beam (full moves, then full and partial)";
-    search::SearchOutcome full = search::beam_search({start}, space, moves_of("taso"), {options.beam}, budget, stats, seen);
+    search::SearchOutcome full = search::beam_search({start}, space, moves_of(Mode::taso), {options.beam}, budget, stats, seen);
     top = full.top;
-    if (stats.stop_reason == "converged") {
+    if (stats.stop_reason == StopReason::converged) {
       search::SearchOutcome all = search::beam_search(full.beam, space, kinds, {options.beam}, budget, stats, seen);
       top.insert(top.end(), all.top.begin(), all.top.end());
     }
@@ -202,7 +224,7 @@ std::vector<search::Program> run_search(const Graph& cleaned, const OptimizeOpti
     for (const search::FailedInstance& failed : matcher->failed_instances())
       stats.rule_proofs_failed_detail.push_back(failed.describe());
   }
-  stats.seconds = stats.generation_seconds + budget.elapsed();
+  stats.seconds = result.generation.seconds + budget.elapsed();
   return top;
 }
 
@@ -239,6 +261,14 @@ Tolerance check_tolerance(const Graph& original, const Tolerance& requested) {
   return {std::max(requested.absolute, 1e-2), std::max(requested.relative, 1e-2)};
 }
 
+// Moves a finalist's graph, finalize passes, history and predicted cost into `result`.
+void take_finalist(Finalist& chosen, OptimizeResult& result) {
+  result.graph = std::move(chosen.graph);
+  for (PassResult& pass : chosen.passes) result.passes.push_back(std::move(pass));
+  result.transformations = std::move(chosen.history);
+  result.cost_optimized_us = chosen.predicted_us;
+}
+
 // Takes the finalist the measured selection chose (or the input, or its cleaned form) into `result`.
 void take_selected(const Graph& original, Finalist& cleaned, std::vector<Finalist>& programs, OptimizeResult& result) {
   const Selection& selection = result.target.selection;
@@ -248,11 +278,7 @@ void take_selected(const Graph& original, Finalist& cleaned, std::vector<Finalis
     result.cost_optimized_us = selection.candidates[0].predicted_us;
     return;
   }
-  Finalist& chosen = selection.chosen == 1 ? cleaned : programs[selection.chosen - 2];
-  result.graph = std::move(chosen.graph);
-  for (PassResult& pass : chosen.passes) result.passes.push_back(std::move(pass));
-  result.transformations = std::move(chosen.history);
-  result.cost_optimized_us = chosen.predicted_us;
+  take_finalist(selection.chosen == 1 ? cleaned : programs[selection.chosen - 2], result);
 }
 
 void select_measured(const Graph& original, Finalist& cleaned, std::vector<Finalist>& programs,
@@ -289,7 +315,7 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   TargetSetup setup;
   open_target(options, setup);
   const cost::CostModel& cost = *setup.cost;
-  OptimizeResult result{original, {}, {}, {}, 0, 0, "", {}, {}, {}};
+  OptimizeResult result{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}};
   result.device = cost.measurement() ? cost.measurement()->target.describe() : cost.device().name + " (estimated)";
   if (cost.measurement()) result.target.target = cost.measurement()->target;
   result.target.profile_db = setup.profile_db;
@@ -302,27 +328,30 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   result.cost_original_us = cleaned.predicted_us = cost.graph_cost(cleaned.graph);
   clock.end("cleanup", result.graph);
 
+  // Mutant generation is bounded by --mutant-work alone, a counted budget, so its mutants are the
+  // same for any --jobs and on any machine.
+  search::GeneratedMutants mutants;
+  if (options.mode != Mode::none)
+    mutants = search::generate_mutants_stage(result.graph, cost, generate_options(options, cost));
+  result.generation = mutants.stats;
+  result.generation.seconds = clock.end("generate", result.graph, generation_note(mutants));
+
   std::vector<search::Program> top;
-  if (options.mode == "none") {
+  if (options.mode == Mode::none) {
     result.search.algorithm = "none";
-    result.search.stop_reason = "no-search";
+    result.search.stop_reason = StopReason::no_search;
   } else {
-    top = run_search(result.graph, options, cost, result);
+    top = run_search(result.graph, mutants, options, cost, result);
   }
   clock.end("search", result.graph);
 
   size_t wanted = cost.measured() ? static_cast<size_t>(options.select_k) : 1;
   std::vector<Finalist> programs =
       finalize_programs(std::move(top), cost.measured() ? &cleaned.graph : nullptr, wanted, cost);
-  if (cost.measured()) {
+  if (cost.measured())
     select_measured(original, cleaned, programs, options, cost, result);
-  } else {
-    Finalist& best = programs.empty() ? cleaned : programs.front();
-    result.graph = std::move(best.graph);
-    for (PassResult& pass : best.passes) result.passes.push_back(std::move(pass));
-    result.transformations = std::move(best.history);
-    result.cost_optimized_us = best.predicted_us;
-  }
+  else
+    take_finalist(programs.empty() ? cleaned : programs.front(), result);
   clock.end("finalize", result.graph);
 
   // The written model keeps a float16 model's storage (core/onnx_export.cpp rounds derived

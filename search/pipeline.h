@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,12 +15,16 @@
 #include "search/cleanup.h"
 #include "search/cost/cost_model.h"
 #include "search/measured_selection.h"
+#include "search/vocabulary.h"
 #include "verifier/differential.h"
 
 namespace pet {
+namespace search {
+class RuleSet;
+}
 
 struct OptimizeOptions {
-  std::string mode = "pet";          // none | taso | pet | pet-eq-only | pet-neq-only
+  Mode mode = Mode::pet;
   int beam = 8;                      // programs kept per search round
   std::string taso_search = "beam";  // taso mode: beam | alpha (TASO's α-relaxed best-first search)
   double alpha = 1.05;               // α-search: expand programs costing up to α × the best
@@ -39,6 +45,12 @@ struct OptimizeOptions {
   int select_k = 3;                  // best programs timed end to end against the input (measured targets)
   int select_runs = 10;              // timed rounds of that comparison
   std::string rules_dir;             // rule library folder; empty: the repository's mutant/rules
+  // A rule library already loaded (rules_dir is then not read): callers that optimize many graphs
+  // (the harness, the fuzzer) load it once.
+  std::shared_ptr<const search::RuleSet> rule_set;
+  // Template placements the generator may try per subprogram and round (unset: no limit; the
+  // fuzzer bounds each execution with it).
+  std::optional<int64_t> mutant_placements;
   uint64_t seed = 2026;              // seeds every random draw, including the differential check
   Tolerance tolerance;
   // Called on the search's progress (a terminal shows a line); may be empty.
@@ -55,7 +67,7 @@ struct Transformation {
   std::string kind;             // "rule", "mutant" or "padding"
   std::string name;             // rule name, or the mutant's template family
   std::string location;         // names of the replaced nodes
-  std::string evidence_kind;    // "z3-proof" | "random-test" | "partial+correction" | "construction"
+  EvidenceKind evidence_kind = EvidenceKind::construction;
   std::string evidence;         // axioms used / error bound and seed / corrected boxes
   double cost_before_us = 0;    // of the whole program before and after this step
   double cost_after_us = 0;
@@ -64,21 +76,27 @@ struct Transformation {
 
 struct SearchStats {
   std::string algorithm;         // "none", "beam", "alpha"
-  std::string stop_reason;       // "converged", "candidate-limit", "expansion-limit", "time-limit", "no-search"
+  StopReason stop_reason = StopReason::no_search;
   int64_t rounds = 0;
   int64_t expansions = 0;        // programs expanded
   int64_t candidates = 0;        // programs built by one move
   int64_t duplicates = 0;        // of those, seen before (canonical hash)
-  int64_t subprograms = 0;       // multi-linear regions and parallel groups mutated
-  int64_t subprograms_capped = 0;   // of those, whose generation spent its work budget
-  int64_t mutant_work = 0;          // elements the generator's Z_p evaluations read, in all
-  int64_t mutants_full = 0, mutants_partial = 0;
   int64_t rule_applications = 0;
   int64_t rule_proofs = 0, rule_proofs_failed = 0;
-  std::vector<std::string> rule_proofs_failed_detail;
-  std::map<std::string, int64_t> rule_applications_by_rule;  // per rule direction name  // FailedInstance::describe() of each failed proof
-  double seconds = 0;                // the whole search, generation included
-  double generation_seconds = 0;     // of that, generating the mutants (wall clock, all threads)
+  std::vector<std::string> rule_proofs_failed_detail;         // FailedInstance::describe() of each failed proof
+  std::map<std::string, int64_t> rule_applications_by_rule;  // per rule direction name
+  double seconds = 0;                // the whole search, mutant generation included
+};
+
+// The mutant generation stage's figures (search/generate_stage.h).
+struct GenerationStats {
+  int64_t linear = 0;            // distinct multi-linear regions mutated
+  int64_t groups = 0;            // distinct parallel groups mutated
+  int64_t mutants_full = 0, mutants_partial = 0;  // found, before each round keeps its best
+  int64_t work = 0;              // elements the generator's Z_p evaluations read, in all
+  int64_t capped = 0;            // subprograms whose generation spent its work budget
+  double seconds = 0;            // wall clock, all threads
+  int64_t subprograms() const { return linear + groups; }
 };
 
 // A measured target's figures for the report.
@@ -96,6 +114,7 @@ struct OptimizeResult {
   std::vector<PassResult> passes;            // cleanup, then finalize
   std::vector<Transformation> transformations;
   SearchStats search;
+  GenerationStats generation;                // zero in mode none
   double cost_original_us = 0;               // the imported graph after cleanup
   double cost_optimized_us = 0;              // the final graph (after finalize)
   std::string device;                        // the target's one-line description

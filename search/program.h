@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "search/cost/cost_model.h"
 #include "search/pipeline.h"
 
 namespace pet::search {
@@ -16,6 +17,9 @@ struct Program {
   uint64_t hash = 0;  // structural_hash(graph): dedup key and tie-breaker
   std::vector<Transformation> history;
 };
+
+// The program's score: its cost after the finalize passes that do not fold weights.
+double program_score(const Graph& graph, const cost::CostModel& cost);
 
 // The search's order: lower cost first, then fewer transformations (an equal-cost rewrite is not
 // worth reporting), then the hash (never pointer or insertion order).

@@ -15,27 +15,28 @@ nlohmann::ordered_json transformation_json(const Transformation& step) {
   json["kind"] = step.kind;
   json["name"] = step.name;
   json["location"] = step.location;
-  json["evidence_kind"] = step.evidence_kind;
+  json["evidence_kind"] = to_string(step.evidence_kind);
   json["evidence"] = step.evidence;
   json["cost_before_us"] = step.cost_before_us;
   json["cost_after_us"] = step.cost_after_us;
-  if (step.evidence_kind == "partial+correction") json["correction_overhead"] = step.correction_overhead;
+  if (step.evidence_kind == EvidenceKind::partial_correction) json["correction_overhead"] = step.correction_overhead;
   return json;
 }
 
-nlohmann::ordered_json search_json(const SearchStats& stats, bool with_times) {
+// The search's figures, with the generation's under the keys the reports have always had.
+nlohmann::ordered_json search_json(const SearchStats& stats, const GenerationStats& generation, bool with_times) {
   nlohmann::ordered_json json;
   json["algorithm"] = stats.algorithm;
-  json["stop_reason"] = stats.stop_reason;
+  json["stop_reason"] = to_string(stats.stop_reason);
   json["rounds"] = stats.rounds;
   json["expansions"] = stats.expansions;
   json["candidates"] = stats.candidates;
   json["duplicates"] = stats.duplicates;
-  json["subprograms"] = stats.subprograms;
-  json["subprograms_capped"] = stats.subprograms_capped;
-  json["mutant_work"] = stats.mutant_work;
-  json["mutants_full"] = stats.mutants_full;
-  json["mutants_partial"] = stats.mutants_partial;
+  json["subprograms"] = generation.subprograms();
+  json["subprograms_capped"] = generation.capped;
+  json["mutant_work"] = generation.work;
+  json["mutants_full"] = generation.mutants_full;
+  json["mutants_partial"] = generation.mutants_partial;
   json["rule_applications"] = stats.rule_applications;
   json["rule_applications_by_rule"] = stats.rule_applications_by_rule;
   json["rule_proofs"] = stats.rule_proofs;
@@ -43,8 +44,19 @@ nlohmann::ordered_json search_json(const SearchStats& stats, bool with_times) {
   json["rule_proofs_failed_detail"] = stats.rule_proofs_failed_detail;
   if (with_times) {
     json["seconds"] = stats.seconds;
-    json["generation_seconds"] = stats.generation_seconds;
+    json["generation_seconds"] = generation.seconds;
   }
+  return json;
+}
+
+nlohmann::ordered_json generation_json(const GenerationStats& generation, bool with_times) {
+  nlohmann::ordered_json json;
+  json["subprograms"] = {{to_string(SubprogramKind::linear), generation.linear},
+                         {to_string(SubprogramKind::group), generation.groups}};
+  json["mutants"] = {{"full", generation.mutants_full}, {"partial", generation.mutants_partial}};
+  json["work"] = generation.work;
+  json["capped"] = generation.capped;
+  if (with_times) json["seconds"] = generation.seconds;
   return json;
 }
 
@@ -52,7 +64,7 @@ nlohmann::ordered_json totals_json(const OptimizeResult& result) {
   std::map<std::string, int> by_evidence;
   double overhead = 0;
   for (const Transformation& step : result.transformations) {
-    ++by_evidence[step.evidence_kind];
+    ++by_evidence[to_string(step.evidence_kind)];
     overhead += step.correction_overhead;
   }
   nlohmann::ordered_json json;
@@ -134,7 +146,8 @@ nlohmann::ordered_json report_object(const OptimizeResult& result, bool with_tim
   json["totals"] = totals_json(result);
   json["transformations"] = nlohmann::ordered_json::array();
   for (const Transformation& step : result.transformations) json["transformations"].push_back(transformation_json(step));
-  json["search"] = search_json(result.search, with_times);
+  json["search"] = search_json(result.search, result.generation, with_times);
+  json["generation"] = generation_json(result.generation, with_times);
   for (const PassResult& pass : result.passes) json["passes"].push_back({{"pass", pass.pass}, {"changes", pass.changes}});
   json["differential_check"] = check_json(result.check);
   if (with_times)
@@ -152,23 +165,23 @@ std::string report_table(const OptimizeResult& result) {
   int index = 0;
   for (const Transformation& step : result.transformations)
     text += fmt::format("  {:>3}  {:<34} {:<26} {:<19} {:>10.1f} {:>10.1f} {:>9}\n", ++index, shorten(step.name, 34),
-                        shorten(step.location, 26), step.evidence_kind, step.cost_before_us, step.cost_after_us,
-                        step.evidence_kind == "partial+correction" ? fmt::format("{:.3f}%", 100 * step.correction_overhead)
+                        shorten(step.location, 26), to_string(step.evidence_kind), step.cost_before_us, step.cost_after_us,
+                        step.evidence_kind == EvidenceKind::partial_correction ? fmt::format("{:.3f}%", 100 * step.correction_overhead)
                                                                    : "");
   if (result.transformations.empty()) text += "       (no transformation lowered the estimated cost)\n";
   double speedup = result.cost_optimized_us > 0 ? result.cost_original_us / result.cost_optimized_us : 0;
   text += fmt::format("  predicted cost on {}: {:.1f} us -> {:.1f} us ({:.3f}x)\n", result.device,
                       result.cost_original_us, result.cost_optimized_us, speedup);
   text += fmt::format("  search: {}, stopped: {}, {} rounds, {} expansions, {} candidates ({} duplicates), {:.2f} s\n",
-                      result.search.algorithm, result.search.stop_reason, result.search.rounds,
+                      result.search.algorithm, to_string(result.search.stop_reason), result.search.rounds,
                       result.search.expansions, result.search.candidates, result.search.duplicates,
                       result.search.seconds);
   text += fmt::format("  mutants: {} subprograms{}, {} full, {} partial in {:.2f} s; rules: {} applications, {} proofs ({} failed)\n",
-                      result.search.subprograms,
-                      result.search.subprograms_capped
-                          ? fmt::format(" ({} stopped by the work budget)", result.search.subprograms_capped)
+                      result.generation.subprograms(),
+                      result.generation.capped
+                          ? fmt::format(" ({} stopped by the work budget)", result.generation.capped)
                           : "",
-                      result.search.mutants_full, result.search.mutants_partial, result.search.generation_seconds,
+                      result.generation.mutants_full, result.generation.mutants_partial, result.generation.seconds,
                       result.search.rule_applications, result.search.rule_proofs, result.search.rule_proofs_failed);
   for (const std::string& failed : result.search.rule_proofs_failed_detail) text += "  rule not proved: " + failed + "\n";
   for (const std::string& warning : result.check.warnings) text += "  check warning: " + warning + "\n";

@@ -287,26 +287,25 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
     ++s.stats.guard_refused;
     return;
   }
-  Graph lhs, rhs;
-  try {
-    lhs = instantiate(rule.lhs, types, nullptr, &s.bindings);
-    rhs = instantiate(rule.rhs, types, &output_types, &s.bindings);
-  } catch (const UserError&) {
+  std::string refusal;
+  std::optional<Graph> lhs = instantiate(rule.lhs, types, nullptr, refusal, &s.bindings);
+  std::optional<Graph> rhs = lhs ? instantiate(rule.rhs, types, &output_types, refusal, &s.bindings) : std::nullopt;
+  if (!rhs) {
     ++s.stats.shape_refused;
     return;
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
-    if (rhs.value(rhs.outputs()[k]).type != output_types[k]) {
+    if (rhs->value(rhs->outputs()[k]).type != output_types[k]) {
       ++s.stats.type_mismatch;
       return;
     }
   }
-  ProofResult proof = prove_instance(rule, lhs, rhs);
+  ProofResult proof = prove_instance(rule, *lhs, *rhs);
   if (proof.status != ProofStatus::Proved) {
     ++s.stats.not_proved;
     return;
   }
-  found.push_back(rewritten(rule, s, inputs, outputs, rhs, std::move(proof)));
+  found.push_back(rewritten(rule, s, inputs, outputs, *rhs, std::move(proof)));
   ++s.stats.applied;
 }
 

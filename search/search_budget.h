@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+
+#include "search/vocabulary.h"
 
 namespace pet::search {
 
@@ -26,17 +29,17 @@ struct SearchBudget {
   // Compared in seconds as doubles, never turned into a clock time point: a limit of 1e300 s (or
   // infinity) is simply never reached instead of overflowing the clock's tick count.
   bool out_of_time() const { return elapsed() >= time_limit_s; }
-  // The budget that ends the search before it scores one more candidate, or "" to go on.
-  std::string spent(int64_t candidates) const {
-    if (out_of_time()) return "time-limit";
-    if (candidates >= max_candidates) return "candidate-limit";
-    return "";
+  // The budget that ends the search before it scores one more candidate, or nullopt to go on.
+  std::optional<StopReason> spent(int64_t candidates) const {
+    if (out_of_time()) return StopReason::time_limit;
+    if (candidates >= max_candidates) return StopReason::candidate_limit;
+    return std::nullopt;
   }
-  // The reason to stop before expanding one more program, or "" to go on.
-  std::string exhausted(int64_t expansions, int64_t candidates) const {
-    if (std::string reason = spent(candidates); !reason.empty()) return reason;
-    if (expansions >= max_expansions) return "expansion-limit";
-    return "";
+  // The reason to stop before expanding one more program, or nullopt to go on.
+  std::optional<StopReason> exhausted(int64_t expansions, int64_t candidates) const {
+    if (std::optional<StopReason> reason = spent(candidates)) return reason;
+    if (expansions >= max_expansions) return StopReason::expansion_limit;
+    return std::nullopt;
   }
   void report(const std::string& line) const {
     if (progress) progress(line);

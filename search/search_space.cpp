@@ -4,18 +4,13 @@
 #include <algorithm>
 #include <optional>
 #include <set>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/structural_hash.h"
-#include "corrector/correct.h"
-#include "search/bias_split.h"
 #include "search/channel_padding.h"
-#include "search/correction_overhead.h"
-#include "search/finalize.h"
 
 namespace pet::search {
 namespace {
@@ -27,94 +22,15 @@ struct BuiltMove {
   uint64_t hash = 0;
 };
 
-// One mutant program still open to further rounds, with the evidence chain that led to it.
-struct Lineage {
-  Graph program;
-  std::string family;
-  std::string evidence;
-};
-
-std::string chain(const std::string& earlier, const std::string& later, const char* separator) {
-  return earlier.empty() ? later : earlier + separator + later;
-}
-
-std::string boxes_text(const corrector::CorrectedProgram& corrected) {
-  std::vector<std::string> boxes;
-  for (const corrector::Correction& correction : corrected.corrections)
-    boxes.push_back(fmt::format("out{}{}", correction.output, correction.box.to_string()));
-  return fmt::format("{} correction{} over {}", corrected.corrections.size(),
-                     corrected.corrections.size() == 1 ? "" : "s", fmt::join(boxes, " "));
-}
-
-// Puts a program of the generator's interface back into the subprogram's (adds a split-off bias).
-using Wrap = std::function<Graph(const Graph&)>;
-
-MutantOption full_option(const Lineage& base, const mutant::Mutant& found, const Wrap& wrap) {
-  MutantOption option;
-  option.replacement = wrap(found.program);
-  option.mutant = found.program;
-  option.info.kind = "mutant";
-  option.info.name = chain(base.family, found.family, " ; ");
-  option.info.evidence_kind = "random-test";
-  option.info.evidence = chain(base.evidence, found.verdict.summary(), " ; then ");
-  return option;
-}
-
-// The correction recomputes boxes with the (wrapped) base program, which equals the original;
-// its overhead is priced by the cost model on the fused form, not by FLOP counts.
-MutantOption partial_option(const Lineage& base, const mutant::Mutant& found, const Wrap& wrap,
-                            const std::vector<bool>& weights, const cost::CostModel& cost) {
-  Graph wrapped = wrap(found.program);
-  corrector::CorrectedProgram corrected = corrector::correct(wrap(base.program), wrapped, found.verdict);
-  MutantOption option;
-  option.info.correction_overhead = correction_overhead(wrapped, corrected.program, weights, cost).ratio();
-  option.replacement = std::move(corrected.program);
-  option.mutant = found.program;
-  option.partial = true;
-  option.info.kind = "mutant";
-  option.info.name = chain(base.family, found.family, " ; ");
-  option.info.evidence_kind = "partial+correction";
-  option.info.evidence = chain(base.evidence, found.verdict.summary() + "; " + boxes_text(corrected), " ; then ");
-  return option;
-}
-
-struct RoundResult {
-  std::vector<MutantOption> full, partial;
-  int64_t full_found = 0, partial_found = 0;
-};
-
-// Adds the generation's work to `work`; returns its statistics (which budget, if any, cut it short).
-mutant::GeneratorStats run_generator(const Lineage& base, const mutant::GeneratorOptions& options, const Wrap& wrap,
-                                     const std::vector<bool>& weights, const cost::CostModel& cost, RoundResult& round,
-                                     int64_t& work) {
-  mutant::Generation generation = mutant::generate_mutants(base.program, options);
-  work += generation.stats.work;
-  for (const mutant::Mutant& found : generation.mutants) {
-    if (found.verdict.kind == VerdictKind::Full) {
-      round.full.push_back(full_option(base, found, wrap));
-      ++round.full_found;
-    } else if (found.verdict.kind == VerdictKind::Partial) {
-      round.partial.push_back(partial_option(base, found, wrap, weights, cost));
-      ++round.partial_found;
-    }
-  }
-  return generation.stats;
-}
-
 }  // namespace
 
-uint64_t subprogram_key(const Subprogram& sub) {
-  return structural_hash(sub.program) ^ (sub.kind == "group" ? 0x9e3779b97f4a7c15ULL : 0);
+SearchSpace::SearchSpace(const cost::CostModel& cost, const RuleMatcher* rules, SearchSpaceOptions options,
+                         const std::vector<GeneratedSubprogram>& mutants)
+    : cost_(cost), rules_(rules), options_(std::move(options)), threads_(thread_count_for(options_.threads)) {
+  for (const GeneratedSubprogram& generated : mutants) options_by_subprogram_.emplace(generated.key, generated.options);
 }
 
-SearchSpace::SearchSpace(const cost::CostModel& cost, const RuleMatcher* rules, SearchSpaceOptions options)
-    : cost_(cost), rules_(rules), options_(std::move(options)), threads_(thread_count_for(options_.threads)) {}
-
-double SearchSpace::score(const Graph& graph) const {
-  Graph finalized = graph;
-  finalize(finalized, FinalizeOptions{.fold_weights = false, .rerun_shape_rules = false});
-  return cost_.graph_cost(finalized);
-}
+double SearchSpace::score(const Graph& graph) const { return program_score(graph, cost_); }
 
 Program SearchSpace::make_program(Graph graph, std::vector<Transformation> history) const {
   Program program;
@@ -144,137 +60,11 @@ Graph SearchSpace::replace_everywhere(const Graph& graph, const std::vector<cons
   return splice_all(graph, disjoint, replacement, prefixes);
 }
 
-// Groups first (merging parallel ops saves whole launches), then the single-op regions, each in
-// graph order; prepare() orders them by what they could save.
-// A subprogram over an empty tensor (a zero dimension) computes nothing, so it is not mutated.
-std::vector<Subprogram> SearchSpace::subprograms(const Graph& graph) const {
-  std::vector<Subprogram> subs = parallel_groups(graph, options_.partition);
-  std::vector<Subprogram> regions = partition(graph, options_.partition);
-  subs.insert(subs.end(), std::make_move_iterator(regions.begin()), std::make_move_iterator(regions.end()));
-  std::erase_if(subs, [](const Subprogram& sub) { return mutant::has_empty_tensor(sub.program); });
-  return subs;
-}
-
-// The subprograms in order of what they could save: groups first, then regions by their cost
-// times their occurrences (the repeated moves replace every occurrence), ties by key.
-std::vector<Subprogram> SearchSpace::subprograms_by_share(const Graph& graph) const {
-  std::vector<Subprogram> subs = subprograms(graph);
-  std::map<uint64_t, double> share;
-  std::vector<uint64_t> keys;
-  for (const Subprogram& sub : subs) {
-    keys.push_back(subprogram_key(sub));
-    share[keys.back()] += cost_.graph_cost(sub.program);
-  }
-  std::vector<size_t> order(subs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    bool group_a = subs[a].kind == "group", group_b = subs[b].kind == "group";
-    if (group_a != group_b) return group_a;
-    double share_a = share[keys[a]], share_b = share[keys[b]];
-    return share_a != share_b ? share_a > share_b : keys[a] < keys[b];
-  });
-  std::vector<Subprogram> sorted;
-  for (size_t i : order) sorted.push_back(std::move(subs[i]));
-  return sorted;
-}
-
-void SearchSpace::rank_and_trim(const Graph& start, double start_score, const Subprogram& sub,
-                                std::vector<MutantOption>& options) const {
-  struct Ranked {
-    double cost;
-    uint64_t hash;
-    size_t index;
-  };
-  std::vector<Ranked> ranked;
-  for (size_t i = 0; i < options.size(); ++i) {
-    Graph spliced = splice(start, sub, options[i].replacement, "rank_");
-    ranked.push_back({score(spliced), structural_hash(options[i].replacement), i});
-  }
-  std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
-    return a.cost != b.cost ? a.cost < b.cost : a.hash < b.hash;
-  });
-  std::vector<MutantOption> kept;
-  for (const Ranked& entry : ranked) {
-    if (static_cast<int>(kept.size()) == options_.top_k) break;
-    kept.push_back(std::move(options[entry.index]));
-    kept.back().gain_us = start_score - entry.cost;
-  }
-  options = std::move(kept);
-}
-
-SearchSpace::Options SearchSpace::build_options(const Graph& start, double start_score, const Subprogram& sub,
-                                                std::optional<int64_t> max_work, SearchStats& stats) const {
-  Options built;
-  mutant::GeneratorOptions generator = options_.generator;
-  if (sub.kind == "group") generator.templates = options_.group_templates;
-  std::optional<BiasSplit> split = split_conv_bias(sub.program);
-  const Graph& source = split ? split->unbiased : sub.program;
-  Wrap wrap = [&](const Graph& program) { return split ? add_bias_back(sub.program, *split, program) : program; };
-  std::vector<bool> weights;
-  for (ValueId input : sub.inputs) weights.push_back(start.is_constant(input));
-  std::vector<Lineage> frontier = {{source, "", ""}};
-  bool cut = false;
-  for (int round = 1; round <= options_.mutation_rounds && !frontier.empty() && !cut; ++round) {
-    RoundResult result;
-    for (const Lineage& base : frontier) {
-      if (cut) break;
-      if (max_work) generator.max_work = *max_work - stats.mutant_work;
-      mutant::GeneratorStats generated = run_generator(base, generator, wrap, weights, cost_, result, stats.mutant_work);
-      cut = generated.out_of_work;
-    }
-    stats.mutants_full += result.full_found;
-    stats.mutants_partial += result.partial_found;
-    rank_and_trim(start, start_score, sub, result.full);
-    rank_and_trim(start, start_score, sub, result.partial);
-    frontier.clear();
-    for (const MutantOption& kept : result.full) frontier.push_back({kept.mutant, kept.info.name, kept.info.evidence});
-    for (MutantOption& option : result.full) built.mutants.push_back(std::move(option));
-    for (MutantOption& option : result.partial) built.mutants.push_back(std::move(option));
-  }
-  stats.subprograms_capped += max_work && stats.mutant_work >= *max_work;
-  return built;
-}
-
-void SearchSpace::prepare(const Graph& start, SearchStats& stats) {
-  std::vector<Subprogram> pending;
-  std::vector<uint64_t> keys;
-  for (Subprogram& sub : subprograms_by_share(start)) {
-    uint64_t key = subprogram_key(sub);
-    if (options_by_subprogram_.count(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
-    keys.push_back(key);
-    pending.push_back(std::move(sub));
-  }
-  stats.subprograms += static_cast<int64_t>(pending.size());
-  double start_score = score(start);
-  // Groups take two shares of the work (merging parallel ops saves whole launches, and a group's
-  // candidates read several weights), regions one; at least eight shares in all.
-  int64_t shares = 0;
-  for (const Subprogram& sub : pending) shares += sub.kind == "group" ? 2 : 1;
-  auto max_work = [&](const Subprogram& sub) -> std::optional<int64_t> {
-    if (!options_.generation_work) return std::nullopt;
-    return *options_.generation_work / std::max<int64_t>(shares, 8) * (sub.kind == "group" ? 2 : 1);
-  };
-  std::vector<Options> built(pending.size());
-  std::vector<SearchStats> counts(pending.size());
-  // Only counted budgets bound the generation, never the clock: a subprogram's mutants are then the
-  // same whether it was generated alone or next to others (--jobs), on a fast machine or a slow one.
-  for_each_in_parallel(pending.size(), threads_, [&](size_t i) {
-    built[i] = build_options(start, start_score, pending[i], max_work(pending[i]), counts[i]);
-  });
-  for (size_t i = 0; i < pending.size(); ++i) {
-    stats.mutants_full += counts[i].mutants_full;
-    stats.mutants_partial += counts[i].mutants_partial;
-    stats.subprograms_capped += counts[i].subprograms_capped;
-    stats.mutant_work += counts[i].mutant_work;
-    options_by_subprogram_[keys[i]] = std::make_shared<const Options>(std::move(built[i]));
-  }
-}
-
 std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds& kinds, SearchStats& stats,
                                          const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const {
   std::vector<Program> next;
   Consider consider = [&](Graph graph, Transformation step, uint64_t hash) {
-    if (!budget.spent(stats.candidates).empty()) return false;
+    if (budget.spent(stats.candidates)) return false;
     ++stats.candidates;
     if (!is_new(hash)) {
       ++stats.duplicates;
@@ -299,7 +89,7 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
 void SearchSpace::add_rule_moves(const Program& program, SearchStats& stats, const Consider& consider) const {
   for (RuleApplication& applied : rules_->apply_all(program.graph)) {
     ++stats.rule_applications;
-    Transformation step{"rule", applied.rule, applied.location, "z3-proof",
+    Transformation step{"rule", applied.rule, applied.location, EvidenceKind::z3_proof,
                         fmt::format("proved at the matched shapes ({} Z3 resource units) from {} axiom instances: {}",
                                     applied.proof.resource_units, applied.proof.axioms_used.size(),
                                     fmt::join(applied.proof.axioms_used, ", ")),
@@ -319,7 +109,7 @@ void SearchSpace::add_padding_moves(const Program& program, const Consider& cons
       for (NodeId reader : site.readers) readers.push_back(program.graph.node(reader).name);
       Transformation step{"padding", fmt::format("pad-channels-to-{}", multiple),
                           fmt::format("{} -> {}", program.graph.node(site.producer).name, fmt::join(readers, ", ")),
-                          "construction",
+                          EvidenceKind::construction,
                           fmt::format("{} zero filters make {} channels; the {} reading conv{} weigh them by zero",
                                       channels - site.channels, channels, readers.size(), readers.size() == 1 ? "" : "s"),
                           0, 0, 0};
@@ -333,7 +123,7 @@ void SearchSpace::add_padding_moves(const Program& program, const Consider& cons
 void SearchSpace::add_mutant_moves(const Program& program, const MoveKinds& kinds, const SearchStats& stats,
                                    const SearchBudget& budget, const Consider& consider) const {
   std::string prefix = fmt::format("s{}_", program.history.size() + 1);
-  std::vector<Subprogram> subs = subprograms(program.graph);
+  std::vector<Subprogram> subs = subprograms_to_mutate(program.graph, options_.partition);
   std::vector<uint64_t> keys;
   for (const Subprogram& sub : subs) keys.push_back(subprogram_key(sub));
   std::vector<PendingMove> singles = single_site_moves(subs, keys, kinds);
@@ -363,7 +153,7 @@ void SearchSpace::take_best_first(std::vector<PendingMove>& moves, const SearchS
                    [](const PendingMove& a, const PendingMove& b) { return a.gain_us > b.gain_us; });
   size_t quota = options_.scored_per_expansion > 0 ? static_cast<size_t>(options_.scored_per_expansion) : moves.size();
   size_t taken = 0, first = 0;
-  while (first < moves.size() && taken < quota && budget.spent(stats.candidates).empty()) {
+  while (first < moves.size() && taken < quota && !budget.spent(stats.candidates)) {
     size_t count = std::min(quota - taken, moves.size() - first);
     std::vector<BuiltMove> built(count);
     for_each_in_parallel(count, threads_, [&](size_t i) {
@@ -372,7 +162,7 @@ void SearchSpace::take_best_first(std::vector<PendingMove>& moves, const SearchS
       built[i].hash = structural_hash(built[i].graph);
     });
     for (BuiltMove& move : built) {
-      if (taken == quota || !budget.spent(stats.candidates).empty()) break;
+      if (taken == quota || budget.spent(stats.candidates)) break;
       taken += consider(std::move(move.graph), std::move(move.step), move.hash);
     }
     first += count;
@@ -397,7 +187,7 @@ std::vector<SearchSpace::PendingMove> SearchSpace::single_site_moves(const std::
   for (size_t s = 0; s < subs.size(); ++s) {
     auto found = options_by_subprogram_.find(keys[s]);
     if (found == options_by_subprogram_.end()) continue;
-    for (const MutantOption& option : found->second->mutants)
+    for (const MutantOption& option : *found->second)
       if (kinds.allows(option.partial)) moves.push_back({option.gain_us, s, keys[s], &option});
   }
   return moves;
@@ -415,7 +205,7 @@ std::vector<SearchSpace::PendingMove> SearchSpace::repeated_block_moves(const st
     repeated.push_back(keys[s]);
     auto found = options_by_subprogram_.find(keys[s]);
     if (found == options_by_subprogram_.end()) continue;
-    for (const MutantOption& option : found->second->mutants)
+    for (const MutantOption& option : *found->second)
       if (kinds.allows(option.partial))
         moves.push_back({option.gain_us * static_cast<double>(sites), s, keys[s], &option});
   }

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "mutant/generator.h"
 #include "search/cost/cost_model.h"
+#include "search/generate_stage.h"
 #include "search/partition.h"
 #include "search/program.h"
 #include "search/rule_matcher.h"
@@ -29,52 +29,22 @@ struct MoveKinds {
   bool allows(bool partial_mutant) const { return partial_mutant ? partial_mutants : full_mutants; }
 };
 
-inline PartitionOptions conv_only_regions() {
-  PartitionOptions options;
-  options.max_ops = 1;
-  options.max_group = 3;  // Q/K/V; with the merge templates three matmuls take ~1.5 s to generate
-  return options;
-}
-
 struct SearchSpaceOptions {
-  // Conv-only regions: the generator finds no mutant for conv + residual Add regions.
+  // The subprograms looked for in each program: those the generation stage mutated.
   PartitionOptions partition = conv_only_regions();
-  mutant::GeneratorOptions generator;
-  // Parallel groups are mutated with the merging part of the operator set only.
-  std::vector<mutant::MutantTemplate> group_templates = mutant::merge_templates();
-  int mutation_rounds = 2;  // round r mutates the kept fully equivalent mutants of round r-1
-  int top_k = 4;            // mutants kept per subprogram, per kind and round, by cost
-  int threads = 0;          // mutant generation and candidate scoring in parallel (0: hardware concurrency)
-  // Elements the generator's Z_p evaluations may read in all (GeneratorOptions::max_work), shared
-  // by the subprograms, a group taking two shares (at most a quarter each); unset: no limit. Unlike the time limit it
-  // cuts every run at the same mutant, so the search space does not depend on the machine.
-  std::optional<int64_t> generation_work;
+  int threads = 0;          // candidate scoring in parallel (0: hardware concurrency)
   // Mutant moves scored per expanded program, best estimated gain first, single-site and
   // repeated-block moves each (scoring copies and finalizes the whole program; most moves save
   // nothing). 0: every move.
   int scored_per_expansion = 32;
 };
 
-// A replacement for one subprogram: a mutant (corrected when partial) with its evidence.
-struct MutantOption {
-  Graph replacement;         // the subprogram's interface
-  Graph mutant;              // the generator's program (bias-free when the bias was split off)
-  Transformation info;       // kind "mutant", name, evidence; costs filled per application
-  bool partial = false;
-  // What it saved in the program it was generated for (score before minus after, µs, at the
-  // subprogram's first site): the estimate that orders the moves of every later expansion.
-  double gain_us = 0;
-};
-
 class SearchSpace {
  public:
-  SearchSpace(const cost::CostModel& cost, const RuleMatcher* rules, SearchSpaceOptions options);
-
-  // Generates, examines, corrects and ranks the mutants of every subprogram and parallel group of
-  // `start`; later programs reuse them wherever the same subprogram (by structural hash) occurs.
-  // Only the work budget (SearchSpaceOptions::generation_work) bounds the generation, never the
-  // clock, so the mutants do not depend on `threads` or the machine.
-  void prepare(const Graph& start, SearchStats& stats);
+  // The mutant moves replace a subprogram by one of the options `mutants` holds for it, wherever
+  // the same subprogram (by subprogram_key) occurs.
+  SearchSpace(const cost::CostModel& cost, const RuleMatcher* rules, SearchSpaceOptions options,
+              const std::vector<GeneratedSubprogram>& mutants = {});
 
   // The program's score: its cost after the finalize passes that do not fold weights.
   double score(const Graph& graph) const;
@@ -90,9 +60,7 @@ class SearchSpace {
  private:
   // Scores the candidates (and their last step's cost after) on threads_ threads.
   void score_all(std::vector<Program>& candidates) const;
-  struct Options {
-    std::vector<MutantOption> mutants;  // full first, then partial; each sorted by cost
-  };
+  using Options = std::vector<MutantOption>;  // full first, then partial; each sorted by cost
   const cost::CostModel& cost_;
   const RuleMatcher* rules_;
   SearchSpaceOptions options_;
@@ -122,18 +90,10 @@ class SearchSpace {
                                              const MoveKinds& kinds) const;
   std::vector<PendingMove> repeated_block_moves(const std::vector<uint64_t>& keys, const MoveKinds& kinds) const;
 
-  std::vector<Subprogram> subprograms(const Graph& graph) const;
-  std::vector<Subprogram> subprograms_by_share(const Graph& graph) const;
   // `graph` with its subprograms `sites` (all of one key) replaced in one splice, a site that
   // overlaps an earlier one left out; appends their locations and counts them in `replaced`.
   Graph replace_everywhere(const Graph& graph, const std::vector<const Subprogram*>& sites, const Graph& replacement,
                            const std::string& prefix, std::string& locations, int& replaced) const;
-  Options build_options(const Graph& start, double start_score, const Subprogram& sub, std::optional<int64_t> max_work,
-                        SearchStats& stats) const;
-  void rank_and_trim(const Graph& start, double start_score, const Subprogram& sub,
-                     std::vector<MutantOption>& options) const;
 };
-
-uint64_t subprogram_key(const Subprogram& sub);
 
 }  // namespace pet::search

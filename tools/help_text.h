@@ -3,17 +3,26 @@
 
 namespace pet {
 
-inline constexpr const char* kPetOptHelp = R"(usage: pet-opt [options] model.onnx
+inline constexpr const char* kPetOptHelp = R"(usage: pet-opt [options] model.onnx|model.pet
 
 Optimizes an ONNX model for the runtime it will run in with fully and partially equivalent
 transformations, corrects the partial ones, times the best programs against the input in that
 runtime and writes the fastest (never one slower than the input), checks the written file against
 the original (imported again, on three input draws, and in the target runtime) before putting it
-in place, and reports every change.
+in place, and reports every change. A file named *.pet or *.ir, read or written, is pet's
+textual IR (the form PET_DEBUG=1 prints) instead of ONNX.
 
 options:
   -o, --output FILE        optimized model (default: MODEL.opt.onnx next to the input)
   --report FILE            JSON report (default: the output path with .json instead of .onnx)
+  --passes P,Q,...         run only these passes, in this order, and write the result (checked
+                           against the input on three draws; no search, no report): cleanup,
+                           finalize, or one of their passes: remove-identities, fold-batchnorm,
+                           eliminate-dead-nodes, fold-weights, eliminate-common-subexpressions,
+                           sink-layouts, eliminate-layout-chains, fuse-conv-bias,
+                           fuse-corrections, fuse-activations
+  --emit-ir                write textual IR whatever the output is named (default output:
+                           MODEL.opt.pet)
   --mode MODE              none: cleanup and finalize passes only;
                            taso: Z3-proved rules and fully equivalent mutants;
                            pet: taso's moves, then partially equivalent mutants with their
@@ -42,6 +51,10 @@ options:
                            (OpenVINO, CPU), measured on this machine; or h100, a100, v100 or a
                            GPU spec file, estimated (default ort-cpu)
   --threads N              the runtime's threads the model is optimized for (default: all cores)
+  --portable               write standard ONNX ops only; without it, openvino-cpu models carry
+                           pet's fused correction as one op of the ONNX domain ai.pet, which
+                           OpenVINO runs with pet's extension (core.add_extension(
+                           "libpet_openvino_extension.so"))
   --profile-db FILE        measured times, read and extended (default for a measured target:
                            ~/.cache/pet/profile-db.json; for a GPU spec: the repository's DB)
   --replay                 read the profile DB only: nothing is timed, the output is reproducible

@@ -1,4 +1,6 @@
-// pet-opt: guard the paths, import, optimize, write to a temporary file, check that file, put it in place, report.
+// pet-opt: guard the paths, import, optimize (or run the --passes alone), write to a temporary file, check that
+// file, put it in place, report.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -12,12 +14,15 @@
 #include "core/error.h"
 #include "core/file_safety.h"
 #include "core/onnx_export.h"
+#include "core/onnx_mapping.h"
 #include "core/onnx_import.h"
 #include "kernels/runtime/runtime.h"
+#include "search/named_passes.h"
 #include "search/pipeline.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/help_text.h"
+#include "tools/model_format.h"
 #include "tools/written_check.h"
 
 namespace pet {
@@ -30,11 +35,17 @@ struct OptRequest {
   ImportOptions import;
   OptimizeOptions optimize;
   bool report_times = false;  // wall-clock times make the report differ from run to run
+  std::vector<std::string> passes;  // --passes: run only these, in order (no search, no report)
+  bool emit_ir = false;             // --emit-ir: write textual IR whatever the output's name
+  bool portable = false;            // --portable: standard ONNX ops only, even for openvino-cpu
+
+  bool writes_ir() const { return emit_ir || is_textual_ir_path(output); }
 };
 
 std::string replace_extension(const std::string& path, const std::string& suffix) {
   std::filesystem::path p(path);
-  std::string stem = p.extension() == ".onnx" ? p.stem().string() : p.filename().string();
+  bool known = p.extension() == ".onnx" || is_textual_ir_path(path);
+  std::string stem = known ? p.stem().string() : p.filename().string();
   return (p.parent_path() / (stem + suffix)).string();
 }
 
@@ -43,7 +54,11 @@ OptRequest parse_request(const CliArgs& args) {
     throw UserError(fmt::format("expected one model file, got {}; see pet-opt --help", args.positionals().size()));
   OptRequest request;
   request.model = args.positionals()[0];
-  request.output = args.last("--output").value_or(args.last("-o").value_or(replace_extension(request.model, ".opt.onnx")));
+  request.emit_ir = args.has("--emit-ir");
+  request.portable = args.has("--portable");
+  if (auto passes = args.last("--passes")) request.passes = parse_pass_list(*passes);
+  std::string default_output = replace_extension(request.model, request.emit_ir ? ".opt.pet" : ".opt.onnx");
+  request.output = args.last("--output").value_or(args.last("-o").value_or(default_output));
   request.report = args.last("--report").value_or(replace_extension(request.output, ".json"));
   for (const std::string& text : args.all("--input-shape")) {
     auto [name, shape] = parse_input_shape(text);
@@ -51,7 +66,7 @@ OptRequest parse_request(const CliArgs& args) {
   }
   OptimizeOptions& optimize = request.optimize;  // its defaults are the flags' defaults
   optimize.beam = static_cast<int>(args.integer("--beam", optimize.beam, 1, 1024));
-  optimize.mode = args.last("--mode").value_or(optimize.mode);
+  if (auto mode = args.last("--mode")) optimize.mode = parse_mode(*mode);
   optimize.seed = static_cast<uint64_t>(args.integer("--seed", static_cast<int64_t>(optimize.seed), 0, INT64_MAX));
   optimize.target = args.last("--target").value_or(optimize.target);
   optimize.runtime_threads = static_cast<int>(args.integer("--threads", optimize.runtime_threads, 1, 1024));
@@ -79,7 +94,9 @@ OptRequest parse_request(const CliArgs& args) {
 // written by a measuring run) or the other output, and both outputs' folders must be writable.
 void guard_request_paths(const OptRequest& request) {
   std::vector<GuardedPath> inputs = {{request.model, "the input model"}};
-  for (const std::string& file : model_data_files(request.model)) inputs.push_back({file, "the model's external data"});
+  if (!is_textual_ir_path(request.model))
+    for (const std::string& file : model_data_files(request.model))
+      inputs.push_back({file, "the model's external data"});
   if (!request.optimize.profile_db.empty())
     inputs.push_back({request.optimize.profile_db, "the profile DB (--profile-db)"});
   else if (runtime::is_measured_target(request.optimize.target))
@@ -94,7 +111,7 @@ std::string request_report(const OptRequest& request, const Graph& original, con
   nlohmann::ordered_json report;
   report["model"] = request.model;
   report["output"] = request.output;
-  report["mode"] = request.optimize.mode;
+  report["mode"] = to_string(request.optimize.mode);
   report["beam"] = request.optimize.beam;
   report["seed"] = request.optimize.seed;
   report["nodes_before"] = original.nodes().size();
@@ -132,9 +149,30 @@ std::string measured_summary(const OptimizeResult& result) {
   return text;
 }
 
+// For openvino-cpu, pet's fused correction is written as its extension op (one kernel in OpenVINO
+// with libpet_openvino_extension.so) unless --portable asks for standard ops only.
+ExportOptions written_form(const OptRequest& request) {
+  bool extension = request.optimize.target == "openvino-cpu" && !request.portable &&
+                   !runtime::default_openvino_extension().empty();
+  return {.extension_ops = extension};
+}
+
+bool uses_extension_ops(const Graph& graph) {
+  return std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                     [](const Node& node) { return !node.def->extension_domain.empty(); });
+}
+
+// Where the written model needs pet's OpenVINO extension, the summary says how to load it.
+std::string extension_note(const OptRequest& request, const Graph& written) {
+  if (!written_form(request).extension_ops || request.writes_ir() || !uses_extension_ops(written)) return "";
+  return fmt::format("  the model uses pet's fused correction op (ONNX domain {}); in OpenVINO load "
+                     "core.add_extension(\"{}\") first, or write standard ops only with --portable\n",
+                     kPetDomain, runtime::default_openvino_extension());
+}
+
 void print_summary(std::ostream& out, const OptRequest& request, const Graph& original, const OptimizeResult& result,
                    const WrittenCheck& written) {
-  out << fmt::format("pet-opt {} (mode {}, beam {}, target {}, seed {})\n", request.model, request.optimize.mode,
+  out << fmt::format("pet-opt {} (mode {}, beam {}, target {}, seed {})\n", request.model, to_string(request.optimize.mode),
                      request.optimize.beam, result.device, request.optimize.seed);
   out << report_table(result);
   out << measured_summary(result);
@@ -147,6 +185,7 @@ void print_summary(std::ostream& out, const OptRequest& request, const Graph& or
     out << fmt::format("  check '{}': max abs error {:.3g}, max rel error {:.3g} ({})\n", output.name,
                        output.max_abs_error, output.max_rel_error, output.passed ? "ok" : "FAILED");
   out << written_check_summary(written);
+  out << extension_note(request, result.graph);
   double total = 0;
   for (const StageTime& time : result.times) total += time.seconds;
   out << fmt::format("  wrote {} and {} in {:.2f} s\n", request.output, request.report, total);
@@ -169,37 +208,78 @@ WrittenCheckOptions written_check_options(const OptRequest& request, const Optim
   return options;
 }
 
-// The model goes to a temporary file beside the output, which pet imports again and checks (on
+// The in-memory check failed: only the report is written, and the message says whose fault it is.
+int report_failed_check(const OptRequest& request, const Graph& original, const OptimizeResult& result,
+                        std::ostream& err) {
+  write_file_atomically(request.report, request_report(request, original, result, nullptr), "report");
+  if (result.check.inconclusive)
+    err << fmt::format("pet-opt: {} (seed {}); nothing was written but the report {}. Check that the model computes "
+                       "finite values on inputs in [-1, 1) (pet-run shows its outputs), or give it inputs of the "
+                       "shapes and ranges it expects.\n",
+                       result.check.failure_reason(), result.check.seed, request.report);
+  else
+    err << fmt::format("pet-opt: {} (seed {}); nothing was written but the report {}. This is a bug in pet; please "
+                       "report it with the model.\n",
+                       result.check.failure_reason(), result.check.seed, request.report);
+  return 1;
+}
+
+// The staged output read back: textual IR parsed, ONNX imported (and run in a measured target).
+WrittenCheck check_output(const Graph& original, const OptRequest& request, const StagedFile& file,
+                          const std::string& bytes, const WrittenCheckOptions& options) {
+  if (request.writes_ir()) return check_written_ir(original, bytes, options);
+  return check_written_model(original, file.temporary_path(), bytes, options);
+}
+
+// --passes: the named passes alone, in order; the result is checked like an optimized model (read
+// back, on three draws) and written without a report.
+int run_pass_list(const OptRequest& request, const Graph& original, std::ostream& out, std::ostream& err) {
+  Graph graph = original;
+  std::vector<PassResult> results = run_passes(graph, request.passes);
+  std::string bytes = request.writes_ir() ? textual_ir(graph) : serialize_onnx(graph);
+  StagedFile file(request.output, bytes, "model");
+  WrittenCheckOptions options;
+  options.seed = request.optimize.seed;
+  options.tolerance = request.optimize.tolerance;
+  WrittenCheck written = check_output(original, request, file, bytes, options);
+  if (!written.passed) {
+    err << written_check_summary(written);
+    err << "pet-opt: the passes changed what the model computes; nothing was written. This is a bug in pet; please "
+           "report it with the model and the --passes list.\n";
+    return 1;
+  }
+  file.commit();
+  std::vector<std::string> changes;
+  for (const PassResult& pass : results) changes.push_back(fmt::format("{} {}", pass.pass, pass.changes));
+  out << fmt::format("pet-opt {}: passes {}\n", request.model, fmt::join(changes, ", "));
+  out << fmt::format("  nodes {} -> {}\n", original.nodes().size(), graph.nodes().size());
+  out << written_check_summary(written);
+  out << fmt::format("  wrote {}\n", request.output);
+  return 0;
+}
+
+// The model goes to a temporary file beside the output, which pet reads again and checks (on
 // several draws, and in the target runtime); only then are the model and the report renamed into
 // place. A failed check leaves the report alone (it says what failed) and exits 1.
 int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
   OptRequest request = parse_request(args);
   guard_request_paths(request);
   auto start = std::chrono::steady_clock::now();
-  Graph original = import_onnx(request.model, request.import);
+  Graph original = read_model(request.model, request.import);
   double import_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!request.passes.empty()) return run_pass_list(request, original, out, err);
   request.optimize.progress = progress_display(err);
   OptimizeResult result = optimize(original, request.optimize);
   if (request.optimize.progress) err << "\r\033[K" << std::flush;
-  result.times.insert(result.times.begin(), {"onnx-import", import_seconds});
-  if (!result.check.passed) {
-    write_file_atomically(request.report, request_report(request, original, result, nullptr), "report");
-    if (result.check.inconclusive)
-      err << fmt::format("pet-opt: {} (seed {}); nothing was written but the report {}. Check that the model computes "
-                         "finite values on inputs in [-1, 1) (pet-run shows its outputs), or give it inputs of the "
-                         "shapes and ranges it expects.\n",
-                         result.check.failure_reason(), result.check.seed, request.report);
-    else
-      err << fmt::format("pet-opt: {} (seed {}); nothing was written but the report {}. This is a bug in pet; please "
-                         "report it with the model.\n",
-                         result.check.failure_reason(), result.check.seed, request.report);
-    return 1;
-  }
+  result.times.insert(result.times.begin(), {is_textual_ir_path(request.model) ? "ir-parse" : "onnx-import",
+                                             import_seconds});
+  if (!result.check.passed) return report_failed_check(request, original, result, err);
   start = std::chrono::steady_clock::now();
-  std::string model_bytes = serialize_onnx(result.graph);
+  std::string model_bytes =
+      request.writes_ir() ? textual_ir(result.graph) : serialize_onnx(result.graph, written_form(request));
   StagedFile model_file(request.output, model_bytes, "model");
   WrittenCheck written =
-      check_written_model(original, model_file.temporary_path(), model_bytes, written_check_options(request, result));
+      check_output(original, request, model_file, model_bytes, written_check_options(request, result));
   result.times.push_back({"written-check", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
   std::string report = request_report(request, original, result, &written);
   if (!written.passed) {
@@ -223,8 +303,8 @@ int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::o
   return run_guarded("pet-opt", err, [&] {
     CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--target", "--threads", "--profile-db", "--select", "--select-runs",
                     "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
-                    "--mutant-work", "--scored-per-expansion", "--mutation-rounds", "--top-k", "--jobs"},
-                   {"--help", "-h", "--report-times", "--replay"});
+                    "--mutant-work", "--scored-per-expansion", "--mutation-rounds", "--top-k", "--jobs", "--passes"},
+                   {"--help", "-h", "--report-times", "--replay", "--emit-ir", "--portable"});
     if (parsed.has("--help") || parsed.has("-h")) {
       out << kPetOptHelp;
       return 0;

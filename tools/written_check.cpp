@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/onnx_import.h"
+#include "core/text_ir.h"
 #include "kernels/runtime/runtime.h"
 
 namespace pet {
@@ -57,12 +58,35 @@ nlohmann::ordered_json outputs_json(const std::vector<OutputDifference>& outputs
   return json;
 }
 
+// The written graph against the original on each seeded draw.
+void compare_draws(const Graph& original, const Graph& written, const WrittenCheckOptions& options,
+                   WrittenCheck& check) {
+  for (int draw = 0; draw < options.draws; ++draw) {
+    check.draws.push_back(differential(original, written, options.seed + static_cast<uint64_t>(draw), options.tolerance));
+    check.passed = check.passed && check.draws.back().passed;
+  }
+}
+
 }  // namespace
 
 double RuntimeCheck::max_abs_error() const {
   double worst = 0;
   for (const OutputDifference& output : outputs) worst = std::max(worst, output.max_abs_error);
   return worst;
+}
+
+WrittenCheck check_written_ir(const Graph& original, const std::string& text, const WrittenCheckOptions& options) {
+  WrittenCheck check;
+  Graph written;
+  try {
+    written = parse_graph(text);
+  } catch (const UserError& error) {
+    check.import_error = error.what();
+    check.passed = false;
+    return check;
+  }
+  compare_draws(original, written, options, check);
+  return check;
 }
 
 WrittenCheck check_written_model(const Graph& original, const std::string& path, const std::string& bytes,
@@ -76,10 +100,7 @@ WrittenCheck check_written_model(const Graph& original, const std::string& path,
     check.passed = false;
     return check;
   }
-  for (int draw = 0; draw < options.draws; ++draw) {
-    check.draws.push_back(differential(original, written, options.seed + static_cast<uint64_t>(draw), options.tolerance));
-    check.passed = check.passed && check.draws.back().passed;
-  }
+  compare_draws(original, written, options, check);
   if (check.passed && !options.runtime_target.empty()) {
     check.runtime = run_in_runtime(original, bytes, options);
     check.passed = check.runtime->passed;

@@ -45,6 +45,9 @@ struct WrittenCheck {
 WrittenCheck check_written_model(const Graph& original, const std::string& path, const std::string& bytes,
                                  const WrittenCheckOptions& options);
 
+// The same for textual IR `text` (parsed back, on the draws; no runtime runs IR).
+WrittenCheck check_written_ir(const Graph& original, const std::string& text, const WrittenCheckOptions& options);
+
 // For the report and the terminal: each draw's seed and max error, and the runtime check.
 nlohmann::ordered_json written_check_json(const WrittenCheck& check);
 std::string written_check_summary(const WrittenCheck& check);

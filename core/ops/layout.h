@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/attributes.h"
@@ -33,6 +34,13 @@ Attributes layout_identity(const Shape& shape);
 
 // Output axis i is input axis perm[i] (a Transpose).
 Attributes layout_transpose(const Shape& shape, const std::vector<int64_t>& perm);
+
+// Why `axis` of `shape` cannot be split into `factor` pieces, or nullopt when it can: the builders
+// below need it to be a non-batch axis (the batch too when `allow_batch`) divisible by `factor`,
+// and throw a UserError with this reason otherwise. A caller choosing among candidate factors
+// asks first.
+std::optional<std::string> axis_split_refusal(const Shape& shape, int axis, int64_t factor, bool allow_batch,
+                                              const char* what);
 
 // Batch stacking (N2H): the batch splits into `factor` chunks of n, stacked along `axis`:
 // out[i, .., k*S + s, ..] = in[k*n + i, .., s, ..]. The batch must be divisible by factor.

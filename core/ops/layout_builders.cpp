@@ -28,14 +28,21 @@ Attributes layout_transpose(const Shape& shape, const std::vector<int64_t>& perm
   return layout_attrs(shape.dims(), perm, std::vector<int64_t>(static_cast<size_t>(shape.rank()), 1));
 }
 
+std::optional<std::string> axis_split_refusal(const Shape& shape, int axis, int64_t factor, bool allow_batch,
+                                              const char* what) {
+  if (axis < (allow_batch ? 0 : 1) || axis >= shape.rank())
+    return fmt::format("{}: axis {} is not {} of {}", what, axis, allow_batch ? "an axis" : "a non-batch axis",
+                       shape.to_string());
+  if (factor < 1 || shape[axis] % factor != 0)
+    return fmt::format("{}: axis {} of {} (size {}) is not divisible by factor {}", what, axis, shape.to_string(),
+                       shape[axis], factor);
+  return std::nullopt;
+}
+
 // `what` axis of `shape` must exist (and not be the batch) and be divisible by `factor`.
 static int64_t checked_quotient(const Shape& shape, int axis, int64_t factor, bool allow_batch, const char* what) {
-  if (axis < (allow_batch ? 0 : 1) || axis >= shape.rank())
-    throw UserError(fmt::format("{}: axis {} is not a {}axis of {}", what, axis, allow_batch ? "" : "non-batch ",
-                                shape.to_string()));
-  if (factor < 1 || shape[axis] % factor != 0)
-    throw UserError(fmt::format("{}: axis {} of {} (size {}) is not divisible by factor {}", what, axis,
-                                shape.to_string(), shape[axis], factor));
+  if (std::optional<std::string> refusal = axis_split_refusal(shape, axis, factor, allow_batch, what))
+    throw UserError(*refusal);
   return shape[axis] / factor;
 }
 

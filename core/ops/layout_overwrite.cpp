@@ -145,7 +145,8 @@ void export_layout_overwrite(const Node& node, OnnxExportNode& out) {
 
 OpDef make_LayoutOverwrite() {
   OpDef def;
-  def.name = "LayoutOverwrite";  // not an ONNX op: exported as Layout + Overwrite lowerings, never imported
+  def.name = "LayoutOverwrite";  // not an ONNX op: the Layout + Overwrite lowerings, or pet's extension op
+  def.extension_domain = kPetDomain;
   def.attrs = {attr_ints("expanded"), attr_ints("perm"), attr_ints("groups"), attr_ints("offsets")};
   def.min_inputs = 1;
   def.max_inputs = 1 + kMaxPatches;

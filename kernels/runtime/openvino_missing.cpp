@@ -5,7 +5,7 @@
 
 namespace pet::runtime {
 
-std::unique_ptr<Runtime> open_openvino_runtime() {
+std::unique_ptr<Runtime> open_openvino_runtime(const std::string& /*extension*/) {
   throw UserError(
       "target 'openvino-cpu' is unavailable: OpenVINO's C++ runtime was not found when pet was built; "
       "run `bash scripts/install-deps.sh` (it pip-installs the openvino wheel for python3), then "

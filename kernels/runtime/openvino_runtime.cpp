@@ -14,6 +14,7 @@
 #include <openvino/openvino.hpp>
 
 #include "core/error.h"
+#include "core/onnx_mapping.h"
 
 namespace pet::runtime {
 namespace {
@@ -87,6 +88,17 @@ ov::AnyMap compile_properties(const TimingOptions& options, bool exact) {
   return properties;
 }
 
+// A model written with pet's extension ops names their domain among its opset imports; OpenVINO
+// without pet's extension refuses them, which deserves a way out.
+std::string extension_hint(const std::string& bytes) {
+  if (bytes.find(kPetDomain) == std::string::npos) return "";
+  return fmt::format("; the model uses pet's fused correction op (ONNX domain {}), which OpenVINO runs only with "
+                     "pet's extension loaded: core.add_extension(\"{}\") (pet itself loads it unless "
+                     "PET_OPENVINO_EXTENSION is empty), or write the model with pet-opt --portable",
+                     kPetDomain, default_openvino_extension().empty() ? "libpet_openvino_extension.so"
+                                                                      : default_openvino_extension());
+}
+
 // Reads the ONNX bytes from memory (the string overload of read_model parses model content) and
 // compiles them for the CPU; OpenVINO's refusals are the model's problem, reported by index.
 LoadedModel load_model(ov::Core& core, const std::string& bytes, size_t index, const TimingOptions& options,
@@ -106,7 +118,8 @@ LoadedModel load_model(ov::Core& core, const std::string& bytes, size_t index, c
     fill_inputs(loaded, options.seed);
     return loaded;
   } catch (const ov::Exception& error) {
-    throw UserError(fmt::format("model {} was rejected by OpenVINO: {}", index, openvino_message(error)));
+    throw UserError(fmt::format("model {} was rejected by OpenVINO: {}{}", index, openvino_message(error),
+                                extension_hint(bytes)));
   }
 }
 
@@ -198,7 +211,20 @@ Tensor tensor_from_openvino(const ov::Tensor& output) {
 
 class OpenVinoRuntime final : public Runtime {
  public:
+  explicit OpenVinoRuntime(const std::string& extension) : extension_(extension) {
+    if (extension_.empty()) return;
+    try {
+      core_.add_extension(extension_);
+    } catch (const ov::Exception& error) {
+      throw UserError(fmt::format("pet's OpenVINO extension '{}' could not be loaded: {}; rebuild pet (it builds "
+                                  "kernels/openvino_extension with the openvino-cpu target) or set "
+                                  "PET_OPENVINO_EXTENSION to its path (empty: run without it)",
+                                  extension_, openvino_message(error)));
+    }
+  }
+
   std::string target() const override { return "openvino-cpu"; }
+  ExportOptions export_options() const override { return {.extension_ops = !extension_.empty()}; }
   std::string version() const override { return std::string("openvino ") + ov::get_openvino_version().buildNumber; }
 
   std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) override {
@@ -240,12 +266,15 @@ class OpenVinoRuntime final : public Runtime {
   }
 
  private:
+  std::string extension_;
   std::mutex mutex_;
   ov::Core core_;
 };
 
 }  // namespace
 
-std::unique_ptr<Runtime> open_openvino_runtime() { return std::make_unique<OpenVinoRuntime>(); }
+std::unique_ptr<Runtime> open_openvino_runtime(const std::string& extension) {
+  return std::make_unique<OpenVinoRuntime>(extension);
+}
 
 }  // namespace pet::runtime

@@ -4,6 +4,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -27,6 +29,14 @@ std::unique_ptr<Runtime> open_runtime(const std::string& target) {
   if (target == "openvino-cpu") return open_openvino_runtime();
   throw UserError(fmt::format("'{}' is not a measured target; the measured targets are {}", target,
                               fmt::join(measured_targets(), ", ")));
+}
+
+std::string default_openvino_extension() {
+  if (const char* given = std::getenv("PET_OPENVINO_EXTENSION")) return given;
+#ifdef PET_OPENVINO_EXTENSION
+  if (std::filesystem::exists(PET_OPENVINO_EXTENSION)) return PET_OPENVINO_EXTENSION;
+#endif
+  return "";
 }
 
 std::string cpu_model() {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/onnx_export.h"
 #include "core/tensor.h"
 
 namespace pet::runtime {
@@ -46,6 +47,9 @@ class Runtime {
   // (f32, i64 and bool tensors). A model or input the runtime rejects is a UserError naming the
   // runtime's message; a dead worker or an output pet cannot hold is an InternalError.
   virtual std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int threads) = 0;
+  // How models are best written for this runtime: with pet's extension ops where it has loaded
+  // pet's extension (its own kernel for the fused correction), else standard ops only.
+  virtual ExportOptions export_options() const { return {}; }
 };
 
 // The measured targets pet knows, in a stable order: {"ort-cpu", "openvino-cpu"}.
@@ -55,6 +59,9 @@ bool is_measured_target(const std::string& target);
 // Opens the runtime behind a measured target. UserError when it is unavailable here, saying what
 // is missing and how to install it (scripts/install-deps.sh).
 std::unique_ptr<Runtime> open_runtime(const std::string& target);
+// pet's OpenVINO extension library (kernels/openvino_extension/): $PET_OPENVINO_EXTENSION when set
+// (empty: none), else the one built with pet when it exists, else empty.
+std::string default_openvino_extension();
 // This machine's CPU model ("AMD EPYC 9V74 80-Core Processor"), from /proc/cpuinfo.
 std::string cpu_model();
 // All cores this process may use (sched_getaffinity), at least 1.

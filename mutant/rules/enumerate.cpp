@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/registry.h"
+#include "core/shape_fit.h"
 #include "mutant/rules/fingerprint.h"
 
 namespace pet::rules {
@@ -97,15 +98,11 @@ class Enumerator {
     if (!chosen) return std::nullopt;
     const OpDef& def = OpRegistry::global().get(t.op);
     attrs = complete_attributes(def, *chosen);
-    std::vector<TensorType> outputs;
-    try {
-      outputs = infer_types(def, attrs, types, "n");
-    } catch (const UserError&) {
-      return std::nullopt;
-    }
-    for (const TensorType& type : outputs)
+    ShapeFit fit = fit_shapes(def, attrs, types, "n");
+    if (!fit.fits()) return std::nullopt;
+    for (const TensorType& type : fit.types)
       if (type.shape.numel() > options_.max_elements) return std::nullopt;
-    return outputs;
+    return fit.types;
   }
 
   void try_step(int op, const std::vector<int>& inputs) {

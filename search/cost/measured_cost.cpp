@@ -238,7 +238,8 @@ void CostModel::measure_groups(const Graph& graph, const std::vector<const Kerne
     }
   }
   std::vector<std::string> models;
-  for (const KernelGroup* group : todo) models.push_back(serialize_onnx(kernel_group_model(graph, *group)));
+  ExportOptions form = measurement_->runtime->export_options();  // pet's correction op as its own kernel
+  for (const KernelGroup* group : todo) models.push_back(serialize_onnx(kernel_group_model(graph, *group), form));
   auto start = std::chrono::steady_clock::now();
   std::vector<std::optional<runtime::Timing>> timings = time_each(*measurement_->runtime, models, measurement_->timing);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -10,7 +10,7 @@
 namespace pet::bench {
 namespace {
 
-HarnessRow run(const std::string& mode, double cost_us, double seconds, const std::string& stop) {
+HarnessRow run(Mode mode, double cost_us, double seconds, const std::string& stop) {
   HarnessRow row;
   row.model = "resnet18";
   row.batch = 1;
@@ -30,23 +30,24 @@ HarnessTable sample_table() {
   table.beam = 8;
   table.time_limit_s = 60;
   table.seed = 2026;
-  table.modes = {"none", "taso", "pet", "pet-neq-only"};
-  table.rows.push_back(run("none", 1000, 0, "no-search"));
-  HarnessRow taso = run("taso", 800, 1.5, "converged");
+  table.modes = {Mode::none, Mode::taso, Mode::pet, Mode::pet_neq_only};
+  table.rows.push_back(run(Mode::none, 1000, 0, "no-search"));
+  HarnessRow taso = run(Mode::taso, 800, 1.5, "converged");
   taso.transformations = 2;
-  taso.by_evidence = {{"z3-proof", 2}};
+  taso.by_evidence = {{EvidenceKind::z3_proof, 2}};
   taso.by_family = count_families({"rule:conv-add", "rule:conv-add"});
   table.rows.push_back(taso);
-  HarnessRow pet = run("pet", 625, 3.25, "time-limit");
+  HarnessRow pet = run(Mode::pet, 625, 3.25, "time-limit");
   pet.transformations = 5;
-  pet.by_evidence = {{"z3-proof", 2}, {"random-test", 1}, {"partial+correction", 2}};
+  pet.by_evidence = {
+      {EvidenceKind::z3_proof, 2}, {EvidenceKind::random_test, 1}, {EvidenceKind::partial_correction, 2}};
   pet.by_family = count_families({"rule:conv-add", "mutant:b", "rule:conv-add", "mutant:c|d", "mutant:a"});
   pet.check_max_abs_error = 1.5e-5;
   table.rows.push_back(pet);
   HarnessRow failed;
   failed.model = "resnet18";
   failed.batch = 1;
-  failed.mode = "pet-neq-only";
+  failed.mode = Mode::pet_neq_only;
   failed.error = "rule library \"x\" missing, see docs | here";
   table.rows.push_back(failed);
   table.skipped.push_back({"bert_s512", 16, "missing /m/bert_s512_b16/model.onnx"});
@@ -124,14 +125,14 @@ HarnessTable measured_table() {
   table.time_limit_s = 60;
   table.seed = 2026;
   table.select_runs = 10;
-  table.modes = {"none", "pet", "pet-neq-only"};
-  HarnessRow none = run("none", 950, 0, "no-search");
+  table.modes = {Mode::none, Mode::pet, Mode::pet_neq_only};
+  HarnessRow none = run(Mode::none, 950, 0, "no-search");
   none.measured_run = timed("measured", {1000, 1200, 10}, {950, 1150, 8}, "cleaned");
   none.measured_run->calibration_error = 950.0 / 1150 - 1;
   none.measured_run->kernels_measured = 12;
   none.measured_run->measuring_seconds = 4.5;
   table.rows.push_back(none);
-  HarnessRow pet = run("pet", 700, 12.5, "converged");
+  HarnessRow pet = run(Mode::pet, 700, 12.5, "converged");
   pet.transformations = 4;
   pet.check_max_abs_error = 2e-6;
   pet.measured_run = timed("measured", {1000, 1210, 12}, {700, 880, 9.5}, "program 1");
@@ -140,10 +141,10 @@ HarnessTable measured_table() {
   pet.measured_run->kernels_replayed = 12;
   pet.measured_run->measuring_seconds = 20.25;
   table.rows.push_back(pet);
-  HarnessRow failed = run("pet-neq-only", 0, 0, "");
+  HarnessRow failed = run(Mode::pet_neq_only, 0, 0, "");
   failed.error = "boom";
   table.rows.push_back(failed);
-  HarnessRow bert = run("pet", 1500, 30, "time-limit");
+  HarnessRow bert = run(Mode::pet, 1500, 30, "time-limit");
   bert.model = "bert_s128";
   bert.transformations = 2;
   bert.measured_run = timed("replayed", {2100, 2000, 40}, {1500, 1600, 25}, "program 2");
@@ -212,13 +213,13 @@ TEST(HarnessReport, MeasuredTargetChosenByPrediction) {
 
 TEST(HarnessReport, GeometricMeanOfMeasuredSpeedups) {
   HarnessTable table = measured_table();
-  auto [pet, pet_runs] = geometric_mean_measured_speedup(table, "pet");
+  auto [pet, pet_runs] = geometric_mean_measured_speedup(table, Mode::pet);
   EXPECT_DOUBLE_EQ(*pet, std::sqrt(1210.0 / 880 * (2000.0 / 1600)));
   EXPECT_EQ(pet_runs, 2);
-  auto [neq, neq_runs] = geometric_mean_measured_speedup(table, "pet-neq-only");  // its one run failed
+  auto [neq, neq_runs] = geometric_mean_measured_speedup(table, Mode::pet_neq_only);  // its one run failed
   EXPECT_FALSE(neq);
   EXPECT_EQ(neq_runs, 0);
-  EXPECT_FALSE(geometric_mean_measured_speedup(sample_table(), "pet").first);  // estimated: nothing measured
+  EXPECT_FALSE(geometric_mean_measured_speedup(sample_table(), Mode::pet).first);  // estimated: nothing measured
 }
 
 TEST(HarnessReport, TitleFallsBackToTheTargetBeforeAnyRunFinishes) {

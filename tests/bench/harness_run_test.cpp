@@ -35,7 +35,7 @@ const char* kParallelConvs = R"(graph "parallel" opset 13 {
 HarnessOptions quick_options() {
   HarnessOptions options;
   options.target = "h100";
-  options.modes = {"none", "pet"};
+  options.modes = {Mode::none, Mode::pet};
   options.beam = 2;
   options.time_limit_s = 20;
   return options;
@@ -78,11 +78,11 @@ TEST(HarnessRun, TinyGraphInNoneAndPet) {
   const HarnessRow& pet = table.rows[1];
   expect_consistent(none);
   expect_consistent(pet);
-  EXPECT_EQ(none.mode, "none");
+  EXPECT_EQ(none.mode, Mode::none);
   EXPECT_EQ(none.stop_reason, "no-search");
   EXPECT_EQ(none.transformations, 0);
   EXPECT_DOUBLE_EQ(none.cost_us, none.cost_original_us);
-  EXPECT_EQ(pet.mode, "pet");
+  EXPECT_EQ(pet.mode, Mode::pet);
   EXPECT_LE(pet.cost_us, none.cost_us);
   EXPECT_FALSE(pet.stop_reason.empty());
   EXPECT_NE(log.str().find("[1] parallel b1 none:"), std::string::npos) << log.str();
@@ -102,7 +102,7 @@ OptimizeResult measured_result() {
   OptimizeResult result;
   result.cost_original_us = 950;
   result.cost_optimized_us = 700;
-  result.search.stop_reason = "converged";
+  result.search.stop_reason = StopReason::converged;
   result.search.seconds = 12.5;
   result.device = "ort-cpu (onnxruntime 1.32.0, 1 thread, AMD EPYC)";
   result.target.target = {"ort-cpu", true, 1, "onnxruntime 1.32.0", "AMD EPYC"};
@@ -119,7 +119,7 @@ OptimizeResult measured_result() {
 }
 
 TEST(HarnessRun, SummarizesAMeasuredSelection) {
-  HarnessRow row = summarize_run("resnet18", 1, "pet", measured_result());
+  HarnessRow row = summarize_run("resnet18", 1, Mode::pet, measured_result());
   ASSERT_TRUE(row.measured_run);
   const MeasuredRun& run = *row.measured_run;
   EXPECT_EQ(run.source, "measured");
@@ -139,28 +139,28 @@ TEST(HarnessRun, SummarizesAMeasuredSelection) {
 
   OptimizeResult uncalibrated = measured_result();
   uncalibrated.target.calibrated = false;
-  EXPECT_FALSE(summarize_run("resnet18", 1, "pet", uncalibrated).measured_run->calibration_error);
+  EXPECT_FALSE(summarize_run("resnet18", 1, Mode::pet, uncalibrated).measured_run->calibration_error);
   OptimizeResult estimated;  // an analytic target: no selection
-  EXPECT_FALSE(summarize_run("resnet18", 1, "pet", estimated).measured_run);
+  EXPECT_FALSE(summarize_run("resnet18", 1, Mode::pet, estimated).measured_run);
 }
 
 TEST(HarnessRun, ProgressLineOfAMeasuredRun) {
   HarnessTable table;
-  table.rows.push_back(summarize_run("resnet18", 1, "pet", measured_result()));
+  table.rows.push_back(summarize_run("resnet18", 1, Mode::pet, measured_result()));
   EXPECT_EQ(progress_line(table, table.rows.back()),
             "[1] resnet18 b1 pet: measured: 1210.0 us -> 880.0 us (1.375x, chose program 1), predicted 1.429x, "
             "0 transformations, converged, 12.50 s, check passed");
 
   OptimizeResult replayed = measured_result();
   replayed.target.selection.source = "replayed";
-  table.rows.back() = summarize_run("resnet18", 1, "pet", replayed);
+  table.rows.back() = summarize_run("resnet18", 1, Mode::pet, replayed);
   EXPECT_EQ(progress_line(table, table.rows.back()).substr(0, 50),
             "[1] resnet18 b1 pet: replayed: 1210.0 us -> 880.0 ");
 
   OptimizeResult by_prediction = measured_result();
   by_prediction.target.selection.source = "estimated";
   for (TimedCandidate& candidate : by_prediction.target.selection.candidates) candidate.median_us = 0;
-  table.rows.back() = summarize_run("resnet18", 1, "pet", by_prediction);
+  table.rows.back() = summarize_run("resnet18", 1, Mode::pet, by_prediction);
   EXPECT_EQ(progress_line(table, table.rows.back()),
             "[1] resnet18 b1 pet: 950.0 us -> 700.0 us (1.357x, chose program 1 by prediction), 0 transformations, "
             "converged, 12.50 s, check passed");
@@ -169,10 +169,10 @@ TEST(HarnessRun, ProgressLineOfAMeasuredRun) {
 TEST(HarnessRun, WritesTheReportFiles) {
   HarnessTable table;
   table.target = "h100";
-  table.modes = {"none"};
+  table.modes = {Mode::none};
   std::ostringstream log;
   HarnessOptions options = quick_options();
-  options.modes = {"none"};
+  options.modes = {Mode::none};
   run_model(table, "parallel", 1, parse_graph(kParallelConvs), options, log);
   std::filesystem::path out = pet::testing::private_temp_dir() / "harness-files";
   std::vector<std::string> written = write_harness_outputs(table, out.string());
@@ -249,7 +249,7 @@ TEST(HarnessCli, Defaults) {
   EXPECT_EQ(options.models_dir, "/models");
   EXPECT_TRUE(options.models.empty());
   EXPECT_EQ(options.batches, (std::vector<int>{1, 16}));
-  EXPECT_EQ(options.modes, harness_modes());
+  EXPECT_EQ(options.modes, all_modes());
   EXPECT_EQ(options.beam, 8);
   EXPECT_EQ(options.out_dir, "build/harness");
   EXPECT_EQ(options.target, OptimizeOptions{}.target);
@@ -276,8 +276,8 @@ TEST(HarnessCli, TargetFlagsReachThePipeline) {
       {"--target", "ort-cpu", "--threads", "2", "--profile-db", "db.json", "--replay", "--select-runs", "5",
        "--beam", "3", "--seed", "9"},
       "/models");
-  OptimizeOptions pipeline = optimize_options(options, "taso");
-  EXPECT_EQ(pipeline.mode, "taso");
+  OptimizeOptions pipeline = optimize_options(options, Mode::taso);
+  EXPECT_EQ(pipeline.mode, Mode::taso);
   EXPECT_EQ(pipeline.target, "ort-cpu");
   EXPECT_EQ(pipeline.runtime_threads, 2);
   EXPECT_EQ(pipeline.profile_db, "db.json");
@@ -294,7 +294,7 @@ TEST(HarnessCli, Flags) {
                          "/models");
   EXPECT_EQ(options.models, (std::vector<std::string>{"resnet18", "bert_s128"}));
   EXPECT_EQ(options.batches, (std::vector<int>{16}));
-  EXPECT_EQ(options.modes, (std::vector<std::string>{"taso", "pet"}));
+  EXPECT_EQ(options.modes, (std::vector<Mode>{Mode::taso, Mode::pet}));
   EXPECT_EQ(options.beam, 4);
   EXPECT_DOUBLE_EQ(options.time_limit_s, 2.5);
   EXPECT_EQ(options.out_dir, "o");

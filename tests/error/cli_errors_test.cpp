@@ -12,6 +12,7 @@
 #include "tests/error/onnx_model_builder.h"
 #include "tests/error/tool_run.h"
 #include "tests/os_conditions.h"
+#include "tests/test_temp_dir.h"
 #include "tools/commands.h"
 
 namespace pet::testing {
@@ -313,6 +314,42 @@ TEST(CliErrors, RunRepeatNotANumber) {
 
 TEST(CliErrors, RunInputWithoutFile) {
   expect_user_error(run_run({small_model(), "--input", "x"}), "pet-run: error: --input 'x' is not NAME=FILE.pb");
+}
+
+// A textual IR model (pet-opt reads a *.pet or *.ir file as IR) in the private temp folder.
+std::string ir_model(const std::string& name, const std::string& text) {
+  std::string path = (private_temp_dir() / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* kReluIr = "graph \"g\" opset 13 {\n  input %x : f32[2,3]\n  %y = Relu(%x) : f32[2,3]\n  output %y\n}\n";
+
+TEST(CliErrors, OptUnknownPassNamesTheValidOnes) {
+  expect_user_error(run_opt({"--passes", "fold-batchnorm,fold-bn", ir_model("passes.pet", kReluIr)}),
+                    "pet-opt: error: --passes: 'fold-bn' is not a pass; the passes are cleanup, finalize, "
+                    "remove-identities, fold-batchnorm, eliminate-dead-nodes, fold-weights, "
+                    "eliminate-common-subexpressions, sink-layouts, eliminate-layout-chains, fuse-conv-bias, "
+                    "fuse-corrections, fuse-activations");
+}
+
+TEST(CliErrors, OptPassListWithAnEmptyEntry) {
+  expect_user_error(run_opt({"--passes", "cleanup,", ir_model("passes.pet", kReluIr)}),
+                    "pet-opt: error: --passes 'cleanup,' has an empty entry; separate pass names with single commas");
+}
+
+TEST(CliErrors, OptTextualIrThatDoesNotParseNamesTheFileAndLine) {
+  std::string path = ir_model("broken.pet", "graph \"g\" opset 13 {\n  input %x : f32[2,3]\n  %y = Relu(%z) : f32[2,3]\n}\n");
+  expect_user_error(run_opt({"--passes", "cleanup", path}),
+                    "pet-opt: error: " + path + ": IR line 3: expected a defined value, found 'z'");
+}
+
+TEST(CliErrors, OptInputShapeForTextualIr) {
+  std::string path = ir_model("shaped.ir", kReluIr);
+  expect_user_error(run_opt({"--input-shape", "x=4x3", path}),
+                    "pet-opt: error: --input-shape: '" + path +
+                        "' is textual IR, whose inputs have static shapes already; drop the flag or edit the "
+                        "input's type in the file");
 }
 
 }  // namespace

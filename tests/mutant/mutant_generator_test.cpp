@@ -102,6 +102,26 @@ TEST(Generator, WorkBudgetStopsAtTheSameMutantOnEveryRun) {
     EXPECT_NE(std::find(all.begin(), all.end(), found), all.end()) << found << " is not one of the whole run's";
 }
 
+TEST(Generator, PlacementBudgetBoundsTheEnumerationOnEveryRun) {
+  Graph conv = parse_graph(kConv);
+  Generation whole = generate_mutants(conv);
+  int64_t tried = whole.stats.placed + whole.stats.shape_mismatches + whole.stats.repeated_ops +
+                  whole.stats.off_target + whole.stats.cancelling_layouts;
+  GeneratorOptions budgeted;
+  budgeted.max_placements = tried / 4;
+  Generation first = generate_mutants(conv, budgeted), second = generate_mutants(conv, budgeted);
+  EXPECT_TRUE(first.stats.out_of_work);
+  EXPECT_NE(first.stats.summary().find("work budget spent"), std::string::npos) << first.stats.summary();
+  EXPECT_LT(first.stats.placed, whole.stats.placed);
+  EXPECT_LT(first.stats.examined, whole.stats.examined);
+  EXPECT_EQ(fingerprints(first), fingerprints(second));
+  std::vector<std::string> all = fingerprints(whole);
+  for (const std::string& found : fingerprints(first))
+    EXPECT_NE(std::find(all.begin(), all.end(), found), all.end()) << found << " is not one of the whole run's";
+  budgeted.max_placements = tried + 1;
+  EXPECT_EQ(fingerprints(generate_mutants(conv, budgeted)), fingerprints(whole)) << "a budget above the need changes nothing";
+}
+
 TEST(LayoutPrune, FindsATransformThatUndoesAnotherAfterTheConvWithoutComputingTheConv) {
   auto build = [](const char* second_perm) {
     return parse_graph(fmt::format(R"(graph "undo" opset 13 {{

@@ -88,7 +88,7 @@ TEST(ChannelPadding, AMeasuredTargetsSearchOffersItAsAnExactMove) {
   for (const search::Program& move : moves)
     if (move.history.back().kind == "padding") {
       padding.push_back(move.history.back().name + " " + move.history.back().location);
-      EXPECT_EQ(move.history.back().evidence_kind, "construction");
+      EXPECT_EQ(move.history.back().evidence_kind, EvidenceKind::construction);
       EXPECT_TRUE(differential(graph, move.graph, 5).passed);
     }
   EXPECT_EQ(padding, (std::vector<std::string>{"pad-channels-to-8 c0 -> c1", "pad-channels-to-16 c0 -> c1"}));

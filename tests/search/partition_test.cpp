@@ -16,7 +16,7 @@ namespace {
 std::string describe(const Graph& parent, const std::vector<Subprogram>& regions) {
   std::string text;
   for (const Subprogram& sub : regions) {
-    text += sub.kind + " [" + sub.location + "]:";
+    text += to_string(sub.kind) + " [" + sub.location + "]:";
     for (ValueId id : sub.inputs) text += " %" + parent.value(id).name;
     text += " ->";
     for (ValueId id : sub.outputs) text += " %" + parent.value(id).name;

@@ -25,18 +25,20 @@ const char* kBatchedConv = R"(graph "batched" opset 13 {
 
 // One mutation round on `graph` (top 4 kept), then the moves of `kinds` one step away.
 struct OneStep {
-  SearchStats stats;  // of preparing and expanding
+  GenerationStats generation;
+  SearchStats stats;  // of expanding
   std::vector<Program> moves;
 };
 
 OneStep one_step(const Graph& graph, const MoveKinds& kinds) {
   cost::CostModel cost(cost::load_device("h100"));
-  SearchSpaceOptions options;
+  GenerateOptions options;
   options.mutation_rounds = 1;
   options.top_k = 4;
-  SearchSpace space(cost, nullptr, options);
+  GeneratedMutants mutants = generate_mutants_stage(graph, cost, options);
+  SearchSpace space(cost, nullptr, {}, mutants.subprograms);
   OneStep result;
-  space.prepare(graph, result.stats);
+  result.generation = mutants.stats;
   Program start = space.make_program(graph, {});
   result.moves = space.expand(start, kinds, result.stats, [](uint64_t) { return true; }, SearchBudget{});
   return result;
@@ -45,13 +47,13 @@ OneStep one_step(const Graph& graph, const MoveKinds& kinds) {
 TEST(SearchSpace, EveryCorrectedPartialMoveComputesTheOriginal) {
   Graph graph = parse_graph(kBatchedConv);
   OneStep step_away = one_step(graph, {false, false, true});
-  ASSERT_GT(step_away.stats.mutants_partial, 0) << "the generator finds the seam mutants of a batched conv";
+  ASSERT_GT(step_away.generation.mutants_partial, 0) << "the generator finds the seam mutants of a batched conv";
   const std::vector<Program>& moves = step_away.moves;
   ASSERT_FALSE(moves.empty());
   for (const Program& move : moves) {
     const Transformation& step = move.history.back();
     SCOPED_TRACE(step.name);
-    EXPECT_EQ(step.evidence_kind, "partial+correction");
+    EXPECT_EQ(step.evidence_kind, EvidenceKind::partial_correction);
     EXPECT_NE(step.evidence.find("correction"), std::string::npos) << step.evidence;
     EXPECT_GT(step.correction_overhead, 0);
     EXPECT_LT(step.correction_overhead, 0.05) << "fused into the inverse layout, a seam costs little";
@@ -63,25 +65,25 @@ TEST(SearchSpace, EveryCorrectedPartialMoveComputesTheOriginal) {
 TEST(SearchSpace, BiasedConvsAreMutatedWithoutTheirBiasAndGetItBack) {
   Graph graph = parse_graph(kBatchedConv);
   OneStep step_away = one_step(graph, {false, true, false});
-  EXPECT_GT(step_away.stats.mutants_full, 0);
+  EXPECT_GT(step_away.generation.mutants_full, 0);
   const std::vector<Program>& moves = step_away.moves;
   ASSERT_FALSE(moves.empty());
   for (const Program& move : moves) {
     EXPECT_TRUE(differential(graph, move.graph, 3).passed) << move.history.back().name;
-    EXPECT_EQ(move.history.back().evidence_kind, "random-test");
+    EXPECT_EQ(move.history.back().evidence_kind, EvidenceKind::random_test);
   }
 }
 
 TEST(SearchSpace, NeqOnlyModeBuildsOnlyCorrectedPartialMoves) {
   OptimizeOptions options;
-  options.mode = "pet-neq-only";
+  options.mode = Mode::pet_neq_only;
   options.target = "h100";
   options.beam = 2;
   options.mutation_rounds = 1;
   OptimizeResult result = optimize(parse_graph(kBatchedConv), options);
   EXPECT_GT(result.search.candidates, 0) << "the seam mutants were offered as moves";
   EXPECT_EQ(result.search.rule_applications, 0);
-  for (const Transformation& step : result.transformations) EXPECT_EQ(step.evidence_kind, "partial+correction");
+  for (const Transformation& step : result.transformations) EXPECT_EQ(step.evidence_kind, EvidenceKind::partial_correction);
   EXPECT_TRUE(result.check.passed);
 }
 

@@ -6,6 +6,7 @@
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "search/pipeline.h"
+#include "search/rule_matcher.h"
 
 namespace pet {
 namespace {
@@ -60,7 +61,7 @@ const char* kInceptionBranches = R"(graph "inception" opset 13 {
 }
 )";
 
-OptimizeOptions quick(const std::string& mode) {
+OptimizeOptions quick(Mode mode) {
   OptimizeOptions options;
   options.mode = mode;
   options.target = "h100";  // the search's logic, under the analytic model: nothing is timed
@@ -72,9 +73,9 @@ OptimizeOptions quick(const std::string& mode) {
 }
 
 TEST(Search, NoneModeRunsNoSearch) {
-  OptimizeResult result = optimize(parse_graph(kParallelConvs), quick("none"));
+  OptimizeResult result = optimize(parse_graph(kParallelConvs), quick(Mode::none));
   EXPECT_TRUE(result.transformations.empty());
-  EXPECT_EQ(result.search.stop_reason, "no-search");
+  EXPECT_EQ(result.search.stop_reason, StopReason::no_search);
   EXPECT_TRUE(result.check.passed);
   EXPECT_GT(result.cost_optimized_us, 0);
   EXPECT_DOUBLE_EQ(result.cost_optimized_us, result.cost_original_us);
@@ -83,9 +84,9 @@ TEST(Search, NoneModeRunsNoSearch) {
 TEST(Search, CostOrderIsPetTasoNone) {
   for (const char* text : {kParallelConvs, kDilatedChain}) {
     Graph graph = parse_graph(text);
-    double none = optimize(graph, quick("none")).cost_optimized_us;
-    OptimizeResult taso = optimize(graph, quick("taso"));
-    OptimizeResult pet = optimize(graph, quick("pet"));
+    double none = optimize(graph, quick(Mode::none)).cost_optimized_us;
+    OptimizeResult taso = optimize(graph, quick(Mode::taso));
+    OptimizeResult pet = optimize(graph, quick(Mode::pet));
     SCOPED_TRACE(graph.name);
     EXPECT_LE(taso.cost_optimized_us, none);
     EXPECT_LE(pet.cost_optimized_us, taso.cost_optimized_us);
@@ -95,13 +96,13 @@ TEST(Search, CostOrderIsPetTasoNone) {
 }
 
 TEST(Search, DeinterleavesTheDilatedChainWithRandomTestEvidence) {
-  for (const char* mode : {"taso", "pet"}) {
+  for (Mode mode : {Mode::taso, Mode::pet}) {
     OptimizeResult result = optimize(parse_graph(kDilatedChain), quick(mode));
     SCOPED_TRACE(mode);
     ASSERT_FALSE(result.transformations.empty()) << report_table(result);
     EXPECT_LT(result.cost_optimized_us, result.cost_original_us * 0.98) << report_table(result);
     for (const Transformation& step : result.transformations) {
-      EXPECT_EQ(step.evidence_kind, "random-test");
+      EXPECT_EQ(step.evidence_kind, EvidenceKind::random_test);
       EXPECT_NE(step.name.find("dilation-deinterleave"), std::string::npos) << step.name;
       EXPECT_LT(step.cost_after_us, step.cost_before_us);
     }
@@ -117,7 +118,7 @@ TEST(Search, DeinterleavesTheDilatedChainWithRandomTestEvidence) {
 }
 
 TEST(Search, MergesInceptionBranchesIntoOneConvWithItsBiasAndRelu) {
-  OptimizeResult result = optimize(parse_graph(kInceptionBranches), quick("taso"));
+  OptimizeResult result = optimize(parse_graph(kInceptionBranches), quick(Mode::taso));
   ASSERT_EQ(result.transformations.size(), 1u) << report_table(result);
   EXPECT_EQ(result.transformations[0].location, "a, b");
   EXPECT_LT(result.cost_optimized_us, result.cost_original_us);
@@ -132,27 +133,27 @@ TEST(Search, MergesInceptionBranchesIntoOneConvWithItsBiasAndRelu) {
 
 TEST(Search, SameInputAndFlagsGiveTheSameProgramAndReport) {
   Graph graph = parse_graph(kParallelConvs);
-  OptimizeResult first = optimize(graph, quick("pet"));
-  OptimizeResult second = optimize(graph, quick("pet"));
+  OptimizeResult first = optimize(graph, quick(Mode::pet));
+  OptimizeResult second = optimize(graph, quick(Mode::pet));
   EXPECT_EQ(print_graph(first.graph), print_graph(second.graph));
   EXPECT_EQ(report_json(first, false), report_json(second, false));
 }
 
 TEST(Search, ExpansionBudgetEndsWithItsStopReason) {
-  OptimizeOptions options = quick("taso");
+  OptimizeOptions options = quick(Mode::taso);
   options.max_expansions = 1;
   OptimizeResult result = optimize(parse_graph(kParallelConvs), options);
-  EXPECT_EQ(result.search.stop_reason, "expansion-limit");
+  EXPECT_EQ(result.search.stop_reason, StopReason::expansion_limit);
   EXPECT_EQ(result.search.expansions, 1);
   EXPECT_TRUE(result.check.passed);
 }
 
 TEST(Search, CandidateBudgetEndsAtTheSamePlaceOnEveryRun) {
-  OptimizeOptions options = quick("pet");
+  OptimizeOptions options = quick(Mode::pet);
   options.max_candidates = 3;
   Graph graph = parse_graph(kDilatedChain);
   OptimizeResult first = optimize(graph, options), second = optimize(graph, options);
-  EXPECT_EQ(first.search.stop_reason, "candidate-limit");
+  EXPECT_EQ(first.search.stop_reason, StopReason::candidate_limit);
   EXPECT_EQ(first.search.candidates, 3);
   EXPECT_EQ(report_json(first, false), report_json(second, false));
   EXPECT_TRUE(first.check.passed);
@@ -160,7 +161,7 @@ TEST(Search, CandidateBudgetEndsAtTheSamePlaceOnEveryRun) {
 
 TEST(Search, OneThreadAndFourThreadsGiveTheSameProgramAndReport) {
   // Generation, building and scoring run in parallel; what is kept never depends on their order.
-  OptimizeOptions one = quick("pet"), four = quick("pet");
+  OptimizeOptions one = quick(Mode::pet), four = quick(Mode::pet);
   one.threads = 1;
   four.threads = 4;
   Graph graph = parse_graph(kDilatedChain);
@@ -170,26 +171,38 @@ TEST(Search, OneThreadAndFourThreadsGiveTheSameProgramAndReport) {
   EXPECT_EQ(print_graph(serial.graph), print_graph(parallel.graph));
 }
 
+TEST(Search, ALoadedRuleLibraryGivesWhatItsFolderGives) {
+  Graph graph = parse_graph(kParallelConvs);
+  OptimizeOptions from_folder = quick(Mode::taso), preloaded = quick(Mode::taso);
+  from_folder.rules_dir = std::string(PET_SOURCE_DIR) + "/mutant/rules";
+  preloaded.rule_set = std::make_shared<const search::RuleSet>(search::RuleSet::load(from_folder.rules_dir));
+  preloaded.rules_dir = "/no/such/folder";  // not read when a library is given
+  OptimizeResult read = optimize(graph, from_folder), given = optimize(graph, preloaded);
+  EXPECT_GT(given.search.rule_applications, 0);
+  EXPECT_EQ(report_json(read, false), report_json(given, false));
+  EXPECT_EQ(print_graph(read.graph), print_graph(given.graph));
+}
+
 // Before: the generator stopped at the clock (half the time limit, a quarter per subprogram), so
 // one thread, which generates the subprograms one after another, reached fewer of them than two
 // (Inception-v3 gave another model with --jobs 1). After: only the work budget bounds it.
 TEST(Search, MutantsDoNotDependOnTheClockOrTheThreadCount) {
   Graph graph = parse_graph(kParallelConvs);
-  OptimizeOptions roomy = quick("pet");
+  OptimizeOptions roomy = quick(Mode::pet);
   roomy.threads = 2;
   OptimizeResult reference = optimize(graph, roomy);
-  ASSERT_GT(reference.search.mutants_full + reference.search.mutants_partial, 0);
+  ASSERT_GT(reference.generation.mutants_full + reference.generation.mutants_partial, 0);
   for (int threads : {1, 2})
     for (double time_limit : {120.0, 1e-9, 1e300}) {
-      OptimizeOptions options = quick("pet");
+      OptimizeOptions options = quick(Mode::pet);
       options.threads = threads;
       options.time_limit_s = time_limit;
       OptimizeResult result = optimize(graph, options);
       SCOPED_TRACE(fmt::format("{} threads, time limit {} s", threads, time_limit));
-      EXPECT_EQ(result.search.subprograms, reference.search.subprograms);
-      EXPECT_EQ(result.search.mutant_work, reference.search.mutant_work);
-      EXPECT_EQ(result.search.mutants_full, reference.search.mutants_full);
-      EXPECT_EQ(result.search.mutants_partial, reference.search.mutants_partial);
+      EXPECT_EQ(result.generation.subprograms(), reference.generation.subprograms());
+      EXPECT_EQ(result.generation.work, reference.generation.work);
+      EXPECT_EQ(result.generation.mutants_full, reference.generation.mutants_full);
+      EXPECT_EQ(result.generation.mutants_partial, reference.generation.mutants_partial);
       if (time_limit > 1) {  // the search itself is not cut either: the same program, byte for byte
         EXPECT_EQ(report_json(result, false), report_json(reference, false));
         EXPECT_EQ(print_graph(result.graph), print_graph(reference.graph));
@@ -200,7 +213,7 @@ TEST(Search, MutantsDoNotDependOnTheClockOrTheThreadCount) {
 TEST(Search, UnderACandidateBudgetPetEndsWhereTasoEnds) {
   // pet's first phase is taso's search; a budget that stops it stops pet at taso's program.
   for (int64_t budget : {1, 4, 12}) {
-    OptimizeOptions taso = quick("taso"), pet = quick("pet");
+    OptimizeOptions taso = quick(Mode::taso), pet = quick(Mode::pet);
     taso.max_candidates = pet.max_candidates = budget;
     Graph graph = parse_graph(kDilatedChain);
     OptimizeResult taso_result = optimize(graph, taso), pet_result = optimize(graph, pet);
@@ -213,38 +226,38 @@ TEST(Search, UnderACandidateBudgetPetEndsWhereTasoEnds) {
 TEST(Search, ScoresTheMovesWithTheHighestEstimatedGainFirst) {
   // One scored move per expansion: the de-interleave of both convs at once (the biggest gain
   // measured at generation) is still the move taken.
-  OptimizeOptions options = quick("taso");
+  OptimizeOptions options = quick(Mode::taso);
   options.scored_per_expansion = 1;
   OptimizeResult narrow = optimize(parse_graph(kDilatedChain), options);
-  OptimizeResult wide = optimize(parse_graph(kDilatedChain), quick("taso"));
+  OptimizeResult wide = optimize(parse_graph(kDilatedChain), quick(Mode::taso));
   EXPECT_LT(narrow.search.candidates, wide.search.candidates);
   EXPECT_DOUBLE_EQ(narrow.cost_optimized_us, wide.cost_optimized_us) << report_table(narrow);
 }
 
 TEST(Search, TimeBudgetEndsWithItsStopReason) {
-  OptimizeOptions options = quick("pet");
+  OptimizeOptions options = quick(Mode::pet);
   options.time_limit_s = 1e-9;
   OptimizeResult result = optimize(parse_graph(kDilatedChain), options);
-  EXPECT_EQ(result.search.stop_reason, "time-limit");
+  EXPECT_EQ(result.search.stop_reason, StopReason::time_limit);
   EXPECT_TRUE(result.check.passed);
 }
 
 TEST(Search, AlphaSearchIsTasosBaseline) {
-  OptimizeOptions options = quick("taso");
+  OptimizeOptions options = quick(Mode::taso);
   options.taso_search = "alpha";
   OptimizeResult result = optimize(parse_graph(kParallelConvs), options);
   EXPECT_EQ(result.search.algorithm, "alpha");
-  EXPECT_EQ(result.search.stop_reason, "converged");
+  EXPECT_EQ(result.search.stop_reason, StopReason::converged);
   EXPECT_LE(result.cost_optimized_us, result.cost_original_us);
   EXPECT_TRUE(result.check.passed);
-  OptimizeOptions chain = quick("taso");
+  OptimizeOptions chain = quick(Mode::taso);
   chain.taso_search = "alpha";
   OptimizeResult deinterleaved = optimize(parse_graph(kDilatedChain), chain);
   EXPECT_LT(deinterleaved.cost_optimized_us, deinterleaved.cost_original_us) << report_table(deinterleaved);
 }
 
 TEST(Search, ReportListsEvidenceCostsAndStopReason) {
-  OptimizeResult result = optimize(parse_graph(kDilatedChain), quick("pet"));
+  OptimizeResult result = optimize(parse_graph(kDilatedChain), quick(Mode::pet));
   ASSERT_FALSE(result.transformations.empty());
   std::string json = report_json(result, false);
   for (const char* key : {"\"totals\"", "\"transformations\"", "\"evidence_kind\"", "\"cost_before_us\"",

@@ -1,0 +1,226 @@
+// Subprograms are generated in the order of what they could save; each one's rounds run on one
+// thread, the subprograms in parallel, and only counted budgets bound them.
+#include "search/generate_stage.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/parallel.h"
+#include "core/structural_hash.h"
+#include "corrector/correct.h"
+#include "search/bias_split.h"
+#include "search/correction_overhead.h"
+#include "search/program.h"
+
+namespace pet::search {
+namespace {
+
+// One mutant program still open to further rounds, with the evidence chain that led to it.
+struct Lineage {
+  Graph program;
+  std::string family;
+  std::string evidence;
+};
+
+std::string chain(const std::string& earlier, const std::string& later, const char* separator) {
+  return earlier.empty() ? later : earlier + separator + later;
+}
+
+std::string boxes_text(const corrector::CorrectedProgram& corrected) {
+  std::vector<std::string> boxes;
+  for (const corrector::Correction& correction : corrected.corrections)
+    boxes.push_back(fmt::format("out{}{}", correction.output, correction.box.to_string()));
+  return fmt::format("{} correction{} over {}", corrected.corrections.size(),
+                     corrected.corrections.size() == 1 ? "" : "s", fmt::join(boxes, " "));
+}
+
+// Puts a program of the generator's interface back into the subprogram's (adds a split-off bias).
+using Wrap = std::function<Graph(const Graph&)>;
+
+MutantOption full_option(const Lineage& base, const mutant::Mutant& found, const Wrap& wrap) {
+  MutantOption option;
+  option.replacement = wrap(found.program);
+  option.mutant = found.program;
+  option.info.kind = "mutant";
+  option.info.name = chain(base.family, found.family, " ; ");
+  option.info.evidence_kind = EvidenceKind::random_test;
+  option.info.evidence = chain(base.evidence, found.verdict.summary(), " ; then ");
+  return option;
+}
+
+// The correction recomputes boxes with the (wrapped) base program, which equals the original;
+// its overhead is priced by the cost model on the fused form, not by FLOP counts.
+MutantOption partial_option(const Lineage& base, const mutant::Mutant& found, const Wrap& wrap,
+                            const std::vector<bool>& weights, const cost::CostModel& cost) {
+  Graph wrapped = wrap(found.program);
+  corrector::CorrectedProgram corrected = corrector::correct(wrap(base.program), wrapped, found.verdict);
+  MutantOption option;
+  option.info.correction_overhead = correction_overhead(wrapped, corrected.program, weights, cost).ratio();
+  option.replacement = std::move(corrected.program);
+  option.mutant = found.program;
+  option.partial = true;
+  option.info.kind = "mutant";
+  option.info.name = chain(base.family, found.family, " ; ");
+  option.info.evidence_kind = EvidenceKind::partial_correction;
+  option.info.evidence = chain(base.evidence, found.verdict.summary() + "; " + boxes_text(corrected), " ; then ");
+  return option;
+}
+
+struct RoundResult {
+  std::vector<MutantOption> full, partial;
+  int64_t full_found = 0, partial_found = 0;
+};
+
+// Adds the generation's work to `work`; returns its statistics (which budget, if any, cut it short).
+mutant::GeneratorStats run_generator(const Lineage& base, const mutant::GeneratorOptions& options, const Wrap& wrap,
+                                     const std::vector<bool>& weights, const cost::CostModel& cost, RoundResult& round,
+                                     int64_t& work) {
+  mutant::Generation generation = mutant::generate_mutants(base.program, options);
+  work += generation.stats.work;
+  for (const mutant::Mutant& found : generation.mutants) {
+    if (found.verdict.kind == VerdictKind::Full) {
+      round.full.push_back(full_option(base, found, wrap));
+      ++round.full_found;
+    } else if (found.verdict.kind == VerdictKind::Partial) {
+      round.partial.push_back(partial_option(base, found, wrap, weights, cost));
+      ++round.partial_found;
+    }
+  }
+  return generation.stats;
+}
+
+// One subprogram's generation: the program it is generated in, that program's score and the
+// subprogram's share of the work budget.
+struct Site {
+  const Graph& start;
+  double start_score;
+  const Subprogram& sub;
+  std::optional<int64_t> max_work;
+};
+
+// Keeps the `top_k` options that make the cheapest program at the site, cheapest first (ties by
+// the replacement's hash); each gets its gain over the site's program.
+void rank_and_trim(const Site& site, const cost::CostModel& cost, int top_k, std::vector<MutantOption>& options) {
+  struct Ranked {
+    double cost;
+    uint64_t hash;
+    size_t index;
+  };
+  std::vector<Ranked> ranked;
+  for (size_t i = 0; i < options.size(); ++i) {
+    Graph spliced = splice(site.start, site.sub, options[i].replacement, "rank_");
+    ranked.push_back({program_score(spliced, cost), structural_hash(options[i].replacement), i});
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+    return a.cost != b.cost ? a.cost < b.cost : a.hash < b.hash;
+  });
+  std::vector<MutantOption> kept;
+  for (const Ranked& entry : ranked) {
+    if (static_cast<int>(kept.size()) == top_k) break;
+    kept.push_back(std::move(options[entry.index]));
+    kept.back().gain_us = site.start_score - entry.cost;
+  }
+  options = std::move(kept);
+}
+
+std::vector<MutantOption> build_options(const Site& site, const cost::CostModel& cost, const GenerateOptions& options,
+                                        GenerationStats& stats) {
+  std::vector<MutantOption> built;
+  const Subprogram& sub = site.sub;
+  mutant::GeneratorOptions generator = options.generator;
+  if (sub.kind == SubprogramKind::group) generator.templates = options.group_templates;
+  std::optional<BiasSplit> split = split_conv_bias(sub.program);
+  const Graph& source = split ? split->unbiased : sub.program;
+  Wrap wrap = [&](const Graph& program) { return split ? add_bias_back(sub.program, *split, program) : program; };
+  std::vector<bool> weights;
+  for (ValueId input : sub.inputs) weights.push_back(site.start.is_constant(input));
+  std::vector<Lineage> frontier = {{source, "", ""}};
+  bool cut = false;
+  for (int round = 1; round <= options.mutation_rounds && !frontier.empty() && !cut; ++round) {
+    RoundResult result;
+    for (const Lineage& base : frontier) {
+      if (cut) break;
+      if (site.max_work) generator.max_work = *site.max_work - stats.work;
+      cut = run_generator(base, generator, wrap, weights, cost, result, stats.work).out_of_work;
+    }
+    stats.mutants_full += result.full_found;
+    stats.mutants_partial += result.partial_found;
+    rank_and_trim(site, cost, options.top_k, result.full);
+    rank_and_trim(site, cost, options.top_k, result.partial);
+    frontier.clear();
+    for (const MutantOption& kept : result.full) frontier.push_back({kept.mutant, kept.info.name, kept.info.evidence});
+    for (MutantOption& option : result.full) built.push_back(std::move(option));
+    for (MutantOption& option : result.partial) built.push_back(std::move(option));
+  }
+  stats.capped += site.max_work && stats.work >= *site.max_work;
+  return built;
+}
+
+// The subprograms in order of what they could save: groups first, then regions by their cost
+// times their occurrences (the repeated moves replace every occurrence), ties by key; each key once.
+std::vector<Subprogram> distinct_by_share(const Graph& graph, const cost::CostModel& cost,
+                                          const PartitionOptions& options) {
+  std::vector<Subprogram> subs = subprograms_to_mutate(graph, options);
+  std::map<uint64_t, double> share;
+  std::vector<uint64_t> keys;
+  for (const Subprogram& sub : subs) {
+    keys.push_back(subprogram_key(sub));
+    share[keys.back()] += cost.graph_cost(sub.program);
+  }
+  std::vector<size_t> order(subs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    bool group_a = subs[a].kind == SubprogramKind::group, group_b = subs[b].kind == SubprogramKind::group;
+    if (group_a != group_b) return group_a;
+    double share_a = share[keys[a]], share_b = share[keys[b]];
+    return share_a != share_b ? share_a > share_b : keys[a] < keys[b];
+  });
+  std::vector<Subprogram> sorted;
+  std::vector<uint64_t> taken;
+  for (size_t i : order) {
+    if (std::find(taken.begin(), taken.end(), keys[i]) != taken.end()) continue;
+    taken.push_back(keys[i]);
+    sorted.push_back(std::move(subs[i]));
+  }
+  return sorted;
+}
+
+}  // namespace
+
+GeneratedMutants generate_mutants_stage(const Graph& start, const cost::CostModel& cost,
+                                        const GenerateOptions& options) {
+  std::vector<Subprogram> pending = distinct_by_share(start, cost, options.partition);
+  double start_score = program_score(start, cost);
+  // Groups take two shares of the work (merging parallel ops saves whole launches, and a group's
+  // candidates read several weights), regions one; at least eight shares in all.
+  int64_t shares = 0;
+  for (const Subprogram& sub : pending) shares += sub.kind == SubprogramKind::group ? 2 : 1;
+  auto max_work = [&](const Subprogram& sub) -> std::optional<int64_t> {
+    if (!options.work) return std::nullopt;
+    return *options.work / std::max<int64_t>(shares, 8) * (sub.kind == SubprogramKind::group ? 2 : 1);
+  };
+  std::vector<std::vector<MutantOption>> built(pending.size());
+  std::vector<GenerationStats> counts(pending.size());
+  // Only counted budgets bound the generation, never the clock: a subprogram's mutants are then the
+  // same whether it was generated alone or next to others (--jobs), on a fast machine or a slow one.
+  for_each_in_parallel(pending.size(), thread_count_for(options.threads), [&](size_t i) {
+    built[i] = build_options({start, start_score, pending[i], max_work(pending[i])}, cost, options, counts[i]);
+  });
+  GeneratedMutants result;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    GenerationStats& stats = result.stats;
+    (pending[i].kind == SubprogramKind::group ? stats.groups : stats.linear) += 1;
+    stats.mutants_full += counts[i].mutants_full;
+    stats.mutants_partial += counts[i].mutants_partial;
+    stats.capped += counts[i].capped;
+    stats.work += counts[i].work;
+    result.subprograms.push_back({subprogram_key(pending[i]), pending[i].kind, pending[i].location,
+                                  std::make_shared<const std::vector<MutantOption>>(std::move(built[i]))});
+  }
+  return result;
+}
+
+}  // namespace pet::search

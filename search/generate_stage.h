@@ -1,0 +1,73 @@
+// The mutant generation stage: partitions a program into multi-linear regions and parallel
+// groups and, for each distinct one, generates, examines, corrects and ranks its mutants.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mutant/generator.h"
+#include "search/cost/cost_model.h"
+#include "search/partition.h"
+#include "search/pipeline.h"
+
+namespace pet::search {
+
+inline PartitionOptions conv_only_regions() {
+  PartitionOptions options;
+  options.max_ops = 1;
+  options.max_group = 3;  // Q/K/V; with the merge templates three matmuls take ~1.5 s to generate
+  return options;
+}
+
+struct GenerateOptions {
+  // Conv-only regions: the generator finds no mutant for conv + residual Add regions.
+  PartitionOptions partition = conv_only_regions();
+  mutant::GeneratorOptions generator;
+  // Parallel groups are mutated with the merging part of the operator set only.
+  std::vector<mutant::MutantTemplate> group_templates = mutant::merge_templates();
+  int mutation_rounds = 2;  // round r mutates the kept fully equivalent mutants of round r-1
+  int top_k = 4;            // mutants kept per subprogram, per kind and round, by cost
+  int threads = 0;          // subprograms generated in parallel (0: hardware concurrency)
+  // Elements the generator's Z_p evaluations may read in all (GeneratorOptions::max_work), shared
+  // by the subprograms, a group taking two shares (at most a quarter each); unset: no limit. Unlike
+  // a time limit it cuts every run at the same mutant, so the mutants do not depend on the machine.
+  std::optional<int64_t> work;
+};
+
+// A replacement for one subprogram: a mutant (corrected when partial) with its evidence.
+struct MutantOption {
+  Graph replacement;         // the subprogram's interface
+  Graph mutant;              // the generator's program (bias-free when the bias was split off)
+  Transformation info;       // kind "mutant", name, evidence; costs filled per application
+  bool partial = false;
+  // What it saved in the program it was generated for (score before minus after, µs, at the
+  // subprogram's first site): the estimate that orders the moves of every later expansion.
+  double gain_us = 0;
+};
+
+// One distinct subprogram (its first site) with the mutants kept for it: full first, then
+// partial, each round's sorted by cost.
+struct GeneratedSubprogram {
+  uint64_t key = 0;  // subprogram_key: every site of the same subprogram shares it
+  SubprogramKind kind = SubprogramKind::linear;
+  std::string location;
+  std::shared_ptr<const std::vector<MutantOption>> options;
+};
+
+struct GeneratedMutants {
+  std::vector<GeneratedSubprogram> subprograms;  // groups first, then regions by their cost share
+  GenerationStats stats;                         // seconds left for the caller's clock
+};
+
+// Every distinct subprogram of `start` (subprograms_to_mutate, by subprogram_key) with its
+// mutants: generated and examined for up to `mutation_rounds` rounds, the partial ones corrected,
+// each round's full and partial ones ranked by the score of `start` with the mutant spliced in
+// and trimmed to `top_k`. Only the counted work budget bounds it, never the clock, so the result
+// does not depend on `threads` or the machine.
+GeneratedMutants generate_mutants_stage(const Graph& start, const cost::CostModel& cost,
+                                        const GenerateOptions& options);
+
+}  // namespace pet::search
