@@ -19,6 +19,7 @@
 #include "core/prime_field.h"
 #include "core/registry.h"
 #include "core/text_ir.h"
+#include "mutant/attribute_forms.h"
 #include "mutant/generator.h"
 #include "verifier/axioms/axiom_util.h"
 #include "verifier/axioms/numeric_check.h"
@@ -178,15 +179,12 @@ std::vector<AxiomSchema> flip_rows_axioms() { return {flip_rows_involution(), fl
 // ---8<--- example: the templates (one line each in mutant/template_set.cpp)
 namespace pet::mutant {
 
-// Any NCHW operand can be flipped; the op has no attributes to choose between.
-std::vector<Attributes> flip_rows_choices(const TemplateContext& context) {
-  if (context.operands.at(0).shape.rank() != 4) return {};
-  return {Attributes{}};
-}
+// FlipRows has no attributes to choose: one point, on every operand its shape rule accepts.
+const std::vector<AttributeDomain> kFlipRowsDomain = {{Axes::None, {}, Source::NoValue, {form::no_attributes}}};
 
 std::vector<MutantTemplate> with_flip_rows(std::vector<MutantTemplate> templates) {
-  templates.push_back({"flip-rows", "FlipRows", Stage::Pre, 1, 1, Role::Any, flip_rows_choices});
-  templates.push_back({"flip-rows-back", "FlipRows", Stage::Post, 1, 1, Role::Any, flip_rows_choices});
+  templates.push_back({"flip-rows", "FlipRows", Stage::Pre, 1, 1, Role::Any, kFlipRowsDomain});
+  templates.push_back({"flip-rows-back", "FlipRows", Stage::Post, 1, 1, Role::Any, kFlipRowsDomain});
   return templates;
 }
 
