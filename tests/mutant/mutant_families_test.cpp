@@ -182,6 +182,20 @@ TEST(Families, SpatialTilingIntoTheBatchIsPartialOnTheHalo) {
   }
 }
 
+// New with the attribute domains: input channels zero-padded to the target's multiple, in the
+// activation and the weight alike, leave the conv's output unchanged.
+TEST(Families, ChannelsPaddedToTheTargetsMultiple) {
+  GeneratorOptions options;
+  options.channel_multiples = {8};
+  Generation result = generate_mutants(parse_graph(conv_graph("1,6,8,8", "4,6,3,3", conv_attrs("1,1,1,1"))), options);
+  const Mutant& mutant = expect_family(result, "pad-channels+pad-channels+conv", VerdictKind::Full);
+  ASSERT_EQ(mutant.program.nodes().size(), 3u);
+  EXPECT_EQ(mutant.program.value(mutant.program.nodes()[2].inputs[0]).type.shape.to_string(), "1x8x8x8");
+  EXPECT_EQ(find_family(generate_mutants(parse_graph(conv_graph("1,8,8,8", "4,8,3,3", conv_attrs("1,1,1,1"))), options),
+                        "pad-channels+pad-channels+conv"),
+            nullptr);  // 8 channels are a multiple already
+}
+
 TEST(Families, PointwiseConvBecomesAMatmul) {
   Generation result = generate_mutants(parse_graph(conv_graph("1,8,6,6", "4,8,1,1", conv_attrs("0,0,0,0"))));
   expect_family(result, "flatten-spatial+flatten-spatial+matmul+reshape-to-output", VerdictKind::Full);
