@@ -1,5 +1,15 @@
 // The generator finds PET's transformation families (REFERENCE.md) on small shapes, each with
-// the expected verdict and, for partial ones, exactly the expected incorrect boxes.
+// the expected verdict and, for partial ones, exactly the expected incorrect boxes. Every template
+// is a declared attribute domain (mutant/template_set.cpp); no family has a function of its own.
+// REFERENCE.md's rows and their tests: conv 1x1 -> GEMM (PointwiseConvBecomesAMatmul); dilated
+// conv (DilatedConvBecomesRegularConvOnDeinterleavedInput, ...OnRowsStackedByResidue...); odd H/W
+// (OddHeightPadsConvolvesAndSlices); r != s (NonSquareKernelTransposesHeightAndWidth); batch <->
+// spatial (BatchToHeightStacking...); C2H (ChannelsToRowsWithARowStridedConv); split grouped conv
+// (GroupedConvSplitsIntoTwoConvs); merges with a shared input (ParallelConvsOnASharedInputMerge,
+// EqualMatmulsOnASharedInput...) and different inputs (...MergeWithAZeroPaddedKernel); 1xk with kx1
+// siblings (OneByKAndKByOneSiblings...); batched GEMM merge (EqualShapeMatmulsOnDifferentInputs...);
+// matmul layouts (MatmulAsTransposedProduct); spatial tiling (SpatialTilingIntoTheBatch...). New:
+// channels padded to the target's multiple (ChannelsPaddedToTheTargetsMultiple).
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -235,6 +245,23 @@ TEST(Families, OneByKAndKByOneSiblingsMergeAfterATranspose) {
                 "swap-height-width+swap-height-width+concat-operands+concat-operands+conv+split-to-outputs+"
                 "swap-height-width-back",
                 VerdictKind::Full);
+}
+
+TEST(Families, EqualShapeMatmulsOnDifferentInputsBecomeOneBatchedMatmul) {
+  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
+    input %a1 : f32[2,6,4]
+    input %b1 : f32[2,4,5]
+    input %a2 : f32[2,6,4]
+    input %b2 : f32[2,4,5]
+    %y1 = MatMul(%a1, %b1)
+    %y2 = MatMul(%a2, %b2)
+    output %y1
+    output %y2
+  })"), with_templates({"concat-operands", "matmul", "split-to-outputs"}, 3, 2, 4));
+  const Mutant& merged = expect_family(result, "concat-operands+concat-operands+matmul+split-to-outputs", VerdictKind::Full);
+  ASSERT_EQ(merged.program.nodes().size(), 4u);
+  EXPECT_EQ(merged.program.nodes()[0].attrs.get_int("axis"), 0);  // both operand pairs stacked on the batch
+  EXPECT_EQ(merged.program.nodes()[1].attrs.get_int("axis"), 0);
 }
 
 }  // namespace
