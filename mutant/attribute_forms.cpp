@@ -1,6 +1,7 @@
 // The attribute forms of the mutant set's ops: one point of a domain read as one op's attributes.
 #include "mutant/attribute_forms.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "core/ops/layout.h"
@@ -59,6 +60,20 @@ Attributes exchange_axis_factors(const Shape& s, int axis, int64_t outer, int64_
 
 Attributes pads_attrs(Dims pads) {
   return {{"mode", std::string("constant")}, {"pads", std::move(pads)}, {"value", 0.0}};
+}
+
+// The pads growing kernel `from` to `to` evenly on each spatial axis, when it grows by even amounts.
+std::optional<Attributes> kernel_growth_pads(const Shape& from, const Shape& to) {
+  Dims pads(static_cast<size_t>(2 * from.rank()), 0);
+  bool grows = false;
+  for (int d = 2; d < from.rank(); ++d) {
+    int64_t grow = to[d] - from[d];
+    if (grow < 0 || grow % 2 != 0) return std::nullopt;
+    grows = grows || grow > 0;
+    pads[static_cast<size_t>(d)] = pads[static_cast<size_t>(d + from.rank())] = grow / 2;
+  }
+  if (!grows) return std::nullopt;
+  return pads_attrs(std::move(pads));
 }
 
 // The operands' group (input channels over weight channels), when the weight divides them.
@@ -191,17 +206,18 @@ std::optional<Attributes> pad_to_kernel(const DomainPoint& p) {
   const Shape& s = p.operand();
   const Shape& to = *p.target;
   if (to.rank() != s.rank() || s.rank() < 3 || to[0] != s[0] || to[1] != s[1]) return std::nullopt;
-  Dims pads(static_cast<size_t>(2 * s.rank()), 0);
-  bool grows = false;
-  for (int d = 2; d < s.rank(); ++d) {
-    int64_t grow = to[d] - s[d];
-    if (grow < 0 || grow % 2 != 0) return std::nullopt;
-    grows = grows || grow > 0;
-    pads[static_cast<size_t>(d)] = pads[static_cast<size_t>(d + s.rank())] = grow / 2;
-  }
-  if (!grows) return std::nullopt;
-  return pads_attrs(std::move(pads));
+  return kernel_growth_pads(s, to);
 }
+
+std::optional<Attributes> pad_to_square(const DomainPoint& p) {
+  const Shape& s = p.operand();
+  if (s.rank() < 3) return std::nullopt;
+  Dims square = s.dims();
+  int64_t side = *std::max_element(square.begin() + 2, square.end());
+  std::fill(square.begin() + 2, square.end(), side);
+  return kernel_growth_pads(s, Shape(square));
+}
+
 
 std::optional<Attributes> slice_to_target(const DomainPoint& p) {
   const Shape& s = p.operand();
@@ -274,6 +290,28 @@ std::optional<Attributes> first_axis_strided(const DomainPoint& p) {
   if (!w || w->strides.size() != 2) return std::nullopt;
   return window_attrs(p, {{w->strides[0] * 2, w->strides[1]}, {w->pads[0] * 2, w->pads[1], w->pads[2] * 2, w->pads[3]},
                           w->dilations});
+}
+
+// The original's pads grown by half of what the weight operand's kernel grew over the original's
+// weight (times the dilation): a kernel grown with zeros then reads the same window (SAME stays SAME).
+std::optional<Attributes> pads_follow_kernel(const DomainPoint& p) {
+  std::optional<Window> w = original_window(p);
+  const auto& originals = p.context.original_compute;
+  auto index = static_cast<size_t>(std::find(originals.begin(), originals.end(), p.original) - originals.begin());
+  if (!w || index >= p.context.original_weights.size()) return std::nullopt;
+  const Shape& kernel = p.operand(1);
+  const Shape& original = p.context.original_weights[index].shape;
+  if (kernel.rank() != original.rank()) return std::nullopt;
+  size_t spatial = w->strides.size();
+  bool grown = false;
+  for (size_t s = 0; s < spatial; ++s) {
+    int64_t grow = kernel[static_cast<int>(s) + 2] - original[static_cast<int>(s) + 2];
+    if (grow < 0 || grow % 2 != 0) return std::nullopt;
+    grown = grown || grow > 0;
+    w->pads[s] += w->dilations[s] * grow / 2;
+    w->pads[s + spatial] += w->dilations[s] * grow / 2;
+  }
+  return grown ? window_attrs(p, *w) : std::nullopt;
 }
 
 }  // namespace pet::mutant::form

@@ -28,6 +28,7 @@ std::optional<Attributes> drop_unit_spatial(const DomainPoint& point);    // [n,
 std::optional<Attributes> reshape_to_target(const DomainPoint& point);
 std::optional<Attributes> pad_to_multiple(const DomainPoint& point);      // zeros on the side, up to a multiple of value
 std::optional<Attributes> pad_to_kernel(const DomainPoint& point);        // zeros around a kernel, up to the target's
+std::optional<Attributes> pad_to_square(const DomainPoint& point);        // zeros around an r x s kernel, up to max(r, s)
 std::optional<Attributes> slice_to_target(const DomainPoint& point);      // the side of the axis cut to the target's size
 
 // Concat and Split.
@@ -41,5 +42,6 @@ std::optional<Attributes> inherited(const DomainPoint& point);            // as 
 std::optional<Attributes> undilated(const DomainPoint& point);            // dilation 1, pads / dilation
 std::optional<Attributes> spatial_swapped(const DomainPoint& point);      // the two spatial axes' values exchanged
 std::optional<Attributes> first_axis_strided(const DomainPoint& point);   // first spatial stride and pads doubled
+std::optional<Attributes> pads_follow_kernel(const DomainPoint& point);   // pads grown with a zero-grown kernel
 
 }  // namespace pet::mutant::form

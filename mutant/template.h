@@ -37,6 +37,10 @@ struct MutantTemplate {
 // The built-in mutant operator set.
 const std::vector<MutantTemplate>& default_templates();
 
+// Opt-in templates for merging parallel ops, in neither set above (template_set.cpp says why):
+// kernels squared with zeros, for 1 x k and k x 1 siblings.
+const std::vector<MutantTemplate>& square_kernel_templates();
+
 // The part of it that merges parallel ops into one (operand concats, kernel enlargement for
 // unequal kernels, the compute ops, splits and slices back to the outputs), its operand concats
 // in one order only: groups of three ops stay tractable with it, where the whole set takes

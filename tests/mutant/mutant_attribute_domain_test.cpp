@@ -85,7 +85,9 @@ TEST(AttributeDomain, EqualSetsFromDifferentPointsAreEnumeratedOnce) {
 }
 
 TEST(AttributeDomain, EveryBuiltInTemplateIsADomainOfForms) {
-  for (const MutantTemplate& tmpl : default_templates()) {
+  std::vector<MutantTemplate> all = default_templates();
+  all.insert(all.end(), square_kernel_templates().begin(), square_kernel_templates().end());
+  for (const MutantTemplate& tmpl : all) {
     EXPECT_FALSE(tmpl.domains.empty()) << tmpl.name;
     for (const AttributeDomain& domain : tmpl.domains) {
       EXPECT_FALSE(domain.forms.empty()) << tmpl.name;

@@ -264,5 +264,18 @@ TEST(Families, EqualShapeMatmulsOnDifferentInputsBecomeOneBatchedMatmul) {
   EXPECT_EQ(merged.program.nodes()[1].attrs.get_int("axis"), 0);
 }
 
+// New with the attribute domains: both kernels zero-grown to 3x3 (r != s -> max(r, s), an opt-in
+// template) merge into one grouped conv whose pads grew with the kernels, transposing neither.
+TEST(Families, OneByKAndKByOneSiblingsMergeAsSquareKernels) {
+  GeneratorOptions options = with_templates({"concat-operands", "conv", "split-to-outputs"}, 4, 4, 6);
+  options.templates.insert(options.templates.end(), square_kernel_templates().begin(), square_kernel_templates().end());
+  Generation result = generate_mutants(parse_graph(two_convs_graph(false, "4,4,1,3", "4,4,3,1", "0,1,0,1", "1,0,1,0")), options);
+  const Mutant& merged = expect_family(
+      result, "concat-operands+square-kernel+square-kernel+concat-operands+conv+split-to-outputs", VerdictKind::Full);
+  ASSERT_EQ(merged.program.nodes().size(), 6u);
+  EXPECT_EQ(merged.program.nodes()[4].attrs.get_ints("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(merged.program.nodes()[4].attrs.get_int("group"), 2);
+}
+
 }  // namespace
 }  // namespace pet::mutant
