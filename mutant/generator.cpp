@@ -354,7 +354,7 @@ class Search {
 
   int64_t placements_tried() const {
     const GeneratorStats& stats = result_.stats;
-    return stats.placed + stats.shape_mismatches + stats.repeated_ops + stats.off_target + stats.cancelling_layouts;
+    return stats.placed + stats.repeated_ops + stats.off_target + stats.cancelling_layouts;
   }
 
   void sort_mutants() {

@@ -37,8 +37,9 @@ struct GeneratorOptions {
   // nor on how many subprograms are generated in parallel (--jobs). Unset: no limit.
   std::optional<int64_t> max_work;
   // The enumeration also stops once it has tried this many template placements (placed or refused
-  // by a shape rule or a prune): a counted bound on the search itself, which can be large while it
-  // reads few elements (groups of three small ops). Unset: no limit.
+  // by a prune): a counted bound on the search itself, which can be large while it reads few
+  // elements (groups of three small ops). An attribute set the op's shape rule refuses is not a
+  // placement: the domains offer every axis and value, and a shape check is cheap. Unset: no limit.
   std::optional<int64_t> max_placements;
 };
 
