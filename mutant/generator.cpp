@@ -171,14 +171,14 @@ class Search {
   }
 
   void apply(const SearchState& state, int ops, const MutantTemplate& tmpl, const std::vector<ValueId>& operands) {
-    TemplateContext context{{}, targets_, compute_nodes_, context_weights_};
+    TemplateContext context{{}, targets_, compute_nodes_, context_weights_, options_.channel_multiples};
     int depth = 0;
     for (ValueId id : operands) {
       context.operands.push_back(state.graph.value(id).type);
       depth = std::max(depth, state.depth[static_cast<size_t>(id)] + 1);
     }
     if (depth > options_.depth) return;
-    for (const Attributes& attrs : tmpl.choices(context)) {
+    for (const Attributes& attrs : enumerate_attributes(tmpl.domains, tmpl.op, context)) {
       if (repeats_existing_node(state.graph, tmpl.op, attrs, operands)) {
         ++result_.stats.repeated_ops;
         continue;
@@ -354,7 +354,7 @@ class Search {
 
   int64_t placements_tried() const {
     const GeneratorStats& stats = result_.stats;
-    return stats.placed + stats.shape_mismatches + stats.repeated_ops + stats.off_target + stats.cancelling_layouts;
+    return stats.placed + stats.repeated_ops + stats.off_target + stats.cancelling_layouts;
   }
 
   void sort_mutants() {

@@ -28,14 +28,18 @@ struct GeneratorOptions {
   ExamineOptions examine = {.seed = 2026, .trials = 0, .target_bound_log2 = -100, .min_fraction_correct = 0.9,
                              .screen_first = true, .max_work = std::nullopt};
   std::vector<MutantTemplate> templates = default_templates();
+  // The target's preferred channel multiples, which the pad-channels template pads up to (the
+  // vector block of a CPU runtime's blocked layouts); empty: channels are not padded.
+  std::vector<int64_t> channel_multiples = {};
   // The enumeration stops once its Z_p evaluations have read this many elements
   // (GeneratorStats::work). The generator has no clock limit: a counted budget stops at the same
   // candidate on every run, so the mutants found depend neither on the machine's speed or load
   // nor on how many subprograms are generated in parallel (--jobs). Unset: no limit.
   std::optional<int64_t> max_work;
   // The enumeration also stops once it has tried this many template placements (placed or refused
-  // by a shape rule or a prune): a counted bound on the search itself, which can be large while it
-  // reads few elements (groups of three small ops). Unset: no limit.
+  // by a prune): a counted bound on the search itself, which can be large while it reads few
+  // elements (groups of three small ops). An attribute set the op's shape rule refuses is not a
+  // placement: the domains offer every axis and value, and a shape check is cheap. Unset: no limit.
   std::optional<int64_t> max_placements;
 };
 

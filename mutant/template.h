@@ -1,13 +1,13 @@
-// The mutant operator set is data: templates of ops with the attribute choices they offer for
-// given operand types. The generator places templates; adding an op to the set is one more
-// template line in template_set.cpp.
+// The mutant operator set is data: templates of ops with the attribute domains they enumerate
+// (mutant/attribute_domain.h). The generator places templates; adding an op to the set is one
+// more template line in template_set.cpp.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/graph.h"
+#include "mutant/attribute_domain.h"
 
 namespace pet::mutant {
 
@@ -19,13 +19,6 @@ enum class Stage { Pre, Compute, Post };
 // weights (the compute ops' second operands in the original), as inherited through transforms.
 enum class Role { Activation, Weight, Any };
 
-struct TemplateContext {
-  std::vector<TensorType> operands;
-  std::vector<TensorType> targets;             // the original's output types
-  std::vector<const Node*> original_compute;   // the original's compute ops (attribute sources)
-  std::vector<TensorType> original_weights;    // types of the original compute ops' weight inputs
-};
-
 struct MutantTemplate {
   std::string name;  // kebab-case; mutant families are the chains of these names
   std::string op;    // registry op
@@ -33,8 +26,8 @@ struct MutantTemplate {
   int min_arity = 1;
   int max_arity = 1;
   Role role = Role::Any;  // for Pre templates: which tensors they transform
-  // Attribute sets worth trying for these operands (empty: the template does not apply).
-  std::function<std::vector<Attributes>(const TemplateContext&)> choices;
+  // The attribute values worth trying, as data; the op's shape rule drops what does not fit.
+  std::vector<AttributeDomain> domains;
   std::vector<Role> operand_roles = {};  // for Compute templates: the role of each operand
   // Operands only in ascending value order: for templates whose operand order is a relabelling
   // that the closing ops undo (operand concats before a merged op whose outputs are split back).
@@ -43,6 +36,10 @@ struct MutantTemplate {
 
 // The built-in mutant operator set.
 const std::vector<MutantTemplate>& default_templates();
+
+// Opt-in templates for merging parallel ops, in neither set above (template_set.cpp says why):
+// kernels squared with zeros, for 1 x k and k x 1 siblings.
+const std::vector<MutantTemplate>& square_kernel_templates();
 
 // The part of it that merges parallel ops into one (operand concats, kernel enlargement for
 // unequal kernels, the compute ops, splits and slices back to the outputs), its operand concats

@@ -19,6 +19,7 @@
 #include "core/prime_field.h"
 #include "core/registry.h"
 #include "core/text_ir.h"
+#include "mutant/attribute_forms.h"
 #include "mutant/generator.h"
 #include "verifier/axioms/axiom_util.h"
 #include "verifier/axioms/numeric_check.h"
@@ -178,15 +179,12 @@ std::vector<AxiomSchema> flip_rows_axioms() { return {flip_rows_involution(), fl
 // ---8<--- example: the templates (one line each in mutant/template_set.cpp)
 namespace pet::mutant {
 
-// Any NCHW operand can be flipped; the op has no attributes to choose between.
-std::vector<Attributes> flip_rows_choices(const TemplateContext& context) {
-  if (context.operands.at(0).shape.rank() != 4) return {};
-  return {Attributes{}};
-}
+// FlipRows has no attributes to choose: one point, on every operand its shape rule accepts.
+const std::vector<AttributeDomain> kFlipRowsDomain = {{Axes::None, {}, Source::NoValue, {form::no_attributes}}};
 
 std::vector<MutantTemplate> with_flip_rows(std::vector<MutantTemplate> templates) {
-  templates.push_back({"flip-rows", "FlipRows", Stage::Pre, 1, 1, Role::Any, flip_rows_choices});
-  templates.push_back({"flip-rows-back", "FlipRows", Stage::Post, 1, 1, Role::Any, flip_rows_choices});
+  templates.push_back({"flip-rows", "FlipRows", Stage::Pre, 1, 1, Role::Any, kFlipRowsDomain});
+  templates.push_back({"flip-rows-back", "FlipRows", Stage::Post, 1, 1, Role::Any, kFlipRowsDomain});
   return templates;
 }
 
@@ -228,6 +226,56 @@ TEST(AddingAnOperator, GeneratorFlipsInputAndKernelAndFlipsTheResultBack) {
   %conv_2 = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%flip-rows_0, %flip-rows_1) : f32[1,2,8,6]
   %flip-rows-back_3 = FlipRows(%conv_2) : f32[1,2,8,6]
   output %flip-rows-back_3
+}
+)");
+}
+// --->8--- end of example
+
+}  // namespace
+}  // namespace pet
+
+// ---8<--- example: a template with a domain of values
+namespace pet::mutant {
+
+// H and W zero-padded at the end up to a multiple of 4 where they are not (built in, the line
+// inside push_back is the entry in default_templates()).
+std::vector<MutantTemplate> with_pad_spatial_to_4(std::vector<MutantTemplate> templates) {
+  using namespace form;
+  templates.push_back({"pad-spatial-to-4", "Pad", Stage::Pre, 1, 1, Role::Activation, {{Axes::Spatial, {4}, Source::Fixed, {pad_to_multiple}, {Side::End}, 4, 4}}});
+  return templates;
+}
+
+}  // namespace pet::mutant
+// --->8--- end of example
+
+namespace pet {
+namespace {
+
+// ---8<--- example: the generator pads, convolves and slices back
+TEST(AddingAnOperator, ADomainOfValuesPadsTheRowsToAMultipleOfFour) {
+  mutant::GeneratorOptions options;
+  options.templates.clear();
+  for (const mutant::MutantTemplate& tmpl : mutant::default_templates())
+    if (tmpl.name == "conv" || tmpl.name == "slice-to-output") options.templates.push_back(tmpl);
+  options.templates = mutant::with_pad_spatial_to_4(options.templates);
+
+  mutant::Generation result = mutant::generate_mutants(parse_graph(R"(graph "conv" opset 13 {
+  input %x : f32[1,2,6,8]
+  input %w : f32[2,2,3,3]
+  %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
+  output %y
+})"), options);
+  ASSERT_FALSE(result.mutants.empty()) << result.stats.summary();
+  const mutant::Mutant& padded = result.mutants.front();  // full mutants come first
+  EXPECT_EQ(padded.family, "pad-spatial-to-4+conv+slice-to-output");
+  EXPECT_EQ(padded.verdict.kind, VerdictKind::Full) << padded.verdict.summary();
+  EXPECT_EQ(print_graph(padded.program), R"(graph "conv_mutant" opset 13 {
+  input %x : f32[1,2,6,8]
+  input %w : f32[2,2,3,3]
+  %pad-spatial-to-4_0 = Pad[mode="constant", pads=[0,0,0,0,0,0,2,0], value=0](%x) : f32[1,2,8,8]
+  %conv_1 = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%pad-spatial-to-4_0, %w) : f32[1,2,8,8]
+  %slice-to-output_2 = Slice[ends=[1,2,6,8], starts=[0,0,0,0], steps=[1,1,1,1]](%conv_1) : f32[1,2,6,8]
+  output %slice-to-output_2
 }
 )");
 }

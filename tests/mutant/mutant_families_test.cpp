@@ -1,5 +1,15 @@
 // The generator finds PET's transformation families (REFERENCE.md) on small shapes, each with
-// the expected verdict and, for partial ones, exactly the expected incorrect boxes.
+// the expected verdict and, for partial ones, exactly the expected incorrect boxes. Every template
+// is a declared attribute domain (mutant/template_set.cpp); no family has a function of its own.
+// REFERENCE.md's rows and their tests: conv 1x1 -> GEMM (PointwiseConvBecomesAMatmul); dilated
+// conv (DilatedConvBecomesRegularConvOnDeinterleavedInput, ...OnRowsStackedByResidue...); odd H/W
+// (OddHeightPadsConvolvesAndSlices); r != s (NonSquareKernelTransposesHeightAndWidth); batch <->
+// spatial (BatchToHeightStacking...); C2H (ChannelsToRowsWithARowStridedConv); split grouped conv
+// (GroupedConvSplitsIntoTwoConvs); merges with a shared input (ParallelConvsOnASharedInputMerge,
+// EqualMatmulsOnASharedInput...) and different inputs (...MergeWithAZeroPaddedKernel); 1xk with kx1
+// siblings (OneByKAndKByOneSiblings...); batched GEMM merge (EqualShapeMatmulsOnDifferentInputs...);
+// matmul layouts (MatmulAsTransposedProduct); spatial tiling (SpatialTilingIntoTheBatch...). New:
+// channels padded to the target's multiple (ChannelsPaddedToTheTargetsMultiple).
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -182,6 +192,20 @@ TEST(Families, SpatialTilingIntoTheBatchIsPartialOnTheHalo) {
   }
 }
 
+// New with the attribute domains: input channels zero-padded to the target's multiple, in the
+// activation and the weight alike, leave the conv's output unchanged.
+TEST(Families, ChannelsPaddedToTheTargetsMultiple) {
+  GeneratorOptions options;
+  options.channel_multiples = {8};
+  Generation result = generate_mutants(parse_graph(conv_graph("1,6,8,8", "4,6,3,3", conv_attrs("1,1,1,1"))), options);
+  const Mutant& mutant = expect_family(result, "pad-channels+pad-channels+conv", VerdictKind::Full);
+  ASSERT_EQ(mutant.program.nodes().size(), 3u);
+  EXPECT_EQ(mutant.program.value(mutant.program.nodes()[2].inputs[0]).type.shape.to_string(), "1x8x8x8");
+  EXPECT_EQ(find_family(generate_mutants(parse_graph(conv_graph("1,8,8,8", "4,8,3,3", conv_attrs("1,1,1,1"))), options),
+                        "pad-channels+pad-channels+conv"),
+            nullptr);  // 8 channels are a multiple already
+}
+
 TEST(Families, PointwiseConvBecomesAMatmul) {
   Generation result = generate_mutants(parse_graph(conv_graph("1,8,6,6", "4,8,1,1", conv_attrs("0,0,0,0"))));
   expect_family(result, "flatten-spatial+flatten-spatial+matmul+reshape-to-output", VerdictKind::Full);
@@ -221,6 +245,36 @@ TEST(Families, OneByKAndKByOneSiblingsMergeAfterATranspose) {
                 "swap-height-width+swap-height-width+concat-operands+concat-operands+conv+split-to-outputs+"
                 "swap-height-width-back",
                 VerdictKind::Full);
+}
+
+TEST(Families, EqualShapeMatmulsOnDifferentInputsBecomeOneBatchedMatmul) {
+  Generation result = generate_mutants(parse_graph(R"(graph "g" opset 13 {
+    input %a1 : f32[2,6,4]
+    input %b1 : f32[2,4,5]
+    input %a2 : f32[2,6,4]
+    input %b2 : f32[2,4,5]
+    %y1 = MatMul(%a1, %b1)
+    %y2 = MatMul(%a2, %b2)
+    output %y1
+    output %y2
+  })"), with_templates({"concat-operands", "matmul", "split-to-outputs"}, 3, 2, 4));
+  const Mutant& merged = expect_family(result, "concat-operands+concat-operands+matmul+split-to-outputs", VerdictKind::Full);
+  ASSERT_EQ(merged.program.nodes().size(), 4u);
+  EXPECT_EQ(merged.program.nodes()[0].attrs.get_int("axis"), 0);  // both operand pairs stacked on the batch
+  EXPECT_EQ(merged.program.nodes()[1].attrs.get_int("axis"), 0);
+}
+
+// New with the attribute domains: both kernels zero-grown to 3x3 (r != s -> max(r, s), an opt-in
+// template) merge into one grouped conv whose pads grew with the kernels, transposing neither.
+TEST(Families, OneByKAndKByOneSiblingsMergeAsSquareKernels) {
+  GeneratorOptions options = with_templates({"concat-operands", "conv", "split-to-outputs"}, 4, 4, 6);
+  options.templates.insert(options.templates.end(), square_kernel_templates().begin(), square_kernel_templates().end());
+  Generation result = generate_mutants(parse_graph(two_convs_graph(false, "4,4,1,3", "4,4,3,1", "0,1,0,1", "1,0,1,0")), options);
+  const Mutant& merged = expect_family(
+      result, "concat-operands+square-kernel+square-kernel+concat-operands+conv+split-to-outputs", VerdictKind::Full);
+  ASSERT_EQ(merged.program.nodes().size(), 6u);
+  EXPECT_EQ(merged.program.nodes()[4].attrs.get_ints("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(merged.program.nodes()[4].attrs.get_int("group"), 2);
 }
 
 }  // namespace
