@@ -163,7 +163,7 @@ uint64_t Tensor::content_hash() const {
 
 bool Tensor::same_content(const Tensor& other) const {
   return dtype_ == other.dtype_ && shape_ == other.shape_ &&
-         (data_ == other.data_ || std::memcmp(data_->data(), other.data_->data(), nbytes()) == 0);
+         (data_ == other.data_ || nbytes() == 0 || std::memcmp(data_->data(), other.data_->data(), nbytes()) == 0);
 }
 
 }  // namespace pet

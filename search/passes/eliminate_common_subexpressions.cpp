@@ -16,7 +16,8 @@ bool same_input(const Graph& graph, ValueId a, ValueId b) {
   if (!graph.is_constant(a) || !graph.is_constant(b)) return false;
   const Tensor& x = *graph.value(a).constant;
   const Tensor& y = *graph.value(b).constant;
-  return x.type() == y.type() && std::memcmp(x.raw(), y.raw(), x.nbytes()) == 0;
+  // An empty tensor's storage may be null, which memcmp must not see (found by UBSan).
+  return x.type() == y.type() && (x.nbytes() == 0 || std::memcmp(x.raw(), y.raw(), x.nbytes()) == 0);
 }
 
 bool same_inputs(const Graph& graph, const std::vector<ValueId>& a, const std::vector<ValueId>& b) {
