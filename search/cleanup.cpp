@@ -7,11 +7,18 @@
 
 namespace pet {
 
+std::span<const NamedPass> cleanup_passes() {
+  static constexpr NamedPass kPasses[] = {
+      {"remove-identities", remove_identities},
+      {"fold-batchnorm", fold_batchnorm},
+      {"eliminate-dead-nodes", eliminate_dead_nodes},
+  };
+  return kPasses;
+}
+
 std::vector<PassResult> cleanup(Graph& graph) {
   std::vector<PassResult> results;
-  results.push_back({"remove-identities", remove_identities(graph)});
-  results.push_back({"fold-batchnorm", fold_batchnorm(graph)});
-  results.push_back({"eliminate-dead-nodes", eliminate_dead_nodes(graph)});
+  for (const NamedPass& pass : cleanup_passes()) results.push_back({pass.name, pass.run(graph)});
   graph.validate();
   return results;
 }

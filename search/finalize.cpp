@@ -22,18 +22,13 @@ namespace {
 // this bound only guards against a pass pair that undoes each other.
 constexpr int kMaxRounds = 64;
 
-struct FinalizePass {
-  const char* name;
-  int (*run)(Graph&);
-};
-
 int skip_pass(Graph&) { return 0; }
 
 }  // namespace
 
-std::vector<PassResult> finalize(Graph& graph, const FinalizeOptions& options) {
-  const FinalizePass passes[] = {
-      {"fold-weights", options.fold_weights ? fold_weights : skip_pass},
+std::span<const NamedPass> finalize_passes() {
+  static constexpr NamedPass kPasses[] = {
+      {"fold-weights", fold_weights},
       {"eliminate-common-subexpressions", eliminate_common_subexpressions},
       {"sink-layouts", sink_layouts},
       {"eliminate-layout-chains", eliminate_layout_chains},
@@ -42,12 +37,18 @@ std::vector<PassResult> finalize(Graph& graph, const FinalizeOptions& options) {
       {"fuse-activations", fuse_activations},
       {"eliminate-dead-nodes", eliminate_dead_nodes},
   };
+  return kPasses;
+}
+
+std::vector<PassResult> finalize(Graph& graph, const FinalizeOptions& options) {
+  std::vector<NamedPass> passes(finalize_passes().begin(), finalize_passes().end());
+  if (!options.fold_weights) passes.front().run = skip_pass;  // fold-weights comes first
   std::vector<PassResult> results;
-  for (const FinalizePass& pass : passes) results.push_back({pass.name, 0});
+  for (const NamedPass& pass : passes) results.push_back({pass.name, 0});
   for (int round = 1;; ++round) {
     PET_CHECK(round <= kMaxRounds, fmt::format("finalize did not reach a fixed point in {} rounds", kMaxRounds));
     int changes = 0;
-    for (size_t i = 0; i < std::size(passes); ++i) {
+    for (size_t i = 0; i < passes.size(); ++i) {
       int changed = passes[i].run(graph);
       results[i].changes += changed;
       changes += changed;

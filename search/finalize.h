@@ -18,6 +18,9 @@ struct FinalizeOptions {
 };
 
 // Runs the finalize passes until none changes the graph; reports each pass's total changes.
+// Finalize's passes in the order each round runs them.
+std::span<const NamedPass> finalize_passes();
+
 std::vector<PassResult> finalize(Graph& graph, const FinalizeOptions& options = {});
 
 }  // namespace pet

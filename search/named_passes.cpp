@@ -6,44 +6,27 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "corrector/fuse_corrections.h"
 #include "search/finalize.h"
-#include "search/passes/eliminate_common_subexpressions.h"
-#include "search/passes/eliminate_dead_nodes.h"
-#include "search/passes/eliminate_layout_chains.h"
-#include "search/passes/fold_batchnorm.h"
-#include "search/passes/fold_weights.h"
-#include "search/passes/fuse_activations.h"
-#include "search/passes/fuse_conv_bias.h"
-#include "search/passes/remove_identities.h"
-#include "search/passes/sink_layouts.h"
 
 namespace pet {
 namespace {
 
-struct NamedPass {
-  const char* name;
-  int (*run)(Graph&);
-};
-
-// Cleanup's passes, then finalize's (eliminate-dead-nodes, in both, once).
-constexpr NamedPass kPasses[] = {
-    {"remove-identities", remove_identities},
-    {"fold-batchnorm", fold_batchnorm},
-    {"eliminate-dead-nodes", eliminate_dead_nodes},
-    {"fold-weights", fold_weights},
-    {"eliminate-common-subexpressions", eliminate_common_subexpressions},
-    {"sink-layouts", sink_layouts},
-    {"eliminate-layout-chains", eliminate_layout_chains},
-    {"fuse-conv-bias", fuse_conv_bias},
-    {"fuse-corrections", corrector::fuse_corrections},
-    {"fuse-activations", fuse_activations},
-};
+// Cleanup's passes, then finalize's not already named (eliminate-dead-nodes is in both).
+const std::vector<NamedPass>& single_passes() {
+  static const std::vector<NamedPass> passes = [] {
+    std::vector<NamedPass> all(cleanup_passes().begin(), cleanup_passes().end());
+    for (const NamedPass& pass : finalize_passes())
+      if (std::none_of(all.begin(), all.end(), [&](const NamedPass& p) { return std::string(p.name) == pass.name; }))
+        all.push_back(pass);
+    return all;
+  }();
+  return passes;
+}
 
 std::vector<PassResult> run_one(Graph& graph, const std::string& name) {
   if (name == "cleanup") return cleanup(graph);
   if (name == "finalize") return finalize(graph);
-  for (const NamedPass& pass : kPasses)
+  for (const NamedPass& pass : single_passes())
     if (name == pass.name) return {{pass.name, pass.run(graph)}};
   PET_CHECK(false, "run_passes checks the names first");
   return {};
@@ -54,7 +37,7 @@ std::vector<PassResult> run_one(Graph& graph, const std::string& name) {
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> all = {"cleanup", "finalize"};
-    for (const NamedPass& pass : kPasses) all.push_back(pass.name);
+    for (const NamedPass& pass : single_passes()) all.push_back(pass.name);
     return all;
   }();
   return names;
