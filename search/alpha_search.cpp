@@ -1,6 +1,8 @@
 // TASO's α-relaxed best-first search.
 #include "search/alpha_search.h"
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,35 +14,53 @@ struct Cheaper {
   bool operator()(const Program& a, const Program& b) const { return better(a, b); }
 };
 
+// The `keep` cheapest programs seen so far, ordered by (cost, hash).
+class Cheapest {
+ public:
+  explicit Cheapest(size_t keep) : keep_(std::max<size_t>(keep, 1)) {}
+  void offer(const Program& program) {
+    programs_.insert(program);
+    if (programs_.size() > keep_) programs_.erase(std::prev(programs_.end()));
+  }
+  const Program& best() const { return *programs_.begin(); }
+  std::vector<Program> take() { return {programs_.begin(), programs_.end()}; }
+
+ private:
+  size_t keep_;
+  std::set<Program, Cheaper> programs_;
+};
+
 }  // namespace
 
-Program alpha_search(Program start, const SearchSpace& space, const MoveKinds& kinds, const AlphaOptions& options,
-                     const SearchBudget& budget, SearchStats& stats, std::unordered_set<uint64_t>& seen) {
+std::vector<Program> alpha_search(Program start, const SearchSpace& space, const MoveKinds& kinds,
+                                  const AlphaOptions& options, const SearchBudget& budget, SearchStats& stats,
+                                  std::unordered_set<uint64_t>& seen) {
   seen.insert(start.hash);
-  Program best = start;
+  Cheapest kept(options.keep);
+  kept.offer(start);
   std::set<Program, Cheaper> queue;  // ordered by (cost, hash): deterministic
   queue.insert(std::move(start));
   auto is_new = [&seen](uint64_t hash) { return seen.insert(hash).second; };
   while (!queue.empty()) {
     if (std::optional<StopReason> reason = budget.exhausted(stats.expansions, stats.candidates)) {
       stats.stop_reason = *reason;
-      return best;
+      return kept.take();
     }
     Program program = std::move(queue.extract(queue.begin()).value());
-    if (program.cost > options.alpha * best.cost) continue;  // kept when best was worse; now out of reach
+    if (program.cost > options.alpha * kept.best().cost) continue;  // queued when the best was worse
     ++stats.expansions;
     for (Program& next : space.expand(program, kinds, stats, is_new, budget)) {
-      if (next.cost >= options.alpha * best.cost) continue;
-      if (next.cost < best.cost) {
-        best = next;
+      if (next.cost >= options.alpha * kept.best().cost) continue;
+      bool improves = next.cost < kept.best().cost;
+      kept.offer(next);
+      if (improves)
         budget.report(fmt::format("expansion {}: best {:.1f} us after {} moves, {} queued", stats.expansions,
-                                  best.cost, best.history.size(), queue.size()));
-      }
+                                  next.cost, next.history.size(), queue.size()));
       queue.insert(std::move(next));
     }
   }
   stats.stop_reason = StopReason::converged;
-  return best;
+  return kept.take();
 }
 
 }  // namespace pet::search

@@ -129,10 +129,18 @@ void open_target(const OptimizeOptions& options, TargetSetup& setup) {
   setup.cost.emplace(cost::load_cpu_fallback(), std::move(db), std::move(measurement));
 }
 
+// taso is TASO alone: proved rules, nothing random-tested; pet-eq-only adds pet's fully
+// equivalent mutants, pet its corrected partial ones as well.
 search::MoveKinds moves_of(Mode mode) {
-  if (mode == Mode::pet_neq_only) return {false, false, true};
-  if (mode == Mode::pet) return {true, true, true};
-  return {true, true, false};  // taso, pet-eq-only
+  switch (mode) {
+    case Mode::none: return {false, false, false};
+    case Mode::taso: return {true, false, false};
+    case Mode::pet_eq_only: return {true, true, false};
+    case Mode::pet_neq_only: return {false, false, true};
+    case Mode::pet: return {true, true, true};
+  }
+  PET_CHECK(false, "unknown mode");
+  return {};
 }
 
 // Timing kernels while pet's own threads run would disturb the times: one thread then.
@@ -199,12 +207,13 @@ std::vector<search::Program> run_search(const Graph& cleaned, const search::Gene
   std::vector<search::Program> top;
   if (options.mode == Mode::taso && options.taso_search == "alpha") {
     stats.algorithm = "alpha";
-    top = {search::alpha_search(start, space, kinds, {options.alpha}, budget, stats, seen)};
+    top = search::alpha_search(start, space, kinds, {options.alpha, static_cast<size_t>(options.beam)}, budget, stats, seen);
   } else if (options.mode == Mode::pet) {
     // Fully equivalent moves first, then every move from that beam: pet never ends worse than
-    // the same beam over full moves alone (the taso baseline), whatever the partial moves do.
+    // the same beam over full moves alone (pet-eq-only), whatever the partial moves do.
     stats.algorithm = "beam (full moves, then full and partial)";
-    search::SearchOutcome full = search::beam_search({start}, space, moves_of(Mode::taso), {options.beam}, budget, stats, seen);
+    search::SearchOutcome full =
+        search::beam_search({start}, space, moves_of(Mode::pet_eq_only), {options.beam}, budget, stats, seen);
     top = full.top;
     if (stats.stop_reason == StopReason::converged) {
       search::SearchOutcome all = search::beam_search(full.beam, space, kinds, {options.beam}, budget, stats, seen);
@@ -331,7 +340,8 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   // Mutant generation is bounded by --mutant-work alone, a counted budget, so its mutants are the
   // same for any --jobs and on any machine.
   search::GeneratedMutants mutants;
-  if (options.mode != Mode::none)
+  search::MoveKinds kinds = moves_of(options.mode);
+  if (kinds.full_mutants || kinds.partial_mutants)
     mutants = search::generate_mutants_stage(result.graph, cost, generate_options(options, cost));
   result.generation = mutants.stats;
   result.generation.seconds = clock.end("generate", result.graph, generation_note(mutants));

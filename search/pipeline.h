@@ -26,7 +26,7 @@ class RuleSet;
 struct OptimizeOptions {
   Mode mode = Mode::pet;
   int beam = 8;                      // programs kept per search round
-  std::string taso_search = "beam";  // taso mode: beam | alpha (TASO's α-relaxed best-first search)
+  std::string taso_search = "alpha";  // taso mode: alpha (TASO's α-relaxed best-first search) | beam
   double alpha = 1.05;               // α-search: expand programs costing up to α × the best
   int64_t max_expansions = 2000;     // programs expanded, over the whole search
   int64_t max_candidates = 20000;    // programs scored, over the whole search (deterministic)

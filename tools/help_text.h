@@ -24,13 +24,14 @@ options:
   --emit-ir                write textual IR whatever the output is named (default output:
                            MODEL.opt.pet)
   --mode MODE              none: cleanup and finalize passes only;
-                           taso: Z3-proved rules and fully equivalent mutants;
-                           pet: taso's moves, then partially equivalent mutants with their
-                           corrections as well (default);
-                           pet-eq-only: like taso; pet-neq-only: corrected partial mutants only
+                           taso: TASO-only, Z3-proved rules alone (no mutants);
+                           pet-eq-only: proved rules and fully equivalent mutants;
+                           pet: pet-eq-only's moves, then partially equivalent mutants with
+                           their corrections as well (default);
+                           pet-neq-only: corrected partial mutants only
   --beam N                 programs kept per search round, N >= 1 (default 8)
-  --taso-search ALGO       taso mode: beam, or alpha for TASO's relaxed best-first search
-                           (default beam)
+  --taso-search ALGO       taso mode: alpha for TASO's relaxed best-first search (default),
+                           or beam
   --alpha X                alpha search: keep programs costing up to X times the best (1.05)
   --time-limit SECONDS     wall clock for the search (default 50; mutant generation, which
                            --mutant-work bounds, comes first and is not counted); it then stops

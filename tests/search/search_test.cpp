@@ -81,22 +81,41 @@ TEST(Search, NoneModeRunsNoSearch) {
   EXPECT_DOUBLE_EQ(result.cost_optimized_us, result.cost_original_us);
 }
 
-TEST(Search, CostOrderIsPetTasoNone) {
+TEST(Search, CostOrderIsPetThenPetEqOnlyThenNone) {
   for (const char* text : {kParallelConvs, kDilatedChain}) {
     Graph graph = parse_graph(text);
     double none = optimize(graph, quick(Mode::none)).cost_optimized_us;
     OptimizeResult taso = optimize(graph, quick(Mode::taso));
+    OptimizeResult eq_only = optimize(graph, quick(Mode::pet_eq_only));
     OptimizeResult pet = optimize(graph, quick(Mode::pet));
     SCOPED_TRACE(graph.name);
     EXPECT_LE(taso.cost_optimized_us, none);
+    EXPECT_LE(eq_only.cost_optimized_us, none);
+    EXPECT_LE(pet.cost_optimized_us, eq_only.cost_optimized_us);
     EXPECT_LE(pet.cost_optimized_us, taso.cost_optimized_us);
-    EXPECT_TRUE(taso.check.passed);
-    EXPECT_TRUE(pet.check.passed) << pet.check.max_abs_error();
+    for (const OptimizeResult* result : {&taso, &eq_only, &pet}) EXPECT_TRUE(result->check.passed);
   }
 }
 
+// Before: taso also took pet's random-tested fully equivalent mutants, so "PET over TASO-only"
+// compared PET with a mix of both. After: taso is proved rules alone, under TASO's alpha search.
+TEST(Search, TasoTakesOnlyZ3ProvedRulesUnderAlphaSearch) {
+  OptimizeResult merged = optimize(parse_graph(kInceptionBranches), quick(Mode::taso));
+  EXPECT_EQ(merged.search.algorithm, "alpha");
+  EXPECT_EQ(merged.generation.mutants_full + merged.generation.mutants_partial, 0) << "no mutants generated";
+  ASSERT_FALSE(merged.transformations.empty()) << report_table(merged);
+  for (const Transformation& step : merged.transformations) EXPECT_EQ(step.evidence_kind, EvidenceKind::z3_proof);
+  EXPECT_TRUE(merged.check.passed);
+
+  // The dilated chain's de-interleave is a random-tested mutant: pet-eq-only takes it, taso cannot.
+  Graph chain = parse_graph(kDilatedChain);
+  OptimizeResult taso = optimize(chain, quick(Mode::taso)), eq_only = optimize(chain, quick(Mode::pet_eq_only));
+  for (const Transformation& step : taso.transformations) EXPECT_EQ(step.evidence_kind, EvidenceKind::z3_proof);
+  EXPECT_LT(eq_only.cost_optimized_us, taso.cost_optimized_us) << report_table(eq_only);
+}
+
 TEST(Search, DeinterleavesTheDilatedChainWithRandomTestEvidence) {
-  for (Mode mode : {Mode::taso, Mode::pet}) {
+  for (Mode mode : {Mode::pet_eq_only, Mode::pet}) {
     OptimizeResult result = optimize(parse_graph(kDilatedChain), quick(mode));
     SCOPED_TRACE(mode);
     ASSERT_FALSE(result.transformations.empty()) << report_table(result);
@@ -140,12 +159,15 @@ TEST(Search, SameInputAndFlagsGiveTheSameProgramAndReport) {
 }
 
 TEST(Search, ExpansionBudgetEndsWithItsStopReason) {
-  OptimizeOptions options = quick(Mode::taso);
-  options.max_expansions = 1;
-  OptimizeResult result = optimize(parse_graph(kParallelConvs), options);
-  EXPECT_EQ(result.search.stop_reason, StopReason::expansion_limit);
-  EXPECT_EQ(result.search.expansions, 1);
-  EXPECT_TRUE(result.check.passed);
+  for (Mode mode : {Mode::taso, Mode::pet_eq_only}) {  // alpha search and beam search
+    OptimizeOptions options = quick(mode);
+    options.max_expansions = 1;
+    OptimizeResult result = optimize(parse_graph(kParallelConvs), options);
+    SCOPED_TRACE(mode);
+    EXPECT_EQ(result.search.stop_reason, StopReason::expansion_limit);
+    EXPECT_EQ(result.search.expansions, 1);
+    EXPECT_TRUE(result.check.passed);
+  }
 }
 
 TEST(Search, CandidateBudgetEndsAtTheSamePlaceOnEveryRun) {
@@ -210,10 +232,10 @@ TEST(Search, MutantsDoNotDependOnTheClockOrTheThreadCount) {
     }
 }
 
-TEST(Search, UnderACandidateBudgetPetEndsWhereTasoEnds) {
-  // pet's first phase is taso's search; a budget that stops it stops pet at taso's program.
+TEST(Search, UnderACandidateBudgetPetEndsWherePetEqOnlyEnds) {
+  // pet's first phase is pet-eq-only's search; a budget that stops it stops pet at its program.
   for (int64_t budget : {1, 4, 12}) {
-    OptimizeOptions taso = quick(Mode::taso), pet = quick(Mode::pet);
+    OptimizeOptions taso = quick(Mode::pet_eq_only), pet = quick(Mode::pet);
     taso.max_candidates = pet.max_candidates = budget;
     Graph graph = parse_graph(kDilatedChain);
     OptimizeResult taso_result = optimize(graph, taso), pet_result = optimize(graph, pet);
@@ -226,10 +248,10 @@ TEST(Search, UnderACandidateBudgetPetEndsWhereTasoEnds) {
 TEST(Search, ScoresTheMovesWithTheHighestEstimatedGainFirst) {
   // One scored move per expansion: the de-interleave of both convs at once (the biggest gain
   // measured at generation) is still the move taken.
-  OptimizeOptions options = quick(Mode::taso);
+  OptimizeOptions options = quick(Mode::pet_eq_only);
   options.scored_per_expansion = 1;
   OptimizeResult narrow = optimize(parse_graph(kDilatedChain), options);
-  OptimizeResult wide = optimize(parse_graph(kDilatedChain), quick(Mode::taso));
+  OptimizeResult wide = optimize(parse_graph(kDilatedChain), quick(Mode::pet_eq_only));
   EXPECT_LT(narrow.search.candidates, wide.search.candidates);
   EXPECT_DOUBLE_EQ(narrow.cost_optimized_us, wide.cost_optimized_us) << report_table(narrow);
 }
@@ -242,18 +264,17 @@ TEST(Search, TimeBudgetEndsWithItsStopReason) {
   EXPECT_TRUE(result.check.passed);
 }
 
-TEST(Search, AlphaSearchIsTasosBaseline) {
+TEST(Search, AlphaSearchIsTasosDefaultAndBeamItsOption) {
+  OptimizeResult alpha = optimize(parse_graph(kInceptionBranches), quick(Mode::taso));
+  EXPECT_EQ(alpha.search.algorithm, "alpha");
+  EXPECT_EQ(alpha.search.stop_reason, StopReason::converged);
+  EXPECT_LT(alpha.cost_optimized_us, alpha.cost_original_us) << report_table(alpha);
+  EXPECT_TRUE(alpha.check.passed);
   OptimizeOptions options = quick(Mode::taso);
-  options.taso_search = "alpha";
-  OptimizeResult result = optimize(parse_graph(kParallelConvs), options);
-  EXPECT_EQ(result.search.algorithm, "alpha");
-  EXPECT_EQ(result.search.stop_reason, StopReason::converged);
-  EXPECT_LE(result.cost_optimized_us, result.cost_original_us);
-  EXPECT_TRUE(result.check.passed);
-  OptimizeOptions chain = quick(Mode::taso);
-  chain.taso_search = "alpha";
-  OptimizeResult deinterleaved = optimize(parse_graph(kDilatedChain), chain);
-  EXPECT_LT(deinterleaved.cost_optimized_us, deinterleaved.cost_original_us) << report_table(deinterleaved);
+  options.taso_search = "beam";
+  OptimizeResult beam = optimize(parse_graph(kInceptionBranches), options);
+  EXPECT_EQ(beam.search.algorithm, "beam");
+  EXPECT_DOUBLE_EQ(beam.cost_optimized_us, alpha.cost_optimized_us) << report_table(beam);
 }
 
 TEST(Search, ReportListsEvidenceCostsAndStopReason) {
