@@ -3,12 +3,14 @@
 #include "search/measured_selection.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/onnx_export.h"
 #include "core/structural_hash.h"
+#include "kernels/runtime/runtime.h"
 
 namespace pet {
 namespace {
@@ -16,7 +18,33 @@ namespace {
 TimedCandidate timed(const SelectionCandidate& candidate, const std::vector<double>& runs_us) {
   PET_CHECK(!runs_us.empty(), "a timed candidate has runs");
   return {candidate.label, candidate.predicted_us, cost::median_of(runs_us), cost::half_iqr(runs_us),
-          static_cast<int>(runs_us.size())};
+          static_cast<int>(runs_us.size()), ""};
+}
+
+// Times the candidates not yet rejected, interleaved. A program the runtime refuses (OpenVINO's
+// own passes throw on some valid graphs) is a rejected candidate: marked, dropped, and the others
+// timed again. The input's refusal stays the user's error.
+std::vector<runtime::Timing> time_accepted(const std::vector<std::string>& models, std::vector<TimedCandidate>& result,
+                                           runtime::Runtime& runtime, const runtime::TimingOptions& timing) {
+  while (true) {
+    std::vector<size_t> accepted;
+    std::vector<std::string> offered;
+    for (size_t i = 0; i < models.size(); ++i)
+      if (result[i].rejected.empty()) {
+        accepted.push_back(i);
+        offered.push_back(models[i]);
+      }
+    try {
+      std::vector<runtime::Timing> timings = runtime.time_models(offered, timing);
+      std::vector<runtime::Timing> by_candidate(models.size());
+      for (size_t k = 0; k < accepted.size(); ++k) by_candidate[accepted[k]] = std::move(timings.at(k));
+      return by_candidate;
+    } catch (const runtime::ModelRejected& refusal) {
+      size_t candidate = accepted.at(refusal.index());
+      if (candidate == 0) throw;
+      result[candidate].rejected = refusal.what();
+    }
+  }
 }
 
 std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
@@ -27,13 +55,14 @@ std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candi
   for (const SelectionCandidate& candidate : candidates) models.push_back(serialize_onnx(*candidate.graph, form));
   runtime::TimingOptions timing{.threads = how.target.threads, .warmup = options.warmup, .runs = options.runs,
                                 .per_node = false, .seed = options.seed};
-  std::vector<runtime::Timing> timings = how.runtime->time_models(models, timing);
   std::vector<TimedCandidate> result;
+  for (const SelectionCandidate& candidate : candidates) result.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, ""});
+  std::vector<runtime::Timing> timings = time_accepted(models, result, *how.runtime, timing);
   for (size_t i = 0; i < candidates.size(); ++i) {
-    result.push_back(timed(candidates[i], timings.at(i).runs_us));
-    cost::ProfileEntry entry{model_key(*candidates[i].graph), how.target.db_device(), result.back().median_us,
-                             "end to end", how.target.runtime, cost::today(), result.back().spread_us,
-                             result.back().runs};
+    if (!result[i].rejected.empty()) continue;
+    result[i] = timed(candidates[i], timings[i].runs_us);
+    cost::ProfileEntry entry{model_key(*candidates[i].graph), how.target.db_device(), result[i].median_us,
+                             "end to end", how.target.runtime, cost::today(), result[i].spread_us, result[i].runs};
     cost.add_entry(std::move(entry));
   }
   return result;
@@ -46,32 +75,38 @@ std::optional<std::vector<TimedCandidate>> replay(const std::vector<SelectionCan
   for (const SelectionCandidate& candidate : candidates) {
     std::optional<cost::ProfileEntry> entry = cost.find_entry(model_key(*candidate.graph));
     if (!entry) return std::nullopt;
-    result.push_back({candidate.label, candidate.predicted_us, entry->microseconds, entry->spread_us, entry->runs});
+    result.push_back(
+        {candidate.label, candidate.predicted_us, entry->microseconds, entry->spread_us, entry->runs, ""});
   }
   return result;
 }
 
+bool timed_ok(const TimedCandidate& candidate) { return candidate.rejected.empty(); }
+
 void choose(Selection& selection) {
   const std::vector<TimedCandidate>& all = selection.candidates;
   const TimedCandidate& input = all[0];
-  size_t best = 1;  // the cleaned input competes with the programs
-  for (size_t i = 2; i < all.size(); ++i)
-    if (all[i].median_us < all[best].median_us) best = i;
-  if (input.median_us - all[best].median_us > input.spread_us + all[best].spread_us) {
-    selection.chosen = best;
-    selection.reason = fmt::format("{} is {:.3f}x faster than the input, beyond the spread", all[best].label,
-                                   input.median_us / all[best].median_us);
+  std::optional<size_t> best;  // the cleaned input competes with the programs
+  for (size_t i = 1; i < all.size(); ++i)
+    if (timed_ok(all[i]) && (!best || all[i].median_us < all[*best].median_us)) best = i;
+  if (best && input.median_us - all[*best].median_us > input.spread_us + all[*best].spread_us) {
+    selection.chosen = *best;
+    selection.reason = fmt::format("{} is {:.3f}x faster than the input, beyond the spread", all[*best].label,
+                                   input.median_us / all[*best].median_us);
     return;
   }
-  std::string none = all.size() == 2 ? "no program differs from the cleaned input"
-                                     : fmt::format("no program beat the input beyond the spread (best: {}, {:.3f}x)",
-                                                   all[best].label, input.median_us / all[best].median_us);
-  if (all[1].median_us < input.median_us) {
+  std::string none = !best              ? "the runtime rejected every program"
+                     : all.size() == 2 ? "no program differs from the cleaned input"
+                                       : fmt::format("no program beat the input beyond the spread (best: {}, {:.3f}x)",
+                                                     all[*best].label, input.median_us / all[*best].median_us);
+  if (timed_ok(all[1]) && all[1].median_us < input.median_us) {
     selection.chosen = 1;
     selection.reason = none + "; the cleaned input is not slower, so it is written";
   } else {
     selection.chosen = 0;
-    selection.reason = none + "; cleanup does not pay either, so the input is written unchanged";
+    selection.reason = none + (timed_ok(all[1]) ? "; cleanup does not pay either, so the input is written unchanged"
+                                                : "; the runtime rejected the cleaned input too, so the input is "
+                                                  "written unchanged");
   }
 }
 
@@ -101,7 +136,7 @@ Selection select_fastest(const std::vector<SelectionCandidate>& candidates, cons
   } else {
     selection.source = "estimated";
     for (const SelectionCandidate& candidate : candidates)
-      selection.candidates.push_back({candidate.label, candidate.predicted_us, 0, 0, 0});
+      selection.candidates.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, ""});
     choose_by_prediction(selection);
     return selection;
   }

@@ -29,6 +29,7 @@ struct TimedCandidate {
   double median_us = 0;  // measured (or replayed) end to end
   double spread_us = 0;  // half the interquartile range of the runs
   int runs = 0;
+  std::string rejected;  // the runtime's refusal when it would not load or run this program (then no runs)
 };
 
 struct Selection {

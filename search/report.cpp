@@ -102,12 +102,15 @@ nlohmann::ordered_json selection_json(const Selection& selection) {
   json["source"] = selection.source;
   json["chosen"] = selection.candidates[selection.chosen].label;
   json["reason"] = selection.reason;
-  for (const TimedCandidate& candidate : selection.candidates)
-    json["candidates"].push_back({{"label", candidate.label},
-                                  {"predicted_us", candidate.predicted_us},
-                                  {"median_us", candidate.median_us},
-                                  {"spread_us", candidate.spread_us},
-                                  {"runs", candidate.runs}});
+  for (const TimedCandidate& candidate : selection.candidates) {
+    nlohmann::ordered_json item = {{"label", candidate.label},
+                                   {"predicted_us", candidate.predicted_us},
+                                   {"median_us", candidate.median_us},
+                                   {"spread_us", candidate.spread_us},
+                                   {"runs", candidate.runs}};
+    if (!candidate.rejected.empty()) item["rejected"] = candidate.rejected;
+    json["candidates"].push_back(std::move(item));
+  }
   return json;
 }
 

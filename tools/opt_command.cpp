@@ -137,6 +137,8 @@ std::string measured_summary(const OptimizeResult& result) {
                         selection.source, result.target.target.runtime, input.median_us, input.spread_us, chosen.median_us,
                         chosen.spread_us, input.median_us / chosen.median_us, chosen.runs);
   }
+  for (const TimedCandidate& candidate : selection.candidates)
+    if (!candidate.rejected.empty()) text += fmt::format("  {} not timed: {}\n", candidate.label, candidate.rejected);
   text += fmt::format("  chose {}: {}\n", selection.candidates[selection.chosen].label, selection.reason);
   const cost::CostSources& sources = result.target.sources;
   text += fmt::format("  kernel costs: {} measured ({:.1f} s), {} replayed, {} estimated; profile DB {}\n",

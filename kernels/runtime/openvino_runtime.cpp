@@ -107,10 +107,11 @@ LoadedModel load_model(ov::Core& core, const std::string& bytes, size_t index, c
     std::shared_ptr<ov::Model> model = core.read_model(bytes, ov::Tensor());
     for (const ov::Output<ov::Node>& input : model->inputs()) {
       if (input.get_partial_shape().is_dynamic())
-        throw UserError(fmt::format("model {} has the input '{}' with the dynamic shape {}; pet times models "
-                                    "with static input shapes only, so export it with fixed dimensions",
-                                    index, input.get_node()->get_friendly_name(),
-                                    input.get_partial_shape().to_string()));
+        throw ModelRejected(index, fmt::format("model {} has the input '{}' with the dynamic shape {}; pet times "
+                                               "models with static input shapes only, so export it with fixed "
+                                               "dimensions",
+                                               index, input.get_node()->get_friendly_name(),
+                                               input.get_partial_shape().to_string()));
     }
     LoadedModel loaded;
     loaded.compiled = core.compile_model(model, "CPU", compile_properties(options, exact));
@@ -118,8 +119,8 @@ LoadedModel load_model(ov::Core& core, const std::string& bytes, size_t index, c
     fill_inputs(loaded, options.seed);
     return loaded;
   } catch (const ov::Exception& error) {
-    throw UserError(fmt::format("model {} was rejected by OpenVINO: {}{}", index, openvino_message(error),
-                                extension_hint(bytes)));
+    throw ModelRejected(index, fmt::format("model {} was rejected by OpenVINO: {}{}", index,
+                                           openvino_message(error), extension_hint(bytes)));
   }
 }
 

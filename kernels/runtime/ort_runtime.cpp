@@ -306,7 +306,9 @@ class OrtRuntime final : public Runtime {
   }
 
   [[noreturn]] void reject(int index, const std::string& error) const {
-    if (index >= 0) throw UserError(fmt::format("model {} was rejected by ONNX Runtime: {}", index, error));
+    if (index >= 0)
+      throw ModelRejected(static_cast<size_t>(index),
+                          fmt::format("model {} was rejected by ONNX Runtime: {}", index, error));
     fail_worker(fmt::format("refused pet's request: {}", error));
   }
 

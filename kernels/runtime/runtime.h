@@ -6,10 +6,23 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/onnx_export.h"
 #include "core/tensor.h"
 
 namespace pet::runtime {
+
+// A model the runtime refuses to load, compile or run: the model's problem (or the runtime's
+// bug), never pet's. A UserError that names the model's index among those given, so a caller
+// timing several candidates can drop that one and time the others.
+class ModelRejected : public UserError {
+ public:
+  ModelRejected(size_t index, const std::string& message) : UserError(message), index_(index) {}
+  size_t index() const { return index_; }
+
+ private:
+  size_t index_;
+};
 
 struct TimingOptions {
   int threads = 1;        // the runtime's intra-op threads (what the model is optimized for)
@@ -39,7 +52,7 @@ class Runtime {
   virtual std::string version() const = 0;  // "onnxruntime 1.32.0", "openvino 2026.4.1-..."
   // Times several models interleaved: each is compiled once, warmed up, then round r runs model
   // 0, 1, ... once each. `models` are serialized ONNX ModelProtos with every weight inside (no
-  // external data). A model the runtime rejects is a UserError naming its index and the
+  // external data). A model the runtime rejects is a ModelRejected naming its index and the
   // runtime's message; a dead worker or runtime failure is an InternalError.
   virtual std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) = 0;
   // Runs one serialized model (every weight inside) once on `inputs`, given in the model's input

@@ -1,9 +1,11 @@
 // The measured selection's choice, from end-to-end times replayed from a profile DB: a program
 // only when it beats the input beyond both spreads, else the cleaned input when it is faster,
 // else the input; by prediction, and saying so, when the DB has no end-to-end times.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/text_ir.h"
+#include "kernels/runtime/runtime.h"
 #include "search/measured_selection.h"
 
 namespace pet::testing {
@@ -68,6 +70,74 @@ TEST_F(Selecting, WithoutEndToEndTimesTheLowestPredictionIsChosenAndSaidSo) {
   EXPECT_EQ(selection.source, "estimated");
   EXPECT_EQ(selection.candidates[selection.chosen].label, "program 1");
   EXPECT_EQ(selection.reason, "no end-to-end times to compare: program 1 has the lowest predicted cost");
+}
+
+// A runtime that refuses every model holding a given op (as OpenVINO's own passes throw on some
+// valid graphs) and times the others by their size, so the order of the times is known.
+class RefusingRuntime : public runtime::Runtime {
+ public:
+  explicit RefusingRuntime(std::vector<std::string> refused_ops) : refused_ops_(std::move(refused_ops)) {}
+  std::string target() const override { return "ort-cpu"; }
+  std::string version() const override { return "onnxruntime 0.0.0"; }
+  std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
+                                           const runtime::TimingOptions& options) override {
+    ++calls;
+    std::vector<runtime::Timing> timings;
+    for (size_t i = 0; i < models.size(); ++i) {
+      for (const std::string& op : refused_ops_)
+        if (models[i].find(op) != std::string::npos)
+          throw runtime::ModelRejected(i, fmt::format("model {} was rejected by the test runtime: {}", i, op));
+      timings.push_back({std::vector<double>(static_cast<size_t>(options.runs), 100.0 - 5.0 * static_cast<double>(i)),
+                         {}});
+    }
+    return timings;
+  }
+  std::vector<Tensor> run_model(const std::string&, const std::vector<Tensor>&, int) override { return {}; }
+  int calls = 0;
+
+ private:
+  std::vector<std::string> refused_ops_;
+};
+
+class SelectingWithARefusingRuntime : public Selecting {
+ protected:
+  Graph faster = unary("Sigmoid");
+  Selection select_with(RefusingRuntime& runtime) {
+    cost::Measurement measured = measurement;
+    measured.runtime = &runtime;
+    cost::CostModel cost(cost::load_cpu_fallback(), {}, measured);
+    return select_fastest({{"input", &input, 100}, {"cleaned", &cleaned, 100}, {"program 1", &program, 90},
+                           {"program 2", &faster, 80}},
+                          cost, {3, 1, 1});
+  }
+};
+
+// Before: OpenVINO refusing one program (its ConvolutionToGroupConvolutionFusion threw on
+// Inception-v3) ended pet-opt with exit 2. After: that program is a rejected candidate, the
+// others are timed, and the report says why it was not.
+TEST_F(SelectingWithARefusingRuntime, ARefusedProgramIsDroppedAndTheOthersAreTimed) {
+  RefusingRuntime runtime({"Sigmoid"});
+  Selection selection = select_with(runtime);
+  EXPECT_EQ(runtime.calls, 2);
+  ASSERT_EQ(selection.candidates.size(), 4u);
+  EXPECT_EQ(selection.candidates[3].rejected, "model 3 was rejected by the test runtime: Sigmoid");
+  EXPECT_EQ(selection.candidates[3].runs, 0);
+  EXPECT_EQ(selection.candidates[2].median_us, 90);
+  EXPECT_EQ(selection.candidates[selection.chosen].label, "program 1");
+}
+
+TEST_F(SelectingWithARefusingRuntime, WhenEveryProgramAndTheCleanedInputAreRefusedTheInputIsWritten) {
+  RefusingRuntime runtime({"Neg", "Abs", "Sigmoid"});
+  Selection selection = select_with(runtime);
+  EXPECT_EQ(selection.chosen, 0u);
+  EXPECT_EQ(selection.reason,
+            "the runtime rejected every program; the runtime rejected the cleaned input too, so the input is "
+            "written unchanged");
+}
+
+TEST_F(SelectingWithARefusingRuntime, ARefusedInputStaysTheUsersError) {
+  RefusingRuntime runtime({"Relu"});
+  EXPECT_THROW(select_with(runtime), runtime::ModelRejected);
 }
 
 }  // namespace
