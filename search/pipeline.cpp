@@ -98,11 +98,7 @@ cost::ProfileDb load_measured_db(const std::string& path, bool replay) {
   return cost::ProfileDb{};
 }
 
-struct TargetSetup {
-  std::unique_ptr<runtime::Runtime> runtime;  // null for GPU specs and replays
-  std::optional<cost::CostModel> cost;
-  std::string profile_db;
-};
+}  // namespace
 
 void open_target(const OptimizeOptions& options, TargetSetup& setup) {
   if (!runtime::is_measured_target(options.target)) {
@@ -128,6 +124,8 @@ void open_target(const OptimizeOptions& options, TargetSetup& setup) {
   measurement.timing.seed = options.seed;
   setup.cost.emplace(cost::load_cpu_fallback(), std::move(db), std::move(measurement));
 }
+
+namespace {
 
 // taso is TASO alone: proved rules, nothing random-tested; pet-eq-only adds pet's fully
 // equivalent mutants, pet its corrected partial ones as well.

@@ -16,6 +16,7 @@
 #include "search/cost/cost_model.h"
 #include "search/measured_selection.h"
 #include "search/vocabulary.h"
+#include "kernels/runtime/runtime.h"
 #include "verifier/differential.h"
 
 namespace pet {
@@ -126,6 +127,16 @@ struct OptimizeResult {
 // The per-user profile DB of measured targets: $PET_PROFILE_DB, else $XDG_CACHE_HOME/pet or
 // ~/.cache/pet, profile-db.json.
 std::string default_measured_profile_db();
+
+// The target `options` name, opened as optimize() opens it: for a measured target its runtime
+// (null when replaying) and a cost model over the profile DB, which the caller saves with
+// cost->profile().save(profile_db) after timing; for a GPU spec the analytic model.
+struct TargetSetup {
+  std::unique_ptr<runtime::Runtime> runtime;
+  std::optional<cost::CostModel> cost;
+  std::string profile_db;
+};
+void open_target(const OptimizeOptions& options, TargetSetup& setup);
 
 // Runs the pipeline. Each stage dumps the textual IR to stderr when PET_DEBUG=1.
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options);

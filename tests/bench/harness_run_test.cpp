@@ -108,10 +108,10 @@ OptimizeResult measured_result() {
   result.target.target = {"ort-cpu", true, 1, "onnxruntime 1.32.0", "AMD EPYC"};
   result.target.sources = {30, 12, 1, 20.25};
   result.target.selection.source = "measured";
-  result.target.selection.candidates = {{"input", 1000, 1210, 12, 10},
-                                        {"cleaned", 950, 1160, 11, 10},
-                                        {"program 1", 700, 880, 9.5, 10},
-                                        {"program 2", 720, 900, 9, 10}};
+  result.target.selection.candidates = {{"input", 1000, 1210, 12, 10, ""},
+                                        {"cleaned", 950, 1160, 11, 10, ""},
+                                        {"program 1", 700, 880, 9.5, 10, ""},
+                                        {"program 2", 720, 900, 9, 10, ""}};
   result.target.selection.chosen = 2;
   result.target.calibration_error = 950.0 / 1160 - 1;
   result.target.calibrated = true;

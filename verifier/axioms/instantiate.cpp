@@ -25,8 +25,12 @@ Instantiation instantiate_axioms(const std::vector<const Graph*>& goal, const st
         result.instances.push_back({&schema, params, label, build_instance(schema, params)});
       }
     int added = 0;
-    for (size_t i = first_new; i < result.instances.size(); ++i)
-      added += index.add_graph(result.instances[i].sides.lhs) + index.add_graph(result.instances[i].sides.rhs);
+    for (size_t i = first_new; i < result.instances.size(); ++i) {
+      // Two statements: the operands of one + may be evaluated in either order, and the index's
+      // order decides the next round's instances, so Z3's work and unsat core.
+      added += index.add_graph(result.instances[i].sides.lhs);
+      added += index.add_graph(result.instances[i].sides.rhs);
+    }
     if (added == 0) break;  // closed: another round would propose the same instances
   }
   return result;
