@@ -30,8 +30,8 @@ options:
                            their corrections as well (default);
                            pet-neq-only: corrected partial mutants only
   --beam N                 programs kept per search round, N >= 1 (default 8)
-  --taso-search ALGO       taso mode: alpha for TASO's relaxed best-first search (default),
-                           or beam
+  --taso-search ALGO       taso mode: alpha, TASO's relaxed best-first search, or beam
+                           (default alpha)
   --alpha X                alpha search: keep programs costing up to X times the best (1.05)
   --time-limit SECONDS     wall clock for the search (default 50; mutant generation, which
                            --mutant-work bounds, comes first and is not counted); it then stops
