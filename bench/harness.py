@@ -57,6 +57,16 @@ def split_list(text: str, flag: str, known: Optional[List[str]] = None) -> List[
     return list(dict.fromkeys(items))
 
 
+def select_models(text: str, models_dir: str, batches: List[int]) -> List[str]:
+    """`all`, or names from models/zoo.py or of folders already exported to the models folder (a test's model)."""
+    known = all_models()
+    if text == "all":
+        return known
+    exported = [name for name in split_list(text, "--models")
+                if all((Path(models_dir) / f"{name}_b{b}" / "model.onnx").is_file() for b in batches)]
+    return split_list(text, "--models", known + exported)
+
+
 def positive_ints(text: str, flag: str) -> List[int]:
     values = []
     for item in split_list(text, flag):
@@ -88,15 +98,16 @@ def parser() -> argparse.ArgumentParser:
                    help="also run pet-opt --target h100 per model, batch and mode for the analytic estimate (default: on)")
     p.add_argument("--openvino-extension", default="", help="pet's OpenVINO extension (default: next to pet-opt's build)")
     p.add_argument("--peak-size", type=int, default=2048, help="side of the sgemm that measures the CPU's peak")
+    p.add_argument("--export", action="store_true",
+                   help="export missing models with Debian's torch (/usr/bin/python3 models/export_models.py)")
     p.add_argument("--resume", action="store_true", help="keep the cells already in OUT/harness.csv and skip them")
     return p
 
 
 def parse_args(argv: List[str]) -> argparse.Namespace:
     args = parser().parse_args(argv)
-    known = all_models()
-    args.models = known if args.models == "all" else split_list(args.models, "--models", known + ["all"])
     args.batches = positive_ints(args.batches, "--batches")
+    args.models = select_models(args.models, args.models_dir, args.batches)
     args.targets = split_list(args.targets, "--targets", TARGETS)
     args.threads = positive_ints(args.threads, "--threads")
     args.modes = split_list(args.modes, "--modes", PET_MODES)
@@ -115,16 +126,31 @@ def model_path(args, model: str, batch: int) -> Path:
     return Path(args.models_dir) / f"{model}_b{batch}" / "model.onnx"
 
 
+def export_missing(args) -> None:
+    """Exports the models and batches the run needs and the models folder lacks (the export script skips the rest)."""
+    for batch in args.batches:
+        missing = [m for m in args.models if not model_path(args, m, batch).is_file()]
+        if missing:
+            command = ["/usr/bin/python3", str(REPOSITORY / "models" / "export_models.py"), "--out", args.models_dir,
+                       "--models", ",".join(missing), "--batch", str(batch)]
+            print("harness: exporting: " + " ".join(command), flush=True)
+            if subprocess.call(command) != 0:
+                raise HarnessError(f"exporting {', '.join(missing)} at batch {batch} failed (see above)")
+
+
 def check_setup(args) -> None:
     """Refuses a missing pet-opt or model before any work, saying how to make it."""
-    if args.modes and not Path(args.pet_opt).is_file():
+    if not Path(args.pet_opt).is_file():
         raise HarnessError(f"no pet-opt at {args.pet_opt}; build it with `cmake --build build --target pet-opt` "
                            "(scripts/harness.sh does), or name one with --pet-opt")
+    if args.export:
+        export_missing(args)
     missing = [f"{m} batch {b}" for m in args.models for b in args.batches if not model_path(args, m, b).is_file()]
     if missing:
         raise HarnessError(f"no exported model for {', '.join(missing)} in {args.models_dir}; export with "
                            f"`/usr/bin/python3 models/export_models.py --out {args.models_dir} --models "
-                           f"{','.join(args.models)} --batch {' '.join(map(str, args.batches))}` (scripts/harness.sh does)")
+                           f"{','.join(args.models)} --batch {' '.join(map(str, args.batches))}`, or pass --export "
+                           "(scripts/harness.sh does)")
 
 
 def run_json_process(script: str, request: dict, folder: Path, name: str) -> dict:
