@@ -15,7 +15,7 @@ def pyplot():
 
 def grouped_bars(plt, groups: List[str], series: Dict[str, List[float]], ylabel: str, title: str, path: Path,
                  baseline: float = None) -> None:
-    figure, axes = plt.subplots(figsize=(max(6.0, 1.2 * len(groups) * max(1, len(series)) / 3), 4.5))
+    figure, axes = plt.subplots(figsize=(max(5.0, 0.45 * len(groups) * max(1, len(series))) + 3.0, 4.5))
     width = 0.8 / max(1, len(series))
     for index, (name, values) in enumerate(series.items()):
         positions = [g + (index - (len(series) - 1) / 2) * width for g in range(len(groups))]
@@ -26,7 +26,7 @@ def grouped_bars(plt, groups: List[str], series: Dict[str, List[float]], ylabel:
     axes.set_xticklabels(groups, rotation=30, ha="right")
     axes.set_ylabel(ylabel)
     axes.set_title(title)
-    axes.legend(fontsize="small", ncol=2)
+    axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
