@@ -5,7 +5,7 @@
 #   scripts/harness.sh                              (all models, batch 1 and 16, both targets, 1 and 2 threads)
 #   scripts/harness.sh --replay --profile-db db.json  (pet-opt reads the DB only; the runtimes still time)
 # Results: build/harness/harness.md, harness.csv, speedup_<target>_t<N>.png, opt_time_<target>_t<N>.png;
-# python3 bench/harness.py --help lists the flags.
+# python3 bench/harness.py --help lists the flags; PET_BUILD_JOBS limits the build (default: all cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ ! -f build/CMakeCache.txt ]]; then
@@ -15,6 +15,7 @@ if [[ ! -f build/CMakeCache.txt ]]; then
 fi
 targets=(pet-opt)
 # The extension exists where OpenVINO was found at configure time.
-if cmake --build build --target help | grep -q pet_openvino_extension; then targets+=(pet_openvino_extension); fi
-cmake --build build -j"$(nproc)" --target "${targets[@]}"
+available=$(cmake --build build --target help)
+if [[ $available == *pet_openvino_extension* ]]; then targets+=(pet_openvino_extension); fi
+cmake --build build -j"${PET_BUILD_JOBS:-$(nproc)}" --target "${targets[@]}"
 exec python3 bench/harness.py --export "$@"
