@@ -23,7 +23,7 @@ from onnx import numpy_helper
 import torch
 from torch import nn
 
-from zoo import MODELS, InputSpec, ModelSpec, seed_for
+from zoo import ALL_MODELS, MODELS, InputSpec, ModelSpec, seed_for
 
 # Bump when anything that changes the exported files changes: a model, its init, seeds, inputs,
 # export options or the layout. The stamp also records torch's version and the opset.
@@ -38,7 +38,9 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--out", help="output folder (a build folder, never inside git)")
     p.add_argument("--batch", type=int, nargs="+", default=[1], help="batch sizes (default: 1)")
-    p.add_argument("--models", default="", help="comma-separated model names (default: all)")
+    p.add_argument("--models", default="",
+                   help="comma-separated model names (default: the nine evaluation models; the harness's\n"
+                        "extra torchvision models are exported when named)")
     p.add_argument("--list", action="store_true", help="list the models and exit")
     p.add_argument("--force", action="store_true", help="re-export even when the stamp matches")
     p.add_argument("--check", action="store_true",
@@ -56,14 +58,14 @@ def select_models(names: str) -> List[ModelSpec]:
     if not names:
         return list(MODELS.values())
     wanted = [n.strip() for n in names.split(",") if n.strip()]
-    unknown = [n for n in wanted if n not in MODELS]
+    unknown = [n for n in wanted if n not in ALL_MODELS]
     if unknown:
-        sys.exit(f"error: unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
-    return [MODELS[n] for n in wanted]
+        sys.exit(f"error: unknown model(s) {', '.join(unknown)}; known: {', '.join(ALL_MODELS)}")
+    return [ALL_MODELS[n] for n in wanted]
 
 
 def print_list() -> None:
-    for spec in MODELS.values():
+    for spec in ALL_MODELS.values():
         shapes = ", ".join(f"{i.name}[n,{','.join(map(str, i.shape))}]" for i in spec.inputs)
         print(f"{spec.name:18s} seed {seed_for(spec.name):10d}  {shapes}\n"
               f"{'':18s} {spec.about}")

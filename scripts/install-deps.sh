@@ -36,6 +36,15 @@ if ! python3 -c "import openvino" >/dev/null 2>&1; then
     python3 -m pip install -q --break-system-packages openvino
 fi
 
+# The harness (bench/harness.py) draws its charts with matplotlib and compares pet with the tools ONNX
+# users run today; a peer that is missing is reported as "not available", not a failure.
+for package in matplotlib onnxsim onnxslim onnxoptimizer; do
+  python3 -c "import $package" >/dev/null 2>&1 && continue
+  echo "install-deps: installing $package for $(command -v python3)"
+  python3 -m pip install -q "$package" 2>/dev/null || python3 -m pip install -q --break-system-packages "$package" ||
+    echo "install-deps: $package did not install; the harness reports it as not available" >&2
+done
+
 if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   echo "install-deps: no CUDA toolkit in /usr/local/cuda; configure with -DPET_BUILD_CUDA=OFF" >&2
 fi

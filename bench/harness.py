@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""The harness: measures, side by side in one run, the input model, the tools users run today and pet's modes, per runtime and thread count.
+
+For each model x batch it makes every variant's file once (onnxsim, onnxslim, onnxoptimizer, ONNX
+Runtime's offline ENABLE_ALL; pet's analytic H100 estimate per mode), then per target x threads runs
+pet-opt in each mode for that target and times all variants of the cell interleaved in one process of
+the target runtime, checking each one's outputs against the input model's. Writes OUT/harness.csv,
+OUT/harness.md and OUT/speedup_*.png, OUT/opt_time_*.png. Usage: bash scripts/harness.sh --help
+"""
+import argparse
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harnesslib import charts, environment, tables  # noqa: E402
+from harnesslib.flops import count_flops  # noqa: E402
+from harnesslib.peers import NOT_INSTALLED  # noqa: E402
+from harnesslib.petopt import run_pet_opt  # noqa: E402
+from harnesslib.variants import INPUT, PEERS, PET_MODES, TARGETS, pet_variant, variants_for  # noqa: E402
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+LIBRARY = Path(__file__).resolve().parent / "harnesslib"
+MEASURE_TIMEOUT_S = 4 * 3600
+PEER_TIMEOUT_S = 1800
+
+
+class HarnessError(Exception):
+    """A user error: what is wrong, where, and how to fix it (exit status 2)."""
+
+
+def zoo_names(dictionary: str) -> List[str]:
+    """The model names of models/zoo.py's MODELS or EXTRA_MODELS, read without importing torch."""
+    tree = ast.parse((REPOSITORY / "models" / "zoo.py").read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == dictionary:
+            return [call.args[0].value for call in ast.walk(node.value)
+                    if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "ModelSpec"]
+    raise HarnessError(f"models/zoo.py has no {dictionary}")
+
+
+def all_models() -> List[str]:
+    """`--models all`: the nine evaluation models, then the extra torchvision CNNs and the vision transformer."""
+    return zoo_names("MODELS") + zoo_names("EXTRA_MODELS")
+
+
+def split_list(text: str, flag: str, known: Optional[List[str]] = None) -> List[str]:
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise HarnessError(f"{flag} is empty; give a comma-separated list")
+    unknown = [item for item in items if known is not None and item not in known]
+    if unknown:
+        raise HarnessError(f"{flag}: unknown {', '.join(unknown)}; known: {', '.join(known)}")
+    return list(dict.fromkeys(items))
+
+
+def select_models(text: str, models_dir: str, batches: List[int]) -> List[str]:
+    """`all`, or names from models/zoo.py or of folders already exported to the models folder (a test's model)."""
+    known = all_models()
+    if text == "all":
+        return known
+    exported = [name for name in split_list(text, "--models")
+                if all((Path(models_dir) / f"{name}_b{b}" / "model.onnx").is_file() for b in batches)]
+    return split_list(text, "--models", known + exported)
+
+
+def positive_ints(text: str, flag: str) -> List[int]:
+    values = []
+    for item in split_list(text, flag):
+        if not item.isdigit() or int(item) < 1:
+            raise HarnessError(f"{flag}: '{item}' is not a positive integer")
+        values.append(int(item))
+    return values
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="harness", description=__doc__.split("\n")[0])
+    p.add_argument("--models", default="all", help="comma-separated model names, or all (default: all)")
+    p.add_argument("--batches", default="1,16", help="batch sizes (default: 1,16)")
+    p.add_argument("--targets", default="ort-cpu,openvino-cpu", help="runtimes (default: ort-cpu,openvino-cpu)")
+    p.add_argument("--threads", default="1,2", help="runtime thread counts (default: 1,2)")
+    p.add_argument("--modes", default=",".join(PET_MODES), help=f"pet's modes (default: {','.join(PET_MODES)})")
+    p.add_argument("--peers", default=",".join(PEERS), help=f"peer tools, or none (default: {','.join(PEERS)})")
+    p.add_argument("--repeats", type=int, default=10, help="timed interleaved rounds per cell (default: 10)")
+    p.add_argument("--warmup", type=int, default=2, help="untimed rounds before them (default: 2)")
+    p.add_argument("--seed", type=int, default=2026, help="seed of the random inputs (default: 2026)")
+    p.add_argument("--out", default=str(REPOSITORY / "build" / "harness"), help="output folder (default: build/harness)")
+    p.add_argument("--models-dir", default=str(REPOSITORY / "build" / "models"), help="exported models (default: build/models)")
+    p.add_argument("--pet-opt", default=str(REPOSITORY / "build" / "tools" / "pet-opt"), help="pet-opt binary")
+    p.add_argument("--profile-db", default="", help="pet-opt's --profile-db (default: pet-opt's own default)")
+    p.add_argument("--replay", action="store_true", help="pass --replay to pet-opt (reads the profile DB only)")
+    p.add_argument("--time-limit", type=float, default=None, help="pet-opt's --time-limit in seconds")
+    p.add_argument("--pet-args", default="", help="more pet-opt flags, space-separated")
+    p.add_argument("--gpu-estimate", action=argparse.BooleanOptionalAction, default=True,
+                   help="also run pet-opt --target h100 per model, batch and mode for the analytic estimate (default: on)")
+    p.add_argument("--openvino-extension", default="", help="pet's OpenVINO extension (default: next to pet-opt's build)")
+    p.add_argument("--peak-size", type=int, default=2048, help="side of the sgemm that measures the CPU's peak")
+    p.add_argument("--export", action="store_true",
+                   help="export missing models with Debian's torch (/usr/bin/python3 models/export_models.py)")
+    p.add_argument("--resume", action="store_true", help="keep the cells already in OUT/harness.csv and skip them")
+    return p
+
+
+def parse_args(argv: List[str]) -> argparse.Namespace:
+    args = parser().parse_args(argv)
+    args.batches = positive_ints(args.batches, "--batches")
+    args.models = select_models(args.models, args.models_dir, args.batches)
+    args.targets = split_list(args.targets, "--targets", TARGETS)
+    args.threads = positive_ints(args.threads, "--threads")
+    args.modes = split_list(args.modes, "--modes", PET_MODES)
+    args.peers = [] if args.peers == "none" else split_list(args.peers, "--peers", PEERS)
+    if args.repeats < 1 or args.warmup < 0:
+        raise HarnessError("--repeats must be at least 1 and --warmup at least 0")
+    args.pet_extra = (["--profile-db", args.profile_db] if args.profile_db else []) + (["--replay"] if args.replay else [])
+    args.pet_extra += (["--time-limit", f"{args.time_limit:g}"] if args.time_limit is not None else []) + args.pet_args.split()
+    if not args.openvino_extension:
+        args.openvino_extension = str(Path(args.pet_opt).resolve().parent.parent / "kernels" / "openvino_extension" /
+                                      "libpet_openvino_extension.so")
+    return args
+
+
+def model_path(args, model: str, batch: int) -> Path:
+    return Path(args.models_dir) / f"{model}_b{batch}" / "model.onnx"
+
+
+def export_missing(args) -> None:
+    """Exports the models and batches the run needs and the models folder lacks (the export script skips the rest)."""
+    for batch in args.batches:
+        missing = [m for m in args.models if not model_path(args, m, batch).is_file()]
+        if missing:
+            command = ["/usr/bin/python3", str(REPOSITORY / "models" / "export_models.py"), "--out", args.models_dir,
+                       "--models", ",".join(missing), "--batch", str(batch)]
+            print("harness: exporting: " + " ".join(command), flush=True)
+            if subprocess.call(command) != 0:
+                raise HarnessError(f"exporting {', '.join(missing)} at batch {batch} failed (see above)")
+
+
+def check_setup(args) -> None:
+    """Refuses a missing pet-opt or model before any work, saying how to make it."""
+    if not Path(args.pet_opt).is_file():
+        raise HarnessError(f"no pet-opt at {args.pet_opt}; build it with `cmake --build build --target pet-opt` "
+                           "(scripts/harness.sh does), or name one with --pet-opt")
+    if args.export:
+        export_missing(args)
+    missing = [f"{m} batch {b}" for m in args.models for b in args.batches if not model_path(args, m, b).is_file()]
+    if missing:
+        raise HarnessError(f"no exported model for {', '.join(missing)} in {args.models_dir}; export with "
+                           f"`/usr/bin/python3 models/export_models.py --out {args.models_dir} --models "
+                           f"{','.join(args.models)} --batch {' '.join(map(str, args.batches))}`, or pass --export "
+                           "(scripts/harness.sh does)")
+
+
+def run_json_process(script: str, request: dict, folder: Path, name: str) -> dict:
+    """Runs harnesslib/<script> on a request file; its result, or {'error': why} when it failed."""
+    request_path, result_path = folder / f"{name}.request.json", folder / f"{name}.result.json"
+    request_path.write_text(json.dumps(request, indent=1))
+    result_path.unlink(missing_ok=True)
+    try:
+        finished = subprocess.run([sys.executable, str(LIBRARY / script), str(request_path), str(result_path)],
+                                  capture_output=True, text=True, timeout=MEASURE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"error": f"measurement ran past {MEASURE_TIMEOUT_S} s"}
+    if finished.returncode != 0 or not result_path.exists():
+        lines = [line for line in (finished.stderr + finished.stdout).splitlines() if line.strip()] or ["no output"]
+        return {"error": f"measurement process exit {finished.returncode}: {lines[-1][:200]}"}
+    return json.loads(result_path.read_text())
+
+
+def measure_peaks(args, out: Path) -> Dict[tuple, dict]:
+    """The sgemm peak per (target, threads), each runtime as deployed."""
+    peaks = {}
+    for target in args.targets:
+        for threads in args.threads:
+            request = {"kind": "peak", "runtime": target, "threads": threads, "size": args.peak_size,
+                       "repeats": args.repeats, "seed": args.seed}
+            peak = run_json_process("measure.py", request, out, f"peak_{target}_t{threads}")
+            if "error" in peak:
+                print(f"harness: the sgemm peak in {target} at {threads} threads was not measured: {peak['error']}",
+                      flush=True)
+                continue
+            print(f"harness: sgemm peak in {target} at {threads} thread(s): {peak['gflops']:.1f} GFLOP/s", flush=True)
+            peaks[(target, threads)] = peak
+    return peaks
+
+
+def make_peer_file(args, tool: str, source: Path, folder: Path) -> dict:
+    """{'path': file} or {'status': why there is none}; an existing file is reused with --resume."""
+    target = folder / f"{tool}.onnx"
+    if args.resume and target.is_file():
+        return {"path": str(target)}
+    target.unlink(missing_ok=True)
+    try:
+        finished = subprocess.run([sys.executable, str(LIBRARY / "peers.py"), tool, str(source), str(target)],
+                                  capture_output=True, text=True, timeout=PEER_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"status": f"failed: {tool} ran past {PEER_TIMEOUT_S} s"}
+    if finished.returncode == NOT_INSTALLED:
+        return {"status": "not available (not installed)"}
+    if finished.returncode != 0 or not target.is_file():
+        lines = [line for line in finished.stderr.splitlines() if line.strip()] or ["no output"]
+        return {"status": f"failed: {tool} exit {finished.returncode}: {lines[-1][:200]}"}
+    return {"path": str(target)}
+
+
+def gpu_estimates(args, source: Path, folder: Path) -> Dict[str, float]:
+    """pet's analytic H100 cost per mode (and of the input, under INPUT); nothing is measured."""
+    estimates: Dict[str, float] = {}
+    extra = [flag for flag in args.pet_args.split()] + (["--time-limit", f"{args.time_limit:g}"] if args.time_limit else [])
+    for mode in args.modes:
+        found = run_pet_opt(args.pet_opt, source, folder / f"h100_{mode}.onnx", "h100", mode, extra)
+        if found["status"] != "ok":
+            print(f"  H100 estimate, mode {mode}: {found['status']}", flush=True)
+            continue
+        estimates[pet_variant(mode)] = round(found["cost_optimized_us"], 1)
+        estimates.setdefault(INPUT, round(found["cost_original_us"], 1))
+    return estimates
+
+
+def run_pet_modes(args, source: Path, folder: Path, target: str, threads: int) -> Dict[str, dict]:
+    found = {}
+    for mode in args.modes:
+        output = folder / f"pet-{mode}_{target}_t{threads}.onnx"
+        found[pet_variant(mode)] = run_pet_opt(args.pet_opt, source, output, target, mode, args.pet_extra, threads)
+        found[pet_variant(mode)]["path"] = str(output)
+        print(f"  pet-opt {target} t{threads} {mode}: {found[pet_variant(mode)]['status']}, "
+              f"{found[pet_variant(mode)].get('opt_seconds', '?')} s, chosen {found[pet_variant(mode)].get('chosen', '?')}",
+              flush=True)
+    return found
+
+
+def cell_rows(args, cell: tuple, files: Dict[str, dict], measured: dict, facts: dict) -> List[dict]:
+    """The CSV rows of one cell, every variant's, whether it was measured or flagged."""
+    model, batch, target, threads = cell
+    rows = []
+    for variant in variants_for(args.peers, args.modes):
+        made = files.get(variant.name, {})
+        result = measured.get(variant.name, {}) if "error" not in measured else {"check": f"failed: {measured['error']}"}
+        row = {"model": model, "batch": batch, "target": target, "threads": threads, "variant": variant.name,
+               "label": variant.label, "seed": args.seed, "repeats": args.repeats, "flops": facts["flops"],
+               "gpu_estimate_us": facts["gpu"].get(variant.name, "")}
+        if made.get("status", "ok") != "ok":
+            row["check"] = made["status"]
+        else:
+            row.update(check=result.get("check", "not measured"), max_abs_error=result.get("max_abs_error", ""),
+                       median_ms=rounded(result.get("median_ms")), spread_ms=rounded(result.get("spread_ms")))
+        for key in ("opt_seconds", "transformations", "by_evidence", "by_family", "chosen", "stop_reason"):
+            row[key] = made.get(key, "")
+        rows.append(row)
+    tables.speedups(rows)
+    add_floor(rows, facts)
+    return rows
+
+
+def rounded(value) -> object:
+    return "" if value is None else round(value, 4)
+
+
+def add_floor(rows: List[dict], facts: dict) -> None:
+    peak = facts["peaks"].get((rows[0]["target"], int(rows[0]["threads"]))) if rows else None
+    if not peak or not facts["flops"]:
+        return
+    floor_ms = facts["flops"] / (peak["gflops"] * 1e9) * 1000
+    for row in rows:
+        row["floor_ms"] = round(floor_ms, 4)
+        ms = tables.number(row.get("median_ms"))
+        row["floor_fraction"] = round(floor_ms / ms, 4) if ms else ""
+
+
+def measure_cell(args, cell: tuple, files: Dict[str, dict], folder: Path) -> dict:
+    model, batch, target, threads = cell
+    variants = [{"name": name, "path": made["path"]} for name, made in files.items()
+                if made.get("status", "ok") == "ok" and "path" in made]
+    request = {"runtime": target, "threads": threads, "repeats": args.repeats, "warmup": args.warmup,
+               "seed": args.seed, "extension": args.openvino_extension, "variants": variants}
+    return run_json_process("measure.py", request, folder, f"measure_{target}_t{threads}")
+
+
+class Run:
+    """The rows gathered so far and the files they are written to after every cell."""
+
+    def __init__(self, args, peaks: Dict[tuple, dict]):
+        self.args, self.peaks = args, peaks
+        self.out = Path(args.out)
+        self.rows = tables.read_csv(self.out / "harness.csv") if args.resume else []
+        self.done = {tables.cell_key(r) for r in self.rows}
+
+    def save(self, cell: tuple, rows: List[dict]) -> None:
+        self.rows = [r for r in self.rows if tables.cell_key(r) != cell] + rows
+        self.rows.sort(key=lambda r: order_key(self.args, r))
+        tables.write_csv(self.rows, self.out / "harness.csv")
+        header = environment.header_lines(self.args, self.peaks, REPOSITORY)
+        tables.write_markdown(self.rows, header, self.out / "harness.md")
+
+
+def order_key(args, row: dict) -> tuple:
+    """Rows in the order of the flags: target, threads, model, batch, then the variants' table order."""
+    def index(items, item):
+        return items.index(item) if item in items else len(items)
+    variants = [v.name for v in variants_for(PEERS, PET_MODES)]
+    return (index(args.targets, row["target"]), int(row["threads"]), index(args.models, row["model"]), int(row["batch"]),
+            index(variants, row["variant"]))
+
+
+def run_model(run: Run, model: str, batch: int) -> None:
+    args = run.args
+    cells = [(model, batch, t, n) for t in args.targets for n in args.threads if (model, batch, t, n) not in run.done]
+    if not cells:
+        return
+    source = model_path(args, model, batch)
+    folder = run.out / "files" / f"{model}_b{batch}"
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"{model} b{batch}:", flush=True)
+    facts = {"flops": count_flops(str(source))["flops"], "peaks": run.peaks,
+             "gpu": gpu_estimates(args, source, folder) if args.gpu_estimate and args.modes else {}}
+    shared = {INPUT: {"path": str(source)}}
+    shared.update({tool: make_peer_file(args, tool, source, folder) for tool in args.peers})
+    for tool in args.peers:
+        print(f"  {tool}: {shared[tool].get('status', 'ok')}", flush=True)
+    for cell in cells:
+        files = dict(shared, **run_pet_modes(args, source, folder, cell[2], cell[3]))
+        rows = cell_rows(args, cell, files, measure_cell(args, cell, files, folder), facts)
+        run.save(cell, rows)
+        print(f"  {cell[2]} t{cell[3]}: " + ", ".join(f"{r['variant']} {r.get('speedup_vs_input') or '-'}x"
+                                                   f"{'' if r.get('check') == 'ok' else ' [' + r['check'] + ']'}"
+                                                   for r in rows), flush=True)
+
+
+def main(argv: List[str]) -> int:
+    try:
+        args = parse_args(argv)
+        check_setup(args)
+    except HarnessError as error:
+        print(f"harness: {error}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"harness: random inputs seed {args.seed}; results in {out}", flush=True)
+    run = Run(args, measure_peaks(args, out))
+    for model in args.models:
+        for batch in args.batches:
+            run_model(run, model, batch)
+    if not run.rows:
+        print("harness: nothing measured", file=sys.stderr)
+        return 1
+    run.save(None, [])
+    try:
+        written = charts.write_charts(run.rows, out)
+        print("harness: charts " + ", ".join(p.name for p in written), flush=True)
+    except ImportError:
+        print("harness: matplotlib is not installed (python3 -m pip install matplotlib); no charts", file=sys.stderr)
+    print(f"harness: wrote {out / 'harness.md'} and {out / 'harness.csv'}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,76 @@
+"""What the harness's report states about the machine and the software it measured with."""
+import datetime
+import os
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Dict, List
+
+from harnesslib.peers import version_of
+from harnesslib.variants import PEERS
+
+
+def cpu_description() -> str:
+    """'model name (family F model M), N cores' from /proc/cpuinfo."""
+    fields: Dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        return "unknown CPU"
+    flags = fields.get("flags", "").split()
+    simd = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    return (f"{fields.get('model name', 'unknown CPU')} (family {fields.get('cpu family', '?')} model "
+            f"{fields.get('model', '?')}, {simd}), {os.cpu_count()} cores")
+
+
+def package_version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def pet_commit(repository: Path) -> str:
+    try:
+        found = subprocess.run(["git", "-C", str(repository), "rev-parse", "--short", "HEAD"], capture_output=True,
+                               text=True, timeout=10)
+        return found.stdout.strip() or "unknown"
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+
+
+def versions() -> Dict[str, str]:
+    found = {"onnxruntime": package_version("onnxruntime"), "openvino": package_version("openvino"),
+             "onnx": package_version("onnx")}
+    found.update({peer: version_of(peer) for peer in PEERS if peer != "ort-offline"})
+    return found
+
+
+def openvino_precision() -> str:
+    """OpenVINO's default inference precision on this CPU (bf16 where the CPU has bf16 units)."""
+    try:
+        import openvino as ov
+        return str(ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT")).replace("<Type: '", "").rstrip("'>")
+    except Exception:  # no OpenVINO: nothing to say
+        return "unknown"
+
+
+def header_lines(args, peaks: Dict[tuple, dict], repository: Path) -> List[str]:
+    found = versions()
+    peak_text = "; ".join(f"{target} {t} thread{'s' if t > 1 else ''} {p['gflops']:.1f} GFLOP/s"
+                          for (target, t), p in sorted(peaks.items()))
+    return [
+        "# pet harness: the input model, the tools users run today and pet's modes, measured side by side", "",
+        f"- Date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}; machine: {cpu_description()}",
+        f"- Runtimes: ONNX Runtime {found['onnxruntime']}, OpenVINO {found['openvino']}; onnx {found['onnx']}; "
+        f"peers: onnxsim {found['onnxsim']}, onnxslim {found['onnxslim']}, onnxoptimizer {found['onnxoptimizer']}",
+        f"- pet {pet_commit(repository)}; threads {', '.join(map(str, args.threads))}; {args.repeats} interleaved "
+        f"rounds after {args.warmup} warm-up rounds; random inputs seed {args.seed}",
+        f"- CPU peak (a {args.peak_size}x{args.peak_size} float32 MatMul in each runtime as deployed, median): "
+        f"{peak_text or 'not measured'}",
+        f"- OpenVINO computes in its default inference precision on this CPU ({openvino_precision()}) for the timings "
+        "and in f32 for the output checks; ONNX Runtime in f32 for both.",
+        "- Each cell's variants are timed in one process, in rotating order; every output is compared with the input "
+        "model's in the same runtime (rtol 1e-3, atol 1e-4 x max(1, |output|)).", ""]
