@@ -24,7 +24,9 @@ from pathlib import Path
 
 COLUMNS = ["model", "batch", "target", "threads", "exit", "input_ms", "input_spread_ms", "written_ms",
            "written_spread_ms", "speedup", "chosen", "best_candidate", "calibration_pct", "search_s", "total_s",
-           "groups_measured", "groups_replayed", "measuring_s", "peak_mb", "check", "runtime", "cpu", "transformations"]
+           "groups_measured", "groups_replayed", "measuring_s", "peak_mb", "check", "runtime", "cpu", "transformations",
+           "best_candidate_changes", "check_s", "calibration_standalone_pct", "ranking", "ranked_programs",
+           "ranking_s"]
 
 
 def parse_args():
@@ -63,14 +65,23 @@ def row_from_report(report, cell, exit_code, total_s, memory_mb):
         if others:
             best = min(others, key=lambda c: c["median_us"])
             row["best_candidate"] = f'{best["label"]} {source["median_us"] / best["median_us"]:.3f}x'
+            row["best_candidate_changes"] = "; ".join(best.get("changes", []))
         cleaned = by_label.get("cleaned")
         if cleaned and cleaned["median_us"] > 0:
             row["calibration_pct"] = round(100 * (cleaned["predicted_us"] / cleaned["median_us"] - 1), 1)
+            if target.get("standalone_predicted_us"):
+                row["calibration_standalone_pct"] = round(
+                    100 * (target["standalone_predicted_us"] / cleaned["median_us"] - 1), 1)
     costs = target.get("kernel_costs", {})
     row.update(groups_measured=costs.get("measured", ""), groups_replayed=costs.get("replayed", ""),
                measuring_s=round(costs.get("measuring_seconds", 0), 1),
                search_s=round(report.get("search", {}).get("seconds", 0), 1),
                transformations="; ".join(t.get("name", "") for t in report.get("transformations", [])))
+    ranking = report.get("search", {}).get("measured_ranking", {})
+    row.update(ranking="on" if ranking.get("on") else "off", ranked_programs=ranking.get("timed", ""),
+               ranking_s=round(ranking.get("seconds", 0), 1))
+    stage_seconds = report.get("seconds", {})
+    row["check_s"] = round(stage_seconds.get("differential", 0) + stage_seconds.get("written-check", 0), 1)
     written = report.get("written_check", {})
     row["check"] = "ok" if written.get("passed") else "FAILED"
     return row
@@ -109,13 +120,15 @@ def write_markdown(rows, path):
     lines = [f"# pet-opt on measured targets ({time.strftime('%Y-%m-%d')}, {platform.node()})", "",
              "Medians of pet-opt's interleaved end-to-end selection runs; +- is half the interquartile range.", "",
              "| model | batch | target | threads | input ms | written ms | speedup | chosen | best candidate | "
-             "calibration | search s | total s | groups (s) | peak MB | check |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "calibration (stand-alone) | ranking (programs, s) | search s | total s | groups (s) | peak MB | check |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in sorted(rows, key=lambda r: (r["model"], int(r["batch"]), r["target"], int(r["threads"]))):
         lines.append(
             f'| {row["model"]} | {row["batch"]} | {row["target"]} | {row["threads"]} | '
             f'{row["input_ms"]} +- {row["input_spread_ms"]} | {row["written_ms"]} +- {row["written_spread_ms"]} | '
-            f'{row["speedup"]}x | {row["chosen"]} | {row["best_candidate"]} | {row["calibration_pct"]}% | '
+            f'{row["speedup"]}x | {row["chosen"]} | {row["best_candidate"]} | {row["calibration_pct"]}% '
+            f'({row.get("calibration_standalone_pct", "")}%) | {row.get("ranking", "")} '
+            f'({row.get("ranked_programs", "")}, {row.get("ranking_s", "")}) | '
             f'{row["search_s"]} | {row["total_s"]} | {row["groups_measured"]} ({row["measuring_s"]}) | '
             f'{row["peak_mb"]} | {row["check"] if str(row["exit"]) == "0" else "exit " + str(row["exit"])} |')
     path.write_text("\n".join(lines) + "\n")

@@ -16,13 +16,21 @@ void keep_best(std::vector<Program>& programs, int width) {
   if (static_cast<int>(programs.size()) > width) programs.resize(static_cast<size_t>(width));
 }
 
+// The best `width` by prediction, then re-costed by the ranking (when there is one) and ordered again.
+void keep_ranked(std::vector<Program>& programs, int width, const Ranking& rank) {
+  keep_best(programs, width);
+  if (!rank) return;
+  rank(programs);
+  std::sort(programs.begin(), programs.end(), better);
+}
+
 }  // namespace
 
 SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, const MoveKinds& kinds,
                           const BeamOptions& options, const SearchBudget& budget, SearchStats& stats,
                           std::unordered_set<uint64_t>& seen) {
   PET_CHECK(!start.empty());
-  keep_best(start, options.width);
+  keep_ranked(start, options.width, options.rank);
   SearchOutcome outcome{start.front(), start, start};
   for (const Program& program : start) seen.insert(program.hash);
   auto is_new = [&seen](uint64_t hash) { return seen.insert(hash).second; };
@@ -43,7 +51,7 @@ SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, 
       return outcome;
     }
     // A round cut short by a budget still offers what it built.
-    keep_best(next, options.width);
+    keep_ranked(next, options.width, options.rank);
     outcome.top.insert(outcome.top.end(), next.begin(), next.end());
     keep_best(outcome.top, options.width);
     // Equal-cost rearrangements (hash order only) are not progress: they would never converge.

@@ -3,6 +3,7 @@
 // best program for `patience` rounds or a budget ends it.
 #pragma once
 
+#include <functional>
 #include <unordered_set>
 #include <vector>
 
@@ -12,9 +13,14 @@
 
 namespace pet::search {
 
+// Re-costs the programs a round keeps (a measured target times them end to end); the beam then
+// orders them by those costs. Empty: the cost model's predictions order the beam.
+using Ranking = std::function<void(std::vector<Program>&)>;
+
 struct BeamOptions {
   int width = 8;
   int patience = 3;  // rounds without a better best program before the search converges
+  Ranking rank;
 };
 
 struct SearchOutcome {

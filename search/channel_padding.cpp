@@ -24,6 +24,29 @@ bool is_unary_elementwise(const Node& node, const std::vector<bool>& derived) {
   return true;
 }
 
+// The axis of a constant operand of an elementwise op that runs along the channels (dimension 1 of
+// the op's output of rank `rank`), or -1 when the operand is broadcast over them.
+int channel_axis(const Graph& graph, ValueId operand, int rank, int64_t channels) {
+  const Shape& shape = graph.value(operand).type.shape;
+  int axis = 1 - (rank - shape.rank());
+  return axis >= 0 && shape[axis] == channels ? axis : -1;
+}
+
+// Elementwise ops whose per-channel constant, padded with zeros, keeps the padded channels finite
+// (the readers weigh them by zero, which a NaN or an infinity would not survive).
+bool takes_zero_padded_operand(const Node& node) {
+  return node.op() == "Add" || node.op() == "Sub" || node.op() == "Mul";
+}
+
+bool per_channel_operands_padded_safely(const Graph& graph, const Node& node, int64_t channels) {
+  int rank = graph.value(node.outputs[0]).type.shape.rank();
+  for (size_t i = 1; i < node.inputs.size(); ++i)
+    if (node.inputs[i] != kNoValue && channel_axis(graph, node.inputs[i], rank, channels) >= 0 &&
+        !takes_zero_padded_operand(node))
+      return false;
+  return true;
+}
+
 // The site starting at `conv`, if its output reaches only convs' data inputs.
 std::optional<PaddingSite> site_at(const Graph& graph, NodeId conv, const std::vector<std::vector<NodeId>>& readers,
                                    const std::vector<bool>& derived) {
@@ -40,6 +63,7 @@ std::optional<PaddingSite> site_at(const Graph& graph, NodeId conv, const std::v
          graph.node(readers[static_cast<size_t>(end)][0]).inputs[0] == end) {
     site.chain.push_back(readers[static_cast<size_t>(end)][0]);
     end = graph.node(site.chain.back()).outputs[0];
+    if (!per_channel_operands_padded_safely(graph, graph.node(site.chain.back()), site.channels)) return std::nullopt;
   }
   if (graph.is_output(end) || readers[static_cast<size_t>(end)].empty()) return std::nullopt;
   for (NodeId reader : readers[static_cast<size_t>(end)]) {
@@ -95,6 +119,13 @@ Graph pad_channels(const Graph& graph, const PaddingSite& site, int64_t multiple
       if (inputs.size() > 2 && inputs[2] != kNoValue) inputs[2] = padded(result, inputs[2], 0, extra, node.name + "_padded_bias");
     } else if (std::find(site.readers.begin(), site.readers.end(), id) != site.readers.end()) {
       inputs[1] = padded(result, inputs[1], 1, extra, node.name + "_padded_weights");
+    } else if (std::find(site.chain.begin(), site.chain.end(), id) != site.chain.end()) {
+      // A per-channel operand between (a bias the search split off, a scale) grows with the channels.
+      int rank = graph.value(node.outputs[0]).type.shape.rank();
+      for (size_t i = 1; i < inputs.size(); ++i) {
+        int axis = inputs[i] == kNoValue ? -1 : channel_axis(graph, node.inputs[i], rank, site.channels);
+        if (axis >= 0) inputs[i] = padded(result, inputs[i], axis, extra, node.name + "_padded_operand");
+      }
     }
     std::vector<std::string> names;
     for (ValueId output : node.outputs) names.push_back(graph.value(output).name);

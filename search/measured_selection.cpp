@@ -18,7 +18,7 @@ namespace {
 TimedCandidate timed(const SelectionCandidate& candidate, const std::vector<double>& runs_us) {
   PET_CHECK(!runs_us.empty(), "a timed candidate has runs");
   return {candidate.label, candidate.predicted_us, cost::median_of(runs_us), cost::half_iqr(runs_us),
-          static_cast<int>(runs_us.size()), ""};
+          static_cast<int>(runs_us.size()), "", candidate.changes};
 }
 
 // Times the candidates not yet rejected, interleaved. A program the runtime refuses (OpenVINO's
@@ -56,7 +56,7 @@ std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candi
   runtime::TimingOptions timing{.threads = how.target.threads, .warmup = options.warmup, .runs = options.runs,
                                 .per_node = false, .seed = options.seed};
   std::vector<TimedCandidate> result;
-  for (const SelectionCandidate& candidate : candidates) result.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, ""});
+  for (const SelectionCandidate& candidate : candidates) result.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, "", candidate.changes});
   std::vector<runtime::Timing> timings = time_accepted(models, result, *how.runtime, timing);
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!result[i].rejected.empty()) continue;
@@ -76,7 +76,7 @@ std::optional<std::vector<TimedCandidate>> replay(const std::vector<SelectionCan
     std::optional<cost::ProfileEntry> entry = cost.find_entry(model_key(*candidate.graph));
     if (!entry) return std::nullopt;
     result.push_back(
-        {candidate.label, candidate.predicted_us, entry->microseconds, entry->spread_us, entry->runs, ""});
+        {candidate.label, candidate.predicted_us, entry->microseconds, entry->spread_us, entry->runs, "", candidate.changes});
   }
   return result;
 }
@@ -136,7 +136,7 @@ Selection select_fastest(const std::vector<SelectionCandidate>& candidates, cons
   } else {
     selection.source = "estimated";
     for (const SelectionCandidate& candidate : candidates)
-      selection.candidates.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, ""});
+      selection.candidates.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, "", candidate.changes});
     choose_by_prediction(selection);
     return selection;
   }

@@ -21,6 +21,7 @@ struct SelectionCandidate {
   std::string label;  // "input", "cleaned", "program 1", ...
   const Graph* graph = nullptr;
   double predicted_us = 0;
+  std::vector<std::string> changes;  // what the search did to the input, one line per step (empty: input, cleaned)
 };
 
 struct TimedCandidate {
@@ -30,6 +31,7 @@ struct TimedCandidate {
   double spread_us = 0;  // half the interquartile range of the runs
   int runs = 0;
   std::string rejected;  // the runtime's refusal when it would not load or run this program (then no runs)
+  std::vector<std::string> changes;  // SelectionCandidate::changes, so a report says what a losing program tried
 };
 
 struct Selection {

@@ -17,6 +17,7 @@
 #include "search/cost/cost_model.h"
 #include "search/finalize.h"
 #include "search/generate_stage.h"
+#include "search/measured_ranking.h"
 #include "search/rule_matcher.h"
 #include "search/search_space.h"
 #include "core/structural_hash.h"
@@ -173,9 +174,9 @@ std::string generation_note(const search::GeneratedMutants& mutants) {
 
 // Runs the search the mode asks for over the generated mutants; fills `result.search`. Returns
 // the best programs found, best first (at least one).
-std::vector<search::Program> run_search(const Graph& cleaned, const search::GeneratedMutants& mutants,
-                                        const OptimizeOptions& options, const cost::CostModel& cost,
-                                        OptimizeResult& result) {
+std::vector<search::Program> run_search(const Graph& cleaned, const Graph& reference,
+                                        const search::GeneratedMutants& mutants, const OptimizeOptions& options,
+                                        const cost::CostModel& cost, OptimizeResult& result) {
   std::optional<search::RuleSet> rules;
   std::optional<search::RuleMatcher> matcher;
   search::MoveKinds kinds = moves_of(options.mode);
@@ -189,14 +190,23 @@ std::vector<search::Program> run_search(const Graph& cleaned, const search::Gene
   search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options, mutants.subprograms);
 
   SearchStats& stats = result.search;
-  // The wall-clock backstop starts after the generation stage, which --mutant-work bounds.
+  // On a measured target the beam follows its programs' end-to-end times when that is affordable;
+  // `reference` (the cleaned input, finalized) is timed beside them.
+  search::MeasuredRanking ranking(cost, reference,
+                                  {.seed = options.seed, .budget_s = options.measured_search_s, .beam = options.beam},
+                                  stats.ranking);
+  search::BeamOptions beam;
+  beam.width = options.beam;
+  if (ranking.on()) beam.rank = [&ranking](std::vector<search::Program>& programs) { ranking.rank(programs); };
+  // The wall-clock backstop starts after the generation stage, which --mutant-work bounds; time spent
+  // timing kernels or ranked programs is not charged to it.
   search::SearchBudget budget{.time_limit_s = options.time_limit_s,
                               .max_expansions = options.max_expansions,
                               .max_candidates = options.max_candidates,
                               .start = std::chrono::steady_clock::now(),
                               .progress = options.progress,
-                              .excluded_seconds = [&cost, before = cost.measuring_seconds()] {
-                                return cost.measuring_seconds() - before;
+                              .excluded_seconds = [&cost, &stats, before = cost.measuring_seconds()] {
+                                return cost.measuring_seconds() - before + stats.ranking.seconds;
                               }};
   budget.report(fmt::format("{} subprograms: {} full and {} partial mutants", mutants.stats.subprograms(),
                             mutants.stats.mutants_full, mutants.stats.mutants_partial));
@@ -211,15 +221,15 @@ std::vector<search::Program> run_search(const Graph& cleaned, const search::Gene
     // the same beam over full moves alone (pet-eq-only), whatever the partial moves do.
     stats.algorithm = "beam (full moves, then full and partial)";
     search::SearchOutcome full =
-        search::beam_search({start}, space, moves_of(Mode::pet_eq_only), {options.beam}, budget, stats, seen);
+        search::beam_search({start}, space, moves_of(Mode::pet_eq_only), beam, budget, stats, seen);
     top = full.top;
     if (stats.stop_reason == StopReason::converged) {
-      search::SearchOutcome all = search::beam_search(full.beam, space, kinds, {options.beam}, budget, stats, seen);
+      search::SearchOutcome all = search::beam_search(full.beam, space, kinds, beam, budget, stats, seen);
       top.insert(top.end(), all.top.begin(), all.top.end());
     }
   } else {
     stats.algorithm = "beam";
-    top = search::beam_search({start}, space, kinds, {options.beam}, budget, stats, seen).top;
+    top = search::beam_search({start}, space, kinds, beam, budget, stats, seen).top;
   }
   std::sort(top.begin(), top.end(), search::better);
   top.erase(std::unique(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.hash == b.hash; }),
@@ -288,17 +298,31 @@ void take_selected(const Graph& original, Finalist& cleaned, std::vector<Finalis
   take_finalist(selection.chosen == 1 ? cleaned : programs[selection.chosen - 2], result);
 }
 
+// A finalist's steps as the selection reports them: "name at location (evidence)", then the finalize
+// passes that changed something.
+std::vector<std::string> changes_of(const Finalist& finalist) {
+  std::vector<std::string> changes;
+  for (const Transformation& step : finalist.history)
+    changes.push_back(fmt::format("{} at {} ({})", step.name, step.location, to_string(step.evidence_kind)));
+  for (const PassResult& pass : finalist.passes)
+    if (pass.changes > 0) changes.push_back(fmt::format("pass {} x{}", pass.pass, pass.changes));
+  return changes;
+}
+
 void select_measured(const Graph& original, Finalist& cleaned, std::vector<Finalist>& programs,
                      const OptimizeOptions& options, const cost::CostModel& cost, OptimizeResult& result) {
-  std::vector<SelectionCandidate> candidates = {{"input", &original, cost.graph_cost(original)},
-                                                {"cleaned", &cleaned.graph, cleaned.predicted_us}};
+  std::vector<SelectionCandidate> candidates = {{"input", &original, cost.graph_cost(original), {}},
+                                                {"cleaned", &cleaned.graph, cleaned.predicted_us, {}}};
   for (size_t i = 0; i < programs.size(); ++i)
-    candidates.push_back({fmt::format("program {}", i + 1), &programs[i].graph, programs[i].predicted_us});
+    candidates.push_back(
+        {fmt::format("program {}", i + 1), &programs[i].graph, programs[i].predicted_us, changes_of(programs[i])});
   result.target.selection = select_fastest(candidates, cost, {options.select_runs, 2, options.seed});
   const TimedCandidate& measured_cleaned = result.target.selection.candidates[1];
   if (measured_cleaned.median_us > 0) {
     result.target.calibrated = true;
     result.target.calibration_error = measured_cleaned.predicted_us / measured_cleaned.median_us - 1;
+    result.target.standalone_calibration_error =
+        result.target.standalone_predicted_us / measured_cleaned.median_us - 1;
   }
   take_selected(original, cleaned, programs, result);
 }
@@ -332,6 +356,10 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   result.passes = cleanup(result.graph);
   Finalist cleaned{result.graph, {}, {}, 0};
   cleaned.passes = finalize(cleaned.graph);
+  if (cost.measured()) {
+    result.target.standalone_predicted_us = cost.standalone_graph_cost(cleaned.graph);
+    if (options.in_context_calibration) result.target.context = setup.cost->calibrate_in_context(cleaned.graph);
+  }
   result.cost_original_us = cleaned.predicted_us = cost.graph_cost(cleaned.graph);
   clock.end("cleanup", result.graph);
 
@@ -349,7 +377,7 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
     result.search.algorithm = "none";
     result.search.stop_reason = StopReason::no_search;
   } else {
-    top = run_search(result.graph, mutants, options, cost, result);
+    top = run_search(result.graph, cleaned.graph, mutants, options, cost, result);
   }
   clock.end("search", result.graph);
 
@@ -366,7 +394,8 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   // weights to float16), so the check allows float16 rounding for such models.
   result.graph.float16_values = original.float16_values;
   result.graph.float16_weights = original.float16_weights;
-  result.check = differential(original, result.graph, options.seed, check_tolerance(original, options.tolerance));
+  result.check = differential(original, result.graph, options.seed, check_tolerance(original, options.tolerance),
+                              options.reference_outputs);
   clock.end("differential", result.graph);
   result.target.sources = cost.sources();
   if (setup.runtime) cost.profile().save(setup.profile_db);

@@ -45,6 +45,9 @@ struct OptimizeOptions {
   bool replay = false;               // read the profile DB only: nothing is timed, the output is reproducible
   int select_k = 3;                  // best programs timed end to end against the input (measured targets)
   int select_runs = 10;              // timed rounds of that comparison
+  // Measured targets: the beam follows end-to-end times of its programs when timing them is
+  // expected to take at most this many seconds (0: the cost model's predictions order the beam).
+  double measured_search_s = 90;
   std::string rules_dir;             // rule library folder; empty: the repository's mutant/rules
   // A rule library already loaded (rules_dir is then not read): callers that optimize many graphs
   // (the harness, the fuzzer) load it once.
@@ -54,6 +57,11 @@ struct OptimizeOptions {
   std::optional<int64_t> mutant_placements;
   uint64_t seed = 2026;              // seeds every random draw, including the differential check
   Tolerance tolerance;
+  // The original's outputs per draw, shared with the caller's later checks (none: computed here).
+  ReferenceOutputs* reference_outputs = nullptr;
+  // Measured targets: fit the cost model's per-op scales on the cleaned input run whole under the
+  // runtime's profiler before the search (false: stand-alone group times as they are).
+  bool in_context_calibration = true;
   // Called on the search's progress (a terminal shows a line); may be empty.
   std::function<void(const std::string&)> progress;
 };
@@ -75,6 +83,17 @@ struct Transformation {
   double correction_overhead = 0;  // correction cost / mutant cost (partial+correction only)
 };
 
+// Measured ranking of the beam (search/measured_ranking.h): whether it ran, and what it timed.
+struct RankingStats {
+  bool on = false;
+  std::string why;        // why the search was, or was not, ranked by measurement
+  int64_t timed = 0;      // programs timed in the runtime
+  int64_t replayed = 0;   // programs whose ranked time the profile DB held
+  int64_t rejected = 0;   // programs the runtime refused (ranked last)
+  int64_t requests = 0;   // timing requests (one per round with something new)
+  double seconds = 0;     // wall clock spent timing
+};
+
 struct SearchStats {
   std::string algorithm;         // "none", "beam", "alpha"
   StopReason stop_reason = StopReason::no_search;
@@ -87,6 +106,7 @@ struct SearchStats {
   std::vector<std::string> rule_proofs_failed_detail;         // FailedInstance::describe() of each failed proof
   std::map<std::string, int64_t> rule_applications_by_rule;  // per rule direction name
   double seconds = 0;                // the whole search, mutant generation included
+  RankingStats ranking;
 };
 
 // The mutant generation stage's figures (search/generate_stage.h).
@@ -108,6 +128,11 @@ struct TargetReport {
   Selection selection;              // empty source for an analytic target
   double calibration_error = 0;     // predicted / measured end-to-end time of the cleaned input, minus 1
   bool calibrated = false;
+  // In-context calibration (OptimizeOptions::in_context_calibration): the scales the search priced
+  // with, fitted on the cleaned input run whole; and what the stand-alone sum alone predicted for it.
+  cost::ContextScales context;
+  double standalone_predicted_us = 0;
+  double standalone_calibration_error = 0;  // the same error without the in-context scales
 };
 
 struct OptimizeResult {

@@ -42,6 +42,10 @@ nlohmann::ordered_json search_json(const SearchStats& stats, const GenerationSta
   json["rule_proofs"] = stats.rule_proofs;
   json["rule_proofs_failed"] = stats.rule_proofs_failed;
   json["rule_proofs_failed_detail"] = stats.rule_proofs_failed_detail;
+  const RankingStats& ranking = stats.ranking;
+  json["measured_ranking"] = {{"on", ranking.on},        {"why", ranking.why},           {"timed", ranking.timed},
+                              {"replayed", ranking.replayed}, {"rejected", ranking.rejected}, {"requests", ranking.requests}};
+  if (with_times) json["measured_ranking"]["seconds"] = ranking.seconds;
   if (with_times) {
     json["seconds"] = stats.seconds;
     json["generation_seconds"] = generation.seconds;
@@ -109,8 +113,22 @@ nlohmann::ordered_json selection_json(const Selection& selection) {
                                    {"spread_us", candidate.spread_us},
                                    {"runs", candidate.runs}};
     if (!candidate.rejected.empty()) item["rejected"] = candidate.rejected;
+    if (!candidate.changes.empty()) item["changes"] = candidate.changes;
     json["candidates"].push_back(std::move(item));
   }
+  return json;
+}
+
+// The in-context scales the search priced with (absent: not fitted).
+nlohmann::ordered_json context_json(const cost::ContextScales& scales) {
+  nlohmann::ordered_json json = {{"fitted", scales.fitted}};
+  if (!scales.fitted) return json;
+  json["end_to_end"] = scales.end_to_end;
+  json["overall"] = scales.overall;
+  json["by_op"] = nlohmann::ordered_json::object();
+  for (const auto& [op, scale] : scales.by_op) json["by_op"][op] = scale;
+  json["groups_matched"] = scales.groups_matched;
+  json["groups"] = scales.groups;
   return json;
 }
 
@@ -133,7 +151,12 @@ nlohmann::ordered_json target_json(const OptimizeResult& result, bool with_times
     json["kernel_costs"]["measuring_seconds"] = report.sources.measuring_seconds;
   }
   json["selection"] = selection_json(report.selection);
-  if (report.calibrated) json["calibration_error"] = report.calibration_error;
+  if (report.calibrated) {
+    json["calibration_error"] = report.calibration_error;
+    json["calibration_error_standalone"] = report.standalone_calibration_error;
+  }
+  json["standalone_predicted_us"] = report.standalone_predicted_us;
+  json["in_context"] = context_json(report.context);
   return json;
 }
 
@@ -179,6 +202,13 @@ std::string report_table(const OptimizeResult& result) {
                       result.search.algorithm, to_string(result.search.stop_reason), result.search.rounds,
                       result.search.expansions, result.search.candidates, result.search.duplicates,
                       result.search.seconds);
+  const RankingStats& ranking = result.search.ranking;
+  if (ranking.on)
+    text += fmt::format("  measured ranking: {}; {} programs timed end to end ({:.1f} s, {} requests), {} replayed, {} "
+                        "refused\n",
+                        ranking.why, ranking.timed, ranking.seconds, ranking.requests, ranking.replayed, ranking.rejected);
+  else if (!ranking.why.empty())
+    text += fmt::format("  measured ranking: {}\n", ranking.why);
   text += fmt::format("  mutants: {} subprograms{}, {} full, {} partial in {:.2f} s; rules: {} applications, {} proofs ({} failed)\n",
                       result.generation.subprograms(),
                       result.generation.capped

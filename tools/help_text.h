@@ -61,6 +61,14 @@ options:
   --replay                 read the profile DB only: nothing is timed, the output is reproducible
   --select K               best programs timed end to end against the input (default 3)
   --select-runs N          timed rounds of that comparison, interleaved (default 10)
+  --measured-search S      measured targets: the beam follows its programs' end-to-end times in the
+                           runtime (timed beside the cleaned input, kept in the profile DB) when
+                           that is expected to take at most S seconds, else the cost model's
+                           predictions; 0 for predictions always (default 90)
+  --calibration MODE       measured targets: in-context, the cost model's per-op scales fitted on
+                           the cleaned input run whole under the runtime's profiler (its
+                           neighbours, caches and fusions), or standalone, kernel groups timed
+                           alone as they are (default in-context)
   --rules DIR              rule library folder (default: the repository's mutant/rules)
   --input-shape NAME=DIMS  static shape for an input with symbolic dims, e.g. input=1x3x224x224
                            (repeat for several inputs)

@@ -73,6 +73,14 @@ OptRequest parse_request(const CliArgs& args) {
   optimize.replay = args.has("--replay");
   optimize.select_k = static_cast<int>(args.integer("--select", optimize.select_k, 1, 64));
   optimize.select_runs = static_cast<int>(args.integer("--select-runs", optimize.select_runs, 1, 10000));
+  optimize.measured_search_s = args.number("--measured-search", optimize.measured_search_s);
+  if (!(optimize.measured_search_s >= 0))
+    throw UserError(fmt::format("--measured-search {} must be 0 (off) or a number of seconds", optimize.measured_search_s));
+  if (auto calibration = args.last("--calibration")) {
+    if (*calibration != "in-context" && *calibration != "standalone")
+      throw UserError(fmt::format("--calibration '{}' is not one of in-context, standalone", *calibration));
+    optimize.in_context_calibration = *calibration == "in-context";
+  }
   optimize.profile_db = args.last("--profile-db").value_or(optimize.profile_db);
   optimize.rules_dir = args.last("--rules").value_or(optimize.rules_dir);
   optimize.taso_search = args.last("--taso-search").value_or(optimize.taso_search);
@@ -124,6 +132,17 @@ std::string request_report(const OptRequest& request, const Graph& original, con
   return report.dump(2) + "\n";
 }
 
+// The in-context scales the search priced with, for the terminal.
+std::string context_summary(const cost::ContextScales& scales) {
+  if (!scales.fitted) return "  in-context calibration: none (stand-alone group times as measured)\n";
+  std::vector<std::string> ops;
+  for (const auto& [op, scale] : scales.by_op) ops.push_back(fmt::format("{} {:.2f}", op, scale));
+  return fmt::format("  in-context scales (the cleaned input run whole, {} of {} groups named by the profiler): {}; "
+                     "other ops {:.2f}; end to end {:.2f}\n",
+                     scales.groups_matched, scales.groups, fmt::join(ops, ", "), scales.overall, scales.end_to_end);
+}
+
+
 // The measured before/after latencies and the choice, for a measured target.
 std::string measured_summary(const OptimizeResult& result) {
   const Selection& selection = result.target.selection;
@@ -145,9 +164,12 @@ std::string measured_summary(const OptimizeResult& result) {
                       sources.measured, sources.measuring_seconds, sources.replayed, sources.estimated,
                       result.target.profile_db);
   if (result.target.calibrated)
-    text += fmt::format("  calibration: predicted {:.1f} us for the cleaned input, measured {:.1f} us ({:+.1f}%)\n",
+    text += fmt::format("  calibration: predicted {:.1f} us for the cleaned input, measured {:.1f} us ({:+.1f}%; the "
+                        "stand-alone sum {:.1f} us, {:+.1f}%)\n",
                         selection.candidates[1].predicted_us, selection.candidates[1].median_us,
-                        100 * result.target.calibration_error);
+                        100 * result.target.calibration_error, result.target.standalone_predicted_us,
+                        100 * result.target.standalone_calibration_error);
+  text += context_summary(result.target.context);
   return text;
 }
 
@@ -201,6 +223,7 @@ std::function<void(const std::string&)> progress_display(std::ostream& err) {
 
 WrittenCheckOptions written_check_options(const OptRequest& request, const OptimizeResult& result) {
   WrittenCheckOptions options;
+  options.reference_outputs = request.optimize.reference_outputs;
   options.seed = request.optimize.seed;
   options.tolerance = request.optimize.tolerance;
   if (runtime::is_measured_target(request.optimize.target)) {
@@ -271,6 +294,8 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
   double import_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!request.passes.empty()) return run_pass_list(request, original, out, err);
   request.optimize.progress = progress_display(err);
+  ReferenceOutputs reference(original);  // the original runs once per draw across all the checks
+  request.optimize.reference_outputs = &reference;
   OptimizeResult result = optimize(original, request.optimize);
   if (request.optimize.progress) err << "\r\033[K" << std::flush;
   result.times.insert(result.times.begin(), {is_textual_ir_path(request.model) ? "ir-parse" : "onnx-import",
@@ -303,7 +328,7 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
 
 int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return run_guarded("pet-opt", err, [&] {
-    CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--target", "--threads", "--profile-db", "--select", "--select-runs",
+    CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--target", "--threads", "--profile-db", "--select", "--select-runs", "--calibration", "--measured-search",
                     "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
                     "--mutant-work", "--scored-per-expansion", "--mutation-rounds", "--top-k", "--jobs", "--passes"},
                    {"--help", "-h", "--report-times", "--replay", "--emit-ir", "--portable"});

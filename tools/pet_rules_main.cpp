@@ -1,9 +1,9 @@
 // pet-rules: a thin main over pet::rules::generate_rules, writing the rule library's JSON files.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 
+#include "core/file_safety.h"
 #include "mutant/rules/rule_generator.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -57,7 +57,8 @@ int run(const std::vector<std::string>& raw) {
   std::cout << pet::rules::summary_text(generation);
   std::cout << fmt::format("wrote {}/library-CLASS.json ({} rules) and {}/unproved-CLASS.json ({} pairs)\n", out,
                            generation.proved.size(), out, generation.unproved.size());
-  if (auto timings = args.last("--timings")) std::ofstream(*timings) << pet::rules::timings_json(generation);
+  if (auto timings = args.last("--timings"))
+    pet::write_file_atomically(*timings, pet::rules::timings_json(generation), "rule timings");
   return 0;
 }
 

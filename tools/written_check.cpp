@@ -28,7 +28,12 @@ RuntimeCheck run_in_runtime(const Graph& original, const std::string& bytes, con
   }
   check.version = runtime->version();
   std::vector<Tensor> inputs = random_inputs(original, options.seed);
-  std::vector<Tensor> expected = execute(original, inputs);
+  PET_CHECK(!options.reference_outputs || options.reference_outputs->is_of(original),
+            "reference outputs made for another graph");
+  std::vector<Tensor> computed;
+  if (!options.reference_outputs) computed = execute(original, inputs);
+  const std::vector<Tensor>& expected =
+      options.reference_outputs ? options.reference_outputs->on(options.seed, 1, inputs) : computed;
   std::vector<Tensor> actual;
   try {
     actual = runtime->run_model(bytes, inputs, std::max(1, options.runtime_threads));
@@ -62,7 +67,8 @@ nlohmann::ordered_json outputs_json(const std::vector<OutputDifference>& outputs
 void compare_draws(const Graph& original, const Graph& written, const WrittenCheckOptions& options,
                    WrittenCheck& check) {
   for (int draw = 0; draw < options.draws; ++draw) {
-    check.draws.push_back(differential(original, written, options.seed + static_cast<uint64_t>(draw), options.tolerance));
+    check.draws.push_back(differential(original, written, options.seed + static_cast<uint64_t>(draw), options.tolerance,
+                                       options.reference_outputs));
     check.passed = check.passed && check.draws.back().passed;
   }
 }

@@ -20,6 +20,7 @@ struct WrittenCheckOptions {
   Tolerance tolerance;
   std::string runtime_target;  // a measured target ("ort-cpu", "openvino-cpu") or empty: no runtime run
   int runtime_threads = 1;
+  ReferenceOutputs* reference_outputs = nullptr;  // the original's outputs per draw, kept between checks
 };
 
 // The written model run in the target runtime on one draw, against pet's CPU executor on the original.

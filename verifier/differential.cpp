@@ -55,8 +55,10 @@ std::vector<Tensor> inputs_on_range(const Graph& original, uint64_t seed, double
 }
 
 DifferentialReport compare_on(const Graph& original, const Graph& optimized, const std::vector<Tensor>& inputs,
-                              uint64_t seed, const Tolerance& tolerance) {
-  std::vector<Tensor> expected = execute(original, inputs);
+                              uint64_t seed, double range, const Tolerance& tolerance, ReferenceOutputs* reference) {
+  std::vector<Tensor> computed;
+  if (!reference) computed = execute(original, inputs);
+  const std::vector<Tensor>& expected = reference ? reference->on(seed, range, inputs) : computed;
   std::vector<Tensor> actual = execute(optimized, inputs);
   DifferentialReport report;
   report.seed = seed;
@@ -139,10 +141,21 @@ OutputDifference compare_outputs(const std::string& name, const Tensor& expected
   return difference;
 }
 
+const std::vector<Tensor>& ReferenceOutputs::on(uint64_t seed, double range, const std::vector<Tensor>& inputs) {
+  auto [entry, added] = outputs_.try_emplace({seed, range});
+  if (added) {
+    entry->second = execute(*original_, inputs);
+    ++runs_;
+  }
+  return entry->second;
+}
+
 DifferentialReport differential(const Graph& original, const Graph& optimized, uint64_t seed,
-                                const Tolerance& tolerance) {
+                                const Tolerance& tolerance, ReferenceOutputs* reference) {
+  PET_CHECK(!reference || reference->is_of(original), "reference outputs made for another graph");
   require_same_interface(original, optimized);
-  DifferentialReport report = compare_on(original, optimized, random_inputs(original, seed), seed, tolerance);
+  DifferentialReport report =
+      compare_on(original, optimized, random_inputs(original, seed), seed, 1, tolerance, reference);
   std::vector<std::string> everywhere = all_nonfinite_outputs(report);
   if (everywhere.empty()) return report;
   // Inputs of magnitude 1 can overflow a deep or exponential model everywhere; smaller ones
@@ -150,7 +163,8 @@ DifferentialReport differential(const Graph& original, const Graph& optimized, u
   std::string first_draw = fmt::format("the original's output {} was NaN or infinite at every element on inputs drawn "
                                        "from [-1, 1); redrawn from [-{}, {})",
                                        fmt::join(everywhere, ", "), kRedrawInputRange, kRedrawInputRange);
-  report = compare_on(original, optimized, inputs_on_range(original, seed, kRedrawInputRange), seed, tolerance);
+  report = compare_on(original, optimized, inputs_on_range(original, seed, kRedrawInputRange), seed, kRedrawInputRange,
+                      tolerance, reference);
   report.input_range = kRedrawInputRange;
   report.warnings.push_back(first_draw);
   if (!all_nonfinite_outputs(report).empty()) {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/graph.h"
@@ -52,14 +54,32 @@ struct DifferentialReport {
   std::string summary() const;
 };
 
+// The original graph's outputs per draw, computed on first need and kept: pet-opt compares the
+// same original with its result in memory, with the written file on several draws and with the
+// runtime's outputs, and the original's run on a draw is the same every time.
+class ReferenceOutputs {
+ public:
+  explicit ReferenceOutputs(const Graph& original) : original_(&original) {}
+  bool is_of(const Graph& graph) const { return &graph == original_; }
+  // execute(original, inputs), where `inputs` are the draw (seed, range); from memory after the first time.
+  const std::vector<Tensor>& on(uint64_t seed, double range, const std::vector<Tensor>& inputs);
+  int runs() const { return runs_; }  // executions of the original so far
+
+ private:
+  const Graph* original_;
+  std::map<std::pair<uint64_t, double>, std::vector<Tensor>> outputs_;
+  int runs_ = 0;
+};
+
 // The smaller range the inputs are redrawn on when an original output is non-finite everywhere.
 inline constexpr double kRedrawInputRange = 1.0 / 64;
 
 // Runs both graphs (same input and output types, else UserError) on random_inputs(original,
 // seed) and compares output by output; redraws once on [-kRedrawInputRange, kRedrawInputRange)
-// when an original output is non-finite at every element (see DifferentialReport).
+// when an original output is non-finite at every element (see DifferentialReport). With `reference`
+// (made for this `original`), the original's outputs come from it.
 DifferentialReport differential(const Graph& original, const Graph& optimized, uint64_t seed,
-                                const Tolerance& tolerance = {});
+                                const Tolerance& tolerance = {}, ReferenceOutputs* reference = nullptr);
 
 // The same comparison for given output tensors (used by tests against reference outputs).
 OutputDifference compare_outputs(const std::string& name, const Tensor& expected, const Tensor& actual,

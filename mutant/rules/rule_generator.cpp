@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "core/error.h"
+#include "core/file_safety.h"
 #include "mutant/rules/named_rules.h"
 #include "mutant/rules/rule_records.h"
 
@@ -172,10 +172,10 @@ std::string timings_json(const RuleGeneration& g) {
 void write_rule_files(const RuleGeneration& generation, const RuleGeneratorOptions& options,
                       const std::string& directory) {
   std::filesystem::create_directories(directory);
+  // Each file through a temporary beside it, every write checked, then renamed: a full disk is an
+  // error, never a truncated rule library.
   auto write = [&](const std::string& name, const std::string& text) {
-    std::ofstream out(std::filesystem::path(directory) / name);
-    if (!out) throw UserError("cannot write '" + (std::filesystem::path(directory) / name).string() + "'");
-    out << text;
+    write_file_atomically((std::filesystem::path(directory) / name).string(), text, "rule file");
   };
   for (const ClassCounts& counts : generation.classes) {
     auto of_class = [&](const std::vector<RuleRecord>& all) {

@@ -15,6 +15,7 @@
 
 #include "core/graph.h"
 #include "kernels/runtime/runtime.h"
+#include "search/cost/in_context.h"
 #include "search/cost/kernel_groups.h"
 #include "search/cost/target.h"
 
@@ -170,16 +171,31 @@ class CostModel {
   NodeCost node_cost(const Graph& graph, NodeId node) const;
   // Sum over nodes; nodes whose inputs are all constants (weight preparation) cost nothing.
   double graph_cost(const Graph& graph) const;  // microseconds
+  // In-context calibration of a measured target: `graph` (the cleaned input) run whole under the
+  // runtime's profiler, or the run a profile DB recorded for it, fits the scales every later
+  // graph_cost applies to stand-alone group times. Unfitted (scale 1) when neither is to be had.
+  ContextScales calibrate_in_context(const Graph& graph);
+  ContextScales context_scales() const;
+  // graph_cost without the in-context scales: the sum of stand-alone group times (and reorders).
+  double standalone_graph_cost(const Graph& graph) const;
   // Thread-safe memo by signature key: models repeat shapes, the search asks the same many times.
  private:
+  struct ContextRun {
+    GroupAttribution attribution;
+    double end_to_end_us = 0;
+  };
+  std::optional<ContextRun> stored_context_run(const std::string& base, const KernelGrouping& grouping) const;
+  std::optional<ContextRun> measure_context_run(const Graph& graph, const KernelGrouping& grouping,
+                                                const std::string& base);
+  std::vector<GroupTime> group_times(const Graph& graph, const KernelGrouping& grouping) const;
   double fused_correction_time(const Graph& graph, const Node& node) const;
   double measured_graph_cost(const Graph& graph) const;
   double estimated_group_cost(const Graph& graph, const KernelGroup& group) const;
   // Times the groups in the runtime (one interleaved batch) and records them.
   void measure_groups(const Graph& graph, const std::vector<const KernelGroup*>& groups) const;
   std::optional<GroupTime> stored_group_time(const std::string& key) const;  // under mutex_
-  double with_reorders_at_edges(const Graph& graph, const KernelGrouping& grouping,
-                                const std::vector<GroupTime>& times) const;
+  double with_reorders_at_edges(const Graph& graph, const KernelGrouping& grouping, const std::vector<GroupTime>& times,
+                                const ContextScales& scales) const;
   void record_measured(const std::string& key, const GroupTime& time, const runtime::Timing& timing) const;  // under mutex_
   DeviceSpec device_;
   mutable ProfileDb profile_;
@@ -189,6 +205,7 @@ class CostModel {
   mutable std::map<std::string, NodeCost> memo_;
   mutable std::map<std::string, GroupTime> group_memo_;
   mutable double measuring_seconds_ = 0;
+  ContextScales scales_;  // set once, before the search reads costs (calibrate_in_context)
 };
 
 }  // namespace pet::cost

@@ -153,6 +153,16 @@ double CostModel::estimated_group_cost(const Graph& graph, const KernelGroup& gr
 // plain otherwise.
 double CostModel::measured_graph_cost(const Graph& graph) const {
   KernelGrouping grouping = kernel_groups(graph);
+  return with_reorders_at_edges(graph, grouping, group_times(graph, grouping), scales_);
+}
+
+double CostModel::standalone_graph_cost(const Graph& graph) const {
+  PET_CHECK(measurement_, "stand-alone group times exist for a measured target only");
+  KernelGrouping grouping = kernel_groups(graph);
+  return with_reorders_at_edges(graph, grouping, group_times(graph, grouping), ContextScales{});
+}
+
+std::vector<CostModel::GroupTime> CostModel::group_times(const Graph& graph, const KernelGrouping& grouping) const {
   const std::vector<KernelGroup>& groups = grouping.groups;
   std::vector<const KernelGroup*> missing;
   {
@@ -174,11 +184,11 @@ double CostModel::measured_graph_cost(const Graph& graph) const {
     std::lock_guard lock(mutex_);
     for (const KernelGroup& group : groups) times.push_back(group_memo_.at(group.key));
   }
-  return with_reorders_at_edges(graph, grouping, times);
+  return times;
 }
 
 double CostModel::with_reorders_at_edges(const Graph& graph, const KernelGrouping& grouping,
-                                         const std::vector<GroupTime>& times) const {
+                                         const std::vector<GroupTime>& times, const ContextScales& scales) const {
   const std::vector<KernelGroup>& groups = grouping.groups;
   const std::vector<int>& node_group = grouping.group_of_node;
   // Which group computes each value (-1: a graph input, or computed from constants only).
@@ -202,7 +212,7 @@ double CostModel::with_reorders_at_edges(const Graph& graph, const KernelGroupin
   const std::vector<bool>& derived = grouping.constant_derived;
   double total = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
-    total += times[g].kernel_us;
+    total += times[g].kernel_us * scales.factor(graph.node(groups[g].nodes.front()).op());
     if (!blocked[g]) continue;
     bool plain_in = false, plain_out = false;
     for (NodeId id : groups[g].nodes) {
@@ -221,7 +231,8 @@ double CostModel::with_reorders_at_edges(const Graph& graph, const KernelGroupin
         }
       }
     }
-    total += (plain_in ? times[g].reorder_in_us : 0) + (plain_out ? times[g].reorder_out_us : 0);
+    double reorders = (plain_in ? times[g].reorder_in_us : 0) + (plain_out ? times[g].reorder_out_us : 0);
+    total += reorders * (scales.fitted ? scales.end_to_end : 1);
   }
   return total;
 }

@@ -45,6 +45,50 @@ TEST(ChannelPadding, SixChannelsGrowToEightWithZeroFiltersTheReaderIgnores) {
   EXPECT_TRUE(differential(graph, padded, 8).passed) << "the Pads fold into the weights";
 }
 
+// Found by the measured ranking, which finalizes every program a beam round keeps: a conv whose bias
+// the search had split off into an Add was padded without its bias, a program with mismatched shapes.
+TEST(ChannelPadding, APerChannelOperandBetweenTheConvsGrowsWithTheChannels) {
+  Graph graph = parse_graph(R"(graph "split_bias" opset 13 {
+    input %x : f32[1,4,6,6]
+    const %w0 : f32[6,4,3,3] = random(1)
+    const %b0 : f32[1,6,1,1] = random(2)
+    const %s0 : f32[6,1,1] = random(3)
+    const %w1 : f32[8,6,3,3] = random(4)
+    %c0 = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w0) : f32[1,6,6,6]
+    %a0 = Add(%c0, %b0) : f32[1,6,6,6]
+    %m0 = Mul(%a0, %s0) : f32[1,6,6,6]
+    %r0 = Relu(%m0) : f32[1,6,6,6]
+    %c1 = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%r0, %w1) : f32[1,8,6,6]
+    output %c1
+  })");
+  std::vector<search::PaddingSite> sites = search::channel_padding_sites(graph, 8);
+  ASSERT_EQ(sites.size(), 1u);
+  Graph padded = search::pad_channels(graph, sites[0], 8);
+  std::string printed = print_graph(padded);
+  EXPECT_NE(printed.find(R"(%a0_padded_operand = Pad[mode="constant", pads=[0,0,0,0,0,2,0,0], value=0](%b0) : f32[1,8,1,1])"),
+            std::string::npos) << printed;
+  EXPECT_NE(printed.find(R"(%m0_padded_operand = Pad[mode="constant", pads=[0,0,0,2,0,0], value=0](%s0) : f32[8,1,1])"),
+            std::string::npos) << printed;
+  EXPECT_NE(printed.find("%m0 = Mul(%a0, %m0_padded_operand) : f32[1,8,6,6]"), std::string::npos) << printed;
+  EXPECT_TRUE(differential(graph, padded, 7).passed);
+  finalize(padded);  // reruns every shape rule
+  EXPECT_TRUE(differential(graph, padded, 8).passed);
+}
+
+TEST(ChannelPadding, APerChannelDivisorIsNoSiteSinceItsZeroPaddingWouldMakeInfinities) {
+  Graph graph = parse_graph(R"(graph "divided" opset 13 {
+    input %x : f32[1,4,6,6]
+    const %w0 : f32[6,4,3,3] = random(1)
+    const %d0 : f32[1,6,1,1] = random(2)
+    const %w1 : f32[8,6,3,3] = random(4)
+    %c0 = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w0) : f32[1,6,6,6]
+    %q0 = Div(%c0, %d0) : f32[1,6,6,6]
+    %c1 = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%q0, %w1) : f32[1,8,6,6]
+    output %c1
+  })");
+  EXPECT_TRUE(search::channel_padding_sites(graph, 8).empty());
+}
+
 TEST(ChannelPadding, AMultipleAlreadyMetIsNoSite) {
   EXPECT_TRUE(search::channel_padding_sites(parse_graph(kOddChannels), 2).empty());
   EXPECT_TRUE(search::channel_padding_sites(parse_graph(kOddChannels), 3).empty());

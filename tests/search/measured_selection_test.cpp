@@ -35,7 +35,7 @@ class Selecting : public ::testing::Test {
     add(cleaned, clean);
     add(program, prog);
     cost::CostModel replayed(cost::load_cpu_fallback(), db, measurement);
-    return select_fastest({{"input", &input, 100}, {"cleaned", &cleaned, 100}, {"program 1", &program, 90}}, replayed,
+    return select_fastest({{"input", &input, 100, {}}, {"cleaned", &cleaned, 100, {}}, {"program 1", &program, 90, {}}}, replayed,
                           {});
   }
 };
@@ -66,7 +66,7 @@ TEST_F(Selecting, WhenNothingIsFasterTheInputIsWrittenUnchanged) {
 TEST_F(Selecting, WithoutEndToEndTimesTheLowestPredictionIsChosenAndSaidSo) {
   cost::CostModel replayed(cost::load_cpu_fallback(), {}, measurement);
   Selection selection = select_fastest(
-      {{"input", &input, 100}, {"cleaned", &cleaned, 100}, {"program 1", &program, 90}}, replayed, {});
+      {{"input", &input, 100, {}}, {"cleaned", &cleaned, 100, {}}, {"program 1", &program, 90, {}}}, replayed, {});
   EXPECT_EQ(selection.source, "estimated");
   EXPECT_EQ(selection.candidates[selection.chosen].label, "program 1");
   EXPECT_EQ(selection.reason, "no end-to-end times to compare: program 1 has the lowest predicted cost");
@@ -106,8 +106,8 @@ class SelectingWithARefusingRuntime : public Selecting {
     cost::Measurement measured = measurement;
     measured.runtime = &runtime;
     cost::CostModel cost(cost::load_cpu_fallback(), {}, measured);
-    return select_fastest({{"input", &input, 100}, {"cleaned", &cleaned, 100}, {"program 1", &program, 90},
-                           {"program 2", &faster, 80}},
+    return select_fastest({{"input", &input, 100, {}}, {"cleaned", &cleaned, 100, {}}, {"program 1", &program, 90, {}},
+                           {"program 2", &faster, 80, {}}},
                           cost, {3, 1, 1});
   }
 };

@@ -202,6 +202,11 @@ void expect_measured_then_replayed(const std::string& target, const std::string&
   EXPECT_NE(out.str().find("measured latency in " + runtime_name), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("written file in " + target + " (" + runtime_name), std::string::npos) << out.str();
   ASSERT_TRUE(std::filesystem::exists(db));
+  std::string measured_model = file_bytes(temp_file(target + ".onnx"));
+  nlohmann::json measured = nlohmann::json::parse(file_bytes(temp_file(target + ".json")));
+  EXPECT_TRUE(measured["search"]["measured_ranking"]["on"].get<bool>()) << "a tiny model is cheap to time whole";
+  EXPECT_GT(measured["search"]["measured_ranking"]["timed"].get<int>(), 0);
+  EXPECT_TRUE(measured["target"]["in_context"]["fitted"].get<bool>()) << measured["target"].dump();
 
   std::vector<std::string> replay = {model, "--target", target, "--threads", "1", "--profile-db", db, "--replay", "-o",
                                      temp_file(target + "-replay.onnx")};
@@ -220,6 +225,11 @@ void expect_measured_then_replayed(const std::string& target, const std::string&
   EXPECT_EQ(report["target"]["kernel_costs"]["measured"], 0);
   EXPECT_EQ(report["target"]["kernel_costs"]["estimated"], 0);
   EXPECT_GT(report["target"]["kernel_costs"]["replayed"].get<int>(), 0);
+  // The replay ranks the beam and fits the scales from what the measured run recorded: the same model.
+  EXPECT_EQ(first_model, measured_model) << "the replay chose what the measured run chose";
+  EXPECT_EQ(report["search"]["measured_ranking"]["timed"], 0);
+  EXPECT_GT(report["search"]["measured_ranking"]["replayed"].get<int>(), 0);
+  EXPECT_EQ(report["target"]["in_context"], measured["target"]["in_context"]);
 }
 
 TEST(PetOpt, OrtCpuMeasuresThenReplaysByteIdentically) { expect_measured_then_replayed("ort-cpu", "onnxruntime"); }
@@ -278,7 +288,7 @@ TEST(Docs, PetOptHelpStatesThePipelinesDefaults) {
         fmt::format("(default {})", defaults.mutant_work), fmt::format("(default {})", defaults.scored_per_expansion),
         fmt::format("(default {})", defaults.mutation_rounds),
         fmt::format("(default {})", defaults.top_k), fmt::format("(default {})", defaults.target), fmt::format("(default {})", defaults.select_k),
-        fmt::format("(default {})", defaults.select_runs),
+        fmt::format("(default {})", defaults.select_runs), fmt::format("(default {})", defaults.measured_search_s),
         fmt::format("(default {})", defaults.seed), fmt::format("(default {})", defaults.taso_search),
         fmt::format("best ({})", defaults.alpha)})
     EXPECT_NE(help.find(stated), std::string::npos) << stated;

@@ -1,0 +1,56 @@
+// In-context calibration: the input run whole in the target runtime under its own profiler says what
+// each kernel group costs among its neighbours (caches warm from the producer, reorders elided,
+// epilogues fused), which a group timed alone does not; the ratio per op scales every stand-alone time.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "kernels/runtime/runtime.h"
+#include "search/cost/kernel_groups.h"
+
+namespace pet::cost {
+
+// The profiler's rows of one whole-graph run, attributed to the graph's kernel groups.
+struct GroupAttribution {
+  std::vector<double> group_us;  // per group of the grouping: the time of the rows that name one of its nodes or values
+  double unattributed_us = 0;    // rows naming nothing of the graph: the runtime's reorders, converts, copies
+  double profiled_us = 0;        // every row
+  int rows_matched = 0, rows = 0;
+};
+
+// Attributes each profiler row to the group of the node or value it names. Runtimes name a row after
+// the node ("/fc/Gemm"), the node with a suffix of their own ("/conv1/Conv/WithoutBiases" in
+// OpenVINO), or the value it writes ("/relu/Relu_output_0_nchwc" in ONNX Runtime's blocked layout).
+GroupAttribution attribute_rows(const Graph& graph, const KernelGrouping& grouping,
+                                const std::vector<runtime::NodeTime>& rows);
+
+// The scales the cost model applies to stand-alone kernel times: in-context over stand-alone, per
+// head op of a group (summed over the groups with that head, so one fused-away group does not zero
+// an op), the overall ratio for ops the input lacks, and the unprofiled end-to-end time over the
+// profiled rows' sum (a profiler's own overhead).
+struct ContextScales {
+  bool fitted = false;
+  std::map<std::string, double> by_op;
+  double overall = 1;
+  double end_to_end = 1;
+  int groups_matched = 0, groups = 0;
+  // The factor for a group whose first node is `op`: by_op's, else overall; times end_to_end.
+  double factor(const std::string& op) const;
+};
+
+// The profile DB keys of a graph's in-context run start with this (the graph's structural hash).
+std::string in_context_base(const Graph& graph);
+
+// Scales are clamped to [kMinScale, kMaxScale]: a ratio outside means the attribution failed (a
+// runtime that names rows otherwise), not that a kernel is 20 times faster among its neighbours.
+inline constexpr double kMinScale = 0.2;
+inline constexpr double kMaxScale = 5.0;
+
+// `standalone_us`: each group's stand-alone kernel time (as the cost model holds it), by group.
+ContextScales fit_scales(const Graph& graph, const KernelGrouping& grouping, const GroupAttribution& in_context,
+                         const std::vector<double>& standalone_us, double end_to_end_us);
+
+}  // namespace pet::cost

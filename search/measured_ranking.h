@@ -1,0 +1,62 @@
+// Measured ranking: on a measured target the programs each beam round keeps are timed end to end in
+// the runtime, beside the cleaned input, and the beam follows those times: what a rewrite costs among
+// its neighbours (the runtime's own fusions, reorders and caches) rather than the sum of its parts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/graph.h"
+#include "search/cost/cost_model.h"
+#include "search/program.h"
+
+namespace pet::search {
+
+struct RankingOptions {
+  int warmup = 1;
+  int runs = 5;
+  uint64_t seed = 2026;
+  // Seconds of timing the whole search may expect to spend (from the cleaned input's predicted time,
+  // the beam width and kExpectedRounds); above it the beam follows the cost model's predictions.
+  double budget_s = 90;
+  int beam = 8;
+};
+
+// Rounds a beam search typically runs on the evaluation models (ResNet-18: 17 to 21).
+inline constexpr int kExpectedRounds = 20;
+
+class MeasuredRanking {
+ public:
+  // `reference` is the cleaned input as it would be written; every round times it too, and the
+  // programs' times are scaled by its first time over its time in that round, so a drift of the
+  // machine between rounds does not reorder the beam.
+  MeasuredRanking(const cost::CostModel& cost, const Graph& reference, RankingOptions options, pet::RankingStats& stats);
+  bool on() const { return stats_.on; }
+  // Sets each program's cost to its (scaled) end-to-end time: from memory, the profile DB, or timed now.
+  void rank(std::vector<Program>& programs);
+
+ private:
+  struct Pending {
+    size_t index;
+    std::string key;
+    std::string model;
+  };
+  void time_pending(std::vector<Program>& programs, std::vector<Pending>& pending);
+  double ranked_or_predicted(const Program& program, const std::string& key);
+
+  const cost::CostModel& cost_;
+  RankingOptions options_;
+  pet::RankingStats& stats_;
+  std::string reference_key_;
+  std::string reference_model_;
+  double reference_us_ = 0;               // the reference's first time (or the DB's)
+  double reference_predicted_us_ = 0;
+  std::unordered_map<uint64_t, double> by_program_;  // program hash -> ranked microseconds
+};
+
+// The profile DB key of a program's ranked (reference-scaled) end-to-end time.
+std::string ranked_key(const Graph& finalized);
+
+}  // namespace pet::search

@@ -1,0 +1,119 @@
+// In-context calibration: profiler rows as ONNX Runtime and OpenVINO name them, attributed to pet's
+// kernel groups (before -> after), the scales fitted from them, and the cost model applying them.
+#include <gtest/gtest.h>
+
+#include "core/text_ir.h"
+#include "search/cost/cost_model.h"
+#include "search/cost/in_context.h"
+#include "search/cost/kernel_groups.h"
+
+namespace pet::testing {
+namespace {
+
+// A conv with its residual add and relu (one kernel group), then a transpose (another); the nodes
+// carry the names an exporter gives them.
+const char* kBlock = R"(graph "block" opset 13 {
+  input %x : f32[1,8,6,6]
+  const %w : f32[8,8,3,3] = random(1)
+  const %b : f32[8] = random(2)
+  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w, %b) : f32[1,8,6,6] @"/block/conv/Conv"
+  %s = Add(%c, %x) : f32[1,8,6,6] @"/block/Add"
+  %r = Relu(%s) : f32[1,8,6,6] @"/block/relu/Relu"
+  %t = Transpose[perm=[0,2,3,1]](%r) : f32[1,6,6,8] @"/head/Transpose"
+  output %t
+}
+)";
+
+runtime::NodeTime row(const std::string& name, double microseconds) { return {name, "op", "kernel", microseconds}; }
+
+TEST(InContext, RowsNamedAfterANodeOrTheValueItWritesGoToThatNodesGroup) {
+  Graph graph = parse_graph(kBlock);
+  cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  ASSERT_EQ(grouping.groups.size(), 2u);
+  // ONNX Runtime's blocked conv is named after the value its fused relu writes, plus "_nchwc";
+  // OpenVINO names a conv "<node>/WithoutBiases" and reports the fused add and relu as zero.
+  std::vector<runtime::NodeTime> rows = {row("ReorderInput", 3),       row("r_nchwc", 40),
+                                         row("/block/conv/Conv/WithoutBiases", 2), row("/block/Add", 0),
+                                         row("ReorderOutput", 4),      row("/head/Transpose", 6)};
+  cost::GroupAttribution attribution = cost::attribute_rows(graph, grouping, rows);
+  EXPECT_EQ(attribution.group_us, (std::vector<double>{42, 6}));
+  EXPECT_EQ(attribution.unattributed_us, 7) << "the reorders name nothing of pet's graph";
+  EXPECT_EQ(attribution.profiled_us, 55);
+  EXPECT_EQ(attribution.rows_matched, 4);
+  EXPECT_EQ(attribution.rows, 6);
+}
+
+TEST(InContext, ARowNamingNothingOfTheGraphIsUnattributedNotGuessed) {
+  Graph graph = parse_graph(kBlock);
+  cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  cost::GroupAttribution attribution =
+      cost::attribute_rows(graph, grouping, {row("/block/conv/Conv_extra", 5), row("input_f32_bf16_reorder", 1)});
+  EXPECT_EQ(attribution.group_us, (std::vector<double>{0, 0}));
+  EXPECT_EQ(attribution.unattributed_us, 6);
+}
+
+TEST(InContext, ScalesAreInContextOverStandAlonePerHeadOpAndEndToEndOverProfiled) {
+  Graph graph = parse_graph(kBlock);
+  cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  cost::GroupAttribution attribution{{80, 10}, 10, 100, 3, 4};
+  cost::ContextScales scales = cost::fit_scales(graph, grouping, attribution, {100, 10}, 90);
+  ASSERT_TRUE(scales.fitted);
+  EXPECT_DOUBLE_EQ(scales.by_op.at("Conv"), 0.8);
+  EXPECT_DOUBLE_EQ(scales.by_op.at("Transpose"), 1.0);
+  EXPECT_DOUBLE_EQ(scales.overall, 90.0 / 110.0);
+  EXPECT_DOUBLE_EQ(scales.end_to_end, 0.9);
+  EXPECT_DOUBLE_EQ(scales.factor("Conv"), 0.8 * 0.9);
+  EXPECT_DOUBLE_EQ(scales.factor("MatMul"), 90.0 / 110.0 * 0.9) << "an op the input lacks takes the overall ratio";
+  EXPECT_EQ(scales.groups_matched, 2);
+}
+
+TEST(InContext, ARatioOutsideTheClampIsAFailedAttributionAndIsClamped) {
+  Graph graph = parse_graph(kBlock);
+  cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  cost::ContextScales scales = cost::fit_scales(graph, grouping, {{2000, 1}, 0, 2001, 2, 2}, {100, 10}, 2001);
+  EXPECT_DOUBLE_EQ(scales.by_op.at("Conv"), cost::kMaxScale);
+  EXPECT_DOUBLE_EQ(scales.by_op.at("Transpose"), cost::kMinScale);
+}
+
+TEST(InContext, NoRowsMeansNoScalesAndTheStandAloneTimesStand) {
+  Graph graph = parse_graph(kBlock);
+  cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  cost::ContextScales scales = cost::fit_scales(graph, grouping, {{0, 0}, 0, 0, 0, 0}, {100, 10}, 50);
+  EXPECT_FALSE(scales.fitted);
+  EXPECT_EQ(scales.factor("Conv"), 1);
+}
+
+// The cost model with a DB holding the stand-alone times and the in-context run of this graph (as a
+// measured run records them): the replay fits the same scales and prices every group with them.
+TEST(InContext, AReplayedRunScalesEveryGroupOfTheGraph) {
+  Graph graph = parse_graph(kBlock);
+  cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  cost::Measurement measurement;
+  measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
+  std::string device = measurement.target.db_device();
+  cost::ProfileDb db;
+  auto add = [&](const std::string& key, double microseconds) {
+    db.add({key, device, microseconds, "test", "onnxruntime 0.0.0", "2026-11-26"});
+  };
+  add(grouping.groups[0].key, 100);
+  add(grouping.groups[1].key, 10);
+  cost::CostModel before(cost::load_cpu_fallback(), db, measurement);
+  EXPECT_EQ(before.graph_cost(graph), 110) << "before: the stand-alone sum";
+
+  cost::CostModel probe(cost::load_cpu_fallback(), db, measurement);
+  std::string base = cost::in_context_base(graph);
+  add(base + " end-to-end", 45);
+  add(base + " profiled", 50);
+  add(base + " | " + grouping.groups[0].key, 40);
+  add(base + " | " + grouping.groups[1].key, 10);
+  cost::CostModel after(cost::load_cpu_fallback(), db, measurement);
+  cost::ContextScales scales = after.calibrate_in_context(graph);
+  ASSERT_TRUE(scales.fitted);
+  EXPECT_DOUBLE_EQ(after.graph_cost(graph), (100 * 0.4 + 10 * 1.0) * 0.9) << "after: priced as it ran in context";
+  EXPECT_EQ(after.standalone_graph_cost(graph), 110);
+  EXPECT_FALSE(probe.calibrate_in_context(graph).fitted) << "a replayed DB without the run fits nothing";
+  EXPECT_EQ(probe.graph_cost(graph), 110);
+}
+
+}  // namespace
+}  // namespace pet::testing
