@@ -15,7 +15,7 @@
 namespace pet::search {
 
 struct RankingOptions {
-  int warmup = 1;
+  int warmup = 2;
   int runs = 5;
   uint64_t seed = 2026;
   // Seconds of timing the whole search may expect to spend (from the cleaned input's predicted time,
