@@ -125,6 +125,7 @@ nlohmann::ordered_json context_json(const cost::ContextScales& scales) {
   if (!scales.fitted) return json;
   json["end_to_end"] = scales.end_to_end;
   json["overall"] = scales.overall;
+  json["reorder"] = scales.reorder;
   json["by_op"] = nlohmann::ordered_json::object();
   for (const auto& [op, scale] : scales.by_op) json["by_op"][op] = scale;
   json["groups_matched"] = scales.groups_matched;

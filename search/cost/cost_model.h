@@ -196,6 +196,8 @@ class CostModel {
   std::optional<GroupTime> stored_group_time(const std::string& key) const;  // under mutex_
   double with_reorders_at_edges(const Graph& graph, const KernelGrouping& grouping, const std::vector<GroupTime>& times,
                                 const ContextScales& scales) const;
+  // The stand-alone reorders a graph pays where its blocked regions meet plain layouts.
+  double reorders_at_edges(const Graph& graph, const KernelGrouping& grouping, const std::vector<GroupTime>& times) const;
   void record_measured(const std::string& key, const GroupTime& time, const runtime::Timing& timing) const;  // under mutex_
   DeviceSpec device_;
   mutable ProfileDb profile_;

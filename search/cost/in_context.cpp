@@ -84,7 +84,8 @@ double ContextScales::factor(const std::string& op) const {
 }
 
 ContextScales fit_scales(const Graph& graph, const KernelGrouping& grouping, const GroupAttribution& in_context,
-                         const std::vector<double>& standalone_us, double end_to_end_us) {
+                         const std::vector<double>& standalone_us, double standalone_reorders_us,
+                         double end_to_end_us) {
   PET_CHECK(standalone_us.size() == grouping.groups.size() && in_context.group_us.size() == grouping.groups.size(),
             "one stand-alone and one in-context time per kernel group");
   ContextScales scales;
@@ -105,6 +106,7 @@ ContextScales fit_scales(const Graph& graph, const KernelGrouping& grouping, con
   for (const auto& [op, sum] : sums)
     if (sum.first > 0 && sum.second > 0) scales.by_op[op] = clamped(sum.first / sum.second);
   scales.end_to_end = clamped(end_to_end_us / in_context.profiled_us);
+  if (standalone_reorders_us > 0) scales.reorder = clamped(in_context.unattributed_us / standalone_reorders_us);
   return scales;
 }
 
@@ -184,8 +186,10 @@ std::optional<CostModel::ContextRun> CostModel::measure_context_run(const Graph&
 ContextScales CostModel::calibrate_in_context(const Graph& graph) {
   PET_CHECK(measurement_, "in-context calibration is for a measured target");
   KernelGrouping grouping = kernel_groups(graph);
+  std::vector<GroupTime> times = group_times(graph, grouping);
   std::vector<double> standalone;
-  for (const GroupTime& time : group_times(graph, grouping)) standalone.push_back(time.kernel_us);
+  for (const GroupTime& time : times) standalone.push_back(time.kernel_us);
+  double standalone_reorders = reorders_at_edges(graph, grouping, times);
   std::string base = in_context_base(graph);
   std::optional<ContextRun> run;
   {
@@ -194,7 +198,7 @@ ContextScales CostModel::calibrate_in_context(const Graph& graph) {
   }
   if (!run && measurement_->runtime) run = measure_context_run(graph, grouping, base);
   ContextScales scales;
-  if (run) scales = fit_scales(graph, grouping, run->attribution, standalone, run->end_to_end_us);
+  if (run) scales = fit_scales(graph, grouping, run->attribution, standalone, standalone_reorders, run->end_to_end_us);
   std::lock_guard lock(mutex_);
   scales_ = scales;
   return scales;

@@ -36,9 +36,14 @@ struct ContextScales {
   std::map<std::string, double> by_op;
   double overall = 1;
   double end_to_end = 1;
+  // The rows naming nothing of the graph (the runtime's reorders and converts) over the reorders the
+  // stand-alone times charge the input at its blocked regions' edges (1 when it charges none).
+  double reorder = 1;
   int groups_matched = 0, groups = 0;
   // The factor for a group whose first node is `op`: by_op's, else overall; times end_to_end.
   double factor(const std::string& op) const;
+  // The factor for the stand-alone reorders: reorder times end_to_end.
+  double reorder_factor() const { return fitted ? reorder * end_to_end : 1; }
 };
 
 // The profile DB keys of a graph's in-context run start with this (the graph's structural hash).
@@ -49,8 +54,10 @@ std::string in_context_base(const Graph& graph);
 inline constexpr double kMinScale = 0.2;
 inline constexpr double kMaxScale = 5.0;
 
-// `standalone_us`: each group's stand-alone kernel time (as the cost model holds it), by group.
+// `standalone_us`: each group's stand-alone kernel time (as the cost model holds it), by group;
+// `standalone_reorders_us`: the reorders those times charge the graph at its blocked regions' edges.
 ContextScales fit_scales(const Graph& graph, const KernelGrouping& grouping, const GroupAttribution& in_context,
-                         const std::vector<double>& standalone_us, double end_to_end_us);
+                         const std::vector<double>& standalone_us, double standalone_reorders_us,
+                         double end_to_end_us);
 
 }  // namespace pet::cost

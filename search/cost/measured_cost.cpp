@@ -189,6 +189,18 @@ std::vector<CostModel::GroupTime> CostModel::group_times(const Graph& graph, con
 
 double CostModel::with_reorders_at_edges(const Graph& graph, const KernelGrouping& grouping,
                                          const std::vector<GroupTime>& times, const ContextScales& scales) const {
+  double total = 0;
+  for (size_t g = 0; g < grouping.groups.size(); ++g)
+    total += times[g].kernel_us * scales.factor(graph.node(grouping.groups[g].nodes.front()).op());
+  return total + reorders_at_edges(graph, grouping, times) * scales.reorder_factor();
+}
+
+// A group's layout: blocked when the runtime reordered around it; an elementwise group without
+// reorders takes its first computed input's layout; any other is plain. Then each blocked group
+// pays its reorder in when some input comes from a plain group (or the graph's inputs), and its
+// reorder out when some reader, or the graph's output, expects a plain layout.
+double CostModel::reorders_at_edges(const Graph& graph, const KernelGrouping& grouping,
+                                    const std::vector<GroupTime>& times) const {
   const std::vector<KernelGroup>& groups = grouping.groups;
   const std::vector<int>& node_group = grouping.group_of_node;
   // Which group computes each value (-1: a graph input, or computed from constants only).
@@ -196,8 +208,6 @@ double CostModel::with_reorders_at_edges(const Graph& graph, const KernelGroupin
     NodeId node = graph.value(value).producer;
     return node < 0 ? -1 : node_group[static_cast<size_t>(node)];
   };
-  // A group's layout: blocked when the runtime reordered around it; an elementwise group without
-  // reorders takes its first computed input's layout; any other is plain.
   std::vector<bool> blocked(groups.size(), false);
   for (size_t g = 0; g < groups.size(); ++g) {
     blocked[g] = times[g].reorder_in_us > 0 || times[g].reorder_out_us > 0;
@@ -212,7 +222,6 @@ double CostModel::with_reorders_at_edges(const Graph& graph, const KernelGroupin
   const std::vector<bool>& derived = grouping.constant_derived;
   double total = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
-    total += times[g].kernel_us * scales.factor(graph.node(groups[g].nodes.front()).op());
     if (!blocked[g]) continue;
     bool plain_in = false, plain_out = false;
     for (NodeId id : groups[g].nodes) {
@@ -231,8 +240,7 @@ double CostModel::with_reorders_at_edges(const Graph& graph, const KernelGroupin
         }
       }
     }
-    double reorders = (plain_in ? times[g].reorder_in_us : 0) + (plain_out ? times[g].reorder_out_us : 0);
-    total += reorders * (scales.fitted ? scales.end_to_end : 1);
+    total += (plain_in ? times[g].reorder_in_us : 0) + (plain_out ? times[g].reorder_out_us : 0);
   }
   return total;
 }

@@ -56,7 +56,7 @@ TEST(InContext, ScalesAreInContextOverStandAlonePerHeadOpAndEndToEndOverProfiled
   Graph graph = parse_graph(kBlock);
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
   cost::GroupAttribution attribution{{80, 10}, 10, 100, 3, 4};
-  cost::ContextScales scales = cost::fit_scales(graph, grouping, attribution, {100, 10}, 90);
+  cost::ContextScales scales = cost::fit_scales(graph, grouping, attribution, {100, 10}, 40, 90);
   ASSERT_TRUE(scales.fitted);
   EXPECT_DOUBLE_EQ(scales.by_op.at("Conv"), 0.8);
   EXPECT_DOUBLE_EQ(scales.by_op.at("Transpose"), 1.0);
@@ -64,23 +64,27 @@ TEST(InContext, ScalesAreInContextOverStandAlonePerHeadOpAndEndToEndOverProfiled
   EXPECT_DOUBLE_EQ(scales.end_to_end, 0.9);
   EXPECT_DOUBLE_EQ(scales.factor("Conv"), 0.8 * 0.9);
   EXPECT_DOUBLE_EQ(scales.factor("MatMul"), 90.0 / 110.0 * 0.9) << "an op the input lacks takes the overall ratio";
+  EXPECT_DOUBLE_EQ(scales.reorder, 0.25) << "10 us of unattributed rows against 40 us of stand-alone reorders";
+  EXPECT_DOUBLE_EQ(scales.reorder_factor(), 0.25 * 0.9);
   EXPECT_EQ(scales.groups_matched, 2);
 }
 
 TEST(InContext, ARatioOutsideTheClampIsAFailedAttributionAndIsClamped) {
   Graph graph = parse_graph(kBlock);
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
-  cost::ContextScales scales = cost::fit_scales(graph, grouping, {{2000, 1}, 0, 2001, 2, 2}, {100, 10}, 2001);
+  cost::ContextScales scales = cost::fit_scales(graph, grouping, {{2000, 1}, 0, 2001, 2, 2}, {100, 10}, 0, 2001);
   EXPECT_DOUBLE_EQ(scales.by_op.at("Conv"), cost::kMaxScale);
   EXPECT_DOUBLE_EQ(scales.by_op.at("Transpose"), cost::kMinScale);
+  EXPECT_EQ(scales.reorder, 1) << "no stand-alone reorders: nothing to scale";
 }
 
 TEST(InContext, NoRowsMeansNoScalesAndTheStandAloneTimesStand) {
   Graph graph = parse_graph(kBlock);
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
-  cost::ContextScales scales = cost::fit_scales(graph, grouping, {{0, 0}, 0, 0, 0, 0}, {100, 10}, 50);
+  cost::ContextScales scales = cost::fit_scales(graph, grouping, {{0, 0}, 0, 0, 0, 0}, {100, 10}, 0, 50);
   EXPECT_FALSE(scales.fitted);
   EXPECT_EQ(scales.factor("Conv"), 1);
+  EXPECT_EQ(scales.reorder_factor(), 1);
 }
 
 // The cost model with a DB holding the stand-alone times and the in-context run of this graph (as a
