@@ -43,8 +43,9 @@ MeasuredRanking::MeasuredRanking(const cost::CostModel& cost, const Graph& refer
     return;
   }
   reference_model_ = serialize_onnx(reference, runtime->export_options());
-  double expected_s = reference_predicted_us_ * 1e-6 * (options.warmup + options.runs) * (options.beam + 1) *
-                      kExpectedRounds;
+  double per_timing_s = static_cast<double>(reference_model_.size()) / kLoadBytesPerSecond +
+                        reference_predicted_us_ * 1e-6 * (options.warmup + options.runs);
+  double expected_s = per_timing_s * kExpectedTimings * options.beam / 8.0;
   if (options.budget_s <= 0) {
     stats_.why = "off (--measured-search 0): the beam follows the cost model";
   } else if (reference_us_ > 0 || expected_s <= options.budget_s) {

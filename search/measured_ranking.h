@@ -18,14 +18,19 @@ struct RankingOptions {
   int warmup = 2;
   int runs = 5;
   uint64_t seed = 2026;
-  // Seconds of timing the whole search may expect to spend (from the cleaned input's predicted time,
-  // the beam width and kExpectedRounds); above it the beam follows the cost model's predictions.
+  // Seconds of timing the whole search may expect to spend (kExpectedTimings, each loading the model
+  // and running it warmup + runs times at the cleaned input's predicted time); above it the beam
+  // follows the cost model's predictions.
   double budget_s = 90;
   int beam = 8;
 };
 
-// Rounds a beam search typically runs on the evaluation models (ResNet-18: 17 to 21).
-inline constexpr int kExpectedRounds = 20;
+// Programs (and references) a ranked search typically times on the evaluation models: 45 to 73 programs
+// plus one reference per request, measured at beam 8 (ResNet-18/50, Inception-v3, the CSRNet back end).
+inline constexpr int kExpectedTimings = 80;
+// Serializing a program, writing it and having the runtime load and compile it, in bytes per second
+// of the model (ResNet-50, 100 MB: about 0.5 s a program in ONNX Runtime on this project's Xeon).
+inline constexpr double kLoadBytesPerSecond = 200e6;
 
 class MeasuredRanking {
  public:

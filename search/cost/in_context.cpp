@@ -167,6 +167,7 @@ std::optional<CostModel::ContextRun> CostModel::measure_context_run(const Graph&
   } catch (const UserError&) {  // the runtime refused the graph: no calibration, the stand-alone times stand
     return std::nullopt;
   }
+  if (run.end_to_end_us <= 0 || run.attribution.profiled_us <= 0) return std::nullopt;  // nothing to fit or keep
   const Target& target = measurement_->target;
   auto record = [&](const std::string& key, double microseconds, const std::string& method) {
     profile_.add({key, target.db_device(), microseconds, method, target.runtime, today(), 0, kContextRuns});
@@ -175,7 +176,8 @@ std::optional<CostModel::ContextRun> CostModel::measure_context_run(const Graph&
   measuring_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   record(base + kEndToEnd, run.end_to_end_us, "in context: end to end, profiler off");
   record(base + kProfiled, run.attribution.profiled_us, "in context: sum of the profiler's rows");
-  record(base + kUnattributed, run.attribution.unattributed_us, "in context: rows naming no node of the graph");
+  if (run.attribution.unattributed_us > 0)  // a DB entry is a positive time; absent reads as 0
+    record(base + kUnattributed, run.attribution.unattributed_us, "in context: rows naming no node of the graph");
   std::map<std::string, double> by_key;
   for (size_t g = 0; g < grouping.groups.size(); ++g) by_key[grouping.groups[g].key] += run.attribution.group_us[g];
   for (const auto& [key, microseconds] : by_key)

@@ -2,10 +2,13 @@
 // kernel groups (before -> after), the scales fitted from them, and the cost model applying them.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "core/text_ir.h"
 #include "search/cost/cost_model.h"
 #include "search/cost/in_context.h"
 #include "search/cost/kernel_groups.h"
+#include "tests/test_temp_dir.h"
 
 namespace pet::testing {
 namespace {
@@ -117,6 +120,47 @@ TEST(InContext, AReplayedRunScalesEveryGroupOfTheGraph) {
   EXPECT_EQ(after.standalone_graph_cost(graph), 110);
   EXPECT_FALSE(probe.calibrate_in_context(graph).fitted) << "a replayed DB without the run fits nothing";
   EXPECT_EQ(probe.graph_cost(graph), 110);
+}
+
+// A runtime whose profiler names every row after a node of the graph (nothing unattributed) and
+// reports every group at 10 us and a whole run at 20 us.
+class NamingRuntime : public runtime::Runtime {
+ public:
+  std::string target() const override { return "ort-cpu"; }
+  std::string version() const override { return "onnxruntime 0.0.0"; }
+  std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
+                                           const runtime::TimingOptions& options) override {
+    std::vector<runtime::Timing> timings;
+    for (size_t i = 0; i < models.size(); ++i) {
+      runtime::Timing timing{std::vector<double>(static_cast<size_t>(options.runs), 20.0), {}};
+      if (options.per_node) timing.nodes = {row("/block/conv/Conv", 10), row("/head/Transpose", 10)};
+      timings.push_back(std::move(timing));
+    }
+    return timings;
+  }
+  std::vector<Tensor> run_model(const std::string&, const std::vector<Tensor>&, int) override { return {}; }
+};
+
+// Found by the batch-1 matrix: a run whose rows all name the graph has no unattributed time, and a
+// zero-time entry made the saved DB one that the next pet-opt refused to load.
+TEST(InContext, AMeasuredRunIsKeptAsADbThatLoadsAgainAndRefitsTheSameScales) {
+  Graph graph = parse_graph(kBlock);
+  NamingRuntime runtime;
+  cost::Measurement measurement;
+  measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
+  measurement.runtime = &runtime;
+  cost::CostModel measured(cost::load_cpu_fallback(), {}, measurement);
+  cost::ContextScales scales = measured.calibrate_in_context(graph);
+  ASSERT_TRUE(scales.fitted);
+  std::string path = (private_temp_dir() / "in-context-db.json").string();
+  measured.profile().save(path);
+  cost::ProfileDb loaded = cost::ProfileDb::load(path);  // before: "entry N needs microseconds > 0"
+  measurement.runtime = nullptr;
+  cost::CostModel replayed(cost::load_cpu_fallback(), loaded, measurement);
+  cost::ContextScales again = replayed.calibrate_in_context(graph);
+  EXPECT_EQ(again.by_op, scales.by_op);
+  EXPECT_EQ(again.end_to_end, scales.end_to_end);
+  EXPECT_EQ(replayed.graph_cost(graph), measured.graph_cost(graph));
 }
 
 }  // namespace
