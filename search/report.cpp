@@ -121,7 +121,7 @@ nlohmann::ordered_json selection_json(const Selection& selection) {
 
 // The in-context scales the search priced with (absent: not fitted).
 nlohmann::ordered_json context_json(const cost::ContextScales& scales) {
-  nlohmann::ordered_json json = {{"fitted", scales.fitted}};
+  nlohmann::ordered_json json = {{"fitted", scales.fitted}, {"coverage", scales.coverage}};
   if (!scales.fitted) return json;
   json["end_to_end"] = scales.end_to_end;
   json["overall"] = scales.overall;

@@ -134,6 +134,10 @@ std::string request_report(const OptRequest& request, const Graph& original, con
 
 // The in-context scales the search priced with, for the terminal.
 std::string context_summary(const cost::ContextScales& scales) {
+  if (!scales.fitted && scales.coverage > 0)
+    return fmt::format("  in-context calibration: none; the profiler's rows name {:.0f}% of the run's time by pet's "
+                       "nodes (at least {:.0f}% needed), so the stand-alone group times stand\n",
+                       100 * scales.coverage, 100 * cost::kMinCoverage);
   if (!scales.fitted) return "  in-context calibration: none (stand-alone group times as measured)\n";
   std::vector<std::string> ops;
   for (const auto& [op, scale] : scales.by_op) ops.push_back(fmt::format("{} {:.2f}", op, scale));

@@ -101,6 +101,8 @@ ContextScales fit_scales(const Graph& graph, const KernelGrouping& grouping, con
     scales.groups_matched += in_context.group_us[g] > 0;
   }
   if (context_total <= 0 || standalone_total <= 0 || in_context.profiled_us <= 0 || end_to_end_us <= 0) return scales;
+  scales.coverage = (in_context.profiled_us - in_context.unattributed_us) / in_context.profiled_us;
+  if (scales.coverage < kMinCoverage) return scales;
   scales.fitted = true;
   scales.overall = clamped(context_total / standalone_total);
   for (const auto& [op, sum] : sums)

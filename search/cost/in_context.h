@@ -40,6 +40,7 @@ struct ContextScales {
   // stand-alone times charge the input at its blocked regions' edges (1 when it charges none).
   double reorder = 1;
   int groups_matched = 0, groups = 0;
+  double coverage = 0;  // the share of the profiled time attributed to the graph's groups
   // The factor for a group whose first node is `op`: by_op's, else overall; times end_to_end.
   double factor(const std::string& op) const;
   // The factor for the stand-alone reorders: reorder times end_to_end.
@@ -48,6 +49,11 @@ struct ContextScales {
 
 // The profile DB keys of a graph's in-context run start with this (the graph's structural hash).
 std::string in_context_base(const Graph& graph);
+
+// The share of the profiled time the attribution must cover before scales are fitted: below it the
+// runtime's rows do not name pet's nodes well enough (ONNX Runtime's fused attention and MatMul+Add
+// nodes in BERT carry new names), and scales fitted on the rest would misprice the whole graph.
+inline constexpr double kMinCoverage = 0.8;
 
 // Scales are clamped to [kMinScale, kMaxScale]: a ratio outside means the attribution failed (a
 // runtime that names rows otherwise), not that a kernel is 20 times faster among its neighbours.

@@ -81,6 +81,16 @@ TEST(InContext, ARatioOutsideTheClampIsAFailedAttributionAndIsClamped) {
   EXPECT_EQ(scales.reorder, 1) << "no stand-alone reorders: nothing to scale";
 }
 
+TEST(InContext, RowsThatNameTooLittleOfTheRunFitNothing) {
+  Graph graph = parse_graph(kBlock);
+  cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  // 30 of 100 us attributed: the runtime renamed what it fused, and the rest would be guessed.
+  cost::ContextScales scales = cost::fit_scales(graph, grouping, {{20, 10}, 70, 100, 2, 9}, {100, 10}, 0, 100);
+  EXPECT_FALSE(scales.fitted);
+  EXPECT_DOUBLE_EQ(scales.coverage, 0.3);
+  EXPECT_EQ(scales.factor("Conv"), 1);
+}
+
 TEST(InContext, NoRowsMeansNoScalesAndTheStandAloneTimesStand) {
   Graph graph = parse_graph(kBlock);
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
