@@ -200,7 +200,11 @@ ContextScales CostModel::calibrate_in_context(const Graph& graph) {
     std::lock_guard lock(mutex_);
     run = stored_context_run(base, grouping);
   }
-  if (!run && measurement_->runtime) run = measure_context_run(graph, grouping, base);
+  // A measured run is fitted as the DB keeps it (per group key), so its replay fits the same scales to the bit.
+  if (!run && measurement_->runtime && measure_context_run(graph, grouping, base)) {
+    std::lock_guard lock(mutex_);
+    run = stored_context_run(base, grouping);
+  }
   ContextScales scales;
   if (run) scales = fit_scales(graph, grouping, run->attribution, standalone, standalone_reorders, run->end_to_end_us);
   std::lock_guard lock(mutex_);
