@@ -96,26 +96,10 @@ void MeasuredRanking::time_pending(std::vector<Program>& programs, std::vector<P
   runtime::TimingOptions timing{.threads = target.threads, .warmup = options_.warmup, .runs = options_.runs,
                                 .per_node = false, .seed = options_.seed};
   auto start = std::chrono::steady_clock::now();
-  std::vector<bool> refused(pending.size(), false);
-  std::vector<runtime::Timing> timings;
-  std::vector<size_t> offered;  // pending index of each model after the reference
-  while (true) {
-    std::vector<std::string> models = {reference_model_};
-    offered.clear();
-    for (size_t p = 0; p < pending.size(); ++p)
-      if (!refused[p]) {
-        offered.push_back(p);
-        models.push_back(pending[p].model);
-      }
-    try {
-      timings = runtime.time_models(models, timing);
-      break;
-    } catch (const runtime::ModelRejected& refusal) {
-      // The runtime refusing the cleaned input itself is the user's model's problem, met again later.
-      if (refusal.index() == 0) throw;
-      refused[offered.at(refusal.index() - 1)] = true;
-    }
-  }
+  std::vector<std::string> models = {reference_model_};
+  for (const Pending& entry : pending) models.push_back(entry.model);
+  std::vector<std::string> refused;
+  std::vector<runtime::Timing> timings = runtime::time_accepted(runtime, models, timing, refused);
   double reference_now = cost::median_of(timings.at(0).runs_us);
   PET_CHECK(reference_now > 0, "the runtime timed the cleaned input at zero");
   if (reference_us_ <= 0) {
@@ -124,9 +108,10 @@ void MeasuredRanking::time_pending(std::vector<Program>& programs, std::vector<P
                      target.runtime, cost::today(), cost::half_iqr(timings[0].runs_us), options_.runs});
   }
   double scale = reference_us_ / reference_now;
-  for (size_t k = 0; k < offered.size(); ++k) {
-    const Pending& entry = pending[offered[k]];
-    const std::vector<double>& runs = timings.at(k + 1).runs_us;
+  for (size_t p = 0; p < pending.size(); ++p) {
+    if (!refused[p + 1].empty()) continue;
+    const Pending& entry = pending[p];
+    const std::vector<double>& runs = timings.at(p + 1).runs_us;
     double microseconds = cost::median_of(runs) * scale;
     cost_.add_entry({entry.key, target.db_device(), microseconds,
                      "end to end, scaled by the cleaned input timed beside it", target.runtime, cost::today(),
@@ -135,7 +120,7 @@ void MeasuredRanking::time_pending(std::vector<Program>& programs, std::vector<P
     ++stats_.timed;
   }
   for (size_t p = 0; p < pending.size(); ++p)
-    if (refused[p]) {  // kept too, so a replay ranks it last as well
+    if (!refused[p + 1].empty()) {  // kept too, so a replay ranks it last as well
       cost_.add_entry({pending[p].key, target.db_device(), kRefused, "refused by the runtime", target.runtime,
                        cost::today(), 0, 0});
       programs[pending[p].index].cost = by_program_[programs[pending[p].index].hash] = kRefused;

@@ -21,32 +21,6 @@ TimedCandidate timed(const SelectionCandidate& candidate, const std::vector<doub
           static_cast<int>(runs_us.size()), "", candidate.changes};
 }
 
-// Times the candidates not yet rejected, interleaved. A program the runtime refuses (OpenVINO's
-// own passes throw on some valid graphs) is a rejected candidate: marked, dropped, and the others
-// timed again. The input's refusal stays the user's error.
-std::vector<runtime::Timing> time_accepted(const std::vector<std::string>& models, std::vector<TimedCandidate>& result,
-                                           runtime::Runtime& runtime, const runtime::TimingOptions& timing) {
-  while (true) {
-    std::vector<size_t> accepted;
-    std::vector<std::string> offered;
-    for (size_t i = 0; i < models.size(); ++i)
-      if (result[i].rejected.empty()) {
-        accepted.push_back(i);
-        offered.push_back(models[i]);
-      }
-    try {
-      std::vector<runtime::Timing> timings = runtime.time_models(offered, timing);
-      std::vector<runtime::Timing> by_candidate(models.size());
-      for (size_t k = 0; k < accepted.size(); ++k) by_candidate[accepted[k]] = std::move(timings.at(k));
-      return by_candidate;
-    } catch (const runtime::ModelRejected& refusal) {
-      size_t candidate = accepted.at(refusal.index());
-      if (candidate == 0) throw;
-      result[candidate].rejected = refusal.what();
-    }
-  }
-}
-
 std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
                                     const SelectionOptions& options) {
   const cost::Measurement& how = *cost.measurement();
@@ -57,8 +31,12 @@ std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candi
                                 .per_node = false, .seed = options.seed};
   std::vector<TimedCandidate> result;
   for (const SelectionCandidate& candidate : candidates) result.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, "", candidate.changes});
-  std::vector<runtime::Timing> timings = time_accepted(models, result, *how.runtime, timing);
+  // A program the runtime refuses (OpenVINO's own passes throw on some valid graphs) is a rejected
+  // candidate, not the end of pet-opt; the input's refusal stays the user's error.
+  std::vector<std::string> refused;
+  std::vector<runtime::Timing> timings = runtime::time_accepted(*how.runtime, models, timing, refused);
   for (size_t i = 0; i < candidates.size(); ++i) {
+    result[i].rejected = refused[i];
     if (!result[i].rejected.empty()) continue;
     result[i] = timed(candidates[i], timings[i].runs_us);
     cost::ProfileEntry entry{model_key(*candidates[i].graph), how.target.db_device(), result[i].median_us,

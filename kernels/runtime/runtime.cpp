@@ -39,6 +39,30 @@ std::string default_openvino_extension() {
   return "";
 }
 
+std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::string>& models,
+                                  const TimingOptions& options, std::vector<std::string>& refused) {
+  refused.assign(models.size(), "");
+  while (true) {
+    std::vector<size_t> offered;
+    std::vector<std::string> accepted;
+    for (size_t i = 0; i < models.size(); ++i)
+      if (refused[i].empty()) {
+        offered.push_back(i);
+        accepted.push_back(models[i]);
+      }
+    try {
+      std::vector<Timing> timings = runtime.time_models(accepted, options);
+      std::vector<Timing> by_model(models.size());
+      for (size_t k = 0; k < offered.size(); ++k) by_model[offered[k]] = std::move(timings.at(k));
+      return by_model;
+    } catch (const ModelRejected& refusal) {
+      size_t model = offered.at(refusal.index());
+      if (model == 0) throw;
+      refused[model] = refusal.what();
+    }
+  }
+}
+
 std::string cpu_model() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;

@@ -65,6 +65,13 @@ class Runtime {
   virtual ExportOptions export_options() const { return {}; }
 };
 
+// Times `models` interleaved, leaving out each one the runtime refuses (ModelRejected) and timing the
+// rest again: refused[i] gets the runtime's message for a model left out, whose Timing stays empty.
+// Model 0 is the reference its callers time the others beside (the input, the cleaned input): its
+// refusal is rethrown.
+std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::string>& models,
+                                  const TimingOptions& options, std::vector<std::string>& refused);
+
 // The measured targets pet knows, in a stable order: {"ort-cpu", "openvino-cpu"}.
 std::vector<std::string> measured_targets();
 // Whether `target` names a measured target (the analytic GPU specs do not).
