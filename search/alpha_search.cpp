@@ -42,7 +42,7 @@ std::vector<Program> alpha_search(Program start, const SearchSpace& space, const
   queue.insert(std::move(start));
   auto is_new = [&seen](uint64_t hash) { return seen.insert(hash).second; };
   while (!queue.empty()) {
-    if (std::optional<StopReason> reason = budget.exhausted(stats.expansions, stats.candidates)) {
+    if (std::optional<StopReason> reason = budget.exhausted(stats.expansions, stats.candidates, stats.work)) {
       stats.stop_reason = *reason;
       return kept.take();
     }

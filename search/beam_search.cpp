@@ -39,12 +39,12 @@ SearchOutcome beam_search(std::vector<Program> start, const SearchSpace& space, 
     std::vector<Program> next;
     std::optional<StopReason> stop;
     for (const Program& program : outcome.beam) {
-      if (stop = budget.exhausted(stats.expansions, stats.candidates); stop) break;
+      if (stop = budget.exhausted(stats.expansions, stats.candidates, stats.work); stop) break;
       ++stats.expansions;
       std::vector<Program> grown = space.expand(program, kinds, stats, is_new, budget);
       next.insert(next.end(), std::make_move_iterator(grown.begin()), std::make_move_iterator(grown.end()));
     }
-    if (!stop) stop = budget.spent(stats.candidates);
+    if (!stop) stop = budget.spent(stats.candidates, stats.work);
     ++stats.rounds;
     if (next.empty()) {
       stats.stop_reason = stop.value_or(StopReason::converged);

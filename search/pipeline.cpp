@@ -55,9 +55,9 @@ void check_options(const OptimizeOptions& options) {
     throw UserError(fmt::format("--time-limit {} must be a positive number of seconds", options.time_limit_s));
   if (options.max_expansions < 1)
     throw UserError(fmt::format("--max-expansions {} must be at least 1", options.max_expansions));
-  if (options.max_candidates < 1 || options.mutant_work < 1)
-    throw UserError(fmt::format("--max-candidates {} and --mutant-work {} must be at least 1", options.max_candidates,
-                                options.mutant_work));
+  if (options.max_candidates < 1 || options.mutant_work < 1 || options.search_work < 1)
+    throw UserError(fmt::format("--max-candidates {}, --mutant-work {} and --search-work {} must be at least 1",
+                                options.max_candidates, options.mutant_work, options.search_work));
   if (options.scored_per_expansion < 0)
     throw UserError(fmt::format("--scored-per-expansion {} must be 0 (all) or more", options.scored_per_expansion));
   if (options.select_k < 1 || options.select_runs < 1)
@@ -203,6 +203,7 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   search::SearchBudget budget{.time_limit_s = options.time_limit_s,
                               .max_expansions = options.max_expansions,
                               .max_candidates = options.max_candidates,
+                              .max_work = options.search_work,
                               .start = std::chrono::steady_clock::now(),
                               .progress = options.progress,
                               .excluded_seconds = [&cost, &stats, before = cost.measuring_seconds()] {

@@ -31,9 +31,10 @@ struct OptimizeOptions {
   double alpha = 1.05;               // α-search: expand programs costing up to α × the best
   int64_t max_expansions = 2000;     // programs expanded, over the whole search
   int64_t max_candidates = 20000;    // programs scored, over the whole search (deterministic)
+  int64_t search_work = 3'000'000;   // nodes of the candidate programs built, summed (deterministic)
   int64_t mutant_work = 2'500'000'000;  // elements the mutant generator may read, in all (deterministic)
   int scored_per_expansion = 32;     // mutant moves scored per expanded program, best estimated gain first
-  double time_limit_s = 50;          // wall clock for the search after mutant generation (a backstop)
+  double time_limit_s = 100;         // wall clock for the search after mutant generation (a backstop)
   int mutation_rounds = 2;           // mutants of mutants, per subprogram
   int top_k = 4;                     // mutants kept per subprogram and round, by cost
   int threads = 0;                   // generating mutants and scoring candidates (0: all cores, or one on a
@@ -91,7 +92,7 @@ struct RankingStats {
   int64_t replayed = 0;   // programs whose ranked time the profile DB held
   int64_t rejected = 0;   // programs the runtime refused (ranked last)
   int64_t requests = 0;   // timing requests (one per round with something new)
-  double seconds = 0;     // wall clock spent timing
+  double seconds = 0;     // wall clock spent ranking: finalizing, serializing and timing programs
 };
 
 struct SearchStats {
@@ -101,6 +102,7 @@ struct SearchStats {
   int64_t expansions = 0;        // programs expanded
   int64_t candidates = 0;        // programs built by one move
   int64_t duplicates = 0;        // of those, seen before (canonical hash)
+  int64_t work = 0;              // nodes of those programs, summed (the --search-work budget)
   int64_t rule_applications = 0;
   int64_t rule_proofs = 0, rule_proofs_failed = 0;
   std::vector<std::string> rule_proofs_failed_detail;         // FailedInstance::describe() of each failed proof

@@ -32,6 +32,7 @@ nlohmann::ordered_json search_json(const SearchStats& stats, const GenerationSta
   json["expansions"] = stats.expansions;
   json["candidates"] = stats.candidates;
   json["duplicates"] = stats.duplicates;
+  json["search_work"] = stats.work;
   json["subprograms"] = generation.subprograms();
   json["subprograms_capped"] = generation.capped;
   json["mutant_work"] = generation.work;
@@ -199,10 +200,10 @@ std::string report_table(const OptimizeResult& result) {
   double speedup = result.cost_optimized_us > 0 ? result.cost_original_us / result.cost_optimized_us : 0;
   text += fmt::format("  predicted cost on {}: {:.1f} us -> {:.1f} us ({:.3f}x)\n", result.device,
                       result.cost_original_us, result.cost_optimized_us, speedup);
-  text += fmt::format("  search: {}, stopped: {}, {} rounds, {} expansions, {} candidates ({} duplicates), {:.2f} s\n",
-                      result.search.algorithm, to_string(result.search.stop_reason), result.search.rounds,
-                      result.search.expansions, result.search.candidates, result.search.duplicates,
-                      result.search.seconds);
+  text += fmt::format(
+      "  search: {}, stopped: {}, {} rounds, {} expansions, {} candidates ({} duplicates, {} nodes), {:.2f} s\n",
+      result.search.algorithm, to_string(result.search.stop_reason), result.search.rounds, result.search.expansions,
+      result.search.candidates, result.search.duplicates, result.search.work, result.search.seconds);
   const RankingStats& ranking = result.search.ranking;
   if (ranking.on)
     text += fmt::format("  measured ranking: {}; {} programs timed end to end ({:.1f} s, {} requests), {} replayed, {} "

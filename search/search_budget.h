@@ -1,6 +1,6 @@
-// The budgets every search algorithm honours: candidates scored and programs expanded (which end
-// a search at the same place on every run) and the wall clock (a backstop for slow machines),
-// each ending the search with its stop reason.
+// The budgets every search algorithm honours: candidates scored, the nodes of the candidates
+// built and programs expanded (which end a search at the same place on every run and machine) and
+// the wall clock (a backstop for slow machines), each ending the search with its stop reason.
 #pragma once
 
 #include <chrono>
@@ -17,6 +17,9 @@ struct SearchBudget {
   double time_limit_s = 60;
   int64_t max_expansions = 2000;
   int64_t max_candidates = 20000;
+  // Nodes of the candidate programs built, summed: what a search's time grows with (a candidate of
+  // BERT costs twelve of ResNet-18), so large graphs stop here before the clock does.
+  int64_t max_work = 3'000'000;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::function<void(const std::string&)> progress;  // may be empty
   // Seconds not charged to the search (timing kernels in a measured target); may be empty.
@@ -30,14 +33,15 @@ struct SearchBudget {
   // infinity) is simply never reached instead of overflowing the clock's tick count.
   bool out_of_time() const { return elapsed() >= time_limit_s; }
   // The budget that ends the search before it scores one more candidate, or nullopt to go on.
-  std::optional<StopReason> spent(int64_t candidates) const {
+  std::optional<StopReason> spent(int64_t candidates, int64_t work) const {
     if (out_of_time()) return StopReason::time_limit;
     if (candidates >= max_candidates) return StopReason::candidate_limit;
+    if (work >= max_work) return StopReason::work_limit;
     return std::nullopt;
   }
   // The reason to stop before expanding one more program, or nullopt to go on.
-  std::optional<StopReason> exhausted(int64_t expansions, int64_t candidates) const {
-    if (std::optional<StopReason> reason = spent(candidates)) return reason;
+  std::optional<StopReason> exhausted(int64_t expansions, int64_t candidates, int64_t work) const {
+    if (std::optional<StopReason> reason = spent(candidates, work)) return reason;
     if (expansions >= max_expansions) return StopReason::expansion_limit;
     return std::nullopt;
   }

@@ -64,8 +64,9 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
                                          const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const {
   std::vector<Program> next;
   Consider consider = [&](Graph graph, Transformation step, uint64_t hash) {
-    if (budget.spent(stats.candidates)) return false;
+    if (budget.spent(stats.candidates, stats.work)) return false;
     ++stats.candidates;
+    stats.work += static_cast<int64_t>(graph.nodes().size());
     if (!is_new(hash)) {
       ++stats.duplicates;
       return false;
@@ -153,7 +154,7 @@ void SearchSpace::take_best_first(std::vector<PendingMove>& moves, const SearchS
                    [](const PendingMove& a, const PendingMove& b) { return a.gain_us > b.gain_us; });
   size_t quota = options_.scored_per_expansion > 0 ? static_cast<size_t>(options_.scored_per_expansion) : moves.size();
   size_t taken = 0, first = 0;
-  while (first < moves.size() && taken < quota && !budget.spent(stats.candidates)) {
+  while (first < moves.size() && taken < quota && !budget.spent(stats.candidates, stats.work)) {
     size_t count = std::min(quota - taken, moves.size() - first);
     std::vector<BuiltMove> built(count);
     for_each_in_parallel(count, threads_, [&](size_t i) {
@@ -162,7 +163,7 @@ void SearchSpace::take_best_first(std::vector<PendingMove>& moves, const SearchS
       built[i].hash = structural_hash(built[i].graph);
     });
     for (BuiltMove& move : built) {
-      if (taken == quota || budget.spent(stats.candidates)) break;
+      if (taken == quota || budget.spent(stats.candidates, stats.work)) break;
       taken += consider(std::move(move.graph), std::move(move.step), move.hash);
     }
     first += count;

@@ -21,6 +21,7 @@ constexpr Spelling<Mode> kModes[] = {{Mode::none, "none"},
                                      {Mode::pet_neq_only, "pet-neq-only"}};
 constexpr Spelling<StopReason> kStopReasons[] = {{StopReason::converged, "converged"},
                                                  {StopReason::candidate_limit, "candidate-limit"},
+                                                 {StopReason::work_limit, "work-limit"},
                                                  {StopReason::expansion_limit, "expansion-limit"},
                                                  {StopReason::time_limit, "time-limit"},
                                                  {StopReason::no_search, "no-search"}};

@@ -10,7 +10,7 @@
 namespace pet {
 
 enum class Mode { none, taso, pet, pet_eq_only, pet_neq_only };
-enum class StopReason { converged, candidate_limit, expansion_limit, time_limit, no_search };
+enum class StopReason { converged, candidate_limit, work_limit, expansion_limit, time_limit, no_search };
 enum class SubprogramKind { linear, group };  // a multi-linear region, or parallel compute ops
 enum class EvidenceKind { z3_proof, random_test, partial_correction, construction };
 
@@ -21,7 +21,7 @@ const std::vector<SubprogramKind>& all_subprogram_kinds();
 const std::vector<EvidenceKind>& all_evidence_kinds();
 
 std::string to_string(Mode mode);                // "none", "taso", "pet", "pet-eq-only", "pet-neq-only"
-std::string to_string(StopReason reason);        // "converged", "candidate-limit", "expansion-limit", ...
+std::string to_string(StopReason reason);        // "converged", "candidate-limit", "work-limit", ...
 std::string to_string(SubprogramKind kind);      // "linear", "group"
 std::string to_string(EvidenceKind kind);        // "z3-proof", "random-test", "partial+correction", "construction"
 

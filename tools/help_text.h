@@ -33,12 +33,14 @@ options:
   --taso-search ALGO       taso mode: alpha, TASO's relaxed best-first search, or beam
                            (default alpha)
   --alpha X                alpha search: keep programs costing up to X times the best (1.05)
-  --time-limit SECONDS     wall clock for the search (default 50; mutant generation, which
+  --time-limit SECONDS     wall clock for the search (default 100; mutant generation, which
                            --mutant-work bounds, comes first and is not counted); it then stops
                            with the best program found. A backstop: the budgets below end a
                            search at the same place on every machine
   --max-expansions N       programs expanded over the whole search (default 2000)
   --max-candidates N       programs scored over the whole search (default 20000)
+  --search-work N          nodes of the candidate programs built, summed over the whole
+                           search: large graphs stop here (default 3000000)
   --mutant-work N          elements the mutant generator's Z_p evaluations may read, shared
                            by the subprograms, a parallel group two shares (default 2500000000)
   --scored-per-expansion N mutant moves scored per expanded program, best estimated gain

@@ -89,6 +89,7 @@ OptRequest parse_request(const CliArgs& args) {
   optimize.max_expansions = args.integer("--max-expansions", optimize.max_expansions, 1, INT64_MAX);
   optimize.max_candidates = args.integer("--max-candidates", optimize.max_candidates, 1, INT64_MAX);
   optimize.mutant_work = args.integer("--mutant-work", optimize.mutant_work, 1, INT64_MAX);
+  optimize.search_work = args.integer("--search-work", optimize.search_work, 1, INT64_MAX);
   optimize.scored_per_expansion =
       static_cast<int>(args.integer("--scored-per-expansion", optimize.scored_per_expansion, 0, 1 << 20));
   optimize.mutation_rounds = static_cast<int>(args.integer("--mutation-rounds", optimize.mutation_rounds, 1, 16));
@@ -335,7 +336,7 @@ int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::o
   return run_guarded("pet-opt", err, [&] {
     CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--target", "--threads", "--profile-db", "--select", "--select-runs", "--calibration", "--measured-search",
                     "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
-                    "--mutant-work", "--scored-per-expansion", "--mutation-rounds", "--top-k", "--jobs", "--passes"},
+                    "--mutant-work", "--search-work", "--scored-per-expansion", "--mutation-rounds", "--top-k", "--jobs", "--passes"},
                    {"--help", "-h", "--report-times", "--replay", "--emit-ir", "--portable"});
     if (parsed.has("--help") || parsed.has("-h")) {
       out << kPetOptHelp;

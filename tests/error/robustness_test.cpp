@@ -196,6 +196,7 @@ TEST(Budgets, IntegerFlagsTakePlainDecimalsInRangeOnly) {
   EXPECT_EQ(flag_error({"--max-expansions", "99999999999999999999"}),
             "pet-opt: error: --max-expansions '99999999999999999999'" + range);
   EXPECT_EQ(flag_error({"--mutant-work", "+5"}), "pet-opt: error: --mutant-work '+5'" + range);
+  EXPECT_EQ(flag_error({"--search-work", "0"}), "pet-opt: error: --search-work '0'" + range);
   EXPECT_EQ(flag_error({"--max-candidates", " 5"}), "pet-opt: error: --max-candidates ' 5'" + range);
   EXPECT_EQ(flag_error({"--max-candidates", "0x10"}), "pet-opt: error: --max-candidates '0x10'" + range);
   EXPECT_EQ(flag_error({"--select-runs", "1e3"}), "pet-opt: error: --select-runs '1e3' must be an integer from 1 to 10000\n");
@@ -214,7 +215,7 @@ TEST(Budgets, HugeLimitsSearchLikeTheDefaults) {
   for (std::vector<std::string> flags :
        {std::vector<std::string>{"--time-limit", "1e300"}, {"--time-limit", "1.7976931348623157e308"},
         {"--max-expansions", "9223372036854775807", "--max-candidates", "9223372036854775807"},
-        {"--mutant-work", "9223372036854775807"}}) {
+        {"--mutant-work", "9223372036854775807"}, {"--search-work", "9223372036854775807"}}) {
     ToolRun run = optimize(model, flags);
     ASSERT_EQ(run.status, 0) << flags[0] << ": " << run.err;
     nlohmann::json report = report_of(model);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "core/error.h"
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "search/pipeline.h"
@@ -179,6 +180,32 @@ TEST(Search, CandidateBudgetEndsAtTheSamePlaceOnEveryRun) {
   EXPECT_EQ(first.search.candidates, 3);
   EXPECT_EQ(report_json(first, false), report_json(second, false));
   EXPECT_TRUE(first.check.passed);
+}
+
+TEST(Search, WorkBudgetEndsAtTheSamePlaceOnEveryRun) {
+  // Before: a search stopped only by the candidate count or the clock. After: the nodes of the
+  // candidates built are counted too, so a large graph stops at the same candidate every run.
+  OptimizeOptions options = quick(Mode::pet);
+  Graph graph = parse_graph(kDilatedChain);
+  options.search_work = 2 * static_cast<int64_t>(graph.nodes().size());
+  OptimizeResult first = optimize(graph, options), second = optimize(graph, options);
+  EXPECT_EQ(first.search.stop_reason, StopReason::work_limit);
+  EXPECT_GE(first.search.work, options.search_work);
+  EXPECT_LE(first.search.candidates, 3) << "each candidate has about the input's nodes";
+  EXPECT_EQ(report_json(first, false), report_json(second, false));
+  EXPECT_NE(report_json(first, false).find("\"search_work\": " + std::to_string(first.search.work)), std::string::npos);
+  EXPECT_TRUE(first.check.passed);
+}
+
+TEST(Search, AZeroWorkBudgetIsAUserError) {
+  OptimizeOptions options = quick(Mode::pet);
+  options.search_work = 0;
+  try {
+    optimize(parse_graph(kDilatedChain), options);
+    ADD_FAILURE() << "a zero --search-work was accepted";
+  } catch (const UserError& error) {
+    EXPECT_STREQ(error.what(), "--max-candidates 20000, --mutant-work 2500000000 and --search-work 0 must be at least 1");
+  }
 }
 
 TEST(Search, OneThreadAndFourThreadsGiveTheSameProgramAndReport) {

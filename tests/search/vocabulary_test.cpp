@@ -36,7 +36,7 @@ TEST(Vocabulary, StopReasonsPrintAsTheReportsSpellThem) {
     EXPECT_EQ(parse_stop_reason(printed.back()), reason);
   }
   EXPECT_EQ(printed,
-            (std::vector<std::string>{"converged", "candidate-limit", "expansion-limit", "time-limit", "no-search"}));
+            (std::vector<std::string>{"converged", "candidate-limit", "work-limit", "expansion-limit", "time-limit", "no-search"}));
 }
 
 TEST(Vocabulary, SubprogramAndEvidenceKindsPrintAsTheReportsSpellThem) {
@@ -57,7 +57,7 @@ TEST(Vocabulary, MisspellingsNameTheFlagAndTheValidValues) {
   EXPECT_EQ(user_error([] { parse_mode("Pet", "--modes:"); }),
             "--modes: 'Pet' is not one of none, taso, pet, pet-eq-only, pet-neq-only");
   EXPECT_EQ(user_error([] { parse_stop_reason("done"); }),
-            "stop reason 'done' is not one of converged, candidate-limit, expansion-limit, time-limit, no-search");
+            "stop reason 'done' is not one of converged, candidate-limit, work-limit, expansion-limit, time-limit, no-search");
   EXPECT_EQ(user_error([] { parse_subprogram_kind("region"); }), "subprogram kind 'region' is not one of linear, group");
   EXPECT_EQ(user_error([] { parse_evidence_kind("proof"); }),
             "evidence kind 'proof' is not one of z3-proof, random-test, partial+correction, construction");
