@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -232,13 +233,23 @@ class Search {
     return false;
   }
 
-  // The op's shape rule on the operand types, before the state is copied.
+  // The op's shape rule on the operand types, before the state is copied. The same op, attributes
+  // and types come back in many states, subprograms and runs, and a refusal costs a thrown error:
+  // the answers (a function of the key alone) are memoized per thread, up to a bound.
   static bool shapes_fit(const Graph& graph, const std::string& op, const Attributes& attrs,
                          const std::vector<ValueId>& operands) {
+    constexpr size_t kMaxRemembered = 1 << 16;
+    thread_local std::unordered_map<std::string, bool> remembered;
+    std::string key = op + attrs.to_string();
+    for (ValueId id : operands) key += " " + graph.value(id).type.to_string();
+    if (auto known = remembered.find(key); known != remembered.end()) return known->second;
     const OpDef& def = OpRegistry::global().get(op);
     std::vector<const TensorType*> types;
     for (ValueId id : operands) types.push_back(&graph.value(id).type);
-    return fit_shapes(def, complete_attributes(def, attrs), types, op).fits();
+    bool fits = fit_shapes(def, complete_attributes(def, attrs), types, op).fits();
+    if (remembered.size() >= kMaxRemembered) remembered.clear();
+    remembered.emplace(std::move(key), fits);
+    return fits;
   }
 
   static bool repeats_existing_node(const Graph& graph, const std::string& op, const Attributes& attrs,
