@@ -97,8 +97,9 @@ AxiomSchema concat_channels() {
             auto channels = p.get_ints("channels");
             std::vector<ValueId> x = inputs(s, "x", pieces(shape_param(p, "x"), 1, channels));
             std::vector<ValueId> w = inputs(s, "w", pieces(shape_param(p, "w"), 1, channels));
-            ValueId left =
-                conv(s.lhs, p, node(s.lhs, "Concat", concat_attrs(1), x), node(s.lhs, "Concat", concat_attrs(1), w));
+            ValueId w_joined = node(s.lhs, "Concat", concat_attrs(1), w);  // one node per statement: see matmul.cpp
+            ValueId x_joined = node(s.lhs, "Concat", concat_attrs(1), x);
+            ValueId left = conv(s.lhs, p, x_joined, w_joined);
             ValueId sum = conv(s.rhs, p, x[0], w[0]);
             for (size_t i = 1; i < x.size(); ++i) sum = node(s.rhs, "Add", {}, {sum, conv(s.rhs, p, x[i], w[i])});
             s.set_outputs({left}, {sum});

@@ -94,7 +94,11 @@ AxiomSchema transpose_reverses() {
             AxiomSides s;
             ValueId a = s.input("a", shape_param(p, "a")), b = s.input("b", shape_param(p, "b"));
             Attributes swap = swap_last_two(p.get_ints("a").size());
-            ValueId right = matmul(s.rhs, node(s.rhs, "Transpose", swap, {b}), node(s.rhs, "Transpose", swap, {a}));
+            // One statement per node: the order nodes are made in orders the next round's instances,
+            // and a function's arguments are evaluated in an order each compiler chooses.
+            ValueId a_swapped = node(s.rhs, "Transpose", swap, {a});
+            ValueId b_swapped = node(s.rhs, "Transpose", swap, {b});
+            ValueId right = matmul(s.rhs, b_swapped, a_swapped);
             s.set_outputs({node(s.lhs, "Transpose", swap, {matmul(s.lhs, a, b)})}, {right});
             return s;
           },
@@ -156,8 +160,9 @@ AxiomSchema concat_inner() {
             Shape a = shape_param(p, "a"), b = shape_param(p, "b");
             std::vector<ValueId> as = inputs(s, "a", pieces(a, a.rank() - 1, p.get_ints("sizes")));
             std::vector<ValueId> bs = inputs(s, "b", pieces(b, b.rank() - 2, p.get_ints("sizes")));
-            ValueId left = matmul(s.lhs, node(s.lhs, "Concat", concat_attrs(a.rank() - 1), as),
-                                  node(s.lhs, "Concat", concat_attrs(b.rank() - 2), bs));
+            ValueId b_joined = node(s.lhs, "Concat", concat_attrs(b.rank() - 2), bs);  // one node per statement
+            ValueId a_joined = node(s.lhs, "Concat", concat_attrs(a.rank() - 1), as);
+            ValueId left = matmul(s.lhs, a_joined, b_joined);
             ValueId sum = matmul(s.rhs, as[0], bs[0]);
             for (size_t i = 1; i < as.size(); ++i) sum = node(s.rhs, "Add", {}, {sum, matmul(s.rhs, as[i], bs[i])});
             s.set_outputs({left}, {sum});
