@@ -31,7 +31,7 @@ struct OptimizeOptions {
   double alpha = 1.05;               // α-search: expand programs costing up to α × the best
   int64_t max_expansions = 2000;     // programs expanded, over the whole search
   int64_t max_candidates = 20000;    // programs scored, over the whole search (deterministic)
-  int64_t search_work = 3'000'000;   // nodes of the candidate programs built, summed (deterministic)
+  int64_t search_work = 2'000'000;   // nodes of the candidate programs built, summed (deterministic)
   int64_t mutant_work = 2'500'000'000;  // elements the mutant generator may read, in all (deterministic)
   int scored_per_expansion = 32;     // mutant moves scored per expanded program, best estimated gain first
   double time_limit_s = 100;         // wall clock for the search after mutant generation (a backstop)

@@ -19,7 +19,7 @@ struct SearchBudget {
   int64_t max_candidates = 20000;
   // Nodes of the candidate programs built, summed: what a search's time grows with (a candidate of
   // BERT costs twelve of ResNet-18), so large graphs stop here before the clock does.
-  int64_t max_work = 3'000'000;
+  int64_t max_work = 2'000'000;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::function<void(const std::string&)> progress;  // may be empty
   // Seconds not charged to the search (timing kernels in a measured target); may be empty.

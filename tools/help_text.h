@@ -40,7 +40,7 @@ options:
   --max-expansions N       programs expanded over the whole search (default 2000)
   --max-candidates N       programs scored over the whole search (default 20000)
   --search-work N          nodes of the candidate programs built, summed over the whole
-                           search: large graphs stop here (default 3000000)
+                           search: large graphs stop here (default 2000000)
   --mutant-work N          elements the mutant generator's Z_p evaluations may read, shared
                            by the subprograms, a parallel group two shares (default 2500000000)
   --scored-per-expansion N mutant moves scored per expanded program, best estimated gain
