@@ -13,6 +13,7 @@
 
 #include "core/graph.h"
 #include "search/cleanup.h"
+#include "search/search_budget.h"
 #include "search/cost/cost_model.h"
 #include "search/measured_selection.h"
 #include "search/vocabulary.h"
@@ -29,12 +30,12 @@ struct OptimizeOptions {
   int beam = 8;                      // programs kept per search round
   std::string taso_search = "alpha";  // taso mode: alpha (TASO's α-relaxed best-first search) | beam
   double alpha = 1.05;               // α-search: expand programs costing up to α × the best
-  int64_t max_expansions = 2000;     // programs expanded, over the whole search
-  int64_t max_candidates = 20000;    // programs scored, over the whole search (deterministic)
-  int64_t search_work = 2'000'000;   // nodes of the candidate programs built, summed (deterministic)
+  int64_t max_expansions = search::kDefaultMaxExpansions;  // programs expanded, over the whole search
+  int64_t max_candidates = search::kDefaultMaxCandidates;  // programs scored, over the whole search (deterministic)
+  int64_t search_work = search::kDefaultSearchWork;  // nodes of the candidate programs built, summed (deterministic)
   int64_t mutant_work = 2'500'000'000;  // elements the mutant generator may read, in all (deterministic)
   int scored_per_expansion = 32;     // mutant moves scored per expanded program, best estimated gain first
-  double time_limit_s = 100;         // wall clock for the search after mutant generation (a backstop)
+  double time_limit_s = search::kDefaultTimeLimitSeconds;  // wall clock for the search after mutant generation (a backstop)
   int mutation_rounds = 2;           // mutants of mutants, per subprogram
   int top_k = 4;                     // mutants kept per subprogram and round, by cost
   int threads = 0;                   // generating mutants and scoring candidates (0: all cores, or one on a

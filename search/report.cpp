@@ -206,9 +206,9 @@ std::string report_table(const OptimizeResult& result) {
       result.search.candidates, result.search.duplicates, result.search.work, result.search.seconds);
   const RankingStats& ranking = result.search.ranking;
   if (ranking.on)
-    text += fmt::format("  measured ranking: {}; {} programs timed end to end ({:.1f} s, {} requests), {} replayed, {} "
-                        "refused\n",
-                        ranking.why, ranking.timed, ranking.seconds, ranking.requests, ranking.replayed, ranking.rejected);
+    text += fmt::format("  measured ranking: {}; {} programs timed end to end in {} requests, {} replayed, {} refused; "
+                        "{:.1f} s finalizing, serializing and timing them\n",
+                        ranking.why, ranking.timed, ranking.requests, ranking.replayed, ranking.rejected, ranking.seconds);
   else if (!ranking.why.empty())
     text += fmt::format("  measured ranking: {}\n", ranking.why);
   text += fmt::format("  mutants: {} subprograms{}, {} full, {} partial in {:.2f} s; rules: {} applications, {} proofs ({} failed)\n",

@@ -18,6 +18,10 @@ ProveOptions default_instance_prove_options() {
   options.rlimit = 3000000;  // what mutant/rules proved the library with
   options.timeout = std::chrono::milliseconds(20000);
   options.numeric_refutation = true;
+  // At batch 16 a conv instance run on the executor is seconds of the search's clock: larger
+  // instances go to Z3 alone (every axiom is checked numerically in the tests, and the final
+  // check runs the whole optimized model).
+  options.numeric_refutation_max_elements = 1 << 20;
   return options;
 }
 
@@ -239,19 +243,6 @@ RuleMatcher::RuleMatcher(const RuleSet& rules, MatchOptions options) : rules_(ru
   }
 }
 
-namespace {
-
-// Inputs larger than this in all are proved without running the sides first.
-constexpr int64_t kMaxNumericElements = 1 << 20;
-
-int64_t instance_elements(const Graph& side) {
-  int64_t elements = 0;
-  for (ValueId input : side.inputs()) elements += side.value(input).type.shape.numel();
-  return elements;
-}
-
-}  // namespace
-
 ProofResult RuleMatcher::prove_instance(const CompiledRule& rule, const Graph& lhs, const Graph& rhs) const {
   Hasher hasher;
   hasher.add(rule.name);
@@ -262,12 +253,7 @@ ProofResult RuleMatcher::prove_instance(const CompiledRule& rule, const Graph& l
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto hit = proof_cache_.find(key); hit != proof_cache_.end()) return hit->second;
   }
-  ProveOptions options = options_.prove;
-  // The numeric refutation runs both sides on the executor at the matched shapes: at batch 16 a
-  // conv instance is seconds of the search's clock. Large instances go to Z3 alone (its axioms are
-  // each checked numerically, and the final check runs the whole optimized model).
-  if (instance_elements(lhs) > kMaxNumericElements) options.numeric_refutation = false;
-  ProofResult proof = prove(lhs, rhs, options);
+  ProofResult proof = prove(lhs, rhs, options_.prove);
   std::lock_guard<std::mutex> lock(mutex_);
   auto [slot, inserted] = proof_cache_.emplace(key, std::move(proof));
   if (inserted) {

@@ -13,13 +13,19 @@
 
 namespace pet::search {
 
+// The defaults, one place for the budget and for pet-opt's flags (OptimizeOptions).
+inline constexpr double kDefaultTimeLimitSeconds = 100;
+inline constexpr int64_t kDefaultMaxExpansions = 2000;
+inline constexpr int64_t kDefaultMaxCandidates = 20000;
+// Nodes of the candidate programs built, summed: what a search's time grows with (a candidate of
+// BERT costs twelve of ResNet-18), so large graphs stop here before the clock does.
+inline constexpr int64_t kDefaultSearchWork = 2'000'000;
+
 struct SearchBudget {
-  double time_limit_s = 60;
-  int64_t max_expansions = 2000;
-  int64_t max_candidates = 20000;
-  // Nodes of the candidate programs built, summed: what a search's time grows with (a candidate of
-  // BERT costs twelve of ResNet-18), so large graphs stop here before the clock does.
-  int64_t max_work = 2'000'000;
+  double time_limit_s = kDefaultTimeLimitSeconds;
+  int64_t max_expansions = kDefaultMaxExpansions;
+  int64_t max_candidates = kDefaultMaxCandidates;
+  int64_t max_work = kDefaultSearchWork;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::function<void(const std::string&)> progress;  // may be empty
   // Seconds not charged to the search (timing kernels in a measured target); may be empty.

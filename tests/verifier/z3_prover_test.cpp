@@ -65,6 +65,28 @@ TEST(Z3Prover, TasoUnsoundConvMulRuleIsNotProvedByZ3Alone) {
   EXPECT_LT(result.seconds, 3.0);
 }
 
+TEST(Z3Prover, SidesLargerThanTheNumericLimitGoToZ3Alone) {
+  // Before: every instance was run on the executor first, seconds for a batch-16 conv. After: above
+  // the limit Z3 alone decides; a true rule still proves and the unsound one is still not proved.
+  const ExampleRule& rule = example_rule("merge-convs-sharing-input");
+  int64_t elements = 0;
+  Graph lhs = parse_graph(rule.lhs);
+  for (ValueId input : lhs.inputs()) elements += lhs.value(input).type.shape.numel();
+  ProveOptions at_limit, below;
+  at_limit.numeric_refutation_max_elements = elements;
+  below.numeric_refutation_max_elements = elements - 1;
+  ProofResult checked = prove_rule(rule, at_limit), unchecked = prove_rule(rule, below);
+  EXPECT_TRUE(checked.numerically_checked);
+  EXPECT_FALSE(unchecked.numerically_checked);
+  EXPECT_EQ(checked.status, ProofStatus::Proved) << describe(checked);
+  EXPECT_EQ(unchecked.status, ProofStatus::Proved) << describe(unchecked);
+  ProveOptions tiny;
+  tiny.numeric_refutation_max_elements = 0;
+  ProofResult unsound = prove_rule(example_rule("taso-unsound-drop-mul-after-conv"), tiny);
+  EXPECT_FALSE(unsound.numerically_checked);
+  EXPECT_NE(unsound.status, ProofStatus::Proved) << describe(unsound);
+}
+
 TEST(Z3Prover, SplitReturnsPiecesInConcatOrderOnly) {
   Graph lhs = parse_graph(R"(graph "l" opset 13 {
     input %x : f32[2,3]

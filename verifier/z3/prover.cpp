@@ -111,9 +111,16 @@ void run_z3(const Graph& lhs, const Graph& rhs, const ProveOptions& options, con
   }
 }
 
+int64_t input_elements(const Graph& side) {
+  int64_t elements = 0;
+  for (ValueId input : side.inputs()) elements += side.value(input).type.shape.numel();
+  return elements;
+}
+
 ProofResult prove_checked(const Graph& lhs, const Graph& rhs, const ProveOptions& options) {
   ProofResult result;
-  if (options.numeric_refutation) {
+  if (options.numeric_refutation && input_elements(lhs) <= options.numeric_refutation_max_elements) {
+    result.numerically_checked = true;
     axioms::SidesComparison comparison = axioms::compare_sides(lhs, rhs, options.seed);
     if (!comparison.equal) {
       result.status = ProofStatus::Refuted;

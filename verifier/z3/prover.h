@@ -30,6 +30,9 @@ struct ProveOptions {
   uint64_t rlimit = 0;
   axioms::InstantiationLimits limits;
   bool numeric_refutation = true;  // first run both sides on seeded random inputs
+  // ... when the sides' inputs hold at most this many elements in all: above it the run on the
+  // executor (a batch-16 conv takes seconds) is skipped and Z3 alone decides.
+  int64_t numeric_refutation_max_elements = INT64_MAX;
   uint64_t seed = 1;
   const std::vector<axioms::AxiomSchema>* axioms = nullptr;  // all_axioms() when null
 };
@@ -41,6 +44,7 @@ struct ProofResult {
   std::vector<std::string> axioms_used;       // instances in Z3's unsat core (Proved only)
   std::vector<std::string> axioms_available;  // every instance given to Z3
   uint64_t resource_units = 0;                // Z3's "rlimit count": deterministic proof effort
+  bool numerically_checked = false;           // the sides were run on random inputs before Z3
 };
 
 // Proves lhs == rhs output by output. Graph inputs are universally quantified tensors matched by
