@@ -46,13 +46,22 @@ std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candi
   return result;
 }
 
-// The recorded end-to-end times, or nothing when one candidate has none.
+// What a replayed selection says of a program the DB holds no end-to-end time for: it cannot be
+// compared, so it cannot be chosen (a stale DB must never put an untimed program in the input's place).
+constexpr const char* kNoRecordedTime = "no end-to-end time in the replayed profile DB";
+
+// The recorded end-to-end times, or nothing when the input has none; another candidate without
+// one is kept as rejected, so the recorded ones still compete with the input.
 std::optional<std::vector<TimedCandidate>> replay(const std::vector<SelectionCandidate>& candidates,
                                                   const cost::CostModel& cost) {
   std::vector<TimedCandidate> result;
   for (const SelectionCandidate& candidate : candidates) {
     std::optional<cost::ProfileEntry> entry = cost.find_entry(model_key(*candidate.graph));
-    if (!entry) return std::nullopt;
+    if (!entry && result.empty()) return std::nullopt;
+    if (!entry) {
+      result.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, kNoRecordedTime, candidate.changes});
+      continue;
+    }
     result.push_back(
         {candidate.label, candidate.predicted_us, entry->microseconds, entry->spread_us, entry->runs, "", candidate.changes});
   }
@@ -73,7 +82,10 @@ void choose(Selection& selection) {
                                    input.median_us / all[*best].median_us);
     return;
   }
-  std::string none = !best              ? "the runtime rejected every program"
+  bool untimed = std::any_of(all.begin() + 1, all.end(),
+                             [](const TimedCandidate& candidate) { return candidate.rejected == kNoRecordedTime; });
+  std::string none = !best ? (untimed ? "no program has an end-to-end time in the replayed profile DB"
+                                      : "the runtime rejected every program")
                      : all.size() == 2 ? "no program differs from the cleaned input"
                                        : fmt::format("no program beat the input beyond the spread (best: {}, {:.3f}x)",
                                                      all[*best].label, input.median_us / all[*best].median_us);
@@ -83,8 +95,9 @@ void choose(Selection& selection) {
   } else {
     selection.chosen = 0;
     selection.reason = none + (timed_ok(all[1]) ? "; cleanup does not pay either, so the input is written unchanged"
-                                                : "; the runtime rejected the cleaned input too, so the input is "
-                                                  "written unchanged");
+                                   : all[1].rejected == kNoRecordedTime
+                                     ? "; the cleaned input has no recorded time either, so the input is written unchanged"
+                                     : "; the runtime rejected the cleaned input too, so the input is written unchanged");
   }
 }
 

@@ -43,8 +43,9 @@ struct Selection {
 
 // candidates[0] must be the input and candidates[1] its cleaned form. The fastest of the cleaned
 // form and the programs is chosen when it beats the input by more than both spreads; else the
-// cleaned form when it is faster at all, else the input. With a replayed DB the recorded end-to-end times decide; a DB without them
-// chooses by prediction and says so.
+// cleaned form when it is faster at all, else the input. With a replayed DB the recorded end-to-end
+// times decide, and a candidate without one is not chosen (it is listed as not timed); a DB without
+// the input's time chooses by prediction and says so.
 Selection select_fastest(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
                          const SelectionOptions& options);
 

@@ -1,6 +1,7 @@
 // The measured selection's choice, from end-to-end times replayed from a profile DB: a program
 // only when it beats the input beyond both spreads, else the cleaned input when it is faster,
-// else the input; by prediction, and saying so, when the DB has no end-to-end times.
+// else the input; a candidate without a recorded time is never chosen; by prediction, and saying
+// so, when the DB has no end-to-end time for the input.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -70,6 +71,36 @@ TEST_F(Selecting, WithoutEndToEndTimesTheLowestPredictionIsChosenAndSaidSo) {
   EXPECT_EQ(selection.source, "estimated");
   EXPECT_EQ(selection.candidates[selection.chosen].label, "program 1");
   EXPECT_EQ(selection.reason, "no end-to-end times to compare: program 1 has the lowest predicted cost");
+}
+
+// Before: a replayed DB holding the input's time but not the program's (a stale DB: the search
+// went elsewhere) chose by prediction alone and wrote the untimed program, which may be slower.
+// After: only timed candidates compete; the untimed program is listed as not timed.
+TEST_F(Selecting, AReplayedProgramWithoutATimeIsNotChosen) {
+  cost::ProfileDb db;
+  db.add({model_key(input), measurement.target.db_device(), 100, "end to end", "onnxruntime 0.0.0", "2026-11-24", 1, 10});
+  db.add({model_key(cleaned), measurement.target.db_device(), 98, "end to end", "onnxruntime 0.0.0", "2026-11-24", 1, 10});
+  cost::CostModel replayed(cost::load_cpu_fallback(), db, measurement);
+  Selection selection = select_fastest(
+      {{"input", &input, 100, {}}, {"cleaned", &cleaned, 100, {}}, {"program 1", &program, 10, {}}}, replayed, {});
+  EXPECT_EQ(selection.source, "replayed");
+  EXPECT_EQ(selection.candidates[selection.chosen].label, "cleaned");
+  EXPECT_EQ(selection.candidates[2].rejected, "no end-to-end time in the replayed profile DB");
+  EXPECT_EQ(selection.reason,
+            "no program beat the input beyond the spread (best: cleaned, 1.020x); the cleaned input is not slower, so "
+            "it is written");
+}
+
+TEST_F(Selecting, AReplayedDbWithOnlyTheInputsTimeWritesTheInput) {
+  cost::ProfileDb db;
+  db.add({model_key(input), measurement.target.db_device(), 100, "end to end", "onnxruntime 0.0.0", "2026-11-24", 1, 10});
+  cost::CostModel replayed(cost::load_cpu_fallback(), db, measurement);
+  Selection selection = select_fastest(
+      {{"input", &input, 100, {}}, {"cleaned", &cleaned, 90, {}}, {"program 1", &program, 10, {}}}, replayed, {});
+  EXPECT_EQ(selection.chosen, 0u);
+  EXPECT_EQ(selection.reason,
+            "no program has an end-to-end time in the replayed profile DB; the cleaned input has no recorded time "
+            "either, so the input is written unchanged");
 }
 
 // A runtime that refuses every model holding a given op (as OpenVINO's own passes throw on some
