@@ -71,5 +71,15 @@ Graph splice(const Graph& parent, const Subprogram& sub, const Graph& replacemen
 // another's outputs: it then reads that site's replacement. Internal check on overlapping sites.
 Graph splice_all(const Graph& parent, const std::vector<const Subprogram*>& sites, const Graph& replacement,
                  const std::vector<std::string>& name_prefixes);
+// The same with a replacement of its own per site (replacements[s] for sites[s]).
+Graph splice_all(const Graph& parent, const std::vector<const Subprogram*>& sites,
+                 const std::vector<const Graph*>& replacements, const std::vector<std::string>& name_prefixes);
+
+// The stages of a program: chains of single-output linear subprograms (indices into `subs`, in
+// graph order) where each one's output reaches the next one's input through unary elementwise
+// ops only (Relu, a bias or scale by a constant), read by nothing else. A layout chosen for the
+// whole chain sinks through those ops and cancels between neighbours (finalize). Each chain is
+// offered as its windows of 2..max_sites consecutive subprograms.
+std::vector<std::vector<size_t>> stage_windows(const Graph& graph, const std::vector<Subprogram>& subs, int max_sites);
 
 }  // namespace pet::search

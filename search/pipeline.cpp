@@ -186,6 +186,7 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   }
   search::SearchSpaceOptions space_options;
   space_options.scored_per_expansion = options.scored_per_expansion;
+  space_options.stage_sites = options.stage_size;
   space_options.threads = worker_threads(options, cost);
   search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options, mutants.subprograms);
 

@@ -35,6 +35,7 @@ struct OptimizeOptions {
   int64_t search_work = search::kDefaultSearchWork;  // nodes of the candidate programs built, summed (deterministic)
   int64_t mutant_work = 2'500'000'000;  // elements the mutant generator may read, in all (deterministic)
   int scored_per_expansion = 32;     // mutant moves scored per expanded program, best estimated gain first
+  int stage_size = 4;                // convs per stage move (one layout family along a chain); below 2: none
   double time_limit_s = search::kDefaultTimeLimitSeconds;  // wall clock for the search after mutant generation (a backstop)
   int mutation_rounds = 2;           // mutants of mutants, per subprogram
   int top_k = 4;                     // mutants kept per subprogram and round, by cost

@@ -144,6 +144,30 @@ void SearchSpace::add_mutant_moves(const Program& program, const MoveKinds& kind
     step.name += fmt::format(" (x{})", replaced);
     return graph;
   });
+  // Stages (a chain of convs joined by Relu and biases) take one layout family at every conv in
+  // one move: the layouts between neighbours cancel, so only the stage's entry and exit pay one.
+  std::vector<StageMove> stages = stage_moves(program.graph, subs, keys, kinds);
+  std::vector<PendingMove> staged;
+  for (size_t i = 0; i < stages.size(); ++i) staged.push_back({stages[i].gain_us, i, 0, stages[i].options.front()});
+  take_best_first(staged, stats, budget, consider, [&](const PendingMove& move, Transformation& step) {
+    const StageMove& stage = stages[move.site];
+    std::vector<const Subprogram*> sites;
+    std::vector<const Graph*> replacements;
+    std::vector<std::string> prefixes, evidence;
+    step.location.clear();
+    for (size_t k = 0; k < stage.sites.size(); ++k) {
+      const MutantOption& option = *stage.options[k];
+      sites.push_back(&subs[stage.sites[k]]);
+      replacements.push_back(&option.replacement);
+      prefixes.push_back(fmt::format("{}t{}_", prefix, k));
+      step.location += (k ? "; " : "") + subs[stage.sites[k]].location;
+      evidence.push_back(fmt::format("{}: {}", subs[stage.sites[k]].location, option.info.evidence));
+      if (option.partial) step.evidence_kind = EvidenceKind::partial_correction;
+    }
+    step.name = fmt::format("stage of {}: {}", stage.sites.size(), step.name);
+    step.evidence = fmt::format("{}", fmt::join(evidence, " | "));
+    return splice_all(program.graph, sites, replacements, prefixes);
+  });
 }
 
 // Each move yields at most one new candidate, so the moves still needed are built together on
@@ -178,6 +202,53 @@ void SearchSpace::score_all(std::vector<Program>& candidates) const {
     candidate.cost = score(candidate.graph);
     candidate.history.back().cost_after_us = candidate.cost;
   });
+}
+
+namespace {
+
+// The replacement moves its activation (its first input) into another layout and its output
+// comes out of one: what a neighbour's opposite layout can cancel.
+bool moves_the_activation(const Graph& replacement) {
+  if (replacement.inputs().empty() || replacement.outputs().size() != 1) return false;
+  ValueId activation = replacement.inputs()[0];
+  bool enters = std::any_of(replacement.nodes().begin(), replacement.nodes().end(), [&](const Node& node) {
+    return node.def->traits.layout_only && node.inputs.size() == 1 && node.inputs[0] == activation;
+  });
+  NodeId last = replacement.value(replacement.outputs()[0]).producer;
+  return enters && last >= 0 && replacement.node(last).def->traits.layout_only;
+}
+
+}  // namespace
+
+// For each stage window and each family that moves the activation's layout and has an allowed option at every
+// site of it: the highest-gain option of that family per site. Windows in order, families by name.
+std::vector<SearchSpace::StageMove> SearchSpace::stage_moves(const Graph& graph, const std::vector<Subprogram>& subs,
+                                                             const std::vector<uint64_t>& keys,
+                                                             const MoveKinds& kinds) const {
+  std::vector<StageMove> moves;
+  for (const std::vector<size_t>& window : stage_windows(graph, subs, options_.stage_sites)) {
+    std::vector<std::map<std::string, const MutantOption*>> best(window.size());
+    for (size_t k = 0; k < window.size(); ++k) {
+      auto found = options_by_subprogram_.find(keys[window[k]]);
+      if (found == options_by_subprogram_.end()) break;
+      for (const MutantOption& option : *found->second) {
+        if (!kinds.allows(option.partial) || !moves_the_activation(option.replacement)) continue;
+        const MutantOption*& kept = best[k][option.info.name];
+        if (!kept || option.gain_us > kept->gain_us) kept = &option;
+      }
+    }
+    for (const auto& [family, first] : best[0]) {
+      StageMove move{0, window, {}};
+      for (size_t k = 0; k < window.size(); ++k) {
+        auto found = best[k].find(family);
+        if (found == best[k].end()) break;
+        move.options.push_back(found->second);
+        move.gain_us += found->second->gain_us;
+      }
+      if (move.options.size() == window.size()) moves.push_back(std::move(move));
+    }
+  }
+  return moves;
 }
 
 // Every allowed mutant at every site, in graph order; each estimated at its option's gain.

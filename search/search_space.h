@@ -37,6 +37,9 @@ struct SearchSpaceOptions {
   // repeated-block moves each (scoring copies and finalizes the whole program; most moves save
   // nothing). 0: every move.
   int scored_per_expansion = 32;
+  // Subprograms per stage move (stage_windows): one mutant family at every site of a chain of up
+  // to this many convs joined by unary elementwise ops. Below 2: no stage moves.
+  int stage_sites = 4;
 };
 
 class SearchSpace {
@@ -89,6 +92,14 @@ class SearchSpace {
   std::vector<PendingMove> single_site_moves(const std::vector<Subprogram>& subs, const std::vector<uint64_t>& keys,
                                              const MoveKinds& kinds) const;
   std::vector<PendingMove> repeated_block_moves(const std::vector<uint64_t>& keys, const MoveKinds& kinds) const;
+  // One family's best option at each site of a stage window, with their summed gain.
+  struct StageMove {
+    double gain_us = 0;
+    std::vector<size_t> sites;
+    std::vector<const MutantOption*> options;
+  };
+  std::vector<StageMove> stage_moves(const Graph& graph, const std::vector<Subprogram>& subs,
+                                     const std::vector<uint64_t>& keys, const MoveKinds& kinds) const;
 
   // `graph` with its subprograms `sites` (all of one key) replaced in one splice, a site that
   // overlaps an earlier one left out; appends their locations and counts them in `replaced`.

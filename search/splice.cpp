@@ -68,11 +68,12 @@ void check_interface(const Graph& parent, const Subprogram& sub, const Graph& re
 // The sites' nodes, after checking each site's interface against the replacement and that no
 // two sites share a node.
 std::vector<NodeId> nodes_of_sites(const Graph& parent, const std::vector<const Subprogram*>& sites,
-                                   const Graph& replacement) {
+                                   const std::vector<const Graph*>& replacements) {
   std::vector<bool> taken(parent.nodes().size(), false);
   std::vector<NodeId> nodes;
-  for (const Subprogram* sub : sites) {
-    check_interface(parent, *sub, replacement);
+  for (size_t s = 0; s < sites.size(); ++s) {
+    const Subprogram* sub = sites[s];
+    check_interface(parent, *sub, *replacements[s]);
     for (NodeId id : sub->nodes) {
       PET_CHECK(!taken[static_cast<size_t>(id)], "splice_all: two sites share node " + parent.node(id).name);
       taken[static_cast<size_t>(id)] = true;
@@ -86,8 +87,14 @@ std::vector<NodeId> nodes_of_sites(const Graph& parent, const std::vector<const 
 
 Graph splice_all(const Graph& parent, const std::vector<const Subprogram*>& sites, const Graph& replacement,
                  const std::vector<std::string>& name_prefixes) {
-  PET_CHECK(sites.size() == name_prefixes.size(), "splice_all: one name prefix per site");
-  std::vector<NodeId> removed = nodes_of_sites(parent, sites, replacement);
+  return splice_all(parent, sites, std::vector<const Graph*>(sites.size(), &replacement), name_prefixes);
+}
+
+Graph splice_all(const Graph& parent, const std::vector<const Subprogram*>& sites,
+                 const std::vector<const Graph*>& replacements, const std::vector<std::string>& name_prefixes) {
+  PET_CHECK(sites.size() == name_prefixes.size() && sites.size() == replacements.size(),
+            "splice_all: one name prefix and one replacement per site");
+  std::vector<NodeId> removed = nodes_of_sites(parent, sites, replacements);
   Graph graph = parent;
   std::vector<std::pair<size_t, std::string>> renamed;  // graph output positions the regions produced
   for (size_t p = 0; p < parent.outputs().size(); ++p)
@@ -99,7 +106,7 @@ Graph splice_all(const Graph& parent, const std::vector<const Subprogram*>& site
   // output reads the other's replacement once the rewiring is done.
   std::vector<std::vector<ValueId>> produced;
   for (size_t s = 0; s < sites.size(); ++s)
-    produced.push_back(insert_graph(graph, replacement, sites[s]->inputs, name_prefixes[s]));
+    produced.push_back(insert_graph(graph, *replacements[s], sites[s]->inputs, name_prefixes[s]));
   for (size_t s = 0; s < sites.size(); ++s)
     for (size_t i = 0; i < sites[s]->outputs.size(); ++i) graph.replace_uses(sites[s]->outputs[i], produced[s][i]);
   // Values the splice created, tracked through remove_nodes' renumbering by marking their names.

@@ -45,6 +45,9 @@ options:
                            by the subprograms, a parallel group two shares (default 2500000000)
   --scored-per-expansion N mutant moves scored per expanded program, best estimated gain
                            first, 0 for all (default 32)
+  --stage-size N           convs per stage move: one mutant family at every conv of a chain
+                           joined by Relu and biases, its layouts cancelling between them
+                           (default 4, PET's; 0 or 1: no stage moves)
   --mutation-rounds N      mutants of mutants, per subprogram (default 2)
   --top-k N                mutants kept per subprogram and round, by cost (default 4)
   --jobs N                 threads generating mutants and scoring candidates (default: all

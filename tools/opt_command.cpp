@@ -92,6 +92,7 @@ OptRequest parse_request(const CliArgs& args) {
   optimize.search_work = args.integer("--search-work", optimize.search_work, 1, INT64_MAX);
   optimize.scored_per_expansion =
       static_cast<int>(args.integer("--scored-per-expansion", optimize.scored_per_expansion, 0, 1 << 20));
+  optimize.stage_size = static_cast<int>(args.integer("--stage-size", optimize.stage_size, 0, 64));
   optimize.mutation_rounds = static_cast<int>(args.integer("--mutation-rounds", optimize.mutation_rounds, 1, 16));
   optimize.top_k = static_cast<int>(args.integer("--top-k", optimize.top_k, 1, 1024));
   optimize.threads = static_cast<int>(args.integer("--jobs", optimize.threads, 1, 1024));
@@ -336,7 +337,8 @@ int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::o
   return run_guarded("pet-opt", err, [&] {
     CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--target", "--threads", "--profile-db", "--select", "--select-runs", "--calibration", "--measured-search",
                     "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
-                    "--mutant-work", "--search-work", "--scored-per-expansion", "--mutation-rounds", "--top-k", "--jobs", "--passes"},
+                    "--mutant-work", "--search-work", "--scored-per-expansion", "--stage-size", "--mutation-rounds",
+                    "--top-k", "--jobs", "--passes"},
                    {"--help", "-h", "--report-times", "--replay", "--emit-ir", "--portable"});
     if (parsed.has("--help") || parsed.has("-h")) {
       out << kPetOptHelp;

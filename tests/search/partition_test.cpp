@@ -276,6 +276,76 @@ TEST(SpliceAll, ReplacesEveryConvOfAChainInOnePass) {
   EXPECT_TRUE(differential(graph, after, 7).passed);
 }
 
+// The sites of each stage window by location, one window per line.
+std::string windows_text(const std::vector<Subprogram>& regions, const std::vector<std::vector<size_t>>& windows) {
+  std::string text;
+  for (const std::vector<size_t>& window : windows) {
+    for (size_t k = 0; k < window.size(); ++k) text += (k ? " " : "") + regions[window[k]].location;
+    text += "\n";
+  }
+  return text;
+}
+
+// c1 -> Relu -> c2 -> Mul by a constant -> Relu -> c3, and c4 reading the input apart.
+Graph conv_chain() {
+  return parse_named("  input %x : f32[1,2,6,6]\n"
+                     "  const %w1 : f32[2,2,3,3] = random(1)\n"
+                     "  const %w2 : f32[2,2,3,3] = random(2)\n"
+                     "  const %w3 : f32[2,2,3,3] = random(3)\n"
+                     "  const %s : f32[1,2,1,1] = [2,3]\n"
+                     "  %c1 = " + kConv + "(%x, %w1)\n"
+                     "  %r1 = Relu(%c1)\n"
+                     "  %c2 = " + kConv + "(%r1, %w2)\n"
+                     "  %m2 = Mul(%c2, %s)\n"
+                     "  %r2 = Relu(%m2)\n"
+                     "  %c3 = " + kConv + "(%r2, %w3)\n"
+                     "  %c4 = " + kConv + "(%x, %w3)\n"
+                     "  %o = Add(%c3, %c4)\n"
+                     "  output %o\n");
+}
+
+TEST(StageWindows, AChainOfConvsJoinedByUnaryElementwiseOps) {
+  Graph graph = conv_chain();
+  std::vector<Subprogram> regions = partition(graph, {.max_compute_ops = 1, .max_ops = 1, .max_group = 4});
+  EXPECT_EQ(windows_text(regions, stage_windows(graph, regions, 4)), "c1 c2\nc1 c2 c3\nc2 c3\n");
+  EXPECT_EQ(windows_text(regions, stage_windows(graph, regions, 2)), "c1 c2\nc2 c3\n");
+  EXPECT_EQ(windows_text(regions, stage_windows(graph, regions, 1)), "");
+}
+
+TEST(StageWindows, AValueReadTwiceOrAResidualAddEndsTheChain) {
+  // before: c1's Relu also feeds the output, and c2 reaches c3 through an Add of two activations
+  Graph graph = parse_named("  input %x : f32[1,2,6,6]\n"
+                            "  const %w1 : f32[2,2,3,3] = random(1)\n"
+                            "  const %w2 : f32[2,2,3,3] = random(2)\n"
+                            "  const %w3 : f32[2,2,3,3] = random(3)\n"
+                            "  %c1 = " + kConv + "(%x, %w1)\n"
+                            "  %r1 = Relu(%c1)\n"
+                            "  %c2 = " + kConv + "(%r1, %w2)\n"
+                            "  %s = Add(%c2, %r1)\n"
+                            "  %c3 = " + kConv + "(%s, %w3)\n"
+                            "  output %c3\n");
+  std::vector<Subprogram> regions = partition(graph, {.max_compute_ops = 1, .max_ops = 1, .max_group = 4});
+  EXPECT_EQ(windows_text(regions, stage_windows(graph, regions, 4)), "");
+}
+
+TEST(SpliceAll, EachSiteTakesItsOwnReplacement) {
+  Graph graph = conv_chain();
+  std::vector<Subprogram> regions = partition(graph, {.max_compute_ops = 1, .max_ops = 1, .max_group = 4});
+  ASSERT_GE(regions.size(), 2u);
+  Graph negated = parse_graph("graph \"n\" opset 13 {\n"
+                              "  input %x_in : f32[1,2,6,6]\n"
+                              "  input %w : f32[2,2,3,3]\n"
+                              "  %wn = Neg(%w)\n"
+                              "  %yn = " + kConv + "(%x_in, %wn)\n"
+                              "  %y = Neg(%yn)\n"
+                              "  output %y\n"
+                              "}\n");
+  Graph after = splice_all(graph, {&regions[0], &regions[1]}, {&negated, &regions[1].program}, {"p/", "q/"});
+  EXPECT_NE(node_lines(after).find("%p/wn = Neg(%w1)"), std::string::npos) << node_lines(after);
+  EXPECT_EQ(node_lines(after).find("%q/wn"), std::string::npos) << node_lines(after);
+  EXPECT_TRUE(differential(graph, after, 7).passed);
+}
+
 TEST(SpliceAll, RefusesTwoSitesThatShareANode) {
   Graph graph = conv_relu_conv_add();
   std::vector<Subprogram> regions = partition(graph);

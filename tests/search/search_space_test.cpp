@@ -1,9 +1,13 @@
 // The search space's moves: every corrected partial mutant it offers computes the original,
 // carries its boxes as evidence and prices its correction (under 5 % of the mutant here); biased
-// convs get their bias back; repeated blocks take one mutant at every site in one move.
+// convs get their bias back; repeated blocks take one mutant at every site in one move; a stage
+// takes one family at every conv and keeps only its outer layouts after finalize.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/text_ir.h"
+#include "search/finalize.h"
 #include "search/pipeline.h"
 #include "search/search_space.h"
 #include "verifier/differential.h"
@@ -117,6 +121,66 @@ TEST(SearchSpace, RepeatedBlocksTakeOneMutantAtEverySiteInOneMove) {
     EXPECT_TRUE(differential(graph, move.graph, 5).passed);
   }
   EXPECT_GT(repeated, 0) << "the dilated convs have full mutants, offered at all three sites at once";
+}
+
+// Three dilated convs of different widths between a Relu and a bias: three subprogram keys, one chain.
+const char* kDilatedStage = R"(graph "stage" opset 13 {
+  input %x : f32[1,8,12,12]
+  const %w1 : f32[16,8,3,3] = random(1)
+  const %w2 : f32[8,16,3,3] = random(2)
+  const %w3 : f32[4,8,3,3] = random(3)
+  const %b2 : f32[1,8,1,1] = random(4)
+  %c1 = Conv[dilations=[2,2], group=1, pads=[2,2,2,2], strides=[1,1]](%x, %w1) : f32[1,16,12,12]
+  %r1 = Relu(%c1) : f32[1,16,12,12]
+  %c2 = Conv[dilations=[2,2], group=1, pads=[2,2,2,2], strides=[1,1]](%r1, %w2) : f32[1,8,12,12]
+  %a2 = Add(%c2, %b2) : f32[1,8,12,12]
+  %c3 = Conv[dilations=[2,2], group=1, pads=[2,2,2,2], strides=[1,1]](%a2, %w3) : f32[1,4,12,12]
+  output %c3
+}
+)";
+
+int layouts_in(const Graph& graph) {
+  return static_cast<int>(std::count_if(graph.nodes().begin(), graph.nodes().end(),
+                                        [](const Node& node) { return node.def->traits.layout_only; }));
+}
+
+// Before: each conv's de-interleaving mutant pays a layout on its way in and out, so no single
+// one saves anything. After: one move de-interleaves the whole stage; finalize cancels the
+// layouts between the convs, leaving one at the entry and one at the exit.
+TEST(SearchSpace, AStageTakesOneFamilyAtEveryConvAndKeepsOnlyItsOuterLayouts) {
+  Graph graph = parse_graph(kDilatedStage);
+  std::vector<Program> moves = one_step(graph, {false, true, false}).moves;
+  int stages = 0;
+  for (const Program& move : moves) {
+    const Transformation& step = move.history.back();
+    if (step.name.rfind("stage of 3: ", 0) != 0) continue;
+    SCOPED_TRACE(step.name);
+    EXPECT_EQ(step.location, "c1; c2; c3");
+    EXPECT_TRUE(differential(graph, move.graph, 5).passed);
+    Graph finalized = move.graph;
+    finalize(finalized);
+    if (layouts_in(move.graph) < 6) continue;  // a family with a layout on one side of each conv only
+    ++stages;
+    // the weights' layouts fold into the weights; the activations' cancel between the convs
+    EXPECT_EQ(layouts_in(finalized), 2) << "only the stage's entry and exit layouts stay:\n" << print_graph(finalized);
+    EXPECT_TRUE(differential(graph, finalized, 6).passed);
+  }
+  EXPECT_GT(stages, 0) << "the dilated convs' de-interleaving family is offered along the whole stage";
+}
+
+TEST(SearchSpace, StageSizeBelowTwoOffersNoStageMoves) {
+  cost::CostModel cost(cost::load_device("h100"));
+  Graph graph = parse_graph(kDilatedStage);
+  GenerateOptions options;
+  options.mutation_rounds = 1;
+  GeneratedMutants mutants = generate_mutants_stage(graph, cost, options);
+  SearchSpaceOptions space_options;
+  space_options.stage_sites = 1;
+  SearchSpace space(cost, nullptr, space_options, mutants.subprograms);
+  SearchStats stats;
+  for (const Program& move : space.expand(space.make_program(graph, {}), {false, true, false}, stats,
+                                          [](uint64_t) { return true; }, SearchBudget{}))
+    EXPECT_EQ(move.history.back().name.find("stage of"), std::string::npos) << move.history.back().name;
 }
 
 }  // namespace

@@ -288,7 +288,7 @@ TEST(Docs, PetOptHelpStatesThePipelinesDefaults) {
        {fmt::format("(default {})", defaults.beam), fmt::format("(default {};", defaults.time_limit_s),
         fmt::format("(default {})", defaults.max_expansions), fmt::format("(default {})", defaults.max_candidates),
         fmt::format("(default {})", defaults.mutant_work), fmt::format("(default {})", defaults.search_work),
-        fmt::format("(default {})", defaults.scored_per_expansion),
+        fmt::format("(default {})", defaults.scored_per_expansion), fmt::format("(default {},", defaults.stage_size),
         fmt::format("(default {})", defaults.mutation_rounds),
         fmt::format("(default {})", defaults.top_k), fmt::format("(default {})", defaults.target), fmt::format("(default {})", defaults.select_k),
         fmt::format("(default {})", defaults.select_runs), fmt::format("(default {})", defaults.measured_search_s),

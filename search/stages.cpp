@@ -1,0 +1,66 @@
+// Stages: chains of subprograms joined by unary elementwise ops, the units a layout carries through.
+#include <algorithm>
+
+#include "search/partition.h"
+#include "search/passes/constant_source.h"
+
+namespace pet::search {
+namespace {
+
+// The op reads `value` and otherwise only constants, and writes one output of the same type.
+bool unary_elementwise_on(const Graph& graph, const Node& node, ValueId value) {
+  if (!node.def->traits.elementwise || node.outputs.size() != 1 ||
+      graph.value(node.outputs[0]).type != graph.value(value).type)
+    return false;
+  return std::all_of(node.inputs.begin(), node.inputs.end(), [&](ValueId in) {
+    return in == value || (in != kNoValue && constant_source(graph, in) != nullptr);
+  });
+}
+
+// Where the site's one output flows through unary elementwise ops read once each: the node that
+// reads the end of that path, if it is the only reader and belongs to a site.
+std::optional<size_t> next_site(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers,
+                                const std::vector<int>& site_of_node, const Subprogram& sub) {
+  if (sub.outputs.size() != 1) return std::nullopt;
+  ValueId value = sub.outputs[0];
+  while (!graph.is_output(value) && consumers[static_cast<size_t>(value)].size() == 1) {
+    NodeId reader = consumers[static_cast<size_t>(value)][0];
+    if (int site = site_of_node[static_cast<size_t>(reader)]; site >= 0) return static_cast<size_t>(site);
+    const Node& node = graph.node(reader);
+    if (!unary_elementwise_on(graph, node, value)) return std::nullopt;
+    value = node.outputs[0];
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::vector<size_t>> stage_windows(const Graph& graph, const std::vector<Subprogram>& subs, int max_sites) {
+  std::vector<std::vector<size_t>> windows;
+  if (max_sites < 2) return windows;
+  std::vector<int> site_of_node(graph.nodes().size(), -1);
+  for (size_t s = 0; s < subs.size(); ++s)
+    if (subs[s].kind == SubprogramKind::linear)
+      for (NodeId node : subs[s].nodes) site_of_node[static_cast<size_t>(node)] = static_cast<int>(s);
+  auto consumers = graph.consumers();
+  std::vector<std::optional<size_t>> next(subs.size());
+  std::vector<bool> has_previous(subs.size(), false);
+  for (size_t s = 0; s < subs.size(); ++s) {
+    if (subs[s].kind != SubprogramKind::linear) continue;
+    next[s] = next_site(graph, consumers, site_of_node, subs[s]);
+    if (next[s] && *next[s] != s && !has_previous[*next[s]]) has_previous[*next[s]] = true;
+    else next[s].reset();
+  }
+  for (size_t first = 0; first < subs.size(); ++first) {
+    if (has_previous[first] || !next[first]) continue;
+    std::vector<size_t> chain{first};
+    while (next[chain.back()]) chain.push_back(*next[chain.back()]);
+    for (size_t start = 0; start + 1 < chain.size(); ++start)
+      for (size_t length = 2; length <= static_cast<size_t>(max_sites) && start + length <= chain.size(); ++length)
+        windows.emplace_back(chain.begin() + static_cast<std::ptrdiff_t>(start),
+                             chain.begin() + static_cast<std::ptrdiff_t>(start + length));
+  }
+  return windows;
+}
+
+}  // namespace pet::search
