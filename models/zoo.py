@@ -276,6 +276,10 @@ EXTRA_MODELS: Dict[str, ModelSpec] = {spec.name: spec for spec in [
               torchvision_builder("resnext50_32x4d"), image(224), ["output"]),
     ModelSpec("densenet121", "torchvision DenseNet-121 (concatenations), 224x224",
               torchvision_builder("densenet121"), image(224), ["output"]),
+    ModelSpec("squeezenet1_1", "torchvision SqueezeNet 1.1 (fire modules: 1x1 and 3x3 siblings), 224x224",
+              torchvision_builder("squeezenet1_1"), image(224), ["output"]),
+    ModelSpec("googlenet", "torchvision GoogLeNet (Inception-v1 branches, no aux heads), 224x224",
+              torchvision_builder("googlenet", aux_logits=False, init_weights=True), image(224), ["output"]),
     ModelSpec("vit_b_16", "torchvision ViT-B/16 vision transformer, 224x224",
               with_reference_attention(torchvision_builder("vit_b_16")), image(224), ["output"]),
 ]}
