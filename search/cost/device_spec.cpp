@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -105,17 +106,30 @@ std::vector<std::string> known_devices() {
   return names;
 }
 
+namespace {
+
+// The embedded specs never change: each is parsed once per process (every optimize() opens one).
+const std::map<std::string, DeviceSpec>& embedded_specs() {
+  static const std::map<std::string, DeviceSpec> specs = [] {
+    std::map<std::string, DeviceSpec> parsed;
+    for (const EmbeddedDevice& device : embedded_devices())
+      parsed.emplace(device.name, parse_device(device.json, "built-in " + std::string(device.name)));
+    return parsed;
+  }();
+  return specs;
+}
+
+}  // namespace
+
 DeviceSpec load_cpu_fallback() {
-  for (const EmbeddedDevice& device : embedded_devices())
-    if (std::string(device.name) == kCpuFallback) return parse_device(device.json, "built-in cpu");
-  PET_CHECK(false, "the cpu spec is embedded");
-  return {};
+  auto found = embedded_specs().find(kCpuFallback);
+  PET_CHECK(found != embedded_specs().end(), "the cpu spec is embedded");
+  return found->second;
 }
 
 DeviceSpec load_device(const std::string& name_or_path) {
-  for (const EmbeddedDevice& device : embedded_devices())
-    if (name_or_path == device.name && name_or_path != kCpuFallback)
-      return parse_device(device.json, "built-in " + name_or_path);
+  if (auto found = embedded_specs().find(name_or_path); found != embedded_specs().end() && name_or_path != kCpuFallback)
+    return found->second;
   std::error_code error;
   if (std::filesystem::is_regular_file(name_or_path, error)) {
     std::ifstream file(name_or_path, std::ios::binary);
