@@ -75,6 +75,10 @@ struct OpSignature {
   std::string key() const;              // one line: "Conv[...](f32[..], f32[..]) f32"
 };
 OpSignature signature_of(const Graph& graph, const Node& node);
+// A kernel key with every fused activation (a Conv's activation="relu") spelled as the standard
+// op that follows the node ("Conv[...](...) f32 ; Relu(#0) f32"), the form the runtime sees either
+// way; `#k` references are renumbered. Other keys are returned as they are.
+std::string canonical_key(const std::string& key);
 
 struct ProfileEntry {
   std::string key;            // OpSignature::key()

@@ -50,7 +50,7 @@ std::string group_key(const Graph& graph, const std::vector<bool>& derived, cons
     }
     parts.push_back(signature.key());
   }
-  return fmt::format("{}", fmt::join(parts, " ; "));
+  return canonical_key(fmt::format("{}", fmt::join(parts, " ; ")));
 }
 
 bool computed_from_constants(const std::vector<bool>& derived, const Node& node) {

@@ -73,7 +73,9 @@ ProfileDb ProfileDb::parse(const std::string& json_text, const std::string& sour
     if (!fresh)
       throw UserError(fmt::format("profile DB '{}': entries {} and {} both measure device '{}' key '{}'", source,
                                   where->second, i, entry.device, entry.key));
-    db.add(std::move(entry));
+    // A DB written before keys were canonical may time one kernel under both spellings: the
+    // first in file order is kept.
+    if (db.find(entry.device, entry.key) == nullptr) db.add(std::move(entry));
   }
   return db;
 }
@@ -114,7 +116,7 @@ void ProfileDb::save(const std::string& path) const {
 }
 
 const ProfileEntry* ProfileDb::find(const std::string& device, const std::string& key) const {
-  auto found = entries_.find({device, key});
+  auto found = entries_.find({device, canonical_key(key)});
   return found == entries_.end() ? nullptr : &found->second;
 }
 
@@ -135,6 +137,7 @@ std::optional<double> ProfileDb::lookup(const std::string& device, const std::st
 }
 
 void ProfileDb::add(ProfileEntry entry) {
+  entry.key = canonical_key(entry.key);
   std::pair<std::string, std::string> where{entry.device, entry.key};
   entries_.insert_or_assign(std::move(where), std::move(entry));
 }

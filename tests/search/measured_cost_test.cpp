@@ -42,6 +42,55 @@ TEST(KernelGroups, AConvTakesTheElementwiseOpsThatFollowItAlone) {
                 "Transpose[perm=[0,2,3,1]](f32[1,8,6,6]) f32"}));
 }
 
+// Before: a Conv with its Relu fused (finalize's form) and the same Conv followed by a Relu node
+// (the imported form). After: one key, so the runtime's one kernel is timed and found once.
+TEST(KernelGroups, AFusedActivationIsKeyedAsTheReluNodeItStandsFor) {
+  const char* separate = R"(graph "separate" opset 13 {
+  input %x : f32[1,8,6,6]
+  const %w : f32[8,8,3,3] = random(1)
+  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[1,8,6,6]
+  %r = Relu(%c) : f32[1,8,6,6]
+  %s = Add(%r, %x) : f32[1,8,6,6]
+  output %s
+}
+)";
+  const char* fused = R"(graph "fused" opset 13 {
+  input %x : f32[1,8,6,6]
+  const %w : f32[8,8,3,3] = random(1)
+  %c = Conv[activation="relu", dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[1,8,6,6]
+  %s = Add(%c, %x) : f32[1,8,6,6]
+  output %s
+}
+)";
+  std::vector<std::string> expected = {
+      "Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](f32[1,8,6,6], const f32[8,8,3,3]) f32 ; "
+      "Relu(#0) f32 ; Add(#1, f32[1,8,6,6]) f32"};
+  EXPECT_EQ(group_keys(parse_graph(separate)), expected);
+  EXPECT_EQ(group_keys(parse_graph(fused)), expected);
+}
+
+TEST(KernelGroups, KeysWithoutAFusedActivationOrOfNoKernelAreKeptAsTheyAre) {
+  EXPECT_EQ(cost::canonical_key("Relu(f32[2]) f32"), "Relu(f32[2]) f32");
+  EXPECT_EQ(cost::canonical_key("model activation 0123abcd"), "model activation 0123abcd");
+  EXPECT_EQ(cost::canonical_key("Conv[activation=\"relu\"](f32[1]) f32 ; Add(#x, f32[1]) f32"),
+            "Conv(f32[1]) f32 ; Relu(#0) f32 ; Add(#x, f32[1]) f32");
+}
+
+// Before: a DB written before keys were canonical, timing one kernel under both spellings.
+// After: it loads, keeps the first entry, and finds it under either spelling.
+TEST(ProfileDbKeys, AnOldDbIsFoundUnderTheCanonicalKeyAndKeepsTheFirstOfTwoSpellings) {
+  cost::ProfileDb db = cost::ProfileDb::parse(R"({"entries": [
+    {"device": "ort-cpu", "key": "Conv[activation=\"relu\", group=1](f32[1,2,3,3], const f32[2,2,1,1]) f32",
+     "microseconds": 7, "method": "m", "libraries": "l", "date": "d"},
+    {"device": "ort-cpu", "key": "Conv[group=1](f32[1,2,3,3], const f32[2,2,1,1]) f32 ; Relu(#0) f32",
+     "microseconds": 9, "method": "m", "libraries": "l", "date": "d"}]})",
+                                              "old.json");
+  ASSERT_EQ(db.entries().size(), 1u);
+  EXPECT_EQ(db.entries()[0].key, "Conv[group=1](f32[1,2,3,3], const f32[2,2,1,1]) f32 ; Relu(#0) f32");
+  EXPECT_EQ(db.lookup("ort-cpu", "Conv[activation=\"relu\", group=1](f32[1,2,3,3], const f32[2,2,1,1]) f32"), 7);
+  EXPECT_EQ(db.lookup("ort-cpu", "Conv[group=1](f32[1,2,3,3], const f32[2,2,1,1]) f32 ; Relu(#0) f32"), 7);
+}
+
 TEST(KernelGroups, AValueReadTwiceEndsTheGroup) {
   Graph graph = parse_graph(R"(graph "fork" opset 13 {
     input %x : f32[1,4]
