@@ -70,7 +70,7 @@ options:
                            runtime (timed beside the cleaned input, kept in the profile DB) when
                            that is expected to take at most S seconds, else the cost model's
                            predictions; 0 for predictions always (default 90)
-  --calibration MODE       measured targets: in-context, the cost model's per-op scales fitted on
+  --calibration MODE       measured targets: in-context, the cost model's per-kernel scales fitted on
                            the cleaned input run whole under the runtime's profiler (its
                            neighbours, caches and fusions), or standalone, kernel groups timed
                            alone as they are (default in-context)

@@ -144,7 +144,7 @@ std::string context_summary(const cost::ContextScales& scales) {
   std::vector<std::string> ops;
   for (const auto& [op, scale] : scales.by_op) ops.push_back(fmt::format("{} {:.2f}", op, scale));
   return fmt::format("  in-context scales (the cleaned input run whole, {} of {} groups named by the profiler): {}; "
-                     "other ops {:.2f}; reorders {:.2f}; end to end {:.2f}\n",
+                     "other kernels {:.2f}; reorders {:.2f}; end to end {:.2f}\n",
                      scales.groups_matched, scales.groups, fmt::join(ops, ", "), scales.overall, scales.reorder,
                      scales.end_to_end);
 }

@@ -90,10 +90,10 @@ ContextScales fit_scales(const Graph& graph, const KernelGrouping& grouping, con
             "one stand-alone and one in-context time per kernel group");
   ContextScales scales;
   scales.groups = static_cast<int>(grouping.groups.size());
-  std::map<std::string, std::pair<double, double>> sums;  // head op -> (in context, stand-alone)
+  std::map<std::string, std::pair<double, double>> sums;  // context class -> (in context, stand-alone)
   double context_total = 0, standalone_total = 0;
   for (size_t g = 0; g < grouping.groups.size(); ++g) {
-    const std::string& op = graph.node(grouping.groups[g].nodes.front()).op();
+    std::string op = context_class(graph, grouping.groups[g]);
     sums[op].first += in_context.group_us[g];
     sums[op].second += standalone_us[g];
     context_total += in_context.group_us[g];

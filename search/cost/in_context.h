@@ -28,12 +28,12 @@ GroupAttribution attribute_rows(const Graph& graph, const KernelGrouping& groupi
                                 const std::vector<runtime::NodeTime>& rows);
 
 // The scales the cost model applies to stand-alone kernel times: in-context over stand-alone, per
-// head op of a group (summed over the groups with that head, so one fused-away group does not zero
-// an op), the overall ratio for ops the input lacks, and the unprofiled end-to-end time over the
-// profiled rows' sum (a profiler's own overhead).
+// context class of a group (its ops, context_class(): summed over the groups of that class, so one
+// fused-away group does not zero a class), the overall ratio for classes the input lacks, and the
+// unprofiled end-to-end time over the profiled rows' sum (a profiler's own overhead).
 struct ContextScales {
   bool fitted = false;
-  std::map<std::string, double> by_op;
+  std::map<std::string, double> by_op;  // by context class: "Conv+Add+Relu", "Transpose"
   double overall = 1;
   double end_to_end = 1;
   // The rows naming nothing of the graph (the runtime's reorders and converts) over the reorders the
@@ -41,8 +41,8 @@ struct ContextScales {
   double reorder = 1;
   int groups_matched = 0, groups = 0;
   double coverage = 0;  // the share of the profiled time attributed to the graph's groups
-  // The factor for a group whose first node is `op`: by_op's, else overall; times end_to_end.
-  double factor(const std::string& op) const;
+  // The factor for a group of context class `ops` ("Conv+Relu"): by_op's, else overall; times end_to_end.
+  double factor(const std::string& ops) const;
   // The factor for the stand-alone reorders: reorder times end_to_end.
   double reorder_factor() const { return fitted ? reorder * end_to_end : 1; }
 };

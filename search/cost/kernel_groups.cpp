@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/executor.h"
+#include "core/ops/fused_activation.h"
 #include "search/cost/cost_model.h"
 
 namespace pet::cost {
@@ -115,6 +116,16 @@ KernelGrouping kernel_groups(const Graph& graph, int max_epilogue) {
     result.groups.push_back({nodes, group_key(graph, derived, nodes)});
   }
   return result;
+}
+
+std::string context_class(const Graph& graph, const KernelGroup& group) {
+  std::vector<std::string> ops;
+  for (NodeId id : group.nodes) {
+    const Node& node = graph.node(id);
+    ops.push_back(node.op());
+    if (std::optional<std::string> activation = ops::activation_op(node.attrs)) ops.push_back(*activation);
+  }
+  return fmt::format("{}", fmt::join(ops, "+"));
 }
 
 Graph kernel_group_model(const Graph& graph, const KernelGroup& group) {

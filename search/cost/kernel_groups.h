@@ -32,6 +32,11 @@ struct KernelGrouping {
 // of the previous one's output, whose other inputs are constants or computed outside the group.
 KernelGrouping kernel_groups(const Graph& graph, int max_epilogue = 3);
 
+// The ops a group runs, a fused activation spelled as its own op ("Conv+Add+Relu", "Concat+Relu"):
+// the class its in-context scale is fitted for. A Relu after a Concat is a kernel of its own in
+// the runtimes, so it must not take the scale of a Concat the runtime writes in place.
+std::string context_class(const Graph& graph, const KernelGroup& group);
+
 // A self-contained graph that computes one group: its outside inputs become graph inputs, its
 // constants are kept (values computed from constants only are computed and kept as constants,
 // as finalize will fold them), and every value read outside the group (or a graph output) is an

@@ -191,7 +191,7 @@ double CostModel::with_reorders_at_edges(const Graph& graph, const KernelGroupin
                                          const std::vector<GroupTime>& times, const ContextScales& scales) const {
   double total = 0;
   for (size_t g = 0; g < grouping.groups.size(); ++g)
-    total += times[g].kernel_us * scales.factor(graph.node(grouping.groups[g].nodes.front()).op());
+    total += times[g].kernel_us * scales.factor(context_class(graph, grouping.groups[g]));
   return total + reorders_at_edges(graph, grouping, times) * scales.reorder_factor();
 }
 

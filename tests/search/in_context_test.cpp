@@ -55,28 +55,68 @@ TEST(InContext, ARowNamingNothingOfTheGraphIsUnattributedNotGuessed) {
   EXPECT_EQ(attribution.unattributed_us, 6);
 }
 
-TEST(InContext, ScalesAreInContextOverStandAlonePerHeadOpAndEndToEndOverProfiled) {
+TEST(InContext, ScalesAreInContextOverStandAlonePerContextClassAndEndToEndOverProfiled) {
   Graph graph = parse_graph(kBlock);
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
   cost::GroupAttribution attribution{{80, 10}, 10, 100, 3, 4};
   cost::ContextScales scales = cost::fit_scales(graph, grouping, attribution, {100, 10}, 40, 90);
   ASSERT_TRUE(scales.fitted);
-  EXPECT_DOUBLE_EQ(scales.by_op.at("Conv"), 0.8);
+  EXPECT_DOUBLE_EQ(scales.by_op.at("Conv+Add+Relu"), 0.8);
   EXPECT_DOUBLE_EQ(scales.by_op.at("Transpose"), 1.0);
   EXPECT_DOUBLE_EQ(scales.overall, 90.0 / 110.0);
   EXPECT_DOUBLE_EQ(scales.end_to_end, 0.9);
-  EXPECT_DOUBLE_EQ(scales.factor("Conv"), 0.8 * 0.9);
+  EXPECT_DOUBLE_EQ(scales.factor("Conv+Add+Relu"), 0.8 * 0.9);
+  EXPECT_DOUBLE_EQ(scales.factor("Conv"), 90.0 / 110.0 * 0.9) << "a conv without the add and relu is another kernel";
   EXPECT_DOUBLE_EQ(scales.factor("MatMul"), 90.0 / 110.0 * 0.9) << "an op the input lacks takes the overall ratio";
   EXPECT_DOUBLE_EQ(scales.reorder, 0.25) << "10 us of unattributed rows against 40 us of stand-alone reorders";
   EXPECT_DOUBLE_EQ(scales.reorder_factor(), 0.25 * 0.9);
   EXPECT_EQ(scales.groups_matched, 2);
 }
 
+// Before: a Concat the runtime writes in place (0.2 of its stand-alone time in context) and Relus
+// before it. After moving the Relu below the Concat, the Concat+Relu group is a kernel the input
+// never ran: it takes the overall scale, not the Concat's, and the fused Conv+Relu takes Conv+Relu's.
+TEST(InContext, AReluMovedBelowAConcatDoesNotTakeTheConcatsScale) {
+  Graph input = parse_graph(R"(graph "fire" opset 13 {
+  input %x : f32[1,4,5,5]
+  const %w : f32[4,4,1,1] = random(1)
+  %a = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w) : f32[1,4,5,5] @"a"
+  %ar = Relu(%a) : f32[1,4,5,5] @"ar"
+  %b = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w) : f32[1,4,5,5] @"b"
+  %br = Relu(%b) : f32[1,4,5,5] @"br"
+  %c = Concat[axis=1](%ar, %br) : f32[1,8,5,5] @"c"
+  output %c
+}
+)");
+  cost::KernelGrouping grouping = cost::kernel_groups(input);
+  cost::ContextScales scales = cost::fit_scales(input, grouping, {{40, 40, 2}, 0, 82, 3, 3}, {50, 50, 10}, 0, 82);
+  ASSERT_TRUE(scales.fitted);
+  EXPECT_DOUBLE_EQ(scales.by_op.at("Conv+Relu"), 0.8);
+  EXPECT_DOUBLE_EQ(scales.by_op.at("Concat"), cost::kMinScale);
+
+  Graph moved = parse_graph(R"(graph "fire" opset 13 {
+  input %x : f32[1,4,5,5]
+  const %w : f32[4,4,1,1] = random(1)
+  %a = Conv[activation="relu", dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w) : f32[1,4,5,5]
+  %b = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w) : f32[1,4,5,5]
+  %c = Concat[axis=1](%a, %b) : f32[1,8,5,5]
+  %r = Relu(%c) : f32[1,8,5,5]
+  output %r
+}
+)");
+  std::vector<std::string> classes;
+  for (const cost::KernelGroup& group : cost::kernel_groups(moved).groups) classes.push_back(cost::context_class(moved, group));
+  EXPECT_EQ(classes, (std::vector<std::string>{"Conv+Relu", "Conv", "Concat+Relu"}));
+  EXPECT_DOUBLE_EQ(scales.factor("Conv+Relu"), 0.8);
+  EXPECT_DOUBLE_EQ(scales.factor("Concat+Relu"), scales.overall);
+  EXPECT_DOUBLE_EQ(scales.overall, 82.0 / 110.0);
+}
+
 TEST(InContext, ARatioOutsideTheClampIsAFailedAttributionAndIsClamped) {
   Graph graph = parse_graph(kBlock);
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
   cost::ContextScales scales = cost::fit_scales(graph, grouping, {{2000, 1}, 0, 2001, 2, 2}, {100, 10}, 0, 2001);
-  EXPECT_DOUBLE_EQ(scales.by_op.at("Conv"), cost::kMaxScale);
+  EXPECT_DOUBLE_EQ(scales.by_op.at("Conv+Add+Relu"), cost::kMaxScale);
   EXPECT_DOUBLE_EQ(scales.by_op.at("Transpose"), cost::kMinScale);
   EXPECT_EQ(scales.reorder, 1) << "no stand-alone reorders: nothing to scale";
 }
@@ -88,7 +128,7 @@ TEST(InContext, RowsThatNameTooLittleOfTheRunFitNothing) {
   cost::ContextScales scales = cost::fit_scales(graph, grouping, {{20, 10}, 70, 100, 2, 9}, {100, 10}, 0, 100);
   EXPECT_FALSE(scales.fitted);
   EXPECT_DOUBLE_EQ(scales.coverage, 0.3);
-  EXPECT_EQ(scales.factor("Conv"), 1);
+  EXPECT_EQ(scales.factor("Conv+Add+Relu"), 1);
 }
 
 TEST(InContext, NoRowsMeansNoScalesAndTheStandAloneTimesStand) {
@@ -96,7 +136,7 @@ TEST(InContext, NoRowsMeansNoScalesAndTheStandAloneTimesStand) {
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
   cost::ContextScales scales = cost::fit_scales(graph, grouping, {{0, 0}, 0, 0, 0, 0}, {100, 10}, 0, 50);
   EXPECT_FALSE(scales.fitted);
-  EXPECT_EQ(scales.factor("Conv"), 1);
+  EXPECT_EQ(scales.factor("Conv+Add+Relu"), 1);
   EXPECT_EQ(scales.reorder_factor(), 1);
 }
 
