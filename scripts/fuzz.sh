@@ -79,9 +79,11 @@ for target in "${targets[@]}"; do
     log=build-fuzz/$target.log
     ((workers > 1)) && log=build-fuzz/$target.worker$worker.log
     logs+=("$log")
+    # Workers pick up each other's new inputs every minute (libFuzzer's default, every second,
+    # rescans the shared folder between almost every execution once it holds thousands of inputs).
     # shellcheck disable=SC2086  # extra_flags holds whole flags
     build-fuzz/fuzz/"$target" -runs="$share" -max_len="${max_len[$target]}" -timeout=60 -rss_limit_mb=4096 \
-      -seed=$((worker + 1)) ${extra_flags[$target]:-} -print_final_stats=1 \
+      -seed=$((worker + 1)) -reload=60 ${extra_flags[$target]:-} -print_final_stats=1 \
       -artifact_prefix=build-fuzz/findings/"$target"- "$corpus" >"$log" 2>&1 &
     pids+=($!)
   done
