@@ -98,6 +98,41 @@ class CSRNetBackEnd(nn.Module):
         return self.back_end(x)
 
 
+# ---------------------------------------------------------------- EDSR
+
+
+class ScaledResidualBlock(nn.Module):
+    """EDSR's residual block: conv, ReLU, conv, the result scaled by a constant, plus the input."""
+
+    def __init__(self, features: int, scale: float) -> None:
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(features, features, 3, padding=1), nn.ReLU(inplace=True),
+                                  nn.Conv2d(features, features, 3, padding=1))
+        self.scale = scale
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.body(x) * self.scale
+
+
+class EDSR(nn.Module):
+    """EDSR super-resolution (Lim et al., 2017): a ResNet without batch norm whose residual blocks
+    scale their branch by 0.1 before the add (a conv followed by a scalar multiply, TASO's
+    conv-and-scale fusion), then a x2 pixel-shuffle upsampler."""
+
+    def __init__(self, features: int = 64, blocks: int = 16, scale: float = 0.1) -> None:
+        super().__init__()
+        self.head = nn.Conv2d(3, features, 3, padding=1)
+        self.body = nn.Sequential(*[ScaledResidualBlock(features, scale) for _ in range(blocks)],
+                                  nn.Conv2d(features, features, 3, padding=1))
+        self.tail = nn.Sequential(nn.Conv2d(features, 4 * features, 3, padding=1), nn.PixelShuffle(2),
+                                  nn.Conv2d(features, 3, 3, padding=1))
+        init_relu_convs(self)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        features = self.head(x)
+        return self.tail(features + self.body(features))
+
+
 # ---------------------------------------------------------------- BERT
 
 
@@ -280,6 +315,8 @@ EXTRA_MODELS: Dict[str, ModelSpec] = {spec.name: spec for spec in [
               torchvision_builder("squeezenet1_1"), image(224), ["output"]),
     ModelSpec("googlenet", "torchvision GoogLeNet (Inception-v1 branches, no aux heads), 224x224",
               torchvision_builder("googlenet", aux_logits=False, init_weights=True), image(224), ["output"]),
+    ModelSpec("edsr", "EDSR super-resolution ResNet: 16 blocks of 64 channels, residual scaling 0.1, x2 from 64x64",
+              EDSR, image(64), ["output"]),
     ModelSpec("vit_b_16", "torchvision ViT-B/16 vision transformer, 224x224",
               with_reference_attention(torchvision_builder("vit_b_16")), image(224), ["output"]),
 ]}

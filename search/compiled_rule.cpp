@@ -127,6 +127,17 @@ bool CompiledRule::guard_holds(const std::vector<TensorType>& input_types) const
   return true;
 }
 
+bool CompiledRule::operands_unbroadcast(const Graph& graph, const std::vector<NodeId>& bound_nodes) const {
+  for (NodeId lhs_node : unbroadcast_nodes) {
+    NodeId bound = bound_nodes.at(static_cast<size_t>(lhs_node));
+    if (bound < 0) continue;
+    const Node& node = graph.node(bound);
+    for (ValueId input : node.inputs)
+      if (input != kNoValue && graph.value(input).type.shape != graph.value(node.inputs[0]).type.shape) return false;
+  }
+  return true;
+}
+
 uint64_t anchor_key_of(const std::string& op, const Attributes& attrs) {
   Attributes exact;
   for (const auto& [key, value] : attrs.entries())
@@ -138,6 +149,28 @@ uint64_t anchor_key_of(const std::string& op, const Attributes& attrs) {
 }
 
 namespace {
+
+// Elementwise nodes with operands of one shape beside a node that is not elementwise (a Conv, a
+// MatMul): see CompiledRule::unbroadcast_nodes.
+std::vector<NodeId> find_unbroadcast_nodes(const Graph& lhs) {
+  std::vector<std::vector<NodeId>> readers = lhs.consumers();
+  auto linear = [&](NodeId id) { return id >= 0 && !lhs.node(id).def->traits.elementwise; };
+  std::vector<NodeId> nodes;
+  for (NodeId id = 0; id < static_cast<NodeId>(lhs.nodes().size()); ++id) {
+    const Node& node = lhs.node(id);
+    if (!node.def->traits.elementwise || node.inputs.size() < 2) continue;
+    bool one_shape = true, beside_linear = false;
+    for (ValueId input : node.inputs) {
+      if (input == kNoValue) continue;
+      one_shape = one_shape && lhs.value(input).type.shape == lhs.value(node.inputs[0]).type.shape;
+      beside_linear = beside_linear || linear(lhs.value(input).producer);
+    }
+    for (ValueId output : node.outputs)
+      for (NodeId reader : readers[static_cast<size_t>(output)]) beside_linear = beside_linear || linear(reader);
+    if (one_shape && beside_linear) nodes.push_back(id);
+  }
+  return nodes;
+}
 
 // A Split whose pieces are all side outputs cuts what the match needs: the library wrote its
 // sizes for its small shapes, so they are taken from the matched output types instead (the
@@ -228,6 +261,7 @@ std::optional<CompiledRule> CompiledRule::compile(const std::string& name, const
       rule.per_channel_inputs.push_back(i);
   for (size_t i = 0; i < rule.lhs.inputs().size(); ++i)
     if (rule.lhs.value(rule.lhs.inputs()[i]).type.shape.rank() == 0) rule.scalar_inputs.push_back(i);
+  rule.unbroadcast_nodes = find_unbroadcast_nodes(rule.lhs);
   rule.over_convs = std::any_of(rule.lhs.nodes().begin(), rule.lhs.nodes().end(), [](const Node& node) {
     return node.op() == "Conv" && (node.inputs.size() < 3 || node.inputs[2] == kNoValue);
   });

@@ -38,6 +38,11 @@ struct CompiledRule {
   bool over_convs = false;
   std::vector<size_t> per_channel_inputs;  // guard: lhs inputs (by index) that must be [1,C,1,...]
   std::vector<size_t> scalar_inputs;       // guard: lhs inputs of rank 0, which bind scalars only
+  // guard: lhs elementwise nodes next to a linear op of the rule (an operand it computes, or its
+  // output read by it) whose operands have one shape in the rule: they bind operands of one shape.
+  // A linear op distributes over an Add of equal shapes only; with a broadcast operand (a conv's
+  // [1,C,1,1] bias) conv(a + b) is not conv(a) + conv(b) near the borders.
+  std::vector<NodeId> unbroadcast_nodes;
 
   // nullopt with `why` set when the direction cannot be matched as a subgraph: an output that is
   // an input, an input the left side never reads, a right side reading a variable the left
@@ -48,6 +53,8 @@ struct CompiledRule {
   // Whether the matched input types meet the rule's guard: per-channel inputs are [1,C,1,...],
   // and a scalar of the rule (the factor of its scalar multiplications) binds a scalar.
   bool guard_holds(const std::vector<TensorType>& input_types) const;
+  // The unbroadcast_nodes guard, on the graph nodes bound to the lhs nodes (-1: unbound).
+  bool operands_unbroadcast(const Graph& graph, const std::vector<NodeId>& bound_nodes) const;
 };
 
 // Some attribute values of a rule are variables: the library proved each rule at one kernel,

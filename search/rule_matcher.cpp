@@ -287,7 +287,7 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
     outputs.push_back(s.values[static_cast<size_t>(output)]);
     output_types.push_back(s.graph.value(outputs.back()).type);
   }
-  if (!rule.guard_holds(types)) {
+  if (!rule.guard_holds(types) || !rule.operands_unbroadcast(s.graph, s.nodes)) {
     ++s.stats.guard_refused;
     return;
   }

@@ -185,6 +185,32 @@ TEST(TasoSubstitution, FuseAddNeedsAPerChannelAddend) {
   EXPECT_EQ(stats.guard_refused, 1);
 }
 
+const std::string kConvOverAdd = "conv-conv-add-to-add-conv-27e1f5";
+
+// A conv is linear in its input: conv(a + r, w) = conv(a, w) + conv(r, w) for a and r of one shape.
+TEST(TasoSubstitution, AConvOfASumIsTheSumOfTwoConvs) {
+  Graph before = parse_named("  input %a : f32[1,4,6,6]\n  input %r : f32[1,4,6,6]\n"
+                             "  const %w : f32[4,4,3,3] = random(1)\n  %s = Add(%a, %r)\n"
+                             "  %o = " + conv_attrs(1, 1) + "(%s, %w)\n  output %o\n");
+  std::vector<RuleApplication> after = applied(kConvOverAdd, kConvOverAdd + " (reversed)", before);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(node_lines(after[0].result), "%o/t0 = " + conv_attrs(1, 1) + "(%a, %w) : f32[1,4,6,6]\n"
+                                          "%o/t1 = " + conv_attrs(1, 1) + "(%r, %w) : f32[1,4,6,6]\n"
+                                          "%o = Add(%o/t0, %o/t1) : f32[1,4,6,6]\noutput %o\n");
+}
+
+// Guard: the sum's operands have one shape. EDSR's tail conv reads a biased conv's output, whose
+// bias [1,C,1,1] is broadcast: conv(c + bias) is not conv(c) + conv(bias) near the borders (the
+// instance proof refuted it with a counterexample before the guard refused the match).
+TEST(TasoSubstitution, AConvOfASumNeedsOperandsOfOneShape) {
+  MatchStats stats;
+  Graph before = parse_named("  input %a : f32[1,4,6,6]\n  const %c : f32[1,4,1,1] = random(2)\n"
+                             "  const %w : f32[4,4,3,3] = random(1)\n  %s = Add(%a, %c)\n"
+                             "  %o = " + conv_attrs(1, 1) + "(%s, %w)\n  output %o\n");
+  EXPECT_TRUE(applied(kConvOverAdd, kConvOverAdd + " (reversed)", before, &stats).empty());
+  EXPECT_EQ(stats.guard_refused, 1);
+}
+
 const std::string kConcatThroughConv = "conv-conv-concat-1-to-concat-0-conv-353eec";
 
 TEST(TasoSubstitution, MoveAConcatOfConvOutputsIntoTheWeights) {
