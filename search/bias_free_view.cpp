@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/ops/fused_activation.h"
+#include "search/passes/eliminate_dead_nodes.h"
 #include "search/passes/fuse_conv_bias.h"
 
 namespace pet::search {
@@ -63,6 +64,10 @@ std::optional<Graph> bias_free_view(const Graph& graph) {
   return view;
 }
 
-int restore_conv_biases(Graph& graph) { return fuse_conv_bias(graph); }
+int restore_conv_biases(Graph& graph) {
+  int fused = fuse_conv_bias(graph);
+  if (fused > 0) eliminate_dead_nodes(graph);  // what computed a fused bias from constants
+  return fused;
+}
 
 }  // namespace pet::search

@@ -17,8 +17,9 @@ namespace pet::search {
 std::optional<Graph> bias_free_view(const Graph& graph);
 
 // Fuses every per-channel constant Add that follows a bias-free Conv (or a channel Split of one)
-// back into the conv's bias (fuse_conv_bias); Adds whose conv a rewrite changed so that they no
-// longer fit stay as explicit per-channel Adds. Returns the fusions made.
+// back into the conv's bias (fuse_conv_bias), a bias the rewrite computed from constants included
+// (then the nodes that computed it go); Adds whose conv a rewrite changed so that they no longer
+// fit stay as explicit per-channel Adds. Returns the fusions made.
 int restore_conv_biases(Graph& graph);
 
 }  // namespace pet::search

@@ -2,6 +2,9 @@
 // constants reach the passes before weights are folded).
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include "core/graph.h"
 
 namespace pet {
@@ -15,5 +18,10 @@ inline const Tensor* constant_source(const Graph& graph, ValueId value) {
     return &*graph.value(graph.node(entry.producer).inputs[0]).constant;
   return nullptr;
 }
+
+// The value computed from constants only, evaluated with the reference kernels, when its
+// producers read at most `max_elements` constant elements in all (a bias a rule scaled, before
+// fold-weights has run); nullopt for a value that depends on an input, or reads more.
+std::optional<Tensor> small_derived_constant(const Graph& graph, ValueId value, int64_t max_elements = 1 << 16);
 
 }  // namespace pet

@@ -10,10 +10,15 @@
 namespace pet {
 namespace {
 
-// The bias as a constant of shape [C] when `value` is a per-channel constant for `channels`.
+// The bias as a constant of shape [C] when `value` is a per-channel constant for `channels`: a
+// constant, a reshaped one, or a small value computed from constants (a bias a rule scaled, which
+// fold-weights folds later; the search prices programs before it runs).
 std::optional<Tensor> per_channel_bias(const Graph& graph, ValueId value, int64_t channels, int rank) {
   const Value& bias = graph.value(value);
+  if (bias.type.shape.numel() != channels) return std::nullopt;
+  std::optional<Tensor> derived;
   const Tensor* source = constant_source(graph, value);
+  if (!source && (derived = small_derived_constant(graph, value))) source = &*derived;
   if (!source || source->type().dtype != DType::f32 || source->type().shape.numel() != channels) return std::nullopt;
   const std::vector<int64_t>& dims = bias.type.shape.dims();
   if (static_cast<int>(dims.size()) > rank || dims.size() < 2) return std::nullopt;
