@@ -41,6 +41,19 @@ def pet_commit(repository: Path) -> str:
         return "unknown"
 
 
+def pet_binary(pet_opt, repository: Path) -> str:
+    """Which pet-opt ran: the repository's own build, or a binary elsewhere with its build time
+    (the repository's commit then says nothing about it)."""
+    path = Path(str(pet_opt)).resolve()
+    if path == (repository / "build" / "tools" / "pet-opt").resolve():
+        return "pet-opt from this repository's build/"
+    try:
+        built = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+    except OSError:
+        built = "unknown time"
+    return f"pet-opt {path} (built {built}, not necessarily from this commit)"
+
+
 def versions() -> Dict[str, str]:
     found = {"onnxruntime": package_version("onnxruntime"), "openvino": package_version("openvino"),
              "onnx": package_version("onnx")}
@@ -66,7 +79,7 @@ def header_lines(args, peaks: Dict[tuple, dict], repository: Path) -> List[str]:
         f"- Date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}; machine: {cpu_description()}",
         f"- Runtimes: ONNX Runtime {found['onnxruntime']}, OpenVINO {found['openvino']}; onnx {found['onnx']}; "
         f"peers: onnxsim {found['onnxsim']}, onnxslim {found['onnxslim']}, onnxoptimizer {found['onnxoptimizer']}",
-        f"- pet {pet_commit(repository)}; threads {', '.join(map(str, args.threads))}; {args.repeats} interleaved "
+        f"- pet {pet_commit(repository)}, {pet_binary(getattr(args, 'pet_opt', ''), repository)}; threads {', '.join(map(str, args.threads))}; {args.repeats} interleaved "
         f"rounds after {args.warmup} warm-up rounds; random inputs seed {args.seed}",
         f"- CPU peak (a {args.peak_size}x{args.peak_size} float32 MatMul in each runtime as deployed, median): "
         f"{peak_text or 'not measured'}",
