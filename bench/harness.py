@@ -170,7 +170,7 @@ def run_json_process(script: str, request: dict, folder: Path, name: str) -> dic
 
 
 def measure_peaks(args, out: Path) -> Dict[tuple, dict]:
-    """The sgemm peak per (target, threads), each runtime as deployed."""
+    """The CPU peak per (target, threads), each runtime as deployed (measure.measure_peak)."""
     peaks = {}
     for target in args.targets:
         for threads in args.threads:
@@ -178,10 +178,11 @@ def measure_peaks(args, out: Path) -> Dict[tuple, dict]:
                        "repeats": args.repeats, "seed": args.seed}
             peak = run_json_process("measure.py", request, out, f"peak_{target}_t{threads}")
             if "error" in peak:
-                print(f"harness: the sgemm peak in {target} at {threads} threads was not measured: {peak['error']}",
+                print(f"harness: the CPU peak in {target} at {threads} threads was not measured: {peak['error']}",
                       flush=True)
                 continue
-            print(f"harness: sgemm peak in {target} at {threads} thread(s): {peak['gflops']:.1f} GFLOP/s", flush=True)
+            print(f"harness: CPU peak in {target} at {threads} thread(s): {peak['gflops']:.1f} GFLOP/s "
+                  f"(MatMul {peak['matmul_gflops']:.1f}, conv {peak['conv_gflops']:.1f})", flush=True)
             peaks[(target, threads)] = peak
     return peaks
 

@@ -72,8 +72,10 @@ def openvino_precision() -> str:
 
 def header_lines(args, peaks: Dict[tuple, dict], repository: Path) -> List[str]:
     found = versions()
-    peak_text = "; ".join(f"{target} {t} thread{'s' if t > 1 else ''} {p['gflops']:.1f} GFLOP/s"
-                          for (target, t), p in sorted(peaks.items()))
+    peak_text = "; ".join(
+        f"{target} {t} thread{'s' if t > 1 else ''} {p['gflops']:.1f} GFLOP/s"
+        + (f" (MatMul {p['matmul_gflops']:.1f}, conv {p['conv_gflops']:.1f})" if "conv_gflops" in p else "")
+        for (target, t), p in sorted(peaks.items()))
     return [
         "# pet harness: the input model, the tools users run today and pet's modes, measured side by side", "",
         f"- Date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}; machine: {cpu_description()}",
@@ -81,7 +83,8 @@ def header_lines(args, peaks: Dict[tuple, dict], repository: Path) -> List[str]:
         f"peers: onnxsim {found['onnxsim']}, onnxslim {found['onnxslim']}, onnxoptimizer {found['onnxoptimizer']}",
         f"- pet {pet_commit(repository)}, {pet_binary(getattr(args, 'pet_opt', ''), repository)}; threads {', '.join(map(str, args.threads))}; {args.repeats} interleaved "
         f"rounds after {args.warmup} warm-up rounds; random inputs seed {args.seed}",
-        f"- CPU peak (a {args.peak_size}x{args.peak_size} float32 MatMul in each runtime as deployed, median): "
+        f"- CPU peak (the faster of a {args.peak_size}x{args.peak_size} float32 MatMul and a 3x3 conv of 256 channels "
+        f"on 56x56, in each runtime as deployed, median): "
         f"{peak_text or 'not measured'}",
         f"- OpenVINO computes in its default inference precision on this CPU ({openvino_precision()}) for the timings "
         "and in f32 for the output checks; ONNX Runtime in f32 for both.",

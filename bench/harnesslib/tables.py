@@ -171,7 +171,7 @@ def section(target: str, threads: int, rows: List[dict]) -> List[str]:
     lines += speedup_table(cells, variants)
     lines += ["", "pet against the best peer (beats or loses when the medians differ by more than both spreads):", ""]
     lines += [pet_versus_best_peer(key, cell) for key, cell in cells.items()]
-    lines += ["", "Fraction of the floor each variant reaches (the model's Conv/MatMul/Gemm FLOPs at the sgemm peak "
+    lines += ["", "Fraction of the floor each variant reaches (the model's Conv/MatMul/Gemm FLOPs at the CPU peak "
               "over its median time):", ""]
     lines += floor_table(cells, variants)
     return lines + [""]
