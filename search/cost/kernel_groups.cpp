@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "core/executor.h"
 #include "core/ops/fused_activation.h"
 #include "search/cost/cost_model.h"
+#include "search/passes/constant_source.h"
 
 namespace pet::cost {
 namespace {
@@ -59,20 +59,6 @@ bool computed_from_constants(const std::vector<bool>& derived, const Node& node)
   for (ValueId input : node.inputs)
     if (input != kNoValue && !derived[static_cast<size_t>(input)]) return false;
   return true;
-}
-
-// The value of a constant-derived value, computed by the reference kernels of its producers.
-const Tensor& computed_constant(const Graph& graph, ValueId value, std::map<ValueId, Tensor>& memo) {
-  if (graph.is_constant(value)) return *graph.value(value).constant;
-  if (auto found = memo.find(value); found != memo.end()) return found->second;
-  const Node& node = graph.node(graph.value(value).producer);
-  std::vector<const Tensor*> inputs;
-  for (ValueId input : node.inputs) inputs.push_back(input == kNoValue ? nullptr : &computed_constant(graph, input, memo));
-  std::vector<TensorType> types;
-  for (ValueId output : node.outputs) types.push_back(graph.value(output).type);
-  std::vector<Tensor> outputs = execute_node(node, inputs, types);
-  for (size_t i = 0; i < outputs.size(); ++i) memo[node.outputs[i]] = std::move(outputs[i]);
-  return memo.at(value);
 }
 
 }  // namespace

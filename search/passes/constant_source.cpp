@@ -20,22 +20,6 @@ bool within_budget(const Graph& graph, ValueId value, int64_t& budget, std::map<
   return true;
 }
 
-Tensor evaluate(const Graph& graph, ValueId value, std::map<ValueId, Tensor>& memo) {
-  if (graph.is_constant(value)) return *graph.value(value).constant;
-  if (auto found = memo.find(value); found != memo.end()) return found->second;
-  const Node& node = graph.node(graph.value(value).producer);
-  std::vector<Tensor> inputs;
-  inputs.reserve(node.inputs.size());
-  for (ValueId input : node.inputs) inputs.push_back(input == kNoValue ? Tensor() : evaluate(graph, input, memo));
-  std::vector<const Tensor*> pointers;
-  for (size_t i = 0; i < node.inputs.size(); ++i) pointers.push_back(node.inputs[i] == kNoValue ? nullptr : &inputs[i]);
-  std::vector<TensorType> types;
-  for (ValueId output : node.outputs) types.push_back(graph.value(output).type);
-  std::vector<Tensor> outputs = execute_node(node, pointers, types);
-  for (size_t i = 0; i < outputs.size(); ++i) memo[node.outputs[i]] = std::move(outputs[i]);
-  return memo.at(value);
-}
-
 }  // namespace
 
 std::optional<Tensor> small_derived_constant(const Graph& graph, ValueId value, int64_t max_elements) {
@@ -43,7 +27,20 @@ std::optional<Tensor> small_derived_constant(const Graph& graph, ValueId value, 
   std::map<ValueId, bool> visited;
   if (!within_budget(graph, value, budget, visited)) return std::nullopt;
   std::map<ValueId, Tensor> memo;
-  return evaluate(graph, value, memo);
+  return computed_constant(graph, value, memo);
+}
+
+const Tensor& computed_constant(const Graph& graph, ValueId value, std::map<ValueId, Tensor>& memo) {
+  if (graph.is_constant(value)) return *graph.value(value).constant;
+  if (auto found = memo.find(value); found != memo.end()) return found->second;
+  const Node& node = graph.node(graph.value(value).producer);
+  std::vector<const Tensor*> inputs;
+  for (ValueId input : node.inputs) inputs.push_back(input == kNoValue ? nullptr : &computed_constant(graph, input, memo));
+  std::vector<TensorType> types;
+  for (ValueId output : node.outputs) types.push_back(graph.value(output).type);
+  std::vector<Tensor> outputs = execute_node(node, inputs, types);
+  for (size_t i = 0; i < outputs.size(); ++i) memo[node.outputs[i]] = std::move(outputs[i]);
+  return memo.at(value);
 }
 
 }  // namespace pet

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 
 #include "core/graph.h"
@@ -23,5 +24,9 @@ inline const Tensor* constant_source(const Graph& graph, ValueId value) {
 // producers read at most `max_elements` constant elements in all (a bias a rule scaled, before
 // fold-weights has run); nullopt for a value that depends on an input, or reads more.
 std::optional<Tensor> small_derived_constant(const Graph& graph, ValueId value, int64_t max_elements = 1 << 16);
+
+// A value computed from constants only, by the reference kernels of its producers; `memo` keeps
+// the values computed on the way (and the returned reference's storage).
+const Tensor& computed_constant(const Graph& graph, ValueId value, std::map<ValueId, Tensor>& memo);
 
 }  // namespace pet
