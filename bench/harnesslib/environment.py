@@ -41,7 +41,7 @@ def pet_commit(repository: Path) -> str:
         return "unknown"
 
 
-def pet_binary(pet_opt, repository: Path) -> str:
+def pet_binary(pet_opt: str, repository: Path) -> str:
     """Which pet-opt ran: the repository's own build, or a binary elsewhere with its build time
     (the repository's commit then says nothing about it)."""
     path = Path(str(pet_opt)).resolve()
@@ -81,7 +81,7 @@ def header_lines(args, peaks: Dict[tuple, dict], repository: Path) -> List[str]:
         f"- Date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}; machine: {cpu_description()}",
         f"- Runtimes: ONNX Runtime {found['onnxruntime']}, OpenVINO {found['openvino']}; onnx {found['onnx']}; "
         f"peers: onnxsim {found['onnxsim']}, onnxslim {found['onnxslim']}, onnxoptimizer {found['onnxoptimizer']}",
-        f"- pet {pet_commit(repository)}, {pet_binary(getattr(args, 'pet_opt', ''), repository)}; threads {', '.join(map(str, args.threads))}; {args.repeats} interleaved "
+        f"- pet {pet_commit(repository)}, {pet_binary(args.pet_opt, repository)}; threads {', '.join(map(str, args.threads))}; {args.repeats} interleaved "
         f"rounds after {args.warmup} warm-up rounds; random inputs seed {args.seed}",
         f"- CPU peak (the faster of a {args.peak_size}x{args.peak_size} float32 MatMul and a 3x3 conv of 256 channels "
         f"on 56x56, in each runtime as deployed, median): "
