@@ -97,7 +97,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--gpu-estimate", action=argparse.BooleanOptionalAction, default=True,
                    help="also run pet-opt --target h100 per model, batch and mode for the analytic estimate (default: on)")
     p.add_argument("--openvino-extension", default="", help="pet's OpenVINO extension (default: next to pet-opt's build)")
-    p.add_argument("--peak-size", type=int, default=2048, help="side of the sgemm that measures the CPU's peak")
+    p.add_argument("--peak-size", type=int, default=2048, help="side of the sgemm that measures each runtime's best rate")
+    p.add_argument("--cpu-peak", default=str(REPOSITORY / "build" / "bench" / "pet_cpu_peak"),
+                   help="pet_cpu_peak binary: the CPU's arithmetic peak, the physical floor (default: build/bench/)")
     p.add_argument("--export", action="store_true",
                    help="export missing models with Debian's torch (/usr/bin/python3 models/export_models.py)")
     p.add_argument("--resume", action="store_true", help="keep the cells already in OUT/harness.csv and skip them")
@@ -169,21 +171,60 @@ def run_json_process(script: str, request: dict, folder: Path, name: str) -> dic
     return json.loads(result_path.read_text())
 
 
+def hardware_peak(args, threads: int) -> dict:
+    """The CPU's arithmetic peak at `threads` threads (pet_cpu_peak: float32 FMA and bf16 dot
+    products), or {} with a printed reason when the binary is missing or fails."""
+    binary = Path(args.cpu_peak)
+    if not binary.is_file():
+        print(f"harness: {binary} is missing (build pet with PET_BUILD_BENCH=ON); the floor falls back to each "
+              "runtime's best kernel", flush=True)
+        return {}
+    try:
+        finished = subprocess.run([str(binary), "--threads", str(threads)], capture_output=True, text=True, timeout=300)
+        found = json.loads(finished.stdout) if finished.returncode == 0 else {}
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as error:
+        print(f"harness: {binary} failed: {error}", flush=True)
+        return {}
+    if not found.get("fp32_gflops"):
+        print(f"harness: {binary} measured no float32 peak (exit {finished.returncode})", flush=True)
+        return {}
+    return found
+
+
+def floor_rate(target: str, hardware: dict, runtime_peak: dict) -> tuple:
+    """(GFLOP/s, what it is) of the physical floor for `target`: the CPU's peak in the precision the
+    runtime computes in (OpenVINO in bf16 where the CPU has bf16 units), else the runtime's best kernel."""
+    if hardware:
+        if target == "openvino-cpu" and environment.openvino_precision() == "bf16" and hardware.get("bf16_gflops"):
+            return hardware["bf16_gflops"], "bf16 dot-product peak"
+        return hardware["fp32_gflops"], "float32 FMA peak"
+    return runtime_peak.get("gflops", 0), "the runtime's best kernel"
+
+
 def measure_peaks(args, out: Path) -> Dict[tuple, dict]:
-    """The CPU peak per (target, threads), each runtime as deployed (measure.measure_peak)."""
+    """Per (target, threads): the physical floor's rate (`gflops`, the CPU's arithmetic peak in the
+    runtime's precision) and the runtime's own best rate as deployed (measure.measure_peak)."""
     peaks = {}
+    hardware = {threads: hardware_peak(args, threads) for threads in args.threads}
+    for threads, found in hardware.items():
+        if found:
+            print(f"harness: CPU peak at {threads} thread(s) ({found['isa']}): float32 FMA {found['fp32_gflops']:.1f} "
+                  f"GFLOP/s, bf16 dot {found['bf16_gflops'] or 0:.1f} GFLOP/s", flush=True)
     for target in args.targets:
         for threads in args.threads:
             request = {"kind": "peak", "runtime": target, "threads": threads, "size": args.peak_size,
                        "repeats": args.repeats, "seed": args.seed}
             peak = run_json_process("measure.py", request, out, f"peak_{target}_t{threads}")
             if "error" in peak:
-                print(f"harness: the CPU peak in {target} at {threads} threads was not measured: {peak['error']}",
+                print(f"harness: the best rate of {target} at {threads} threads was not measured: {peak['error']}",
                       flush=True)
-                continue
-            print(f"harness: CPU peak in {target} at {threads} thread(s): {peak['gflops']:.1f} GFLOP/s "
-                  f"(MatMul {peak['matmul_gflops']:.1f}, conv {peak['conv_gflops']:.1f})", flush=True)
-            peaks[(target, threads)] = peak
+                peak = {}
+            else:
+                print(f"harness: best rate of {target} at {threads} thread(s): {peak['gflops']:.1f} GFLOP/s "
+                      f"(MatMul {peak['matmul_gflops']:.1f}, conv {peak['conv_gflops']:.1f})", flush=True)
+            gflops, source = floor_rate(target, hardware[threads], peak)
+            if gflops:
+                peaks[(target, threads)] = dict(peak, runtime_gflops=peak.get("gflops"), gflops=gflops, floor=source)
     return peaks
 
 

@@ -73,8 +73,9 @@ def openvino_precision() -> str:
 def header_lines(args, peaks: Dict[tuple, dict], repository: Path) -> List[str]:
     found = versions()
     peak_text = "; ".join(
-        f"{target} {t} thread{'s' if t > 1 else ''} {p['gflops']:.1f} GFLOP/s"
-        + (f" (MatMul {p['matmul_gflops']:.1f}, conv {p['conv_gflops']:.1f})" if "conv_gflops" in p else "")
+        f"{target} {t} thread{'s' if t > 1 else ''}: {p['gflops']:.1f} GFLOP/s ({p['floor']})"
+        + (f", the runtime's best {p['runtime_gflops']:.1f} (MatMul {p['matmul_gflops']:.1f}, conv {p['conv_gflops']:.1f})"
+           if p.get("runtime_gflops") else "")
         for (target, t), p in sorted(peaks.items()))
     return [
         "# pet harness: the input model, the tools users run today and pet's modes, measured side by side", "",
@@ -83,9 +84,10 @@ def header_lines(args, peaks: Dict[tuple, dict], repository: Path) -> List[str]:
         f"peers: onnxsim {found['onnxsim']}, onnxslim {found['onnxslim']}, onnxoptimizer {found['onnxoptimizer']}",
         f"- pet {pet_commit(repository)}, {pet_binary(args.pet_opt, repository)}; threads {', '.join(map(str, args.threads))}; {args.repeats} interleaved "
         f"rounds after {args.warmup} warm-up rounds; random inputs seed {args.seed}",
-        f"- CPU peak (the faster of a {args.peak_size}x{args.peak_size} float32 MatMul and a 3x3 conv of 256 channels "
-        f"on 56x56, in each runtime as deployed, median): "
-        f"{peak_text or 'not measured'}",
+        "- Physical floor: the CPU's arithmetic peak measured by pet_cpu_peak (independent vector FMA or bf16 "
+        "dot-product chains, the best of 5 rounds) in the precision each runtime computes in; beside it each "
+        f"runtime's best rate as deployed (the faster of a {args.peak_size}x{args.peak_size} float32 MatMul and a 3x3 "
+        f"conv of 256 channels on 56x56, median): {peak_text or 'not measured'}",
         f"- OpenVINO computes in its default inference precision on this CPU ({openvino_precision()}) for the timings "
         "and in f32 for the output checks; ONNX Runtime in f32 for both.",
         "- Each cell's variants are timed in one process, in rotating order; every output is compared with the input "

@@ -171,8 +171,9 @@ def section(target: str, threads: int, rows: List[dict]) -> List[str]:
     lines += speedup_table(cells, variants)
     lines += ["", "pet against the best peer (beats or loses when the medians differ by more than both spreads):", ""]
     lines += [pet_versus_best_peer(key, cell) for key, cell in cells.items()]
-    lines += ["", "Fraction of the floor each variant reaches (the model's Conv/MatMul/Gemm FLOPs at the CPU peak "
-              "over its median time):", ""]
+    lines += ["", "Fraction of the physical floor each variant reaches (the model's Conv/MatMul/Gemm FLOPs at "
+              "the CPU's arithmetic peak, over its median time; 1.0 would leave nothing for any rewrite that keeps "
+              "the FLOPs):", ""]
     lines += floor_table(cells, variants)
     return lines + [""]
 

@@ -183,5 +183,41 @@ class Flags(unittest.TestCase):
                       str(caught.exception))
 
 
+class PhysicalFloor(unittest.TestCase):
+    HARDWARE = {"isa": "avx512f", "fp32_gflops": 100.0, "bf16_gflops": 200.0}
+    RUNTIME = {"gflops": 90.0}
+
+    def test_onnx_runtime_is_floored_at_the_float32_fma_peak_not_its_own_best(self):
+        self.assertEqual(harness.floor_rate("ort-cpu", self.HARDWARE, self.RUNTIME), (100.0, "float32 FMA peak"))
+
+    def test_openvino_in_bf16_is_floored_at_the_bf16_peak_else_float32(self):
+        original = harness.environment.openvino_precision
+        try:
+            harness.environment.openvino_precision = lambda: "bf16"
+            self.assertEqual(harness.floor_rate("openvino-cpu", self.HARDWARE, self.RUNTIME),
+                             (200.0, "bf16 dot-product peak"))
+            self.assertEqual(harness.floor_rate("openvino-cpu", dict(self.HARDWARE, bf16_gflops=None), self.RUNTIME),
+                             (100.0, "float32 FMA peak"))
+            harness.environment.openvino_precision = lambda: "f32"
+            self.assertEqual(harness.floor_rate("openvino-cpu", self.HARDWARE, self.RUNTIME), (100.0, "float32 FMA peak"))
+        finally:
+            harness.environment.openvino_precision = original
+
+    def test_without_the_peak_binary_the_runtimes_best_kernel_is_the_floor(self):
+        self.assertEqual(harness.floor_rate("ort-cpu", {}, self.RUNTIME), (90.0, "the runtime's best kernel"))
+
+    def test_a_missing_peak_binary_is_reported_not_fatal(self):
+        args = type("Args", (), {"cpu_peak": "/nonexistent/pet_cpu_peak"})()
+        self.assertEqual(harness.hardware_peak(args, 1), {})
+
+    def test_the_peak_binary_measures_a_positive_float32_rate_where_it_is_built(self):
+        binary = Path(os.environ.get("PET_CPU_PEAK", BENCH.parent / "build" / "bench" / "pet_cpu_peak"))
+        if not binary.is_file():
+            self.skipTest(f"{binary} is not built")
+        found = harness.hardware_peak(type("Args", (), {"cpu_peak": str(binary)})(), 1)
+        self.assertGreater(found["fp32_gflops"], 0)
+        self.assertIn(found["isa"], ["avx512f", "avx2", "none"])
+
+
 if __name__ == "__main__":
     unittest.main()
