@@ -15,6 +15,7 @@
 #include "search/alpha_search.h"
 #include "search/beam_search.h"
 #include "search/cost/cost_model.h"
+#include "search/cost/physical_floor.h"
 #include "search/finalize.h"
 #include "search/generate_stage.h"
 #include "search/measured_ranking.h"
@@ -311,6 +312,26 @@ std::vector<std::string> changes_of(const Finalist& finalist) {
   return changes;
 }
 
+// The input's distance from the physical floor, and the written model's, from the selection's medians.
+FloorReport floor_report(const Graph& original, const cost::CostModel& cost, const Selection& selection) {
+  FloorReport floor;
+  if (selection.source == "estimated" || selection.candidates.empty()) return floor;
+  std::optional<cost::PeakRate> rate = cost::peak_rate(cost);
+  double flops = cost::dense_flops(original);
+  const double input_us = selection.candidates[0].median_us;
+  const double written_us = selection.candidates[selection.chosen].median_us;
+  if (!rate || flops <= 0 || input_us <= 0 || written_us <= 0) return floor;
+  floor.known = true;
+  floor.peak = rate->what;
+  floor.peak_gflops = rate->gflops;
+  floor.replayed = rate->source == cost::CostSource::replayed;
+  floor.flops = flops;
+  floor.floor_us = flops / (rate->gflops * 1e3);
+  floor.input_fraction = floor.floor_us / input_us;
+  floor.written_fraction = floor.floor_us / written_us;
+  return floor;
+}
+
 void select_measured(const Graph& original, Finalist& cleaned, std::vector<Finalist>& programs,
                      const OptimizeOptions& options, const cost::CostModel& cost, OptimizeResult& result) {
   std::vector<SelectionCandidate> candidates = {{"input", &original, cost.graph_cost(original), {}},
@@ -327,6 +348,7 @@ void select_measured(const Graph& original, Finalist& cleaned, std::vector<Final
         result.target.standalone_predicted_us / measured_cleaned.median_us - 1;
   }
   take_selected(original, cleaned, programs, result);
+  result.target.floor = floor_report(original, cost, result.target.selection);
 }
 
 }  // namespace

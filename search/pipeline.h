@@ -124,6 +124,20 @@ struct GenerationStats {
   int64_t subprograms() const { return linear + groups; }
 };
 
+// How close the measured input and the written model come to the physical floor: the input's
+// Conv/MatMul/Gemm FLOPs at the CPU's arithmetic peak in the runtime's precision
+// (search/cost/physical_floor.h). A fraction near 1 leaves nothing for a rewrite that keeps the FLOPs.
+struct FloorReport {
+  bool known = false;             // false: analytic target, estimated selection, or no peak to be had
+  std::string peak;               // "float32 FMA peak (avx512f)"
+  double peak_gflops = 0;
+  bool replayed = false;          // the peak came from the profile DB
+  double flops = 0;
+  double floor_us = 0;
+  double input_fraction = 0;      // floor / the input's measured median
+  double written_fraction = 0;    // floor / the written model's measured median
+};
+
 // A measured target's figures for the report.
 struct TargetReport {
   cost::Target target;
@@ -137,6 +151,7 @@ struct TargetReport {
   cost::ContextScales context;
   double standalone_predicted_us = 0;
   double standalone_calibration_error = 0;  // the same error without the in-context scales
+  FloorReport floor;
 };
 
 struct OptimizeResult {

@@ -159,6 +159,11 @@ nlohmann::ordered_json target_json(const OptimizeResult& result, bool with_times
   }
   json["standalone_predicted_us"] = report.standalone_predicted_us;
   json["in_context"] = context_json(report.context);
+  if (report.floor.known)
+    json["physical_floor"] = {{"peak", report.floor.peak},          {"peak_gflops", report.floor.peak_gflops},
+                              {"peak_replayed", report.floor.replayed}, {"dense_flops", report.floor.flops},
+                              {"floor_us", report.floor.floor_us},    {"input_fraction", report.floor.input_fraction},
+                              {"written_fraction", report.floor.written_fraction}};
   return json;
 }
 

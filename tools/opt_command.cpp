@@ -150,6 +150,18 @@ std::string context_summary(const cost::ContextScales& scales) {
 }
 
 
+// What is left for any rewrite that keeps the FLOPs: the input's and the written model's distance
+// from the CPU's arithmetic peak.
+std::string floor_summary(const FloorReport& floor, int threads) {
+  if (!floor.known) return "";
+  return fmt::format("  physical floor: {:.2f} GFLOP of Conv/MatMul/Gemm at this CPU's {} of {:.1f} GFLOP/s at {} "
+                     "thread{}{} = {:.1f} us; the input runs at {:.1f}% of it, the written model at {:.1f}% (a rewrite "
+                     "that keeps the FLOPs can gain at most {:.2f}x over the written model)\n",
+                     floor.flops / 1e9, floor.peak, floor.peak_gflops, threads, threads == 1 ? "" : "s",
+                     floor.replayed ? " (from the profile DB)" : "", floor.floor_us, 100 * floor.input_fraction,
+                     100 * floor.written_fraction, 1 / floor.written_fraction);
+}
+
 // The measured before/after latencies and the choice, for a measured target.
 std::string measured_summary(const OptimizeResult& result) {
   const Selection& selection = result.target.selection;
@@ -177,6 +189,7 @@ std::string measured_summary(const OptimizeResult& result) {
                         100 * result.target.calibration_error, result.target.standalone_predicted_us,
                         100 * result.target.standalone_calibration_error);
   text += context_summary(result.target.context);
+  text += floor_summary(result.target.floor, result.target.target.threads);
   return text;
 }
 

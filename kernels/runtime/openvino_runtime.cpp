@@ -227,6 +227,14 @@ class OpenVinoRuntime final : public Runtime {
   std::string target() const override { return "openvino-cpu"; }
   ExportOptions export_options() const override { return {.extension_ops = !extension_.empty()}; }
   std::string version() const override { return std::string("openvino ") + ov::get_openvino_version().buildNumber; }
+  std::string compute_precision() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+      return core_.get_property("CPU", ov::hint::inference_precision).to_string();
+    } catch (const ov::Exception&) {
+      return "f32";  // an OpenVINO without the property computes as the model says
+    }
+  }
 
   std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) override {
     PET_CHECK(options.threads >= 1 && options.warmup >= 0 && options.runs >= 0, "bad TimingOptions");
@@ -268,7 +276,7 @@ class OpenVinoRuntime final : public Runtime {
 
  private:
   std::string extension_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   ov::Core core_;
 };
 

@@ -63,6 +63,9 @@ class Runtime {
   // How models are best written for this runtime: with pet's extension ops where it has loaded
   // pet's extension (its own kernel for the fused correction), else standard ops only.
   virtual ExportOptions export_options() const { return {}; }
+  // The precision the runtime computes float32 models in when timing them: "f32", or "bf16" where
+  // it lowers to the CPU's bf16 units (OpenVINO's default on such CPUs).
+  virtual std::string compute_precision() const { return "f32"; }
 };
 
 // Times `models` interleaved, leaving out each one the runtime refuses (ModelRejected) and timing the

@@ -13,6 +13,7 @@
 #include "core/onnx_import.h"
 #include "core/onnx_tensor.h"
 #include "core/text_ir.h"
+#include "kernels/runtime/cpu_peak.h"
 #include "search/pipeline.h"
 #include "tests/error/onnx_model_builder.h"
 #include "tools/commands.h"
@@ -209,6 +210,14 @@ void expect_measured_then_replayed(const std::string& target, const std::string&
   // Whether the scales are fitted depends on how much of the run the profiler's rows name (timed), so
   // only that the run happened is asserted here; the replay below must reproduce the same scales.
   EXPECT_GT(measured["target"]["in_context"]["coverage"].get<double>(), 0) << measured["target"].dump();
+  // The physical floor: the model's dense FLOPs at the CPU's peak, measured once into the DB.
+  const bool has_fma = runtime::measure_cpu_peak(1, 1, 1000).isa != "none";
+  ASSERT_EQ(measured["target"].contains("physical_floor"), has_fma) << measured["target"].dump();
+  if (has_fma) {
+    EXPECT_NE(out.str().find("  physical floor: "), std::string::npos) << out.str();
+    EXPECT_FALSE(measured["target"]["physical_floor"]["peak_replayed"].get<bool>());
+    EXPECT_GT(measured["target"]["physical_floor"]["input_fraction"].get<double>(), 0);
+  }
 
   std::vector<std::string> replay = {model, "--target", target, "--threads", "1", "--profile-db", db, "--replay", "-o",
                                      temp_file(target + "-replay.onnx")};
@@ -232,6 +241,12 @@ void expect_measured_then_replayed(const std::string& target, const std::string&
   EXPECT_EQ(report["search"]["measured_ranking"]["timed"], 0);
   EXPECT_GT(report["search"]["measured_ranking"]["replayed"].get<int>(), 0);
   EXPECT_EQ(report["target"]["in_context"], measured["target"]["in_context"]);
+  if (has_fma) {
+    EXPECT_TRUE(report["target"]["physical_floor"]["peak_replayed"].get<bool>()) << "the peak is replayed too";
+    EXPECT_EQ(report["target"]["physical_floor"]["peak_gflops"], measured["target"]["physical_floor"]["peak_gflops"]);
+    EXPECT_EQ(report["target"]["physical_floor"]["floor_us"], measured["target"]["physical_floor"]["floor_us"]);
+    EXPECT_NE(replay_out.str().find("(from the profile DB)"), std::string::npos) << replay_out.str();
+  }
 }
 
 TEST(PetOpt, OrtCpuMeasuresThenReplaysByteIdentically) { expect_measured_then_replayed("ort-cpu", "onnxruntime"); }

@@ -1,0 +1,46 @@
+// The CPU's peak rate for a measured target, measured once and kept in the profile DB.
+#include "search/cost/physical_floor.h"
+
+#include <fmt/format.h>
+
+#include "corrector/program_cost.h"
+#include "kernels/runtime/cpu_peak.h"
+#include "kernels/runtime/runtime.h"
+
+namespace pet::cost {
+namespace {
+
+// The DB keeps the rate as the time of one GFLOP at the peak, beside the target's kernel groups.
+constexpr const char* kPeakKey = "@cpu-peak: 1 GFLOP at the arithmetic peak";
+
+}  // namespace
+
+std::optional<PeakRate> peak_rate(const CostModel& cost) {
+  const Measurement* measurement = cost.measurement();
+  if (!measurement) return std::nullopt;
+  if (std::optional<ProfileEntry> stored = cost.find_entry(kPeakKey); stored && stored->microseconds > 0)
+    return PeakRate{1e6 / stored->microseconds, stored->method, CostSource::replayed};
+  if (!measurement->runtime) return std::nullopt;
+  runtime::CpuPeak peak = runtime::measure_cpu_peak(measurement->target.threads, 3);
+  auto [gflops, what] = runtime::peak_in_precision(peak, measurement->runtime->compute_precision());
+  if (gflops <= 0) return std::nullopt;
+  // The rate as the DB gives it back, so a measured run and its replay report the same figures.
+  const double microseconds = 1e6 / gflops;
+  PeakRate rate{1e6 / microseconds, fmt::format("{} ({})", what, peak.isa), CostSource::measured};
+  cost.add_entry({.key = kPeakKey, .device = measurement->target.db_device(), .microseconds = microseconds,
+                  .method = rate.what, .libraries = measurement->target.runtime, .date = today(), .spread_us = 0,
+                  .runs = 3});
+  return rate;
+}
+
+double dense_flops(const Graph& graph) {
+  double flops = 0;
+  for (const Node& node : graph.nodes()) {
+    const std::string& op = node.op();
+    if (op == "Conv" || op == "ConvTranspose" || op == "MatMul" || op == "Gemm")
+      flops += corrector::node_cost(graph, node).flops;
+  }
+  return flops;
+}
+
+}  // namespace pet::cost

@@ -1,0 +1,29 @@
+// The physical floor of a measured target: a model's Conv/MatMul/Gemm FLOPs at the CPU's arithmetic
+// peak in the precision the runtime computes in, and how close a measured time comes to it (what is
+// left for any rewrite that keeps the FLOPs).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/graph.h"
+#include "search/cost/cost_model.h"
+
+namespace pet::cost {
+
+// The CPU's peak rate as a measured target computes: measured once per target and thread count
+// (kernels/runtime/cpu_peak.h) and kept in the profile DB, so a replayed DB reproduces the report.
+struct PeakRate {
+  double gflops = 0;
+  std::string what;   // "float32 FMA peak (avx512f)"
+  CostSource source = CostSource::measured;
+};
+
+// nullopt for an analytic target, for a replayed DB without the entry, and on a CPU without a vector
+// FMA pet can measure.
+std::optional<PeakRate> peak_rate(const CostModel& cost);
+
+// FLOPs of the graph's Conv, ConvTranspose, MatMul and Gemm nodes (a multiply-add counts as 2).
+double dense_flops(const Graph& graph);
+
+}  // namespace pet::cost

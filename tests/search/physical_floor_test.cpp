@@ -1,0 +1,68 @@
+// The physical floor: the dense FLOPs a model does, the CPU's peak measured once and kept in the
+// profile DB (replayed as it was recorded), and nothing for an analytic target or an empty replay.
+#include <gtest/gtest.h>
+
+#include "core/text_ir.h"
+#include "kernels/runtime/cpu_peak.h"
+#include "kernels/runtime/runtime.h"
+#include "search/cost/cost_model.h"
+#include "search/cost/physical_floor.h"
+
+namespace pet::testing {
+namespace {
+
+TEST(PhysicalFloor, DenseFlopsCountConvsAndMatMulsTwicePerMultiplyAddAndNothingElse) {
+  Graph graph = parse_graph(R"(graph "dense" opset 13 {
+    input %x : f32[1,4,6,6]
+    const %w : f32[8,4,3,3] = random(1)
+    const %m : f32[6,5] = random(2)
+    %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[1,8,6,6]
+    %r = Relu(%c) : f32[1,8,6,6]
+    %y = MatMul(%r, %m) : f32[1,8,6,5]
+    output %y
+  })");
+  const double conv = 2.0 * (8 * 6 * 6) * (4 * 3 * 3);  // each output element: 36 multiply-adds
+  const double matmul = 2.0 * (8 * 6 * 5) * 6;           // each output element: 6 multiply-adds
+  EXPECT_DOUBLE_EQ(cost::dense_flops(graph), conv + matmul);
+}
+
+TEST(PhysicalFloor, TheFloat32PeakIsPositiveWhereTheCpuHasVectorFmaAndBf16IsChosenOnlyWhereMeasured) {
+  runtime::CpuPeak peak = runtime::measure_cpu_peak(1, 1, 1000);
+  if (peak.isa == "none") GTEST_SKIP() << "no AVX2 or AVX-512 FMA on this CPU";
+  EXPECT_GT(peak.fp32_gflops, 0);
+  EXPECT_EQ(runtime::peak_in_precision(peak, "f32").second, "float32 FMA peak");
+  runtime::CpuPeak without_bf16{"avx2", 50, 0};
+  EXPECT_EQ(runtime::peak_in_precision(without_bf16, "bf16"), std::make_pair(50.0, std::string("float32 FMA peak")));
+  runtime::CpuPeak with_bf16{"avx512f", 50, 100};
+  EXPECT_EQ(runtime::peak_in_precision(with_bf16, "bf16"), std::make_pair(100.0, std::string("bf16 dot-product peak")));
+}
+
+TEST(PhysicalFloor, ThePeakIsMeasuredOnceRecordedInTheDbAndReplayedAsRecorded) {
+  std::unique_ptr<runtime::Runtime> ort = runtime::open_runtime("ort-cpu");
+  cost::Measurement measurement;
+  measurement.target = {"ort-cpu", true, 1, ort->version(), runtime::cpu_model()};
+  measurement.runtime = ort.get();
+  cost::CostModel measured(cost::load_cpu_fallback(), {}, measurement);
+  std::optional<cost::PeakRate> first = cost::peak_rate(measured);
+  if (!first) GTEST_SKIP() << "no vector FMA pet can measure on this CPU";
+  EXPECT_GT(first->gflops, 0);
+  EXPECT_EQ(first->source, cost::CostSource::measured);
+  EXPECT_EQ(cost::peak_rate(measured)->source, cost::CostSource::replayed) << "measured once per target";
+
+  measurement.runtime = nullptr;
+  cost::CostModel replayed(cost::load_cpu_fallback(), measured.profile(), measurement);
+  std::optional<cost::PeakRate> again = cost::peak_rate(replayed);
+  ASSERT_TRUE(again);
+  EXPECT_DOUBLE_EQ(again->gflops, first->gflops);
+  EXPECT_EQ(again->what, first->what);
+}
+
+TEST(PhysicalFloor, AnEmptyReplayOrAnAnalyticTargetHasNoFloor) {
+  cost::Measurement measurement;
+  measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
+  EXPECT_FALSE(cost::peak_rate(cost::CostModel(cost::load_cpu_fallback(), {}, measurement)));
+  EXPECT_FALSE(cost::peak_rate(cost::CostModel(cost::load_cpu_fallback())));
+}
+
+}  // namespace
+}  // namespace pet::testing
