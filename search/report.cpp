@@ -91,6 +91,7 @@ nlohmann::ordered_json check_json(const DifferentialReport& check) {
   if (!check.passed) json["failure_reason"] = check.failure_reason();
   json["input_range"] = check.input_range;
   json["inconclusive"] = check.inconclusive;
+  json["same_graph"] = check.same_graph;
   json["warnings"] = check.warnings;
   for (const OutputDifference& output : check.outputs)
     json["outputs"].push_back({{"name", output.name},

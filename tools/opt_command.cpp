@@ -226,8 +226,9 @@ void print_summary(std::ostream& out, const OptRequest& request, const Graph& or
   out << fmt::format("  passes: {}\n", passes.empty() ? "no changes" : fmt::format("{}", fmt::join(passes, ", ")));
   out << fmt::format("  nodes {} -> {}\n", original.nodes().size(), result.graph.nodes().size());
   for (const OutputDifference& output : result.check.outputs)
-    out << fmt::format("  check '{}': max abs error {:.3g}, max rel error {:.3g} ({})\n", output.name,
-                       output.max_abs_error, output.max_rel_error, output.passed ? "ok" : "FAILED");
+    out << fmt::format("  check '{}': max abs error {:.3g}, max rel error {:.3g} ({}{})\n", output.name,
+                       output.max_abs_error, output.max_rel_error, output.passed ? "ok" : "FAILED",
+                       result.check.same_graph ? ", the input's own graph: not run again" : "");
   out << written_check_summary(written);
   out << extension_note(request, result.graph);
   double total = 0;

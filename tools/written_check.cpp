@@ -122,6 +122,7 @@ nlohmann::ordered_json written_check_json(const WrittenCheck& check) {
   for (const DifferentialReport& draw : check.draws)
     json["draws"].push_back({{"seed", draw.seed},
                              {"passed", draw.passed},
+                             {"same_graph", draw.same_graph},
                              {"max_abs_error", draw.max_abs_error()},
                              {"outputs", outputs_json(draw.outputs)}});
   if (check.runtime) {
@@ -147,8 +148,8 @@ std::string written_check_summary(const WrittenCheck& check) {
     return fmt::format("  written file: pet cannot import it again: {}\n", check.import_error);
   std::vector<std::string> draws;
   for (const DifferentialReport& draw : check.draws)
-    draws.push_back(fmt::format("seed {} max abs error {:.3g} ({})", draw.seed, draw.max_abs_error(),
-                                draw.passed ? "ok" : "FAILED"));
+    draws.push_back(fmt::format("seed {} max abs error {:.3g} ({}{})", draw.seed, draw.max_abs_error(),
+                                draw.passed ? "ok" : "FAILED", draw.same_graph ? ", the same graph: not run again" : ""));
   std::string text = fmt::format("  written file re-imported and checked: {}\n", fmt::join(draws, "; "));
   if (!check.runtime) return text;
   const RuntimeCheck& runtime = *check.runtime;

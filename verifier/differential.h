@@ -47,6 +47,9 @@ struct DifferentialReport {
   // Still non-finite everywhere after the redraw: the check proves nothing, so it does not pass.
   bool inconclusive = false;
   std::vector<std::string> warnings;  // e.g. the redraw and why
+  // The optimized graph is the original itself (same_graph): its outputs are the original's on the
+  // draw, taken from that run instead of executing the same computation again.
+  bool same_graph = false;
   double max_abs_error() const;
   // Why the check failed ("" when it passed): values that differ, or an inconclusive check.
   std::string failure_reason() const;
@@ -71,13 +74,18 @@ class ReferenceOutputs {
   int runs_ = 0;
 };
 
+// The same computation node for node: equal textual IR (ops, attributes, value names and types in
+// order, inputs and outputs) and byte-equal constants. Executing both on a draw gives equal outputs.
+bool same_graph(const Graph& a, const Graph& b);
+
 // The smaller range the inputs are redrawn on when an original output is non-finite everywhere.
 inline constexpr double kRedrawInputRange = 1.0 / 64;
 
 // Runs both graphs (same input and output types, else UserError) on random_inputs(original,
 // seed) and compares output by output; redraws once on [-kRedrawInputRange, kRedrawInputRange)
 // when an original output is non-finite at every element (see DifferentialReport). With `reference`
-// (made for this `original`), the original's outputs come from it.
+// (made for this `original`), the original's outputs come from it. An optimized graph that is the
+// original (same_graph) is not run: its outputs are the original's.
 DifferentialReport differential(const Graph& original, const Graph& optimized, uint64_t seed,
                                 const Tolerance& tolerance = {}, ReferenceOutputs* reference = nullptr);
 

@@ -47,6 +47,21 @@ std::string conv_bn_model() {
   return path;
 }
 
+// A model pet writes unchanged reads back as the same graph, so its written-file check takes the
+// original's outputs instead of running the same computation again (verifier/differential.h).
+TEST(WrittenCheck, AnUnchangedModelReadsBackAsTheSameGraphAndIsNotRunAgain) {
+  Graph original = import_onnx(conv_bn_model());
+  std::string path = temp_file("convbn-unchanged.onnx");
+  std::string bytes = serialize_onnx(original);
+  std::ofstream(path, std::ios::binary) << bytes;
+  EXPECT_TRUE(same_graph(original, import_onnx(path)));
+  WrittenCheck check = check_written_model(original, path, bytes, {});
+  EXPECT_TRUE(check.passed);
+  ASSERT_FALSE(check.draws.empty());
+  for (const DifferentialReport& draw : check.draws) EXPECT_TRUE(draw.same_graph) << draw.summary();
+  EXPECT_NE(written_check_summary(check).find("the same graph: not run again"), std::string::npos);
+}
+
 TEST(PetOpt, FoldsCleansExportsAndReports) {
   std::string model = conv_bn_model();
   std::string output = temp_file("convbn.opt.onnx");

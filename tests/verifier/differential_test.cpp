@@ -110,7 +110,8 @@ TEST(DifferentialNonFinite, SmallerInputsRescueACheckThatOverflowedEverywhere) {
   EXPECT_EQ(report.input_range, kRedrawInputRange);
   EXPECT_EQ(report.outputs[0].nonfinite_expected, 0);
   EXPECT_EQ(report.summary(),
-            "check passed (max abs error 0, seed 3); warning: the original's output 'y' was NaN or infinite at every "
+            "check passed (max abs error 0, seed 3); the same graph as the original, so not run again; warning: the "
+            "original's output 'y' was NaN or infinite at every "
             "element on inputs drawn from [-1, 1); redrawn from [-0.015625, 0.015625)");
 }
 
@@ -134,6 +135,57 @@ TEST(DifferentialNonFinite, ARedrawnCheckStillCatchesAWrongProgram) {
   EXPECT_FALSE(report.inconclusive);
   EXPECT_EQ(report.warnings.size(), 1u);
   EXPECT_EQ(report.failure_reason().rfind("the optimized model computes different values", 0), 0u) << report.failure_reason();
+}
+
+const char* kScaledConv = R"(graph "scaled" opset 13 {
+    input %x : f32[1,2,5,5]
+    const %w : f32[3,2,3,3] = random(7)
+    const %s : f32[1] = [0.5]
+    %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
+    %y = Mul(%c, %s)
+    output %y
+  })";
+
+// The same graph: a copy (or a parse of the same text) is it; a changed attribute, a changed weight
+// or a changed small constant is not.
+TEST(SameGraph, ACopyIsTheSameGraphAndAnyChangeOfOpAttributeOrWeightIsNot) {
+  Graph original = parse_graph(kScaledConv);
+  Graph copy = original;
+  EXPECT_TRUE(same_graph(original, copy));
+  EXPECT_TRUE(same_graph(original, parse_graph(kScaledConv)));
+
+  std::string padded = kScaledConv;
+  padded.replace(padded.find("pads=[1,1,1,1]"), 14, "pads=[1,1,1,0]");
+  EXPECT_FALSE(same_graph(original, parse_graph(padded)));
+
+  std::string scale = kScaledConv;
+  scale.replace(scale.find("[0.5]"), 5, "[0.25]");
+  EXPECT_FALSE(same_graph(original, parse_graph(scale)));
+
+  Graph reweighted = original;
+  reweighted.mutable_value(*reweighted.find_value("w")).constant->mutable_f32()[5] += 1e-3f;  // copy on write
+  EXPECT_FALSE(same_graph(original, reweighted));
+  EXPECT_TRUE(same_graph(original, Graph(original))) << "the original's weights were not touched";
+}
+
+// Before: pet-opt ran the written graph on every draw even when it was the input unchanged. After:
+// the input's own graph takes the original's outputs on the draw, and says so; anything else runs.
+TEST(SameGraph, TheOriginalsOwnGraphIsNotRunAgainAndAChangedOneIs) {
+  Graph original = parse_graph(kScaledConv);
+  ReferenceOutputs reference(original);
+  DifferentialReport same = differential(original, Graph(original), 11, {}, &reference);
+  EXPECT_TRUE(same.passed);
+  EXPECT_TRUE(same.same_graph);
+  EXPECT_EQ(same.max_abs_error(), 0);
+  EXPECT_EQ(same.summary(), "check passed (max abs error 0, seed 11); the same graph as the original, so not run again");
+  EXPECT_EQ(reference.runs(), 1) << "the original runs once on the draw";
+
+  std::string scale = kScaledConv;
+  scale.replace(scale.find("[0.5]"), 5, "[0.25]");
+  DifferentialReport changed = differential(original, parse_graph(scale), 11, {}, &reference);
+  EXPECT_FALSE(changed.same_graph);
+  EXPECT_FALSE(changed.passed) << "a changed scale computes other values";
+  EXPECT_EQ(reference.runs(), 1) << "the draw's original outputs are reused";
 }
 
 }  // namespace
