@@ -45,6 +45,18 @@ NamedRule fuse_channel_add_into_biased_conv() {
           {"b", "d"}};
 }
 
+// Transformers' Q/K/V projections: three MatMuls of one [batch, tokens, features] activation by
+// constant matrices. The enumerated matmul class has 2-D operands only, so its merge cannot bind them.
+NamedRule merge_parallel_matmuls() {
+  return {"merge-parallel-matmuls-sharing-input",
+          "merge two MatMuls of the same [batch, rows, k] input by concatenating their [k, n] weights along "
+          "their columns, one MatMul, split the result along its last axis (guard: the same input, 2-D weights)",
+          "  input %x : f32[2,3,4]\n  input %a : f32[4,5]\n  input %b : f32[4,6]\n",
+          "  %p = MatMul(%x, %a)\n  %q = MatMul(%x, %b)\n  output %p\n  output %q\n",
+          "  %c = Concat[axis=1](%a, %b)\n  %m = MatMul(%x, %c)\n  %p, %q = Split[axis=2, split=[5,6]](%m)\n"
+          "  output %p\n  output %q\n"};
+}
+
 Graph side_graph(const std::string& name, const std::string& inputs, const std::string& body) {
   return parse_graph("graph \"" + name + "\" opset 13 {\n" + inputs + body + "}\n");
 }
@@ -64,7 +76,7 @@ nlohmann::ordered_json constraints_of(const Graph& lhs, const NamedRule& rule) {
 
 const std::vector<NamedRule>& named_rules() {
   static const std::vector<NamedRule> kRules = {merge_1x1_into_3x3(), fuse_scalar_into_biased_conv(),
-                                                fuse_channel_add_into_biased_conv()};
+                                                fuse_channel_add_into_biased_conv(), merge_parallel_matmuls()};
   return kRules;
 }
 

@@ -298,5 +298,41 @@ TEST(TasoSubstitution, TransposedProductNeedsMatrixTransposes) {
   EXPECT_EQ(stats.structural, 0);
 }
 
+const std::string kMergeProjections = "merge-parallel-matmuls-sharing-input";
+
+// A Transformer's projections: MatMuls of one [batch, tokens, features] activation by weight
+// matrices, each followed by its bias.
+Graph projections(const std::string& second_input) {
+  return parse_named("  input %x : f32[1,8,6]\n  input %z : f32[1,8,6]\n"
+                     "  const %wq : f32[6,4] = random(1)\n  const %bq : f32[4] = random(2)\n"
+                     "  const %wk : f32[6,3] = random(3)\n  const %bk : f32[3] = random(4)\n"
+                     "  %q = MatMul(%x, %wq)\n  %k = MatMul(" + second_input + ", %wk)\n"
+                     "  %qb = Add(%bq, %q)\n  %kb = Add(%bk, %k)\n  output %qb\n  output %kb\n");
+}
+
+TEST(TasoSubstitution, MergeTwoProjectionsOfOneActivation) {
+  Graph before = projections("%x");
+  std::vector<RuleApplication> after = applied(kMergeProjections, kMergeProjections, before);
+  ASSERT_EQ(after.size(), 2u) << "one merge per order of the two products";
+  EXPECT_EQ(node_lines(after[0].result),
+            "%q/c = Concat[axis=1](%wk, %wq) : f32[6,7]\n"
+            "%q/m = MatMul(%x, %q/c) : f32[1,8,7]\n"
+            "%q/p, %q/q = Split[axis=2, split=[3,4]](%q/m) : f32[1,8,3], f32[1,8,4]\n"
+            "%qb = Add(%bq, %q/q) : f32[1,8,4]\n%kb = Add(%bk, %q/p) : f32[1,8,3]\noutput %qb\noutput %kb\n");
+}
+
+// Guard: one input for both products.
+TEST(TasoSubstitution, MergeProjectionsNeedsOneInput) {
+  EXPECT_TRUE(applied(kMergeProjections, kMergeProjections, projections("%z")).empty());
+}
+
+// Guard: weight matrices (2-D); products of two activations (attention scores) are not projections.
+TEST(TasoSubstitution, MergeProjectionsNeedsMatrixWeights) {
+  Graph before = parse_named("  input %x : f32[2,8,6]\n  input %a : f32[2,6,4]\n  input %b : f32[2,6,3]\n"
+                             "  %p = MatMul(%x, %a)\n  %q = MatMul(%x, %b)\n  output %p\n  output %q\n");
+  MatchStats stats;
+  EXPECT_TRUE(applied(kMergeProjections, kMergeProjections, before, &stats).empty());
+}
+
 }  // namespace
 }  // namespace pet::search

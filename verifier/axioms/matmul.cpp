@@ -1,5 +1,6 @@
-// MatMul axioms (equal-rank operands without broadcasting): associative, linear in each operand,
-// transposing reverses it, and concatenated operands split into concatenated or summed products.
+// MatMul axioms (equal-rank operands with equal batch dims, or a 2-D right operand broadcast over the
+// left's batch dims): associative, linear in each operand, transposing reverses it (equal ranks), and
+// concatenated operands split into concatenated or summed products.
 #include "verifier/axioms/axiom_util.h"
 
 namespace pet::axioms {
@@ -7,12 +8,17 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
-// Both operands have the same rank >= 2, equal batch dims and matching inner dims.
+// Matching inner dims, and either the same rank >= 2 with equal batch dims, or a right operand of
+// rank 2 that every matrix of the left one multiplies (activations times a weight matrix).
 bool multipliable(const Dims& a, const Dims& b) {
-  if (a.size() != b.size() || a.size() < 2 || !all_positive(a) || !all_positive(b)) return false;
-  size_t rank = a.size();
-  return std::equal(a.begin(), a.end() - 2, b.begin()) && a[rank - 1] == b[rank - 2];
+  if (a.size() < 2 || b.size() < 2 || !all_positive(a) || !all_positive(b)) return false;
+  if (a[a.size() - 1] != b[b.size() - 2]) return false;
+  if (b.size() == 2) return true;
+  return a.size() == b.size() && std::equal(a.begin(), a.end() - 2, b.begin());
 }
+
+// The same with equal ranks: transposing swaps the last two axes of both operands alike.
+bool multipliable_same_rank(const Dims& a, const Dims& b) { return a.size() == b.size() && multipliable(a, b); }
 
 std::vector<AxiomParams> matmuls(const SignatureIndex& index) {
   std::vector<AxiomParams> result;
@@ -61,7 +67,9 @@ AxiomSchema associative() {
             return s;
           },
           {{{"a", Dims{2, 3}}, {"b", Dims{3, 4}}, {"c", Dims{4, 2}}},
-           {{"a", Dims{2, 1, 3}}, {"b", Dims{2, 3, 2}}, {"c", Dims{2, 2, 5}}}}};
+           {{"a", Dims{2, 1, 3}}, {"b", Dims{2, 3, 2}}, {"c", Dims{2, 2, 5}}},
+           {{"a", Dims{2, 2, 3}}, {"b", Dims{3, 4}}, {"c", Dims{4, 2}}},
+           {{"a", Dims{2, 2, 3}}, {"b", Dims{2, 3, 4}}, {"c", Dims{4, 2}}}}};
 }
 
 AxiomSchema linear(bool right) {
@@ -81,7 +89,8 @@ AxiomSchema linear(bool right) {
             s.set_outputs({left}, {node(s.rhs, "Add", {}, {matmul(s.rhs, a, b), other})});
             return s;
           },
-          {{{"a", Dims{2, 3}}, {"b", Dims{3, 4}}}, {{"a", Dims{3, 2, 2}}, {"b", Dims{3, 2, 1}}}}};
+          {{{"a", Dims{2, 3}}, {"b", Dims{3, 4}}}, {{"a", Dims{3, 2, 2}}, {"b", Dims{3, 2, 1}}},
+           {{"a", Dims{3, 2, 2}}, {"b", Dims{2, 4}}}}};
 }
 
 AxiomSchema transpose_reverses() {
@@ -89,7 +98,7 @@ AxiomSchema transpose_reverses() {
           "matmul",
           "Transpose(MatMul(a, b)) = MatMul(Transpose(b), Transpose(a))",
           matmuls,
-          guard_ab,
+          [](const AxiomParams& p) { return multipliable_same_rank(p.get_ints("a"), p.get_ints("b")); },
           [](const AxiomParams& p) {
             AxiomSides s;
             ValueId a = s.input("a", shape_param(p, "a")), b = s.input("b", shape_param(p, "b"));
@@ -136,17 +145,20 @@ AxiomSchema concat_columns() {
           [](const AxiomParams& p) {
             AxiomSides s;
             Shape b = shape_param(p, "b");
+            Shape a_shape = shape_param(p, "a");
             int axis = b.rank() - 1;
-            ValueId a = s.input("a", shape_param(p, "a"));
+            int product_axis = a_shape.rank() - 1;  // the product has the left operand's rank
+            ValueId a = s.input("a", a_shape);
             std::vector<ValueId> bs = inputs(s, "b", pieces(b, axis, p.get_ints("sizes")));
             std::vector<ValueId> products;
             for (ValueId piece : bs) products.push_back(matmul(s.rhs, a, piece));
             s.set_outputs({matmul(s.lhs, a, node(s.lhs, "Concat", concat_attrs(axis), bs))},
-                          {node(s.rhs, "Concat", concat_attrs(axis), products)});
+                          {node(s.rhs, "Concat", concat_attrs(product_axis), products)});
             return s;
           },
           {{{"a", Dims{2, 3}}, {"b", Dims{3, 5}}, {"sizes", Dims{2, 3}}},
-           {{"a", Dims{2, 2, 3}}, {"b", Dims{2, 3, 4}}, {"sizes", Dims{1, 1, 2}}}}};
+           {{"a", Dims{2, 2, 3}}, {"b", Dims{2, 3, 4}}, {"sizes", Dims{1, 1, 2}}},
+           {{"a", Dims{2, 2, 3}}, {"b", Dims{3, 5}}, {"sizes", Dims{2, 1, 2}}}}};
 }
 
 AxiomSchema concat_inner() {
@@ -169,7 +181,8 @@ AxiomSchema concat_inner() {
             return s;
           },
           {{{"a", Dims{2, 5}}, {"b", Dims{5, 3}}, {"sizes", Dims{2, 3}}},
-           {{"a", Dims{2, 2, 4}}, {"b", Dims{2, 4, 3}}, {"sizes", Dims{1, 1, 2}}}}};
+           {{"a", Dims{2, 2, 4}}, {"b", Dims{2, 4, 3}}, {"sizes", Dims{1, 1, 2}}},
+           {{"a", Dims{2, 2, 4}}, {"b", Dims{4, 3}}, {"sizes", Dims{3, 1}}}}};
 }
 
 }  // namespace
