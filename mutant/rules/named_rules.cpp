@@ -23,6 +23,22 @@ NamedRule merge_1x1_into_3x3() {
           "  %a, %b = Split[axis=1, split=[2,3]](%m)\n  output %a\n  output %b\n"};
 }
 
+// The same merge for video models' 3-D convs (ResNet3D's downsampling blocks): a 1x1x1 shortcut
+// conv enlarged to 3x3x3 with zeros beside its 3x3x3 sibling.
+NamedRule merge_1x1x1_into_3x3x3() {
+  const std::string conv3 = "Conv[dilations=[1,1,1], group=1, pads=[1,1,1,1,1,1], strides=[1,1,1]]";
+  const std::string conv1 = "Conv[dilations=[1,1,1], group=1, pads=[0,0,0,0,0,0], strides=[1,1,1]]";
+  return {"merge-1x1x1-into-3x3x3-conv",
+          "enlarge a 1x1x1 kernel to 3x3x3 with zeros and merge it with a 3x3x3 conv of the same input: concat "
+          "the weights, one conv, split the result (guard: same input, stride and dilation; the 3x3x3 conv pads one "
+          "more than the 1x1x1)",
+          "  input %x : f32[1,4,4,6,6]\n  input %w : f32[2,4,1,1,1]\n  input %v : f32[3,4,3,3,3]\n",
+          "  %a = " + conv1 + "(%x, %w)\n  %b = " + conv3 + "(%x, %v)\n  output %a\n  output %b\n",
+          "  %p = Pad[mode=\"constant\", pads=[0,0,1,1,1,0,0,1,1,1], value=0](%w)\n"
+          "  %c = Concat[axis=0](%p, %v)\n  %m = " + conv3 + "(%x, %c)\n"
+          "  %a, %b = Split[axis=1, split=[2,3]](%m)\n  output %a\n  output %b\n"};
+}
+
 NamedRule fuse_scalar_into_biased_conv() {
   return {"fuse-scalar-mul-into-conv-with-bias",
           "fold a scalar multiplication after a conv with a bias into its weight and bias (guard: the bias is "
@@ -75,7 +91,8 @@ nlohmann::ordered_json constraints_of(const Graph& lhs, const NamedRule& rule) {
 }  // namespace
 
 const std::vector<NamedRule>& named_rules() {
-  static const std::vector<NamedRule> kRules = {merge_1x1_into_3x3(), fuse_scalar_into_biased_conv(),
+  static const std::vector<NamedRule> kRules = {merge_1x1_into_3x3(), merge_1x1x1_into_3x3x3(),
+                                                fuse_scalar_into_biased_conv(),
                                                 fuse_channel_add_into_biased_conv(), merge_parallel_matmuls()};
   return kRules;
 }

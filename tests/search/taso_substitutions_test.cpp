@@ -98,6 +98,42 @@ TEST(TasoSubstitution, EnlargeAndMergeNeedsPaddingOneApart) {
   EXPECT_EQ(stats.applied, 0);
 }
 
+const std::string kEnlarge3d = "merge-1x1x1-into-3x3x3-conv";
+
+std::string conv3d_attrs(int pad, int stride) {
+  std::string p = std::to_string(pad), s = std::to_string(stride);
+  return "Conv[dilations=[1,1,1], group=1, pads=[" + p + "," + p + "," + p + "," + p + "," + p + "," + p +
+         "], strides=[" + s + "," + s + "," + s + "]]";
+}
+
+// ResNet3D's downsampling block: a 1x1x1 shortcut conv and a 3x3x3 conv of one clip, both with a bias.
+Graph shortcut_and_conv3d(int stride1, int stride3) {
+  return parse_named("  input %x : f32[1,4,4,6,6]\n"
+                     "  const %w : f32[6,4,1,1,1] = random(1)\n  const %b : f32[6] = random(2)\n"
+                     "  const %v : f32[5,4,3,3,3] = random(3)\n  const %c : f32[5] = random(4)\n"
+                     "  %short = " + conv3d_attrs(0, stride1) + "(%x, %w, %b)\n"
+                     "  %main = " + conv3d_attrs(1, stride3) + "(%x, %v, %c)\n"
+                     "  output %short\n  output %main\n");
+}
+
+TEST(TasoSubstitution, EnlargeA1x1x1KernelAndMergeItWithThe3x3x3Sibling) {
+  std::vector<RuleApplication> after = applied(kEnlarge3d, kEnlarge3d, shortcut_and_conv3d(2, 2));
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(node_lines(after[0].result),
+            "%main/p = Pad[mode=\"constant\", pads=[0,0,1,1,1,0,0,1,1,1], value=0](%w) : f32[6,4,3,3,3]\n"
+            "%main/c = Concat[axis=0](%main/p, %v) : f32[11,4,3,3,3]\n"
+            "%main/m_1 = " + conv3d_attrs(1, 2) + "(%x, %main/c, %main/m_bias) : f32[1,11,2,3,3]\n"
+            "%short, %main = Split[axis=1, split=[6,5]](%main/m_1) : f32[1,6,2,3,3], f32[1,5,2,3,3]\n"
+            "output %short\noutput %main\n");
+}
+
+// Guard: one stride for both convs.
+TEST(TasoSubstitution, EnlargeAndMerge3dNeedsOneStride) {
+  MatchStats stats;
+  EXPECT_TRUE(applied(kEnlarge3d, kEnlarge3d, shortcut_and_conv3d(1, 2), &stats).empty());
+  EXPECT_EQ(stats.applied, 0);
+}
+
 const std::string kMergeConvs = "concat-0-conv-split-1-to-conv-conv-280728";
 
 TEST(TasoSubstitution, MergeParallelConvsSharingAnInput) {
