@@ -66,6 +66,8 @@ def run_pet_opt(pet_opt: str, model: Path, output: Path, target: str, mode: str,
         finished = subprocess.run(command, capture_output=True, text=True, timeout=PET_OPT_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return {"status": f"failed: pet-opt ran past {PET_OPT_TIMEOUT_S} s", "wall_seconds": PET_OPT_TIMEOUT_S}
+    except OSError as error:  # missing, not executable, or being relinked by a build: a flagged cell, not a crash
+        return {"status": f"failed: cannot run {pet_opt}: {error.strerror or error}", "wall_seconds": 0}
     wall = time.monotonic() - start
     output.with_suffix(".log").write_text(" ".join(command) + "\n" + finished.stdout + finished.stderr)
     if finished.returncode != 0 or not report_path.exists():

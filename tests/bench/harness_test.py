@@ -183,6 +183,19 @@ class Flags(unittest.TestCase):
                       str(caught.exception))
 
 
+class PetOptRuns(unittest.TestCase):
+    def test_a_pet_opt_that_cannot_be_run_is_a_flagged_cell_not_a_crash(self):
+        from harnesslib.petopt import run_pet_opt
+        with tempfile.TemporaryDirectory() as folder:
+            binary = Path(folder) / "pet-opt"
+            binary.write_text("not a program")  # present, not executable: what a relinking build leaves
+            found = run_pet_opt(str(binary), Path(folder) / "m.onnx", Path(folder) / "o.onnx", "ort-cpu", "pet", [])
+            self.assertTrue(found["status"].startswith(f"failed: cannot run {binary}: "), found["status"])
+            missing = run_pet_opt(str(Path(folder) / "absent"), Path(folder) / "m.onnx", Path(folder) / "o.onnx",
+                                  "ort-cpu", "pet", [])
+            self.assertTrue(missing["status"].startswith("failed: cannot run "), missing["status"])
+
+
 class PhysicalFloor(unittest.TestCase):
     HARDWARE = {"isa": "avx512f", "fp32_gflops": 100.0, "bf16_gflops": 200.0}
     RUNTIME = {"gflops": 90.0}
