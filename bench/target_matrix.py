@@ -26,7 +26,7 @@ COLUMNS = ["model", "batch", "target", "threads", "exit", "input_ms", "input_spr
            "written_spread_ms", "speedup", "chosen", "best_candidate", "calibration_pct", "search_s", "total_s",
            "groups_measured", "groups_replayed", "measuring_s", "peak_mb", "check", "runtime", "cpu", "transformations",
            "best_candidate_changes", "check_s", "calibration_standalone_pct", "ranking", "ranked_programs",
-           "ranking_s"]
+           "ranking_s", "floor_pct_input", "floor_pct_written"]
 
 
 def parse_args():
@@ -77,6 +77,10 @@ def row_from_report(report, cell, exit_code, total_s, memory_mb):
                measuring_s=round(costs.get("measuring_seconds", 0), 1),
                search_s=round(report.get("search", {}).get("seconds", 0), 1),
                transformations="; ".join(t.get("name", "") for t in report.get("transformations", [])))
+    floor = target.get("physical_floor", {})
+    if floor:  # how close the input and the written model run to the CPU's arithmetic peak
+        row.update(floor_pct_input=round(100 * floor["input_fraction"], 1),
+                   floor_pct_written=round(100 * floor["written_fraction"], 1))
     ranking = report.get("search", {}).get("measured_ranking", {})
     row.update(ranking="on" if ranking.get("on") else "off", ranked_programs=ranking.get("timed", ""),
                ranking_s=round(ranking.get("seconds", 0), 1))
@@ -120,8 +124,9 @@ def write_markdown(rows, path):
     lines = [f"# pet-opt on measured targets ({time.strftime('%Y-%m-%d')}, {platform.node()})", "",
              "Medians of pet-opt's interleaved end-to-end selection runs; +- is half the interquartile range.", "",
              "| model | batch | target | threads | input ms | written ms | speedup | chosen | best candidate | "
-             "calibration (stand-alone) | ranking (programs, s) | search s | total s | groups (s) | peak MB | check |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "calibration (stand-alone) | ranking (programs, s) | search s | total s | groups (s) | peak MB | "
+             "% of floor (input, written) | check |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in sorted(rows, key=lambda r: (r["model"], int(r["batch"]), r["target"], int(r["threads"]))):
         lines.append(
             f'| {row["model"]} | {row["batch"]} | {row["target"]} | {row["threads"]} | '
@@ -130,7 +135,8 @@ def write_markdown(rows, path):
             f'({row.get("calibration_standalone_pct", "")}%) | {row.get("ranking", "")} '
             f'({row.get("ranked_programs", "")}, {row.get("ranking_s", "")}) | '
             f'{row["search_s"]} | {row["total_s"]} | {row["groups_measured"]} ({row["measuring_s"]}) | '
-            f'{row["peak_mb"]} | {row["check"] if str(row["exit"]) == "0" else "exit " + str(row["exit"])} |')
+            f'{row["peak_mb"]} | {row.get("floor_pct_input", "")}, {row.get("floor_pct_written", "")} | '
+            f'{row["check"] if str(row["exit"]) == "0" else "exit " + str(row["exit"])} |')
     path.write_text("\n".join(lines) + "\n")
 
 
