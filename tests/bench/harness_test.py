@@ -206,9 +206,11 @@ class PhysicalFloor(unittest.TestCase):
     def test_openvino_in_bf16_is_floored_at_the_bf16_peak_else_float32(self):
         original = harness.environment.openvino_precision
         try:
+            for spelling in ["bf16", "bfloat16"]:  # OpenVINO's C++ and Python names of the type
+                harness.environment.openvino_precision = lambda: spelling
+                self.assertEqual(harness.floor_rate("openvino-cpu", self.HARDWARE, self.RUNTIME),
+                                 (200.0, "bf16 dot-product peak"))
             harness.environment.openvino_precision = lambda: "bf16"
-            self.assertEqual(harness.floor_rate("openvino-cpu", self.HARDWARE, self.RUNTIME),
-                             (200.0, "bf16 dot-product peak"))
             self.assertEqual(harness.floor_rate("openvino-cpu", dict(self.HARDWARE, bf16_gflops=None), self.RUNTIME),
                              (100.0, "float32 FMA peak"))
             harness.environment.openvino_precision = lambda: "f32"
