@@ -183,6 +183,18 @@ class Flags(unittest.TestCase):
                       str(caught.exception))
 
 
+class NodeEfficiency(unittest.TestCase):
+    def test_flops_of_profiled_nodes_from_their_recorded_shapes(self):
+        from node_efficiency import node_flops
+        # ResNet-18's layer-1 conv: 64x64x3x3 on 56x56, 2 FLOPs per multiply-add.
+        self.assertEqual(node_flops("Conv", [[1, 64, 56, 56], [64, 64, 3, 3], [64]], [[1, 64, 56, 56]]),
+                         2 * 64 * 56 * 56 * 64 * 9)
+        self.assertEqual(node_flops("Gemm", [[1, 512], [1000, 512], [1000]], [[1, 1000]]), 2 * 1000 * 512)
+        self.assertEqual(node_flops("MatMul", [[1, 128, 768], [768, 768]], [[1, 128, 768]]), 2 * 128 * 768 * 768)
+        self.assertEqual(node_flops("Relu", [[1, 64, 56, 56]], [[1, 64, 56, 56]]), 0)
+        self.assertEqual(node_flops("Conv", [], []), 0)
+
+
 class PetOptRuns(unittest.TestCase):
     def test_a_pet_opt_that_cannot_be_run_is_a_flagged_cell_not_a_crash(self):
         from harnesslib.petopt import run_pet_opt
