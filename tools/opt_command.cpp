@@ -201,6 +201,19 @@ ExportOptions written_form(const OptRequest& request) {
   return {.extension_ops = extension};
 }
 
+// The written model's bytes. When the measured selection kept the input and the input is a
+// self-contained ONNX file read as it is (no --input-shape, no external data), they are the input's
+// own bytes, so "written unchanged" is literal; otherwise pet serializes what it chose.
+std::string model_bytes_for(const OptRequest& request, const OptimizeResult& result) {
+  if (request.writes_ir()) return textual_ir(result.graph);
+  const Selection& selection = result.target.selection;
+  const bool kept_input = !selection.source.empty() && selection.chosen == 0;
+  if (kept_input && !is_textual_ir_path(request.model) && request.import.input_shapes.empty() &&
+      model_data_files(request.model).empty())
+    return read_whole_file(request.model, "model");
+  return serialize_onnx(result.graph, written_form(request));
+}
+
 bool uses_extension_ops(const Graph& graph) {
   return std::any_of(graph.nodes().begin(), graph.nodes().end(),
                      [](const Node& node) { return !node.def->extension_domain.empty(); });
@@ -323,8 +336,7 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
                                              import_seconds});
   if (!result.check.passed) return report_failed_check(request, original, result, err);
   start = std::chrono::steady_clock::now();
-  std::string model_bytes =
-      request.writes_ir() ? textual_ir(result.graph) : serialize_onnx(result.graph, written_form(request));
+  std::string model_bytes = model_bytes_for(request, result);
   StagedFile model_file(request.output, model_bytes, "model");
   WrittenCheck written =
       check_output(original, request, model_file, model_bytes, written_check_options(request, result));

@@ -12,6 +12,7 @@
 #include "core/onnx_export.h"
 #include "core/onnx_import.h"
 #include "core/onnx_tensor.h"
+#include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "kernels/runtime/cpu_peak.h"
 #include "search/pipeline.h"
@@ -262,6 +263,52 @@ void expect_measured_then_replayed(const std::string& target, const std::string&
     EXPECT_EQ(report["target"]["physical_floor"]["floor_us"], measured["target"]["physical_floor"]["floor_us"]);
     EXPECT_NE(replay_out.str().find("(from the profile DB)"), std::string::npos) << replay_out.str();
   }
+}
+
+// Before: "the input is written unchanged" wrote pet's own serialisation of the input graph. After:
+// when the measured selection keeps the input, the written file is the input's own bytes.
+TEST(PetOpt, KeepingTheInputWritesTheInputsOwnBytes) {
+  // Written by another tool (onnx's builder, not pet's exporter), with an Identity cleanup removes.
+  OnnxModelBuilder builder;
+  builder.input("x", onnx::TensorProto::FLOAT, {1, 8}).output("y", onnx::TensorProto::FLOAT, {1, 8});
+  builder.float_initializer("w", {8, 8}, std::vector<float>(64, 0.125f));
+  builder.node("MatMul", {"x", "w"}, {"m"}, "product");
+  builder.node("Identity", {"m"}, {"i"}, "copy");
+  builder.node("Relu", {"i"}, {"y"}, "relu");
+  std::string model = builder.save("keep_input.onnx");
+  ASSERT_NE(serialize_onnx(import_onnx(model)), file_bytes(model)) << "pet's own serialisation differs from the file";
+  std::string db = temp_file("keep-input-db.json");
+  std::filesystem::remove(db);
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_opt_main({model, "--target", "ort-cpu", "--threads", "1", "--profile-db", db, "--select-runs", "3",
+                          "-o", temp_file("keep-measured.onnx")},
+                         out, err),
+            0)
+      << err.str();
+  // The recorded end-to-end times edited so that the input is by far the fastest candidate.
+  const std::string input_key = fmt::format("model {:016x}", structural_hash(import_onnx(model)));
+  cost::ProfileDb edited;
+  bool recorded = false;
+  for (cost::ProfileEntry entry : cost::ProfileDb::load(db).entries()) {
+    if (entry.key.rfind("model ", 0) == 0) {
+      recorded = recorded || entry.key == input_key;
+      entry.microseconds = entry.key == input_key ? 1 : 1000;
+      entry.spread_us = 0;
+    }
+    edited.add(entry);
+  }
+  ASSERT_TRUE(recorded) << "the measured run recorded the input's end-to-end time";
+  edited.save(db);
+  std::string written = temp_file("keep-replayed.onnx");
+  std::ostringstream replay_out, replay_err;
+  ASSERT_EQ(pet_opt_main({model, "--target", "ort-cpu", "--threads", "1", "--profile-db", db, "--replay", "-o",
+                          written},
+                         replay_out, replay_err),
+            0)
+      << replay_err.str();
+  EXPECT_NE(replay_out.str().find("chose input"), std::string::npos) << replay_out.str();
+  EXPECT_EQ(file_bytes(written), file_bytes(model)) << "the input's own bytes";
+  EXPECT_NE(replay_out.str().find("the same graph: not run again"), std::string::npos) << replay_out.str();
 }
 
 TEST(PetOpt, OrtCpuMeasuresThenReplaysByteIdentically) { expect_measured_then_replayed("ort-cpu", "onnxruntime"); }
