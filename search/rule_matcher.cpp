@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "mutant/generator.h"
 #include "search/bias_free_view.h"
 #include "search/compiled_rule.h"
 #include "search/partition.h"
@@ -291,19 +292,12 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
     ++s.stats.guard_refused;
     return;
   }
-  // An empty tensor computes nothing: no rewrite of it can pay, and the axioms hold for non-empty shapes.
-  auto empty = [](const TensorType& type) {
-    const std::vector<int64_t>& dims = type.shape.dims();
-    return std::find(dims.begin(), dims.end(), 0) != dims.end();
-  };
-  if (std::any_of(types.begin(), types.end(), empty) || std::any_of(output_types.begin(), output_types.end(), empty)) {
-    ++s.stats.shape_refused;
-    return;
-  }
   std::string refusal;
   std::optional<Graph> lhs = instantiate(rule.lhs, types, nullptr, refusal, &s.bindings);
   std::optional<Graph> rhs = lhs ? instantiate(rule.rhs, types, &output_types, refusal, &s.bindings) : std::nullopt;
-  if (!rhs) {
+  // An instance over an empty tensor computes nothing (the mutant generator skips such subprograms
+  // too): no rewrite of it can pay, and the axioms hold for non-empty shapes.
+  if (!rhs || mutant::has_empty_tensor(*lhs)) {
     ++s.stats.shape_refused;
     return;
   }
