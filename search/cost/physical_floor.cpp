@@ -35,11 +35,8 @@ std::optional<PeakRate> peak_rate(const CostModel& cost) {
 
 double dense_flops(const Graph& graph) {
   double flops = 0;
-  for (const Node& node : graph.nodes()) {
-    const std::string& op = node.op();
-    if (op == "Conv" || op == "ConvTranspose" || op == "MatMul" || op == "Gemm")
-      flops += corrector::node_cost(graph, node).flops;
-  }
+  for (const Node& node : graph.nodes())
+    if (node.def->traits.compute_heavy) flops += corrector::node_cost(graph, node).flops;
   return flops;
 }
 

@@ -23,7 +23,8 @@ struct PeakRate {
 // FMA pet can measure.
 std::optional<PeakRate> peak_rate(const CostModel& cost);
 
-// FLOPs of the graph's Conv, ConvTranspose, MatMul and Gemm nodes (a multiply-add counts as 2).
+// FLOPs of the graph's compute-heavy nodes (OpTraits::compute_heavy: Conv, ConvTranspose, MatMul,
+// Gemm; a multiply-add counts as 2).
 double dense_flops(const Graph& graph);
 
 }  // namespace pet::cost
