@@ -32,6 +32,7 @@ struct OptRequest {
   std::string model;
   std::string output;
   std::string report;
+  std::vector<std::string> data_files;  // the model's external data files (model_data_files), read once
   ImportOptions import;
   OptimizeOptions optimize;
   bool report_times = false;  // wall-clock times make the report differ from run to run
@@ -97,6 +98,8 @@ OptRequest parse_request(const CliArgs& args) {
   optimize.top_k = static_cast<int>(args.integer("--top-k", optimize.top_k, 1, 1024));
   optimize.threads = static_cast<int>(args.integer("--jobs", optimize.threads, 1, 1024));
   request.report_times = args.has("--report-times");
+  // Read after every flag is checked, so a bad flag is reported before anything about the file.
+  if (!is_textual_ir_path(request.model)) request.data_files = model_data_files(request.model);
   return request;
 }
 
@@ -104,9 +107,7 @@ OptRequest parse_request(const CliArgs& args) {
 // written by a measuring run) or the other output, and both outputs' folders must be writable.
 void guard_request_paths(const OptRequest& request) {
   std::vector<GuardedPath> inputs = {{request.model, "the input model"}};
-  if (!is_textual_ir_path(request.model))
-    for (const std::string& file : model_data_files(request.model))
-      inputs.push_back({file, "the model's external data"});
+  for (const std::string& file : request.data_files) inputs.push_back({file, "the model's external data"});
   if (!request.optimize.profile_db.empty())
     inputs.push_back({request.optimize.profile_db, "the profile DB (--profile-db)"});
   else if (runtime::is_measured_target(request.optimize.target))
@@ -209,7 +210,7 @@ std::string model_bytes_for(const OptRequest& request, const OptimizeResult& res
   const Selection& selection = result.target.selection;
   const bool kept_input = !selection.source.empty() && selection.chosen == 0;
   if (kept_input && !is_textual_ir_path(request.model) && request.import.input_shapes.empty() &&
-      model_data_files(request.model).empty())
+      request.data_files.empty())
     return read_whole_file(request.model, "model");
   return serialize_onnx(result.graph, written_form(request));
 }
