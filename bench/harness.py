@@ -195,8 +195,7 @@ def floor_rate(target: str, hardware: dict, runtime_peak: dict) -> tuple:
     """(GFLOP/s, what it is) of the physical floor for `target`: the CPU's peak in the precision the
     runtime computes in (OpenVINO in bf16 where the CPU has bf16 units), else the runtime's best kernel."""
     if hardware:
-        bf16 = environment.openvino_precision() in ("bf16", "bfloat16")  # C++ and Python spell it differently
-        if target == "openvino-cpu" and bf16 and hardware.get("bf16_gflops"):
+        if target == "openvino-cpu" and hardware.get("bf16_gflops") and environment.openvino_precision() == "bf16":
             return hardware["bf16_gflops"], "bf16 dot-product peak"
         return hardware["fp32_gflops"], "float32 FMA peak"
     return runtime_peak.get("gflops", 0), "the runtime's best kernel"

@@ -62,10 +62,11 @@ def versions() -> Dict[str, str]:
 
 
 def openvino_precision() -> str:
-    """OpenVINO's default inference precision on this CPU (bf16 where the CPU has bf16 units)."""
+    """OpenVINO's default inference precision on this CPU ("bf16" where the CPU has bf16 units, else
+    "f32"): the element type's short name, as OpenVINO's C++ API and pet-opt's reports spell it."""
     try:
         import openvino as ov
-        return str(ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT")).replace("<Type: '", "").rstrip("'>")
+        return ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()
     except Exception:  # no OpenVINO: nothing to say
         return "unknown"
 
