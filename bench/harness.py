@@ -174,21 +174,11 @@ def run_json_process(script: str, request: dict, folder: Path, name: str) -> dic
 def hardware_peak(args, threads: int) -> dict:
     """The CPU's arithmetic peak at `threads` threads (pet_cpu_peak: float32 FMA and bf16 dot
     products), or {} with a printed reason when the binary is missing or fails."""
-    binary = Path(args.cpu_peak)
-    if not binary.is_file():
-        print(f"harness: {binary} is missing (build pet with PET_BUILD_BENCH=ON); the floor falls back to each "
-              "runtime's best kernel", flush=True)
-        return {}
     try:
-        finished = subprocess.run([str(binary), "--threads", str(threads)], capture_output=True, text=True, timeout=300)
-        found = json.loads(finished.stdout) if finished.returncode == 0 else {}
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as error:
-        print(f"harness: {binary} failed: {error}", flush=True)
+        return environment.cpu_peak(args.cpu_peak, threads)
+    except environment.CpuPeakError as error:
+        print(f"harness: {error}; the floor falls back to each runtime's best kernel", flush=True)
         return {}
-    if not found.get("fp32_gflops"):
-        print(f"harness: {binary} measured no float32 peak (exit {finished.returncode})", flush=True)
-        return {}
-    return found
 
 
 def floor_rate(target: str, hardware: dict, runtime_peak: dict) -> tuple:

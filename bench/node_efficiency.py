@@ -13,15 +13,17 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import onnxruntime as ort
 
 REPOSITORY = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPOSITORY / "bench"))
+from harnesslib.environment import CpuPeakError, cpu_peak  # noqa: E402
+from harnesslib.flops import conv_flops_of, product_flops_of  # noqa: E402
+from harnesslib.measure import random_inputs  # noqa: E402
 CONVS = {"Conv", "FusedConv", "NchwcConv"}
 PRODUCTS = {"Gemm", "MatMul", "FusedMatMul", "FusedGemm"}
 
@@ -31,27 +33,15 @@ def shapes(args: dict, key: str) -> list:
 
 
 def node_flops(op: str, inputs: list, outputs: list) -> float:
-    """FLOPs of one profiled node from its recorded shapes (0 for ops that do no multiply-adds)."""
+    """FLOPs of one profiled node from its recorded shapes (0 for ops that do no multiply-adds).
+    A Gemm's transA is not in the profile: its inner size is taken as the left operand's last dim."""
     if not outputs or not inputs:
         return 0.0
-    out = outputs[0]
     if op in CONVS and len(inputs) > 1:
-        return 2.0 * float(np.prod(out)) * float(np.prod(inputs[1][1:]))
+        return float(conv_flops_of(inputs[1], outputs[0]))
     if op in PRODUCTS and len(inputs) > 1 and inputs[0]:
-        return 2.0 * float(np.prod(out)) * float(inputs[0][-1])
+        return float(product_flops_of(inputs[0][-1], outputs[0]))
     return 0.0
-
-
-def feeds(session: ort.InferenceSession, seed: int) -> dict:
-    rng = np.random.default_rng(seed)
-    result = {}
-    for value in session.get_inputs():
-        dims = [d if isinstance(d, int) and d > 0 else 1 for d in value.shape]
-        if "int64" in value.type:
-            result[value.name] = np.zeros(dims, dtype=np.int64)
-        else:
-            result[value.name] = rng.uniform(-1, 1, dims).astype(np.float32)
-    return result
 
 
 def profile(model: str, threads: int, runs: int, warmup: int, seed: int) -> dict:
@@ -63,7 +53,7 @@ def profile(model: str, threads: int, runs: int, warmup: int, seed: int) -> dict
         options.enable_profiling = True
         options.profile_file_prefix = os.path.join(folder, "profile")
         session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-        inputs = feeds(session, seed)
+        inputs = random_inputs(model, seed)
         for _ in range(warmup + runs):
             session.run(None, inputs)
         events = json.loads(Path(session.end_profiling()).read_text())
@@ -83,16 +73,6 @@ def profile(model: str, threads: int, runs: int, warmup: int, seed: int) -> dict
     return nodes
 
 
-def cpu_peak(binary: str, threads: int) -> float:
-    found = subprocess.run([binary, "--threads", str(threads)], capture_output=True, text=True, timeout=300)
-    if found.returncode != 0:
-        raise SystemExit(f"node_efficiency: {binary} failed: {found.stderr.strip()}")
-    peak = json.loads(found.stdout).get("fp32_gflops")
-    if not peak:
-        raise SystemExit("node_efficiency: this CPU has no vector FMA pet_cpu_peak can measure")
-    return float(peak)
-
-
 def main(argv) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("model")
@@ -103,7 +83,10 @@ def main(argv) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--cpu-peak", default=str(REPOSITORY / "build" / "bench" / "pet_cpu_peak"))
     args = parser.parse_args(argv)
-    peak = cpu_peak(args.cpu_peak, args.threads)
+    try:
+        peak = float(cpu_peak(args.cpu_peak, args.threads)["fp32_gflops"])
+    except CpuPeakError as error:
+        raise SystemExit(f"node_efficiency: {error}") from error
     nodes = profile(args.model, args.threads, args.runs, args.warmup, args.seed)
     total_us = sum(node["us"] for node in nodes.values())
     floor_us = sum(node["flops"] for node in nodes.values()) / (peak * 1e3)

@@ -1,5 +1,6 @@
 """What the harness's report states about the machine and the software it measured with."""
 import datetime
+import json
 import os
 import subprocess
 from importlib import metadata
@@ -69,6 +70,26 @@ def openvino_precision() -> str:
         return ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()
     except Exception:  # no OpenVINO: nothing to say
         return "unknown"
+
+
+class CpuPeakError(Exception):
+    """pet_cpu_peak is missing, failed or measured no float32 peak."""
+
+
+def cpu_peak(binary: str, threads: int) -> dict:
+    """The CPU's arithmetic peak at `threads` threads as `pet_cpu_peak` measures it:
+    {"isa", "fp32_gflops", "bf16_gflops" (None without bf16 units)}; CpuPeakError saying why not."""
+    path = Path(binary)
+    if not path.is_file():
+        raise CpuPeakError(f"{path} is missing (build pet with PET_BUILD_BENCH=ON)")
+    try:
+        finished = subprocess.run([str(path), "--threads", str(threads)], capture_output=True, text=True, timeout=300)
+        found = json.loads(finished.stdout) if finished.returncode == 0 else {}
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as error:
+        raise CpuPeakError(f"{path} failed: {error}") from error
+    if not found.get("fp32_gflops"):
+        raise CpuPeakError(f"{path} measured no float32 peak (exit {finished.returncode}: {finished.stderr.strip()})")
+    return found
 
 
 def header_lines(args, peaks: Dict[tuple, dict], repository: Path) -> List[str]:

@@ -24,12 +24,21 @@ def attribute(node: onnx.NodeProto, name: str, default):
     return default
 
 
+def conv_flops_of(weight: List[int], output: List[int]) -> int:
+    """Each output element sums (input channels / group) x kernel elements products."""
+    return 2 * int(np.prod(output)) * int(np.prod(weight[1:]))
+
+
+def product_flops_of(inner: int, output: List[int]) -> int:
+    """A matrix product: each output element sums `inner` products."""
+    return 2 * int(np.prod(output)) * int(inner)
+
+
 def conv_flops(node, shapes) -> Optional[int]:
-    # Each output element sums (input channels / group) x kernel elements products.
     weight, output = shapes.get(node.input[1]), shapes.get(node.output[0])
     if weight is None or output is None:
         return None
-    return 2 * int(np.prod(output)) * int(np.prod(weight[1:]))
+    return conv_flops_of(weight, output)
 
 
 def conv_transpose_flops(node, shapes) -> Optional[int]:
@@ -44,7 +53,7 @@ def matmul_flops(node, shapes) -> Optional[int]:
     left, output = shapes.get(node.input[0]), shapes.get(node.output[0])
     if left is None or output is None or not left:
         return None
-    return 2 * int(np.prod(output)) * left[-1]
+    return product_flops_of(left[-1], output)
 
 
 def gemm_flops(node, shapes) -> Optional[int]:
@@ -52,7 +61,7 @@ def gemm_flops(node, shapes) -> Optional[int]:
     if left is None or output is None or len(left) != 2:
         return None
     inner = left[0] if attribute(node, "transA", 0) else left[1]
-    return 2 * int(np.prod(output)) * inner
+    return product_flops_of(inner, output)
 
 
 COUNTERS = {"Conv": conv_flops, "ConvTranspose": conv_transpose_flops, "MatMul": matmul_flops, "Gemm": gemm_flops}
