@@ -29,8 +29,8 @@ int print_overheads(const pet::OptimizeOptions& options) {
   std::string device = options.target;
   if (cost.measurement()) fmt::print("{}\n", cost.measurement()->target.describe());
   double worst_best = 0, worst_any = 0;
-  fmt::print("{:<38} {:>8} {:>12} {:>12} {:>14} {:>10} {:>10}  {}\n", "case (" + device + ")", "partial", "original us", "mutant us",
-             "corrected us", "overhead", "worst", "family of the cheapest");
+  fmt::print("{:<38} {:>8} {:>12} {:>12} {:>14} {:>10} {:>10}  {:<16} {}\n", "case (" + device + ")", "partial", "original us",
+             "mutant us", "corrected us", "overhead", "worst", "lowering", "family of the cheapest");
   for (const pet::search::SeamCase& seam : pet::search::resnet18_and_csrnet_seam_cases()) {
     auto found = pet::search::seam_overheads(seam, cost);
     if (found.empty()) {
@@ -42,8 +42,10 @@ int print_overheads(const pet::OptimizeOptions& options) {
     const auto& best = found.front();
     worst_best = std::max(worst_best, best.ratio);
     worst_any = std::max(worst_any, worst);
-    fmt::print("{:<38} {:>8} {:>12.2f} {:>12.2f} {:>14.2f} {:>9.3f}% {:>9.3f}%  {}\n", seam.name, found.size(), best.original_us, best.mutant_us,
-               best.corrected_us, 100 * best.ratio, 100 * worst, best.family);
+    fmt::print("{:<38} {:>8} {:>12.2f} {:>12.2f} {:>14.2f} {:>9.3f}% {:>9.3f}%  {:<16} {}\n", seam.name, found.size(),
+               best.original_us, best.mutant_us, best.corrected_us, 100 * best.ratio, 100 * worst, best.lowerings,
+               best.family);
+    if (!best.corrected_us_by_lowering.empty()) fmt::print("{:<38} corrected us by lowering: {}\n", "", best.corrected_us_by_lowering);
   }
   fmt::print("largest overhead of the mutant the search takes first: {:.3f}%; of any partial mutant: {:.3f}%\n",
              100 * worst_best, 100 * worst_any);

@@ -57,6 +57,20 @@ ValueId Graph::add_value(Value value) {
   return static_cast<ValueId>(values_.size() - 1);
 }
 
+void Graph::set_node_attribute(NodeId id, const std::string& attr, AttrValue attr_value) {
+  Node& node = nodes_.at(static_cast<size_t>(id));
+  Attributes attrs = node.attrs;
+  attrs.set(attr, std::move(attr_value));
+  attrs = complete_attributes(*node.def, std::move(attrs));
+  std::vector<const TensorType*> input_types;
+  for (ValueId input : node.inputs) input_types.push_back(input == kNoValue ? nullptr : &values_.at(static_cast<size_t>(input)).type);
+  std::vector<TensorType> types = infer_types(*node.def, attrs, input_types, node.name);
+  PET_CHECK(types.size() == node.outputs.size(), "an attribute changed node '" + node.name + "''s output count");
+  for (size_t i = 0; i < types.size(); ++i)
+    PET_CHECK(types[i] == value(node.outputs[i]).type, "an attribute changed node '" + node.name + "''s output types");
+  node.attrs = std::move(attrs);
+}
+
 std::string Graph::unique_value_name(const std::string& hint) {
   std::string base = hint.empty() ? "t" : hint;
   if (!names_in_use_.count(base)) return base;

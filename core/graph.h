@@ -69,6 +69,9 @@ class Graph {
   bool is_output(ValueId id) const;
   std::optional<ValueId> find_value(const std::string& value_name) const;
 
+  // Sets one attribute of a node, which must leave its output types as they are (the shape rule
+  // runs again: UserError when it refuses the value, an internal check when the types change).
+  void set_node_attribute(NodeId id, const std::string& attr, AttrValue attr_value);
   // Every use of `from` (node inputs and graph outputs) now reads `to`.
   void replace_uses(ValueId from, ValueId to);
   // Consumers of each value, as node ids in ascending order.

@@ -1,13 +1,19 @@
 // The correction overhead under the cost model, measured on the fused form that will run.
 #include "search/correction_overhead.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "core/error.h"
+#include "search/cost/correction_lowering.h"
 #include "search/finalize.h"
 
 namespace pet::search {
 namespace {
 
-double bound_cost(const Graph& program, const std::vector<bool>& weight_inputs, const cost::CostModel& cost) {
+// The program with its weights bound, finalized for the target, and its cost.
+std::pair<Graph, double> bound_cost(const Graph& program, const std::vector<bool>& weight_inputs,
+                                    const cost::CostModel& cost) {
   Graph bound = program;
   PET_CHECK(weight_inputs.size() == bound.inputs().size(), "one weight flag per program input");
   for (size_t i = 0; i < weight_inputs.size(); ++i) {
@@ -16,8 +22,9 @@ double bound_cost(const Graph& program, const std::vector<bool>& weight_inputs, 
     // Distinct contents, so no pass mistakes two weights for one; the values do not matter to the cost.
     bound.make_constant(input, Tensor::random_f32(bound.value(input).type.shape, i + 1));
   }
-  finalize(bound, FinalizeOptions{.fold_weights = false});
-  return cost.graph_cost(bound);
+  finalize(bound, FinalizeOptions{.fold_weights = false, .lowerings_for = &cost});
+  double us = cost.graph_cost(bound);
+  return {std::move(bound), us};
 }
 
 }  // namespace
@@ -25,7 +32,15 @@ double bound_cost(const Graph& program, const std::vector<bool>& weight_inputs, 
 CorrectionOverhead correction_overhead(const Graph& mutant, const Graph& corrected, const std::vector<bool>& weight_inputs,
                                        const cost::CostModel& cost) {
   PET_CHECK(mutant.inputs().size() == corrected.inputs().size(), "mutant and corrected program differ in inputs");
-  return {bound_cost(mutant, weight_inputs, cost), bound_cost(corrected, weight_inputs, cost)};
+  auto [fused, corrected_us] = bound_cost(corrected, weight_inputs, cost);
+  CorrectionOverhead overhead{bound_cost(mutant, weight_inputs, cost).second, corrected_us,
+                              cost::correction_lowerings_of(fused), ""};
+  if (!cost::picks_correction_lowerings(cost)) return overhead;
+  std::vector<std::string> priced;
+  for (const auto& [lowering, us] : cost::cost_by_lowering(fused, cost))
+    priced.push_back(fmt::format("{} {:.1f}", ops::to_string(lowering), us));
+  overhead.corrected_us_by_lowering = fmt::format("{}", fmt::join(priced, ", "));
+  return overhead;
 }
 
 }  // namespace pet::search

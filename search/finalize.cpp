@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "corrector/fuse_corrections.h"
+#include "search/cost/correction_lowering.h"
 #include "search/passes/eliminate_common_subexpressions.h"
 #include "search/passes/eliminate_dead_nodes.h"
 #include "search/passes/eliminate_layout_chains.h"
@@ -57,6 +58,7 @@ std::vector<PassResult> finalize(Graph& graph, const FinalizeOptions& options) {
     else graph.validate_structure();
     if (changes == 0) break;
   }
+  if (options.lowerings_for) results.push_back({"pick-correction-lowerings", cost::pick_correction_lowerings(graph, *options.lowerings_for)});
   return results;
 }
 

@@ -9,12 +9,19 @@
 
 namespace pet {
 
+namespace cost {
+class CostModel;
+}
+
 struct FinalizeOptions {
   bool fold_weights = true;  // the search scores candidates without folding (folded nodes cost nothing)
   // After each round: every shape rule again (the output pet writes), or order and producers only
   // (the search's scoring copies, thousands per second; the passes build new nodes with add_node,
   // which runs their shape rules).
   bool rerun_shape_rules = true;
+  // After the passes, each correction takes the lowering this cost model's target runs fastest
+  // (search/cost/correction_lowering.h: ort-cpu only); null: the default lowering.
+  const cost::CostModel* lowerings_for = nullptr;
 };
 
 // Runs the finalize passes until none changes the graph; reports each pass's total changes.

@@ -23,6 +23,9 @@ struct Lineage {
   Graph program;
   std::string family;
   std::string evidence;
+  // The first round's base: the subprogram as the model has it (a biased conv as one node), what
+  // an emitted correction kernel recomputes; later rounds' bases are mutants (null).
+  const Graph* site_program = nullptr;
 };
 
 std::string chain(const std::string& earlier, const std::string& later, const char* separator) {
@@ -56,8 +59,12 @@ MutantOption full_option(const Lineage& base, const mutant::Mutant& found, const
 MutantOption partial_option(const Lineage& base, const mutant::Mutant& found, const Wrap& wrap,
                             const std::vector<bool>& weights, const cost::CostModel& cost) {
   Graph wrapped = wrap(found.program);
-  corrector::CorrectedProgram corrected = corrector::correct(wrap(base.program), wrapped, found.verdict);
+  Graph original = wrap(base.program);
+  corrector::CorrectedProgram corrected = corrector::correct(original, wrapped, found.verdict);
   MutantOption option;
+  // The same interface and values as `original`: the corrections' slices read its inputs by name.
+  Graph recomputed = base.site_program ? *base.site_program : std::move(original);
+  option.info.corrected_sites = {std::make_shared<const CorrectedSite>(CorrectedSite{std::move(recomputed), corrected.corrections})};
   option.info.correction_overhead = correction_overhead(wrapped, corrected.program, weights, cost).ratio();
   option.replacement = std::move(corrected.program);
   option.mutant = found.program;
@@ -137,7 +144,7 @@ std::vector<MutantOption> build_options(const Site& site, const cost::CostModel&
   Wrap wrap = [&](const Graph& program) { return split ? add_bias_back(sub.program, *split, program) : program; };
   std::vector<bool> weights;
   for (ValueId input : sub.inputs) weights.push_back(site.start.is_constant(input));
-  std::vector<Lineage> frontier = {{source, "", ""}};
+  std::vector<Lineage> frontier = {{source, "", "", &sub.program}};
   bool cut = false;
   for (int round = 1; round <= options.mutation_rounds && !frontier.empty() && !cut; ++round) {
     RoundResult result;
@@ -151,7 +158,7 @@ std::vector<MutantOption> build_options(const Site& site, const cost::CostModel&
     rank_and_trim(site, cost, options.top_k, result.full);
     rank_and_trim(site, cost, options.top_k, result.partial);
     frontier.clear();
-    for (const MutantOption& kept : result.full) frontier.push_back({kept.mutant, kept.info.name, kept.info.evidence});
+    for (const MutantOption& kept : result.full) frontier.push_back({kept.mutant, kept.info.name, kept.info.evidence, nullptr});
     for (MutantOption& option : result.full) built.push_back(std::move(option));
     for (MutantOption& option : result.partial) built.push_back(std::move(option));
   }

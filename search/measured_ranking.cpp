@@ -82,7 +82,7 @@ void MeasuredRanking::rank(std::vector<Program>& programs) {
       continue;
     }
     Graph finalized = program.graph;
-    finalize(finalized);
+    finalize(finalized, FinalizeOptions{.lowerings_for = &cost_});
     std::string key = ranked_key(finalized);
     if (!runtime || cost_.find_entry(key)) {
       program.cost = by_program_[program.hash] = ranked_or_predicted(program, key);

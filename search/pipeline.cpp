@@ -266,7 +266,7 @@ std::vector<Finalist> finalize_programs(std::vector<search::Program> programs, c
   for (search::Program& program : programs) {
     if (result.size() >= count) break;
     Finalist finalist{std::move(program.graph), {}, std::move(program.history), 0};
-    finalist.passes = finalize(finalist.graph);
+    finalist.passes = finalize(finalist.graph, FinalizeOptions{.lowerings_for = &cost});
     if (!hashes.insert(structural_hash(finalist.graph)).second) continue;
     finalist.predicted_us = cost.graph_cost(finalist.graph);
     result.push_back(std::move(finalist));
@@ -379,7 +379,7 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
 
   result.passes = cleanup(result.graph);
   Finalist cleaned{result.graph, {}, {}, 0};
-  cleaned.passes = finalize(cleaned.graph);
+  cleaned.passes = finalize(cleaned.graph, FinalizeOptions{.lowerings_for = &cost});
   if (cost.measured()) {
     result.target.standalone_predicted_us = cost.standalone_graph_cost(cleaned.graph);
     if (options.in_context_calibration) result.target.context = setup.cost->calibrate_in_context(cleaned.graph);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/graph.h"
+#include "corrector/correct.h"
 #include "search/cleanup.h"
 #include "search/search_budget.h"
 #include "search/cost/cost_model.h"
@@ -74,6 +75,14 @@ struct StageTime {
   double seconds;
 };
 
+// A corrected partial mutant at one site: the subprogram its corrections recompute boxes with
+// (the original, as the site had it: its inputs carry the program's value names) and the
+// corrections; what `pet-opt --emit-kernels` lowers to CUDA.
+struct CorrectedSite {
+  Graph original;
+  std::vector<corrector::Correction> corrections;
+};
+
 // One applied transformation with its evidence, as the report lists it.
 struct Transformation {
   std::string kind;             // "rule", "mutant" or "padding"
@@ -84,6 +93,7 @@ struct Transformation {
   double cost_before_us = 0;    // of the whole program before and after this step
   double cost_after_us = 0;
   double correction_overhead = 0;  // correction cost / mutant cost (partial+correction only)
+  std::vector<std::shared_ptr<const CorrectedSite>> corrected_sites;  // partial+correction: one per site
 };
 
 // Measured ranking of the beam (search/measured_ranking.h): whether it ran, and what it timed.

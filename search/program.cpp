@@ -7,7 +7,7 @@ namespace pet::search {
 
 double program_score(const Graph& graph, const cost::CostModel& cost) {
   Graph finalized = graph;
-  finalize(finalized, FinalizeOptions{.fold_weights = false, .rerun_shape_rules = false});
+  finalize(finalized, FinalizeOptions{.fold_weights = false, .rerun_shape_rules = false, .lowerings_for = &cost});
   return cost.graph_cost(finalized);
 }
 

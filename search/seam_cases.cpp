@@ -57,7 +57,8 @@ std::vector<SeamOverhead> seam_overheads(const SeamCase& seam, const cost::CostM
     corrector::CorrectedProgram corrected = corrector::correct(original, mutant, candidate.verdict);
     CorrectionOverhead overhead = correction_overhead(mutant, corrected.program, {false, true, true}, cost);
     found.push_back({candidate.family, original_us, overhead.mutant_us, overhead.corrected_us, overhead.ratio(),
-                     static_cast<int>(corrected.corrections.size())});
+                     static_cast<int>(corrected.corrections.size()), overhead.lowerings,
+                     overhead.corrected_us_by_lowering});
   }
   std::stable_sort(found.begin(), found.end(),
                    [](const SeamOverhead& a, const SeamOverhead& b) { return a.corrected_us < b.corrected_us; });

@@ -27,6 +27,8 @@ struct SeamOverhead {
   double corrected_us = 0;
   double ratio = 0;        // (corrected - mutant) / mutant under the cost model
   int corrections = 0;
+  std::string lowerings;   // how the fused corrections are written for the target
+  std::string corrected_us_by_lowering;  // CorrectionOverhead's, where the target picks a lowering
 };
 
 // Every partial mutant of the case the generator finds (default options), corrected, fused and

@@ -2,6 +2,8 @@
 #include "search/search_space.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -21,6 +23,35 @@ struct BuiltMove {
   Transformation step;
   uint64_t hash = 0;
 };
+
+// The corrected sites of an option generated at another site, with the names `program` gives the
+// values the corrections read at `site` (its inputs, in the subprogram's order).
+std::vector<std::shared_ptr<const CorrectedSite>> at_site(const std::vector<std::shared_ptr<const CorrectedSite>>& generated,
+                                                          const Graph& program, const Subprogram& site) {
+  std::vector<std::shared_ptr<const CorrectedSite>> placed;
+  for (const auto& corrected : generated) {
+    CorrectedSite copy = *corrected;
+    Graph& original = copy.original;
+    PET_CHECK(original.inputs().size() == site.inputs.size(), "a corrected site has the subprogram's interface");
+    std::map<std::string, std::string> renamed;
+    for (size_t i = 0; i < site.inputs.size(); ++i) {  // through fresh names: two inputs may swap theirs
+      ValueId input = original.inputs()[i];
+      renamed[original.value(input).name] = program.value(site.inputs[i]).name;
+      original.rename_value(input, original.unique_value_name(fmt::format("pet_site_input_{}", i)));
+    }
+    for (size_t i = 0; i < site.inputs.size(); ++i) {
+      ValueId input = original.inputs()[i];
+      std::string name = program.value(site.inputs[i]).name;
+      if (original.find_value(name)) original.rename_value(*original.find_value(name), original.unique_value_name(name + "_inner"));
+      original.rename_value(input, name);
+    }
+    for (corrector::Correction& correction : copy.corrections)
+      for (corrector::InputSlice& slice : correction.input_slices)
+        if (auto found = renamed.find(slice.value); found != renamed.end()) slice.value = found->second;
+    placed.push_back(std::make_shared<const CorrectedSite>(std::move(copy)));
+  }
+  return placed;
+}
 
 }  // namespace
 
@@ -94,7 +125,7 @@ void SearchSpace::add_rule_moves(const Program& program, SearchStats& stats, con
                         fmt::format("proved at the matched shapes ({} Z3 resource units) from {} axiom instances: {}",
                                     applied.proof.resource_units, applied.proof.axioms_used.size(),
                                     fmt::join(applied.proof.axioms_used, ", ")),
-                        0, 0, 0};
+                        0, 0, 0, {}};
     uint64_t hash = structural_hash(applied.result);
     consider(std::move(applied.result), std::move(step), hash);
   }
@@ -113,7 +144,7 @@ void SearchSpace::add_padding_moves(const Program& program, const Consider& cons
                           EvidenceKind::construction,
                           fmt::format("{} zero filters make {} channels; the {} reading conv{} weigh them by zero",
                                       channels - site.channels, channels, readers.size(), readers.size() == 1 ? "" : "s"),
-                          0, 0, 0};
+                          0, 0, 0, {}};
       Graph graph = pad_channels(program.graph, site, multiple);
       uint64_t hash = structural_hash(graph);
       consider(std::move(graph), std::move(step), hash);
@@ -130,6 +161,7 @@ void SearchSpace::add_mutant_moves(const Program& program, const MoveKinds& kind
   std::vector<PendingMove> singles = single_site_moves(subs, keys, kinds);
   take_best_first(singles, stats, budget, consider, [&](const PendingMove& move, Transformation& step) {
     step.location = subs[move.site].location;
+    step.corrected_sites = at_site(move.option->info.corrected_sites, program.graph, subs[move.site]);
     return splice(program.graph, subs[move.site], move.option->replacement, prefix);
   });
   // Repeated blocks (ResNet stages, CSRNet's equal convs) take the same mutant everywhere in one
@@ -137,8 +169,13 @@ void SearchSpace::add_mutant_moves(const Program& program, const MoveKinds& kind
   std::vector<PendingMove> repeats = repeated_block_moves(keys, kinds);
   take_best_first(repeats, stats, budget, consider, [&](const PendingMove& move, Transformation& step) {
     std::vector<const Subprogram*> sites;
-    for (size_t s = 0; s < subs.size(); ++s)
-      if (keys[s] == move.key) sites.push_back(&subs[s]);
+    step.corrected_sites.clear();
+    for (size_t s = 0; s < subs.size(); ++s) {
+      if (keys[s] != move.key) continue;
+      sites.push_back(&subs[s]);
+      for (auto& placed : at_site(move.option->info.corrected_sites, program.graph, subs[s]))
+        step.corrected_sites.push_back(std::move(placed));
+    }
     int replaced = 0;
     Graph graph = replace_everywhere(program.graph, sites, move.option->replacement, prefix, step.location, replaced);
     step.name += fmt::format(" (x{})", replaced);
@@ -155,8 +192,11 @@ void SearchSpace::add_mutant_moves(const Program& program, const MoveKinds& kind
     std::vector<const Graph*> replacements;
     std::vector<std::string> prefixes, evidence;
     step.location.clear();
+    step.corrected_sites.clear();
     for (size_t k = 0; k < stage.sites.size(); ++k) {
       const MutantOption& option = *stage.options[k];
+      for (auto& placed : at_site(option.info.corrected_sites, program.graph, subs[stage.sites[k]]))
+        step.corrected_sites.push_back(std::move(placed));
       sites.push_back(&subs[stage.sites[k]]);
       replacements.push_back(&option.replacement);
       prefixes.push_back(fmt::format("{}t{}_", prefix, k));

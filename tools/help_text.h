@@ -61,6 +61,11 @@ options:
                            pet's fused correction as one op of the ONNX domain ai.pet, which
                            OpenVINO runs with pet's extension (core.add_extension(
                            "libpet_openvino_extension.so"))
+  --emit-kernels DIR       GPU targets: write each correction of the written model as the CUDA
+                           source of one fused kernel (DIR/<kernel>.cu) and DIR/manifest.json
+                           naming the node and patch it fills, its launch shape, parameters and
+                           boxes; ort-cpu writes corrections as the standard ops it runs fastest
+                           (Slices and Concats, one ScatterND, or Pad and Where), timed per node
   --profile-db FILE        measured times, read and extended (default for a measured target:
                            ~/.cache/pet/profile-db.json; for a GPU spec: the repository's DB)
   --replay                 read the profile DB only: nothing is timed, the output is reproducible

@@ -21,6 +21,7 @@
 #include "search/pipeline.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/emit_kernels.h"
 #include "tools/help_text.h"
 #include "tools/model_format.h"
 #include "tools/written_check.h"
@@ -39,6 +40,7 @@ struct OptRequest {
   std::vector<std::string> passes;  // --passes: run only these, in order (no search, no report)
   bool emit_ir = false;             // --emit-ir: write textual IR whatever the output's name
   bool portable = false;            // --portable: standard ONNX ops only, even for openvino-cpu
+  std::string emit_kernels;         // --emit-kernels DIR: the corrections as CUDA sources (GPU targets)
 
   bool writes_ir() const { return emit_ir || is_textual_ir_path(output); }
 };
@@ -98,6 +100,14 @@ OptRequest parse_request(const CliArgs& args) {
   optimize.top_k = static_cast<int>(args.integer("--top-k", optimize.top_k, 1, 1024));
   optimize.threads = static_cast<int>(args.integer("--jobs", optimize.threads, 1, 1024));
   request.report_times = args.has("--report-times");
+  request.emit_kernels = args.last("--emit-kernels").value_or("");
+  if (!request.emit_kernels.empty() && runtime::is_measured_target(optimize.target))
+    throw UserError(fmt::format("--emit-kernels writes CUDA kernels for a GPU target (--target h100, a100, v100 or a "
+                                "spec file); on {} the corrections run inside the written model ({}), so drop "
+                                "--emit-kernels or choose a GPU target",
+                                optimize.target,
+                                optimize.target == "ort-cpu" ? "as the standard ops ONNX Runtime runs fastest"
+                                                             : "as pet's OpenVINO extension op, or standard ops with --portable"));
   // Read after every flag is checked, so a bad flag is reported before anything about the file.
   if (!is_textual_ir_path(request.model)) request.data_files = model_data_files(request.model);
   return request;
@@ -112,7 +122,12 @@ void guard_request_paths(const OptRequest& request) {
     inputs.push_back({request.optimize.profile_db, "the profile DB (--profile-db)"});
   else if (runtime::is_measured_target(request.optimize.target))
     inputs.push_back({default_measured_profile_db(), "the profile DB"});
-  guard_output_paths(inputs, {{request.output, "the output (-o)"}, {request.report, "the report (--report)"}});
+  std::vector<GuardedPath> outputs = {{request.output, "the output (-o)"}, {request.report, "the report (--report)"}};
+  if (!request.emit_kernels.empty()) prepare_output_folder(request.emit_kernels, "--emit-kernels");
+  if (!request.emit_kernels.empty())
+    outputs.push_back({(std::filesystem::path(request.emit_kernels) / "manifest.json").string(),
+                       "the kernel manifest (--emit-kernels)"});
+  guard_output_paths(inputs, outputs);
 }
 
 // The request's own fields, then the pipeline's report (transformations, search, check), then the
@@ -355,6 +370,12 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
   model_file.commit();
   report_file.commit();
   print_summary(out, request, original, result, written);
+  if (!request.emit_kernels.empty()) {
+    int kernels = write_correction_kernels(request.emit_kernels, result.graph, result.transformations);
+    out << fmt::format("  emitted {} correction kernel{} into {} (manifest.json lists them{})\n", kernels,
+                       kernels == 1 ? "" : "s", request.emit_kernels,
+                       kernels == 0 ? ": the written model has no corrected partial mutant" : "");
+  }
   return 0;
 }
 
@@ -365,7 +386,7 @@ int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::o
     CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--target", "--threads", "--profile-db", "--select", "--select-runs", "--calibration", "--measured-search",
                     "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
                     "--mutant-work", "--search-work", "--scored-per-expansion", "--stage-size", "--mutation-rounds",
-                    "--top-k", "--jobs", "--passes"},
+                    "--top-k", "--jobs", "--passes", "--emit-kernels"},
                    {"--help", "-h", "--report-times", "--replay", "--emit-ir", "--portable"});
     if (parsed.has("--help") || parsed.has("-h")) {
       out << kPetOptHelp;

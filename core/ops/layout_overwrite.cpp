@@ -1,7 +1,8 @@
 // LayoutOverwrite: a Layout whose output then gets patches written over it, one after another;
 // the corrector's fused form of `Overwrite(...Overwrite(Layout(m), p1)..., pk)`. Every facet is
-// the Layout's followed by the Overwrites', called through the registry, so the fused op cannot
-// drift from the two it replaces; finalize may fuse a following Relu too (activation="relu").
+// the Layout's followed by the Overwrites', called through the registry (the export: the Layout's,
+// then the patches as patch_lowering.h writes them), so the fused op cannot drift from the two it
+// replaces; finalize may fuse a following Relu too (activation="relu").
 #include <numeric>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "core/ops/layout.h"
 #include "core/ops/op_util.h"
 #include "core/ops/overwrite.h"
+#include "core/ops/patch_lowering.h"
 #include "core/registry.h"
 
 namespace pet::ops {
@@ -41,11 +43,14 @@ std::vector<TensorType> infer_layout_overwrite(const ShapeContext& context) {
   PET_REQUIRE(context, static_cast<int64_t>(offsets.size()) == static_cast<int64_t>(patches) * rank,
                   fmt::format("offsets {} need {} entries: {} per patch for each of the {} patches",
                               ints_to_string(offsets), patches * rank, rank, patches));
+  std::vector<PatchBox> boxes;
   for (int i = 0; i < patches; ++i) {
     const TensorType* pair[] = {&laid, &context.input(1 + i)};
     Attributes attrs = patch_attrs(context.attrs, i, rank);
     overwrite_def().infer(ShapeContext{attrs, pair, context.op, context.node_name});
+    boxes.push_back({attrs.get_ints("offsets"), context.input(1 + i).shape});
   }
+  require_patch_lowering(context, laid.shape, boxes);
   return {laid};
 }
 
@@ -94,16 +99,15 @@ BoxGrid layout_overwrite_boxes(const BoxContext& context) {
   return grid;
 }
 
-// One step of the lowering: the named inputs and output stand in for the fused node's.
+// One step of the lowering: the named input and output stand in for the fused node's.
 class StepExport : public OnnxExportNode {
  public:
-  StepExport(OnnxExportNode& outer, std::vector<std::string> inputs, std::vector<std::optional<TensorType>> types,
-             std::string output)
-      : outer_(outer), inputs_(std::move(inputs)), types_(std::move(types)), output_(std::move(output)) {}
+  StepExport(OnnxExportNode& outer, std::string input, std::optional<TensorType> type, std::string output)
+      : outer_(outer), input_(std::move(input)), type_(std::move(type)), output_(std::move(output)) {}
   int opset() const override { return outer_.opset(); }
-  std::string input(int index) const override { return inputs_.at(static_cast<size_t>(index)); }
+  std::string input(int /*index*/) const override { return input_; }
   std::string output(int /*index*/) const override { return output_; }
-  std::optional<TensorType> input_type(int index) const override { return types_.at(static_cast<size_t>(index)); }
+  std::optional<TensorType> input_type(int /*index*/) const override { return type_; }
   std::string add_constant(const Tensor& value) override { return outer_.add_constant(value); }
   std::string fresh_name(const std::string& hint) override { return outer_.fresh_name(hint); }
   void add_node(const std::string& op_type, const std::vector<std::string>& inputs,
@@ -113,13 +117,13 @@ class StepExport : public OnnxExportNode {
 
  private:
   OnnxExportNode& outer_;
-  std::vector<std::string> inputs_;
-  std::vector<std::optional<TensorType>> types_;
+  std::string input_;
+  std::optional<TensorType> type_;
   std::string output_;
 };
 
-// Lowered to the unfused pair: the Layout's Reshape/Transpose/Reshape, then each Overwrite's
-// Slice/Concat sequence, through their own exporters.
+// Lowered to the unfused pair: the Layout's Reshape/Transpose/Reshape through its own exporter,
+// then the patches by the node's lowering (patch_lowering.h).
 void export_layout_overwrite(const Node& node, OnnxExportNode& out) {
   std::optional<TensorType> source = out.input_type(0);
   PET_CHECK(source, "LayoutOverwrite export needs its input types");
@@ -129,16 +133,18 @@ void export_layout_overwrite(const Node& node, OnnxExportNode& out) {
   std::string current = patches == 0 ? out.output(0) : out.fresh_name("layout");
   Node layout{&layout_def(), node.name + "_layout",
               layout_attrs(attrs.get_ints("expanded"), attrs.get_ints("perm"), attrs.get_ints("groups")), {}, {}};
-  StepExport layout_step(out, {out.input(0)}, {source}, current);
+  StepExport layout_step(out, out.input(0), source, current);
   layout_def().to_onnx(layout, layout_step);
+  if (patches == 0) return;
+  int rank = laid.shape.rank();
+  std::vector<ExportedPatch> written;
   for (int i = 0; i < patches; ++i) {
-    std::string next = i + 1 == patches ? out.output(0) : out.fresh_name("overwrite");
-    Node overwrite{&overwrite_def(), fmt::format("{}_overwrite{}", node.name, i), patch_attrs(attrs, i, laid.shape.rank()),
-                   {}, {}};
-    StepExport step(out, {current, out.input(1 + i)}, {laid, out.input_type(1 + i)}, next);
-    overwrite_def().to_onnx(overwrite, step);
-    current = next;
+    std::optional<TensorType> patch = out.input_type(1 + i);
+    PET_CHECK(patch, "LayoutOverwrite export needs its input types");
+    written.push_back({out.input(1 + i), {patch_attrs(attrs, i, rank).get_ints("offsets"), patch->shape},
+                       fmt::format("{}_overwrite{}", node.name, i)});
   }
+  export_patches(out, node.name, current, laid, written, lowering_of(attrs), out.output(0));
 }
 
 }  // namespace
@@ -147,7 +153,8 @@ OpDef make_LayoutOverwrite() {
   OpDef def;
   def.name = "LayoutOverwrite";  // not an ONNX op: the Layout + Overwrite lowerings, or pet's extension op
   def.extension_domain = kPetDomain;
-  def.attrs = {attr_ints("expanded"), attr_ints("perm"), attr_ints("groups"), attr_ints("offsets")};
+  def.attrs = {attr_ints("expanded"), attr_ints("perm"), attr_ints("groups"), attr_ints("offsets"),
+               {kLoweringAttr, AttrKind::String, AttrValue(std::string("slices")), true}};
   def.min_inputs = 1;
   def.max_inputs = 1 + kMaxPatches;
   def.traits.linearity = Linearity::Joint;

@@ -1,6 +1,7 @@
 // Overwrite: `base` with `patch` written over the box that starts at `offsets`; the correction
-// node of partially equivalent mutants, exported to ONNX as Slices of the base around the patch
-// joined by Concats, so any runtime runs it.
+// node of partially equivalent mutants, exported to ONNX with standard ops (Slices of the base
+// around the patch joined by Concats, or one of the other lowerings of patch_lowering.h), so any
+// runtime runs it.
 #include <algorithm>
 #include <cstring>
 
@@ -10,6 +11,7 @@
 #include "core/ops/linear_facets.h"
 #include "core/ops/op_util.h"
 #include "core/ops/overwrite.h"
+#include "core/ops/patch_lowering.h"
 
 namespace pet::ops {
 
@@ -55,6 +57,7 @@ std::vector<TensorType> infer_overwrite(const ShapeContext& context) {
                     fmt::format("patch {} at offsets {} does not fit base {} on axis {}", patch.to_string(),
                                 ints_to_string(offsets), base.to_string(), d));
   }
+  require_patch_lowering(context, base.shape, {{offsets, patch.shape}});
   return {base};
 }
 
@@ -101,52 +104,12 @@ BoxGrid overwrite_boxes(const BoxContext& context) {
   return BoxGrid(std::move(cuts));
 }
 
-// One ONNX Slice of `source` (all axes; opset 10 moved starts/ends into inputs).
-std::string export_slice_of(OnnxExportNode& out, const std::string& source, const std::vector<int64_t>& starts,
-                            const std::vector<int64_t>& ends, const std::string& result) {
-  std::vector<int64_t> axes(starts.size());
-  for (size_t a = 0; a < axes.size(); ++a) axes[a] = static_cast<int64_t>(a);
-  if (out.opset() < 10) {
-    out.add_node("Slice", {source}, {result}, {{"starts", starts}, {"ends", ends}, {"axes", axes}});
-    return result;
-  }
-  auto constant = [&](const std::vector<int64_t>& values) {
-    return out.add_constant(Tensor::i64(Shape{static_cast<int64_t>(values.size())}, values));
-  };
-  out.add_node("Slice", {source, constant(starts), constant(ends), constant(axes)}, {result}, {});
-  return result;
-}
-
-// From the last axis outwards: the piece built so far (covering the patch's extent on axis d and
-// the whole base on later axes) gets the base's slabs before and after it on axis d.
+// The patch over the base, by the node's lowering (slices unless a measured target chose another).
 void export_overwrite(const Node& node, OnnxExportNode& out) {
-  const auto& offsets = node.attrs.get_ints("offsets");
   std::optional<TensorType> base_type = out.input_type(0), patch_type = out.input_type(1);
   PET_CHECK(base_type && patch_type, "Overwrite export needs its input types");
-  const Shape& base = base_type->shape;
-  const Shape& patch = patch_type->shape;
-  std::string piece = out.input(1);
-  for (int d = base.rank() - 1; d >= 0; --d) {
-    auto a = static_cast<size_t>(d);
-    std::vector<int64_t> starts(a + 1, 0), ends = base.dims();
-    ends.resize(a + 1);
-    for (size_t e = 0; e < a; ++e) starts[e] = offsets[e], ends[e] = offsets[e] + patch[static_cast<int>(e)];
-    std::vector<std::string> parts;
-    if (offsets[a] > 0) {
-      starts[a] = 0, ends[a] = offsets[a];
-      parts.push_back(export_slice_of(out, out.input(0), starts, ends, out.fresh_name(node.name + "_before")));
-    }
-    parts.push_back(piece);
-    if (offsets[a] + patch[d] < base[d]) {
-      starts[a] = offsets[a] + patch[d], ends[a] = base[d];
-      parts.push_back(export_slice_of(out, out.input(0), starts, ends, out.fresh_name(node.name + "_after")));
-    }
-    if (parts.size() == 1) continue;
-    std::string joined = d == 0 ? out.output(0) : out.fresh_name(node.name + "_joined");
-    out.add_node("Concat", parts, {joined}, {{"axis", int64_t{d}}});
-    piece = joined;
-  }
-  if (piece != out.output(0)) out.add_node("Identity", {piece}, {out.output(0)}, {});
+  ExportedPatch patch{out.input(1), {node.attrs.get_ints("offsets"), patch_type->shape}, node.name};
+  export_patches(out, node.name, out.input(0), *base_type, {patch}, lowering_of(node.attrs), out.output(0));
 }
 
 }  // namespace
@@ -154,7 +117,7 @@ void export_overwrite(const Node& node, OnnxExportNode& out) {
 OpDef make_Overwrite() {
   OpDef def;
   def.name = "Overwrite";  // not an ONNX op: exported as Slice + Concat, never imported
-  def.attrs = {attr_ints("offsets")};
+  def.attrs = {attr_ints("offsets"), {kLoweringAttr, AttrKind::String, AttrValue(std::string("slices")), true}};
   def.min_inputs = def.max_inputs = 2;
   def.traits.linearity = Linearity::Joint;
   def.traits.linear_inputs = {0, 1};
