@@ -43,7 +43,8 @@ int print_overheads(const pet::OptimizeOptions& options) {
     worst_best = std::max(worst_best, best.ratio);
     worst_any = std::max(worst_any, worst);
     fmt::print("{:<38} {:>8} {:>12.2f} {:>12.2f} {:>14.2f} {:>9.3f}% {:>9.3f}%  {:<16} {}\n", seam.name, found.size(),
-               best.original_us, best.mutant_us, best.corrected_us, 100 * best.ratio, 100 * worst, best.lowerings,
+               best.original_us, best.mutant_us, best.corrected_us, 100 * best.ratio, 100 * worst,
+               best.lowerings.empty() ? "-" : best.lowerings,
                best.family);
     if (!best.corrected_us_by_lowering.empty()) fmt::print("{:<38} corrected us by lowering: {}\n", "", best.corrected_us_by_lowering);
   }

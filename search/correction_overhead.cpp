@@ -33,9 +33,9 @@ CorrectionOverhead correction_overhead(const Graph& mutant, const Graph& correct
                                        const cost::CostModel& cost) {
   PET_CHECK(mutant.inputs().size() == corrected.inputs().size(), "mutant and corrected program differ in inputs");
   auto [fused, corrected_us] = bound_cost(corrected, weight_inputs, cost);
-  CorrectionOverhead overhead{bound_cost(mutant, weight_inputs, cost).second, corrected_us,
-                              cost::correction_lowerings_of(fused), ""};
+  CorrectionOverhead overhead{bound_cost(mutant, weight_inputs, cost).second, corrected_us, "", ""};
   if (!cost::picks_correction_lowerings(cost)) return overhead;
+  overhead.lowerings = cost::correction_lowerings_of(fused);
   std::vector<std::string> priced;
   for (const auto& [lowering, us] : cost::cost_by_lowering(fused, cost))
     priced.push_back(fmt::format("{} {:.1f}", ops::to_string(lowering), us));

@@ -14,7 +14,7 @@ namespace pet::search {
 struct CorrectionOverhead {
   double mutant_us = 0;
   double corrected_us = 0;
-  std::string lowerings;  // how the corrections are written (cost::correction_lowerings_of)
+  std::string lowerings;  // where the target picks: how the corrections are written (cost::correction_lowerings_of)
   std::string corrected_us_by_lowering;  // "slices 2300.0, scatter 2292.0, ..." where the target picks
   double ratio() const { return mutant_us > 0 ? (corrected_us - mutant_us) / mutant_us : 0; }
 };

@@ -19,22 +19,11 @@
 #include "search/search_space.h"
 #include "tools/emit_kernels.h"
 #include "tests/error/onnx_model_builder.h"
+#include "tests/search/batched_conv.h"
 #include "tools/commands.h"
 
 namespace pet::testing {
 namespace {
-
-// A batch-2 3x3 conv at 56x56 then a ReLU: stacking the images along H is wrong only on the seam
-// rows, which the corrections recompute.
-const char* kBatchedConv = R"(graph "batched" opset 13 {
-  input %x : f32[2,64,56,56]
-  const %w : f32[64,64,3,3] = random(1)
-  const %b : f32[64] = random(2)
-  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w, %b) : f32[2,64,56,56]
-  %r = Relu(%c) : f32[2,64,56,56]
-  output %r
-}
-)";
 
 std::string model_file() {
   std::string path = temp_file("emit-batched.pet");

@@ -15,37 +15,13 @@
 #include "core/onnx_mapping.h"
 #include "core/text_ir.h"
 #include "kernels/runtime/openvino_runtime.h"
+#include "tests/kernels/runtime/corrected_conv.h"
 #include "kernels/runtime/runtime.h"
 
 namespace pet::runtime {
 namespace {
 
-// Two images stacked along H (N2H), one conv for both, the two seam rows recomputed from the
-// original images and written back while the stack is laid out back into a batch, then a ReLU:
-// what fuse_corrections makes of a batch-to-height mutant (tests/corrector/fuse_corrections_test).
-const char* kCorrectedConv = R"(graph "corrected" opset 13 {
-  input %x : f32[2,4,16,8]
-  const %w : f32[4,4,3,3] = random(3)
-  %stack = Layout[expanded=[2,1,4,16,8], groups=[1,1,2,1], perm=[1,2,0,3,4]](%x) : f32[1,4,32,8]
-  %conv = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%stack, %w) : f32[1,4,32,8]
-  %slice0 = Slice[ends=[1,4,16,8], starts=[0,0,14,0], steps=[1,1,1,1]](%x) : f32[1,4,2,8]
-  %row0 = Conv[dilations=[1,1], group=1, pads=[0,1,1,1], strides=[1,1]](%slice0, %w) : f32[1,4,1,8]
-  %slice1 = Slice[ends=[2,4,2,8], starts=[1,0,0,0], steps=[1,1,1,1]](%x) : f32[1,4,2,8]
-  %row1 = Conv[dilations=[1,1], group=1, pads=[1,1,0,1], strides=[1,1]](%slice1, %w) : f32[1,4,1,8]
-  %y = LayoutOverwrite[activation="relu", expanded=[1,4,2,16,8], groups=[2,1,1,1], offsets=[0,0,15,0,1,0,0,0], perm=[2,0,1,3,4]](%conv, %row0, %row1) : f32[2,4,16,8]
-  output %y
-}
-)";
-
-// The original: the plain conv on each image, then the ReLU.
-const char* kOriginalConv = R"(graph "original" opset 13 {
-  input %x : f32[2,4,16,8]
-  const %w : f32[4,4,3,3] = random(3)
-  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[2,4,16,8]
-  %y = Relu(%c) : f32[2,4,16,8]
-  output %y
-}
-)";
+const std::string kCorrectedConv = corrected_conv_ir();
 
 void expect_matches_executor(const std::vector<Tensor>& got, const Graph& reference, const std::vector<Tensor>& inputs) {
   std::vector<Tensor> expected = execute(reference, inputs);

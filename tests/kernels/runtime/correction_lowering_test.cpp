@@ -10,34 +10,10 @@
 #include "core/ops/patch_lowering.h"
 #include "core/text_ir.h"
 #include "kernels/runtime/runtime.h"
+#include "tests/kernels/runtime/corrected_conv.h"
 
 namespace pet::runtime {
 namespace {
-
-// A batch-to-height mutant of a conv with its two seam rows corrected and a ReLU fused (as
-// tests/kernels/runtime/corrected_model_test.cpp), the lowering given as LOWERING.
-const char* kCorrected = R"(graph "corrected" opset 13 {
-  input %x : f32[2,4,16,8]
-  const %w : f32[4,4,3,3] = random(3)
-  %stack = Layout[expanded=[2,1,4,16,8], groups=[1,1,2,1], perm=[1,2,0,3,4]](%x) : f32[1,4,32,8]
-  %conv = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%stack, %w) : f32[1,4,32,8]
-  %slice0 = Slice[ends=[1,4,16,8], starts=[0,0,14,0], steps=[1,1,1,1]](%x) : f32[1,4,2,8]
-  %row0 = Conv[dilations=[1,1], group=1, pads=[0,1,1,1], strides=[1,1]](%slice0, %w) : f32[1,4,1,8]
-  %slice1 = Slice[ends=[2,4,2,8], starts=[1,0,0,0], steps=[1,1,1,1]](%x) : f32[1,4,2,8]
-  %row1 = Conv[dilations=[1,1], group=1, pads=[1,1,0,1], strides=[1,1]](%slice1, %w) : f32[1,4,1,8]
-  %y = LayoutOverwrite[activation="relu", expanded=[1,4,2,16,8], groups=[2,1,1,1], lowering=LOWERING, offsets=[0,0,15,0,1,0,0,0], perm=[2,0,1,3,4]](%conv, %row0, %row1) : f32[2,4,16,8]
-  output %y
-}
-)";
-
-const char* kOriginal = R"(graph "original" opset 13 {
-  input %x : f32[2,4,16,8]
-  const %w : f32[4,4,3,3] = random(3)
-  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[2,4,16,8]
-  %y = Relu(%c) : f32[2,4,16,8]
-  output %y
-}
-)";
 
 // Two overlapping patches over a base (the second wins where they meet), at OPSET.
 const char* kOverlapping = R"(graph "overlapping" opset OPSET {
@@ -79,10 +55,10 @@ TEST(CorrectionLowering, EachLoweringOfASeamCorrectionRunsInOnnxRuntimeAsTheOrig
   const char* written_as[] = {"Concat", "ScatterND", "Where"};
   for (ops::PatchLowering lowering : ops::patch_lowerings()) {
     SCOPED_TRACE(ops::to_string(lowering));
-    Graph corrected = parse_graph(with(kCorrected, "LOWERING", quoted(lowering)));
+    Graph corrected = parse_graph(corrected_conv_ir(ops::to_string(lowering)));
     std::string bytes = serialize_onnx(corrected);
     EXPECT_NE(bytes.find(written_as[static_cast<int>(lowering)]), std::string::npos);
-    expect_runtime_matches(*ort, corrected, parse_graph(kOriginal), 17);
+    expect_runtime_matches(*ort, corrected, parse_graph(kOriginalConv), 17);
   }
 }
 
