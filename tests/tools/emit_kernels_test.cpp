@@ -14,12 +14,10 @@
 
 #include "core/onnx_import.h"
 #include "core/text_ir.h"
-#include "search/finalize.h"
-#include "search/generate_stage.h"
-#include "search/search_space.h"
 #include "tools/emit_kernels.h"
 #include "tests/error/onnx_model_builder.h"
 #include "tests/search/batched_conv.h"
+#include "tests/search/corrected_moves.h"
 #include "tools/commands.h"
 
 namespace pet::testing {
@@ -34,21 +32,6 @@ std::string model_file() {
 nlohmann::json read_json(const std::string& path) {
   std::ifstream file(path);
   return nlohmann::json::parse(file);
-}
-
-// The corrected partial moves one step from the batched conv (the h100 estimate never takes one
-// here, so the search space is asked directly), each finalized as pet-opt writes its program.
-std::vector<search::Program> corrected_moves(const Graph& graph) {
-  cost::CostModel cost(cost::load_device("h100"));
-  search::GenerateOptions options;
-  options.mutation_rounds = 1;
-  search::GeneratedMutants mutants = search::generate_mutants_stage(graph, cost, options);
-  search::SearchSpace space(cost, nullptr, {}, mutants.subprograms);
-  SearchStats stats;
-  std::vector<search::Program> moves = space.expand(space.make_program(graph, {}), {false, false, true}, stats,
-                                                    [](uint64_t) { return true; }, search::SearchBudget{});
-  for (search::Program& move : moves) finalize(move.graph);
-  return moves;
 }
 
 TEST(EmitKernels, EachCorrectionOfACorrectedProgramBecomesACudaSourceNamingThePatchItFills) {
