@@ -2,6 +2,7 @@
 // model, lowers it to CUDA with that node's activation, and writes the sources and the manifest.
 #include "tools/emit_kernels.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 

@@ -17,7 +17,8 @@ namespace pet {
 // The manifest of the kernels for `written` (the program pet-opt writes) from the corrected sites
 // of `history` (its transformations): one entry per correction patch found in `written`, each
 // naming its kernel. A correction the emitter cannot lower (its original is not one Conv, MatMul
-// or Gemm with elementwise activations) is listed under "not_emitted" with the reason.
+// or Gemm with elementwise activations) is listed under "not_emitted" with the reason. `sources`
+// receives each distinct kernel's name and CUDA source, once.
 nlohmann::ordered_json correction_kernel_manifest(const Graph& written, const std::vector<Transformation>& history,
                                                   std::vector<std::pair<std::string, std::string>>& sources);
 
