@@ -160,13 +160,15 @@ search::GenerateOptions generate_options(const OptimizeOptions& options, const c
   return generate;
 }
 
-// The generation stage's findings as IR comments, one line per subprogram (PET_DEBUG=1).
+// The generation stage's findings as IR comments, one line per subprogram (PET_DEBUG=1), each
+// mutant with what it saved where it was generated (negative: it costs more).
 std::string generation_note(const search::GeneratedMutants& mutants) {
   std::string text;
   for (const search::GeneratedSubprogram& sub : mutants.subprograms) {
     std::vector<std::string> names;
     for (const search::MutantOption& option : *sub.options)
-      names.push_back(fmt::format("{} ({})", option.info.name, to_string(option.info.evidence_kind)));
+      names.push_back(fmt::format("{} ({}, saves {:.1f} us)", option.info.name, to_string(option.info.evidence_kind),
+                                  option.gain_us));
     text += fmt::format("// {} [{}]: {}\n", to_string(sub.kind), sub.location,
                         names.empty() ? "no mutants" : fmt::format("{}", fmt::join(names, "; ")));
   }
