@@ -17,6 +17,7 @@
 #include "core/onnx_mapping.h"
 #include "core/onnx_import.h"
 #include "kernels/runtime/runtime.h"
+#include "search/cost/physical_floor.h"
 #include "search/named_passes.h"
 #include "search/pipeline.h"
 #include "tools/cli_args.h"
@@ -171,11 +172,10 @@ std::string context_summary(const cost::ContextScales& scales) {
 std::string floor_summary(const FloorReport& floor, int threads) {
   if (!floor.known) return "";
   return fmt::format("  physical floor: {:.2f} GFLOP of Conv/MatMul/Gemm at this CPU's {} of {:.1f} GFLOP/s at {} "
-                     "thread{}{} = {:.1f} us; the input runs at {:.1f}% of it, the written model at {:.1f}% (a rewrite "
-                     "that keeps the FLOPs can gain at most {:.2f}x over the written model)\n",
+                     "thread{}{} = {:.1f} us; the input runs at {:.1f}% of it, the written model at {:.1f}% ({})\n",
                      floor.flops / 1e9, floor.peak, floor.peak_gflops, threads, threads == 1 ? "" : "s",
                      floor.replayed ? " (from the profile DB)" : "", floor.floor_us, 100 * floor.input_fraction,
-                     100 * floor.written_fraction, 1 / floor.written_fraction);
+                     100 * floor.written_fraction, cost::floor_headroom(floor.written_fraction));
 }
 
 // The measured before/after latencies and the choice, for a measured target.

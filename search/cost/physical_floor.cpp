@@ -33,6 +33,14 @@ std::optional<PeakRate> peak_rate(const CostModel& cost) {
   return rate;
 }
 
+std::string floor_headroom(double written_fraction) {
+  if (written_fraction >= 1)
+    return "faster than the peak allows for these FLOPs: the runtime computes them with fewer multiplies (a "
+           "Winograd-like algorithm), so the floor bounds no rewrite here";
+  return fmt::format("a rewrite that keeps the FLOPs can gain at most {:.2f}x over the written model",
+                     1 / written_fraction);
+}
+
 double dense_flops(const Graph& graph) {
   double flops = 0;
   for (const Node& node : graph.nodes())

@@ -23,6 +23,12 @@ struct PeakRate {
 // FMA pet can measure.
 std::optional<PeakRate> peak_rate(const CostModel& cost);
 
+// What the written model's share of the floor (floor time / measured time) leaves to a rewrite
+// that keeps the FLOPs: "a rewrite that keeps the FLOPs can gain at most 1.18x over the written
+// model"; at or above 1, that the runtime computes these ops with fewer multiplies than the count
+// (a Winograd-like algorithm), so the floor bounds nothing.
+std::string floor_headroom(double written_fraction);
+
 // FLOPs of the graph's compute-heavy nodes (OpTraits::compute_heavy: Conv, ConvTranspose, MatMul,
 // Gemm; a multiply-add counts as 2).
 double dense_flops(const Graph& graph);
