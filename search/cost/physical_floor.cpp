@@ -35,8 +35,9 @@ std::optional<PeakRate> peak_rate(const CostModel& cost) {
 
 std::string floor_headroom(double written_fraction) {
   if (written_fraction >= 1)
-    return "faster than the peak allows for these FLOPs: the runtime computes them with fewer multiplies (a "
-           "Winograd-like algorithm), so the floor bounds no rewrite here";
+    return "faster than the peak allows for these FLOPs: either the runtime computes them with fewer "
+           "multiplies (a Winograd-like algorithm) or the recorded peak is low (measured under load), so the "
+           "floor bounds no rewrite here";
   return fmt::format("a rewrite that keeps the FLOPs can gain at most {:.2f}x over the written model",
                      1 / written_fraction);
 }

@@ -26,7 +26,7 @@ std::optional<PeakRate> peak_rate(const CostModel& cost);
 // What the written model's share of the floor (floor time / measured time) leaves to a rewrite
 // that keeps the FLOPs: "a rewrite that keeps the FLOPs can gain at most 1.18x over the written
 // model"; at or above 1, that the runtime computes these ops with fewer multiplies than the count
-// (a Winograd-like algorithm), so the floor bounds nothing.
+// (a Winograd-like algorithm) or the peak in the profile DB is low, so the floor bounds nothing.
 std::string floor_headroom(double written_fraction);
 
 // FLOPs of the graph's compute-heavy nodes (OpTraits::compute_heavy: Conv, ConvTranspose, MatMul,

@@ -68,8 +68,9 @@ TEST(PhysicalFloor, TheHeadroomIsWhatIsLeftBelowThePeakAndNothingAboveIt) {
   EXPECT_EQ(cost::floor_headroom(0.85), "a rewrite that keeps the FLOPs can gain at most 1.18x over the written model");
   // The CSRNet back end at batch 16 ran at 113 % of the bf16 peak in OpenVINO: no bound to state.
   EXPECT_EQ(cost::floor_headroom(1.131),
-            "faster than the peak allows for these FLOPs: the runtime computes them with fewer multiplies (a "
-            "Winograd-like algorithm), so the floor bounds no rewrite here");
+            "faster than the peak allows for these FLOPs: either the runtime computes them with fewer "
+            "multiplies (a Winograd-like algorithm) or the recorded peak is low (measured under load), so the "
+            "floor bounds no rewrite here");
 }
 
 }  // namespace
