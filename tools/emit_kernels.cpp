@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/file_safety.h"
+#include "core/ops/patch_lowering.h"
 #include "corrector/emit_cuda.h"
 #include "search/cost/cost_model.h"
 
@@ -51,13 +52,10 @@ std::vector<WrittenPatch> written_patches(const Graph& written) {
   for (NodeId id = 0; id < static_cast<NodeId>(written.nodes().size()); ++id) {
     const Node& node = written.node(id);
     if (node.op() != "Overwrite" && node.op() != "LayoutOverwrite") continue;
-    const auto& offsets = node.attrs.get_ints("offsets");
-    auto rank = static_cast<size_t>(written.value(node.outputs[0]).type.shape.rank());
-    for (size_t i = 1; i < node.inputs.size(); ++i) {
-      auto begin = offsets.begin() + static_cast<std::ptrdiff_t>((i - 1) * rank);
-      patches.push_back({id, static_cast<int>(i - 1), std::vector<int64_t>(begin, begin + static_cast<std::ptrdiff_t>(rank)),
-                         written.value(node.inputs[i]).type.shape, outside_reads(written, node.inputs[i], correction_only)});
-    }
+    std::vector<ops::PatchBox> boxes = ops::patch_boxes(written, node);
+    for (size_t i = 0; i < boxes.size(); ++i)
+      patches.push_back({id, static_cast<int>(i), boxes[i].offsets, boxes[i].shape,
+                         outside_reads(written, node.inputs[i + 1], correction_only)});
   }
   return patches;
 }

@@ -186,6 +186,17 @@ std::optional<PatchLowering> parse_patch_lowering(const std::string& text) {
   return std::nullopt;
 }
 
+std::vector<PatchBox> patch_boxes(const Graph& graph, const Node& node) {
+  const auto& offsets = node.attrs.get_ints("offsets");
+  auto rank = static_cast<std::ptrdiff_t>(graph.value(node.outputs[0]).type.shape.rank());
+  std::vector<PatchBox> boxes;
+  for (size_t i = 1; i < node.inputs.size(); ++i) {
+    auto begin = offsets.begin() + static_cast<std::ptrdiff_t>(i - 1) * rank;
+    boxes.push_back({std::vector<int64_t>(begin, begin + rank), graph.value(node.inputs[i]).type.shape});
+  }
+  return boxes;
+}
+
 std::string patch_lowering_refusal(PatchLowering lowering, const Shape& base, const std::vector<PatchBox>& boxes) {
   if (lowering != PatchLowering::scatter) return "";
   for (size_t i = 0; i < boxes.size(); ++i)

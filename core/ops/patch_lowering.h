@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/attributes.h"
+#include "core/graph.h"
 #include "core/onnx_mapping.h"
 #include "core/op_def.h"
 #include "core/shape.h"
@@ -33,6 +34,10 @@ struct PatchBox {
   std::vector<int64_t> offsets;
   Shape shape;
 };
+
+// Where each patch of an Overwrite or LayoutOverwrite node (its inputs 1..n) lands in its output:
+// `offsets` holds the patches' offsets back to back, one output rank each.
+std::vector<PatchBox> patch_boxes(const Graph& graph, const Node& node);
 
 // Why `lowering` cannot write `boxes` over a base of shape `base` ("" when it can): ScatterND
 // needs patches that do not overlap (its order over repeated indices is unspecified) and an

@@ -1,6 +1,7 @@
 // Picks each correction's lowering by pricing the program once per admissible lowering.
 #include "search/cost/correction_lowering.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,25 +12,10 @@ namespace {
 
 bool is_correction(const Node& node) { return node.op() == "Overwrite" || node.op() == "LayoutOverwrite"; }
 
-// The patches' boxes and the base they land on: an Overwrite's one patch over input 0, or a
-// LayoutOverwrite's patches over its laid-out output (offsets back to back, one rank each).
-std::vector<ops::PatchBox> patch_boxes(const Graph& graph, const Node& node) {
-  const Shape& base = graph.value(node.outputs[0]).type.shape;
-  const auto& offsets = node.attrs.get_ints("offsets");
-  auto rank = static_cast<size_t>(base.rank());
-  std::vector<ops::PatchBox> boxes;
-  for (size_t i = 1; i < node.inputs.size(); ++i) {  // input 0 is the base (or the Layout's source)
-    auto begin = offsets.begin() + static_cast<std::ptrdiff_t>((i - 1) * rank);
-    boxes.push_back({std::vector<int64_t>(begin, begin + static_cast<std::ptrdiff_t>(rank)),
-                     graph.value(node.inputs[i]).type.shape});
-  }
-  return boxes;
-}
-
 bool admits(const Graph& graph, const Node& node, ops::PatchLowering lowering) {
   if (lowering != ops::PatchLowering::slices && graph.opset < ops::kPatchLoweringMinOpset) return false;
   const Shape& base = graph.value(node.outputs[0]).type.shape;
-  return ops::patch_lowering_refusal(lowering, base, patch_boxes(graph, node)).empty();
+  return ops::patch_lowering_refusal(lowering, base, ops::patch_boxes(graph, node)).empty();
 }
 
 }  // namespace
@@ -64,11 +50,13 @@ bool picks_correction_lowerings(const CostModel& cost) {
 int pick_correction_lowerings(Graph& graph, const CostModel& cost) {
   if (!picks_correction_lowerings(cost)) return 0;
   int picked = 0;
+  std::optional<double> current_us;  // the program as it stands: priced once, again only after a pick
   for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
     const Node& node = graph.node(id);
     if (!is_correction(node) || node.attrs.has(ops::kLoweringAttr) || node.inputs.size() < 2) continue;
+    if (!current_us) current_us = cost.graph_cost(graph);
     ops::PatchLowering best = ops::PatchLowering::slices;
-    double best_us = cost.graph_cost(graph);
+    double best_us = *current_us;
     for (ops::PatchLowering lowering : ops::patch_lowerings()) {
       if (lowering == ops::PatchLowering::slices || !admits(graph, node, lowering)) continue;
       Graph trial = graph;
@@ -78,6 +66,7 @@ int pick_correction_lowerings(Graph& graph, const CostModel& cost) {
     }
     if (best == ops::PatchLowering::slices) continue;
     graph.set_node_attribute(id, ops::kLoweringAttr, std::string(ops::to_string(best)));
+    current_us = best_us;
     ++picked;
   }
   return picked;
