@@ -11,8 +11,9 @@
 
 namespace pet::cost {
 
-// The CPU's peak rate as a measured target computes: measured once per target and thread count
-// (kernels/runtime/cpu_peak.h) and kept in the profile DB, so a replayed DB reproduces the report.
+// The CPU's peak rate as a measured target computes (kernels/runtime/cpu_peak.h), kept in the profile
+// DB so a replayed DB reproduces the report. A measuring run reads it once per thread count and
+// records its reading only where it beats the recorded one: load makes a reading low, never high.
 struct PeakRate {
   double gflops = 0;
   std::string what;   // "float32 FMA peak (avx512f)"

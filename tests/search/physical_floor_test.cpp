@@ -57,6 +57,35 @@ TEST(PhysicalFloor, ThePeakIsMeasuredOnceRecordedInTheDbAndReplayedAsRecorded) {
   EXPECT_EQ(again->what, first->what);
 }
 
+// A peak recorded under load reads low: a measuring run replaces it with its own larger reading,
+// and keeps a recorded peak its reading does not beat.
+TEST(PhysicalFloor, AMeasuringRunKeepsTheLargerOfTheRecordedPeakAndItsOwnReading) {
+  std::unique_ptr<runtime::Runtime> ort = runtime::open_runtime("ort-cpu");
+  cost::Measurement measurement;
+  measurement.target = {"ort-cpu", true, 1, ort->version(), runtime::cpu_model()};
+  measurement.runtime = ort.get();
+  auto recorded_at = [&](double gflops) {
+    cost::ProfileDb db;
+    db.add({.key = "@cpu-peak: 1 GFLOP at the arithmetic peak", .device = measurement.target.db_device(),
+            .microseconds = 1e6 / gflops, .method = "float32 FMA peak (recorded)", .libraries = ort->version(),
+            .date = "2026-01-01", .spread_us = 0, .runs = 3});
+    return db;
+  };
+  cost::CostModel low(cost::load_cpu_fallback(), recorded_at(0.001), measurement);
+  std::optional<cost::PeakRate> fresh = cost::peak_rate(low);
+  if (!fresh) GTEST_SKIP() << "no vector FMA pet can measure on this CPU";
+  EXPECT_EQ(fresh->source, cost::CostSource::measured) << "0.001 GFLOP/s recorded -> this run's reading";
+  EXPECT_GT(fresh->gflops, 0.001);
+  EXPECT_DOUBLE_EQ(cost::peak_rate(low)->gflops, fresh->gflops) << "the reading is what the DB now holds";
+
+  cost::CostModel high(cost::load_cpu_fallback(), recorded_at(1e9), measurement);
+  std::optional<cost::PeakRate> kept = cost::peak_rate(high);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->source, cost::CostSource::replayed) << "1e9 GFLOP/s recorded -> kept";
+  EXPECT_DOUBLE_EQ(kept->gflops, 1e9);
+  EXPECT_EQ(kept->what, "float32 FMA peak (recorded)");
+}
+
 TEST(PhysicalFloor, AnEmptyReplayOrAnAnalyticTargetHasNoFloor) {
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
