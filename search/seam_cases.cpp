@@ -2,6 +2,7 @@
 #include "search/seam_cases.h"
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 
 #include <fmt/format.h>
@@ -41,6 +42,16 @@ Graph seam_case_program(const SeamCase& seam) {
   return graph;
 }
 
+Graph with_residual_epilogue(const Graph& program) {
+  PET_CHECK(program.outputs().size() == 1, "a seam program has one output");
+  Graph graph = program;
+  ValueId out = graph.outputs()[0];
+  ValueId residual = graph.add_input("residual", graph.value(out).type);
+  ValueId sum = graph.add_node1("Add", {}, {out, residual}, "residual_add");
+  graph.set_outputs({graph.add_node1("Relu", {}, {sum}, "residual_relu")});
+  return graph;
+}
+
 // As the search does it: the generator mutates the conv without its bias, the bias is added back
 // after the mutant, and the correction recomputes boxes with the biased conv.
 std::vector<SeamOverhead> seam_overheads(const SeamCase& seam, const cost::CostModel& cost) {
@@ -50,6 +61,7 @@ std::vector<SeamOverhead> seam_overheads(const SeamCase& seam, const cost::CostM
   mutant::GeneratorOptions options;
   options.equivalence = mutant::Equivalence::PartialOnly;
   std::vector<SeamOverhead> found;
+  std::vector<Graph> corrected_programs;  // found[i]'s, until the sort
   double original_us = correction_overhead(original, original, {false, true, true}, cost).mutant_us;
   for (const mutant::Mutant& candidate : mutant::generate_mutants(split->unbiased, options).mutants) {
     if (candidate.verdict.kind != VerdictKind::Partial) continue;
@@ -59,10 +71,23 @@ std::vector<SeamOverhead> seam_overheads(const SeamCase& seam, const cost::CostM
     found.push_back({candidate.family, original_us, overhead.mutant_us, overhead.corrected_us, overhead.ratio(),
                      static_cast<int>(corrected.corrections.size()), overhead.lowerings,
                      overhead.corrected_us_by_lowering});
+    corrected_programs.push_back(std::move(corrected.program));
   }
-  std::stable_sort(found.begin(), found.end(),
-                   [](const SeamOverhead& a, const SeamOverhead& b) { return a.corrected_us < b.corrected_us; });
-  return found;
+  if (found.empty()) return found;
+  std::vector<size_t> order(found.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return found[a].corrected_us < found[b].corrected_us; });
+  std::vector<SeamOverhead> sorted;
+  for (size_t i : order) sorted.push_back(found[i]);
+  const std::vector<bool> weights_then_residual = {false, true, true, false};
+  Graph original_in_context = with_residual_epilogue(original);
+  sorted.front().original_in_context_us =
+      correction_overhead(original_in_context, original_in_context, weights_then_residual, cost).mutant_us;
+  Graph corrected_in_context = with_residual_epilogue(corrected_programs[order.front()]);
+  sorted.front().corrected_in_context_us =
+      correction_overhead(corrected_in_context, corrected_in_context, weights_then_residual, cost).mutant_us;
+  return sorted;
 }
 
 }  // namespace pet::search

@@ -29,10 +29,19 @@ struct SeamOverhead {
   int corrections = 0;
   std::string lowerings;   // how the fused corrections are written for the target
   std::string corrected_us_by_lowering;  // CorrectionOverhead's, where the target picks a lowering
+  // The same two in ResNet's context: followed by the residual Add and the ReLU, which the original
+  // conv fuses into its epilogue and the corrected mutant runs after its correction (0: not priced).
+  double original_in_context_us = 0;
+  double corrected_in_context_us = 0;
 };
 
+// The program followed by a residual `Add` of a fresh input `residual` and a `Relu`, as ResNet's
+// basic block ends (the seam cases' convs with 64 to 512 channels are its second convs).
+Graph with_residual_epilogue(const Graph& program);
+
 // Every partial mutant of the case the generator finds (default options), corrected, fused and
-// priced; sorted by corrected cost (the one the search would take first).
+// priced; sorted by corrected cost (the one the search would take first). The first, and only the
+// first, is also priced in context (with_residual_epilogue).
 std::vector<SeamOverhead> seam_overheads(const SeamCase& seam, const cost::CostModel& cost);
 
 }  // namespace pet::search
