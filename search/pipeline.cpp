@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -354,6 +355,21 @@ void select_measured(const Graph& original, Finalist& cleaned, std::vector<Final
 }
 
 }  // namespace
+
+std::string stale_profile_note(const TargetReport& report) {
+  constexpr double kStaleError = 0.5;
+  if (!report.calibrated || report.selection.source != "measured" || std::abs(report.calibration_error) < kStaleError ||
+      report.sources.replayed < report.sources.measured)
+    return "";
+  double ratio = report.calibration_error + 1;
+  return fmt::format(
+      "the profile DB's stored times predict the cleaned input {:.2f}x {} than it runs now ({} of {} kernel groups "
+      "replayed): they were likely recorded under other load or machine state, so the search ranked programs by "
+      "stale costs (the written model is still the one measured fastest now); to measure afresh, give a new "
+      "--profile-db FILE or remove {}",
+      ratio >= 1 ? ratio : 1 / ratio, ratio >= 1 ? "slower" : "faster", report.sources.replayed,
+      report.sources.replayed + report.sources.measured + report.sources.estimated, report.profile_db);
+}
 
 std::string default_measured_profile_db() {
   if (const char* given = std::getenv("PET_PROFILE_DB"); given && *given) return given;

@@ -164,6 +164,11 @@ struct TargetReport {
   FloorReport floor;
 };
 
+// What to do when the profile DB's stored times look stale ("" when they do not): a run that timed
+// its candidates now and whose prediction for the cleaned input rests mostly on replayed kernel groups and misses its
+// measured time by 50 % or more (they were recorded under other load, or another machine state).
+std::string stale_profile_note(const TargetReport& report);
+
 struct OptimizeResult {
   Graph graph;
   std::vector<PassResult> passes;            // cleanup, then finalize

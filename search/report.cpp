@@ -157,6 +157,7 @@ nlohmann::ordered_json target_json(const OptimizeResult& result, bool with_times
   if (report.calibrated) {
     json["calibration_error"] = report.calibration_error;
     json["calibration_error_standalone"] = report.standalone_calibration_error;
+    if (!stale_profile_note(report).empty()) json["stale_profile_db"] = true;  // the summary says what to do
   }
   json["standalone_predicted_us"] = report.standalone_predicted_us;
   json["in_context"] = context_json(report.context);

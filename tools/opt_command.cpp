@@ -204,6 +204,7 @@ std::string measured_summary(const OptimizeResult& result) {
                         selection.candidates[1].predicted_us, selection.candidates[1].median_us,
                         100 * result.target.calibration_error, result.target.standalone_predicted_us,
                         100 * result.target.standalone_calibration_error);
+  if (std::string stale = stale_profile_note(result.target); !stale.empty()) text += "  warning: " + stale + "\n";
   text += context_summary(result.target.context);
   text += floor_summary(result.target.floor, result.target.target.threads);
   return text;
