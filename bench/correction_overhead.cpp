@@ -69,7 +69,7 @@ int print_overheads(const pet::OptimizeOptions& options) {
     pet::cost::CostSources sources = cost.sources();
     fmt::print("kernel groups: {} measured ({:.1f} s), {} replayed; profile DB {}\n", sources.measured,
                sources.measuring_seconds, sources.replayed, target.profile_db);
-    cost.profile().save(target.profile_db);
+    target.save_measurements();
   }
   return 0;
 }

@@ -103,6 +103,10 @@ cost::ProfileDb load_measured_db(const std::string& path, bool replay) {
 
 }  // namespace
 
+void TargetSetup::save_measurements() const {
+  if (runtime && cost) cost->profile().save_merged(profile_db, loaded);
+}
+
 void open_target(const OptimizeOptions& options, TargetSetup& setup) {
   if (!runtime::is_measured_target(options.target)) {
     setup.profile_db = default_path(options.profile_db, PET_DEFAULT_PROFILE_DB);
@@ -114,6 +118,7 @@ void open_target(const OptimizeOptions& options, TargetSetup& setup) {
   }
   setup.profile_db = options.profile_db.empty() ? default_measured_profile_db() : options.profile_db;
   cost::ProfileDb db = load_measured_db(setup.profile_db, options.replay);
+  setup.loaded = db;
   cost::Measurement measurement;
   int threads = resolved_runtime_threads(options);
   if (options.replay) {
@@ -440,7 +445,7 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
                               options.reference_outputs);
   clock.end("differential", result.graph);
   result.target.sources = cost.sources();
-  if (setup.runtime) cost.profile().save(setup.profile_db);
+  setup.save_measurements();
   return result;
 }
 

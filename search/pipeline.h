@@ -194,6 +194,10 @@ struct TargetSetup {
   std::unique_ptr<runtime::Runtime> runtime;
   std::optional<cost::CostModel> cost;
   std::string profile_db;
+  cost::ProfileDb loaded;  // the DB as read: a measuring run saves only what it added or changed
+  // Saves the measurements of this run into the DB file (ProfileDb::save_merged); a no-op when
+  // nothing was measured (a replay, an analytic target).
+  void save_measurements() const;
 };
 void open_target(const OptimizeOptions& options, TargetSetup& setup);
 

@@ -89,6 +89,7 @@ struct ProfileEntry {
   std::string date;           // ISO 8601
   double spread_us = 0;       // half the interquartile range of the timed runs (0: not recorded)
   int runs = 0;               // timed runs behind the median (0: not recorded)
+  bool operator==(const ProfileEntry&) const = default;
 };
 
 // Measured times (JSON: {"entries": [...]}, sorted by device then key so files diff cleanly).
@@ -98,6 +99,10 @@ class ProfileDb {
   // The same from JSON text; `source` names it in error messages.
   static ProfileDb parse(const std::string& json_text, const std::string& source);
   void save(const std::string& path) const;
+  // Saves what this DB added or changed since `loaded` (the same file as read earlier) into the
+  // file as it is now, under an exclusive lock on PATH.lock: runs sharing a DB keep each other's
+  // entries; where both changed one, this DB's wins. UserError when the file became malformed.
+  void save_merged(const std::string& path, const ProfileDb& loaded) const;
   std::string to_json_text() const;                 // what save() writes
   std::optional<double> lookup(const std::string& device, const std::string& key) const;
   const ProfileEntry* find(const std::string& device, const std::string& key) const;

@@ -1,5 +1,11 @@
 // The profile DB: measured kernel times, read and written as sorted, stable JSON.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -113,6 +119,46 @@ void ProfileDb::save(const std::string& path) const {
     std::filesystem::create_directories(target.parent_path(), ignored);
   }
   write_file_atomically(path, to_json_text(), "profile DB");
+}
+
+namespace {
+
+// An exclusive advisory lock on a file beside the DB, held for one read-merge-write.
+class DbLock {
+ public:
+  explicit DbLock(const std::string& db_path) : path_(db_path + ".lock") {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+      throw UserError(fmt::format("profile DB '{}': cannot create the lock file '{}': {}; check that its folder is "
+                                  "writable",
+                                  db_path, path_, std::strerror(errno)));
+    while (::flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) throw UserError(fmt::format("profile DB '{}': cannot lock '{}': {}", db_path, path_, std::strerror(errno)));
+  }
+  ~DbLock() { ::close(fd_); }  // closing releases the lock
+  DbLock(const DbLock&) = delete;
+  DbLock& operator=(const DbLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace
+
+void ProfileDb::save_merged(const std::string& path, const ProfileDb& loaded) const {
+  std::filesystem::path target(path);
+  if (target.has_parent_path()) {
+    std::error_code ignored;
+    std::filesystem::create_directories(target.parent_path(), ignored);
+  }
+  DbLock lock(path);
+  ProfileDb merged = std::filesystem::exists(path) ? load(path) : ProfileDb{};
+  for (const auto& [where, entry] : entries_) {
+    auto before = loaded.entries_.find(where);
+    if (before == loaded.entries_.end() || !(before->second == entry)) merged.add(entry);
+  }
+  write_file_atomically(path, merged.to_json_text(), "profile DB");
 }
 
 const ProfileEntry* ProfileDb::find(const std::string& device, const std::string& key) const {

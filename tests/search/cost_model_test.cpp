@@ -320,6 +320,50 @@ TEST(ProfileDb, RoundTripIsByteIdenticalAndSorted) {
   EXPECT_EQ(again.lookup("h100", "Relu(f32[1,64,56,56]) f32"), 2.0);
 }
 
+// Two runs read the same DB, each measures something, and each saves: neither loses the other's
+// entries; where both changed one entry the later save's stands; an entry only the other run
+// changed keeps the other run's value.
+TEST(ProfileDb, RunsSharingADbKeepEachOthersMeasurements) {
+  std::string path = (pet::testing::private_temp_dir() / "shared-db.json").string();
+  ProfileDb start;
+  start.add({"Relu(f32[1,8]) f32", "ort-cpu", 1.0, "measured", "onnxruntime 1.32.0", "2026-11-27"});
+  start.add({"Neg(f32[1,8]) f32", "ort-cpu", 2.0, "measured", "onnxruntime 1.32.0", "2026-11-27"});
+  start.save(path);
+  ProfileDb first_read = ProfileDb::load(path), second_read = ProfileDb::load(path);
+
+  ProfileDb first = first_read, second = second_read;
+  first.add({"Abs(f32[1,8]) f32", "ort-cpu", 3.0, "measured", "onnxruntime 1.32.0", "2026-11-28"});
+  first.add({"Neg(f32[1,8]) f32", "ort-cpu", 2.5, "measured", "onnxruntime 1.32.0", "2026-11-28"});
+  second.add({"Exp(f32[1,8]) f32", "ort-cpu", 4.0, "measured", "onnxruntime 1.32.0", "2026-11-28"});
+  first.save_merged(path, first_read);
+  second.save_merged(path, second_read);
+
+  ProfileDb after = ProfileDb::load(path);
+  EXPECT_EQ(after.entries().size(), 4u);
+  EXPECT_EQ(after.lookup("ort-cpu", "Abs(f32[1,8]) f32"), 3.0) << "the first run's new entry";
+  EXPECT_EQ(after.lookup("ort-cpu", "Exp(f32[1,8]) f32"), 4.0) << "the second run's new entry";
+  EXPECT_EQ(after.lookup("ort-cpu", "Neg(f32[1,8]) f32"), 2.5) << "changed by the first run only";
+  EXPECT_EQ(after.lookup("ort-cpu", "Relu(f32[1,8]) f32"), 1.0);
+  EXPECT_TRUE(std::filesystem::exists(path + ".lock"));
+}
+
+TEST(ProfileDb, SavingMergedIntoAMissingFileWritesWhatWasMeasured) {
+  std::string path = (pet::testing::private_temp_dir() / "new-folder" / "db.json").string();
+  ProfileDb measured;
+  measured.add({"Relu(f32[1,8]) f32", "ort-cpu", 1.0, "measured", "onnxruntime 1.32.0", "2026-11-27"});
+  measured.save_merged(path, ProfileDb{});
+  EXPECT_EQ(ProfileDb::load(path).lookup("ort-cpu", "Relu(f32[1,8]) f32"), 1.0);
+}
+
+TEST(ProfileDb, SavingMergedIntoAFileThatBecameMalformedIsAUserError) {
+  std::string path = (pet::testing::private_temp_dir() / "broken-db.json").string();
+  std::ofstream(path) << "{\"entries\": [";
+  ProfileDb measured;
+  measured.add({"Relu(f32[1,8]) f32", "ort-cpu", 1.0, "measured", "onnxruntime 1.32.0", "2026-11-27"});
+  EXPECT_THROW(measured.save_merged(path, ProfileDb{}), UserError);
+  EXPECT_EQ(read_text(path), "{\"entries\": [") << "the file is left as it was";
+}
+
 TEST(ProfileDb, TheCommittedDbLoadsAndIsInCanonicalForm) {
   std::string path = std::string(PET_SOURCE_DIR) + "/search/cost/profile-db.json";
   EXPECT_EQ(ProfileDb::load(path).to_json_text(), read_text(path));
