@@ -109,6 +109,10 @@ void TargetSetup::save_measurements() const {
 
 void open_target(const OptimizeOptions& options, TargetSetup& setup) {
   if (!runtime::is_measured_target(options.target)) {
+    if (options.remeasure)
+      throw UserError(fmt::format("--remeasure: target {} is estimated, so nothing is timed; it applies to the "
+                                  "measured targets ort-cpu and openvino-cpu",
+                                  options.target));
     setup.profile_db = default_path(options.profile_db, PET_DEFAULT_PROFILE_DB);
     bool given = !options.profile_db.empty();
     cost::ProfileDb profile =
@@ -117,7 +121,11 @@ void open_target(const OptimizeOptions& options, TargetSetup& setup) {
     return;
   }
   setup.profile_db = options.profile_db.empty() ? default_measured_profile_db() : options.profile_db;
-  cost::ProfileDb db = load_measured_db(setup.profile_db, options.replay);
+  cost::ProfileDb db = load_measured_db(setup.profile_db, options.replay);  // read even to remeasure: fail early
+  if (options.remeasure) {
+    if (options.replay) throw UserError("--remeasure times everything again and --replay times nothing: pass one of them");
+    db = cost::ProfileDb{};  // nothing stored to price with; saved over the file's entries at the end
+  }
   setup.loaded = db;
   cost::Measurement measurement;
   int threads = resolved_runtime_threads(options);
@@ -371,7 +379,7 @@ std::string stale_profile_note(const TargetReport& report) {
       "the profile DB's stored times predict the cleaned input {:.2f}x {} than it runs now ({} of {} kernel groups "
       "replayed): they were likely recorded under other load or machine state, so the search ranked programs by "
       "stale costs (the written model is still the one measured fastest now); to measure afresh, give a new "
-      "--profile-db FILE or remove {}",
+      "--profile-db FILE, or --remeasure to time this model's groups again into {}",
       ratio >= 1 ? ratio : 1 / ratio, ratio >= 1 ? "slower" : "faster", report.sources.replayed,
       report.sources.replayed + report.sources.measured + report.sources.estimated, report.profile_db);
 }

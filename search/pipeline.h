@@ -47,6 +47,9 @@ struct OptimizeOptions {
   std::string profile_db;            // measured costs (JSON); empty: the per-user cache for a measured
                                      // target, the repository's DB for a GPU spec
   bool replay = false;               // read the profile DB only: nothing is timed, the output is reproducible
+  // Measured targets: price with nothing stored (every kernel group, calibration run, end-to-end
+  // time and the peak timed again) and save the new times over the DB's (a DB recorded under load).
+  bool remeasure = false;
   int select_k = 3;                  // best programs timed end to end against the input (measured targets)
   int select_runs = 10;              // timed rounds of that comparison
   // Measured targets: the beam follows end-to-end times of its programs when timing them is

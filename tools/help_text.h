@@ -69,6 +69,9 @@ options:
   --profile-db FILE        measured times, read and extended (default for a measured target:
                            ~/.cache/pet/profile-db.json; for a GPU spec: the repository's DB)
   --replay                 read the profile DB only: nothing is timed, the output is reproducible
+  --remeasure              measured targets: time every kernel group, calibration run and program
+                           again, ignoring what the profile DB holds, and save the new times over
+                           it (for a DB recorded under load: the run then warns that it looks stale)
   --select K               best programs timed end to end against the input (default 3)
   --select-runs N          timed rounds of that comparison, interleaved (default 10)
   --measured-search S      measured targets: the beam follows its programs' end-to-end times in the

@@ -75,6 +75,7 @@ OptRequest parse_request(const CliArgs& args) {
   optimize.target = args.last("--target").value_or(optimize.target);
   optimize.runtime_threads = static_cast<int>(args.integer("--threads", optimize.runtime_threads, 1, 1024));
   optimize.replay = args.has("--replay");
+  optimize.remeasure = args.has("--remeasure");
   optimize.select_k = static_cast<int>(args.integer("--select", optimize.select_k, 1, 64));
   optimize.select_runs = static_cast<int>(args.integer("--select-runs", optimize.select_runs, 1, 10000));
   optimize.measured_search_s = args.number("--measured-search", optimize.measured_search_s);
@@ -388,7 +389,7 @@ int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::o
                     "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
                     "--mutant-work", "--search-work", "--scored-per-expansion", "--stage-size", "--mutation-rounds",
                     "--top-k", "--jobs", "--passes", "--emit-kernels"},
-                   {"--help", "-h", "--report-times", "--replay", "--emit-ir", "--portable"});
+                   {"--help", "-h", "--report-times", "--replay", "--remeasure", "--emit-ir", "--portable"});
     if (parsed.has("--help") || parsed.has("-h")) {
       out << kPetOptHelp;
       return 0;

@@ -22,7 +22,7 @@ TargetReport replayed_report(double calibration_error) {
 TEST(StaleProfile, AStoredPredictionTwiceTheMeasuredTimeSaysHowToMeasureAfresh) {
   std::string note = stale_profile_note(replayed_report(1.112));
   EXPECT_NE(note.find("2.11x slower than it runs now (452 of 452 kernel groups replayed)"), std::string::npos) << note;
-  EXPECT_NE(note.find("give a new --profile-db FILE or remove /tmp/db.json"), std::string::npos) << note;
+  EXPECT_NE(note.find("give a new --profile-db FILE, or --remeasure to time this model's groups again into /tmp/db.json"), std::string::npos) << note;
 }
 
 TEST(StaleProfile, APredictionHalfTheMeasuredTimeIsStaleToo) {

@@ -317,6 +317,54 @@ TEST(PetOpt, OpenVinoCpuMeasuresThenReplaysByteIdentically) {
   expect_measured_then_replayed("openvino-cpu", "openvino");
 }
 
+// A DB whose times are a thousand times too slow (as if recorded under heavy load): --remeasure
+// prices with none of them, times everything again and saves the new times over them.
+TEST(PetOpt, RemeasureTimesEverythingAgainAndSavesOverTheDb) {
+  std::string model = conv_bn_model();
+  std::string db = temp_file("remeasure-db.json");
+  std::filesystem::remove(db);
+  std::vector<std::string> run = {model, "--target", "ort-cpu", "--threads", "1", "--profile-db", db, "--select-runs", "3",
+                                   "--measured-search", "0", "-o", temp_file("remeasure.onnx")};
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_opt_main(run, out, err), 0) << err.str();
+  cost::ProfileDb slowed;
+  for (cost::ProfileEntry entry : cost::ProfileDb::load(db).entries()) {
+    entry.microseconds *= 1000;
+    slowed.add(entry);
+  }
+  slowed.save(db);
+
+  run.push_back("--remeasure");
+  std::ostringstream again_out, again_err;
+  ASSERT_EQ(pet_opt_main(run, again_out, again_err), 0) << again_err.str();
+
+  nlohmann::json report = nlohmann::json::parse(file_bytes(temp_file("remeasure.json")));
+  EXPECT_EQ(report["target"]["kernel_costs"]["replayed"].get<int>(), 0) << report["target"].dump();
+  EXPECT_GT(report["target"]["kernel_costs"]["measured"].get<int>(), 0);
+  int retimed = 0;
+  for (const cost::ProfileEntry& entry : cost::ProfileDb::load(db).entries()) {
+    const cost::ProfileEntry* stale = slowed.find(entry.device, entry.key);
+    ASSERT_NE(stale, nullptr) << "the same groups, calibration run and programs: " << entry.key;
+    if (entry.microseconds < stale->microseconds) ++retimed;
+  }
+  EXPECT_EQ(retimed, static_cast<int>(slowed.entries().size())) << "every stored time was replaced by a new one";
+}
+
+TEST(PetOpt, RemeasureWithReplayOrAnEstimatedTargetIsAUserError) {
+  std::string db = temp_file("remeasure-replay-db.json");
+  std::ofstream(db) << "{\"entries\": []}\n";
+  std::ostringstream out, err;
+  EXPECT_EQ(pet_opt_main({conv_bn_model(), "--target", "ort-cpu", "--profile-db", db, "--replay", "--remeasure"}, out, err),
+            2);
+  EXPECT_EQ(err.str(),
+            "pet-opt: error: --remeasure times everything again and --replay times nothing: pass one of them\n");
+  std::ostringstream h100_out, h100_err;
+  EXPECT_EQ(pet_opt_main({conv_bn_model(), "--target", "h100", "--remeasure"}, h100_out, h100_err), 2);
+  EXPECT_EQ(h100_err.str(),
+            "pet-opt: error: --remeasure: target h100 is estimated, so nothing is timed; it applies to the measured "
+            "targets ort-cpu and openvino-cpu\n");
+}
+
 TEST(PetOpt, ReplayingADbWithoutTheTargetSaysHowToMeasureIt) {
   std::string db = temp_file("empty-db.json");
   {
