@@ -123,7 +123,8 @@ void open_target(const OptimizeOptions& options, TargetSetup& setup) {
   setup.profile_db = options.profile_db.empty() ? default_measured_profile_db() : options.profile_db;
   cost::ProfileDb db = load_measured_db(setup.profile_db, options.replay);  // read even to remeasure: fail early
   if (options.remeasure) {
-    if (options.replay) throw UserError("--remeasure times everything again and --replay times nothing: pass one of them");
+    if (options.replay)
+      throw UserError("--remeasure times everything again and --replay times nothing: pass one of them");
     db = cost::ProfileDb{};  // nothing stored to price with; saved over the file's entries at the end
   }
   setup.loaded = db;

@@ -168,8 +168,8 @@ struct TargetReport {
 };
 
 // What to do when the profile DB's stored times look stale ("" when they do not): a run that timed
-// its candidates now and whose prediction for the cleaned input rests mostly on replayed kernel groups and misses its
-// measured time by 50 % or more (they were recorded under other load, or another machine state).
+// its candidates now, whose prediction for the cleaned input rests mostly on replayed kernel groups
+// and misses its measured time by 50 % or more (recorded under other load, or machine state).
 std::string stale_profile_note(const TargetReport& report);
 
 struct OptimizeResult {

@@ -70,7 +70,8 @@ int profile(const CliArgs& args, std::ostream& out) {
   for (const std::string& text : args.all("--input-shape")) import.input_shapes.insert(parse_input_shape(text));
   std::vector<Graph> models;
   for (const std::string& path : args.positionals()) models.push_back(import_onnx(path, import));
-  const cost::ProfileDb loaded = std::filesystem::exists(*db_path) ? cost::ProfileDb::load(*db_path) : cost::ProfileDb{};
+  const cost::ProfileDb loaded =
+      std::filesystem::exists(*db_path) ? cost::ProfileDb::load(*db_path) : cost::ProfileDb{};
   cost::ProfileDb db = loaded;
   std::string libraries = library_versions(report.versions), date = today_iso();
   out << fmt::format("profiling on {} ({}), recorded as '{}'\n", report.devices.at(0).name, libraries, device_name);

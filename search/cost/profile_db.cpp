@@ -132,8 +132,11 @@ class DbLock {
       throw UserError(fmt::format("profile DB '{}': cannot create the lock file '{}': {}; check that its folder is "
                                   "writable",
                                   db_path, path_, std::strerror(errno)));
-    while (::flock(fd_, LOCK_EX) != 0)
-      if (errno != EINTR) throw UserError(fmt::format("profile DB '{}': cannot lock '{}': {}", db_path, path_, std::strerror(errno)));
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      ::close(fd_);
+      throw UserError(fmt::format("profile DB '{}': cannot lock '{}': {}", db_path, path_, std::strerror(errno)));
+    }
   }
   ~DbLock() { ::close(fd_); }  // closing releases the lock
   DbLock(const DbLock&) = delete;

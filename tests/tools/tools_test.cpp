@@ -323,8 +323,8 @@ TEST(PetOpt, RemeasureTimesEverythingAgainAndSavesOverTheDb) {
   std::string model = conv_bn_model();
   std::string db = temp_file("remeasure-db.json");
   std::filesystem::remove(db);
-  std::vector<std::string> run = {model, "--target", "ort-cpu", "--threads", "1", "--profile-db", db, "--select-runs", "3",
-                                   "--measured-search", "0", "-o", temp_file("remeasure.onnx")};
+  std::vector<std::string> run = {model, "--target", "ort-cpu", "--threads", "1", "--profile-db", db,
+                                   "--select-runs", "3", "--measured-search", "0", "-o", temp_file("remeasure.onnx")};
   std::ostringstream out, err;
   ASSERT_EQ(pet_opt_main(run, out, err), 0) << err.str();
   cost::ProfileDb slowed;
@@ -365,8 +365,8 @@ TEST(PetOpt, RemeasureWithReplayOrAnEstimatedTargetIsAUserError) {
   std::string db = temp_file("remeasure-replay-db.json");
   std::ofstream(db) << "{\"entries\": []}\n";
   std::ostringstream out, err;
-  EXPECT_EQ(pet_opt_main({conv_bn_model(), "--target", "ort-cpu", "--profile-db", db, "--replay", "--remeasure"}, out, err),
-            2);
+  EXPECT_EQ(
+      pet_opt_main({conv_bn_model(), "--target", "ort-cpu", "--profile-db", db, "--replay", "--remeasure"}, out, err), 2);
   EXPECT_EQ(err.str(),
             "pet-opt: error: --remeasure times everything again and --replay times nothing: pass one of them\n");
   std::ostringstream h100_out, h100_err;
