@@ -19,6 +19,14 @@
 namespace pet::cost {
 namespace {
 
+// The DB's folder, made on first save (the per-user cache folder may not exist yet).
+void create_parent_folder(const std::string& path) {
+  std::filesystem::path target(path);
+  if (!target.has_parent_path()) return;
+  std::error_code ignored;
+  std::filesystem::create_directories(target.parent_path(), ignored);
+}
+
 constexpr const char* kTextFields[] = {"device", "key", "method", "libraries", "date"};
 
 std::string entry_text(const nlohmann::json& entry, const char* field, size_t index, const std::string& source) {
@@ -113,11 +121,7 @@ std::string ProfileDb::to_json_text() const {
 
 // Written to a temporary file beside it, then renamed: an interrupted write never leaves half a DB.
 void ProfileDb::save(const std::string& path) const {
-  std::filesystem::path target(path);
-  if (target.has_parent_path()) {
-    std::error_code ignored;
-    std::filesystem::create_directories(target.parent_path(), ignored);
-  }
+  create_parent_folder(path);
   write_file_atomically(path, to_json_text(), "profile DB");
 }
 
@@ -150,11 +154,7 @@ class DbLock {
 }  // namespace
 
 void ProfileDb::save_merged(const std::string& path, const ProfileDb& loaded) const {
-  std::filesystem::path target(path);
-  if (target.has_parent_path()) {
-    std::error_code ignored;
-    std::filesystem::create_directories(target.parent_path(), ignored);
-  }
+  create_parent_folder(path);
   DbLock lock(path);
   ProfileDb merged = std::filesystem::exists(path) ? load(path) : ProfileDb{};
   for (const auto& [where, entry] : entries_) {
