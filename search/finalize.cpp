@@ -1,5 +1,6 @@
 // Finalize pass order: folding and CSE first so the layout and fusion passes see shared, folded
-// weights; corrections fuse with their inverse layout before activations fuse into the result;
+// weights; corrections fuse with their inverse layout, and leave it where the next conv of a stage
+// undoes it, before activations fuse into the result;
 // dead nodes go last. The whole list repeats until a round changes nothing.
 #include "search/finalize.h"
 
@@ -15,6 +16,7 @@
 #include "search/passes/fuse_activations.h"
 #include "search/passes/fuse_conv_bias.h"
 #include "search/passes/sink_layouts.h"
+#include "search/passes/sink_layouts_below_corrections.h"
 
 namespace pet {
 namespace {
@@ -35,6 +37,7 @@ std::span<const NamedPass> finalize_passes() {
       {"eliminate-layout-chains", eliminate_layout_chains},
       {"fuse-conv-bias", fuse_conv_bias},
       {"fuse-corrections", corrector::fuse_corrections},
+      {"sink-layouts-below-corrections", sink_layouts_below_corrections},
       {"fuse-activations", fuse_activations},
       {"eliminate-dead-nodes", eliminate_dead_nodes},
   };

@@ -37,6 +37,10 @@ struct GenerateOptions {
   std::optional<int64_t> work;
 };
 
+// The generation options `pet-opt` runs with for these OptimizeOptions (rounds, top K, seed,
+// placements, work budget; one thread while a runtime times kernels).
+GenerateOptions generate_options(const OptimizeOptions& options, const cost::CostModel& cost);
+
 // A replacement for one subprogram: a mutant (corrected when partial) with its evidence.
 struct MutantOption {
   Graph replacement;         // the subprogram's interface

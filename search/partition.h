@@ -81,5 +81,13 @@ Graph splice_all(const Graph& parent, const std::vector<const Subprogram*>& site
 // whole chain sinks through those ops and cancels between neighbours (finalize). Each chain is
 // offered as its windows of 2..max_sites consecutive subprograms.
 std::vector<std::vector<size_t>> stage_windows(const Graph& graph, const std::vector<Subprogram>& subs, int max_sites);
+// The stage windows no other window holds: each chain's longest ones.
+std::vector<std::vector<size_t>> longest_stage_windows(const Graph& graph, const std::vector<Subprogram>& subs,
+                                                      int max_sites);
+
+// A stage window as a standalone program: its subprograms and the elementwise ops between them,
+// reading the values it takes from outside as inputs, except constants (its weights), which it
+// holds; it writes the last site's output.
+Graph stage_program(const Graph& graph, const std::vector<Subprogram>& subs, const std::vector<size_t>& window);
 
 }  // namespace pet::search

@@ -144,6 +144,27 @@ void open_target(const OptimizeOptions& options, TargetSetup& setup) {
 
 namespace {
 
+// Timing kernels while pet's own threads run would disturb the times: one thread then.
+int worker_threads(const OptimizeOptions& options, const cost::CostModel& cost) {
+  bool timing = cost.measurement() && cost.measurement()->runtime;
+  return options.threads > 0 ? options.threads : (timing ? 1 : 0);
+}
+
+}  // namespace
+
+search::GenerateOptions search::generate_options(const OptimizeOptions& options, const cost::CostModel& cost) {
+  search::GenerateOptions generate;
+  generate.mutation_rounds = options.mutation_rounds;
+  generate.top_k = options.top_k;
+  generate.generator.examine.seed = options.seed;
+  generate.generator.max_placements = options.mutant_placements;
+  generate.work = options.mutant_work;
+  generate.threads = worker_threads(options, cost);
+  return generate;
+}
+
+namespace {
+
 // taso is TASO alone: proved rules, nothing random-tested; pet-eq-only adds pet's fully
 // equivalent mutants, pet its corrected partial ones as well.
 search::MoveKinds moves_of(Mode mode) {
@@ -156,23 +177,6 @@ search::MoveKinds moves_of(Mode mode) {
   }
   PET_CHECK(false, "unknown mode");
   return {};
-}
-
-// Timing kernels while pet's own threads run would disturb the times: one thread then.
-int worker_threads(const OptimizeOptions& options, const cost::CostModel& cost) {
-  bool timing = cost.measurement() && cost.measurement()->runtime;
-  return options.threads > 0 ? options.threads : (timing ? 1 : 0);
-}
-
-search::GenerateOptions generate_options(const OptimizeOptions& options, const cost::CostModel& cost) {
-  search::GenerateOptions generate;
-  generate.mutation_rounds = options.mutation_rounds;
-  generate.top_k = options.top_k;
-  generate.generator.examine.seed = options.seed;
-  generate.generator.max_placements = options.mutant_placements;
-  generate.work = options.mutant_work;
-  generate.threads = worker_threads(options, cost);
-  return generate;
 }
 
 // The generation stage's findings as IR comments, one line per subprogram (PET_DEBUG=1), each
@@ -424,7 +428,7 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   search::GeneratedMutants mutants;
   search::MoveKinds kinds = moves_of(options.mode);
   if (kinds.full_mutants || kinds.partial_mutants)
-    mutants = search::generate_mutants_stage(result.graph, cost, generate_options(options, cost));
+    mutants = search::generate_mutants_stage(result.graph, cost, search::generate_options(options, cost));
   result.generation = mutants.stats;
   result.generation.seconds = clock.end("generate", result.graph, generation_note(mutants));
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/ops/layout.h"
 #include "core/parallel.h"
 #include "core/structural_hash.h"
 #include "search/channel_padding.h"
@@ -258,32 +259,73 @@ bool moves_the_activation(const Graph& replacement) {
   return enters && last >= 0 && replacement.node(last).def->traits.layout_only;
 }
 
+// The Layout node the replacement's output comes out of: its producer, or the base of the chain
+// of corrections written over it; null when there is none.
+const Node* exit_layout(const Graph& replacement) {
+  NodeId node = replacement.value(replacement.outputs()[0]).producer;
+  while (node >= 0 && replacement.node(node).op() == "Overwrite")
+    node = replacement.value(replacement.node(node).inputs[0]).producer;
+  return node >= 0 && replacement.node(node).op() == "Layout" ? &replacement.node(node) : nullptr;
+}
+
+// The Layout node that moves the replacement's activation (its first input) in; null when there is none.
+const Node* entry_layout(const Graph& replacement) {
+  ValueId activation = replacement.inputs()[0];
+  for (const Node& node : replacement.nodes())
+    if (node.op() == "Layout" && node.inputs.size() == 1 && node.inputs[0] == activation) return &node;
+  return nullptr;
+}
+
+// Whether `next` enters the layout `previous` leaves: between two neighbours of a stage, the
+// exit layout and the next entry then cancel.
+bool continues_layout(const MutantOption& previous, const MutantOption& next) {
+  const Node* exit = exit_layout(previous.replacement);
+  const Node* entry = entry_layout(next.replacement);
+  if (!exit || !entry) return false;
+  const Shape& laid = previous.replacement.value(exit->inputs[0]).type.shape;
+  const Shape& entering = next.replacement.value(entry->inputs[0]).type.shape;
+  if (ops::layout_output_shape(exit->attrs) != entering) return false;
+  return ops::layouts_move_alike(entering, entry->attrs, ops::layout_inverse(laid, exit->attrs));
+}
+
 }  // namespace
 
-// For each stage window and each family that moves the activation's layout and has an allowed option at every
-// site of it: the highest-gain option of that family per site. Windows in order, families by name.
+// For each stage window and each family that moves the activation's layout and has an allowed
+// option at every site of it: per site, the highest-gain option of that family that enters the
+// layout the previous site's option leaves (so the two cancel), or the highest-gain one when none
+// does. Windows in order, families by name.
 std::vector<SearchSpace::StageMove> SearchSpace::stage_moves(const Graph& graph, const std::vector<Subprogram>& subs,
                                                              const std::vector<uint64_t>& keys,
                                                              const MoveKinds& kinds) const {
   std::vector<StageMove> moves;
   for (const std::vector<size_t>& window : stage_windows(graph, subs, options_.stage_sites)) {
-    std::vector<std::map<std::string, const MutantOption*>> best(window.size());
+    // per site, per family: its allowed options, highest gain first
+    std::vector<std::map<std::string, std::vector<const MutantOption*>>> families(window.size());
     for (size_t k = 0; k < window.size(); ++k) {
       auto found = options_by_subprogram_.find(keys[window[k]]);
       if (found == options_by_subprogram_.end()) break;
-      for (const MutantOption& option : *found->second) {
-        if (!kinds.allows(option.partial) || !moves_the_activation(option.replacement)) continue;
-        const MutantOption*& kept = best[k][option.info.name];
-        if (!kept || option.gain_us > kept->gain_us) kept = &option;
-      }
+      for (const MutantOption& option : *found->second)
+        if (kinds.allows(option.partial) && moves_the_activation(option.replacement))
+          families[k][option.info.name].push_back(&option);
+      for (auto& [family, options] : families[k])
+        std::stable_sort(options.begin(), options.end(),
+                         [](const MutantOption* a, const MutantOption* b) { return a->gain_us > b->gain_us; });
     }
-    for (const auto& [family, first] : best[0]) {
+    for (const auto& [family, first] : families[0]) {
       StageMove move{0, window, {}};
       for (size_t k = 0; k < window.size(); ++k) {
-        auto found = best[k].find(family);
-        if (found == best[k].end()) break;
-        move.options.push_back(found->second);
-        move.gain_us += found->second->gain_us;
+        auto found = families[k].find(family);
+        if (found == families[k].end()) break;
+        const std::vector<const MutantOption*>& options = found->second;
+        const MutantOption* chosen = options.front();
+        if (k > 0)
+          for (const MutantOption* option : options)
+            if (continues_layout(*move.options.back(), *option)) {
+              chosen = option;
+              break;
+            }
+        move.options.push_back(chosen);
+        move.gain_us += chosen->gain_us;
       }
       if (move.options.size() == window.size()) moves.push_back(std::move(move));
     }

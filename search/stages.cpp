@@ -33,6 +33,19 @@ std::optional<size_t> next_site(const Graph& graph, const std::vector<std::vecto
   return std::nullopt;
 }
 
+// The unary elementwise nodes on the path from `sub`'s output to the next site's node.
+std::vector<NodeId> nodes_between(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers,
+                                  const Subprogram& sub, const Subprogram& next) {
+  std::vector<NodeId> between;
+  ValueId value = sub.outputs.at(0);
+  for (;;) {
+    NodeId reader = consumers[static_cast<size_t>(value)].at(0);
+    if (std::binary_search(next.nodes.begin(), next.nodes.end(), reader)) return between;
+    between.push_back(reader);
+    value = graph.node(reader).outputs.at(0);
+  }
+}
+
 }  // namespace
 
 std::vector<std::vector<size_t>> stage_windows(const Graph& graph, const std::vector<Subprogram>& subs, int max_sites) {
@@ -61,6 +74,43 @@ std::vector<std::vector<size_t>> stage_windows(const Graph& graph, const std::ve
                              chain.begin() + static_cast<std::ptrdiff_t>(start + length));
   }
   return windows;
+}
+
+std::vector<std::vector<size_t>> longest_stage_windows(const Graph& graph, const std::vector<Subprogram>& subs,
+                                                      int max_sites) {
+  std::vector<std::vector<size_t>> windows = stage_windows(graph, subs, max_sites), longest;
+  auto inside = [](const std::vector<size_t>& small, const std::vector<size_t>& large) {
+    return small.size() < large.size() && std::search(large.begin(), large.end(), small.begin(), small.end()) != large.end();
+  };
+  for (const auto& window : windows)
+    if (std::none_of(windows.begin(), windows.end(), [&](const auto& other) { return inside(window, other); }))
+      longest.push_back(window);
+  return longest;
+}
+
+Graph stage_program(const Graph& graph, const std::vector<Subprogram>& subs, const std::vector<size_t>& window) {
+  auto consumers = graph.consumers();
+  std::vector<NodeId> nodes;
+  for (size_t k = 0; k < window.size(); ++k) {
+    const Subprogram& sub = subs.at(window[k]);
+    nodes.insert(nodes.end(), sub.nodes.begin(), sub.nodes.end());
+    if (k + 1 < window.size())
+      for (NodeId between : nodes_between(graph, consumers, sub, subs.at(window[k + 1]))) nodes.push_back(between);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  Subprogram stage = make_subprogram(graph, nodes, SubprogramKind::linear, consumers);
+  Graph program;
+  program.name = graph.name + " stage " + stage.location;
+  program.opset = graph.opset;
+  std::vector<ValueId> bound;
+  for (ValueId input : stage.inputs) {
+    const Value& value = graph.value(input);
+    bound.push_back(value.constant ? program.add_constant(value.name, *value.constant)
+                                   : program.add_input(value.name, value.type));
+  }
+  for (ValueId output : insert_graph(program, stage.program, bound, "")) program.add_output(output);
+  program.validate();
+  return program;
 }
 
 }  // namespace pet::search

@@ -74,4 +74,8 @@ void apply_layout(const Tensor& input, const Attributes& attrs, Tensor& output);
 // The Layout that undoes `attrs` applied to an input of shape `input`.
 Attributes layout_inverse(const Shape& input, const Attributes& attrs);
 
+// Whether two Layouts valid for inputs of shape `input` move every element to the same place
+// (their attributes may differ: unit factors, or adjacent factors that stay together, split apart).
+bool layouts_move_alike(const Shape& input, const Attributes& a, const Attributes& b);
+
 }  // namespace pet::ops

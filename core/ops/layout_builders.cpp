@@ -148,4 +148,42 @@ Attributes layout_inverse(const Shape& input, const Attributes& attrs) {
   return layout_attrs(permuted, inverse, *counts);
 }
 
+namespace {
+
+// The Layout's flat-index map as (factors, perm) with unit factors dropped and factors that stay
+// adjacent and in order merged: unique for each map of a given input shape.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> canonical_map(const Attributes& layout) {
+  std::vector<int64_t> factors, perm;
+  const auto& expanded = layout.get_ints("expanded");
+  std::vector<int64_t> renumbered(expanded.size(), -1);
+  for (size_t i = 0; i < expanded.size(); ++i)
+    if (expanded[i] != 1) {
+      renumbered[i] = static_cast<int64_t>(factors.size());
+      factors.push_back(expanded[i]);
+    }
+  for (int64_t source : layout.get_ints("perm"))
+    if (renumbered[static_cast<size_t>(source)] >= 0) perm.push_back(renumbered[static_cast<size_t>(source)]);
+  for (size_t j = 0; j + 1 < perm.size();) {
+    if (perm[j + 1] != perm[j] + 1) {
+      ++j;
+      continue;
+    }
+    int64_t outer = perm[j];
+    factors[static_cast<size_t>(outer)] *= factors[static_cast<size_t>(outer + 1)];
+    factors.erase(factors.begin() + outer + 1);
+    perm.erase(perm.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+    for (int64_t& source : perm)
+      if (source > outer) --source;
+  }
+  return {factors, perm};
+}
+
+}  // namespace
+
+bool layouts_move_alike(const Shape& input, const Attributes& a, const Attributes& b) {
+  if (!layout_refinement(input.dims(), a.get_ints("expanded")) || !layout_refinement(input.dims(), b.get_ints("expanded")))
+    return false;
+  return layout_output_shape(a) == layout_output_shape(b) && canonical_map(a) == canonical_map(b);
+}
+
 }  // namespace pet::ops

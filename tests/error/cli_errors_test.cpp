@@ -330,7 +330,7 @@ TEST(CliErrors, OptUnknownPassNamesTheValidOnes) {
                     "pet-opt: error: --passes: 'fold-bn' is not a pass; the passes are cleanup, finalize, "
                     "remove-identities, fold-batchnorm, eliminate-dead-nodes, fold-weights, "
                     "eliminate-common-subexpressions, sink-layouts, eliminate-layout-chains, fuse-conv-bias, "
-                    "fuse-corrections, fuse-activations");
+                    "fuse-corrections, sink-layouts-below-corrections, fuse-activations");
 }
 
 TEST(CliErrors, OptPassListWithAnEmptyEntry) {

@@ -328,6 +328,29 @@ TEST(StageWindows, AValueReadTwiceOrAResidualAddEndsTheChain) {
   EXPECT_EQ(windows_text(regions, stage_windows(graph, regions, 4)), "");
 }
 
+TEST(StageWindows, TheLongestWindowsAreThoseNoOtherHolds) {
+  Graph graph = conv_chain();
+  std::vector<Subprogram> regions = partition(graph, {.max_compute_ops = 1, .max_ops = 1, .max_group = 4});
+  EXPECT_EQ(windows_text(regions, longest_stage_windows(graph, regions, 4)), "c1 c2 c3\n");
+  EXPECT_EQ(windows_text(regions, longest_stage_windows(graph, regions, 2)), "c1 c2\nc2 c3\n");
+}
+
+// Before: c1 -> Relu -> c2 -> Mul -> Relu -> c3 inside a graph where c4 and an Add follow. After:
+// the window c2 c3 alone, reading r1 as its input, its weights and the scale as constants.
+TEST(StageProgram, AWindowStandsAloneWithItsWeightsAndTheOpsBetweenItsConvs) {
+  Graph graph = conv_chain();
+  std::vector<Subprogram> regions = partition(graph, {.max_compute_ops = 1, .max_ops = 1, .max_group = 4});
+  Graph stage = stage_program(graph, regions, stage_windows(graph, regions, 2).at(1));
+  ASSERT_EQ(stage.inputs().size(), 1u);
+  EXPECT_EQ(stage.value(stage.inputs()[0]).name, "r1");
+  for (const char* weight : {"w2", "w3", "s"}) EXPECT_TRUE(stage.is_constant(*stage.find_value(weight))) << weight;
+  EXPECT_EQ(node_lines(stage), "%c2 = " + kConv + "(%r1, %w2) : f32[1,2,6,6]\n"
+                               "%m2 = Mul(%c2, %s) : f32[1,2,6,6]\n"
+                               "%r2 = Relu(%m2) : f32[1,2,6,6]\n"
+                               "%c3 = " + kConv + "(%r2, %w3) : f32[1,2,6,6]\n"
+                               "output %c3\n");
+}
+
 TEST(SpliceAll, EachSiteTakesItsOwnReplacement) {
   Graph graph = conv_chain();
   std::vector<Subprogram> regions = partition(graph, {.max_compute_ops = 1, .max_ops = 1, .max_group = 4});

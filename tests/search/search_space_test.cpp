@@ -174,5 +174,47 @@ TEST(SearchSpace, StageSizeBelowTwoOffersNoStageMoves) {
     EXPECT_EQ(move.history.back().name.find("stage of"), std::string::npos) << move.history.back().name;
 }
 
+// Two 3x3 convs between Relus on 4 images of 28x28: stacking pairs of images along H (or W) is
+// wrong only on the seam rows, so each conv gets a correction.
+const char* kSeamStage = R"(graph "seam_stage" opset 13 {
+  input %x : f32[4,16,28,28]
+  const %w1 : f32[16,16,3,3] = random(1)
+  const %w2 : f32[16,16,3,3] = random(2)
+  %c1 = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w1) : f32[4,16,28,28]
+  %r1 = Relu(%c1) : f32[4,16,28,28]
+  %c2 = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%r1, %w2) : f32[4,16,28,28]
+  %r2 = Relu(%c2) : f32[4,16,28,28]
+  output %r2
+}
+)";
+
+int count_op(const Graph& graph, const std::string& op) {
+  return static_cast<int>(std::count_if(graph.nodes().begin(), graph.nodes().end(),
+                                        [&](const Node& node) { return node.op() == op; }));
+}
+
+// Before: each corrected conv ends in a LayoutOverwrite that returns to the batch layout, so the
+// next conv stacks its input again. After finalize: the first conv's correction is written in the
+// stacked layout, the second conv and its correction read it there, and only the stage's entry
+// layout and its exit (the last correction, fused with the inverse layout) move data.
+TEST(SearchSpace, APartialStageStaysInItsLayoutBetweenItsCorrectedConvs) {
+  Graph graph = parse_graph(kSeamStage);
+  std::vector<Program> moves = one_step(graph, {false, false, true}).moves;
+  int stages = 0;
+  for (const Program& move : moves) {
+    const Transformation& step = move.history.back();
+    if (step.name.rfind("stage of 2: ", 0) != 0) continue;
+    ++stages;
+    SCOPED_TRACE(step.name);
+    EXPECT_EQ(step.evidence_kind, EvidenceKind::partial_correction);
+    Graph finalized = move.graph;
+    finalize(finalized);
+    EXPECT_EQ(count_op(finalized, "Layout"), 1) << "the stage's entry only:\n" << print_graph(finalized);
+    EXPECT_EQ(count_op(finalized, "LayoutOverwrite"), 2) << "one correction in the stacked layout, one at the exit";
+    EXPECT_TRUE(differential(graph, finalized, 8).passed);
+  }
+  EXPECT_GT(stages, 0) << "the batch-stacking family is offered along the whole stage";
+}
+
 }  // namespace
 }  // namespace pet::search

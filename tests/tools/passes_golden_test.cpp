@@ -52,6 +52,7 @@ void check_passes_golden(const std::string& name) {
 TEST(PassesGolden, FoldBatchnorm) { check_passes_golden("passes_fold_batchnorm"); }
 TEST(PassesGolden, LayoutChains) { check_passes_golden("passes_layout_chains"); }
 TEST(PassesGolden, FuseBiasActivation) { check_passes_golden("passes_fuse_bias_activation"); }
+TEST(PassesGolden, SinkLayoutsBelowCorrections) { check_passes_golden("passes_sink_layouts_below_corrections"); }
 
 TEST(Passes, TheWrittenIrReadsBackAsTheSameGraph) {
   fs::path output = private_temp_dir() / "readback.pet";

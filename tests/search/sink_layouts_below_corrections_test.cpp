@@ -1,0 +1,105 @@
+// sink_layouts_below_corrections, before → after: a corrected batch-stacked conv's output stays
+// stacked where the next conv stacks it again and its correction reads slices of it; anything else
+// keeps the fused correction as it was.
+#include <gtest/gtest.h>
+
+#include "core/text_ir.h"
+#include "search/finalize.h"
+#include "search/passes/sink_layouts_below_corrections.h"
+#include "tests/search/node_lines.h"
+#include "verifier/differential.h"
+
+namespace pet {
+namespace {
+
+using pet::testing::node_lines;
+
+// A mutant's output %m: 4 images of 2x6x5 stacked in pairs along H. The fused correction %r puts
+// them back in the batch, overwrites the seam rows (row 5 of images 0-1, row 0 of images 2-3) and
+// applies a Relu; the next stacked conv's entry layout %z and its correction's slices %s0 and %s1
+// read it.
+std::string stacked_stage(const std::string& offsets, const std::string& slice1, const std::string& extra_output) {
+  return R"(graph "g" opset 13 {
+  input %m : f32[2,2,12,5]
+  input %p0 : f32[2,2,1,5]
+  input %p1 : f32[2,2,1,5]
+  %r = LayoutOverwrite[activation="relu", expanded=[2,2,2,6,5], groups=[2,1,1,1], offsets=)" + offsets +
+         R"(, perm=[2,0,1,3,4]](%m, %p0, %p1) : f32[4,2,6,5]
+  %z = Layout[expanded=[2,2,2,6,5], groups=[1,1,2,1], perm=[1,2,0,3,4]](%r) : f32[2,2,12,5]
+  %s0 = Slice[ends=[2,2,6,5], starts=[0,0,4,0], steps=[1,1,1,1]](%r) : f32[2,2,2,5]
+  %s1 = )" + slice1 + R"((%r) : f32[2,2,2,5]
+  output %z
+  output %s0
+  output %s1
+)" + extra_output + "}\n";
+}
+
+const std::string kSeamOffsets = "[0,0,5,0,2,0,0,0]";
+const std::string kSecondSlice = "Slice[ends=[4,2,2,5], starts=[2,0,0,0], steps=[1,1,1,1]]";
+
+TEST(SinkLayoutsBelowCorrections, TheCorrectedOutputStaysStackedForTheNextConvAndItsSlices) {
+  Graph original = parse_graph(stacked_stage(kSeamOffsets, kSecondSlice, ""));
+  Graph graph = original;
+  EXPECT_EQ(sink_layouts_below_corrections(graph), 1);
+  // After: the Relu moves onto the mutant and the patches, the seam rows are written in the
+  // stacked layout (rows 5 and 6 of each pair), the slices read the stacked rows, and %r is the
+  // layout of the result that %z undoes.
+  EXPECT_EQ(node_lines(graph),
+            "%r_base_relu = Relu(%m) : f32[2,2,12,5]\n"
+            "%r_patch0_relu = Relu(%p0) : f32[2,2,1,5]\n"
+            "%r_patch1_relu = Relu(%p1) : f32[2,2,1,5]\n"
+            "%r_in_layout = LayoutOverwrite[expanded=[2,2,12,5], groups=[1,1,1,1], offsets=[0,0,5,0,0,0,6,0], "
+            "perm=[0,1,2,3]](%r_base_relu, %r_patch0_relu, %r_patch1_relu) : f32[2,2,12,5]\n"
+            "%r = Layout[expanded=[2,2,2,6,5], groups=[2,1,1,1], perm=[2,0,1,3,4]](%r_in_layout) : f32[4,2,6,5]\n"
+            "%z = Layout[expanded=[2,2,2,6,5], groups=[1,1,2,1], perm=[1,2,0,3,4]](%r) : f32[2,2,12,5]\n"
+            "%s0 = Slice[ends=[2,2,6,5], starts=[0,0,4,0], steps=[1,1,1,1]](%r_in_layout) : f32[2,2,2,5]\n"
+            "%s1 = Slice[ends=[2,2,8,5], starts=[0,0,6,0], steps=[1,1,1,1]](%r_in_layout) : f32[2,2,2,5]\n"
+            "output %z\noutput %s0\noutput %s1\n");
+  EXPECT_TRUE(differential(original, graph, 5).passed);
+  // Finalize then cancels the layout pair: the next conv reads the stacked result itself.
+  finalize(graph);
+  int layouts = 0;
+  for (const Node& node : graph.nodes()) layouts += node.op() == "Layout";
+  EXPECT_EQ(layouts, 0) << print_graph(graph);
+  EXPECT_TRUE(differential(original, graph, 6).passed);
+}
+
+TEST(SinkLayoutsBelowCorrections, KeepsTheFusedCorrectionWhereItsLayoutWouldStay) {
+  struct Case {
+    const char* why;
+    std::string text;
+  };
+  const Case cases[] = {
+      {"a graph output reads the corrected value", stacked_stage(kSeamOffsets, kSecondSlice, "  output %r\n")},
+      {"a slice with step 2", stacked_stage(kSeamOffsets, "Slice[ends=[4,2,4,5], starts=[2,0,0,0], steps=[1,1,2,1]]", "")},
+      {"a slice across two stacked pairs (images 1 and 2 are in different stacks)",
+       stacked_stage(kSeamOffsets, "Slice[ends=[3,2,2,5], starts=[1,0,0,0], steps=[1,1,1,1]]", "")},
+      {"a reader that does not undo the layout",
+       R"(graph "g" opset 13 {
+  input %m : f32[2,2,12,5]
+  input %p0 : f32[2,2,1,5]
+  %r = LayoutOverwrite[expanded=[2,2,2,6,5], groups=[2,1,1,1], offsets=[0,0,5,0], perm=[2,0,1,3,4]](%m, %p0) : f32[4,2,6,5]
+  %y = Relu(%r) : f32[4,2,6,5]
+  output %y
+}
+)"},
+      {"a patch over images 1 and 2, which are no box in the stacked layout",
+       R"(graph "g" opset 13 {
+  input %m : f32[2,2,12,5]
+  input %p0 : f32[2,2,1,5]
+  %r = LayoutOverwrite[expanded=[2,2,2,6,5], groups=[2,1,1,1], offsets=[1,0,5,0], perm=[2,0,1,3,4]](%m, %p0) : f32[4,2,6,5]
+  %z = Layout[expanded=[2,2,2,6,5], groups=[1,1,2,1], perm=[1,2,0,3,4]](%r) : f32[2,2,12,5]
+  output %z
+}
+)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.why);
+    Graph graph = parse_graph(c.text);
+    EXPECT_EQ(sink_layouts_below_corrections(graph), 0);
+    EXPECT_EQ(print_graph(graph), print_graph(parse_graph(c.text)));
+  }
+}
+
+}  // namespace
+}  // namespace pet
