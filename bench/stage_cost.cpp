@@ -124,14 +124,22 @@ int measure_stages(const StageOptions& options) {
              options.model, cost.measurement()->target.describe(), options.optimize.runtime_threads, options.runs);
   using namespace pet::search;
   std::vector<Subprogram> subs = subprograms_to_mutate(graph, conv_only_regions());
-  std::set<uint64_t> seen;
-  for (const std::vector<size_t>& window : longest_stage_windows(graph, subs, options.optimize.stage_size)) {
+  std::set<std::vector<uint64_t>> seen;  // stages whose convs share their subprogram keys repeat one stage
+  std::vector<std::vector<size_t>> windows = longest_stage_windows(graph, subs, options.optimize.stage_size);
+  for (const std::vector<size_t>& window : windows) {
+    std::vector<uint64_t> keys;
+    for (size_t site : window) keys.push_back(subprogram_key(subs[site]));
+    if (!seen.insert(keys).second) continue;
     pet::Graph stage = stage_program(graph, subs, window);
-    if (!seen.insert(pet::structural_hash(stage)).second) continue;
     std::vector<std::string> locations;
     for (size_t site : window) locations.push_back(subs[site].location);
-    fmt::print("stage {} ({} convs, input {}):\n", fmt::join(locations, " -> "), window.size(),
-               stage.value(stage.inputs().at(0)).type.to_string());
+    size_t repeats = std::count_if(windows.begin(), windows.end(), [&](const std::vector<size_t>& other) {
+      std::vector<uint64_t> other_keys;
+      for (size_t site : other) other_keys.push_back(subprogram_key(subs[site]));
+      return other_keys == keys;
+    });
+    fmt::print("stage {} ({} convs, input {}; {} such stage(s) in the model):\n", fmt::join(locations, " -> "),
+               window.size(), stage.value(stage.inputs().at(0)).type.to_string(), repeats);
     std::vector<Candidate> candidates = stage_candidates(stage, window.size(), cost, options.optimize);
     if (options.print_ir)
       for (const Candidate& candidate : candidates) fmt::print("{}:\n{}", candidate.label, pet::print_graph(candidate.graph));

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
+#include "core/ops/layout.h"
 #include "core/parallel.h"
 #include "core/structural_hash.h"
 #include "corrector/correct.h"
@@ -99,6 +101,50 @@ mutant::GeneratorStats run_generator(const Lineage& base, const mutant::Generato
   return generation.stats;
 }
 
+// The Layout node that moves the replacement's activation (its first input) in; null when there is none.
+const Node* entry_layout(const Graph& replacement) {
+  if (replacement.inputs().empty()) return nullptr;
+  ValueId activation = replacement.inputs()[0];
+  for (const Node& node : replacement.nodes())
+    if (node.op() == "Layout" && node.inputs.size() == 1 && node.inputs[0] == activation) return &node;
+  return nullptr;
+}
+
+// The Layout node the replacement's output comes out of: its producer, or reached from it through
+// the corrections written over it (Overwrite's base) and elementwise ops whose other inputs are the
+// replacement's own inputs (the conv's bias, given back after the layout); null when there is none.
+const Node* exit_layout(const Graph& replacement) {
+  NodeId node = replacement.value(replacement.outputs()[0]).producer;
+  while (node >= 0 && replacement.node(node).op() != "Layout") {
+    const Node& step = replacement.node(node);
+    std::vector<ValueId> computed;
+    for (ValueId input : step.inputs)
+      if (input != kNoValue && replacement.value(input).producer >= 0) computed.push_back(input);
+    bool passes_through = step.op() == "Overwrite" || (step.def->traits.elementwise && computed.size() == 1);
+    if (!passes_through || computed.empty()) return nullptr;
+    node = replacement.value(step.op() == "Overwrite" ? step.inputs[0] : computed[0]).producer;
+  }
+  return node >= 0 ? &replacement.node(node) : nullptr;
+}
+
+}  // namespace
+
+bool continues_layout(const Graph& previous, const Graph& next) {
+  const Node* exit = exit_layout(previous);
+  const Node* entry = entry_layout(next);
+  if (!exit || !entry) return false;
+  const Shape& laid = previous.value(exit->inputs[0]).type.shape;
+  const Shape& entering = next.value(entry->inputs[0]).type.shape;
+  if (ops::layout_output_shape(exit->attrs) != entering) return false;
+  return ops::layouts_move_alike(entering, entry->attrs, ops::layout_inverse(laid, exit->attrs));
+}
+
+bool moves_the_activation(const Graph& replacement) {
+  return replacement.outputs().size() == 1 && entry_layout(replacement) && exit_layout(replacement);
+}
+
+namespace {
+
 // One subprogram's generation: the program it is generated in, that program's score and the
 // subprogram's share of the work budget.
 struct Site {
@@ -109,7 +155,9 @@ struct Site {
 };
 
 // Keeps the `top_k` options that make the cheapest program at the site, cheapest first (ties by
-// the replacement's hash); each gets its gain over the site's program.
+// the replacement's hash), then the cheapest option of each other family that moves the
+// activation's layout: alone it pays two layouts, but a stage move puts it at every conv of a
+// chain, where the layouts between neighbours cancel. Each gets its gain over the site's program.
 void rank_and_trim(const Site& site, const cost::CostModel& cost, int top_k, std::vector<MutantOption>& options) {
   struct Ranked {
     double cost;
@@ -125,9 +173,13 @@ void rank_and_trim(const Site& site, const cost::CostModel& cost, int top_k, std
     return a.cost != b.cost ? a.cost < b.cost : a.hash < b.hash;
   });
   std::vector<MutantOption> kept;
+  std::set<std::string> families;
   for (const Ranked& entry : ranked) {
-    if (static_cast<int>(kept.size()) == top_k) break;
-    kept.push_back(std::move(options[entry.index]));
+    MutantOption& option = options[entry.index];
+    bool for_stages = moves_the_activation(option.replacement) && !families.count(option.info.name);
+    if (static_cast<int>(kept.size()) >= top_k && !for_stages) continue;
+    families.insert(option.info.name);
+    kept.push_back(std::move(option));
     kept.back().gain_us = site.start_score - entry.cost;
   }
   options = std::move(kept);

@@ -37,6 +37,14 @@ struct GenerateOptions {
   std::optional<int64_t> work;
 };
 
+// The replacement moves its activation (its first input) into another layout with a Layout, and
+// its output comes out of a Layout (through its corrections and a bias given back after it): what
+// a neighbour's opposite layout can cancel (the families stage moves use).
+bool moves_the_activation(const Graph& replacement);
+// Whether replacement `next` enters the layout replacement `previous` leaves: as neighbours in a
+// stage, the exit layout of one and the entry of the next cancel.
+bool continues_layout(const Graph& previous, const Graph& next);
+
 // The generation options `pet-opt` runs with for these OptimizeOptions (rounds, top K, seed,
 // placements, work budget; one thread while a runtime times kernels).
 GenerateOptions generate_options(const OptimizeOptions& options, const cost::CostModel& cost);

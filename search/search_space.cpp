@@ -245,51 +245,6 @@ void SearchSpace::score_all(std::vector<Program>& candidates) const {
   });
 }
 
-namespace {
-
-// The replacement moves its activation (its first input) into another layout and its output
-// comes out of one: what a neighbour's opposite layout can cancel.
-bool moves_the_activation(const Graph& replacement) {
-  if (replacement.inputs().empty() || replacement.outputs().size() != 1) return false;
-  ValueId activation = replacement.inputs()[0];
-  bool enters = std::any_of(replacement.nodes().begin(), replacement.nodes().end(), [&](const Node& node) {
-    return node.def->traits.layout_only && node.inputs.size() == 1 && node.inputs[0] == activation;
-  });
-  NodeId last = replacement.value(replacement.outputs()[0]).producer;
-  return enters && last >= 0 && replacement.node(last).def->traits.layout_only;
-}
-
-// The Layout node the replacement's output comes out of: its producer, or the base of the chain
-// of corrections written over it; null when there is none.
-const Node* exit_layout(const Graph& replacement) {
-  NodeId node = replacement.value(replacement.outputs()[0]).producer;
-  while (node >= 0 && replacement.node(node).op() == "Overwrite")
-    node = replacement.value(replacement.node(node).inputs[0]).producer;
-  return node >= 0 && replacement.node(node).op() == "Layout" ? &replacement.node(node) : nullptr;
-}
-
-// The Layout node that moves the replacement's activation (its first input) in; null when there is none.
-const Node* entry_layout(const Graph& replacement) {
-  ValueId activation = replacement.inputs()[0];
-  for (const Node& node : replacement.nodes())
-    if (node.op() == "Layout" && node.inputs.size() == 1 && node.inputs[0] == activation) return &node;
-  return nullptr;
-}
-
-// Whether `next` enters the layout `previous` leaves: between two neighbours of a stage, the
-// exit layout and the next entry then cancel.
-bool continues_layout(const MutantOption& previous, const MutantOption& next) {
-  const Node* exit = exit_layout(previous.replacement);
-  const Node* entry = entry_layout(next.replacement);
-  if (!exit || !entry) return false;
-  const Shape& laid = previous.replacement.value(exit->inputs[0]).type.shape;
-  const Shape& entering = next.replacement.value(entry->inputs[0]).type.shape;
-  if (ops::layout_output_shape(exit->attrs) != entering) return false;
-  return ops::layouts_move_alike(entering, entry->attrs, ops::layout_inverse(laid, exit->attrs));
-}
-
-}  // namespace
-
 // For each stage window and each family that moves the activation's layout and has an allowed
 // option at every site of it: per site, the highest-gain option of that family that enters the
 // layout the previous site's option leaves (so the two cancel), or the highest-gain one when none
@@ -320,7 +275,7 @@ std::vector<SearchSpace::StageMove> SearchSpace::stage_moves(const Graph& graph,
         const MutantOption* chosen = options.front();
         if (k > 0)
           for (const MutantOption* option : options)
-            if (continues_layout(*move.options.back(), *option)) {
+            if (continues_layout(move.options.back()->replacement, option->replacement)) {
               chosen = option;
               break;
             }

@@ -1,5 +1,6 @@
-// Layout sinking below corrections: boxes are taken back through the layout element by element,
-// so a rewrite happens only where the patches and slices are plain boxes on both sides.
+// Layout sinking below corrections: boxes are taken back through the layout element by element
+// (cut into pieces where the layout separates neighbours), so a rewrite happens only where every
+// patch and slice is made of plain boxes on both sides.
 #include "search/passes/sink_layouts_below_corrections.h"
 
 #include <algorithm>
@@ -79,6 +80,76 @@ std::optional<Box> box_through_layout(const Attributes& attrs, const Shape& inpu
   return mapped;
 }
 
+// A box of the layout's input cut where the layout separates its neighbours (a seam box that
+// straddles two images a spatial split sends to different batch entries), each piece with the
+// box it occupies in the output.
+struct Piece {
+  Box in_input;
+  Box in_output;
+};
+struct Pieces {
+  std::vector<Piece> pieces;
+  int axis = 0;  // the input axis the box was cut along
+};
+
+// At most this many pieces per box: more would make the correction a scatter of tiny writes.
+constexpr size_t kMaxPieces = 8;
+
+// Whether `b` is `a` one step further along exactly one axis.
+std::optional<size_t> unit_step(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  std::optional<size_t> moved;
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (a[d] == b[d]) continue;
+    if (b[d] != a[d] + 1 || moved) return std::nullopt;
+    moved = d;
+  }
+  return moved;
+}
+
+// The runs of `box` along `axis` whose neighbours stay neighbours after the layout.
+std::vector<std::pair<int64_t, int64_t>> runs_along(const Attributes& attrs, const Shape& input, const Box& box, size_t axis) {
+  std::vector<std::pair<int64_t, int64_t>> runs;  // (start, length)
+  std::vector<int64_t> index = box.start, previous, position(static_cast<size_t>(ops::layout_output_shape(attrs).rank()));
+  int64_t run_axis = -1;  // the output axis the current run advances along, once it has two elements
+  for (int64_t c = box.start[axis]; c < box.start[axis] + box.size[axis]; ++c) {
+    index[axis] = c;
+    layout_position(attrs, input, index.data(), position.data());
+    std::optional<size_t> step = previous.empty() ? std::nullopt : unit_step(previous, position);
+    bool continues = step && (run_axis < 0 || run_axis == static_cast<int64_t>(*step));
+    if (continues) {
+      ++runs.back().second;
+      run_axis = static_cast<int64_t>(*step);
+    } else {
+      runs.push_back({c, 1});
+      run_axis = -1;
+    }
+    previous = position;
+  }
+  return runs;
+}
+
+// The box as one piece when the layout keeps it a box, else cut along the first axis whose runs
+// each stay boxes; nullopt when no such cut exists.
+std::optional<Pieces> pieces_through_layout(const Attributes& attrs, const Shape& input, const Box& box) {
+  if (std::optional<Box> whole = box_through_layout(attrs, input, box)) return Pieces{{{box, *whole}}, 0};
+  for (size_t axis = 0; axis < box.start.size(); ++axis) {
+    if (box.size[axis] < 2) continue;
+    std::vector<std::pair<int64_t, int64_t>> runs = runs_along(attrs, input, box, axis);
+    if (runs.size() < 2 || runs.size() > kMaxPieces) continue;
+    Pieces cut{{}, static_cast<int>(axis)};
+    for (const auto& [start, length] : runs) {
+      Box piece = box;
+      piece.start[axis] = start;
+      piece.size[axis] = length;
+      std::optional<Box> mapped = box_through_layout(attrs, input, piece);
+      if (!mapped) break;
+      cut.pieces.push_back({piece, *mapped});
+    }
+    if (cut.pieces.size() == runs.size()) return cut;
+  }
+  return std::nullopt;
+}
+
 // The Layout part of a LayoutOverwrite's attributes.
 Attributes layout_part(const Attributes& attrs) {
   return ops::layout_attrs(attrs.get_ints("expanded"), attrs.get_ints("perm"), attrs.get_ints("groups"));
@@ -113,14 +184,14 @@ std::optional<Box> slice_box(const Node& slice, ValueId value, const Shape& shap
 
 struct SliceRead {
   NodeId node;
-  Box in_base;  // the slice's box in the corrected mutant's own layout
+  Pieces in_base;  // the slice's box in the corrected mutant's own layout, in pieces
 };
 
 // What a rewrite of one LayoutOverwrite needs, found before anything changes.
 struct Plan {
   NodeId node;
   Attributes back;            // the LayoutOverwrite's output layout back to its input's
-  std::vector<Box> patches;   // each patch's box in the input's layout
+  std::vector<Pieces> patches;  // each patch's box in the input's layout, in pieces
   std::vector<SliceRead> slices;
 };
 
@@ -137,21 +208,24 @@ std::optional<Plan> plan_rewrite(const Graph& graph, const std::vector<std::vect
   Plan plan{n, ops::layout_inverse(base, layout), {}, {}};
   const auto& offsets = node.attrs.get_ints("offsets");
   auto rank = static_cast<size_t>(shape.rank());
+  size_t written = 0;
   for (size_t p = 1; p < node.inputs.size(); ++p) {
     Box box{std::vector<int64_t>(offsets.begin() + static_cast<int64_t>((p - 1) * rank),
                                  offsets.begin() + static_cast<int64_t>(p * rank)),
             graph.value(node.inputs[p]).type.shape.dims()};
-    std::optional<Box> mapped = box_through_layout(plan.back, shape, box);
+    std::optional<Pieces> mapped = pieces_through_layout(plan.back, shape, box);
     if (!mapped) return std::nullopt;
-    plan.patches.push_back(*mapped);
+    written += mapped->pieces.size();
+    plan.patches.push_back(std::move(*mapped));
   }
+  if (written > static_cast<size_t>(node.def->max_inputs - 1)) return std::nullopt;
   for (NodeId reader : readers) {
     const Node& read = graph.node(reader);
     if (undoes(read, plan.back, shape)) continue;
     std::optional<Box> box = slice_box(read, result, shape);
-    std::optional<Box> mapped = box ? box_through_layout(plan.back, shape, *box) : std::nullopt;
+    std::optional<Pieces> mapped = box ? pieces_through_layout(plan.back, shape, *box) : std::nullopt;
     if (!mapped) return std::nullopt;
-    plan.slices.push_back({reader, *mapped});
+    plan.slices.push_back({reader, std::move(*mapped)});
   }
   return plan;
 }
@@ -160,6 +234,11 @@ std::vector<int64_t> box_end(const Box& box) {
   std::vector<int64_t> end(box.start.size());
   for (size_t d = 0; d < end.size(); ++d) end[d] = box.start[d] + box.size[d];
   return end;
+}
+
+ValueId slice_of(Graph& graph, ValueId value, const Box& box, const std::string& name) {
+  return graph.add_node1("Slice", {{"starts", box.start}, {"ends", box_end(box)},
+                                   {"steps", std::vector<int64_t>(box.start.size(), 1)}}, {value}, name);
 }
 
 // `value` as a tensor of `dims` (a Reshape when its shape differs).
@@ -179,8 +258,17 @@ void rewrite(Graph& graph, const Plan& plan) {
   for (size_t p = 0; p < plan.patches.size(); ++p) {
     std::string prefix = fmt::format("{}_patch{}", node.name, p);
     ValueId patch = activated(node.inputs[p + 1], prefix + "_relu");
-    inputs.push_back(reshaped(graph, patch, plan.patches[p].size, prefix + "_reshape"));
-    offsets.insert(offsets.end(), plan.patches[p].start.begin(), plan.patches[p].start.end());
+    const std::vector<Piece>& pieces = plan.patches[p].pieces;
+    for (size_t k = 0; k < pieces.size(); ++k) {
+      ValueId piece = patch;
+      if (pieces.size() > 1) {
+        Box local = pieces[k].in_input;  // the piece within the patch (the first piece starts where it does)
+        for (size_t d = 0; d < local.start.size(); ++d) local.start[d] -= pieces[0].in_input.start[d];
+        piece = slice_of(graph, patch, local, fmt::format("{}_piece{}", prefix, k));
+      }
+      inputs.push_back(reshaped(graph, piece, pieces[k].in_output.size, fmt::format("{}_reshape{}", prefix, k)));
+      offsets.insert(offsets.end(), pieces[k].in_output.start.begin(), pieces[k].in_output.start.end());
+    }
   }
   const Shape& base = graph.value(node.inputs[0]).type.shape;
   Attributes attrs = ops::layout_identity(base);
@@ -194,11 +282,15 @@ void rewrite(Graph& graph, const Plan& plan) {
     const Node& old = graph.node(slice.node);
     ValueId old_output = old.outputs[0];
     std::string old_name = old.name;
-    ValueId sliced = graph.add_node1("Slice",
-                                     {{"starts", slice.in_base.start}, {"ends", box_end(slice.in_base)},
-                                      {"steps", std::vector<int64_t>(slice.in_base.start.size(), 1)}},
-                                     {written}, old_name);
-    ValueId fitted = reshaped(graph, sliced, graph.value(old_output).type.shape.dims(), old_name + "_reshape");
+    const std::vector<Piece>& pieces = slice.in_base.pieces;
+    std::vector<ValueId> parts;
+    for (size_t k = 0; k < pieces.size(); ++k) {
+      std::string suffix = pieces.size() > 1 ? fmt::format("_piece{}", k) : "";
+      ValueId sliced = slice_of(graph, written, pieces[k].in_output, old_name + suffix);
+      parts.push_back(reshaped(graph, sliced, pieces[k].in_input.size, old_name + suffix + "_reshape"));
+    }
+    ValueId fitted = parts.size() == 1 ? parts[0]
+                                       : graph.add_node1("Concat", {{"axis", int64_t{slice.in_base.axis}}}, parts, old_name + "_joined");
     renames.emplace_back(graph.value(fitted).name, graph.value(old_output).name);
     graph.replace_uses(old_output, fitted);
     doomed.push_back(slice.node);

@@ -9,13 +9,14 @@ namespace pet {
 // Acts on a LayoutOverwrite node `r = LayoutOverwrite[L](m, p1..pk)` (the corrector's fused
 // `Overwrite(L(m), p...)`, L not the identity), r no graph output, when
 //  - each patch's box, taken back through L, is a box of m's layout holding the same elements in
-//    the same order, and
+//    the same order, or is cut along one axis into up to 8 pieces that each are (a seam box
+//    straddling two images that a spatial split sends to different batch entries), and
 //  - every reader of r either undoes L (a Layout that maps r back to m's layout: the next conv of
 //    a stage entering the same layout) or is a Slice with unit steps whose box, taken back
-//    through L, is again such a box (the next correction reading its input slices).
-// It writes the patches in m's layout, `o = LayoutOverwrite[identity](m, p1'..pk')` (each pi'
-// reshaped to its box there when the shapes differ), and `r = L(o)` keeps r's name; the Slices
-// read o instead. A fused Relu moves onto m and the patches (relu of an overwrite is the
+//    through L, is again such a box or such pieces (the next correction reading its input).
+// It writes the patches in m's layout, `o = LayoutOverwrite[identity](m, p1'..pk')` (each piece
+// sliced from its patch and reshaped to its box there when the shapes differ), and `r = L(o)`
+// keeps r's name; the Slices read o instead (their pieces joined by a Concat). A fused Relu moves onto m and the patches (relu of an overwrite is the
 // overwrite of the relus), where the activation fusion then takes it into their producers.
 // The layout chain elimination then cancels L against the readers that undo it. Returns the
 // nodes rewritten.

@@ -72,8 +72,6 @@ TEST(SinkLayoutsBelowCorrections, KeepsTheFusedCorrectionWhereItsLayoutWouldStay
   const Case cases[] = {
       {"a graph output reads the corrected value", stacked_stage(kSeamOffsets, kSecondSlice, "  output %r\n")},
       {"a slice with step 2", stacked_stage(kSeamOffsets, "Slice[ends=[4,2,4,5], starts=[2,0,0,0], steps=[1,1,2,1]]", "")},
-      {"a slice across two stacked pairs (images 1 and 2 are in different stacks)",
-       stacked_stage(kSeamOffsets, "Slice[ends=[3,2,2,5], starts=[1,0,0,0], steps=[1,1,1,1]]", "")},
       {"a reader that does not undo the layout",
        R"(graph "g" opset 13 {
   input %m : f32[2,2,12,5]
@@ -83,15 +81,6 @@ TEST(SinkLayoutsBelowCorrections, KeepsTheFusedCorrectionWhereItsLayoutWouldStay
   output %y
 }
 )"},
-      {"a patch over images 1 and 2, which are no box in the stacked layout",
-       R"(graph "g" opset 13 {
-  input %m : f32[2,2,12,5]
-  input %p0 : f32[2,2,1,5]
-  %r = LayoutOverwrite[expanded=[2,2,2,6,5], groups=[2,1,1,1], offsets=[1,0,5,0], perm=[2,0,1,3,4]](%m, %p0) : f32[4,2,6,5]
-  %z = Layout[expanded=[2,2,2,6,5], groups=[1,1,2,1], perm=[1,2,0,3,4]](%r) : f32[2,2,12,5]
-  output %z
-}
-)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.why);
@@ -99,6 +88,38 @@ TEST(SinkLayoutsBelowCorrections, KeepsTheFusedCorrectionWhereItsLayoutWouldStay
     EXPECT_EQ(sink_layouts_below_corrections(graph), 0);
     EXPECT_EQ(print_graph(graph), print_graph(parse_graph(c.text)));
   }
+}
+
+// A slice or a patch over images 1 and 2 is no box in the stacked layout (image 1 is the second
+// of stack 0, image 2 the first of stack 1): it is cut into one piece per stack.
+TEST(SinkLayoutsBelowCorrections, ABoxAcrossTwoStacksIsCutIntoOnePiecePerStack) {
+  Graph original = parse_graph(stacked_stage(kSeamOffsets, "Slice[ends=[3,2,2,5], starts=[1,0,0,0], steps=[1,1,1,1]]", ""));
+  Graph graph = original;
+  EXPECT_EQ(sink_layouts_below_corrections(graph), 1);
+  std::string lines = node_lines(graph);
+  EXPECT_NE(lines.find("%s1_piece0 = Slice[ends=[2,2,2,5], starts=[1,0,0,0], steps=[1,1,1,1]](%r_in_layout) : f32[1,2,2,5]\n"
+                       "%s1_piece1 = Slice[ends=[1,2,8,5], starts=[0,0,6,0], steps=[1,1,1,1]](%r_in_layout) : f32[1,2,2,5]\n"
+                       "%s1 = Concat[axis=0](%s1_piece0, %s1_piece1) : f32[2,2,2,5]\n"),
+            std::string::npos)
+      << lines;
+  EXPECT_TRUE(differential(original, graph, 5).passed);
+
+  Graph patched_original = parse_graph(R"(graph "g" opset 13 {
+  input %m : f32[2,2,12,5]
+  input %p0 : f32[2,2,1,5]
+  %r = LayoutOverwrite[expanded=[2,2,2,6,5], groups=[2,1,1,1], offsets=[1,0,5,0], perm=[2,0,1,3,4]](%m, %p0) : f32[4,2,6,5]
+  %z = Layout[expanded=[2,2,2,6,5], groups=[1,1,2,1], perm=[1,2,0,3,4]](%r) : f32[2,2,12,5]
+  output %z
+}
+)");
+  Graph patched = patched_original;
+  EXPECT_EQ(sink_layouts_below_corrections(patched), 1);
+  lines = node_lines(patched);
+  EXPECT_NE(lines.find("LayoutOverwrite[expanded=[2,2,12,5], groups=[1,1,1,1], offsets=[1,0,5,0,0,0,11,0], "
+                       "perm=[0,1,2,3]](%m, %r_patch0_piece0, %r_patch0_piece1)"),
+            std::string::npos)
+      << lines;
+  EXPECT_TRUE(differential(patched_original, patched, 5).passed);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Ground truth for the box analysis: on hundreds of random (original, mutant) pairs, the union
+// Ground truth for the box analysis: on hundreds of random (original, mutant) pairs (single ops,
+// and multi-op regions: two or three convs run stacked as one stage), the union
 // of incorrect boxes examine() reports is exactly the set of positions where the two programs
 // differ over Z_p (no miss, no false alarm). Prints its seed; PET_PROPERTY_SEED reuses one.
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include "core/ops/layout.h"
 #include "core/ops/linear_facets.h"
 #include "core/text_ir.h"
+#include "tests/verifier/stage_pairs.h"
 #include "verifier/examine.h"
 #include "verifier/field_evaluator.h"
 
@@ -178,7 +180,11 @@ Pair matmul_pair(Rng& rng) {
 Pair random_pair(Rng& rng) {
   while (true) {
     try {
-      switch (rng() % 5) {
+      switch (rng() % 6) {
+        case 5: {
+          testing::StagePair stage = testing::random_stacked_stage(rng);
+          return {stage.family, std::move(stage.original), std::move(stage.candidate)};
+        }
         case 0: return stacking_pair(rng);
         case 1: return dilation_pair(rng);
         case 2: return odd_size_pair(rng);
