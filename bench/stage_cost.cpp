@@ -61,9 +61,21 @@ struct Candidate {
 
 // The stage as the search prices it (finalized), then every stage move over the whole of it.
 std::vector<Candidate> stage_candidates(const pet::Graph& stage, size_t sites, const pet::cost::CostModel& cost,
-                                        const pet::OptimizeOptions& options) {
+                                        const StageOptions& stage_options) {
+  const pet::OptimizeOptions& options = stage_options.optimize;
   using namespace pet::search;
   GeneratedMutants mutants = generate_mutants_stage(stage, cost, generate_options(options, cost));
+  fmt::print("  generation: {} subprogram(s), {} full and {} partial mutants found, {} capped by the work budget\n",
+             mutants.stats.subprograms(), mutants.stats.mutants_full, mutants.stats.mutants_partial, mutants.stats.capped);
+  for (const GeneratedSubprogram& sub : mutants.subprograms) {
+    std::set<std::string> families;
+    for (const MutantOption& option : *sub.options)
+      if (moves_the_activation(option.replacement)) families.insert(option.info.name + (option.partial ? " (partial)" : ""));
+    fmt::print("    {}: {} option(s); layout-moving families: {}\n", sub.location, sub.options->size(),
+               families.empty() ? "none" : fmt::format("{}", fmt::join(families, ", ")));
+    if (stage_options.print_ir)
+      for (const MutantOption& option : *sub.options) fmt::print("{}:\n{}", option.info.name, pet::print_graph(option.replacement));
+  }
   SearchSpaceOptions space_options;
   space_options.stage_sites = static_cast<int>(sites);
   space_options.scored_per_expansion = 0;  // every stage move
@@ -140,7 +152,7 @@ int measure_stages(const StageOptions& options) {
     });
     fmt::print("stage {} ({} convs, input {}; {} such stage(s) in the model):\n", fmt::join(locations, " -> "),
                window.size(), stage.value(stage.inputs().at(0)).type.to_string(), repeats);
-    std::vector<Candidate> candidates = stage_candidates(stage, window.size(), cost, options.optimize);
+    std::vector<Candidate> candidates = stage_candidates(stage, window.size(), cost, options);
     if (options.print_ir)
       for (const Candidate& candidate : candidates) fmt::print("{}:\n{}", candidate.label, pet::print_graph(candidate.graph));
     if (candidates.size() == 1) fmt::print("  no stage move: no mutant family has an option at every conv\n");

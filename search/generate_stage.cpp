@@ -110,16 +110,29 @@ const Node* entry_layout(const Graph& replacement) {
   return nullptr;
 }
 
+// Which values of the replacement depend on its activation (its first input).
+std::vector<bool> from_activation(const Graph& replacement) {
+  std::vector<bool> depends(replacement.values().size(), false);
+  depends[static_cast<size_t>(replacement.inputs()[0])] = true;
+  for (const Node& node : replacement.nodes()) {
+    bool reads = std::any_of(node.inputs.begin(), node.inputs.end(),
+                             [&](ValueId in) { return in != kNoValue && depends[static_cast<size_t>(in)]; });
+    for (ValueId out : node.outputs) depends[static_cast<size_t>(out)] = reads;
+  }
+  return depends;
+}
+
 // The Layout node the replacement's output comes out of: its producer, or reached from it through
-// the corrections written over it (Overwrite's base) and elementwise ops whose other inputs are the
-// replacement's own inputs (the conv's bias, given back after the layout); null when there is none.
+// the corrections written over it (Overwrite's base) and elementwise ops with one input that
+// depends on the activation (the conv's bias, given back after the layout); null when there is none.
 const Node* exit_layout(const Graph& replacement) {
+  std::vector<bool> depends = from_activation(replacement);
   NodeId node = replacement.value(replacement.outputs()[0]).producer;
   while (node >= 0 && replacement.node(node).op() != "Layout") {
     const Node& step = replacement.node(node);
     std::vector<ValueId> computed;
     for (ValueId input : step.inputs)
-      if (input != kNoValue && replacement.value(input).producer >= 0) computed.push_back(input);
+      if (input != kNoValue && depends[static_cast<size_t>(input)]) computed.push_back(input);
     bool passes_through = step.op() == "Overwrite" || (step.def->traits.elementwise && computed.size() == 1);
     if (!passes_through || computed.empty()) return nullptr;
     node = replacement.value(step.op() == "Overwrite" ? step.inputs[0] : computed[0]).producer;
