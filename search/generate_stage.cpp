@@ -156,6 +156,11 @@ bool moves_the_activation(const Graph& replacement) {
   return replacement.outputs().size() == 1 && entry_layout(replacement) && exit_layout(replacement);
 }
 
+std::string entry_layout_key(const Graph& replacement) {
+  const Node* entry = entry_layout(replacement);
+  return entry ? entry->attrs.to_string() : "";
+}
+
 namespace {
 
 // One subprogram's generation: the program it is generated in, that program's score and the
@@ -168,9 +173,10 @@ struct Site {
 };
 
 // Keeps the `top_k` options that make the cheapest program at the site, cheapest first (ties by
-// the replacement's hash), then the cheapest option of each other family that moves the
-// activation's layout: alone it pays two layouts, but a stage move puts it at every conv of a
-// chain, where the layouts between neighbours cancel. Each gets its gain over the site's program.
+// the replacement's hash), then the cheapest option of each other family and entry layout that
+// moves the activation's layout (batch stacking by 2 along H and by 4 along W are two): alone it
+// pays two layouts, but a stage move puts it at every conv of a chain, where the layouts between
+// neighbours cancel when they match. Each gets its gain over the site's program.
 void rank_and_trim(const Site& site, const cost::CostModel& cost, int top_k, std::vector<MutantOption>& options) {
   struct Ranked {
     double cost;
@@ -189,9 +195,10 @@ void rank_and_trim(const Site& site, const cost::CostModel& cost, int top_k, std
   std::set<std::string> families;
   for (const Ranked& entry : ranked) {
     MutantOption& option = options[entry.index];
-    bool for_stages = moves_the_activation(option.replacement) && !families.count(option.info.name);
+    std::string variant = option.info.name + " " + entry_layout_key(option.replacement);
+    bool for_stages = moves_the_activation(option.replacement) && !families.count(variant);
     if (static_cast<int>(kept.size()) >= top_k && !for_stages) continue;
-    families.insert(option.info.name);
+    families.insert(variant);
     kept.push_back(std::move(option));
     kept.back().gain_us = site.start_score - entry.cost;
   }

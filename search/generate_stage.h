@@ -41,6 +41,9 @@ struct GenerateOptions {
 // its output comes out of a Layout (through its corrections and a bias given back after it): what
 // a neighbour's opposite layout can cancel (the families stage moves use).
 bool moves_the_activation(const Graph& replacement);
+// The attributes of the Layout that moves the replacement's activation in, printed ("" without one):
+// options of one family that differ here (stacking by 2 or by 4, along H or W) cancel different neighbours.
+std::string entry_layout_key(const Graph& replacement);
 // Whether replacement `next` enters the layout replacement `previous` leaves: as neighbours in a
 // stage, the exit layout of one and the entry of the next cancel.
 bool continues_layout(const Graph& previous, const Graph& next);

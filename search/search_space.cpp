@@ -245,10 +245,11 @@ void SearchSpace::score_all(std::vector<Program>& candidates) const {
   });
 }
 
-// For each stage window and each family that moves the activation's layout and has an allowed
-// option at every site of it: per site, the highest-gain option of that family that enters the
-// layout the previous site's option leaves (so the two cancel), or the highest-gain one when none
-// does. Windows in order, families by name.
+// For each stage window, each family that moves the activation's layout and has an allowed
+// option at every site of it, and each of that family's options at the first site: per later
+// site, the highest-gain option of the family that enters the layout the previous site's option
+// leaves (so the two cancel), or the highest-gain one when none does. Windows in order, families
+// by name, first options by gain; a sequence of options already built is not built again.
 std::vector<SearchSpace::StageMove> SearchSpace::stage_moves(const Graph& graph, const std::vector<Subprogram>& subs,
                                                              const std::vector<uint64_t>& keys,
                                                              const MoveKinds& kinds) const {
@@ -266,23 +267,26 @@ std::vector<SearchSpace::StageMove> SearchSpace::stage_moves(const Graph& graph,
         std::stable_sort(options.begin(), options.end(),
                          [](const MutantOption* a, const MutantOption* b) { return a->gain_us > b->gain_us; });
     }
-    for (const auto& [family, first] : families[0]) {
-      StageMove move{0, window, {}};
-      for (size_t k = 0; k < window.size(); ++k) {
-        auto found = families[k].find(family);
-        if (found == families[k].end()) break;
-        const std::vector<const MutantOption*>& options = found->second;
-        const MutantOption* chosen = options.front();
-        if (k > 0)
+    // one move per option of the first site (each entry layout of the family), followed along
+    std::set<std::vector<const MutantOption*>> seen;
+    for (const auto& [family, firsts] : families[0]) {
+      for (const MutantOption* first : firsts) {
+        StageMove move{first->gain_us, window, {first}};
+        for (size_t k = 1; k < window.size(); ++k) {
+          auto found = families[k].find(family);
+          if (found == families[k].end()) break;
+          const std::vector<const MutantOption*>& options = found->second;
+          const MutantOption* chosen = options.front();
           for (const MutantOption* option : options)
             if (continues_layout(move.options.back()->replacement, option->replacement)) {
               chosen = option;
               break;
             }
-        move.options.push_back(chosen);
-        move.gain_us += chosen->gain_us;
+          move.options.push_back(chosen);
+          move.gain_us += chosen->gain_us;
+        }
+        if (move.options.size() == window.size() && seen.insert(move.options).second) moves.push_back(std::move(move));
       }
-      if (move.options.size() == window.size()) moves.push_back(std::move(move));
     }
   }
   return moves;

@@ -20,7 +20,8 @@ options:
                            finalize, or one of their passes: remove-identities, fold-batchnorm,
                            eliminate-dead-nodes, fold-weights, eliminate-common-subexpressions,
                            sink-layouts, eliminate-layout-chains, fuse-conv-bias,
-                           fuse-corrections, fuse-activations
+                           fuse-corrections, sink-layouts-below-corrections,
+                           fuse-activations
   --emit-ir                write textual IR whatever the output is named (default output:
                            MODEL.opt.pet)
   --mode MODE              none: cleanup and finalize passes only;

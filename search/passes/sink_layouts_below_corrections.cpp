@@ -197,7 +197,9 @@ struct Plan {
 
 std::optional<Plan> plan_rewrite(const Graph& graph, const std::vector<std::vector<NodeId>>& users, NodeId n) {
   const Node& node = graph.node(n);
-  if (node.op() != "LayoutOverwrite" || node.inputs.size() < 2 || node.outputs.size() != 1) return std::nullopt;
+  bool corrected = node.op() == "LayoutOverwrite" && node.inputs.size() >= 2;
+  bool plain = node.op() == "Layout" && node.inputs.size() == 1 && ops::fused_activation(node.attrs) == "none";
+  if (!(corrected || plain) || node.outputs.size() != 1) return std::nullopt;
   ValueId result = node.outputs[0];
   const std::vector<NodeId>& readers = users[static_cast<size_t>(result)];
   if (graph.is_output(result) || readers.empty()) return std::nullopt;
@@ -206,10 +208,10 @@ std::optional<Plan> plan_rewrite(const Graph& graph, const std::vector<std::vect
   Attributes layout = layout_part(node.attrs);
   if (is_identity_layout(layout, base)) return std::nullopt;
   Plan plan{n, ops::layout_inverse(base, layout), {}, {}};
-  const auto& offsets = node.attrs.get_ints("offsets");
   auto rank = static_cast<size_t>(shape.rank());
   size_t written = 0;
   for (size_t p = 1; p < node.inputs.size(); ++p) {
+    const auto& offsets = node.attrs.get_ints("offsets");
     Box box{std::vector<int64_t>(offsets.begin() + static_cast<int64_t>((p - 1) * rank),
                                  offsets.begin() + static_cast<int64_t>(p * rank)),
             graph.value(node.inputs[p]).type.shape.dims()};
@@ -227,6 +229,7 @@ std::optional<Plan> plan_rewrite(const Graph& graph, const std::vector<std::vect
     if (!mapped) return std::nullopt;
     plan.slices.push_back({reader, std::move(*mapped)});
   }
+  if (plain && plan.slices.empty()) return std::nullopt;  // the layout chain elimination's work
   return plan;
 }
 
@@ -247,8 +250,9 @@ ValueId reshaped(Graph& graph, ValueId value, const std::vector<int64_t>& dims, 
   return graph.add_node1("Reshape", {{"shape", dims}}, {value}, name);
 }
 
-void rewrite(Graph& graph, const Plan& plan) {
-  Node node = graph.node(plan.node);
+// The corrected mutant's output written in its own layout: a LayoutOverwrite with the identity
+// layout over the mutant (the Relu moved onto it and the patches), each patch cut into its pieces.
+ValueId write_in_layout(Graph& graph, const Node& node, const Plan& plan) {
   bool relu = ops::fused_activation(node.attrs) == "relu";
   auto activated = [&](ValueId value, const std::string& name) {
     return relu ? graph.add_node1("Relu", {}, {value}, name) : value;
@@ -274,9 +278,16 @@ void rewrite(Graph& graph, const Plan& plan) {
   Attributes attrs = ops::layout_identity(base);
   attrs.set("offsets", offsets);
   if (node.attrs.has(ops::kLoweringAttr)) attrs.set(ops::kLoweringAttr, node.attrs.get_string(ops::kLoweringAttr));
-  ValueId written = graph.add_node1("LayoutOverwrite", std::move(attrs), inputs, node.name + "_in_layout");
-  ValueId laid = graph.add_node1("Layout", layout_part(node.attrs), {written}, node.name);
-  std::vector<NodeId> doomed{plan.node};
+  return graph.add_node1("LayoutOverwrite", std::move(attrs), inputs, node.name + "_in_layout");
+}
+
+void rewrite(Graph& graph, const Plan& plan) {
+  Node node = graph.node(plan.node);
+  bool corrected = node.op() == "LayoutOverwrite";
+  // a plain Layout stays (the readers that undo it cancel it); a corrected one is rebuilt below
+  ValueId written = corrected ? write_in_layout(graph, node, plan) : node.inputs[0];
+  ValueId laid = corrected ? graph.add_node1("Layout", layout_part(node.attrs), {written}, node.name) : kNoValue;
+  std::vector<NodeId> doomed;
   std::vector<std::pair<std::string, std::string>> renames;  // (new value, the name it takes over)
   for (const SliceRead& slice : plan.slices) {
     const Node& old = graph.node(slice.node);
@@ -295,9 +306,12 @@ void rewrite(Graph& graph, const Plan& plan) {
     graph.replace_uses(old_output, fitted);
     doomed.push_back(slice.node);
   }
-  ValueId result = node.outputs[0];
-  renames.emplace_back(graph.value(laid).name, graph.value(result).name);
-  graph.replace_uses(result, laid);
+  if (corrected) {
+    ValueId result = node.outputs[0];
+    renames.emplace_back(graph.value(laid).name, graph.value(result).name);
+    graph.replace_uses(result, laid);
+    doomed.push_back(plan.node);
+  }
   graph.remove_nodes(doomed);
   for (const auto& [from, to] : renames) graph.rename_value(*graph.find_value(from), to);
   graph.sort_topologically();

@@ -18,6 +18,9 @@ namespace pet {
 // sliced from its patch and reshaped to its box there when the shapes differ), and `r = L(o)`
 // keeps r's name; the Slices read o instead (their pieces joined by a Concat). A fused Relu moves onto m and the patches (relu of an overwrite is the
 // overwrite of the relus), where the activation fusion then takes it into their producers.
+// A plain `r = Layout[L](m)` (a fully equivalent mutant's exit) whose readers are the same kinds,
+// at least one a Slice, stays, and its Slices read m instead: the next correction of the stage
+// then no longer needs r, and the layout chain elimination removes it with the readers that undo it.
 // The layout chain elimination then cancels L against the readers that undo it. Returns the
 // nodes rewritten.
 int sink_layouts_below_corrections(Graph& graph);

@@ -85,10 +85,14 @@ TEST(GenerateStage, ParallelBranchesAreOneGroupFirstThenTheirRegions) {
             "linear [a]\n"
             "  channels-to-rows+channels-to-rows+conv (random-test)\n"
             "  flatten-spatial+flatten-spatial+matmul+reshape-to-output (random-test)\n"
-            // beyond the top 2: the cheapest of each family that moves the activation's layout,
-            // for stage moves (their layouts cancel between neighbours)
+            // beyond the top 2: the cheapest of each family and entry layout that moves the
+            // activation's layout (the spatial split by 2 or 4, along H or W), for stage moves
+            // (their layouts cancel between neighbours that match)
             "  axis-to-batch+conv+batch-to-axis-back (random-test)\n"
-            "  swap-height-width+conv+swap-height-width-back (random-test)\n");
+            "  axis-to-batch+conv+batch-to-axis-back (random-test)\n"
+            "  axis-to-batch+conv+batch-to-axis-back (random-test)\n"
+            "  swap-height-width+conv+swap-height-width-back (random-test)\n"
+            "  axis-to-batch+conv+batch-to-axis-back (random-test)\n");
   EXPECT_EQ(mutants.stats.groups, 1);
   EXPECT_EQ(mutants.stats.linear, 1) << "b is the same subprogram as a at another site";
 }

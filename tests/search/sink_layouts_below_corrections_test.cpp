@@ -122,5 +122,28 @@ TEST(SinkLayoutsBelowCorrections, ABoxAcrossTwoStacksIsCutIntoOnePiecePerStack) 
   EXPECT_TRUE(differential(patched_original, patched, 5).passed);
 }
 
+// Before: a fully equivalent stacked conv's exit layout %r, read by the next conv's entry and by
+// that conv's correction. After: the correction slices the stacked rows; %r only feeds %z.
+TEST(SinkLayoutsBelowCorrections, ASliceOfAPlainExitLayoutReadsTheStackedRows) {
+  Graph original = parse_graph(R"(graph "g" opset 13 {
+  input %m : f32[2,2,12,5]
+  %r = Layout[expanded=[2,2,2,6,5], groups=[2,1,1,1], perm=[2,0,1,3,4]](%m) : f32[4,2,6,5]
+  %z = Layout[expanded=[2,2,2,6,5], groups=[1,1,2,1], perm=[1,2,0,3,4]](%r) : f32[2,2,12,5]
+  %s = Slice[ends=[4,2,2,5], starts=[2,0,0,0], steps=[1,1,1,1]](%r) : f32[2,2,2,5]
+  output %z
+  output %s
+}
+)");
+  Graph graph = original;
+  EXPECT_EQ(sink_layouts_below_corrections(graph), 1);
+  EXPECT_EQ(node_lines(graph),
+            "%r = Layout[expanded=[2,2,2,6,5], groups=[2,1,1,1], perm=[2,0,1,3,4]](%m) : f32[4,2,6,5]\n"
+            "%z = Layout[expanded=[2,2,2,6,5], groups=[1,1,2,1], perm=[1,2,0,3,4]](%r) : f32[2,2,12,5]\n"
+            "%s = Slice[ends=[2,2,8,5], starts=[0,0,6,0], steps=[1,1,1,1]](%m) : f32[2,2,2,5]\n"
+            "output %z\noutput %s\n");
+  EXPECT_TRUE(differential(original, graph, 5).passed);
+  EXPECT_EQ(sink_layouts_below_corrections(graph), 0) << "only the readers that undo it are left";
+}
+
 }  // namespace
 }  // namespace pet
