@@ -89,11 +89,6 @@ pet::OptimizeOptions parse_arguments(const std::vector<std::string>& arguments) 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> arguments(argv + 1, argv + argc);
-  if (!arguments.empty() && (arguments[0] == "--help" || arguments[0] == "-h")) {
-    std::cout << kUsage;
-    return 0;
-  }
-  return pet::run_guarded("pet_correction_overhead", std::cerr,
-                          [&] { return print_overheads(parse_arguments(arguments)); });
+  return pet::guarded_main("pet_correction_overhead", kUsage, argc, argv,
+                           [](const std::vector<std::string>& arguments) { return print_overheads(parse_arguments(arguments)); });
 }

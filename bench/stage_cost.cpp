@@ -183,10 +183,6 @@ StageOptions parse_arguments(const std::vector<std::string>& arguments) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> arguments(argv + 1, argv + argc);
-  if (!arguments.empty() && (arguments[0] == "--help" || arguments[0] == "-h")) {
-    std::cout << kUsage;
-    return 0;
-  }
-  return pet::run_guarded("pet_stage_cost", std::cerr, [&] { return measure_stages(parse_arguments(arguments)); });
+  return pet::guarded_main("pet_stage_cost", kUsage, argc, argv,
+                           [](const std::vector<std::string>& arguments) { return measure_stages(parse_arguments(arguments)); });
 }

@@ -15,5 +15,9 @@ int pet_run_main(const std::vector<std::string>& args, std::ostream& out, std::o
 // Calls `body`, mapping UserError to status 2 and any other exception to status 1, with the
 // message on `err` prefixed by the tool name.
 int run_guarded(const std::string& tool, std::ostream& err, const std::function<int()>& body);
+// A bench's main: `--help` or `-h` first prints `usage` to stdout; otherwise `body` runs on the
+// arguments under run_guarded, errors to stderr.
+int guarded_main(const std::string& tool, const char* usage, int argc, char** argv,
+                 const std::function<int(const std::vector<std::string>&)>& body);
 
 }  // namespace pet

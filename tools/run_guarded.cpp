@@ -1,4 +1,6 @@
 // Maps the three error channels to exit statuses for every tool.
+#include <iostream>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -17,6 +19,16 @@ int run_guarded(const std::string& tool, std::ostream& err, const std::function<
                        error.what());
     return 1;
   }
+}
+
+int guarded_main(const std::string& tool, const char* usage, int argc, char** argv,
+                 const std::function<int(const std::vector<std::string>&)>& body) {
+  std::vector<std::string> arguments(argv + 1, argv + argc);
+  if (!arguments.empty() && (arguments[0] == "--help" || arguments[0] == "-h")) {
+    std::cout << usage;
+    return 0;
+  }
+  return run_guarded(tool, std::cerr, [&] { return body(arguments); });
 }
 
 }  // namespace pet
