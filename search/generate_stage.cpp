@@ -197,10 +197,12 @@ void rank_and_trim(const Site& site, const cost::CostModel& cost, int top_k, std
     MutantOption& option = options[entry.index];
     std::string variant = option.info.name + " " + entry_layout_key(option.replacement);
     bool for_stages = moves_the_activation(option.replacement) && !families.count(variant);
-    if (static_cast<int>(kept.size()) >= top_k && !for_stages) continue;
+    bool in_top = static_cast<int>(kept.size()) < top_k;
+    if (!in_top && !for_stages) continue;
     families.insert(variant);
     kept.push_back(std::move(option));
     kept.back().gain_us = site.start_score - entry.cost;
+    kept.back().stage_only = !in_top;
   }
   options = std::move(kept);
 }
@@ -230,7 +232,8 @@ std::vector<MutantOption> build_options(const Site& site, const cost::CostModel&
     rank_and_trim(site, cost, options.top_k, result.full);
     rank_and_trim(site, cost, options.top_k, result.partial);
     frontier.clear();
-    for (const MutantOption& kept : result.full) frontier.push_back({kept.mutant, kept.info.name, kept.info.evidence, nullptr});
+    for (const MutantOption& kept : result.full)
+      if (!kept.stage_only) frontier.push_back({kept.mutant, kept.info.name, kept.info.evidence, nullptr});
     for (MutantOption& option : result.full) built.push_back(std::move(option));
     for (MutantOption& option : result.partial) built.push_back(std::move(option));
   }

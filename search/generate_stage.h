@@ -58,6 +58,9 @@ struct MutantOption {
   Graph mutant;              // the generator's program (bias-free when the bias was split off)
   Transformation info;       // kind "mutant", name, evidence; costs filled per application
   bool partial = false;
+  // Kept beyond the top K only for stage moves (a layout-moving family's variant): never a move of
+  // its own, nor a base for the next mutation round.
+  bool stage_only = false;
   // What it saved in the program it was generated for (score before minus after, µs, at the
   // subprogram's first site): the estimate that orders the moves of every later expansion.
   double gain_us = 0;

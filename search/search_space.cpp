@@ -292,7 +292,8 @@ std::vector<SearchSpace::StageMove> SearchSpace::stage_moves(const Graph& graph,
   return moves;
 }
 
-// Every allowed mutant at every site, in graph order; each estimated at its option's gain.
+// Every allowed mutant at every site (but those kept for stage moves only), in graph order; each
+// estimated at its option's gain.
 std::vector<SearchSpace::PendingMove> SearchSpace::single_site_moves(const std::vector<Subprogram>& subs,
                                                                      const std::vector<uint64_t>& keys,
                                                                      const MoveKinds& kinds) const {
@@ -301,7 +302,7 @@ std::vector<SearchSpace::PendingMove> SearchSpace::single_site_moves(const std::
     auto found = options_by_subprogram_.find(keys[s]);
     if (found == options_by_subprogram_.end()) continue;
     for (const MutantOption& option : *found->second)
-      if (kinds.allows(option.partial)) moves.push_back({option.gain_us, s, keys[s], &option});
+      if (kinds.allows(option.partial) && !option.stage_only) moves.push_back({option.gain_us, s, keys[s], &option});
   }
   return moves;
 }
@@ -319,7 +320,7 @@ std::vector<SearchSpace::PendingMove> SearchSpace::repeated_block_moves(const st
     auto found = options_by_subprogram_.find(keys[s]);
     if (found == options_by_subprogram_.end()) continue;
     for (const MutantOption& option : *found->second)
-      if (kinds.allows(option.partial))
+      if (kinds.allows(option.partial) && !option.stage_only)
         moves.push_back({option.gain_us * static_cast<double>(sites), s, keys[s], &option});
   }
   return moves;
