@@ -16,13 +16,14 @@ namespace pet {
 //    through L, is again such a box or such pieces (the next correction reading its input).
 // It writes the patches in m's layout, `o = LayoutOverwrite[identity](m, p1'..pk')` (each piece
 // sliced from its patch and reshaped to its box there when the shapes differ), and `r = L(o)`
-// keeps r's name; the Slices read o instead (their pieces joined by a Concat). A fused Relu moves onto m and the patches (relu of an overwrite is the
-// overwrite of the relus), where the activation fusion then takes it into their producers.
+// keeps r's name; the Slices read o instead (their pieces joined by a Concat). A fused Relu moves
+// onto m and the patches (relu of an overwrite is the overwrite of the relus), where the
+// activation fusion then takes it into their producers. A rewrite whose patches the node's
+// lowering would refuse in m's layout is not made.
 // A plain `r = Layout[L](m)` (a fully equivalent mutant's exit) whose readers are the same kinds,
-// at least one a Slice, stays, and its Slices read m instead: the next correction of the stage
-// then no longer needs r, and the layout chain elimination removes it with the readers that undo it.
-// The layout chain elimination then cancels L against the readers that undo it. Returns the
-// nodes rewritten.
+// at least one a Slice, stays, and its Slices read m instead.
+// Either way the layout chain elimination then cancels L against the readers that undo it.
+// Returns the nodes rewritten.
 int sink_layouts_below_corrections(Graph& graph);
 
 }  // namespace pet
