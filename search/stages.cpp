@@ -1,6 +1,7 @@
 // Stages: chains of subprograms joined by unary elementwise ops, the units a layout carries through.
 #include <algorithm>
 
+#include "core/error.h"
 #include "search/partition.h"
 #include "search/passes/constant_source.h"
 
@@ -18,9 +19,11 @@ bool unary_elementwise_on(const Graph& graph, const Node& node, ValueId value) {
 }
 
 // Where the site's one output flows through unary elementwise ops read once each: the node that
-// reads the end of that path, if it is the only reader and belongs to a site.
+// reads the end of that path, if it is the only reader and belongs to a site. `between`, when
+// given, receives the elementwise nodes on the path.
 std::optional<size_t> next_site(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers,
-                                const std::vector<int>& site_of_node, const Subprogram& sub) {
+                                const std::vector<int>& site_of_node, const Subprogram& sub,
+                                std::vector<NodeId>* between = nullptr) {
   if (sub.outputs.size() != 1) return std::nullopt;
   ValueId value = sub.outputs[0];
   while (!graph.is_output(value) && consumers[static_cast<size_t>(value)].size() == 1) {
@@ -28,22 +31,19 @@ std::optional<size_t> next_site(const Graph& graph, const std::vector<std::vecto
     if (int site = site_of_node[static_cast<size_t>(reader)]; site >= 0) return static_cast<size_t>(site);
     const Node& node = graph.node(reader);
     if (!unary_elementwise_on(graph, node, value)) return std::nullopt;
+    if (between) between->push_back(reader);
     value = node.outputs[0];
   }
   return std::nullopt;
 }
 
-// The unary elementwise nodes on the path from `sub`'s output to the next site's node.
-std::vector<NodeId> nodes_between(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers,
-                                  const Subprogram& sub, const Subprogram& next) {
-  std::vector<NodeId> between;
-  ValueId value = sub.outputs.at(0);
-  for (;;) {
-    NodeId reader = consumers[static_cast<size_t>(value)].at(0);
-    if (std::binary_search(next.nodes.begin(), next.nodes.end(), reader)) return between;
-    between.push_back(reader);
-    value = graph.node(reader).outputs.at(0);
-  }
+// Per parent node, the linear subprogram it belongs to (-1: none).
+std::vector<int> site_of_nodes(const Graph& graph, const std::vector<Subprogram>& subs) {
+  std::vector<int> site_of_node(graph.nodes().size(), -1);
+  for (size_t s = 0; s < subs.size(); ++s)
+    if (subs[s].kind == SubprogramKind::linear)
+      for (NodeId node : subs[s].nodes) site_of_node[static_cast<size_t>(node)] = static_cast<int>(s);
+  return site_of_node;
 }
 
 }  // namespace
@@ -51,10 +51,7 @@ std::vector<NodeId> nodes_between(const Graph& graph, const std::vector<std::vec
 std::vector<std::vector<size_t>> stage_windows(const Graph& graph, const std::vector<Subprogram>& subs, int max_sites) {
   std::vector<std::vector<size_t>> windows;
   if (max_sites < 2) return windows;
-  std::vector<int> site_of_node(graph.nodes().size(), -1);
-  for (size_t s = 0; s < subs.size(); ++s)
-    if (subs[s].kind == SubprogramKind::linear)
-      for (NodeId node : subs[s].nodes) site_of_node[static_cast<size_t>(node)] = static_cast<int>(s);
+  std::vector<int> site_of_node = site_of_nodes(graph, subs);
   auto consumers = graph.consumers();
   std::vector<std::optional<size_t>> next(subs.size());
   std::vector<bool> has_previous(subs.size(), false);
@@ -90,12 +87,14 @@ std::vector<std::vector<size_t>> longest_stage_windows(const Graph& graph, const
 
 Graph stage_program(const Graph& graph, const std::vector<Subprogram>& subs, const std::vector<size_t>& window) {
   auto consumers = graph.consumers();
+  std::vector<int> site_of_node = site_of_nodes(graph, subs);
   std::vector<NodeId> nodes;
   for (size_t k = 0; k < window.size(); ++k) {
     const Subprogram& sub = subs.at(window[k]);
     nodes.insert(nodes.end(), sub.nodes.begin(), sub.nodes.end());
     if (k + 1 < window.size())
-      for (NodeId between : nodes_between(graph, consumers, sub, subs.at(window[k + 1]))) nodes.push_back(between);
+      PET_CHECK(next_site(graph, consumers, site_of_node, sub, &nodes) == window[k + 1],
+                "a stage window's sites follow each other (stage_windows)");
   }
   std::sort(nodes.begin(), nodes.end());
   Subprogram stage = make_subprogram(graph, nodes, SubprogramKind::linear, consumers);
