@@ -5,7 +5,9 @@
 // cancel the layouts between its convs.
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -123,6 +125,23 @@ void time_and_print(pet::runtime::Runtime& runtime, const std::vector<Candidate>
   }
 }
 
+// The model's stages, each with how often it occurs: windows whose convs share their subprogram
+// keys are one stage, kept at its first window.
+std::vector<std::pair<std::vector<size_t>, size_t>> distinct_stages(const pet::Graph& graph,
+                                                                    const std::vector<pet::search::Subprogram>& subs,
+                                                                    int stage_size) {
+  std::vector<std::pair<std::vector<size_t>, size_t>> stages;
+  std::map<std::vector<uint64_t>, size_t> index_of;
+  for (const std::vector<size_t>& window : pet::search::longest_stage_windows(graph, subs, stage_size)) {
+    std::vector<uint64_t> keys;
+    for (size_t site : window) keys.push_back(pet::search::subprogram_key(subs[site]));
+    auto [found, added] = index_of.emplace(std::move(keys), stages.size());
+    if (added) stages.push_back({window, 0});
+    ++stages[found->second].second;
+  }
+  return stages;
+}
+
 int measure_stages(const StageOptions& options) {
   pet::TargetSetup target;
   pet::open_target(options.optimize, target);
@@ -136,20 +155,10 @@ int measure_stages(const StageOptions& options) {
              options.model, cost.measurement()->target.describe(), options.optimize.runtime_threads, options.runs);
   using namespace pet::search;
   std::vector<Subprogram> subs = subprograms_to_mutate(graph, conv_only_regions());
-  std::set<std::vector<uint64_t>> seen;  // stages whose convs share their subprogram keys repeat one stage
-  std::vector<std::vector<size_t>> windows = longest_stage_windows(graph, subs, options.optimize.stage_size);
-  for (const std::vector<size_t>& window : windows) {
-    std::vector<uint64_t> keys;
-    for (size_t site : window) keys.push_back(subprogram_key(subs[site]));
-    if (!seen.insert(keys).second) continue;
+  for (const auto& [window, repeats] : distinct_stages(graph, subs, options.optimize.stage_size)) {
     pet::Graph stage = stage_program(graph, subs, window);
     std::vector<std::string> locations;
     for (size_t site : window) locations.push_back(subs[site].location);
-    size_t repeats = std::count_if(windows.begin(), windows.end(), [&](const std::vector<size_t>& other) {
-      std::vector<uint64_t> other_keys;
-      for (size_t site : other) other_keys.push_back(subprogram_key(subs[site]));
-      return other_keys == keys;
-    });
     fmt::print("stage {} ({} convs, input {}; {} such stage(s) in the model):\n", fmt::join(locations, " -> "),
                window.size(), stage.value(stage.inputs().at(0)).type.to_string(), repeats);
     std::vector<Candidate> candidates = stage_candidates(stage, window.size(), cost, options);
