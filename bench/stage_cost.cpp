@@ -72,7 +72,7 @@ std::vector<Candidate> stage_candidates(const pet::Graph& stage, size_t sites, c
   for (const GeneratedSubprogram& sub : mutants.subprograms) {
     std::set<std::string> families;
     for (const MutantOption& option : *sub.options)
-      if (moves_the_activation(option.replacement)) families.insert(option.info.name + (option.partial ? " (partial)" : ""));
+      if (option.ends) families.insert(option.info.name + (option.partial ? " (partial)" : ""));
     fmt::print("    {}: {} option(s); layout-moving families: {}\n", sub.location, sub.options->size(),
                families.empty() ? "none" : fmt::format("{}", fmt::join(families, ", ")));
     if (stage_options.print_ir)

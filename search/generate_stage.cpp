@@ -142,23 +142,19 @@ const Node* exit_layout(const Graph& replacement) {
 
 }  // namespace
 
-bool continues_layout(const Graph& previous, const Graph& next) {
-  const Node* exit = exit_layout(previous);
-  const Node* entry = entry_layout(next);
-  if (!exit || !entry) return false;
-  const Shape& laid = previous.value(exit->inputs[0]).type.shape;
-  const Shape& entering = next.value(entry->inputs[0]).type.shape;
-  if (ops::layout_output_shape(exit->attrs) != entering) return false;
-  return ops::layouts_move_alike(entering, entry->attrs, ops::layout_inverse(laid, exit->attrs));
-}
-
-bool moves_the_activation(const Graph& replacement) {
-  return replacement.outputs().size() == 1 && entry_layout(replacement) && exit_layout(replacement);
-}
-
-std::string entry_layout_key(const Graph& replacement) {
+std::optional<LayoutEnds> layout_ends(const Graph& replacement) {
+  if (replacement.outputs().size() != 1) return std::nullopt;
   const Node* entry = entry_layout(replacement);
-  return entry ? entry->attrs.to_string() : "";
+  const Node* exit = entry ? exit_layout(replacement) : nullptr;
+  if (!exit) return std::nullopt;
+  Shape leaving = ops::layout_output_shape(exit->attrs);
+  return LayoutEnds{replacement.value(entry->inputs[0]).type.shape, entry->attrs, leaving,
+                    ops::layout_inverse(replacement.value(exit->inputs[0]).type.shape, exit->attrs)};
+}
+
+bool continues_layout(const LayoutEnds& previous, const LayoutEnds& next) {
+  return previous.leaving == next.entering &&
+         ops::layouts_move_alike(next.entering, next.entry, previous.exit_undone);
 }
 
 namespace {
@@ -195,8 +191,9 @@ void rank_and_trim(const Site& site, const cost::CostModel& cost, int top_k, std
   std::set<std::string> families;
   for (const Ranked& entry : ranked) {
     MutantOption& option = options[entry.index];
-    std::string variant = option.info.name + " " + entry_layout_key(option.replacement);
-    bool for_stages = moves_the_activation(option.replacement) && !families.count(variant);
+    option.ends = layout_ends(option.replacement);
+    std::string variant = option.info.name + " " + (option.ends ? option.ends->entry.to_string() : "");
+    bool for_stages = option.ends && !families.count(variant);
     bool in_top = static_cast<int>(kept.size()) < top_k;
     if (!in_top && !for_stages) continue;
     families.insert(variant);

@@ -37,16 +37,20 @@ struct GenerateOptions {
   std::optional<int64_t> work;
 };
 
-// The replacement moves its activation (its first input) into another layout with a Layout, and
-// its output comes out of a Layout (through its corrections and a bias given back after it): what
-// a neighbour's opposite layout can cancel (the families stage moves use).
-bool moves_the_activation(const Graph& replacement);
-// The attributes of the Layout that moves the replacement's activation in, printed ("" without one):
-// options of one family that differ here (stacking by 2 or by 4, along H or W) cancel different neighbours.
-std::string entry_layout_key(const Graph& replacement);
-// Whether replacement `next` enters the layout replacement `previous` leaves: as neighbours in a
-// stage, the exit layout of one and the entry of the next cancel.
-bool continues_layout(const Graph& previous, const Graph& next);
+// How a replacement moves its activation (its first input) into another layout with a Layout and
+// its output back out of one (through its corrections and a bias given back after it): what a
+// neighbour's opposite layout can cancel. Stage moves use the families that have them.
+struct LayoutEnds {
+  Shape entering;          // the activation's shape
+  Attributes entry;        // the Layout that moves it in
+  Shape leaving;           // the shape the exit Layout writes
+  Attributes exit_undone;  // the Layout that undoes the exit (for inputs of shape `leaving`)
+};
+// The replacement's layout ends; nullopt when it does not move its activation's layout.
+std::optional<LayoutEnds> layout_ends(const Graph& replacement);
+// Whether a replacement with ends `next` enters the layout one with ends `previous` leaves: as
+// neighbours in a stage, the exit layout of one and the entry of the next cancel.
+bool continues_layout(const LayoutEnds& previous, const LayoutEnds& next);
 
 // The generation options `pet-opt` runs with for these OptimizeOptions (rounds, top K, seed,
 // placements, work budget; one thread while a runtime times kernels).
@@ -61,6 +65,8 @@ struct MutantOption {
   // Kept beyond the top K only for stage moves (a layout-moving family's variant): never a move of
   // its own, nor a base for the next mutation round.
   bool stage_only = false;
+  // Its layout ends (layout_ends of the replacement), found once when it is kept.
+  std::optional<LayoutEnds> ends;
   // What it saved in the program it was generated for (score before minus after, µs, at the
   // subprogram's first site): the estimate that orders the moves of every later expansion.
   double gain_us = 0;

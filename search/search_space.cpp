@@ -261,7 +261,7 @@ std::vector<SearchSpace::StageMove> SearchSpace::stage_moves(const Graph& graph,
       auto found = options_by_subprogram_.find(keys[window[k]]);
       if (found == options_by_subprogram_.end()) break;
       for (const MutantOption& option : *found->second)
-        if (kinds.allows(option.partial) && moves_the_activation(option.replacement))
+        if (kinds.allows(option.partial) && option.ends)
           families[k][option.info.name].push_back(&option);
       for (auto& [family, options] : families[k])
         std::stable_sort(options.begin(), options.end(),
@@ -278,7 +278,7 @@ std::vector<SearchSpace::StageMove> SearchSpace::stage_moves(const Graph& graph,
           const std::vector<const MutantOption*>& options = found->second;
           const MutantOption* chosen = options.front();
           for (const MutantOption* option : options)
-            if (continues_layout(move.options.back()->replacement, option->replacement)) {
+            if (continues_layout(*move.options.back()->ends, *option->ends)) {
               chosen = option;
               break;
             }
