@@ -130,6 +130,15 @@ const char* kDilatedStage = R"(graph "stage" opset 13 {
 }
 )";
 
+// The moves that give one family to a whole stage of `sites` convs.
+std::vector<const Program*> stage_moves_of(const std::vector<Program>& moves, int sites) {
+  std::vector<const Program*> stages;
+  std::string prefix = "stage of " + std::to_string(sites) + ": ";
+  for (const Program& move : moves)
+    if (move.history.back().name.rfind(prefix, 0) == 0) stages.push_back(&move);
+  return stages;
+}
+
 int layouts_in(const Graph& graph) {
   return static_cast<int>(std::count_if(graph.nodes().begin(), graph.nodes().end(),
                                         [](const Node& node) { return node.def->traits.layout_only; }));
@@ -142,9 +151,9 @@ TEST(SearchSpace, AStageTakesOneFamilyAtEveryConvAndKeepsOnlyItsOuterLayouts) {
   Graph graph = parse_graph(kDilatedStage);
   std::vector<Program> moves = one_step(graph, {false, true, false}).moves;
   int stages = 0;
-  for (const Program& move : moves) {
+  for (const Program* stage : stage_moves_of(moves, 3)) {
+    const Program& move = *stage;
     const Transformation& step = move.history.back();
-    if (step.name.rfind("stage of 3: ", 0) != 0) continue;
     SCOPED_TRACE(step.name);
     EXPECT_EQ(step.location, "c1; c2; c3");
     EXPECT_TRUE(differential(graph, move.graph, 5).passed);
@@ -200,20 +209,18 @@ int count_op(const Graph& graph, const std::string& op) {
 TEST(SearchSpace, APartialStageStaysInItsLayoutBetweenItsCorrectedConvs) {
   Graph graph = parse_graph(kSeamStage);
   std::vector<Program> moves = one_step(graph, {false, false, true}).moves;
-  int stages = 0;
-  for (const Program& move : moves) {
-    const Transformation& step = move.history.back();
-    if (step.name.rfind("stage of 2: ", 0) != 0) continue;
-    ++stages;
+  std::vector<const Program*> stages = stage_moves_of(moves, 2);
+  for (const Program* move : stages) {
+    const Transformation& step = move->history.back();
     SCOPED_TRACE(step.name);
     EXPECT_EQ(step.evidence_kind, EvidenceKind::partial_correction);
-    Graph finalized = move.graph;
+    Graph finalized = move->graph;
     finalize(finalized);
     EXPECT_EQ(count_op(finalized, "Layout"), 1) << "the stage's entry only:\n" << print_graph(finalized);
     EXPECT_EQ(count_op(finalized, "LayoutOverwrite"), 2) << "one correction in the stacked layout, one at the exit";
     EXPECT_TRUE(differential(graph, finalized, 8).passed);
   }
-  EXPECT_GT(stages, 0) << "the batch-stacking family is offered along the whole stage";
+  EXPECT_FALSE(stages.empty()) << "the batch-stacking family is offered along the whole stage";
 }
 
 }  // namespace
