@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/memo.h"
 #include "core/text_ir.h"
 #include "fuzz/random_graph.h"
 #include "search/pipeline.h"
@@ -96,5 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::abort();
   }
   if (print) std::fprintf(stderr, "optimized (%s):\n%s", pet::to_string(result.search.stop_reason).c_str(), pet::print_graph(result.graph).c_str());
+  // The process-wide memos would otherwise keep this execution's answers, and libFuzzer re-runs
+  // every execution that ends with more allocations than frees to look for a leak.
+  pet::forget_memos();
   return 0;
 }

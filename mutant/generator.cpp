@@ -5,12 +5,12 @@
 #include <chrono>
 #include <optional>
 #include <set>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/executor.h"
+#include "core/memo.h"
 #include "core/ops/linear_facets.h"
 #include "core/registry.h"
 #include "core/shape_fit.h"
@@ -235,20 +235,18 @@ class Search {
 
   // The op's shape rule on the operand types, before the state is copied. The same op, attributes
   // and types come back in many states, subprograms and runs, and a refusal costs a thrown error:
-  // the answers (a function of the key alone) are memoized per thread, up to a bound.
+  // the answers (a function of the key alone) are memoized, up to a bound.
   static bool shapes_fit(const Graph& graph, const std::string& op, const Attributes& attrs,
                          const std::vector<ValueId>& operands) {
-    constexpr size_t kMaxRemembered = 1 << 16;
-    thread_local std::unordered_map<std::string, bool> remembered;
+    static Memo<bool> remembered(1 << 16);
     std::string key = op + attrs.to_string();
     for (ValueId id : operands) key += " " + graph.value(id).type.to_string();
-    if (auto known = remembered.find(key); known != remembered.end()) return known->second;
+    if (std::optional<bool> known = remembered.find(key)) return *known;
     const OpDef& def = OpRegistry::global().get(op);
     std::vector<const TensorType*> types;
     for (ValueId id : operands) types.push_back(&graph.value(id).type);
     bool fits = fit_shapes(def, complete_attributes(def, attrs), types, op).fits();
-    if (remembered.size() >= kMaxRemembered) remembered.clear();
-    remembered.emplace(std::move(key), fits);
+    remembered.remember(std::move(key), fits);
     return fits;
   }
 

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
-#include <mutex>
+#include <optional>
 
 #include "core/error.h"
 #include "core/executor.h"
+#include "core/memo.h"
 #include "core/ops/fused_activation.h"
 #include "verifier/axioms/layout_composition.h"
 
@@ -16,6 +16,7 @@ namespace pet {
 namespace {
 
 constexpr int64_t kMaxExactIota = int64_t{1} << 24;  // f32 holds every integer up to here exactly
+constexpr size_t kRememberedChains = 4096;
 
 bool is_layout_node(const Node& node) {
   return node.def->traits.layout_only && ops::fused_activation(node.attrs) == "none" && node.outputs.size() == 1 &&
@@ -48,15 +49,10 @@ bool composes_to_identity(const Graph& graph, const std::vector<const Node*>& ch
   for (const Node* node : chain)
     key += "|" + node->op() + node->attrs.to_string() + ":" +
            graph.value(node->outputs[0]).type.shape.to_string();
-  static std::mutex mutex;
-  static std::map<std::string, bool> memo;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto found = memo.find(key); found != memo.end()) return found->second;
-  }
+  static Memo<bool> memo(kRememberedChains);
+  if (std::optional<bool> known = memo.find(key)) return *known;
   bool identity = run_chain_on_iota(graph, chain, shape);
-  std::lock_guard<std::mutex> lock(mutex);
-  memo.emplace(std::move(key), identity);
+  memo.remember(std::move(key), identity);
   return identity;
 }
 

@@ -2,11 +2,10 @@
 #include "search/passes/sink_layouts.h"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <random>
 
+#include "core/memo.h"
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
 #include "search/passes/constant_source.h"
@@ -26,6 +25,7 @@ class ChannelOfInput final : public FieldPuller {
 // channel moves at least half of them, so a wrong "kept" is below 2^-kSampled.
 constexpr int64_t kExhaustive = int64_t{1} << 16;
 constexpr int kSampled = 2048;
+constexpr size_t kRemembered = 4096;  // layouts asked about (a search meets a few dozen)
 
 bool channel_kept_at(const Node& layout, const TensorType& input, const TensorType& output, int64_t flat) {
   static const ChannelOfInput channel_of_input;
@@ -43,13 +43,9 @@ bool keeps_channels(const Node& layout, const TensorType& input, const TensorTyp
   if (input.shape.rank() < 2 || input.shape.rank() != output.shape.rank() ||
       input.shape.dims()[1] != output.shape.dims()[1] || !layout.def->eval_point || layout.inputs.size() != 1)
     return false;
-  static std::mutex mutex;
-  static std::map<std::string, bool> memo;
+  static Memo<bool> memo(kRemembered);
   std::string key = layout.op() + layout.attrs.to_string() + ":" + input.to_string();
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto found = memo.find(key); found != memo.end()) return found->second;
-  }
+  if (std::optional<bool> known = memo.find(key)) return *known;
   int64_t numel = output.shape.numel();
   bool kept = true;
   if (numel <= kExhaustive) {
@@ -60,8 +56,7 @@ bool keeps_channels(const Node& layout, const TensorType& input, const TensorTyp
     for (int i = 0; i < kSampled && kept; ++i)
       kept = channel_kept_at(layout, input, output, static_cast<int64_t>(engine() % static_cast<uint64_t>(numel)));
   }
-  std::lock_guard<std::mutex> lock(mutex);
-  memo.emplace(key, kept);
+  memo.remember(std::move(key), kept);
   return kept;
 }
 

@@ -1,0 +1,47 @@
+// Memo: answers are found again, a full table starts over, forget_memos() empties every live table.
+#include "core/memo.h"
+
+#include <gtest/gtest.h>
+
+namespace pet {
+namespace {
+
+TEST(Memo, ARememberedAnswerIsFoundAndAnUnknownKeyIsNot) {
+  Memo<int> memo(8);
+  memo.remember("Conv f32[1,3,8,8]", 7);
+  EXPECT_EQ(memo.find("Conv f32[1,3,8,8]"), 7);
+  EXPECT_EQ(memo.find("Conv f32[1,3,8,9]"), std::nullopt);
+}
+
+TEST(Memo, AFullTableStartsOverSoItNeverHoldsMoreThanItsCapacity) {
+  Memo<bool> memo(3);
+  for (int i = 0; i < 3; ++i) memo.remember("key " + std::to_string(i), true);
+  EXPECT_EQ(memo.size(), 3u);
+  memo.remember("key 3", false);  // before: 3 answers held, the capacity
+  EXPECT_EQ(memo.size(), 1u);     // after: only the newest
+  EXPECT_EQ(memo.find("key 3"), false);
+  EXPECT_EQ(memo.find("key 0"), std::nullopt);
+}
+
+TEST(Memo, ForgetMemosEmptiesEveryLiveTableAndTheyFillAgain) {
+  Memo<bool> first(16);
+  Memo<double> second(16);
+  first.remember("a", true);
+  second.remember("b", 2.5);
+  forget_memos();
+  EXPECT_EQ(first.size(), 0u);
+  EXPECT_EQ(second.size(), 0u);
+  second.remember("b", 3.5);
+  EXPECT_EQ(second.find("b"), 3.5);
+}
+
+TEST(Memo, ADestroyedTableIsNoLongerForgotten) {
+  { Memo<int> gone(4); gone.remember("x", 1); }
+  forget_memos();  // before: the registry held `gone`; after its destruction nothing dangles (ASan build)
+  Memo<int> kept(4);
+  kept.remember("y", 2);
+  EXPECT_EQ(kept.find("y"), 2);
+}
+
+}  // namespace
+}  // namespace pet
