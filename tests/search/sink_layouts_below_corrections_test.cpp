@@ -145,5 +145,34 @@ TEST(SinkLayoutsBelowCorrections, ASliceOfAPlainExitLayoutReadsTheStackedRows) {
   EXPECT_EQ(sink_layouts_below_corrections(graph), 0) << "only the readers that undo it are left";
 }
 
+// A patch that is a whole image of the batch (one ScatterND index) becomes, in the stacked layout,
+// 4096 x 342 rows of one stack: more index entries than the scatter lowering allows. The rewrite
+// is made with the default lowering (Slices and Concats) and not made with the scatter one, whose
+// export would refuse it.
+TEST(SinkLayoutsBelowCorrections, APatchTheScatterLoweringCouldNotWriteInTheStackedLayoutStaysFused) {
+  auto stage = [](const std::string& lowering) {
+    return R"(graph "g" opset 18 {
+  input %m : f32[2,4096,684,1]
+  input %p0 : f32[1,4096,342,1]
+  %r = LayoutOverwrite[expanded=[2,4096,2,342,1], groups=[2,1,1,1], )" + lowering +
+           R"(offsets=[1,0,0,0], perm=[2,0,1,3,4]](%m, %p0) : f32[4,4096,342,1]
+  %z = Layout[expanded=[2,2,4096,342,1], groups=[1,1,2,1], perm=[1,2,0,3,4]](%r) : f32[2,4096,684,1]
+  output %z
+}
+)";
+  };
+  Graph slices = parse_graph(stage(""));
+  EXPECT_EQ(sink_layouts_below_corrections(slices), 1);
+  EXPECT_NE(node_lines(slices).find("LayoutOverwrite[expanded=[2,4096,684,1], groups=[1,1,1,1], offsets=[1,0,0,0], "
+                                    "perm=[0,1,2,3]](%m, %p0)"),
+            std::string::npos)
+      << node_lines(slices);
+
+  const std::string scattered = stage("lowering=\"scatter\", ");
+  Graph graph = parse_graph(scattered);
+  EXPECT_EQ(sink_layouts_below_corrections(graph), 0);
+  EXPECT_EQ(print_graph(graph), print_graph(parse_graph(scattered)));
+}
+
 }  // namespace
 }  // namespace pet
