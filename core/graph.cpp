@@ -125,6 +125,21 @@ std::vector<ValueId> Graph::add_node(const std::string& op, Attributes attrs, st
   return nodes_.back().outputs;
 }
 
+void Graph::remove_last_node() {
+  PET_CHECK(!nodes_.empty(), "remove_last_node on a graph without nodes");
+  const Node& node = nodes_.back();
+  auto first = static_cast<ValueId>(values_.size() - node.outputs.size());
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    PET_CHECK(node.outputs[i] == first + static_cast<ValueId>(i), "node '" + node.name + "''s outputs are not the last values");
+    PET_CHECK(!is_output(node.outputs[i]), "node '" + node.name + "' produces a graph output");
+  }
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    names_in_use_.erase(values_.back().name);
+    values_.pop_back();
+  }
+  nodes_.pop_back();
+}
+
 std::optional<ValueId> Graph::find_value(const std::string& value_name) const {
   for (size_t i = 0; i < values_.size(); ++i)
     if (values_[i].name == value_name) return static_cast<ValueId>(i);

@@ -78,6 +78,9 @@ class Graph {
   std::vector<std::vector<NodeId>> consumers() const;
   // Drops the listed nodes, then values no node, output or input refers to; renumbers ids.
   void remove_nodes(const std::vector<NodeId>& doomed);
+  // Takes back the last add_node: drops the last node and its output values (no graph output may
+  // be one of them). Ids and names are as they were before that add_node.
+  void remove_last_node();
   // Turns a value into a constant and detaches it from its producer (constant folding).
   void make_constant(ValueId id, Tensor value);
   // Re-orders nodes topologically, stable with respect to the current order.

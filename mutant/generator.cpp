@@ -75,7 +75,7 @@ class Search {
   }
 
  private:
-  void expand(const SearchState& state, int ops) {
+  void expand(SearchState& state, int ops) {
     if (ops == options_.max_ops || out_of_budget()) return;
     for (const MutantTemplate& tmpl : options_.templates) {
       if (tmpl.stage < state.last_stage) continue;
@@ -99,7 +99,7 @@ class Search {
     return values;
   }
 
-  void try_operands(const SearchState& state, int ops, const MutantTemplate& tmpl, int arity) {
+  void try_operands(SearchState& state, int ops, const MutantTemplate& tmpl, int arity) {
     std::vector<ValueId> pool = eligible(state, tmpl.stage);
     std::vector<size_t> pick(static_cast<size_t>(arity), 0);
     while (true) {
@@ -171,7 +171,10 @@ class Search {
     return true;
   }
 
-  void apply(const SearchState& state, int ops, const MutantTemplate& tmpl, const std::vector<ValueId>& operands) {
+  // Places each fitting attribute choice of `tmpl` on `operands` in `state` itself, explores what
+  // follows, and takes the placement back: copying the whole state per placement was most of
+  // generation's memory traffic.
+  void apply(SearchState& state, int ops, const MutantTemplate& tmpl, const std::vector<ValueId>& operands) {
     TemplateContext context{{}, targets_, compute_nodes_, context_weights_, options_.channel_multiples};
     int depth = 0;
     for (ValueId id : operands) {
@@ -188,32 +191,68 @@ class Search {
         ++result_.stats.shape_mismatches;
         continue;
       }
-      SearchState next = state;
+      Before before = before_placement(state);
       // The shape rule just accepted these operands, so the node fits.
       std::vector<ValueId> outputs =
-          next.graph.add_node(tmpl.op, attrs, operands, fmt::format("{}_{}", tmpl.name, next.graph.nodes().size()));
-      if (tmpl.stage == Stage::Post && (state.post_ops + 1 == options_.max_post_ops || depth == options_.depth) &&
-          !produces_target(next.graph, outputs)) {
-        ++result_.stats.off_target;
-        continue;
-      }
-      int64_t prune_work = 0;
-      bool recomputes = recomputes_existing_value(next.graph, options_.examine.seed, prune_work);
-      result_.stats.work += prune_work;
-      result_.stats.prune_work += prune_work;
-      if (recomputes) {
-        ++result_.stats.cancelling_layouts;
-        continue;
-      }
-      ++result_.stats.placed;
-      record(next, tmpl, operands, outputs, depth);
-      if (tmpl.stage == Stage::Compute && stranded_transforms(next)) {
-        ++result_.stats.unused_transforms;
-        continue;
-      }
-      if (next.computes > 0) emit_candidates(next);
-      expand(next, ops + 1);
+          state.graph.add_node(tmpl.op, attrs, operands, fmt::format("{}_{}", tmpl.name, state.graph.nodes().size()));
+      record(state, tmpl, operands, outputs, depth);
+      explore_placement(state, before, ops, tmpl, outputs, depth);
+      take_back(state, before, operands);
     }
+  }
+
+  // What a placement changes in a state besides what it appends.
+  struct Before {
+    size_t values;
+    Stage last_stage;
+    ValueId last_first_operand;
+    int computes, pre_ops, post_ops;
+  };
+
+  static Before before_placement(const SearchState& state) {
+    return {state.graph.values().size(), state.last_stage, state.last_first_operand, state.computes, state.pre_ops,
+            state.post_ops};
+  }
+
+  static void take_back(SearchState& state, const Before& before, const std::vector<ValueId>& operands) {
+    state.graph.remove_last_node();
+    state.stage.resize(before.values);
+    state.depth.resize(before.values);
+    state.role.resize(before.values);
+    state.uses.resize(before.values);
+    for (ValueId id : operands) --state.uses[static_cast<size_t>(id)];
+    state.family.pop_back();
+    state.last_stage = before.last_stage;
+    state.last_first_operand = before.last_first_operand;
+    state.computes = before.computes;
+    state.pre_ops = before.pre_ops;
+    state.post_ops = before.post_ops;
+  }
+
+  // `state` holds the op just placed (its outputs `outputs`): it is counted, pruned or emitted as
+  // candidates, and the search goes on from it.
+  void explore_placement(SearchState& state, const Before& before, int ops, const MutantTemplate& tmpl,
+                         const std::vector<ValueId>& outputs, int depth) {
+    if (tmpl.stage == Stage::Post && (before.post_ops + 1 == options_.max_post_ops || depth == options_.depth) &&
+        !produces_target(state.graph, outputs)) {
+      ++result_.stats.off_target;
+      return;
+    }
+    int64_t prune_work = 0;
+    bool recomputes = recomputes_existing_value(state.graph, options_.examine.seed, prune_work);
+    result_.stats.work += prune_work;
+    result_.stats.prune_work += prune_work;
+    if (recomputes) {
+      ++result_.stats.cancelling_layouts;
+      return;
+    }
+    ++result_.stats.placed;
+    if (tmpl.stage == Stage::Compute && stranded_transforms(state)) {
+      ++result_.stats.unused_transforms;
+      return;
+    }
+    if (state.computes > 0) emit_candidates(state);
+    expand(state, ops + 1);
   }
 
   // After a compute op, unread input transforms can only be read by another compute op, which
@@ -257,24 +296,24 @@ class Search {
     return false;
   }
 
-  void record(SearchState& next, const MutantTemplate& tmpl, const std::vector<ValueId>& operands,
+  void record(SearchState& state, const MutantTemplate& tmpl, const std::vector<ValueId>& operands,
               const std::vector<ValueId>& outputs, int depth) const {
     Stage produced = tmpl.stage == Stage::Pre ? Stage::Pre : Stage::Post;
-    next.stage.resize(next.graph.values().size(), produced);
-    next.depth.resize(next.graph.values().size(), depth);
-    next.role.resize(next.graph.values().size(), next.role[static_cast<size_t>(operands[0])]);
-    next.uses.resize(next.graph.values().size(), 0);
-    for (ValueId id : operands) ++next.uses[static_cast<size_t>(id)];
+    state.stage.resize(state.graph.values().size(), produced);
+    state.depth.resize(state.graph.values().size(), depth);
+    state.role.resize(state.graph.values().size(), state.role[static_cast<size_t>(operands[0])]);
+    state.uses.resize(state.graph.values().size(), 0);
+    for (ValueId id : operands) ++state.uses[static_cast<size_t>(id)];
     for (ValueId id : outputs) {
-      next.stage[static_cast<size_t>(id)] = produced;
-      next.depth[static_cast<size_t>(id)] = depth;
+      state.stage[static_cast<size_t>(id)] = produced;
+      state.depth[static_cast<size_t>(id)] = depth;
     }
-    next.family.push_back(tmpl.name);
-    next.computes += tmpl.stage == Stage::Compute;
-    next.pre_ops += tmpl.stage == Stage::Pre;
-    next.post_ops += tmpl.stage == Stage::Post;
-    next.last_stage = tmpl.stage;
-    next.last_first_operand = operands[0];
+    state.family.push_back(tmpl.name);
+    state.computes += tmpl.stage == Stage::Compute;
+    state.pre_ops += tmpl.stage == Stage::Pre;
+    state.post_ops += tmpl.stage == Stage::Post;
+    state.last_stage = tmpl.stage;
+    state.last_first_operand = operands[0];
   }
 
   void emit_candidates(const SearchState& state) {

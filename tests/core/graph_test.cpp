@@ -108,6 +108,32 @@ TEST(Graph, RemoveNodesFreesTheNamesOfDroppedValuesOnly) {
   EXPECT_NE(graph.unique_value_name("x"), "x");
 }
 
+TEST(Graph, RemoveLastNodeTakesBackTheLastAddNodeWithItsValuesAndNames) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {4}});
+  ValueId kept = graph.add_node1("Relu", {}, {x}, "kept");
+  graph.add_node("Split", {{"axis", int64_t{0}}, {"split", std::vector<int64_t>{1, 3}}}, {kept}, "pieces");
+  ASSERT_EQ(graph.values().size(), 4u);  // before: x, kept and the two pieces
+  graph.remove_last_node();
+  EXPECT_EQ(graph.values().size(), 2u);  // after: as before the Split
+  EXPECT_EQ(graph.nodes().size(), 1u);
+  EXPECT_EQ(graph.unique_value_name("pieces_out0"), "pieces_out0");
+  // The same node added again gets the same ids and names.
+  std::vector<ValueId> again = graph.add_node("Split", {{"axis", int64_t{0}}, {"split", std::vector<int64_t>{1, 3}}}, {kept}, "pieces");
+  EXPECT_EQ(again, (std::vector<ValueId>{2, 3}));
+  EXPECT_EQ(graph.value(again[1]).name, "pieces_out1");
+  graph.validate();
+}
+
+TEST(Graph, RemoveLastNodeRefusesAGraphOutputOrAnEmptyGraph) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {4}});
+  EXPECT_THROW(graph.remove_last_node(), InternalError);
+  graph.add_output(graph.add_node1("Neg", {}, {x}, "y"));
+  EXPECT_THROW(graph.remove_last_node(), InternalError);
+  EXPECT_EQ(graph.nodes().size(), 1u);
+}
+
 TEST(Graph, StructureCheckCatchesAReadBeforeItsProducerButSkipsShapeRules) {
   Graph graph;
   ValueId x = graph.add_input("x", {DType::f32, {4}});
