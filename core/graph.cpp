@@ -43,10 +43,12 @@ std::vector<TensorType> infer_types(const OpDef& def, const Attributes& attrs,
   for (const TensorType& type : types)
     for (int64_t d : type.shape.dims())
       if (d < 0) context.fail("computed a negative output dimension in " + type.shape.to_string());
-  for (size_t i = 0; i < types.size(); ++i)
+  for (size_t i = 0; i < types.size(); ++i) {
+    require_supported_rank(types[i].shape, fmt::format("node '{}' ({}): output {}", node_name, def.name, i));
     require_allocatable(types[i], fmt::format("node '{}' ({}): output {}", node_name, def.name, i),
                         "the model is too large for this machine; use smaller dimensions (e.g. a smaller batch, "
                         "with --input-shape for symbolic ones)");
+  }
   return types;
 }
 
@@ -90,6 +92,7 @@ void Graph::rename_value(ValueId id, const std::string& new_name) {
 }
 
 ValueId Graph::add_input(const std::string& value_name, TensorType type) {
+  require_supported_rank(type.shape, fmt::format("input '{}'", value_name));
   require_allocatable(type, fmt::format("input '{}'", value_name),
                       "give it smaller dimensions (with --input-shape for symbolic ones)");
   ValueId id = add_value(Value{value_name, std::move(type), std::nullopt, -1});
@@ -99,6 +102,7 @@ ValueId Graph::add_input(const std::string& value_name, TensorType type) {
 
 ValueId Graph::add_constant(const std::string& value_name, Tensor tensor) {
   TensorType type = tensor.type();
+  require_supported_rank(type.shape, fmt::format("constant '{}'", value_name));
   return add_value(Value{unique_value_name(value_name), type, std::move(tensor), -1});
 }
 

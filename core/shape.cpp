@@ -3,9 +3,18 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 
 namespace pet {
+
+void require_supported_rank(const Shape& shape, const std::string& what) {
+  if (shape.rank() > kMaxRank)
+    throw UserError(fmt::format("{} has rank {} ([{}]); pet handles tensors of rank up to {}: reshape it to fewer "
+                                "dimensions",
+                                what, shape.rank(), fmt::join(shape.dims(), ","), kMaxRank));
+}
 
 std::optional<int64_t> Shape::checked_numel() const {
   // An empty dimension makes the product 0 whatever the order (1e10 x 1e10 x 0 is empty, not too large).

@@ -34,6 +34,14 @@ class Shape {
   std::vector<int64_t> dims_;
 };
 
+// The largest rank pet handles: point facets keep one index per dimension in arrays of this size.
+inline constexpr int kMaxRank = 16;
+
+// A UserError naming `what` when `shape` has more than kMaxRank dimensions. Graph::add_input,
+// Graph::add_constant and every shape rule's outputs (infer_types) call it, so no value of a
+// graph has more.
+void require_supported_rank(const Shape& shape, const std::string& what);
+
 // Turns a possibly negative axis into [0, rank); returns -1 when out of range.
 int normalize_axis(int64_t axis, int rank);
 

@@ -90,7 +90,7 @@ uint64_t average_pool_point(const PointContext& context) {
     padded *= taps.back().padded;
     window *= kernel[u];
   }
-  int64_t index[8] = {context.index[0], context.index[1]};
+  int64_t index[kMaxRank] = {context.index[0], context.index[1]};
   uint64_t total = 0;
   for (int64_t k = 0; k < window; ++k) {
     int64_t rest = k;

@@ -69,7 +69,7 @@ namespace {
 
 uint64_t concat_point(const PointContext& context) {
   int axis = static_cast<int>(context.attrs.get_int("axis"));
-  int64_t index[16];
+  int64_t index[kMaxRank];
   std::copy(context.index, context.index + context.output.shape.rank(), index);
   for (int i = 0; i < static_cast<int>(context.inputs.size()); ++i) {
     int64_t length = context.input(i).shape[axis];

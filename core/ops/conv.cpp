@@ -143,24 +143,24 @@ uint64_t conv_point(const PointContext& context) {
   int64_t group_in = w[1], group_out = w[0] / context.attrs.get_int("group");
   int64_t n = context.index[0], f = context.index[1], first_channel = (f / group_out) * group_in;
   // The window's taps that land inside the input, as (input, weight) coordinate lists.
-  std::vector<std::array<int64_t, 8>> taps;  // [x spatial..., w spatial...]
+  std::vector<std::array<int64_t, 2 * kMaxSpatialRank>> taps;  // [x spatial..., w spatial...]
   int64_t kernel_count = 1;
   for (int s = 0; s < spatial; ++s) kernel_count *= w[s + 2];
   for (int64_t k = 0; k < kernel_count; ++k) {
-    std::array<int64_t, 8> tap{};
+    std::array<int64_t, 2 * kMaxSpatialRank> tap{};
     int64_t rest = k;
     bool inside = true;
     for (int s = spatial - 1; s >= 0; --s) {
       auto u = static_cast<size_t>(s);
       int64_t offset = rest % w[s + 2];
       rest /= w[s + 2];
-      tap[u + 4] = offset;
+      tap[u + kMaxSpatialRank] = offset;
       tap[u] = context.index[s + 2] * strides[u] - pads[u] + offset * dilations[u];
       inside = inside && tap[u] >= 0 && tap[u] < x[s + 2];
     }
     if (inside) taps.push_back(tap);
   }
-  int64_t x_index[8] = {n}, w_index[8] = {f};
+  int64_t x_index[kMaxRank] = {n}, w_index[kMaxRank] = {f};
   uint64_t total = 0;
   for (int64_t c = 0; c < group_in; ++c) {
     x_index[1] = first_channel + c;
@@ -168,7 +168,7 @@ uint64_t conv_point(const PointContext& context) {
     for (const auto& tap : taps) {
       for (int s = 0; s < spatial; ++s) {
         x_index[s + 2] = tap[static_cast<size_t>(s)];
-        w_index[s + 2] = tap[static_cast<size_t>(s) + 4];
+        w_index[s + 2] = tap[static_cast<size_t>(s) + kMaxSpatialRank];
       }
       total = field::add(total, field::mul(context.pull(0, x_index), context.pull(1, w_index)));
     }

@@ -11,7 +11,7 @@ namespace {
 uint64_t global_average_pool_point(const PointContext& context) {
   const Shape& x = context.input(0).shape;
   Shape spatial(std::vector<int64_t>(x.dims().begin() + 2, x.dims().end()));
-  int64_t index[8] = {context.index[0], context.index[1]};
+  int64_t index[kMaxRank] = {context.index[0], context.index[1]};
   uint64_t total = 0;
   for (int64_t flat = 0; flat < spatial.numel(); ++flat) {
     unravel_index(flat, spatial, index + 2);

@@ -61,6 +61,8 @@ static std::vector<TensorType> infer_layout(const ShapeContext& context) {
   const auto& expanded = context.attrs.get_ints("expanded");
   const auto& perm = context.attrs.get_ints("perm");
   const auto& groups = context.attrs.get_ints("groups");
+  PET_REQUIRE(context, expanded.size() <= static_cast<size_t>(kMaxLayoutFactors),
+              fmt::format("expanded has {} factors; a Layout takes at most {}", expanded.size(), kMaxLayoutFactors));
   PET_REQUIRE(context, layout_refinement(input.shape.dims(), expanded).has_value(),
                   fmt::format("expanded {} does not refine the input shape {}: each input dimension must split into "
                               "consecutive factors whose product is that dimension",
@@ -153,7 +155,7 @@ uint64_t layout_point(const PointContext& context) {
   const auto& expanded = context.attrs.get_ints("expanded");
   const auto& perm = context.attrs.get_ints("perm");
   const auto& groups = context.attrs.get_ints("groups");
-  int64_t factor_index[32];  // coordinates in `expanded` order
+  int64_t factor_index[kMaxLayoutFactors];  // coordinates in `expanded` order
   size_t k = 0;
   for (size_t j = 0; j < groups.size(); ++j) {  // unravel each output coordinate into its factors
     int64_t rest = context.index[j];
@@ -165,7 +167,7 @@ uint64_t layout_point(const PointContext& context) {
     k += static_cast<size_t>(groups[j]);
   }
   const Shape& in = context.input(0).shape;
-  int64_t index[16];
+  int64_t index[kMaxRank];
   size_t f = 0;
   // Ravel the factors of each input dimension, assigned as layout_refinement does: at least
   // one factor per dimension, more until their product is the dimension; trailing factors of 1

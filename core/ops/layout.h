@@ -18,6 +18,10 @@
 
 namespace pet::ops {
 
+// The most factors `expanded` may hold: the point facet keeps one coordinate per factor in an
+// array of this many (input and output ranks are at most kMaxRank, like every value's).
+inline constexpr int kMaxLayoutFactors = 2 * kMaxRank;
+
 // How many consecutive `factors` each dimension of `dims` takes (trailing factors of 1 join the
 // last dimension), or nullopt when `factors` does not refine `dims`.
 std::optional<std::vector<int64_t>> layout_refinement(const std::vector<int64_t>& dims,

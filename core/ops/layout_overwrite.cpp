@@ -70,7 +70,7 @@ Cost layout_overwrite_cost(const CostContext& context) { return {0, context.inpu
 uint64_t layout_overwrite_point(const PointContext& context) {
   const auto& offsets = context.attrs.get_ints("offsets");
   int rank = context.output.shape.rank();
-  int64_t local[16];
+  int64_t local[kMaxRank];
   for (int i = static_cast<int>(context.inputs.size()) - 2; i >= 0; --i) {
     const Shape& patch = context.input(1 + i).shape;
     bool inside = true;

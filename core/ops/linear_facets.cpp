@@ -22,16 +22,17 @@ int64_t ravel_index(const int64_t* index, const Shape& shape) {
 
 PointEval elementwise_point(std::function<uint64_t(const uint64_t* values, int count)> combine) {
   return [combine](const PointContext& context) {
-    uint64_t values[16];
+    constexpr int kMaxInputs = 16;
+    uint64_t values[kMaxInputs];
     int count = 0;
     int out_rank = context.output.shape.rank();
-    int64_t index[16];
+    int64_t index[kMaxRank];
     for (int i = 0; i < static_cast<int>(context.inputs.size()); ++i) {
       if (!context.has_input(i)) continue;
       const Shape& shape = context.input(i).shape;
       int offset = out_rank - shape.rank();
       for (int d = 0; d < shape.rank(); ++d) index[d] = shape[d] == 1 ? 0 : context.index[d + offset];
-      PET_CHECK(count < 16, "too many inputs for elementwise point evaluation");
+      PET_CHECK(count < kMaxInputs, "too many inputs for elementwise point evaluation");
       values[count++] = context.pull(i, index);
     }
     return combine(values, count);
@@ -61,8 +62,8 @@ BoxRule elementwise_boxes() {
 PointEval row_major_point() {
   return [](const PointContext& context) {
     const Shape& in = context.input(0).shape;
-    int64_t index[16];
-    PET_CHECK(in.rank() <= 16, "rank above 16");
+    int64_t index[kMaxRank];
+    PET_CHECK(in.rank() <= kMaxRank, "a value of rank above kMaxRank (require_supported_rank)");
     unravel_index(ravel_index(context.index, context.output.shape), in, index);
     return context.pull(0, index);
   };

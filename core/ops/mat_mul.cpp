@@ -103,7 +103,7 @@ uint64_t matmul_point(const PointContext& context) {
   int64_t m = axes.a_rank >= 2 ? context.index[out_rank - (axes.b_rank >= 2 ? 2 : 1)] : 0;
   int64_t n = axes.b_rank >= 2 ? context.index[out_rank - 1] : 0;
   int batch_rank = out_rank - (axes.a_rank >= 2) - (axes.b_rank >= 2);
-  int64_t a_index[16], b_index[16];
+  int64_t a_index[kMaxRank], b_index[kMaxRank];
   for (int d = 0; d < axes.a_rank - 2; ++d) {
     int od = batch_rank - (axes.a_rank - 2) + d;
     a_index[d] = a[d] == 1 ? 0 : context.index[od];

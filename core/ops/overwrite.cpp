@@ -81,7 +81,7 @@ uint64_t overwrite_point(const PointContext& context) {
   const auto& offsets = context.attrs.get_ints("offsets");
   const Shape& patch = context.input(1).shape;
   int rank = context.output.shape.rank();
-  int64_t index[16];
+  int64_t index[kMaxRank];
   bool inside = true;
   for (int d = 0; d < rank; ++d) {
     index[d] = context.index[d] - offsets[static_cast<size_t>(d)];

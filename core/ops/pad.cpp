@@ -176,7 +176,7 @@ uint64_t pad_point(const PointContext& context) {
   const auto& pads = context.attrs.get_ints("pads");
   const std::string& mode = context.attrs.get_string("mode");
   const Shape& in = context.input(0).shape;
-  int64_t index[16];
+  int64_t index[kMaxRank];
   for (int d = 0; d < in.rank(); ++d) {
     index[d] = padded_source(context.index[d], pads[static_cast<size_t>(d)], in[d], mode);
     if (index[d] < 0) return field::from_float(context.attrs.get_float("value"));

@@ -16,10 +16,10 @@ uint64_t reduce_sum_point(const PointContext& context) {
   std::vector<int64_t> reduced_dims;
   for (int64_t axis : axes) reduced_dims.push_back(x[static_cast<int>(axis)]);
   Shape reduced(reduced_dims);
-  int64_t index[16];
+  int64_t index[kMaxRank];
   uint64_t total = 0;
   for (int64_t flat = 0; flat < reduced.numel(); ++flat) {
-    int64_t inner[16];
+    int64_t inner[kMaxRank];
     unravel_index(flat, reduced, inner);
     int out_axis = 0;
     size_t r = 0;

@@ -147,7 +147,7 @@ namespace {
 uint64_t slice_point(const PointContext& context) {
   const auto& starts = context.attrs.get_ints("starts");
   const auto& steps = context.attrs.get_ints("steps");
-  int64_t index[16];
+  int64_t index[kMaxRank];
   for (int d = 0; d < context.output.shape.rank(); ++d)
     index[d] = starts[static_cast<size_t>(d)] + context.index[d] * steps[static_cast<size_t>(d)];
   return context.pull(0, index);

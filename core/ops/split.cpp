@@ -105,7 +105,7 @@ int64_t split_offset(const Attributes& attrs, int output_index) {
 
 uint64_t split_point(const PointContext& context) {
   int axis = static_cast<int>(context.attrs.get_int("axis"));
-  int64_t index[16];
+  int64_t index[kMaxRank];
   std::copy(context.index, context.index + context.output.shape.rank(), index);
   index[axis] += split_offset(context.attrs, context.output_index);
   return context.pull(0, index);

@@ -50,7 +50,7 @@ namespace {
 // out[i0, i1, ...] = in[...] with input axis perm[k] at output coordinate k.
 uint64_t transpose_point(const PointContext& context) {
   const auto& perm = context.attrs.get_ints("perm");
-  int64_t index[16];
+  int64_t index[kMaxRank];
   for (size_t k = 0; k < perm.size(); ++k) index[perm[k]] = context.index[k];
   return context.pull(0, index);
 }

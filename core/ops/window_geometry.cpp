@@ -59,6 +59,8 @@ static void check_ints(const ShapeContext& context, const std::string& name, siz
 }
 
 void check_window_attrs(const ShapeContext& context, int spatial_rank, bool has_dilations) {
+  PET_REQUIRE(context, spatial_rank <= kMaxSpatialRank,
+              fmt::format("{} spatial dimensions; pet takes at most {}", spatial_rank, kMaxSpatialRank));
   auto rank = static_cast<size_t>(spatial_rank);
   check_ints(context, "strides", rank, 1);
   check_ints(context, "pads", 2 * rank, 0);

@@ -40,8 +40,12 @@ struct WindowGeometry {
 WindowGeometry make_window_geometry(const std::vector<int64_t>& input_shape, std::vector<int64_t> kernel,
                                     const Attributes& attrs, bool ceil_mode = false);
 
+// The most spatial dimensions a convolution or pooling takes: their point facets keep a window
+// tap's input and weight coordinates in fixed arrays of this many.
+inline constexpr int kMaxSpatialRank = 4;
+
 // Shape-rule check of canonical strides, pads and (when `has_dilations`) dilations against a
-// spatial rank: right lengths, strides/dilations >= 1, pads >= 0.
+// spatial rank: at most kMaxSpatialRank, right lengths, strides/dilations >= 1, pads >= 0.
 void check_window_attrs(const ShapeContext& context, int spatial_rank, bool has_dilations);
 
 // Shape-rule checks of a Conv or ConvTranspose node's inputs (x, w, optional bias), in order:

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/box_grid.h"
+#include "core/error.h"
 #include "core/ops/fused_activation.h"
 #include "core/ops/layout.h"
 #include "core/ops/linear_facets.h"
@@ -34,15 +35,14 @@ class SourceIndex final : public FieldPuller {
   size_t rank_;
 };
 
-// Ranks the point facet's buffers hold (core/ops/layout.cpp's layout_point takes as many).
-constexpr int kMaxRank = 16;
-
 // The layout L of a LayoutOverwrite or Layout node, from m (its input) to r (its output), asked
-// where an element of r lives in m. Shapes of rank at most kMaxRank.
+// where an element of r lives in m (ranks at most kMaxRank, as for every value of a graph).
 class LayoutMap {
  public:
   LayoutMap(Attributes layout, const TensorType& m, const TensorType& r)
-      : layout_(std::move(layout)), m_(m), r_(r), source_(at_, static_cast<size_t>(m.shape.rank())) {}
+      : layout_(std::move(layout)), m_(m), r_(r), source_(at_, static_cast<size_t>(m.shape.rank())) {
+    PET_CHECK(m.shape.rank() <= kMaxRank, "a value of rank above kMaxRank (require_supported_rank)");
+  }
   LayoutMap(const LayoutMap&) = delete;
   LayoutMap& operator=(const LayoutMap&) = delete;
   const Shape& m_shape() const { return m_.shape; }
@@ -235,9 +235,7 @@ std::optional<Plan> plan_rewrite(const Graph& graph, const std::vector<std::vect
   const TensorType& m = graph.value(node.inputs[0]).type;
   const TensorType& r = graph.value(node.outputs[0]).type;
   Attributes layout = layout_part(node.attrs);
-  if (m.shape.rank() > kMaxRank || r.shape.rank() > kMaxRank ||
-      ops::layouts_move_alike(m.shape, layout, ops::layout_identity(m.shape)))
-    return std::nullopt;
+  if (ops::layouts_move_alike(m.shape, layout, ops::layout_identity(m.shape))) return std::nullopt;
   Attributes back = ops::layout_inverse(m.shape, layout);
   const std::vector<NodeId>& readers = users[static_cast<size_t>(node.outputs[0])];
   if (!readers_fit(graph, readers, node, back)) return std::nullopt;

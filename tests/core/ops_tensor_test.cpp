@@ -291,6 +291,17 @@ TEST(TensorLayout, GroupsThatDoNotCoverExpandedAreAUserError) {
                     "node 'n' (Layout): groups [1] merge 1 dimensions, but expanded has 2");
 }
 
+TEST(TensorLayout, MoreThanThirtyTwoFactorsAreAUserError) {
+  // A 6-element input split into 2 x 3 and 31 trailing factors of 1: 33 factors, more than the
+  // point facet's coordinates hold.
+  std::vector<int64_t> expanded{2, 3};
+  expanded.resize(33, 1);
+  std::vector<int64_t> perm(33);
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+  expect_user_error([&] { add_node_on("Layout", layout_attrs(expanded, perm, {33}), {{DType::f32, {6}}}); },
+                    "node 'n' (Layout): expanded has 33 factors; a Layout takes at most 32");
+}
+
 TEST(TensorLayout, BuilderWithNonDividingFactorIsAUserError) {
   expect_user_error([] { ops::layout_batch_to_height({3, 1, 2, 2}, 2); },
                     "batch-to-axis layout: axis 0 of 3x1x2x2 (size 3) is not divisible by factor 2");

@@ -393,6 +393,48 @@ TEST(ImportErrors, InitializerTooLargeToHoldIsAUserError) {
                                        "hold in memory; fix the model's dims");
 }
 
+// Before: a rank-17 tensor reached point facets that keep one index per dimension in arrays of
+// 16 (UBSan: index 16 out of bounds in Transpose's facet during pet-opt). After: every way a
+// value enters a graph (an input, an initializer, a node's output) refuses ranks above 16.
+TEST(ImportErrors, TensorsOfRankAboveSixteenAreUserErrors) {
+  std::vector<int64_t> rank17(17, 1);
+  std::string input_path = relu_model(TensorProto::FLOAT, rank17).save("rank17_input.onnx");
+  EXPECT_EQ(import_error(input_path),
+            input_path + ": input 'x' has rank 17 ([1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]); pet handles tensors of rank "
+                         "up to 16: reshape it to fewer dimensions");
+
+  OnnxModelBuilder initializer = relu_model();
+  initializer.float_initializer("w", rank17, {1.0f});
+  initializer.node("Add", {"w", "w"}, {"unused"}, "add");
+  std::string initializer_path = initializer.save("rank17_initializer.onnx");
+  EXPECT_EQ(import_error(initializer_path),
+            initializer_path + ": constant 'w' has rank 17 ([1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]); pet handles "
+                               "tensors of rank up to 16: reshape it to fewer dimensions");
+
+  OnnxModelBuilder unsqueezed;
+  unsqueezed.input("x", TensorProto::FLOAT, std::vector<int64_t>(16, 1)).output("y", TensorProto::FLOAT, rank17);
+  unsqueezed.int_initializer("axes", {1}, {0});
+  unsqueezed.node("Unsqueeze", {"x", "axes"}, {"y"}, "grow");
+  std::string node_path = unsqueezed.save("rank17_output.onnx");
+  std::string message = import_error(node_path);
+  EXPECT_NE(message.find("node 'grow' (Unsqueeze): output 0 has rank 17"), std::string::npos) << message;
+  EXPECT_NE(message.find("pet handles tensors of rank up to 16"), std::string::npos) << message;
+}
+
+// Before: a Conv over 5 spatial dimensions overflowed its point facet's tap arrays (ASan:
+// stack-buffer-overflow in pet-opt). After: convolutions and poolings take at most 4.
+TEST(ImportErrors, ConvOverFiveSpatialDimensionsIsAUserErrorNotACrash) {
+  std::vector<int64_t> x_dims{1, 2, 3, 3, 3, 3, 3}, w_dims{2, 2, 1, 1, 1, 1, 1};
+  OnnxModelBuilder builder;
+  builder.input("x", TensorProto::FLOAT, x_dims).output("y", TensorProto::FLOAT, x_dims);
+  builder.float_initializer("w", w_dims, std::vector<float>(4, 0.5f));
+  builder.node("Conv", {"x", "w"}, {"y"}, "conv5d");
+  std::string path = builder.save("conv5d.onnx");
+  std::string message = import_error(path);
+  EXPECT_NE(message.find("node 'conv5d' (Conv"), std::string::npos) << message;
+  EXPECT_NE(message.find("5 spatial dimensions; pet takes at most 4"), std::string::npos) << message;
+}
+
 TEST(ImportErrors, UnsupportedAttributeValue) {
   OnnxModelBuilder builder;
   builder.input("x", TensorProto::FLOAT, {1, 1, 4, 4}).output("y", TensorProto::FLOAT, {1, 1, 8, 8});
