@@ -272,7 +272,7 @@ class Search {
     return false;
   }
 
-  // The op's shape rule on the operand types, before the state is copied. The same op, attributes
+  // The op's shape rule on the operand types, before the op is placed. The same op, attributes
   // and types come back in many states, subprograms and runs, and a refusal costs a thrown error:
   // the answers (a function of the key alone) are memoized, up to a bound.
   static bool shapes_fit(const Graph& graph, const std::string& op, const Attributes& attrs,
