@@ -1,7 +1,8 @@
-// Memo: a bounded, thread-safe table of answers keyed by strings, and forget_memos() to empty them all.
+// Memo: a bounded, thread-safe table of answers keyed by strings, and forget_memos() to empty the cheap ones.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -21,6 +22,10 @@ class MemoBase {
 };
 }  // namespace detail
 
+// What forget_memos() does to a Memo: empties it, or keeps it because its answers are dear to
+// recompute (a Z3 proof is seconds, a shape rule's verdict microseconds).
+enum class OnForget : uint8_t { Empty, Keep };
+
 // Remembers answers that are a function of their key alone (a shape rule's verdict, whether a
 // layout chain is the identity): a process-wide function-local static shared by every search and
 // thread. It holds at most `capacity` answers and starts over when full, so a long-lived process
@@ -28,7 +33,7 @@ class MemoBase {
 template <typename Value>
 class Memo final : public detail::MemoBase {
  public:
-  explicit Memo(size_t capacity) : capacity_(capacity) {}
+  explicit Memo(size_t capacity, OnForget on_forget = OnForget::Empty) : capacity_(capacity), on_forget_(on_forget) {}
 
   std::optional<Value> find(const std::string& key) const {
     std::lock_guard lock(mutex_);
@@ -49,20 +54,22 @@ class Memo final : public detail::MemoBase {
   }
 
   void forget() override {
+    if (on_forget_ == OnForget::Keep) return;
     std::lock_guard lock(mutex_);
     answers_ = {};
   }
 
  private:
   size_t capacity_;
+  OnForget on_forget_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Value> answers_;
 };
 
-// Empties every Memo of the process (their memory is released). Answers are recomputed on demand,
-// so this changes no result; the fuzzer calls it after each execution, which keeps an execution's
-// allocations balanced (libFuzzer re-runs any execution that ends with more allocations than frees
-// to look for a leak).
+// Empties every Memo of the process made with OnForget::Empty (their memory is released). Answers
+// are recomputed on demand, so this changes no result; the fuzzer calls it after each execution,
+// which keeps most executions' allocations balanced (libFuzzer re-runs any execution that ends
+// with more allocations than frees to look for a leak).
 void forget_memos();
 
 }  // namespace pet

@@ -2,11 +2,17 @@
 // shared values, the checks that make the rewrite a valid graph, and a Z3 proof of the instance.
 #include "search/rule_matcher.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/memo.h"
+#include "core/text_ir.h"
 #include "mutant/generator.h"
 #include "search/bias_free_view.h"
 #include "search/compiled_rule.h"
@@ -244,6 +250,49 @@ RuleMatcher::RuleMatcher(const RuleSet& rules, MatchOptions options) : rules_(ru
   }
 }
 
+namespace {
+
+// Proofs of rule instances made in this process, by the instance's content: a proof under a
+// resource limit is a function of the two sides and the options (the rule's name is no part of
+// it: two rule sets may use one name for different rules). Kept by forget_memos(): an answer is
+// a Z3 query. At most 4,096 answers (each holds its axiom labels, a few kilobytes).
+Memo<ProofResult>& instance_proofs() {
+  static Memo<ProofResult> memo(4096, OnForget::Keep);
+  return memo;
+}
+
+// The key of an instance proof; none when the answer could depend on more than the key (custom
+// axioms by address, or no resource limit, so only the clock stops Z3).
+std::optional<std::string> instance_proof_key(const Graph& lhs, const Graph& rhs, const ProveOptions& options) {
+  if (options.axioms != nullptr || options.rlimit == 0) return std::nullopt;
+  return fmt::format("{}\n--\n{}\n-- rlimit {} timeout {} rounds {} instances {} numeric {} {} seed {}",
+                     print_graph(lhs), print_graph(rhs), options.rlimit, options.timeout.count(),
+                     options.limits.rounds, options.limits.max_instances, options.numeric_refutation,
+                     options.numeric_refutation_max_elements, options.seed);
+}
+
+// Whether another attempt would give the same answer: not when the clock or a Z3 failure
+// (memory, say) ended it.
+bool reproducible(const ProofResult& proof) {
+  if (proof.status != ProofStatus::Unknown) return true;
+  for (const char* transient : {"timeout", "canceled", "Z3 error"})
+    if (proof.reason.find(transient) != std::string::npos) return false;
+  return true;
+}
+
+ProofResult prove_or_recall(const Graph& lhs, const Graph& rhs, const ProveOptions& options) {
+  std::optional<std::string> key = instance_proof_key(lhs, rhs, options);
+  if (key)
+    if (std::optional<ProofResult> known = instance_proofs().find(*key)) return *known;
+  ProofResult proof = prove(lhs, rhs, options);
+  if (key && reproducible(proof)) instance_proofs().remember(std::move(*key), proof);
+  return proof;
+}
+
+}  // namespace
+
+size_t remembered_instance_proofs() { return instance_proofs().size(); }
+
 ProofResult RuleMatcher::prove_instance(const CompiledRule& rule, const Graph& lhs, const Graph& rhs) const {
   Hasher hasher;
   hasher.add(rule.name);
@@ -254,7 +303,7 @@ ProofResult RuleMatcher::prove_instance(const CompiledRule& rule, const Graph& l
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto hit = proof_cache_.find(key); hit != proof_cache_.end()) return hit->second;
   }
-  ProofResult proof = prove(lhs, rhs, options_.prove);
+  ProofResult proof = prove_or_recall(lhs, rhs, options_.prove);
   std::lock_guard<std::mutex> lock(mutex_);
   auto [slot, inserted] = proof_cache_.emplace(key, std::move(proof));
   if (inserted) {

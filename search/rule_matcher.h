@@ -45,6 +45,9 @@ struct RuleApplication {
 // guards against a stuck solver.
 ProveOptions default_instance_prove_options();
 
+// How many instance proofs this process remembers (for every matcher; see RuleMatcher::proofs_run).
+size_t remembered_instance_proofs();
+
 struct MatchOptions {
   ProveOptions prove = default_instance_prove_options();  // rlimit set, so answers are reproducible
   size_t max_applications = 256;    // per call, in (node order, rule name) order
@@ -86,6 +89,8 @@ class RuleMatcher {
   // biases fused back into each result where the rewritten conv still fits (so `matched` then
   // numbers the view's nodes; the names are the graph's).
   std::vector<RuleApplication> apply_all(const Graph& graph, MatchStats* stats = nullptr) const;
+  // Instances this matcher needed a proof of; a proof an earlier matcher of this process made of
+  // the same instance (same sides and prove options) is recalled, not run again.
   int64_t proofs_run() const;
   int64_t proofs_failed() const;  // instances whose proof did not succeed at the matched shapes
   // Those instances, in the order they were first tried: which rule, at which input types, and

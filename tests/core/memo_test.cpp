@@ -35,6 +35,16 @@ TEST(Memo, ForgetMemosEmptiesEveryLiveTableAndTheyFillAgain) {
   EXPECT_EQ(second.find("b"), 3.5);
 }
 
+TEST(Memo, ATableMadeToBeKeptOutlivesForgetMemos) {
+  Memo<int> dear(4, OnForget::Keep);
+  Memo<int> cheap(4);
+  dear.remember("proof", 1);
+  cheap.remember("verdict", 2);
+  forget_memos();  // before: one answer in each; after: only the kept table still has its answer
+  EXPECT_EQ(dear.find("proof"), 1);
+  EXPECT_EQ(cheap.find("verdict"), std::nullopt);
+}
+
 TEST(Memo, ADestroyedTableIsNoLongerForgotten) {
   { Memo<int> gone(4); gone.remember("x", 1); }
   forget_memos();  // before: the registry held `gone`; after its destruction nothing dangles (ASan build)

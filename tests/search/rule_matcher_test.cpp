@@ -404,6 +404,47 @@ TEST(RuleMatcher, NamesTheRuleAndShapesOfAnInstanceThatDidNotProve) {
       << failed.describe();
 }
 
+Graph transposed_twice(const std::string& shape) {
+  return parse_named("  input %x : f32" + shape + "\n  %a = Transpose[perm=[1,0]](%x)\n  %b = Transpose[perm=[1,0]](%a)\n  %o = Relu(%b)\n  output %o\n");
+}
+
+TEST(RuleMatcher, ALaterMatcherRecallsAnInstanceProofInsteadOfRunningZ3Again) {
+  Graph graph = transposed_twice("[37,41]");  // a shape no other test proves
+  RuleSet rules = only({kTransposeTwice});
+  RuleMatcher first(rules);
+  std::vector<RuleApplication> proved = first.apply_all(graph);
+  ASSERT_EQ(proved.size(), 1u);
+  size_t remembered = remembered_instance_proofs();
+  RuleMatcher second(rules);
+  std::vector<RuleApplication> recalled = second.apply_all(graph);
+  // Before: the first matcher ran Z3. After: the second gets the same answer, its clock included
+  // (the proof was not run again), and the process remembers nothing more.
+  ASSERT_EQ(recalled.size(), 1u);
+  EXPECT_EQ(recalled[0].proof.status, ProofStatus::Proved);
+  EXPECT_EQ(recalled[0].proof.seconds, proved[0].proof.seconds);
+  EXPECT_EQ(recalled[0].proof.axioms_used, proved[0].proof.axioms_used);
+  EXPECT_EQ(remembered_instance_proofs(), remembered);
+  EXPECT_EQ(second.proofs_run(), first.proofs_run());  // each matcher counts the instances it needed
+}
+
+TEST(RuleMatcher, ARecalledProofIsFoundByTheInstanceNotByTheRuleName) {
+  Graph graph = transposed_twice("[43,47]");
+  RuleSet rules = only({kTransposeTwice});
+  ASSERT_EQ(RuleMatcher(rules).apply_all(graph).size(), 1u);
+  // A wrong rule under the same name, marked proved: x^T^T = -x. Its instance is another goal, so
+  // the earlier proof is not recalled for it and the numeric check refutes it.
+  rules::LibraryRule wrong;
+  for (const rules::LibraryRule& rule : library())
+    if (rule.name == kTransposeTwice) wrong = rule;
+  wrong.rhs = "graph \"rhs\" opset 13 {\n  input %x : f32[2,3]\n  %n = Neg(%x) : f32[2,3]\n  output %n\n}\n";
+  wrong.bidirectional = false;
+  RuleSet wrong_rules = RuleSet::from_library({wrong});
+  RuleMatcher matcher(wrong_rules);
+  EXPECT_TRUE(matcher.apply_all(graph).empty());
+  ASSERT_EQ(matcher.failed_instances().size(), 1u);
+  EXPECT_EQ(matcher.failed_instances()[0].status, ProofStatus::Refuted);
+}
+
 // A small network with the ops the library speaks: convs, concat, split, transposes, adds.
 Graph small_network() {
   return parse_named("  input %x : f32[1,4,8,8]\n"
