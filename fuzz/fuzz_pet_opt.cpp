@@ -98,7 +98,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (print) std::fprintf(stderr, "optimized (%s):\n%s", pet::to_string(result.search.stop_reason).c_str(), pet::print_graph(result.graph).c_str());
   // The process-wide memos would otherwise keep this execution's answers, and libFuzzer re-runs
-  // every execution that ends with more allocations than frees to look for a leak.
+  // every execution that ends with more allocations than frees to look for a leak. Instance
+  // proofs are kept (OnForget::Keep): an execution that adds one is re-run, the rest recall them.
   pet::forget_memos();
   return 0;
 }
