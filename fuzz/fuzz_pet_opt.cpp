@@ -12,8 +12,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "core/memo.h"
 #include "core/text_ir.h"
@@ -80,9 +82,25 @@ pet::OptimizeOptions fuzz_options(FuzzedDataProvider& bytes) {
   return options;
 }
 
+// Counts this process's calls and how many repeat the input of the call before: libFuzzer runs an
+// execution again when it ended with more allocations than frees (to look for a leak), and counts
+// that run among its executed units. Printed every 1,024 calls so the figures can be separated.
+void count_call(const uint8_t* data, size_t size) {
+  static uint64_t calls = 0, repeats = 0;
+  static size_t previous = 0;  // a hash: keeping the bytes would allocate inside the execution
+  size_t input = std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(data), size));
+  ++calls;
+  if (calls > 1 && input == previous) ++repeats;
+  previous = input;
+  if (calls % 1024 == 0)
+    std::fprintf(stderr, "fuzz_pet_opt: %llu calls, %llu of them repeat the input of the call before\n",
+                 static_cast<unsigned long long>(calls), static_cast<unsigned long long>(repeats));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  count_call(data, size);
   FuzzedDataProvider bytes(data, size);
   pet::OptimizeOptions options = fuzz_options(bytes);
   pet::Graph graph = pet::fuzz::random_graph(bytes);
