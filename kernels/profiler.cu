@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/event_timing.h"
 
 namespace pet {
 namespace {
@@ -19,17 +21,17 @@ namespace {
 void check_cuda(cudaError_t error, const char* call) {
   if (error != cudaSuccess)
     throw UserError(std::string(call) + " failed: " + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) +
-                    "); check the GPU with pet-devices");
+                    "); check the GPU with pet-gpu devices");
 }
 
 void check_cudnn(cudnnStatus_t status, const char* call) {
   if (status != CUDNN_STATUS_SUCCESS)
-    throw UserError(std::string(call) + " failed: " + cudnnGetErrorString(status) + "; check the GPU with pet-devices");
+    throw UserError(std::string(call) + " failed: " + cudnnGetErrorString(status) + "; check the GPU with pet-gpu devices");
 }
 
 void check_cublas(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw UserError(std::string(call) + " failed: " + cublasGetStatusString(status) + "; check the GPU with pet-devices");
+    throw UserError(std::string(call) + " failed: " + cublasGetStatusString(status) + "; check the GPU with pet-gpu devices");
 }
 
 class DeviceBuffer {
@@ -69,26 +71,10 @@ struct NodeBuffers {
 };
 
 double median_microseconds(const std::function<void()>& launch, const ProfileSettings& settings) {
-  for (int i = 0; i < settings.warmup; ++i) launch();
-  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  cudaEvent_t start = nullptr, stop = nullptr;
-  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
-  std::vector<double> times;
-  for (int i = 0; i < std::max(1, settings.runs); ++i) {
-    cudaEventRecord(start);
-    launch();
-    cudaEventRecord(stop);
-    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    times.push_back(static_cast<double>(ms) * 1000.0);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  size_t mid = times.size() / 2;
-  return times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+  std::vector<double> ms;
+  CudaStatus timed = time_with_events(launch, settings.warmup, std::max(1, settings.runs), ms);
+  if (!timed.ok()) throw UserError(timed.message + "; check the GPU with pet-gpu devices");
+  return summarize_runs(std::move(ms)).median * 1000.0;
 }
 
 constexpr int kMaxStreams = 4;
@@ -392,7 +378,7 @@ std::string library_versions(const CudaVersions& versions) {
 
 std::string no_gpu_message(const CudaStatus& status) {
   return "no CUDA device is visible (" + status.message +
-         "); profiling needs a GPU. The cost model's analytic estimates work without one (pet-opt --device h100).";
+         "); profiling needs a GPU. The cost model's analytic estimates work without one (pet-opt --target h100).";
 }
 
 }  // namespace pet

@@ -3,7 +3,7 @@
 # and runs them under ctest; any report (leak, overflow, use after free, undefined behaviour) fails.
 #
 # Not run by CI (.ci/run): on two cores the instrumented build and the suite take well over the
-# CI's ~20 minute budget (see the README's "Fuzzing and sanitizers"). Tests that need the exported
+# CI's ~20 minute budget (see docs/TESTING.md, "Fuzzing and sanitizers"). Tests that need the exported
 # evaluation models (models.*, the model tests, pet-opt on exported models) are left out: they
 # spend their time in torch and onnxruntime, not in pet's code. The instrumented code runs about
 # ten times slower, so a test whose result depends on a clock limit (the mutant generator's) may

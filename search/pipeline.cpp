@@ -1,4 +1,4 @@
-// The pipeline, stage by stage, as ARCHITECTURE.md lists it.
+// The pipeline, stage by stage, as docs/ARCHITECTURE.md lists it.
 #include "search/pipeline.h"
 
 #include <algorithm>

@@ -9,15 +9,10 @@
 
 #include "kernels/devices.h"
 #include "kernels/self_test.h"
+#include "tests/kernels/device_skip.h"
 
 namespace pet {
 namespace {
-
-// Tests that need a GPU skip with this reason on machines without one; a CUDA failure on a
-// machine that has one fails instead.
-#define PET_SKIP_WITHOUT_DEVICE(report)                                                  \
-  ASSERT_NE((report).status.outcome, CudaOutcome::failed) << (report).status.message; \
-  if (!(report).status.ok()) GTEST_SKIP() << "no CUDA device here: " << (report).status.message
 
 TEST(Devices, ProbeReportsDevicesOrWhyThereAreNone) {
   DeviceReport report = probe_devices();

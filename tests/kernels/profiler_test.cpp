@@ -41,7 +41,7 @@ TEST(PetProfile, WithoutAGpuRefusesAndSaysWhatStillWorks) {
   EXPECT_EQ(status, 2);
   EXPECT_EQ(err.str(), "pet-profile: error: no CUDA device is visible (" + report.status.message +
                            "); profiling needs a GPU. The cost model's analytic estimates work without one "
-                           "(pet-opt --device h100).\n");
+                           "(pet-opt --target h100).\n");
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 
@@ -75,7 +75,7 @@ TEST(Profiler, NoGpuMessageSaysWhatWhyAndWhatToDo) {
   CudaStatus status{CudaOutcome::no_device, "cudaGetDeviceCount: cudaErrorNoDevice (no CUDA-capable device is detected)"};
   EXPECT_EQ(no_gpu_message(status),
             "no CUDA device is visible (cudaGetDeviceCount: cudaErrorNoDevice (no CUDA-capable device is detected)); "
-            "profiling needs a GPU. The cost model's analytic estimates work without one (pet-opt --device h100).");
+            "profiling needs a GPU. The cost model's analytic estimates work without one (pet-opt --target h100).");
 }
 
 }  // namespace

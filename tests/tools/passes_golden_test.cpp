@@ -1,8 +1,11 @@
-// Golden pet-opt --passes runs: tests/golden/NAME.in.pet names its pass list on its first line
-// ("# pet-opt --passes a,b"); pet-opt runs it and writes textual IR that must equal NAME.out.pet.
+// The golden driver: every tests/golden/NAME.in.pet is a test. Its first line is its RUN line,
+// "# RUN: pet-opt FLAGS"; the driver runs pet-opt with those flags on the file, writing textual IR
+// that must equal NAME.out.pet, so a new golden test is two files and no C++.
 // PET_UPDATE_GOLDEN=1 rewrites the .out.pet files (review the diff before committing).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -30,29 +33,62 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-// The pass list of the input's first line.
-std::string pass_list(const std::string& input) {
-  const std::string prefix = "# pet-opt --passes ";
-  EXPECT_EQ(input.rfind(prefix, 0), 0u) << "a golden input starts with '" << prefix << "...'";
-  return input.substr(prefix.size(), input.find('\n') - prefix.size());
+// The NAMEs of tests/golden/NAME.in.pet, sorted.
+std::vector<std::string> golden_names() {
+  std::vector<std::string> names;
+  for (const fs::directory_entry& entry : fs::directory_iterator(golden_dir())) {
+    std::string file = entry.path().filename().string();
+    if (file.ends_with(".in.pet")) names.push_back(file.substr(0, file.size() - 7));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
-void check_passes_golden(const std::string& name) {
+// The pet-opt flags of the input's RUN line.
+std::vector<std::string> run_line_flags(const std::string& input) {
+  const std::string prefix = "# RUN: pet-opt ";
+  EXPECT_EQ(input.rfind(prefix, 0), 0u) << "a golden input's first line is '" << prefix << "FLAGS'";
+  std::istringstream line(input.substr(prefix.size(), input.find('\n') - prefix.size()));
+  std::vector<std::string> flags;
+  for (std::string flag; line >> flag;) flags.push_back(flag);
+  return flags;
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, RunLineWritesTheExpectedIr) {
+  const std::string& name = GetParam();
   fs::path input = golden_dir() / (name + ".in.pet"), expected = golden_dir() / (name + ".out.pet");
   fs::path output = private_temp_dir() / (name + ".out.pet");
+  std::vector<std::string> args = run_line_flags(read_text(input));
+  args.insert(args.end(), {input.string(), "-o", output.string()});
   std::ostringstream out, err;
-  ASSERT_EQ(pet_opt_main({"--passes", pass_list(read_text(input)), input.string(), "-o", output.string()}, out, err),
-            0)
-      << err.str();
+  ASSERT_EQ(pet_opt_main(args, out, err), 0) << err.str();
   const char* update = std::getenv("PET_UPDATE_GOLDEN");
   if (update && std::string(update) == "1") fs::copy_file(output, expected, fs::copy_options::overwrite_existing);
   EXPECT_EQ(read_text(output), read_text(expected)) << "rerun with PET_UPDATE_GOLDEN=1 to accept the new output";
 }
 
-TEST(PassesGolden, FoldBatchnorm) { check_passes_golden("passes_fold_batchnorm"); }
-TEST(PassesGolden, LayoutChains) { check_passes_golden("passes_layout_chains"); }
-TEST(PassesGolden, FuseBiasActivation) { check_passes_golden("passes_fuse_bias_activation"); }
-TEST(PassesGolden, SinkLayoutsBelowCorrections) { check_passes_golden("passes_sink_layouts_below_corrections"); }
+// Test names are the file names, with characters gtest refuses made underscores.
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, Golden, ::testing::ValuesIn(golden_names()), test_name);
+
+TEST(GoldenDriver, FindsEveryInputFileAndEachHasItsExpectedOutput) {
+  std::vector<std::string> names = golden_names();
+  EXPECT_GE(names.size(), 4u);
+  for (const std::string& name : names)
+    EXPECT_TRUE(fs::exists(golden_dir() / (name + ".out.pet"))) << name << ".in.pet has no " << name << ".out.pet";
+}
+
+TEST(GoldenDriver, ARunLineIsTheFirstLineAndGivesPetOptItsFlags) {
+  EXPECT_EQ(run_line_flags("# RUN: pet-opt --passes cleanup --emit-ir\ngraph ..."),
+            (std::vector<std::string>{"--passes", "cleanup", "--emit-ir"}));
+}
 
 TEST(Passes, TheWrittenIrReadsBackAsTheSameGraph) {
   fs::path output = private_temp_dir() / "readback.pet";

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Packs what a GPU check needs into .device/kit.tar.xz: the GPU binaries of a CUDA build, the few
+# Debian libraries they load, and a manifest. cuDNN, cuBLAS(Lt) and NVRTC stay behind: the device
+# has them in its torch environment (scripts/device/session.sh finds them there).
+#
+#   bash scripts/device/make-kit.sh [--build DIR] [--out DIR]
+#
+# Fails, naming the cause, when a binary is missing, a binary needs a library that is neither
+# carried, CUDA's nor the base system's, a binary needs a newer glibc/libstdc++ than the device
+# image has, or the compressed kit exceeds its size limit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+build=build
+out=.device
+while (($#)); do
+  case "$1" in
+    --build) build="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "make-kit: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+readonly max_kit_bytes=$((40 * 1024 * 1024))
+# The oldest device image: glibc 2.35, libstdc++ of GCC 12 (GLIBCXX_3.4.30).
+readonly max_glibc=2.35 max_glibcxx=3.4.30
+
+# Built by tools/ and tests/ with -DPET_BUILD_CUDA=ON.
+binaries=(
+  tools/pet-gpu tools/pet-devices tools/pet-profile
+  tests/pet_kernels_tests tests/pet_cuda_emit_tests tests/pet_profiler_tests
+)
+# Loaded from the device's own CUDA installation (torch's nvidia-* wheels, the driver).
+cuda_from_device='^(libcublas|libcublasLt|libcudnn[a-z_]*|libnvrtc[a-z-]*|libcuda|libnvidia-[a-z-]*)\.so'
+# Present on every glibc-based image.
+base_system='^(linux-vdso|ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libz)\.so'
+# Carried from this machine: Debian's fmt, protobuf, onnx, our CUDA runtime, and what they load.
+carried_allowed='^(libfmt|libprotobuf|libonnx|libonnx_proto|libcudart|libz3|libopenblas|libgfortran|libquadmath|libgomp)\.so'
+
+fail() { echo "make-kit: $*" >&2; exit 1; }
+
+for binary in "${binaries[@]}"; do
+  [[ -x "$build/$binary" ]] || fail "$build/$binary is missing; build with -DPET_BUILD_CUDA=ON first (bash scripts/test.sh)"
+done
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/kit/bin" "$stage/kit/lib"
+
+for binary in "${binaries[@]}"; do
+  strip --strip-unneeded -o "$stage/kit/bin/$(basename "$binary")" "$build/$binary"
+done
+
+# Sort every library the binaries load (ldd lists the whole closure) into the three kinds.
+declare -A carried=()
+for binary in "${binaries[@]}"; do
+  while read -r name path; do
+    if [[ "$name" =~ $base_system || "$name" =~ $cuda_from_device ]]; then continue; fi
+    [[ "$name" =~ $carried_allowed ]] ||
+      fail "$binary loads $name ($path), which is neither carried, CUDA's nor the base system's; add it to carried_allowed only if it is small and portable"
+    [[ -f "$path" ]] || fail "$binary loads $name, which ldd could not resolve here"
+    carried[$name]=$path
+  done < <(ldd "$build/$binary" | awk '/=>/ {print $1, $3} !/=>/ {sub(/^.*\//, "", $1); print $1, ""}')
+done
+for name in "${!carried[@]}"; do
+  cp -L "${carried[$name]}" "$stage/kit/lib/$name"
+  strip --strip-unneeded "$stage/kit/lib/$name" 2>/dev/null || true
+done
+
+# The newest symbol versions anything in the kit asks for, against the oldest device image.
+newest_version() {  # $1: GLIBC or GLIBCXX
+  objdump -T "$stage"/kit/bin/* "$stage"/kit/lib/* 2>/dev/null | grep -o "$1_[0-9.]*" | sed "s/^$1_//" |
+    sort -V | tail -1
+}
+glibc=$(newest_version GLIBC)
+glibcxx=$(newest_version GLIBCXX)
+[[ $(printf '%s\n%s\n' "$glibc" "$max_glibc" | sort -V | tail -1) == "$max_glibc" ]] ||
+  fail "the kit needs GLIBC_$glibc; the device image has $max_glibc"
+[[ $(printf '%s\n%s\n' "$glibcxx" "$max_glibcxx" | sort -V | tail -1) == "$max_glibcxx" ]] ||
+  fail "the kit needs GLIBCXX_$glibcxx; the device image has $max_glibcxx"
+
+{
+  echo "pet GPU kit"
+  echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), from $build"
+  echo "needs at most GLIBC_$glibc, GLIBCXX_$glibcxx"
+  echo "from the device: libcublas, libcublasLt, libcudnn*, libnvrtc*, libcuda (driver)"
+  (cd "$stage/kit" && find bin lib -type f -printf '%p %s\n' | sort)
+} > "$stage/kit/MANIFEST"
+
+mkdir -p "$out"
+tar -C "$stage" -cf - kit | xz -6 -T0 > "$stage/kit.tar.xz"
+size=$(stat -c %s "$stage/kit.tar.xz")
+((size <= max_kit_bytes)) || fail "the kit is $((size / 1048576)) MiB compressed, over its $((max_kit_bytes / 1048576)) MiB limit"
+mv "$stage/kit.tar.xz" "$out/kit.tar.xz"
+cp "$stage/kit/MANIFEST" "$out/MANIFEST"
+echo "make-kit: $out/kit.tar.xz, $((size / 1024)) KiB: ${#binaries[@]} binaries, ${#carried[@]} carried libraries ($(printf '%s ' "${!carried[@]}" | xargs -n1 | sort | xargs)), GLIBC_$glibc, GLIBCXX_$glibcxx"

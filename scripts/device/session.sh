@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# One GPU check, in stages: each has its own time cap and writes its files before the next starts,
+# so a stage that fails or runs long costs only itself. Results go to $OUT (the device tool brings
+# back at most 8 files): summary.txt, session.log and results.tar.gz with every stage's files.
+#
+# There (from the repository root, after carrying .device):
+#   OUT=$OUT bash scripts/device/session.sh
+# Here, as a dry run (every stage says "no device" and still writes its files):
+#   OUT=/tmp/session bash scripts/device/session.sh [--kit .device/kit.tar.xz] [--stages a,b]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+kit_archive=.device/kit.tar.xz
+only_stages=""
+while (($#)); do
+  case "$1" in
+    --kit) kit_archive="$2"; shift 2 ;;
+    --stages) only_stages="$2"; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ -n "${OUT:-}" ]] || { echo "session: set OUT to the folder the results go to" >&2; exit 2; }
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+work=$(mktemp -d)
+results="$work/results"
+mkdir -p "$results"
+exec > >(tee -a "$OUT/session.log") 2>&1
+
+declare -a summary=()
+no_device=1
+kit="$work/kit"
+
+say() { echo "[$(date -u +%H:%M:%S)] $*"; }
+pack_results() { tar -C "$work" -czf "$OUT/results.tar.gz.part" results && mv "$OUT/results.tar.gz.part" "$OUT/results.tar.gz"; }
+write_summary() {
+  { echo "pet GPU session summary ($(date -u +%Y-%m-%dT%H:%M:%SZ))"; printf '%s\n' "${summary[@]}"; } > "$OUT/summary.txt"
+}
+
+# run_stage NAME CAP_SECONDS: runs stage_NAME under a time cap; its last line of $results/NAME.status
+# is its outcome (ok, failed, no device, unsupported here, ...); a stage cut by its cap says so.
+run_stage() {
+  local name=$1 cap=$2 started outcome
+  if [[ -n "$only_stages" && ",$only_stages," != *",$name,"* ]]; then return; fi
+  started=$(date +%s)
+  say "stage $name (cap ${cap}s)"
+  export -f "stage_$name" say
+  timeout --kill-after=10 "$cap" bash -c "stage_$name" > "$results/$name.log" 2>&1
+  local rc=$?
+  outcome=$(tail -n 1 "$results/$name.status" 2>/dev/null || echo "failed (no outcome written)")
+  ((rc == 124 || rc == 137)) && outcome="timed out after ${cap}s; ${outcome}"
+  ((rc != 0 && rc != 124 && rc != 137)) && [[ "$outcome" == ok* ]] && outcome="failed (exit $rc)"
+  summary+=("$(printf '%-12s %4ss  %s' "$name" "$(($(date +%s) - started))" "$outcome")")
+  say "stage $name: $outcome"
+  sed 's/^/  | /' "$results/$name.log" | tail -n 40
+  pack_results
+  write_summary
+}
+
+# ---- the stages; each writes $results/<stage>.* and its outcome as the last line of <stage>.status
+
+stage_kit() {
+  [[ -f "$KIT_ARCHIVE" ]] || { echo "failed: no kit at $KIT_ARCHIVE (bash scripts/device/make-kit.sh)" > "$RESULTS/kit.status"; exit 1; }
+  mkdir -p "$KIT_DIR" && tar -C "$(dirname "$KIT_DIR")" -xJf "$KIT_ARCHIVE" 2>/dev/null ||
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$KIT_ARCHIVE" "$(dirname "$KIT_DIR")"
+  cp "$KIT_DIR/MANIFEST" "$RESULTS/kit.manifest"
+  echo "ok: $(sed -n 2p "$KIT_DIR/MANIFEST")" > "$RESULTS/kit.status"
+}
+
+stage_environment() {
+  local file="$RESULTS/environment.txt"
+  {
+    echo "== machine"; uname -a; grep -m1 "model name" /proc/cpuinfo; nproc
+    echo "runtime: $(case "$(uname -r)" in *-fc-*) echo firecracker ;; 4.4.0*) echo gvisor ;; *) echo "other ($(uname -r))" ;; esac)"
+    echo "== GPU (clocks read, never set)"
+    if command -v nvidia-smi >/dev/null; then
+      nvidia-smi --query-gpu=name,uuid,driver_version,pstate,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,clocks.applications.graphics,power.draw,power.limit,temperature.gpu,memory.total,persistence_mode,compute_mode,ecc.mode.current --format=csv
+      nvidia-smi -q -d CLOCK,PERFORMANCE | sed -n '1,80p'
+    else
+      echo "nvidia-smi: not found"
+    fi
+    echo "== python3 and its CUDA wheels"
+    python3 --version
+    python3 -m pip list 2>/dev/null | grep -iE '^(torch|onnx|onnxruntime|cupy|nvidia-(cublas|cudnn|cuda-nvrtc|cuda-runtime)[a-z0-9-]*) ' || true
+    python3 -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda, "cuDNN", torch.backends.cudnn.version())' 2>&1 || true
+    echo "library folders: $LIBRARY_PATH_FOR_KIT"
+    echo "== pet-gpu devices (versions as loaded, with paths; self-test)"
+  } > "$file" 2>&1
+  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-gpu" devices >> "$file" 2>&1
+  local rc=$?
+  if grep -q "^no CUDA device" "$file"; then echo "no device" > "$RESULTS/environment.status"
+  elif ((rc == 0)); then echo "ok: $(grep -m1 '^GPU 0:' "$file"); $(grep -m1 '^CUDA runtime' "$file")" > "$RESULTS/environment.status"
+  else echo "failed: pet-gpu devices exited $rc" > "$RESULTS/environment.status"; fi
+}
+
+stage_ceilings() {
+  local file="$RESULTS/ceilings.txt"
+  [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/ceilings.status"; exit 0; }
+  command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv > "$RESULTS/ceilings.clocks-before.csv"
+  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-gpu" ceilings > "$file" 2>&1
+  local rc=$?
+  command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu --format=csv > "$RESULTS/ceilings.clocks-after.csv"
+  if ((rc == 0)); then echo "ok: $(grep -o '^[a-z0-9 ]*: [0-9.]* [A-Za-z/]*' "$file" | paste -sd ';' -)" > "$RESULTS/ceilings.status"
+  else echo "failed: pet-gpu ceilings exited $rc" > "$RESULTS/ceilings.status"; fi
+}
+
+stage_unit_tests() {
+  local passed=0 failed=0 skipped=0 broken=0 counts binary name
+  for binary in pet_kernels_tests pet_cuda_emit_tests pet_profiler_tests; do
+    name=${binary%_tests}
+    LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/$binary" --gtest_output="json:$RESULTS/gtest-$name.json" \
+      > "$RESULTS/gtest-$name.log" 2>&1
+    # passed, failed, skipped of this binary from its JSON; a binary that wrote none is broken.
+    counts=$(python3 -c 'import json, sys
+cases = [t for s in json.load(open(sys.argv[1]))["testsuites"] for t in s["testsuite"]]
+skipped = sum(1 for t in cases if t.get("result") == "SKIPPED")
+failed = sum(1 for t in cases if t.get("failures"))
+print(len(cases) - skipped - failed, failed, skipped)' "$RESULTS/gtest-$name.json" 2>/dev/null) || { broken=$((broken + 1)); continue; }
+    read -r p f k <<< "$counts"
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
+  done
+  counts="$passed passed, $failed failed, $skipped skipped, $broken binaries without results"
+  if ((failed || broken)); then echo "failed: $counts" > "$RESULTS/unit_tests.status"
+  elif [[ "$NO_DEVICE" == 1 ]]; then echo "no device: $counts (device tests skip)" > "$RESULTS/unit_tests.status"
+  else echo "ok: $counts" > "$RESULTS/unit_tests.status"; fi
+}
+
+stage_memcheck() {
+  local file="$RESULTS/memcheck.txt"
+  [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/memcheck.status"; exit 0; }
+  command -v compute-sanitizer >/dev/null || { echo "unsupported here: no compute-sanitizer" > "$RESULTS/memcheck.status"; exit 0; }
+  # The correction kernels run in pet_cuda_emit_tests (NVRTC-compiled, launched and compared with the CPU).
+  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
+    "$KIT_DIR/bin/pet_cuda_emit_tests" > "$file" 2>&1
+  local rc=$?
+  if grep -qiE "device not supported|unsupported device|not supported on this" "$file"; then
+    echo "unsupported here: $(grep -m1 -iE 'not supported' "$file")" > "$RESULTS/memcheck.status"
+  elif ((rc == 0)); then echo "ok: $(grep -m1 'ERROR SUMMARY' "$file")" > "$RESULTS/memcheck.status"
+  else echo "failed: exit $rc, $(grep -m1 'ERROR SUMMARY' "$file" || echo 'no error summary')" > "$RESULTS/memcheck.status"; fi
+}
+
+# ---- where the device's CUDA libraries are: torch's nvidia-* wheels, the driver, then the toolkit
+
+device_library_path() {
+  local folders=()
+  local site
+  site=$(python3 -c 'import nvidia, os; print("\n".join(nvidia.__path__))' 2>/dev/null) || site=""
+  if [[ -n "$site" ]]; then
+    while read -r folder; do folders+=("$folder"); done < <(find $site -name 'lib*.so*' -printf '%h\n' 2>/dev/null | sort -u)
+  fi
+  for folder in /usr/local/nvidia/lib64 /usr/local/cuda/lib64; do [[ -d "$folder" ]] && folders+=("$folder"); done
+  (IFS=:; echo "${folders[*]}")
+}
+
+export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results"
+say "pet GPU session, results in $OUT"
+run_stage kit 30
+export LIBRARY_PATH_FOR_KIT="$kit/lib:$(device_library_path)"
+if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$kit/bin/pet-gpu" devices 2>/dev/null | grep -q "^GPU 0:"; then no_device=0; fi
+export NO_DEVICE=$no_device
+run_stage environment 45
+run_stage ceilings 60
+run_stage unit_tests 90
+run_stage memcheck 120
+
+pack_results
+write_summary
+echo
+cat "$OUT/summary.txt"
+rm -rf "$work"

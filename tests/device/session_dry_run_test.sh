@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The GPU session script's dry run on a machine without a GPU: every stage runs, says "no device"
+# (the kit stage "ok"), and the three result files come back with every stage's files inside.
+#   bash tests/device/session_dry_run_test.sh KIT_ARCHIVE
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+kit=$1
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  echo "a GPU is visible here: the dry run is for machines without one"; exit 77
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+OUT="$out" bash scripts/device/session.sh --kit "$kit" > "$out.stdout" 2>&1 || { cat "$out.stdout"; echo "session.sh failed"; exit 1; }
+fail() { echo "FAILED: $*"; echo "--- summary.txt"; cat "$out/summary.txt" 2>/dev/null; exit 1; }
+
+for file in summary.txt session.log results.tar.gz; do [[ -s "$out/$file" ]] || fail "$file was not written"; done
+expect_stage() {  # stage, outcome prefix
+  grep -qE "^$1 +[0-9]+s +$2" "$out/summary.txt" || fail "stage $1 should say '$2'"
+}
+expect_stage kit "ok: commit"
+expect_stage environment "no device"
+expect_stage ceilings "no device"
+expect_stage unit_tests "no device: [0-9]+ passed, 0 failed, [0-9]+ skipped, 0 binaries without results"
+expect_stage memcheck "no device"
+tail -n 6 "$out/session.log" | grep -q "^pet GPU session summary" || fail "the summary is not printed last"
+
+listing=$(tar -tzf "$out/results.tar.gz")
+for file in kit.manifest environment.txt ceilings.txt memcheck.txt gtest-pet_kernels.json gtest-pet_cuda_emit.json \
+            gtest-pet_profiler.json; do
+  grep -qx "results/$file" <<< "$listing" || fail "results.tar.gz lacks $file"
+done
+tar -xzf "$out/results.tar.gz" -C "$out"
+grep -q "^no CUDA device: " "$out/results/environment.txt" || fail "environment.txt lacks pet-gpu's no-device line"
+grep -q "^loaded libraries:" "$out/results/environment.txt" || fail "environment.txt lacks the loaded libraries"
+echo "dry run: $(tail -n +2 "$out/summary.txt" | wc -l) stages, $(wc -l <<< "$listing") files"
+cat "$out/summary.txt"
