@@ -65,7 +65,7 @@ pet::OptimizeOptions fuzz_options(FuzzedDataProvider& bytes) {
                              pet::Mode::none};
   options.mode = modes[bytes.ConsumeIntegralInRange<size_t>(0, 4)];
   options.taso_search = bytes.ConsumeBool() ? "beam" : "alpha";
-  options.target = "h100";  // analytic: nothing is timed
+  options.target = TargetSpec::parse("h100");  // analytic: nothing is timed
   options.replay = true;
   options.rule_set = rule_sample();
   options.beam = 2;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/default_seed.h"
 #include "core/graph.h"
 #include "mutant/template.h"
 #include "verifier/examine.h"
@@ -25,7 +26,7 @@ struct GeneratorOptions {
   Equivalence equivalence = Equivalence::Both;
   // Partial mutants are worth correcting only when the wrong region is small; most candidates
   // are hopeless, so examine screens them first.
-  ExamineOptions examine = {.seed = 2026, .trials = 0, .target_bound_log2 = -100, .min_fraction_correct = 0.9,
+  ExamineOptions examine = {.seed = kDefaultSeed, .trials = 0, .target_bound_log2 = -100, .min_fraction_correct = 0.9,
                              .screen_first = true, .max_work = std::nullopt};
   std::vector<MutantTemplate> templates = default_templates();
   // The target's preferred channel multiples, which the pad-channels template pads up to (the

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/default_seed.h"
 #include "core/graph.h"
 #include "search/cost/cost_model.h"
 #include "search/program.h"
@@ -17,7 +18,7 @@ namespace pet::search {
 struct RankingOptions {
   int warmup = 2;
   int runs = 5;
-  uint64_t seed = 2026;
+  uint64_t seed = kDefaultSeed;
   // Seconds of timing the whole search may expect to spend (kExpectedTimings, each loading the model
   // and running it warmup + runs times at the cleaned input's predicted time); above it the beam
   // follows the cost model's predictions.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/default_seed.h"
 #include "core/graph.h"
 #include "search/cost/cost_model.h"
 
@@ -13,7 +14,7 @@ namespace pet {
 struct SelectionOptions {
   int runs = 10;    // timed rounds (each runs every candidate once, interleaved)
   int warmup = 2;   // untimed runs of each candidate first
-  uint64_t seed = 2026;
+  uint64_t seed = kDefaultSeed;
 };
 
 // One graph offered to the selection, with what the cost model predicted for it.

@@ -65,19 +65,9 @@ void check_options(const OptimizeOptions& options) {
   if (options.select_k < 1 || options.select_runs < 1)
     throw UserError(fmt::format("--select {} and --select-runs {} must be at least 1", options.select_k,
                                 options.select_runs));
-  if (options.runtime_threads < 0)
-    throw UserError(fmt::format("--threads {} must be at least 1", options.runtime_threads));
   if (options.mutation_rounds < 1 || options.top_k < 1)
     throw UserError(fmt::format("--mutation-rounds {} and --top-k {} must be at least 1", options.mutation_rounds,
                                 options.top_k));
-}
-
-std::string default_path(const std::string& given, const char* built_in) {
-  return given.empty() ? std::string(built_in) : given;
-}
-
-int resolved_runtime_threads(const OptimizeOptions& options) {
-  return options.runtime_threads > 0 ? options.runtime_threads : runtime::available_cores();
 }
 
 // The target recorded in a replayed DB for this target name and thread count: the one taken on
@@ -107,20 +97,25 @@ void TargetSetup::save_measurements() const {
   if (runtime && cost) cost->profile().save_merged(profile_db, loaded);
 }
 
+std::string profile_db_path(const OptimizeOptions& options) {
+  if (!options.profile_db.empty()) return options.profile_db;
+  return options.target.measured() ? default_measured_profile_db() : std::string(PET_DEFAULT_PROFILE_DB);
+}
+
 void open_target(const OptimizeOptions& options, TargetSetup& setup) {
-  if (!runtime::is_measured_target(options.target)) {
+  const TargetSpec& target = options.target;
+  setup.profile_db = profile_db_path(options);
+  if (!target.measured()) {
     if (options.remeasure)
       throw UserError(fmt::format("--remeasure: target {} is estimated, so nothing is timed; it applies to the "
-                                  "measured targets ort-cpu and openvino-cpu",
-                                  options.target));
-    setup.profile_db = default_path(options.profile_db, PET_DEFAULT_PROFILE_DB);
+                                  "measured targets {}",
+                                  target.name(), fmt::join(TargetSpec::measured_names(), " and ")));
     bool given = !options.profile_db.empty();
     cost::ProfileDb profile =
         (given || std::filesystem::exists(setup.profile_db)) ? cost::ProfileDb::load(setup.profile_db) : cost::ProfileDb{};
-    setup.cost.emplace(cost::load_device(options.target), std::move(profile));
+    setup.cost.emplace(cost::load_device(target.name()), std::move(profile));
     return;
   }
-  setup.profile_db = options.profile_db.empty() ? default_measured_profile_db() : options.profile_db;
   cost::ProfileDb db = load_measured_db(setup.profile_db, options.replay);  // read even to remeasure: fail early
   if (options.remeasure) {
     if (options.replay)
@@ -129,12 +124,13 @@ void open_target(const OptimizeOptions& options, TargetSetup& setup) {
   }
   setup.loaded = db;
   cost::Measurement measurement;
-  int threads = resolved_runtime_threads(options);
+  int threads = target.resolved_threads();
+  measurement.picks_correction_lowering = target.picks_correction_lowering_by_measurement();
   if (options.replay) {
-    measurement.target = replayed_target(db, setup.profile_db, options.target, threads);
+    measurement.target = replayed_target(db, setup.profile_db, target.name(), threads);
   } else {
-    setup.runtime = runtime::open_runtime(options.target);
-    measurement.target = {options.target, true, threads, setup.runtime->version(), runtime::cpu_model()};
+    setup.runtime = target.open_runtime();
+    measurement.target = {target.name(), true, threads, setup.runtime->version(), runtime::cpu_model()};
     measurement.runtime = setup.runtime.get();
   }
   measurement.timing.threads = threads;
@@ -203,7 +199,7 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   std::optional<search::RuleMatcher> matcher;
   search::MoveKinds kinds = moves_of(options.mode);
   if (kinds.rules) {
-    if (!options.rule_set) rules.emplace(search::RuleSet::load(default_path(options.rules_dir, PET_DEFAULT_RULES_DIR)));
+    if (!options.rule_set) rules.emplace(search::RuleSet::load(options.rules_dir.empty() ? std::string(PET_DEFAULT_RULES_DIR) : options.rules_dir));
     matcher.emplace(options.rule_set ? *options.rule_set : *rules);
   }
   search::SearchSpaceOptions space_options;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/default_seed.h"
 #include "core/graph.h"
 #include "corrector/correct.h"
 #include "search/cleanup.h"
@@ -19,6 +20,7 @@
 #include "search/measured_selection.h"
 #include "search/vocabulary.h"
 #include "kernels/runtime/runtime.h"
+#include "kernels/runtime/target_spec.h"
 #include "verifier/differential.h"
 
 namespace pet {
@@ -42,8 +44,7 @@ struct OptimizeOptions {
   int top_k = 4;                     // mutants kept per subprogram and round, by cost
   int threads = 0;                   // generating mutants and scoring candidates (0: all cores, or one on a
                                      // measured target that is timing); no effect on results
-  std::string target = "ort-cpu";    // ort-cpu, openvino-cpu (measured) or h100, a100, v100, a spec file
-  int runtime_threads = 0;           // the runtime's threads the model is optimized for (0: all cores)
+  TargetSpec target;                 // ort-cpu on all cores unless given (TargetSpec::parse)
   std::string profile_db;            // measured costs (JSON); empty: the per-user cache for a measured
                                      // target, the repository's DB for a GPU spec
   bool replay = false;               // read the profile DB only: nothing is timed, the output is reproducible
@@ -62,7 +63,7 @@ struct OptimizeOptions {
   // Template placements the generator may try per subprogram and round (unset: no limit; the
   // fuzzer bounds each execution with it).
   std::optional<int64_t> mutant_placements;
-  uint64_t seed = 2026;              // seeds every random draw, including the differential check
+  uint64_t seed = kDefaultSeed;              // seeds every random draw, including the differential check
   Tolerance tolerance;
   // The original's outputs per draw, shared with the caller's later checks (none: computed here).
   ReferenceOutputs* reference_outputs = nullptr;
@@ -189,6 +190,10 @@ struct OptimizeResult {
 // The per-user profile DB of measured targets: $PET_PROFILE_DB, else $XDG_CACHE_HOME/pet or
 // ~/.cache/pet, profile-db.json.
 std::string default_measured_profile_db();
+
+// The profile DB `options` use, resolved here alone: the file given, else the per-user DB for a
+// measured target, the repository's DB for a device.
+std::string profile_db_path(const OptimizeOptions& options);
 
 // The target `options` name, opened as optimize() opens it: for a measured target its runtime
 // (null when replaying) and a cost model over the profile DB, which the caller saves with

@@ -23,28 +23,13 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/emit_kernels.h"
-#include "tools/help_text.h"
+#include "tools/opt_flags.h"
+#include "tools/opt_request.h"
 #include "tools/model_format.h"
 #include "tools/written_check.h"
 
 namespace pet {
 namespace {
-
-struct OptRequest {
-  std::string model;
-  std::string output;
-  std::string report;
-  std::vector<std::string> data_files;  // the model's external data files (model_data_files), read once
-  ImportOptions import;
-  OptimizeOptions optimize;
-  bool report_times = false;  // wall-clock times make the report differ from run to run
-  std::vector<std::string> passes;  // --passes: run only these, in order (no search, no report)
-  bool emit_ir = false;             // --emit-ir: write textual IR whatever the output's name
-  bool portable = false;            // --portable: standard ONNX ops only, even for openvino-cpu
-  std::string emit_kernels;         // --emit-kernels DIR: the corrections as CUDA sources (GPU targets)
-
-  bool writes_ir() const { return emit_ir || is_textual_ir_path(output); }
-};
 
 std::string replace_extension(const std::string& path, const std::string& suffix) {
   std::filesystem::path p(path);
@@ -58,58 +43,16 @@ OptRequest parse_request(const CliArgs& args) {
     throw UserError(fmt::format("expected one model file, got {}; see pet-opt --help", args.positionals().size()));
   OptRequest request;
   request.model = args.positionals()[0];
-  request.emit_ir = args.has("--emit-ir");
-  request.portable = args.has("--portable");
-  if (auto passes = args.last("--passes")) request.passes = parse_pass_list(*passes);
-  std::string default_output = replace_extension(request.model, request.emit_ir ? ".opt.pet" : ".opt.onnx");
-  request.output = args.last("--output").value_or(args.last("-o").value_or(default_output));
-  request.report = args.last("--report").value_or(replace_extension(request.output, ".json"));
-  for (const std::string& text : args.all("--input-shape")) {
-    auto [name, shape] = parse_input_shape(text);
-    request.import.input_shapes[name] = shape;
-  }
-  OptimizeOptions& optimize = request.optimize;  // its defaults are the flags' defaults
-  optimize.beam = static_cast<int>(args.integer("--beam", optimize.beam, 1, 1024));
-  if (auto mode = args.last("--mode")) optimize.mode = parse_mode(*mode);
-  optimize.seed = static_cast<uint64_t>(args.integer("--seed", static_cast<int64_t>(optimize.seed), 0, INT64_MAX));
-  optimize.target = args.last("--target").value_or(optimize.target);
-  optimize.runtime_threads = static_cast<int>(args.integer("--threads", optimize.runtime_threads, 1, 1024));
-  optimize.replay = args.has("--replay");
-  optimize.remeasure = args.has("--remeasure");
-  optimize.select_k = static_cast<int>(args.integer("--select", optimize.select_k, 1, 64));
-  optimize.select_runs = static_cast<int>(args.integer("--select-runs", optimize.select_runs, 1, 10000));
-  optimize.measured_search_s = args.number("--measured-search", optimize.measured_search_s);
-  if (!(optimize.measured_search_s >= 0))
-    throw UserError(fmt::format("--measured-search {} must be 0 (off) or a number of seconds", optimize.measured_search_s));
-  if (auto calibration = args.last("--calibration")) {
-    if (*calibration != "in-context" && *calibration != "standalone")
-      throw UserError(fmt::format("--calibration '{}' is not one of in-context, standalone", *calibration));
-    optimize.in_context_calibration = *calibration == "in-context";
-  }
-  optimize.profile_db = args.last("--profile-db").value_or(optimize.profile_db);
-  optimize.rules_dir = args.last("--rules").value_or(optimize.rules_dir);
-  optimize.taso_search = args.last("--taso-search").value_or(optimize.taso_search);
-  optimize.alpha = args.number("--alpha", optimize.alpha);
-  optimize.time_limit_s = args.number("--time-limit", optimize.time_limit_s);
-  optimize.max_expansions = args.integer("--max-expansions", optimize.max_expansions, 1, INT64_MAX);
-  optimize.max_candidates = args.integer("--max-candidates", optimize.max_candidates, 1, INT64_MAX);
-  optimize.mutant_work = args.integer("--mutant-work", optimize.mutant_work, 1, INT64_MAX);
-  optimize.search_work = args.integer("--search-work", optimize.search_work, 1, INT64_MAX);
-  optimize.scored_per_expansion =
-      static_cast<int>(args.integer("--scored-per-expansion", optimize.scored_per_expansion, 0, 1 << 20));
-  optimize.stage_size = static_cast<int>(args.integer("--stage-size", optimize.stage_size, 0, 64));
-  optimize.mutation_rounds = static_cast<int>(args.integer("--mutation-rounds", optimize.mutation_rounds, 1, 16));
-  optimize.top_k = static_cast<int>(args.integer("--top-k", optimize.top_k, 1, 1024));
-  optimize.threads = static_cast<int>(args.integer("--jobs", optimize.threads, 1, 1024));
-  request.report_times = args.has("--report-times");
-  request.emit_kernels = args.last("--emit-kernels").value_or("");
-  if (!request.emit_kernels.empty() && runtime::is_measured_target(optimize.target))
+  for (const OptFlag& flag : opt_flags()) flag.apply(args, request);
+  if (request.output.empty())
+    request.output = replace_extension(request.model, request.emit_ir ? ".opt.pet" : ".opt.onnx");
+  if (request.report.empty()) request.report = replace_extension(request.output, ".json");
+  const TargetSpec& target = request.optimize.target;
+  if (!request.emit_kernels.empty() && !target.emits_cuda_kernels())
     throw UserError(fmt::format("--emit-kernels writes CUDA kernels for a GPU target (--target h100, a100, v100 or a "
                                 "spec file); on {} the corrections run inside the written model ({}), so drop "
                                 "--emit-kernels or choose a GPU target",
-                                optimize.target,
-                                optimize.target == "ort-cpu" ? "as the standard ops ONNX Runtime runs fastest"
-                                                             : "as pet's OpenVINO extension op, or standard ops with --portable"));
+                                target.name(), target.correction_form()));
   // Read after every flag is checked, so a bad flag is reported before anything about the file.
   if (!is_textual_ir_path(request.model)) request.data_files = model_data_files(request.model);
   return request;
@@ -120,10 +63,8 @@ OptRequest parse_request(const CliArgs& args) {
 void guard_request_paths(const OptRequest& request) {
   std::vector<GuardedPath> inputs = {{request.model, "the input model"}};
   for (const std::string& file : request.data_files) inputs.push_back({file, "the model's external data"});
-  if (!request.optimize.profile_db.empty())
-    inputs.push_back({request.optimize.profile_db, "the profile DB (--profile-db)"});
-  else if (runtime::is_measured_target(request.optimize.target))
-    inputs.push_back({default_measured_profile_db(), "the profile DB"});
+  inputs.push_back({profile_db_path(request.optimize),
+                    request.optimize.profile_db.empty() ? "the profile DB" : "the profile DB (--profile-db)"});
   std::vector<GuardedPath> outputs = {{request.output, "the output (-o)"}, {request.report, "the report (--report)"}};
   if (!request.emit_kernels.empty()) prepare_output_folder(request.emit_kernels, "--emit-kernels");
   if (!request.emit_kernels.empty())
@@ -214,7 +155,7 @@ std::string measured_summary(const OptimizeResult& result) {
 // For openvino-cpu, pet's fused correction is written as its extension op (one kernel in OpenVINO
 // with libpet_openvino_extension.so) unless --portable asks for standard ops only.
 ExportOptions written_form(const OptRequest& request) {
-  bool extension = request.optimize.target == "openvino-cpu" && !request.portable &&
+  bool extension = request.optimize.target.runs_correction_extension_op() && !request.portable &&
                    !runtime::default_openvino_extension().empty();
   return {.extension_ops = extension};
 }
@@ -278,10 +219,8 @@ WrittenCheckOptions written_check_options(const OptRequest& request, const Optim
   options.reference_outputs = request.optimize.reference_outputs;
   options.seed = request.optimize.seed;
   options.tolerance = request.optimize.tolerance;
-  if (runtime::is_measured_target(request.optimize.target)) {
-    options.runtime_target = request.optimize.target;
-    options.runtime_threads = result.target.target.threads;
-  }
+  if (request.optimize.target.measured())
+    options.runtime_target = TargetSpec::parse(request.optimize.target.name(), result.target.target.threads);
   return options;
 }
 
@@ -385,13 +324,9 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
 
 int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return run_guarded("pet-opt", err, [&] {
-    CliArgs parsed("pet-opt", args, {"--output", "-o", "--report", "--beam", "--mode", "--input-shape", "--seed", "--target", "--threads", "--profile-db", "--select", "--select-runs", "--calibration", "--measured-search",
-                    "--rules", "--taso-search", "--alpha", "--time-limit", "--max-expansions", "--max-candidates",
-                    "--mutant-work", "--search-work", "--scored-per-expansion", "--stage-size", "--mutation-rounds",
-                    "--top-k", "--jobs", "--passes", "--emit-kernels"},
-                   {"--help", "-h", "--report-times", "--replay", "--remeasure", "--emit-ir", "--portable"});
+    CliArgs parsed = parse_opt_args(args);
     if (parsed.has("--help") || parsed.has("-h")) {
-      out << kPetOptHelp;
+      out << pet_opt_help();
       return 0;
     }
     return optimize_model(parsed, out, err);

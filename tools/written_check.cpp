@@ -17,11 +17,11 @@ namespace {
 // The runtime's outputs on one draw against pet's executor on the original graph.
 RuntimeCheck run_in_runtime(const Graph& original, const std::string& bytes, const WrittenCheckOptions& options) {
   RuntimeCheck check;
-  check.target = options.runtime_target;
+  check.target = options.runtime_target->name();
   check.seed = options.seed;
   std::unique_ptr<runtime::Runtime> runtime;
   try {
-    runtime = runtime::open_runtime(options.runtime_target);
+    runtime = options.runtime_target->open_runtime();
   } catch (const UserError& error) {
     check.unavailable = error.what();
     return check;
@@ -36,7 +36,7 @@ RuntimeCheck run_in_runtime(const Graph& original, const std::string& bytes, con
       options.reference_outputs ? options.reference_outputs->on(options.seed, 1, inputs) : computed;
   std::vector<Tensor> actual;
   try {
-    actual = runtime->run_model(bytes, inputs, std::max(1, options.runtime_threads));
+    actual = runtime->run_model(bytes, inputs, options.runtime_target->resolved_threads());
   } catch (const UserError& error) {  // the model pet wrote: pet's fault, not the user's
     check.rejected = error.what();
     check.passed = false;
@@ -107,7 +107,7 @@ WrittenCheck check_written_model(const Graph& original, const std::string& path,
     return check;
   }
   compare_draws(original, written, options, check);
-  if (check.passed && !options.runtime_target.empty()) {
+  if (check.passed && options.runtime_target) {
     check.runtime = run_in_runtime(original, bytes, options);
     check.passed = check.runtime->passed;
   }

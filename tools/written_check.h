@@ -9,17 +9,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/default_seed.h"
 #include "core/graph.h"
+#include "kernels/runtime/target_spec.h"
 #include "verifier/differential.h"
 
 namespace pet {
 
 struct WrittenCheckOptions {
-  uint64_t seed = 2026;        // draws use seed, seed + 1, ...
+  uint64_t seed = kDefaultSeed;        // draws use seed, seed + 1, ...
   int draws = 3;
   Tolerance tolerance;
-  std::string runtime_target;  // a measured target ("ort-cpu", "openvino-cpu") or empty: no runtime run
-  int runtime_threads = 1;
+  std::optional<TargetSpec> runtime_target;  // a measured target with its threads, or none: no runtime run
   ReferenceOutputs* reference_outputs = nullptr;  // the original's outputs per draw, kept between checks
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/default_seed.h"
 #include "core/box_grid.h"
 #include "core/graph.h"
 
@@ -32,7 +33,7 @@ struct Verdict {
 };
 
 struct ExamineOptions {
-  uint64_t seed = 2026;
+  uint64_t seed = kDefaultSeed;
   int trials = 0;                     // 0: as few as give a bound below 2^target_bound_log2
   double target_bound_log2 = -100;
   double min_fraction_correct = 0.5;  // below this a candidate is Rejected, not Partial

@@ -1,4 +1,4 @@
-// The measured targets by name, and the machine facts a measurement is keyed by.
+// The refusal policy of timing, and the machine facts a measurement is keyed by.
 #include "kernels/runtime/runtime.h"
 
 #include <sched.h>
@@ -12,24 +12,8 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "kernels/runtime/openvino_runtime.h"
-#include "kernels/runtime/ort_runtime.h"
 
 namespace pet::runtime {
-
-std::vector<std::string> measured_targets() { return {"ort-cpu", "openvino-cpu"}; }
-
-bool is_measured_target(const std::string& target) {
-  std::vector<std::string> known = measured_targets();
-  return std::find(known.begin(), known.end(), target) != known.end();
-}
-
-std::unique_ptr<Runtime> open_runtime(const std::string& target) {
-  if (target == "ort-cpu") return open_ort_runtime();
-  if (target == "openvino-cpu") return open_openvino_runtime();
-  throw UserError(fmt::format("'{}' is not a measured target; the measured targets are {}", target,
-                              fmt::join(measured_targets(), ", ")));
-}
 
 std::string default_openvino_extension() {
   if (const char* given = std::getenv("PET_OPENVINO_EXTENSION")) return given;

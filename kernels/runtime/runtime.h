@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/default_seed.h"
 #include "core/error.h"
 #include "core/onnx_export.h"
 #include "core/tensor.h"
@@ -29,7 +30,7 @@ struct TimingOptions {
   int warmup = 3;         // untimed runs of each model before the timed rounds
   int runs = 10;          // timed rounds; round r runs every model once, in order (interleaved)
   bool per_node = false;  // also collect the runtime's own profiler's per-node times
-  uint64_t seed = 2026;   // random inputs: floats uniform in [-1, 1), integers 0, booleans true
+  uint64_t seed = kDefaultSeed;   // random inputs: floats uniform in [-1, 1), integers 0, booleans true
 };
 
 // One node as the runtime ran it (after its own graph rewrites and fusions).
@@ -75,13 +76,6 @@ class Runtime {
 std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::string>& models,
                                   const TimingOptions& options, std::vector<std::string>& refused);
 
-// The measured targets pet knows, in a stable order: {"ort-cpu", "openvino-cpu"}.
-std::vector<std::string> measured_targets();
-// Whether `target` names a measured target (the analytic GPU specs do not).
-bool is_measured_target(const std::string& target);
-// Opens the runtime behind a measured target. UserError when it is unavailable here, saying what
-// is missing and how to install it (scripts/install-deps.sh).
-std::unique_ptr<Runtime> open_runtime(const std::string& target);
 // pet's OpenVINO extension library (kernels/openvino_extension/): $PET_OPENVINO_EXTENSION when set
 // (empty: none), else the one built with pet when it exists, else empty.
 std::string default_openvino_extension();

@@ -44,7 +44,7 @@ std::vector<std::pair<ops::PatchLowering, double>> cost_by_lowering(const Graph&
 }
 
 bool picks_correction_lowerings(const CostModel& cost) {
-  return cost.measurement() && cost.measurement()->target.name == "ort-cpu";
+  return cost.measurement() && cost.measurement()->picks_correction_lowering;
 }
 
 int pick_correction_lowerings(Graph& graph, const CostModel& cost) {

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/default_seed.h"
 #include "core/graph.h"
 #include "kernels/runtime/runtime.h"
 #include "search/cost/in_context.h"
@@ -151,7 +152,10 @@ struct CostSources {
 struct Measurement {
   Target target;
   runtime::Runtime* runtime = nullptr;
-  runtime::TimingOptions timing{.threads = 1, .warmup = 2, .runs = 7, .per_node = true, .seed = 2026};
+  runtime::TimingOptions timing{.threads = 1, .warmup = 2, .runs = 7, .per_node = true, .seed = kDefaultSeed};
+  // The target writes each correction as the standard-op lowering it runs fastest
+  // (TargetSpec::picks_correction_lowering_by_measurement).
+  bool picks_correction_lowering = false;
 };
 
 class CostModel {

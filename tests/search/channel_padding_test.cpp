@@ -121,6 +121,7 @@ TEST(ChannelPadding, AMeasuredTargetsSearchOffersItAsAnExactMove) {
   // A replayed, empty DB: nothing is timed (the costs are the CPU fallback's estimates).
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
+  measurement.picks_correction_lowering = true;
   cost::CostModel cost(cost::load_cpu_fallback(), {}, measurement);
   search::SearchSpace space(cost, nullptr, {});
   Graph graph = parse_graph(kOddChannels);

@@ -24,7 +24,9 @@ const char* kCorrected = R"(graph "corrected" opset 13 {
 }
 )";
 
-cost::Measurement ort_replay() { return {.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"}}; }
+cost::Measurement ort_replay() {
+  return {.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"}, .picks_correction_lowering = true};
+}
 
 // The correction's kernel group key with each lowering.
 std::map<ops::PatchLowering, std::string> keys_by_lowering() {

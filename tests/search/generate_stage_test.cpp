@@ -110,7 +110,7 @@ TEST(GenerateStage, AWorkBudgetCapsEverySubprogramAtTheSameMutant) {
 
 TEST(GenerateStage, ThePipelineReportsItAndDumpsItsMutantsUnderPetDebug) {
   OptimizeOptions options;
-  options.target = "h100";
+  options.target = TargetSpec::parse("h100");
   options.beam = 2;
   options.mutation_rounds = 1;
   options.top_k = 2;
@@ -138,7 +138,7 @@ TEST(GenerateStage, ThePipelineReportsItAndDumpsItsMutantsUnderPetDebug) {
 
 TEST(GenerateStage, ModeNoneGeneratesNothing) {
   OptimizeOptions options;
-  options.target = "h100";
+  options.target = TargetSpec::parse("h100");
   options.mode = Mode::none;
   OptimizeResult result = optimize(parse_graph(kBatchedConv), options);
   EXPECT_EQ(report_object(result, false)["generation"].dump(),

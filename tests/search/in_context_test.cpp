@@ -147,6 +147,7 @@ TEST(InContext, AReplayedRunScalesEveryGroupOfTheGraph) {
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
+  measurement.picks_correction_lowering = true;
   std::string device = measurement.target.db_device();
   cost::ProfileDb db;
   auto add = [&](const std::string& key, double microseconds) {
@@ -198,6 +199,7 @@ TEST(InContext, AMeasuredRunIsKeptAsADbThatLoadsAgainAndRefitsTheSameScales) {
   NamingRuntime runtime;
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
+  measurement.picks_correction_lowering = true;
   measurement.runtime = &runtime;
   cost::CostModel measured(cost::load_cpu_fallback(), {}, measurement);
   cost::ContextScales scales = measured.calibrate_in_context(graph);

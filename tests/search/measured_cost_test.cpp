@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/text_ir.h"
+#include "kernels/runtime/ort_runtime.h"
 #include "kernels/runtime/runtime.h"
 #include "search/cost/cost_model.h"
 #include "search/cost/kernel_groups.h"
@@ -145,9 +146,10 @@ TEST(KernelGroups, AGroupModelReadsOutsideValuesAsInputsAndWritesWhatOthersRead)
 std::filesystem::path db_path(const std::string& name) { return private_temp_dir() / name; }
 
 TEST(MeasuredCost, OrtTimesEachKernelGroupOnceRecordsItAndReplaysTheSameCost) {
-  std::unique_ptr<runtime::Runtime> ort = runtime::open_runtime("ort-cpu");
+  std::unique_ptr<runtime::Runtime> ort = runtime::open_ort_runtime();
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, ort->version(), runtime::cpu_model()};
+  measurement.picks_correction_lowering = true;
   measurement.runtime = ort.get();
   measurement.timing.runs = 3;
   cost::CostModel measured(cost::load_cpu_fallback(), {}, measurement);
@@ -195,6 +197,7 @@ TEST(MeasuredCost, ReordersArePaidOnlyWhereABlockedRegionMeetsAPlainLayout) {
   ASSERT_EQ(groups[0].key, groups[1].key) << "the two convs are one kernel";
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
+  measurement.picks_correction_lowering = true;
   cost::ProfileDb db;
   auto add = [&](const std::string& key, double microseconds) {
     db.add({key, measurement.target.db_device(), microseconds, "test", "onnxruntime 0.0.0", "2026-11-24"});
@@ -211,6 +214,7 @@ TEST(MeasuredCost, ReordersArePaidOnlyWhereABlockedRegionMeetsAPlainLayout) {
 TEST(MeasuredCost, AReplayedDbWithoutAGroupEstimatesItAndSaysSo) {
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
+  measurement.picks_correction_lowering = true;
   cost::CostModel replayed(cost::load_cpu_fallback(), {}, measurement);
   EXPECT_GT(replayed.graph_cost(parse_graph(kResidualBlock)), 0);
   EXPECT_EQ(replayed.sources().estimated, 2);

@@ -24,7 +24,8 @@ struct Timed {
 class Selecting : public ::testing::Test {
  protected:
   Graph input = unary("Relu"), cleaned = unary("Neg"), program = unary("Abs");
-  cost::Measurement measurement{.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"}};
+  cost::Measurement measurement{.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"},
+                                .picks_correction_lowering = true};
 
   Selection select(Timed in, Timed clean, Timed prog) {
     cost::ProfileDb db;

@@ -4,6 +4,7 @@
 
 #include "core/text_ir.h"
 #include "kernels/runtime/cpu_peak.h"
+#include "kernels/runtime/ort_runtime.h"
 #include "kernels/runtime/runtime.h"
 #include "search/cost/cost_model.h"
 #include "search/cost/physical_floor.h"
@@ -38,9 +39,10 @@ TEST(PhysicalFloor, TheFloat32PeakIsPositiveWhereTheCpuHasVectorFmaAndBf16IsChos
 }
 
 TEST(PhysicalFloor, ThePeakIsMeasuredOnceRecordedInTheDbAndReplayedAsRecorded) {
-  std::unique_ptr<runtime::Runtime> ort = runtime::open_runtime("ort-cpu");
+  std::unique_ptr<runtime::Runtime> ort = runtime::open_ort_runtime();
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, ort->version(), runtime::cpu_model()};
+  measurement.picks_correction_lowering = true;
   measurement.runtime = ort.get();
   cost::CostModel measured(cost::load_cpu_fallback(), {}, measurement);
   std::optional<cost::PeakRate> first = cost::peak_rate(measured);
@@ -60,9 +62,10 @@ TEST(PhysicalFloor, ThePeakIsMeasuredOnceRecordedInTheDbAndReplayedAsRecorded) {
 // A peak recorded under load reads low: a measuring run replaces it with its own larger reading,
 // and keeps a recorded peak its reading does not beat.
 TEST(PhysicalFloor, AMeasuringRunKeepsTheLargerOfTheRecordedPeakAndItsOwnReading) {
-  std::unique_ptr<runtime::Runtime> ort = runtime::open_runtime("ort-cpu");
+  std::unique_ptr<runtime::Runtime> ort = runtime::open_ort_runtime();
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, ort->version(), runtime::cpu_model()};
+  measurement.picks_correction_lowering = true;
   measurement.runtime = ort.get();
   auto recorded_at = [&](double gflops) {
     cost::ProfileDb db;
@@ -89,6 +92,7 @@ TEST(PhysicalFloor, AMeasuringRunKeepsTheLargerOfTheRecordedPeakAndItsOwnReading
 TEST(PhysicalFloor, AnEmptyReplayOrAnAnalyticTargetHasNoFloor) {
   cost::Measurement measurement;
   measurement.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
+  measurement.picks_correction_lowering = true;
   EXPECT_FALSE(cost::peak_rate(cost::CostModel(cost::load_cpu_fallback(), {}, measurement)));
   EXPECT_FALSE(cost::peak_rate(cost::CostModel(cost::load_cpu_fallback())));
 }

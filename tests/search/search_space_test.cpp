@@ -72,7 +72,7 @@ TEST(SearchSpace, BiasedConvsAreMutatedWithoutTheirBiasAndGetItBack) {
 TEST(SearchSpace, NeqOnlyModeBuildsOnlyCorrectedPartialMoves) {
   OptimizeOptions options;
   options.mode = Mode::pet_neq_only;
-  options.target = "h100";
+  options.target = TargetSpec::parse("h100");
   options.beam = 2;
   options.mutation_rounds = 1;
   OptimizeResult result = optimize(parse_graph(kBatchedConv), options);

@@ -65,7 +65,7 @@ const char* kInceptionBranches = R"(graph "inception" opset 13 {
 OptimizeOptions quick(Mode mode) {
   OptimizeOptions options;
   options.mode = mode;
-  options.target = "h100";  // the search's logic, under the analytic model: nothing is timed
+  options.target = TargetSpec::parse("h100");  // the search's logic, under the analytic model: nothing is timed
   options.beam = 4;
   options.time_limit_s = 120;
   options.mutation_rounds = 1;

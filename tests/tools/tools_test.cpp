@@ -19,6 +19,7 @@
 #include "tests/error/onnx_model_builder.h"
 #include "tools/commands.h"
 #include "tools/help_text.h"
+#include "tools/opt_flags.h"
 #include "tools/written_check.h"
 
 namespace pet::testing {
@@ -146,7 +147,7 @@ TEST(WrittenCheck, ARuntimeRefusingTheWrittenBytesFailsTheCheck) {
   std::string path = relu_model_file("wc_refused.onnx", "Relu");
   Graph original = import_onnx(path);
   WrittenCheckOptions options;
-  options.runtime_target = "ort-cpu";
+  options.runtime_target = TargetSpec::parse("ort-cpu", 1);
   WrittenCheck check = check_written_model(original, path, "not a model", options);
   EXPECT_FALSE(check.passed);
   ASSERT_TRUE(check.runtime);
@@ -158,7 +159,7 @@ TEST(WrittenCheck, AnUnavailableRuntimeIsSkippedAndSaysWhy) {
   std::string path = relu_model_file("wc_no_runtime.onnx", "Relu");
   Graph original = import_onnx(path);
   WrittenCheckOptions options;
-  options.runtime_target = "ort-cpu";
+  options.runtime_target = TargetSpec::parse("ort-cpu", 1);
   const char* old = std::getenv("PET_PYTHON");
   std::string saved = old ? old : "";
   setenv("PET_PYTHON", "/nonexistent/python3", 1);
@@ -178,7 +179,7 @@ TEST(WrittenCheck, AMeasuredTargetRunsTheWrittenFileInItsRuntime) {
   std::string path = relu_model_file("wc_runtime.onnx", "Relu");
   Graph original = import_onnx(path);
   WrittenCheckOptions options;
-  options.runtime_target = "ort-cpu";
+  options.runtime_target = TargetSpec::parse("ort-cpu", 1);
   WrittenCheck check = check_written_model(original, path, file_bytes(path), options);
   EXPECT_TRUE(check.passed);
   ASSERT_TRUE(check.runtime);
@@ -412,25 +413,67 @@ std::string readme() {
 
 TEST(Docs, ReadmeQuotesTheHelpTextsVerbatim) {
   std::string text = readme();
-  EXPECT_NE(text.find(kPetOptHelp), std::string::npos) << "README.md must contain pet-opt --help verbatim";
+  EXPECT_NE(text.find(pet_opt_help()), std::string::npos) << "README.md must contain pet-opt --help verbatim";
   EXPECT_NE(text.find(kPetRunHelp), std::string::npos) << "README.md must contain pet-run --help verbatim";
 }
 
 TEST(Docs, PetOptHelpStatesThePipelinesDefaults) {
   // The flags take their defaults from OptimizeOptions; the help text writes them out.
   const OptimizeOptions defaults;
-  std::string help = kPetOptHelp;
+  std::string help = pet_opt_help();
   for (const std::string& stated :
        {fmt::format("(default {})", defaults.beam), fmt::format("(default {};", defaults.time_limit_s),
         fmt::format("(default {})", defaults.max_expansions), fmt::format("(default {})", defaults.max_candidates),
         fmt::format("(default {})", defaults.mutant_work), fmt::format("(default {})", defaults.search_work),
         fmt::format("(default {})", defaults.scored_per_expansion), fmt::format("(default {},", defaults.stage_size),
         fmt::format("(default {})", defaults.mutation_rounds),
-        fmt::format("(default {})", defaults.top_k), fmt::format("(default {})", defaults.target), fmt::format("(default {})", defaults.select_k),
+        fmt::format("(default {})", defaults.top_k), fmt::format("(default {})", defaults.target.name()), fmt::format("(default {})", defaults.select_k),
         fmt::format("(default {})", defaults.select_runs), fmt::format("(default {})", defaults.measured_search_s),
         fmt::format("(default {})", defaults.seed), fmt::format("(default {})", defaults.taso_search),
         fmt::format("best ({})", defaults.alpha)})
     EXPECT_NE(help.find(stated), std::string::npos) << stated;
+}
+
+// The flag table is the one declaration: --help prints it, the parser accepts exactly its flags,
+// and `pet-opt --help` is what the table builds.
+TEST(OptFlags, HelpListsEveryFlagOfTheTableInItsOrder) {
+  std::string help = pet_opt_help();
+  size_t at = 0;
+  for (const OptFlag& flag : opt_flags()) {
+    std::string spelled = "  " + (flag.alias.empty() ? flag.name : flag.alias + ", " + flag.name);
+    size_t found = help.find(spelled, at);
+    ASSERT_NE(found, std::string::npos) << flag.name << " is missing from --help, or out of the table's order";
+    at = found;
+  }
+}
+
+TEST(OptFlags, TheParserAcceptsEveryFlagOfTheTableAndNothingElse) {
+  for (const OptFlag& flag : opt_flags()) {
+    std::vector<std::string> args = {flag.name};
+    if (!flag.value.empty()) args.push_back("1");
+    EXPECT_NO_THROW(parse_opt_args(args)) << flag.name;
+    if (!flag.alias.empty()) {
+      EXPECT_TRUE(parse_opt_args({flag.alias, flag.value.empty() ? "m.onnx" : "1"}).has(flag.alias));
+    }
+  }
+  std::ostringstream out, err;
+  EXPECT_EQ(pet_opt_main({"--beams", "4", "m.onnx"}, out, err), 2);
+  EXPECT_NE(err.str().find("--beams"), std::string::npos) << err.str();
+}
+
+TEST(OptFlags, PetOptHelpPrintsTheTablesHelp) {
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_opt_main({"--help"}, out, err), 0) << err.str();
+  EXPECT_EQ(out.str(), pet_opt_help());
+}
+
+TEST(OptFlags, EveryDefaultTheHelpStatesIsReadFromTheOptions) {
+  for (const OptFlag& flag : opt_flags())
+    for (const std::string& line : flag.help)
+      if (line.find("{default}") != std::string::npos) {
+        EXPECT_TRUE(static_cast<bool>(flag.default_text)) << flag.name << " states a default it does not read";
+      }
+  EXPECT_EQ(pet_opt_help().find("{default}"), std::string::npos);
 }
 
 }  // namespace

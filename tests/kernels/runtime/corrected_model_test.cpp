@@ -16,6 +16,7 @@
 #include "core/text_ir.h"
 #include "kernels/runtime/openvino_runtime.h"
 #include "tests/kernels/runtime/corrected_conv.h"
+#include "kernels/runtime/ort_runtime.h"
 #include "kernels/runtime/runtime.h"
 
 namespace pet::runtime {
@@ -79,7 +80,7 @@ TEST(CorrectedModel, OpenVinoRunsPetsCorrectionOpThroughTheExtension) {
 TEST(CorrectedModel, OnnxRuntimeRunsTheStandardLowering) {
   Graph corrected = parse_graph(kCorrectedConv);
   std::vector<Tensor> inputs = random_inputs(corrected, 17);
-  std::unique_ptr<Runtime> ort = open_runtime("ort-cpu");
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
   EXPECT_FALSE(ort->export_options().extension_ops);
   std::vector<Tensor> got = ort->run_model(serialize_onnx(corrected, ort->export_options()), inputs, 1);
   expect_matches_executor(got, parse_graph(kOriginalConv), inputs);

@@ -9,6 +9,7 @@
 #include "core/onnx_export.h"
 #include "core/ops/patch_lowering.h"
 #include "core/text_ir.h"
+#include "kernels/runtime/ort_runtime.h"
 #include "kernels/runtime/runtime.h"
 #include "tests/kernels/runtime/corrected_conv.h"
 
@@ -51,7 +52,7 @@ void expect_runtime_matches(Runtime& ort, const Graph& graph, const Graph& refer
 }
 
 TEST(CorrectionLowering, EachLoweringOfASeamCorrectionRunsInOnnxRuntimeAsTheOriginal) {
-  std::unique_ptr<Runtime> ort = open_runtime("ort-cpu");
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
   const char* written_as[] = {"Concat", "ScatterND", "Where"};
   for (ops::PatchLowering lowering : ops::patch_lowerings()) {
     SCOPED_TRACE(ops::to_string(lowering));
@@ -63,7 +64,7 @@ TEST(CorrectionLowering, EachLoweringOfASeamCorrectionRunsInOnnxRuntimeAsTheOrig
 }
 
 TEST(CorrectionLowering, SlicesAndWhereWriteOverlappingPatchesInOrder) {
-  std::unique_ptr<Runtime> ort = open_runtime("ort-cpu");
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
   for (ops::PatchLowering lowering : {ops::PatchLowering::slices, ops::PatchLowering::where}) {
     SCOPED_TRACE(ops::to_string(lowering));
     Graph graph = parse_graph(with(with(kOverlapping, "LOWERING", quoted(lowering)), "OPSET", "13"));

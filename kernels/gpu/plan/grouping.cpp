@@ -1,0 +1,229 @@
+// Step grouping: corrections first (their recompute nodes would otherwise fuse elsewhere), then the
+// conv and GEMM epilogues, then elementwise kernels grown backwards from their last node, then
+// single nodes; steps run in the order of their last nodes, a valid order because only a step's
+// last node has readers outside it.
+#include "kernels/gpu/plan/grouping.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "core/ops/fused_activation.h"
+
+namespace pet::gpu {
+namespace {
+
+// The op cuDNN's and cuBLASLt's epilogues add with.
+constexpr const char* kAddOp = "Add";
+
+// `shape` broadcast against an output of `rank` dimensions is 1 everywhere except at `axis`.
+bool varies_only_along(const Shape& shape, int rank, int axis) {
+  int pad = rank - shape.rank();
+  if (pad < 0) return false;
+  for (int d = 0; d < shape.rank(); ++d)
+    if (d + pad != axis && shape[d] != 1) return false;
+  return true;
+}
+
+bool is_recompute_kind(StepKind kind) {
+  return kind == StepKind::slice || kind == StepKind::cudnn_conv || kind == StepKind::cublaslt_gemm ||
+         kind == StepKind::elementwise;
+}
+
+class Grouper {
+ public:
+  Grouper(const Graph& graph, const std::vector<NodeSupport>& support)
+      : graph_(graph), support_(support), readers_(graph.consumers()), step_of_(graph.nodes().size(), -1) {}
+
+  Grouping run() {
+    group_corrections();
+    group_with_epilogues(StepKind::cudnn_conv);
+    group_with_epilogues(StepKind::cublaslt_gemm);
+    group_elementwise();
+    group_remaining();
+    return finish();
+  }
+
+ private:
+  StepKind kind_of(NodeId n) const { return support_[static_cast<size_t>(n)].kind; }
+  bool is_free(NodeId n) const {
+    return step_of_[static_cast<size_t>(n)] < 0 && support_[static_cast<size_t>(n)].role == NodeRole::step;
+  }
+  const std::vector<NodeId>& readers(ValueId id) const { return readers_[static_cast<size_t>(id)]; }
+
+  int open_step(StepKind kind, NodeId first) {
+    steps_.push_back(Step{kind, {first}, {}, {}, {}, 0});
+    step_of_[static_cast<size_t>(first)] = static_cast<int>(steps_.size()) - 1;
+    return static_cast<int>(steps_.size()) - 1;
+  }
+  void join(int step, NodeId n) {
+    steps_[static_cast<size_t>(step)].nodes.push_back(n);
+    step_of_[static_cast<size_t>(n)] = step;
+  }
+
+  // The free node that alone reads `id`, when `id` is no graph output.
+  std::optional<NodeId> sole_reader(ValueId id) const {
+    if (graph_.is_output(id) || readers(id).size() != 1 || !is_free(readers(id)[0])) return std::nullopt;
+    return readers(id)[0];
+  }
+
+  // Whether every output of `n` is read, only by nodes of `step`, and is no graph output.
+  bool read_only_inside(NodeId n, int step) const {
+    for (ValueId id : graph_.node(n).outputs) {
+      if (graph_.is_output(id) || readers(id).empty()) return false;
+      for (NodeId reader : readers(id))
+        if (step_of_[static_cast<size_t>(reader)] != step) return false;
+    }
+    return true;
+  }
+
+  void add_producer(ValueId id, std::set<NodeId>& pending) const {
+    if (id != kNoValue && graph_.value(id).producer >= 0) pending.insert(graph_.value(id).producer);
+  }
+
+  // Pulls producers into `step` from the highest node down, so every reader a producer has inside
+  // the step has joined before the producer is looked at.
+  template <typename Accept>
+  void absorb_producers(int step, std::set<NodeId> pending, Accept accept) {
+    while (!pending.empty()) {
+      NodeId n = *pending.rbegin();
+      pending.erase(n);
+      if (!is_free(n) || !accept(n) || !read_only_inside(n, step)) continue;
+      join(step, n);
+      for (ValueId id : graph_.node(n).inputs) add_producer(id, pending);
+    }
+  }
+
+  // A correction's base (input 0) comes from the program it corrects; its patches are recomputed.
+  void group_corrections() {
+    for (NodeId n = 0; n < static_cast<NodeId>(graph_.nodes().size()); ++n) {
+      if (!is_free(n) || kind_of(n) != StepKind::correction) continue;
+      const Node& node = graph_.node(n);
+      int step = open_step(StepKind::correction, n);
+      std::set<NodeId> pending;
+      for (size_t i = 1; i < node.inputs.size(); ++i) add_producer(node.inputs[i], pending);
+      NodeId base = graph_.value(node.inputs[0]).producer;
+      absorb_producers(step, std::move(pending), [&](NodeId p) { return p != base && is_recompute_kind(kind_of(p)); });
+    }
+  }
+
+  struct FusableAdd {
+    NodeId node;
+    ValueId other;
+  };
+
+  // The Add that alone reads `current`, keeps its type, and adds an operand `fits` accepts.
+  template <typename Fits>
+  std::optional<FusableAdd> fusable_add(ValueId current, Fits fits) const {
+    std::optional<NodeId> reader = sole_reader(current);
+    if (!reader) return std::nullopt;
+    const Node& add = graph_.node(*reader);
+    if (add.op() != kAddOp || add.inputs.size() != 2) return std::nullopt;
+    ValueId other = add.inputs[0] == current ? add.inputs[1] : add.inputs[0];
+    if (other == current || graph_.value(add.outputs[0]).type != graph_.value(current).type) return std::nullopt;
+    if (!fits(graph_.value(other))) return std::nullopt;
+    return FusableAdd{*reader, other};
+  }
+
+  void group_with_epilogues(StepKind kind) {
+    for (NodeId n = 0; n < static_cast<NodeId>(graph_.nodes().size()); ++n) {
+      if (!is_free(n) || kind_of(n) != kind) continue;
+      const Node& node = graph_.node(n);
+      int step = open_step(kind, n);
+      Epilogue& epilogue = steps_[static_cast<size_t>(step)].epilogue;
+      if (ops::activation_op(node.attrs)) epilogue.activation = ops::fused_activation(node.attrs);
+      if (kind == StepKind::cudnn_conv && node.inputs.size() > 2) epilogue.bias = node.inputs[2];
+      if (epilogue.activation == kNoActivation) fuse_epilogue(step, kind);
+    }
+  }
+
+  // conv -> (+bias) -> (+residual) -> (relu); gemm -> (+bias) -> (relu).
+  void fuse_epilogue(int step, StepKind kind) {
+    Epilogue& epilogue = steps_[static_cast<size_t>(step)].epilogue;
+    ValueId current = graph_.node(steps_[static_cast<size_t>(step)].nodes.back()).outputs[0];
+    const TensorType& out = graph_.value(current).type;
+    int bias_axis = kind == StepKind::cudnn_conv ? 1 : out.shape.rank() - 1;
+    auto is_bias = [&](const Value& other) {
+      return other.constant && other.type.dtype == DType::f32 &&
+             varies_only_along(other.type.shape, out.shape.rank(), bias_axis);
+    };
+    if (epilogue.bias == kNoValue)
+      if (std::optional<FusableAdd> add = fusable_add(current, is_bias)) {
+        join(step, add->node);
+        epilogue.bias = add->other;
+        current = graph_.node(add->node).outputs[0];
+      }
+    if (kind == StepKind::cudnn_conv)
+      if (std::optional<FusableAdd> add = fusable_add(current, [&](const Value& other) { return other.type == out; })) {
+        join(step, add->node);
+        epilogue.residual = add->other;
+        current = graph_.node(add->node).outputs[0];
+      }
+    if (std::optional<NodeId> reader = sole_reader(current))
+      if (std::optional<std::string> activation = ops::activation_for_op(graph_.node(*reader).op())) {
+        join(step, *reader);
+        epilogue.activation = *activation;
+      }
+  }
+
+  void group_elementwise() {
+    for (NodeId n = static_cast<NodeId>(graph_.nodes().size()) - 1; n >= 0; --n) {
+      if (!is_free(n) || kind_of(n) != StepKind::elementwise) continue;
+      int step = open_step(StepKind::elementwise, n);
+      std::set<NodeId> pending;
+      for (ValueId id : graph_.node(n).inputs) add_producer(id, pending);
+      absorb_producers(step, std::move(pending), [&](NodeId p) { return kind_of(p) == StepKind::elementwise; });
+    }
+  }
+
+  void group_remaining() {
+    for (NodeId n = 0; n < static_cast<NodeId>(graph_.nodes().size()); ++n) {
+      if (step_of_[static_cast<size_t>(n)] >= 0) continue;
+      if (support_[static_cast<size_t>(n)].role == NodeRole::step) {
+        open_step(kind_of(n), n);
+        continue;
+      }
+      const auto& outputs = graph_.node(n).outputs;
+      bool owns_bytes = std::any_of(outputs.begin(), outputs.end(), [&](ValueId id) { return graph_.is_output(id); });
+      if (owns_bytes)
+        open_step(StepKind::copy, n);
+      else
+        aliases_.push_back({n, AliasKind::view, graph_.node(n).inputs, outputs});
+    }
+  }
+
+  void list_step_values(Step& step) const {
+    std::sort(step.nodes.begin(), step.nodes.end());
+    for (NodeId n : step.nodes)
+      for (ValueId id : graph_.node(n).inputs) {
+        if (id == kNoValue) continue;
+        NodeId producer = graph_.value(id).producer;
+        bool inside = producer >= 0 && std::binary_search(step.nodes.begin(), step.nodes.end(), producer);
+        if (!inside && std::find(step.inputs.begin(), step.inputs.end(), id) == step.inputs.end())
+          step.inputs.push_back(id);
+      }
+    step.outputs = graph_.node(step.nodes.back()).outputs;
+  }
+
+  Grouping finish() {
+    for (Step& step : steps_) list_step_values(step);
+    std::stable_sort(steps_.begin(), steps_.end(),
+                     [](const Step& a, const Step& b) { return a.nodes.back() < b.nodes.back(); });
+    return Grouping{std::move(steps_), std::move(aliases_)};
+  }
+
+  const Graph& graph_;
+  const std::vector<NodeSupport>& support_;
+  std::vector<std::vector<NodeId>> readers_;
+  std::vector<int> step_of_;
+  std::vector<Step> steps_;
+  std::vector<Alias> aliases_;
+};
+
+}  // namespace
+
+Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support) {
+  return Grouper(graph, support).run();
+}
+
+}  // namespace pet::gpu

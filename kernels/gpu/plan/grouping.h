@@ -1,0 +1,31 @@
+// Groups a graph's nodes into pet-gpu steps: corrections with their recompute nodes, convolutions
+// and matrix products with their epilogues, elementwise ops into single-output kernels, every other
+// node alone; view nodes get no step.
+#pragma once
+
+#include <vector>
+
+#include "core/graph.h"
+#include "kernels/gpu/plan/op_support.h"
+#include "kernels/gpu/plan/plan.h"
+
+namespace pet::gpu {
+
+struct Grouping {
+  std::vector<Step> steps;     // in execution order: by each step's last node
+  std::vector<Alias> aliases;  // view nodes whose output is no graph output, ascending
+};
+
+// Fuses in this order, each node joining at most one step, and only where every value a step
+// keeps inside has all its readers in the step and is no graph output:
+//  - a correction (LayoutOverwrite, Overwrite) takes the Slice, Conv, MatMul, Gemm and elementwise
+//    nodes that compute its patches (inputs 1..k) and nothing else reads;
+//  - a Conv takes a following Add of a per-channel weight (when it has no bias), then an Add of a
+//    value of its output's type (the residual), then a Relu, each the only reader of the one before;
+//  - a MatMul or Gemm takes a following Add of a per-column weight, then a Relu;
+//  - an elementwise node takes the elementwise nodes whose only reader it is, transitively.
+// A view node whose output is a graph output becomes a copy step. Steps list their inputs (read
+// from outside) and outputs (the last node's); workspace estimates are left to the caller.
+Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support);
+
+}  // namespace pet::gpu

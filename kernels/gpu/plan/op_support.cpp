@@ -1,0 +1,122 @@
+// The GPU's operator set: a table for the ops whose kernel no trait names, the elementwise and
+// identity-like traits for the rest, and the refusals, whose capability list is read from the table.
+#include "kernels/gpu/plan/op_support.h"
+
+#include <optional>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace pet::gpu {
+namespace {
+
+// What a kernel does with element values: computes with them (f32, bool predicates and masks), or
+// only moves them or uses them as indices (any dtype).
+enum class DataPath : uint8_t { arithmetic, movement };
+
+struct OpEntry {
+  const char* op;
+  StepKind kind;
+  DataPath path;
+};
+
+// One line per op whose kernel no trait names (elementwise ops beyond these come from the trait).
+constexpr OpEntry kOpTable[] = {
+    {"Conv", StepKind::cudnn_conv, DataPath::arithmetic},
+    {"MatMul", StepKind::cublaslt_gemm, DataPath::arithmetic},
+    {"Gemm", StepKind::cublaslt_gemm, DataPath::arithmetic},
+    {"BatchNormalization", StepKind::elementwise, DataPath::arithmetic},  // a per-channel affine map
+    {"Cast", StepKind::elementwise, DataPath::movement},
+    {"Transpose", StepKind::transpose, DataPath::movement},
+    {"Layout", StepKind::layout, DataPath::movement},
+    {"Pad", StepKind::pad, DataPath::movement},
+    {"Slice", StepKind::slice, DataPath::movement},
+    {"Concat", StepKind::concat, DataPath::movement},
+    {"Split", StepKind::split, DataPath::movement},
+    {"Gather", StepKind::gather, DataPath::movement},
+    {"Expand", StepKind::expand, DataPath::movement},
+    {"Softmax", StepKind::softmax, DataPath::arithmetic},
+    {"LogSoftmax", StepKind::softmax, DataPath::arithmetic},
+    {"LayerNormalization", StepKind::layer_norm, DataPath::arithmetic},
+    {"MaxPool", StepKind::pool, DataPath::arithmetic},
+    {"AveragePool", StepKind::pool, DataPath::arithmetic},
+    {"GlobalAveragePool", StepKind::pool, DataPath::arithmetic},
+    {"GlobalMaxPool", StepKind::pool, DataPath::arithmetic},
+    {"ReduceMean", StepKind::reduce, DataPath::arithmetic},
+    {"ReduceSum", StepKind::reduce, DataPath::arithmetic},
+    {"ReduceMax", StepKind::reduce, DataPath::arithmetic},
+    {"ReduceMin", StepKind::reduce, DataPath::arithmetic},
+    {"Overwrite", StepKind::correction, DataPath::arithmetic},
+    {"LayoutOverwrite", StepKind::correction, DataPath::arithmetic},
+};
+
+// Ops whose output is their input's bytes read row-major under another shape.
+constexpr const char* kViewOps[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"};
+
+constexpr std::string_view kRunOnCpu = "run this model on a CPU target (--target ort-cpu)";
+constexpr int kMaxConvSpatialDims = 3;
+
+struct Planned {
+  NodeSupport support;
+  DataPath path = DataPath::arithmetic;
+};
+
+std::optional<Planned> lookup(const OpDef& def) {
+  for (const OpEntry& entry : kOpTable)
+    if (def.name == entry.op) return Planned{{NodeRole::step, entry.kind}, entry.path};
+  for (const char* op : kViewOps)
+    if (def.name == op) return Planned{{NodeRole::view, StepKind::copy}, DataPath::movement};
+  if (def.traits.identity_like) return Planned{{NodeRole::view, StepKind::copy}, DataPath::movement};
+  if (def.traits.elementwise) return Planned{{NodeRole::step, StepKind::elementwise}, DataPath::arithmetic};
+  return std::nullopt;
+}
+
+// "elementwise and identity-like ops, Conv, MatMul, ...": the table and view list in order.
+std::string capabilities() {
+  std::string ops = "elementwise and identity-like ops";
+  for (const OpEntry& entry : kOpTable) ops += fmt::format(", {}", entry.op);
+  for (const char* op : kViewOps) ops += fmt::format(", {}", op);
+  return ops;
+}
+
+[[noreturn]] void refuse(const Node& node, const std::string& how, const std::string& what_runs) {
+  throw UserError(fmt::format("pet-gpu cannot run op '{}' (node '{}'){}; the GPU executor runs {}; {}", node.op(),
+                              node.name, how, what_runs, kRunOnCpu));
+}
+
+bool touches_i64(const Graph& graph, const Node& node) {
+  for (ValueId id : node.inputs)
+    if (id != kNoValue && graph.value(id).type.dtype == DType::i64) return true;
+  for (ValueId id : node.outputs)
+    if (graph.value(id).type.dtype == DType::i64) return true;
+  return false;
+}
+
+void check_shape_limits(const Graph& graph, const Node& node, const Planned& planned) {
+  if (planned.path == DataPath::arithmetic && touches_i64(graph, node))
+    refuse(node, " on i64 values",
+           "arithmetic in f32 and moves i64 and bool data only through data-movement and index ops (shape "
+           "arithmetic is folded at import when shapes are static)");
+  if (planned.support.kind == StepKind::cudnn_conv && planned.support.role == NodeRole::step) {
+    int spatial = graph.value(node.inputs.at(0)).type.shape.rank() - 2;
+    if (spatial > kMaxConvSpatialDims)
+      refuse(node, fmt::format(" with {} spatial dimensions", spatial),
+             "convolutions of 1 to 3 spatial dimensions (1-D as 2-D with a unit height)");
+  }
+  if (planned.support.role == NodeRole::view && node.outputs.size() > 1)
+    refuse(node, fmt::format(" with {} outputs", node.outputs.size()),
+           "identity-like ops as a view of their input, which gives one output");
+}
+
+}  // namespace
+
+NodeSupport support_for(const Graph& graph, const Node& node) {
+  std::optional<Planned> planned = lookup(*node.def);
+  if (!planned) refuse(node, "", capabilities());
+  check_shape_limits(graph, node, *planned);
+  return planned->support;
+}
+
+}  // namespace pet::gpu

@@ -1,0 +1,28 @@
+// Which pet-gpu step kind runs each node, asked from the ops' traits and one table of the ops no
+// trait describes; a node pet-gpu cannot run is refused with a UserError that names it.
+#pragma once
+
+#include <cstdint>
+
+#include "core/graph.h"
+#include "kernels/gpu/plan/plan.h"
+
+namespace pet::gpu {
+
+enum class NodeRole : uint8_t {
+  step,  // a kernel of `kind` runs it (possibly fused with its neighbours)
+  view,  // its output is its input's bytes under another shape: no kernel
+};
+
+struct NodeSupport {
+  NodeRole role = NodeRole::step;
+  StepKind kind = StepKind::elementwise;  // role step
+};
+
+// How pet-gpu runs `node`; acts on every node. UserError ("pet-gpu cannot run op 'OP' (node
+// 'NAME'); ...; run this model on a CPU target (--target ort-cpu)") for an op outside the GPU's
+// set, an arithmetic op on i64 values, a Conv of more than 3 spatial dims, and an identity-like
+// op with more than one output.
+NodeSupport support_for(const Graph& graph, const Node& node);
+
+}  // namespace pet::gpu

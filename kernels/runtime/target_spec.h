@@ -1,0 +1,59 @@
+// What pet optimizes for, parsed once at the edge (pet-opt's --target and --threads; later the
+// Python API): a runtime measured on this machine at a thread count, or a GPU device. Code asks the
+// spec what the target can do; no other code compares a target's name.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/runtime/runtime.h"
+
+namespace pet {
+
+class TargetSpec {
+ public:
+  // The runtimes pet times models in; `device` targets are priced without one (analytic GPU specs).
+  enum class Kind { onnxruntime_cpu, openvino_cpu, device };
+
+  // The default target: ONNX Runtime on this CPU, on every available core.
+  TargetSpec() = default;
+
+  // "ort-cpu", "openvino-cpu", or a device: "h100", "a100", "v100" or a device spec file (checked
+  // when its spec is loaded). `runtime_threads` is the measured runtime's intra-op threads (0: all
+  // cores); devices ignore it. UserError for an empty name or negative threads.
+  static TargetSpec parse(const std::string& name, int runtime_threads = 0);
+
+  // The measured targets' names, in a stable order: ort-cpu, openvino-cpu.
+  static std::vector<std::string> measured_names();
+
+  const std::string& name() const { return name_; }
+  Kind kind() const { return kind_; }
+  // Timed in its runtime on this machine (ort-cpu, openvino-cpu); devices are estimated.
+  bool measured() const { return kind_ != Kind::device; }
+  int runtime_threads() const { return runtime_threads_; }
+  // The threads the runtime is timed with: runtime_threads, or every available core.
+  int resolved_threads() const;
+
+  // Each correction is written as the standard-op lowering this runtime runs fastest, chosen by
+  // timing the lowerings in it (ONNX Runtime).
+  bool picks_correction_lowering_by_measurement() const { return kind_ == Kind::onnxruntime_cpu; }
+  // The runtime can load pet's extension op, so corrections are written as one fused op unless the
+  // user asks for a portable model (OpenVINO).
+  bool runs_correction_extension_op() const { return kind_ == Kind::openvino_cpu; }
+  // Corrections are lowered to CUDA kernels pet emits (--emit-kernels), i.e. a GPU device.
+  bool emits_cuda_kernels() const { return kind_ == Kind::device; }
+  // How the written model carries its corrections on this target, for messages.
+  std::string correction_form() const;
+
+  // Opens the measured target's runtime. UserError when it is unavailable here (saying what to
+  // install); an internal check for a device.
+  std::unique_ptr<runtime::Runtime> open_runtime() const;
+
+ private:
+  std::string name_ = "ort-cpu";
+  Kind kind_ = Kind::onnxruntime_cpu;
+  int runtime_threads_ = 0;
+};
+
+}  // namespace pet

@@ -1,0 +1,280 @@
+// The table of pet-opt's flags and what is built from it: the allow-list, the reading, --help.
+#include "tools/opt_flags.h"
+
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "search/named_passes.h"
+#include "search/vocabulary.h"
+
+namespace pet {
+namespace {
+
+constexpr const char* kUsage = R"(usage: pet-opt [options] model.onnx|model.pet
+
+Optimizes an ONNX model for the runtime it will run in with fully and partially equivalent
+transformations, corrects the partial ones, times the best programs against the input in that
+runtime and writes the fastest (never one slower than the input), checks the written file against
+the original (imported again, on three input draws, and in the target runtime) before putting it
+in place, and reports every change. A file named *.pet or *.ir, read or written, is pet's
+textual IR (the form PET_DEBUG=1 prints) instead of ONNX.
+
+options:
+)";
+
+constexpr const char* kEpilogue = R"(
+exit status: 0 optimized and checked; 1 internal error or the check failed; 2 user error.
+Set PET_DEBUG=1 to print the textual IR after every pipeline stage.
+)";
+
+// The defaults --help states, read from the options as a default run has them.
+const OptimizeOptions& defaults() {
+  static const OptimizeOptions options;
+  return options;
+}
+
+template <typename T>
+std::function<std::string()> shows(T OptimizeOptions::*field) {
+  return [field] { return fmt::format("{}", defaults().*field); };
+}
+
+// Reading helpers: each sets its field only when the flag is given, range-checked by CliArgs.
+template <typename T>
+std::function<void(const CliArgs&, OptRequest&)> integer(const std::string& flag, T OptimizeOptions::*field,
+                                                         int64_t low, int64_t high) {
+  return [flag, field, low, high](const CliArgs& args, OptRequest& request) {
+    request.optimize.*field = static_cast<T>(args.integer(flag, static_cast<int64_t>(request.optimize.*field), low, high));
+  };
+}
+
+std::function<void(const CliArgs&, OptRequest&)> number(const std::string& flag, double OptimizeOptions::*field) {
+  return [flag, field](const CliArgs& args, OptRequest& request) {
+    request.optimize.*field = args.number(flag, request.optimize.*field);
+  };
+}
+
+std::function<void(const CliArgs&, OptRequest&)> text(const std::string& flag, std::string OptimizeOptions::*field) {
+  return [flag, field](const CliArgs& args, OptRequest& request) {
+    if (auto given = args.last(flag)) request.optimize.*field = *given;
+  };
+}
+
+std::function<void(const CliArgs&, OptRequest&)> on(const std::string& flag, bool OptimizeOptions::*field) {
+  return [flag, field](const CliArgs& args, OptRequest& request) {
+    if (args.has(flag)) request.optimize.*field = true;
+  };
+}
+
+std::function<void(const CliArgs&, OptRequest&)> request_switch(const std::string& flag, bool OptRequest::*field) {
+  return [flag, field](const CliArgs& args, OptRequest& request) {
+    if (args.has(flag)) request.*field = true;
+  };
+}
+
+std::function<void(const CliArgs&, OptRequest&)> request_text(const std::string& flag, std::string OptRequest::*field) {
+  return [flag, field](const CliArgs& args, OptRequest& request) {
+    if (auto given = args.last(flag)) request.*field = *given;
+  };
+}
+
+void read_target(const CliArgs& args, OptRequest& request) {
+  const TargetSpec& target = request.optimize.target;
+  request.optimize.target = TargetSpec::parse(args.last("--target").value_or(target.name()),
+                                              static_cast<int>(args.integer("--threads", target.runtime_threads(), 1, 1024)));
+}
+
+void read_calibration(const CliArgs& args, OptRequest& request) {
+  auto calibration = args.last("--calibration");
+  if (!calibration) return;
+  if (*calibration != "in-context" && *calibration != "standalone")
+    throw UserError(fmt::format("--calibration '{}' is not one of in-context, standalone", *calibration));
+  request.optimize.in_context_calibration = *calibration == "in-context";
+}
+
+void read_measured_search(const CliArgs& args, OptRequest& request) {
+  double& seconds = request.optimize.measured_search_s;
+  seconds = args.number("--measured-search", seconds);
+  if (!(seconds >= 0))
+    throw UserError(fmt::format("--measured-search {} must be 0 (off) or a number of seconds", seconds));
+}
+
+void read_input_shapes(const CliArgs& args, OptRequest& request) {
+  for (const std::string& given : args.all("--input-shape")) {
+    auto [name, shape] = parse_input_shape(given);
+    request.import.input_shapes[name] = shape;
+  }
+}
+
+std::vector<OptFlag> make_flags() {
+  return {
+      {"--output", "-o", "FILE", {"optimized model (default: MODEL.opt.onnx next to the input)"}, {},
+       [](const CliArgs& args, OptRequest& request) {
+         if (auto given = args.last("--output").value_or(args.last("-o").value_or("")); !given.empty())
+           request.output = given;
+       }},
+      {"--report", "", "FILE", {"JSON report (default: the output path with .json instead of .onnx)"}, {},
+       request_text("--report", &OptRequest::report)},
+      {"--passes", "", "P,Q,...",
+       {"run only these passes, in this order, and write the result (checked",
+        "against the input on three draws; no search, no report): cleanup,",
+        "finalize, or one of their passes: remove-identities, fold-batchnorm,",
+        "eliminate-dead-nodes, fold-weights, eliminate-common-subexpressions,",
+        "sink-layouts, eliminate-layout-chains, fuse-conv-bias,",
+        "fuse-corrections, sink-layouts-below-corrections,", "fuse-activations"},
+       {},
+       [](const CliArgs& args, OptRequest& request) {
+         if (auto passes = args.last("--passes")) request.passes = parse_pass_list(*passes);
+       }},
+      {"--emit-ir", "", "", {"write textual IR whatever the output is named (default output:", "MODEL.opt.pet)"}, {},
+       request_switch("--emit-ir", &OptRequest::emit_ir)},
+      {"--mode", "", "MODE",
+       {"none: cleanup and finalize passes only;", "taso: TASO-only, Z3-proved rules alone (no mutants);",
+        "pet-eq-only: proved rules and fully equivalent mutants;",
+        "pet: pet-eq-only's moves, then partially equivalent mutants with",
+        "their corrections as well (default);", "pet-neq-only: corrected partial mutants only"},
+       [] { return std::string(to_string(defaults().mode)); },
+       [](const CliArgs& args, OptRequest& request) {
+         if (auto mode = args.last("--mode")) request.optimize.mode = parse_mode(*mode);
+       }},
+      {"--beam", "", "N", {"programs kept per search round, N >= 1 (default {default})"}, shows(&OptimizeOptions::beam),
+       integer("--beam", &OptimizeOptions::beam, 1, 1024)},
+      {"--taso-search", "", "ALGO", {"taso mode: alpha, TASO's relaxed best-first search, or beam", "(default {default})"},
+       shows(&OptimizeOptions::taso_search), text("--taso-search", &OptimizeOptions::taso_search)},
+      {"--alpha", "", "X", {"alpha search: keep programs costing up to X times the best ({default})"},
+       shows(&OptimizeOptions::alpha), number("--alpha", &OptimizeOptions::alpha)},
+      {"--time-limit", "", "SECONDS",
+       {"wall clock for the search (default {default}; mutant generation, which",
+        "--mutant-work bounds, comes first and is not counted); it then stops",
+        "with the best program found. A backstop: the budgets below end a",
+        "search at the same place on every machine"},
+       shows(&OptimizeOptions::time_limit_s), number("--time-limit", &OptimizeOptions::time_limit_s)},
+      {"--max-expansions", "", "N", {"programs expanded over the whole search (default {default})"},
+       shows(&OptimizeOptions::max_expansions), integer("--max-expansions", &OptimizeOptions::max_expansions, 1, INT64_MAX)},
+      {"--max-candidates", "", "N", {"programs scored over the whole search (default {default})"},
+       shows(&OptimizeOptions::max_candidates), integer("--max-candidates", &OptimizeOptions::max_candidates, 1, INT64_MAX)},
+      {"--search-work", "", "N",
+       {"nodes of the candidate programs built, summed over the whole", "search: large graphs stop here (default {default})"},
+       shows(&OptimizeOptions::search_work), integer("--search-work", &OptimizeOptions::search_work, 1, INT64_MAX)},
+      {"--mutant-work", "", "N",
+       {"elements the mutant generator's Z_p evaluations may read, shared",
+        "by the subprograms, a parallel group two shares (default {default})"},
+       shows(&OptimizeOptions::mutant_work), integer("--mutant-work", &OptimizeOptions::mutant_work, 1, INT64_MAX)},
+      {"--scored-per-expansion", "", "N",
+       {"mutant moves scored per expanded program, best estimated gain", "first, 0 for all (default {default})"},
+       shows(&OptimizeOptions::scored_per_expansion),
+       integer("--scored-per-expansion", &OptimizeOptions::scored_per_expansion, 0, 1 << 20)},
+      {"--stage-size", "", "N",
+       {"convs per stage move: one mutant family at every conv of a chain",
+        "joined by Relu and biases, its layouts cancelling between them", "(default {default}, PET's; 0 or 1: no stage moves)"},
+       shows(&OptimizeOptions::stage_size), integer("--stage-size", &OptimizeOptions::stage_size, 0, 64)},
+      {"--mutation-rounds", "", "N", {"mutants of mutants, per subprogram (default {default})"},
+       shows(&OptimizeOptions::mutation_rounds), integer("--mutation-rounds", &OptimizeOptions::mutation_rounds, 1, 16)},
+      {"--top-k", "", "N", {"mutants kept per subprogram and round, by cost (default {default})"},
+       shows(&OptimizeOptions::top_k), integer("--top-k", &OptimizeOptions::top_k, 1, 1024)},
+      {"--jobs", "", "N",
+       {"threads generating mutants and scoring candidates (default: all",
+        "cores, one while a measured target is timing); the output does not", "depend on it"},
+       {}, integer("--jobs", &OptimizeOptions::threads, 1, 1024)},
+      {"--target", "", "NAME|FILE",
+       {"what to optimize for: ort-cpu (ONNX Runtime, CPU) or openvino-cpu",
+        "(OpenVINO, CPU), measured on this machine; or h100, a100, v100 or a",
+        "GPU spec file, estimated (default {default})"},
+       [] { return defaults().target.name(); }, read_target},
+      {"--threads", "", "N", {"the runtime's threads the model is optimized for (default: all cores)"}, {}, read_target},
+      {"--portable", "", "",
+       {"write standard ONNX ops only; without it, openvino-cpu models carry",
+        "pet's fused correction as one op of the ONNX domain ai.pet, which",
+        "OpenVINO runs with pet's extension (core.add_extension(", "\"libpet_openvino_extension.so\"))"},
+       {}, request_switch("--portable", &OptRequest::portable)},
+      {"--emit-kernels", "", "DIR",
+       {"GPU targets: write each correction of the written model as the CUDA",
+        "source of one fused kernel (DIR/<kernel>.cu) and DIR/manifest.json",
+        "naming the node and patch it fills, its launch shape, parameters and",
+        "boxes; ort-cpu writes corrections as the standard ops it runs fastest",
+        "(Slices and Concats, one ScatterND, or Pad and Where), timed per node"},
+       {}, request_text("--emit-kernels", &OptRequest::emit_kernels)},
+      {"--profile-db", "", "FILE",
+       {"measured times, read and extended (default for a measured target:",
+        "~/.cache/pet/profile-db.json; for a GPU spec: the repository's DB)"},
+       {}, text("--profile-db", &OptimizeOptions::profile_db)},
+      {"--replay", "", "", {"read the profile DB only: nothing is timed, the output is reproducible"}, {},
+       on("--replay", &OptimizeOptions::replay)},
+      {"--remeasure", "", "",
+       {"measured targets: time every kernel group, calibration run and program",
+        "again, ignoring what the profile DB holds, and save the new times over",
+        "it (for a DB recorded under load: the run then warns that it looks stale)"},
+       {}, on("--remeasure", &OptimizeOptions::remeasure)},
+      {"--select", "", "K", {"best programs timed end to end against the input (default {default})"},
+       shows(&OptimizeOptions::select_k), integer("--select", &OptimizeOptions::select_k, 1, 64)},
+      {"--select-runs", "", "N", {"timed rounds of that comparison, interleaved (default {default})"},
+       shows(&OptimizeOptions::select_runs), integer("--select-runs", &OptimizeOptions::select_runs, 1, 10000)},
+      {"--measured-search", "", "S",
+       {"measured targets: the beam follows its programs' end-to-end times in the",
+        "runtime (timed beside the cleaned input, kept in the profile DB) when",
+        "that is expected to take at most S seconds, else the cost model's",
+        "predictions; 0 for predictions always (default {default})"},
+       shows(&OptimizeOptions::measured_search_s), read_measured_search},
+      {"--calibration", "", "MODE",
+       {"measured targets: in-context, the cost model's per-kernel scales fitted on",
+        "the cleaned input run whole under the runtime's profiler (its",
+        "neighbours, caches and fusions), or standalone, kernel groups timed",
+        "alone as they are (default {default})"},
+       [] { return std::string(defaults().in_context_calibration ? "in-context" : "standalone"); }, read_calibration},
+      {"--rules", "", "DIR", {"rule library folder (default: the repository's mutant/rules)"}, {},
+       text("--rules", &OptimizeOptions::rules_dir)},
+      {"--input-shape", "", "NAME=DIMS",
+       {"static shape for an input with symbolic dims, e.g. input=1x3x224x224", "(repeat for several inputs)"}, {},
+       read_input_shapes},
+      {"--seed", "", "N", {"seed for every random draw, including the final check (default {default})"},
+       shows(&OptimizeOptions::seed), integer("--seed", &OptimizeOptions::seed, 0, INT64_MAX)},
+      {"--report-times", "", "",
+       {"add wall-clock times to the JSON report (it is otherwise byte-identical", "from run to run)"}, {},
+       request_switch("--report-times", &OptRequest::report_times)},
+      {"--help", "-h", "", {"this text"}, {}, [](const CliArgs&, OptRequest&) {}},
+  };
+}
+
+// "-o, --output FILE", "--beam N", "--emit-ir".
+std::string spelling(const OptFlag& flag) {
+  std::string text = flag.alias.empty() ? flag.name : flag.alias + ", " + flag.name;
+  return flag.value.empty() ? text : text + " " + flag.value;
+}
+
+std::string help_line(const OptFlag& flag, const std::string& line) {
+  std::string::size_type at = line.find("{default}");
+  if (at == std::string::npos) return line;
+  PET_CHECK(flag.default_text, fmt::format("{}'s help states a default it has no default_text for", flag.name));
+  return line.substr(0, at) + flag.default_text() + line.substr(at + 9);
+}
+
+}  // namespace
+
+const std::vector<OptFlag>& opt_flags() {
+  static const std::vector<OptFlag> flags = make_flags();
+  return flags;
+}
+
+std::string pet_opt_help() {
+  std::string help = kUsage;
+  for (const OptFlag& flag : opt_flags()) {
+    for (size_t i = 0; i < flag.help.size(); ++i) {
+      std::string left = i == 0 ? spelling(flag) : "";
+      help += fmt::format("  {:<24} {}\n", left, help_line(flag, flag.help[i]));
+    }
+  }
+  return help + kEpilogue;
+}
+
+CliArgs parse_opt_args(const std::vector<std::string>& args) {
+  std::vector<std::string> value_flags, switches;
+  for (const OptFlag& flag : opt_flags()) {
+    std::vector<std::string>& kind = flag.value.empty() ? switches : value_flags;
+    kind.push_back(flag.name);
+    if (!flag.alias.empty()) kind.push_back(flag.alias);
+  }
+  return CliArgs("pet-opt", args, value_flags, switches);
+}
+
+}  // namespace pet
