@@ -417,6 +417,11 @@ TEST(Docs, ReadmeQuotesTheHelpTextsVerbatim) {
   EXPECT_NE(text.find(kPetRunHelp), std::string::npos) << "README.md must contain pet-run --help verbatim";
 }
 
+TEST(Docs, ReadmeIsAFrontDoorOfAtMostTwoHundredLines) {
+  std::string text = readme();
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 200) << "dated findings go to bench/results/README.md, mechanics to docs/";
+}
+
 TEST(Docs, PetOptHelpStatesThePipelinesDefaults) {
   // The flags take their defaults from OptimizeOptions; the help text writes them out.
   const OptimizeOptions defaults;
