@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "search/pipeline.h"
 #include "tools/cli_args.h"
-#include "search/seam_cases.h"
+#include "search/generate/seam_cases.h"
 #include "tools/commands.h"
 
 namespace {
@@ -24,7 +24,7 @@ constexpr const char* kUsage =
 
 int print_overheads(const pet::OptimizeOptions& options) {
   pet::TargetSetup target;
-  pet::open_target(options, target);
+  pet::open_target(options.target_options(), target);
   const pet::cost::CostModel& cost = *target.cost;
   std::string device = options.target.name();
   if (cost.measurement()) fmt::print("{}\n", cost.measurement()->target.describe());

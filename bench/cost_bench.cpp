@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "core/onnx_import.h"
-#include "search/cleanup.h"
+#include "search/passes/cleanup.h"
 #include "search/cost/cost_model.h"
 
 namespace pet {

@@ -9,7 +9,7 @@
 #include "core/executor.h"
 #include "core/onnx_import.h"
 #include "core/structural_hash.h"
-#include "search/cleanup.h"
+#include "search/passes/cleanup.h"
 
 namespace pet {
 namespace {

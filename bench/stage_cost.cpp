@@ -19,9 +19,10 @@
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "kernels/runtime/runtime.h"
-#include "search/cleanup.h"
-#include "search/finalize.h"
-#include "search/generate_stage.h"
+#include "search/passes/cleanup.h"
+#include "search/passes/finalize.h"
+#include "search/generate/generate_stage.h"
+#include "search/pipeline.h"
 #include "search/search_space.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -144,7 +145,7 @@ std::vector<std::pair<std::vector<size_t>, size_t>> distinct_stages(const pet::G
 
 int measure_stages(const StageOptions& options) {
   pet::TargetSetup target;
-  pet::open_target(options.optimize, target);
+  pet::open_target(options.optimize.target_options(), target);
   if (!target.runtime)
     throw pet::UserError(fmt::format("pet_stage_cost times stages in a runtime: give ort-cpu or openvino-cpu, not '{}'\n{}",
                                      options.optimize.target.name(), kUsage));

@@ -21,7 +21,7 @@
 #include "core/text_ir.h"
 #include "fuzz/random_graph.h"
 #include "search/pipeline.h"
-#include "search/rule_matcher.h"
+#include "search/rules/rule_matcher.h"
 
 namespace {
 
@@ -64,7 +64,7 @@ pet::OptimizeOptions fuzz_options(FuzzedDataProvider& bytes) {
   const pet::Mode modes[] = {pet::Mode::pet_neq_only, pet::Mode::pet, pet::Mode::taso, pet::Mode::pet_eq_only,
                              pet::Mode::none};
   options.mode = modes[bytes.ConsumeIntegralInRange<size_t>(0, 4)];
-  options.taso_search = bytes.ConsumeBool() ? "beam" : "alpha";
+  options.taso_search = bytes.ConsumeBool() ? TasoSearch::beam : TasoSearch::alpha;
   options.target = TargetSpec::parse("h100");  // analytic: nothing is timed
   options.replay = true;
   options.rule_set = rule_sample();

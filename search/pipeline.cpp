@@ -17,10 +17,11 @@
 #include "search/beam_search.h"
 #include "search/cost/cost_model.h"
 #include "search/cost/physical_floor.h"
-#include "search/finalize.h"
-#include "search/generate_stage.h"
-#include "search/measured_ranking.h"
-#include "search/rule_matcher.h"
+#include "search/passes/finalize.h"
+#include "search/generate/generate_stage.h"
+#include "search/measure/measured_ranking.h"
+#include "search/measure/target_setup.h"
+#include "search/rules/rule_matcher.h"
 #include "search/search_space.h"
 #include "core/structural_hash.h"
 #include "kernels/runtime/runtime.h"
@@ -50,8 +51,6 @@ class StageClock {
 
 void check_options(const OptimizeOptions& options) {
   if (options.beam < 1) throw UserError(fmt::format("--beam {} must be at least 1", options.beam));
-  if (options.taso_search != "beam" && options.taso_search != "alpha")
-    throw UserError(fmt::format("--taso-search '{}' is not one of beam, alpha", options.taso_search));
   if (!(options.alpha >= 1.0)) throw UserError(fmt::format("--alpha {} must be at least 1.0", options.alpha));
   if (!(options.time_limit_s > 0))
     throw UserError(fmt::format("--time-limit {} must be a positive number of seconds", options.time_limit_s));
@@ -70,73 +69,7 @@ void check_options(const OptimizeOptions& options) {
                                 options.top_k));
 }
 
-// The target recorded in a replayed DB for this target name and thread count: the one taken on
-// this CPU when there are several.
-cost::Target replayed_target(const cost::ProfileDb& db, const std::string& path, const std::string& name, int threads) {
-  std::vector<cost::Target> recorded = db.measured_targets(name, threads);
-  if (recorded.empty())
-    throw UserError(fmt::format("--replay: the profile DB '{}' holds no {} times at {} thread{}; run once without "
-                                "--replay to measure them, or pass --threads with a recorded count",
-                                path, name, threads, threads == 1 ? "" : "s"));
-  std::string here = runtime::cpu_model();
-  for (const cost::Target& target : recorded)
-    if (target.cpu == here) return target;
-  return recorded.front();
-}
-
-// A measured target's DB: the file given, else the per-user cache; a missing file starts empty
-// unless the DB is only replayed.
-cost::ProfileDb load_measured_db(const std::string& path, bool replay) {
-  if (std::filesystem::exists(path) || replay) return cost::ProfileDb::load(path);
-  return cost::ProfileDb{};
-}
-
 }  // namespace
-
-void TargetSetup::save_measurements() const {
-  if (runtime && cost) cost->profile().save_merged(profile_db, loaded);
-}
-
-std::string profile_db_path(const OptimizeOptions& options) {
-  if (!options.profile_db.empty()) return options.profile_db;
-  return options.target.measured() ? default_measured_profile_db() : std::string(PET_DEFAULT_PROFILE_DB);
-}
-
-void open_target(const OptimizeOptions& options, TargetSetup& setup) {
-  const TargetSpec& target = options.target;
-  setup.profile_db = profile_db_path(options);
-  if (!target.measured()) {
-    if (options.remeasure)
-      throw UserError(fmt::format("--remeasure: target {} is estimated, so nothing is timed; it applies to the "
-                                  "measured targets {}",
-                                  target.name(), fmt::join(TargetSpec::measured_names(), " and ")));
-    bool given = !options.profile_db.empty();
-    cost::ProfileDb profile =
-        (given || std::filesystem::exists(setup.profile_db)) ? cost::ProfileDb::load(setup.profile_db) : cost::ProfileDb{};
-    setup.cost.emplace(cost::load_device(target.name()), std::move(profile));
-    return;
-  }
-  cost::ProfileDb db = load_measured_db(setup.profile_db, options.replay);  // read even to remeasure: fail early
-  if (options.remeasure) {
-    if (options.replay)
-      throw UserError("--remeasure times everything again and --replay times nothing: pass one of them");
-    db = cost::ProfileDb{};  // nothing stored to price with; saved over the file's entries at the end
-  }
-  setup.loaded = db;
-  cost::Measurement measurement;
-  int threads = target.resolved_threads();
-  measurement.picks_correction_lowering = target.picks_correction_lowering_by_measurement();
-  if (options.replay) {
-    measurement.target = replayed_target(db, setup.profile_db, target.name(), threads);
-  } else {
-    setup.runtime = target.open_runtime();
-    measurement.target = {target.name(), true, threads, setup.runtime->version(), runtime::cpu_model()};
-    measurement.runtime = setup.runtime.get();
-  }
-  measurement.timing.threads = threads;
-  measurement.timing.seed = options.seed;
-  setup.cost.emplace(cost::load_cpu_fallback(), std::move(db), std::move(measurement));
-}
 
 namespace {
 
@@ -233,13 +166,13 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   std::unordered_set<uint64_t> seen;
   search::Program start = space.make_program(cleaned, {});
   std::vector<search::Program> top;
-  if (options.mode == Mode::taso && options.taso_search == "alpha") {
-    stats.algorithm = "alpha";
+  if (options.mode == Mode::taso && options.taso_search == TasoSearch::alpha) {
+    stats.algorithm = SearchAlgorithm::alpha;
     top = search::alpha_search(start, space, kinds, {options.alpha, static_cast<size_t>(options.beam)}, budget, stats, seen);
   } else if (options.mode == Mode::pet) {
     // Fully equivalent moves first, then every move from that beam: pet never ends worse than
     // the same beam over full moves alone (pet-eq-only), whatever the partial moves do.
-    stats.algorithm = "beam (full moves, then full and partial)";
+    stats.algorithm = SearchAlgorithm::full_then_all_beam;
     search::SearchOutcome full =
         search::beam_search({start}, space, moves_of(Mode::pet_eq_only), beam, budget, stats, seen);
     top = full.top;
@@ -248,7 +181,7 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
       top.insert(top.end(), all.top.begin(), all.top.end());
     }
   } else {
-    stats.algorithm = "beam";
+    stats.algorithm = SearchAlgorithm::beam;
     top = search::beam_search({start}, space, kinds, beam, budget, stats, seen).top;
   }
   std::sort(top.begin(), top.end(), search::better);
@@ -332,7 +265,7 @@ std::vector<std::string> changes_of(const Finalist& finalist) {
 // The input's distance from the physical floor, and the written model's, from the selection's medians.
 FloorReport floor_report(const Graph& original, const cost::CostModel& cost, const Selection& selection) {
   FloorReport floor;
-  if (selection.source == "estimated" || selection.candidates.empty()) return floor;
+  if (selection.source == SelectionSource::estimated || selection.candidates.empty()) return floor;
   std::optional<cost::PeakRate> rate = cost::peak_rate(cost);
   double flops = cost::dense_flops(original);
   const double input_us = selection.candidates[0].median_us;
@@ -372,7 +305,7 @@ void select_measured(const Graph& original, Finalist& cleaned, std::vector<Final
 
 std::string stale_profile_note(const TargetReport& report) {
   constexpr double kStaleError = 0.5;
-  if (!report.calibrated || report.selection.source != "measured" || std::abs(report.calibration_error) < kStaleError ||
+  if (!report.calibrated || report.selection.source != SelectionSource::measured || std::abs(report.calibration_error) < kStaleError ||
       report.sources.replayed < report.sources.measured)
     return "";
   double ratio = report.calibration_error + 1;
@@ -385,77 +318,126 @@ std::string stale_profile_note(const TargetReport& report) {
       report.sources.replayed + report.sources.measured + report.sources.estimated, report.profile_db);
 }
 
-std::string default_measured_profile_db() {
-  if (const char* given = std::getenv("PET_PROFILE_DB"); given && *given) return given;
-  std::filesystem::path folder;
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
-    folder = cache;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    folder = std::filesystem::path(home) / ".cache";
-  else
-    folder = std::filesystem::temp_directory_path();
-  return (folder / "pet" / "profile-db.json").string();
+namespace {
+
+// One run of the pipeline: what its stages hand on to each other.
+struct Run {
+  const Graph& original;
+  const OptimizeOptions& options;
+  TargetSetup setup;
+  OptimizeResult result;
+  Finalist cleaned;                     // the input after cleanup, finalized as it would be written
+  search::GeneratedMutants mutants;
+  std::vector<search::Program> top;     // the search's best programs, best first
+  std::vector<Finalist> finalists;      // the best of them finalized, distinct
+  const cost::CostModel& cost() const { return *setup.cost; }
+};
+
+// The profile DB resolved, the runtime opened (or replayed), the cost model made.
+void set_up_target(Run& run) {
+  open_target(run.options.target_options(), run.setup);
+  const cost::CostModel& cost = run.cost();
+  run.result.device = cost.measurement() ? cost.measurement()->target.describe() : cost.device().name + " (estimated)";
+  if (cost.measurement()) run.result.target.target = cost.measurement()->target;
+  run.result.target.profile_db = run.setup.profile_db;
 }
+
+// BN folding, identity and dead-node removal, CSE; the cleaned input finalized as a candidate.
+void clean_up(Run& run) {
+  run.result.passes = cleanup(run.result.graph);
+  run.cleaned = Finalist{run.result.graph, {}, {}, 0};
+  run.cleaned.passes = finalize(run.cleaned.graph, FinalizeOptions{.lowerings_for = &run.cost()});
+}
+
+// Measured targets: the cost model's scales fitted on the cleaned input run whole; then the
+// cleaned input's predicted cost, the search's starting point.
+void calibrate(Run& run) {
+  const cost::CostModel& cost = run.cost();
+  if (cost.measured()) {
+    run.result.target.standalone_predicted_us = cost.standalone_graph_cost(run.cleaned.graph);
+    if (run.options.calibration == Calibration::in_context)
+      run.result.target.context = run.setup.cost->calibrate_in_context(run.cleaned.graph);
+  }
+  run.result.cost_original_us = run.cleaned.predicted_us = cost.graph_cost(run.cleaned.graph);
+}
+
+// Mutants of every subprogram, bounded by --mutant-work alone, a counted budget, so they are the
+// same for any --jobs and on any machine.
+void generate(Run& run) {
+  search::MoveKinds kinds = moves_of(run.options.mode);
+  if (kinds.full_mutants || kinds.partial_mutants)
+    run.mutants = search::generate_mutants_stage(run.result.graph, run.cost(), search::generate_options(run.options, run.cost()));
+  run.result.generation = run.mutants.stats;
+}
+
+void search_programs(Run& run) {
+  if (run.options.mode == Mode::none) {
+    run.result.search.algorithm = SearchAlgorithm::none;
+    run.result.search.stop_reason = StopReason::no_search;
+    return;
+  }
+  run.top = run_search(run.result.graph, run.cleaned.graph, run.mutants, run.options, run.cost(), run.result);
+}
+
+// The best programs finalized: as many as the measured selection times, else the best one.
+void finalize_best(Run& run) {
+  const cost::CostModel& cost = run.cost();
+  size_t wanted = cost.measured() ? static_cast<size_t>(run.options.select_k) : 1;
+  run.finalists = finalize_programs(std::move(run.top), cost.measured() ? &run.cleaned.graph : nullptr, wanted, cost);
+}
+
+// Measured targets: the input, the cleaned input and the finalists timed end to end, the fastest
+// taken (never one slower than the input); estimated targets: the best finalist.
+void select_program(Run& run) {
+  if (run.cost().measured())
+    select_measured(run.original, run.cleaned, run.finalists, run.options, run.cost(), run.result);
+  else
+    take_finalist(run.finalists.empty() ? run.cleaned : run.finalists.front(), run.result);
+}
+
+// The chosen graph against the original on random inputs. The written model keeps a float16
+// model's storage (core/onnx_export.cpp rounds derived weights to float16), so the check allows
+// float16 rounding for such models.
+void check(Run& run) {
+  OptimizeResult& result = run.result;
+  result.graph.float16_values = run.original.float16_values;
+  result.graph.float16_weights = run.original.float16_weights;
+  result.check = differential(run.original, result.graph, run.options.seed,
+                              check_tolerance(run.original, run.options.tolerance), run.options.reference_outputs);
+}
+
+// What was measured, kept in the profile DB for the next run.
+void save_measurements(Run& run) {
+  run.result.target.sources = run.cost().sources();
+  run.setup.save_measurements();
+}
+
+}  // namespace
 
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   check_options(options);
-  TargetSetup setup;
-  open_target(options, setup);
-  const cost::CostModel& cost = *setup.cost;
-  OptimizeResult result{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}};
-  result.device = cost.measurement() ? cost.measurement()->target.describe() : cost.device().name + " (estimated)";
-  if (cost.measurement()) result.target.target = cost.measurement()->target;
-  result.target.profile_db = setup.profile_db;
-  StageClock clock(result.times);
-  clock.end("import", result.graph);
-
-  result.passes = cleanup(result.graph);
-  Finalist cleaned{result.graph, {}, {}, 0};
-  cleaned.passes = finalize(cleaned.graph, FinalizeOptions{.lowerings_for = &cost});
-  if (cost.measured()) {
-    result.target.standalone_predicted_us = cost.standalone_graph_cost(cleaned.graph);
-    if (options.in_context_calibration) result.target.context = setup.cost->calibrate_in_context(cleaned.graph);
-  }
-  result.cost_original_us = cleaned.predicted_us = cost.graph_cost(cleaned.graph);
-  clock.end("cleanup", result.graph);
-
-  // Mutant generation is bounded by --mutant-work alone, a counted budget, so its mutants are the
-  // same for any --jobs and on any machine.
-  search::GeneratedMutants mutants;
-  search::MoveKinds kinds = moves_of(options.mode);
-  if (kinds.full_mutants || kinds.partial_mutants)
-    mutants = search::generate_mutants_stage(result.graph, cost, search::generate_options(options, cost));
-  result.generation = mutants.stats;
-  result.generation.seconds = clock.end("generate", result.graph, generation_note(mutants));
-
-  std::vector<search::Program> top;
-  if (options.mode == Mode::none) {
-    result.search.algorithm = "none";
-    result.search.stop_reason = StopReason::no_search;
-  } else {
-    top = run_search(result.graph, cleaned.graph, mutants, options, cost, result);
-  }
-  clock.end("search", result.graph);
-
-  size_t wanted = cost.measured() ? static_cast<size_t>(options.select_k) : 1;
-  std::vector<Finalist> programs =
-      finalize_programs(std::move(top), cost.measured() ? &cleaned.graph : nullptr, wanted, cost);
-  if (cost.measured())
-    select_measured(original, cleaned, programs, options, cost, result);
-  else
-    take_finalist(programs.empty() ? cleaned : programs.front(), result);
-  clock.end("finalize", result.graph);
-
-  // The written model keeps a float16 model's storage (core/onnx_export.cpp rounds derived
-  // weights to float16), so the check allows float16 rounding for such models.
-  result.graph.float16_values = original.float16_values;
-  result.graph.float16_weights = original.float16_weights;
-  result.check = differential(original, result.graph, options.seed, check_tolerance(original, options.tolerance),
-                              options.reference_outputs);
-  clock.end("differential", result.graph);
-  result.target.sources = cost.sources();
-  setup.save_measurements();
-  return result;
+  Run run{original, options, {}, OptimizeResult{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}}, {}, {}, {}, {}};
+  StageClock clock(run.result.times);
+  const Graph& program = run.result.graph;
+  set_up_target(run);
+  clock.end("target", program);
+  clean_up(run);
+  clock.end("cleanup", program);
+  calibrate(run);
+  clock.end("calibrate", program);
+  generate(run);
+  run.result.generation.seconds = clock.end("generate", program, generation_note(run.mutants));
+  search_programs(run);
+  clock.end("search", program);
+  finalize_best(run);
+  clock.end("finalize", program);
+  select_program(run);
+  clock.end("select", program);
+  check(run);
+  clock.end("differential", program);
+  save_measurements(run);
+  clock.end("save", program);
+  return run.result;
 }
 
 }  // namespace pet

@@ -14,10 +14,13 @@
 #include "core/default_seed.h"
 #include "core/graph.h"
 #include "corrector/correct.h"
-#include "search/cleanup.h"
+#include "search/passes/cleanup.h"
 #include "search/search_budget.h"
 #include "search/cost/cost_model.h"
-#include "search/measured_selection.h"
+#include "search/generate/generate_stage.h"
+#include "search/measure/measured_selection.h"
+#include "search/measure/target_setup.h"
+#include "search/search_types.h"
 #include "search/vocabulary.h"
 #include "kernels/runtime/runtime.h"
 #include "kernels/runtime/target_spec.h"
@@ -31,7 +34,7 @@ class RuleSet;
 struct OptimizeOptions {
   Mode mode = Mode::pet;
   int beam = 8;                      // programs kept per search round
-  std::string taso_search = "alpha";  // taso mode: alpha (TASO's α-relaxed best-first search) | beam
+  TasoSearch taso_search = TasoSearch::alpha;  // taso mode: TASO's α-relaxed best-first search, or the beam
   double alpha = 1.05;               // α-search: expand programs costing up to α × the best
   int64_t max_expansions = search::kDefaultMaxExpansions;  // programs expanded, over the whole search
   int64_t max_candidates = search::kDefaultMaxCandidates;  // programs scored, over the whole search (deterministic)
@@ -68,75 +71,20 @@ struct OptimizeOptions {
   // The original's outputs per draw, shared with the caller's later checks (none: computed here).
   ReferenceOutputs* reference_outputs = nullptr;
   // Measured targets: fit the cost model's per-op scales on the cleaned input run whole under the
-  // runtime's profiler before the search (false: stand-alone group times as they are).
-  bool in_context_calibration = true;
+  // runtime's profiler before the search, or price with the stand-alone group times as they are.
+  Calibration calibration = Calibration::in_context;
   // Called on the search's progress (a terminal shows a line); may be empty.
   std::function<void(const std::string&)> progress;
+
+  // What target setup needs of these options.
+  TargetOptions target_options() const { return {target, profile_db, replay, remeasure, seed}; }
 };
 
-struct StageTime {
-  std::string stage;
-  double seconds;
-};
-
-// A corrected partial mutant at one site: the subprogram its corrections recompute boxes with
-// (the original, as the site had it: its inputs carry the program's value names) and the
-// corrections; what `pet-opt --emit-kernels` lowers to CUDA.
-struct CorrectedSite {
-  Graph original;
-  std::vector<corrector::Correction> corrections;
-};
-
-// One applied transformation with its evidence, as the report lists it.
-struct Transformation {
-  std::string kind;             // "rule", "mutant" or "padding"
-  std::string name;             // rule name, or the mutant's template family
-  std::string location;         // names of the replaced nodes
-  EvidenceKind evidence_kind = EvidenceKind::construction;
-  std::string evidence;         // axioms used / error bound and seed / corrected boxes
-  double cost_before_us = 0;    // of the whole program before and after this step
-  double cost_after_us = 0;
-  double correction_overhead = 0;  // correction cost / mutant cost (partial+correction only)
-  std::vector<std::shared_ptr<const CorrectedSite>> corrected_sites;  // partial+correction: one per site
-};
-
-// Measured ranking of the beam (search/measured_ranking.h): whether it ran, and what it timed.
-struct RankingStats {
-  bool on = false;
-  std::string why;        // why the search was, or was not, ranked by measurement
-  int64_t timed = 0;      // programs timed in the runtime
-  int64_t replayed = 0;   // programs whose ranked time the profile DB held
-  int64_t rejected = 0;   // programs the runtime refused (ranked last)
-  int64_t requests = 0;   // timing requests (one per round with something new)
-  double seconds = 0;     // wall clock spent ranking: finalizing, serializing and timing programs
-};
-
-struct SearchStats {
-  std::string algorithm;         // "none", "beam", "alpha"
-  StopReason stop_reason = StopReason::no_search;
-  int64_t rounds = 0;
-  int64_t expansions = 0;        // programs expanded
-  int64_t candidates = 0;        // programs built by one move
-  int64_t duplicates = 0;        // of those, seen before (canonical hash)
-  int64_t work = 0;              // nodes of those programs, summed (the --search-work budget)
-  int64_t rule_applications = 0;
-  int64_t rule_proofs = 0, rule_proofs_failed = 0;
-  std::vector<std::string> rule_proofs_failed_detail;         // FailedInstance::describe() of each failed proof
-  std::map<std::string, int64_t> rule_applications_by_rule;  // per rule direction name
-  double seconds = 0;                // the whole search, mutant generation included
-  RankingStats ranking;
-};
-
-// The mutant generation stage's figures (search/generate_stage.h).
-struct GenerationStats {
-  int64_t linear = 0;            // distinct multi-linear regions mutated
-  int64_t groups = 0;            // distinct parallel groups mutated
-  int64_t mutants_full = 0, mutants_partial = 0;  // found, before each round keeps its best
-  int64_t work = 0;              // elements the generator's Z_p evaluations read, in all
-  int64_t capped = 0;            // subprograms whose generation spent its work budget
-  double seconds = 0;            // wall clock, all threads
-  int64_t subprograms() const { return linear + groups; }
-};
+namespace search {
+// The generation options `pet-opt` runs with for these OptimizeOptions (rounds, top K, seed,
+// placements, work budget; one thread while a runtime times kernels).
+GenerateOptions generate_options(const OptimizeOptions& options, const cost::CostModel& cost);
+}  // namespace search
 
 // How close the measured input and the written model come to the physical floor: the input's
 // Conv/MatMul/Gemm FLOPs at the CPU's arithmetic peak in the runtime's precision
@@ -160,7 +108,7 @@ struct TargetReport {
   Selection selection;              // empty source for an analytic target
   double calibration_error = 0;     // predicted / measured end-to-end time of the cleaned input, minus 1
   bool calibrated = false;
-  // In-context calibration (OptimizeOptions::in_context_calibration): the scales the search priced
+  // In-context calibration (OptimizeOptions::calibration): the scales the search priced
   // with, fitted on the cleaned input run whole; and what the stand-alone sum alone predicted for it.
   cost::ContextScales context;
   double standalone_predicted_us = 0;
@@ -186,28 +134,6 @@ struct OptimizeResult {
   DifferentialReport check;
   std::vector<StageTime> times;
 };
-
-// The per-user profile DB of measured targets: $PET_PROFILE_DB, else $XDG_CACHE_HOME/pet or
-// ~/.cache/pet, profile-db.json.
-std::string default_measured_profile_db();
-
-// The profile DB `options` use, resolved here alone: the file given, else the per-user DB for a
-// measured target, the repository's DB for a device.
-std::string profile_db_path(const OptimizeOptions& options);
-
-// The target `options` name, opened as optimize() opens it: for a measured target its runtime
-// (null when replaying) and a cost model over the profile DB, which the caller saves with
-// cost->profile().save(profile_db) after timing; for a GPU spec the analytic model.
-struct TargetSetup {
-  std::unique_ptr<runtime::Runtime> runtime;
-  std::optional<cost::CostModel> cost;
-  std::string profile_db;
-  cost::ProfileDb loaded;  // the DB as read: a measuring run saves only what it added or changed
-  // Saves the measurements of this run into the DB file (ProfileDb::save_merged); a no-op when
-  // nothing was measured (a replay, an analytic target).
-  void save_measurements() const;
-};
-void open_target(const OptimizeOptions& options, TargetSetup& setup);
 
 // Runs the pipeline. Each stage dumps the textual IR to stderr when PET_DEBUG=1.
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options);

@@ -1,7 +1,7 @@
 // A program's score: what the search ranks programs by.
 #include "search/program.h"
 
-#include "search/finalize.h"
+#include "search/passes/finalize.h"
 
 namespace pet::search {
 

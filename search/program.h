@@ -7,7 +7,7 @@
 
 #include "core/graph.h"
 #include "search/cost/cost_model.h"
-#include "search/pipeline.h"
+#include "search/search_types.h"
 
 namespace pet::search {
 

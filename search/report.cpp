@@ -12,7 +12,7 @@ namespace {
 
 nlohmann::ordered_json transformation_json(const Transformation& step) {
   nlohmann::ordered_json json;
-  json["kind"] = step.kind;
+  json["kind"] = to_string(step.kind);
   json["name"] = step.name;
   json["location"] = step.location;
   json["evidence_kind"] = to_string(step.evidence_kind);
@@ -26,7 +26,7 @@ nlohmann::ordered_json transformation_json(const Transformation& step) {
 // The search's figures, with the generation's under the keys the reports have always had.
 nlohmann::ordered_json search_json(const SearchStats& stats, const GenerationStats& generation, bool with_times) {
   nlohmann::ordered_json json;
-  json["algorithm"] = stats.algorithm;
+  json["algorithm"] = to_string(stats.algorithm);
   json["stop_reason"] = to_string(stats.stop_reason);
   json["rounds"] = stats.rounds;
   json["expansions"] = stats.expansions;
@@ -105,7 +105,7 @@ nlohmann::ordered_json check_json(const DifferentialReport& check) {
 
 nlohmann::ordered_json selection_json(const Selection& selection) {
   nlohmann::ordered_json json;
-  json["source"] = selection.source;
+  json["source"] = to_string(selection.source);
   json["chosen"] = selection.candidates[selection.chosen].label;
   json["reason"] = selection.reason;
   for (const TimedCandidate& candidate : selection.candidates) {
@@ -209,7 +209,7 @@ std::string report_table(const OptimizeResult& result) {
                       result.cost_original_us, result.cost_optimized_us, speedup);
   text += fmt::format(
       "  search: {}, stopped: {}, {} rounds, {} expansions, {} candidates ({} duplicates, {} nodes), {:.2f} s\n",
-      result.search.algorithm, to_string(result.search.stop_reason), result.search.rounds, result.search.expansions,
+      to_string(result.search.algorithm), to_string(result.search.stop_reason), result.search.rounds, result.search.expansions,
       result.search.candidates, result.search.duplicates, result.search.work, result.search.seconds);
   const RankingStats& ranking = result.search.ranking;
   if (ranking.on)

@@ -13,7 +13,7 @@
 #include "core/ops/layout.h"
 #include "core/parallel.h"
 #include "core/structural_hash.h"
-#include "search/channel_padding.h"
+#include "search/generate/channel_padding.h"
 
 namespace pet::search {
 namespace {
@@ -122,7 +122,7 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
 void SearchSpace::add_rule_moves(const Program& program, SearchStats& stats, const Consider& consider) const {
   for (RuleApplication& applied : rules_->apply_all(program.graph)) {
     ++stats.rule_applications;
-    Transformation step{"rule", applied.rule, applied.location, EvidenceKind::z3_proof,
+    Transformation step{TransformationKind::rule, applied.rule, applied.location, EvidenceKind::z3_proof,
                         fmt::format("proved at the matched shapes ({} Z3 resource units) from {} axiom instances: {}",
                                     applied.proof.resource_units, applied.proof.axioms_used.size(),
                                     fmt::join(applied.proof.axioms_used, ", ")),
@@ -140,7 +140,7 @@ void SearchSpace::add_padding_moves(const Program& program, const Consider& cons
       if (!padded_to.insert({site.producer, channels}).second) continue;
       std::vector<std::string> readers;
       for (NodeId reader : site.readers) readers.push_back(program.graph.node(reader).name);
-      Transformation step{"padding", fmt::format("pad-channels-to-{}", multiple),
+      Transformation step{TransformationKind::padding, fmt::format("pad-channels-to-{}", multiple),
                           fmt::format("{} -> {}", program.graph.node(site.producer).name, fmt::join(readers, ", ")),
                           EvidenceKind::construction,
                           fmt::format("{} zero filters make {} channels; the {} reading conv{} weigh them by zero",

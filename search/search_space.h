@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "search/cost/cost_model.h"
-#include "search/generate_stage.h"
-#include "search/partition.h"
+#include "search/generate/generate_stage.h"
+#include "search/generate/partition.h"
 #include "search/program.h"
-#include "search/rule_matcher.h"
+#include "search/rules/rule_matcher.h"
 #include "search/search_budget.h"
 
 namespace pet::search {

@@ -32,6 +32,21 @@ constexpr Spelling<EvidenceKind> kEvidenceKinds[] = {{EvidenceKind::z3_proof, "z
                                                      {EvidenceKind::partial_correction, "partial+correction"},
                                                      {EvidenceKind::construction, "construction"}};
 
+constexpr Spelling<TasoSearch> kTasoSearches[] = {{TasoSearch::beam, "beam"}, {TasoSearch::alpha, "alpha"}};
+constexpr Spelling<SearchAlgorithm> kSearchAlgorithms[] = {
+    {SearchAlgorithm::none, "none"},
+    {SearchAlgorithm::beam, "beam"},
+    {SearchAlgorithm::full_then_all_beam, "beam (full moves, then full and partial)"},
+    {SearchAlgorithm::alpha, "alpha"}};
+constexpr Spelling<TransformationKind> kTransformationKinds[] = {
+    {TransformationKind::rule, "rule"}, {TransformationKind::mutant, "mutant"}, {TransformationKind::padding, "padding"}};
+constexpr Spelling<SelectionSource> kSelectionSources[] = {{SelectionSource::none, ""},
+                                                           {SelectionSource::measured, "measured"},
+                                                           {SelectionSource::replayed, "replayed"},
+                                                           {SelectionSource::estimated, "estimated"}};
+constexpr Spelling<Calibration> kCalibrations[] = {{Calibration::in_context, "in-context"},
+                                                   {Calibration::standalone, "standalone"}};
+
 template <typename Enum, size_t N>
 std::string spell(const Spelling<Enum> (&table)[N], Enum value) {
   for (const Spelling<Enum>& entry : table)
@@ -80,6 +95,11 @@ std::string to_string(Mode mode) { return spell(kModes, mode); }
 std::string to_string(StopReason reason) { return spell(kStopReasons, reason); }
 std::string to_string(SubprogramKind kind) { return spell(kSubprogramKinds, kind); }
 std::string to_string(EvidenceKind kind) { return spell(kEvidenceKinds, kind); }
+std::string to_string(TasoSearch search) { return spell(kTasoSearches, search); }
+std::string to_string(SearchAlgorithm algorithm) { return spell(kSearchAlgorithms, algorithm); }
+std::string to_string(TransformationKind kind) { return spell(kTransformationKinds, kind); }
+std::string to_string(SelectionSource source) { return spell(kSelectionSources, source); }
+std::string to_string(Calibration calibration) { return spell(kCalibrations, calibration); }
 
 Mode parse_mode(const std::string& text, const std::string& what) { return parse(kModes, text, what); }
 StopReason parse_stop_reason(const std::string& text, const std::string& what) {
@@ -90,6 +110,12 @@ SubprogramKind parse_subprogram_kind(const std::string& text, const std::string&
 }
 EvidenceKind parse_evidence_kind(const std::string& text, const std::string& what) {
   return parse(kEvidenceKinds, text, what);
+}
+TasoSearch parse_taso_search(const std::string& text, const std::string& what) {
+  return parse(kTasoSearches, text, what);
+}
+Calibration parse_calibration(const std::string& text, const std::string& what) {
+  return parse(kCalibrations, text, what);
 }
 
 }  // namespace pet

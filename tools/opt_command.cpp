@@ -18,7 +18,7 @@
 #include "core/onnx_import.h"
 #include "kernels/runtime/runtime.h"
 #include "search/cost/physical_floor.h"
-#include "search/named_passes.h"
+#include "search/passes/named_passes.h"
 #include "search/pipeline.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -63,7 +63,7 @@ OptRequest parse_request(const CliArgs& args) {
 void guard_request_paths(const OptRequest& request) {
   std::vector<GuardedPath> inputs = {{request.model, "the input model"}};
   for (const std::string& file : request.data_files) inputs.push_back({file, "the model's external data"});
-  inputs.push_back({profile_db_path(request.optimize),
+  inputs.push_back({profile_db_path(request.optimize.target_options()),
                     request.optimize.profile_db.empty() ? "the profile DB" : "the profile DB (--profile-db)"});
   std::vector<GuardedPath> outputs = {{request.output, "the output (-o)"}, {request.report, "the report (--report)"}};
   if (!request.emit_kernels.empty()) prepare_output_folder(request.emit_kernels, "--emit-kernels");
@@ -123,14 +123,14 @@ std::string floor_summary(const FloorReport& floor, int threads) {
 // The measured before/after latencies and the choice, for a measured target.
 std::string measured_summary(const OptimizeResult& result) {
   const Selection& selection = result.target.selection;
-  if (selection.source.empty()) return "";
+  if (selection.source == SelectionSource::none) return "";
   std::string text;
-  if (selection.source != "estimated") {
+  if (selection.source != SelectionSource::estimated) {
     const TimedCandidate& input = selection.candidates[0];
     const TimedCandidate& chosen = selection.candidates[selection.chosen];
     text += fmt::format("  {} latency in {}: input {:.1f} us +- {:.1f} -> written {:.1f} us +- {:.1f} ({:.3f}x, median of "
                         "{} interleaved runs)\n",
-                        selection.source, result.target.target.runtime, input.median_us, input.spread_us, chosen.median_us,
+                        to_string(selection.source), result.target.target.runtime, input.median_us, input.spread_us, chosen.median_us,
                         chosen.spread_us, input.median_us / chosen.median_us, chosen.runs);
   }
   for (const TimedCandidate& candidate : selection.candidates)
@@ -166,7 +166,7 @@ ExportOptions written_form(const OptRequest& request) {
 std::string model_bytes_for(const OptRequest& request, const OptimizeResult& result) {
   if (request.writes_ir()) return textual_ir(result.graph);
   const Selection& selection = result.target.selection;
-  const bool kept_input = !selection.source.empty() && selection.chosen == 0;
+  const bool kept_input = selection.source != SelectionSource::none && selection.chosen == 0;
   if (kept_input && !is_textual_ir_path(request.model) && request.import.input_shapes.empty() &&
       request.data_files.empty())
     return read_whole_file(request.model, "model");

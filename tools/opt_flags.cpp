@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "search/named_passes.h"
+#include "search/passes/named_passes.h"
 #include "search/vocabulary.h"
 
 namespace pet {
@@ -86,11 +86,7 @@ void read_target(const CliArgs& args, OptRequest& request) {
 }
 
 void read_calibration(const CliArgs& args, OptRequest& request) {
-  auto calibration = args.last("--calibration");
-  if (!calibration) return;
-  if (*calibration != "in-context" && *calibration != "standalone")
-    throw UserError(fmt::format("--calibration '{}' is not one of in-context, standalone", *calibration));
-  request.optimize.in_context_calibration = *calibration == "in-context";
+  if (auto calibration = args.last("--calibration")) request.optimize.calibration = parse_calibration(*calibration);
 }
 
 void read_measured_search(const CliArgs& args, OptRequest& request) {
@@ -141,7 +137,10 @@ std::vector<OptFlag> make_flags() {
       {"--beam", "", "N", {"programs kept per search round, N >= 1 (default {default})"}, shows(&OptimizeOptions::beam),
        integer("--beam", &OptimizeOptions::beam, 1, 1024)},
       {"--taso-search", "", "ALGO", {"taso mode: alpha, TASO's relaxed best-first search, or beam", "(default {default})"},
-       shows(&OptimizeOptions::taso_search), text("--taso-search", &OptimizeOptions::taso_search)},
+       [] { return to_string(defaults().taso_search); },
+       [](const CliArgs& args, OptRequest& request) {
+         if (auto search = args.last("--taso-search")) request.optimize.taso_search = parse_taso_search(*search);
+       }},
       {"--alpha", "", "X", {"alpha search: keep programs costing up to X times the best ({default})"},
        shows(&OptimizeOptions::alpha), number("--alpha", &OptimizeOptions::alpha)},
       {"--time-limit", "", "SECONDS",
@@ -221,7 +220,7 @@ std::vector<OptFlag> make_flags() {
         "the cleaned input run whole under the runtime's profiler (its",
         "neighbours, caches and fusions), or standalone, kernel groups timed",
         "alone as they are (default {default})"},
-       [] { return std::string(defaults().in_context_calibration ? "in-context" : "standalone"); }, read_calibration},
+       [] { return to_string(defaults().calibration); }, read_calibration},
       {"--rules", "", "DIR", {"rule library folder (default: the repository's mutant/rules)"}, {},
        text("--rules", &OptimizeOptions::rules_dir)},
       {"--input-shape", "", "NAME=DIMS",

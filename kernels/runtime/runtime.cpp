@@ -24,8 +24,9 @@ std::string default_openvino_extension() {
 }
 
 std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::string>& models,
-                                  const TimingOptions& options, std::vector<std::string>& refused) {
+                                  const TimingOptions& options, std::vector<std::string>& refused, FirstModel first) {
   refused.assign(models.size(), "");
+  std::vector<Timing> by_model(models.size());
   while (true) {
     std::vector<size_t> offered;
     std::vector<std::string> accepted;
@@ -34,14 +35,14 @@ std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::strin
         offered.push_back(i);
         accepted.push_back(models[i]);
       }
+    if (accepted.empty()) return by_model;  // every model refused
     try {
       std::vector<Timing> timings = runtime.time_models(accepted, options);
-      std::vector<Timing> by_model(models.size());
       for (size_t k = 0; k < offered.size(); ++k) by_model[offered[k]] = std::move(timings.at(k));
       return by_model;
     } catch (const ModelRejected& refusal) {
       size_t model = offered.at(refusal.index());
-      if (model == 0) throw;
+      if (model == 0 && first == FirstModel::reference) throw;
       refused[model] = refusal.what();
     }
   }

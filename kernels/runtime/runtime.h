@@ -69,12 +69,19 @@ class Runtime {
   virtual std::string compute_precision() const { return "f32"; }
 };
 
-// Times `models` interleaved, leaving out each one the runtime refuses (ModelRejected) and timing the
-// rest again: refused[i] gets the runtime's message for a model left out, whose Timing stays empty.
-// Model 0 is the reference its callers time the others beside (the input, the cleaned input): its
-// refusal is rethrown.
+// Whether the first model of a timing is the reference the others are timed beside.
+enum class FirstModel {
+  reference,        // its refusal is the caller's error (the input, the cleaned input): rethrown
+  like_the_others,  // refused like any other (kernel groups, one graph to calibrate on)
+};
+
+// The one refusal policy of timing: times `models` interleaved, leaving out each one the runtime
+// refuses (ModelRejected) and timing the rest again; refused[i] gets the runtime's message for a
+// model left out, whose Timing stays empty. Only a refusal is caught: a dead worker or a runtime
+// failure propagates.
 std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::string>& models,
-                                  const TimingOptions& options, std::vector<std::string>& refused);
+                                  const TimingOptions& options, std::vector<std::string>& refused,
+                                  FirstModel first = FirstModel::reference);
 
 // pet's OpenVINO extension library (kernels/openvino_extension/): $PET_OPENVINO_EXTENSION when set
 // (empty: none), else the one built with pet when it exists, else empty.

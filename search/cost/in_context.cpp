@@ -157,18 +157,20 @@ std::optional<CostModel::ContextRun> CostModel::measure_context_run(const Graph&
   options.runs = kContextRuns;
   auto start = std::chrono::steady_clock::now();
   ContextRun run;
-  try {
-    options.per_node = true;
-    runtime::Timing profiled = runtime.time_models({model}, options).at(0);
-    options.per_node = false;
-    runtime::Timing plain = runtime.time_models({model}, options).at(0);
-    run.attribution = attribute_rows(graph, grouping, profiled.nodes);
-    // The profiled runs' wall clock bounds the unprofiled time from above: a plain median above it
-    // was disturbed, and the profiled runs' own is the better figure then.
-    run.end_to_end_us = std::min(median_of(plain.runs_us), median_of(profiled.runs_us));
-  } catch (const UserError&) {  // the runtime refused the graph: no calibration, the stand-alone times stand
-    return std::nullopt;
-  }
+  // A graph the runtime refuses gets no calibration: the stand-alone times stand.
+  std::vector<std::string> refused;
+  options.per_node = true;
+  runtime::Timing profiled =
+      runtime::time_accepted(runtime, {model}, options, refused, runtime::FirstModel::like_the_others).at(0);
+  if (!refused[0].empty()) return std::nullopt;
+  options.per_node = false;
+  runtime::Timing plain =
+      runtime::time_accepted(runtime, {model}, options, refused, runtime::FirstModel::like_the_others).at(0);
+  if (!refused[0].empty()) return std::nullopt;
+  run.attribution = attribute_rows(graph, grouping, profiled.nodes);
+  // The profiled runs' wall clock bounds the unprofiled time from above: a plain median above it
+  // was disturbed, and the profiled runs' own is the better figure then.
+  run.end_to_end_us = std::min(median_of(plain.runs_us), median_of(profiled.runs_us));
   if (run.end_to_end_us <= 0 || run.attribution.profiled_us <= 0) return std::nullopt;  // nothing to fit or keep
   const Target& target = measurement_->target;
   auto record = [&](const std::string& key, double microseconds, const std::string& method) {

@@ -50,26 +50,17 @@ std::string ran_as(const runtime::Timing& timing) {
   return ran.empty() ? "end to end" : fmt::format("profiled: {}", fmt::join(ran, " + "));
 }
 
-// The models timed together, interleaved; when the runtime rejects one, each is timed alone and
-// the rejected ones are left out (the caller estimates them: the runtime cannot run that group
-// stand-alone, which the whole model it belongs to may still do).
+// The models timed together, interleaved; the ones the runtime refuses are left out and the rest
+// timed again (runtime::time_accepted), and the caller estimates the refused ones: the runtime
+// cannot run that group stand-alone, which the whole model it belongs to may still do.
 std::vector<std::optional<runtime::Timing>> time_each(runtime::Runtime& runtime, const std::vector<std::string>& models,
                                                       const runtime::TimingOptions& options) {
+  std::vector<std::string> refused;
+  std::vector<runtime::Timing> timings =
+      runtime::time_accepted(runtime, models, options, refused, runtime::FirstModel::like_the_others);
   std::vector<std::optional<runtime::Timing>> result(models.size());
-  try {
-    std::vector<runtime::Timing> together = runtime.time_models(models, options);
-    PET_CHECK(together.size() == models.size(), "one timing per model");
-    for (size_t i = 0; i < models.size(); ++i) result[i] = std::move(together[i]);
-    return result;
-  } catch (const UserError&) {
-    if (models.size() == 1) return result;
-  }
-  for (size_t i = 0; i < models.size(); ++i) {
-    try {
-      result[i] = runtime.time_models({models[i]}, options).at(0);
-    } catch (const UserError&) {
-    }
-  }
+  for (size_t i = 0; i < models.size(); ++i)
+    if (refused[i].empty()) result[i] = std::move(timings[i]);
   return result;
 }
 

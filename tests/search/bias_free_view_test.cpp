@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/text_ir.h"
-#include "search/bias_free_view.h"
+#include "search/rules/bias_free_view.h"
 #include "tests/search/node_lines.h"
 #include "verifier/differential.h"
 

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "core/text_ir.h"
-#include "search/channel_padding.h"
-#include "search/finalize.h"
+#include "search/generate/channel_padding.h"
+#include "search/passes/finalize.h"
 #include "search/search_space.h"
 #include "verifier/differential.h"
 
@@ -131,7 +131,7 @@ TEST(ChannelPadding, AMeasuredTargetsSearchOffersItAsAnExactMove) {
       space.expand(start, {false, true, false}, stats, [](uint64_t) { return true; }, search::SearchBudget{});
   std::vector<std::string> padding;
   for (const search::Program& move : moves)
-    if (move.history.back().kind == "padding") {
+    if (move.history.back().kind == TransformationKind::padding) {
       padding.push_back(move.history.back().name + " " + move.history.back().location);
       EXPECT_EQ(move.history.back().evidence_kind, EvidenceKind::construction);
       EXPECT_TRUE(differential(graph, move.graph, 5).passed);

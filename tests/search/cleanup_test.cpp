@@ -3,7 +3,7 @@
 
 #include "core/executor.h"
 #include "core/text_ir.h"
-#include "search/cleanup.h"
+#include "search/passes/cleanup.h"
 #include "search/passes/eliminate_dead_nodes.h"
 #include "search/passes/fold_batchnorm.h"
 #include "search/passes/remove_identities.h"

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/graph.h"
-#include "search/finalize.h"
-#include "search/generate_stage.h"
+#include "search/passes/finalize.h"
+#include "search/generate/generate_stage.h"
 #include "search/search_space.h"
 
 namespace pet::testing {

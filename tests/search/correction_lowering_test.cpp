@@ -7,9 +7,10 @@
 
 #include "core/ops/patch_lowering.h"
 #include "core/text_ir.h"
+#include "kernels/runtime/target_spec.h"
 #include "search/cost/correction_lowering.h"
 #include "search/cost/kernel_groups.h"
-#include "search/finalize.h"
+#include "search/passes/finalize.h"
 
 namespace pet {
 namespace {
@@ -25,7 +26,8 @@ const char* kCorrected = R"(graph "corrected" opset 13 {
 )";
 
 cost::Measurement ort_replay() {
-  return {.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"}, .picks_correction_lowering = true};
+  return {.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"},
+          .picks_correction_lowering = TargetSpec::parse("ort-cpu").picks_correction_lowering_by_measurement()};
 }
 
 // The correction's kernel group key with each lowering.
@@ -79,6 +81,7 @@ TEST(CorrectionLoweringPick, ATieOrNoGainKeepsSlices) {
 TEST(CorrectionLoweringPick, OnlyOrtCpuPicks) {
   cost::Measurement openvino = ort_replay();
   openvino.target.name = "openvino-cpu";
+  openvino.picks_correction_lowering = TargetSpec::parse("openvino-cpu").picks_correction_lowering_by_measurement();
   EXPECT_EQ(lowering_after_pick(replayed({{ops::PatchLowering::slices, 30}, {ops::PatchLowering::scatter, 1}}, openvino)),
             "(none: slices)");
   EXPECT_EQ(lowering_after_pick(cost::CostModel(cost::load_device("h100"))), "(none: slices)");

@@ -4,7 +4,7 @@
 
 #include "core/executor.h"
 #include "core/text_ir.h"
-#include "search/finalize.h"
+#include "search/passes/finalize.h"
 #include "search/passes/eliminate_common_subexpressions.h"
 #include "search/passes/eliminate_layout_chains.h"
 #include "search/passes/fold_weights.h"

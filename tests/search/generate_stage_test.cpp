@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/text_ir.h"
-#include "search/generate_stage.h"
+#include "search/generate/generate_stage.h"
 #include "search/pipeline.h"
 
 namespace pet::search {
@@ -129,7 +129,8 @@ TEST(GenerateStage, ThePipelineReportsItAndDumpsItsMutantsUnderPetDebug) {
       << "each mutant says what it saved where it was generated; the seam corrections cost more on h100";
   std::vector<std::string> stages;
   for (const StageTime& time : result.times) stages.push_back(time.stage);
-  EXPECT_EQ(stages, (std::vector<std::string>{"import", "cleanup", "generate", "search", "finalize", "differential"}));
+  EXPECT_EQ(stages, (std::vector<std::string>{"target", "cleanup", "calibrate", "generate", "search", "finalize",
+                                              "select", "differential", "save"}));
   nlohmann::ordered_json report = report_object(result, false);
   EXPECT_EQ(report["generation"].dump(),
             R"({"subprograms":{"linear":1,"group":0},"mutants":{"full":4,"partial":2},"work":665501,"capped":0})");

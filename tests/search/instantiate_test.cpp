@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/text_ir.h"
-#include "search/compiled_rule.h"
+#include "search/rules/compiled_rule.h"
 
 namespace pet::search {
 namespace {

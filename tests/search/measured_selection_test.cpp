@@ -7,7 +7,7 @@
 
 #include "core/text_ir.h"
 #include "kernels/runtime/runtime.h"
-#include "search/measured_selection.h"
+#include "search/measure/measured_selection.h"
 
 namespace pet::testing {
 namespace {
@@ -44,7 +44,7 @@ class Selecting : public ::testing::Test {
 
 TEST_F(Selecting, AProgramFasterBeyondBothSpreadsIsWritten) {
   Selection selection = select({100, 2}, {99, 2}, {90, 3});
-  EXPECT_EQ(selection.source, "replayed");
+  EXPECT_EQ(selection.source, SelectionSource::replayed);
   EXPECT_EQ(selection.candidates[selection.chosen].label, "program 1");
   EXPECT_EQ(selection.reason, "program 1 is 1.111x faster than the input, beyond the spread");
 }
@@ -69,7 +69,7 @@ TEST_F(Selecting, WithoutEndToEndTimesTheLowestPredictionIsChosenAndSaidSo) {
   cost::CostModel replayed(cost::load_cpu_fallback(), {}, measurement);
   Selection selection = select_fastest(
       {{"input", &input, 100, {}}, {"cleaned", &cleaned, 100, {}}, {"program 1", &program, 90, {}}}, replayed, {});
-  EXPECT_EQ(selection.source, "estimated");
+  EXPECT_EQ(selection.source, SelectionSource::estimated);
   EXPECT_EQ(selection.candidates[selection.chosen].label, "program 1");
   EXPECT_EQ(selection.reason, "no end-to-end times to compare: program 1 has the lowest predicted cost");
 }
@@ -84,7 +84,7 @@ TEST_F(Selecting, AReplayedProgramWithoutATimeIsNotChosen) {
   cost::CostModel replayed(cost::load_cpu_fallback(), db, measurement);
   Selection selection = select_fastest(
       {{"input", &input, 100, {}}, {"cleaned", &cleaned, 100, {}}, {"program 1", &program, 10, {}}}, replayed, {});
-  EXPECT_EQ(selection.source, "replayed");
+  EXPECT_EQ(selection.source, SelectionSource::replayed);
   EXPECT_EQ(selection.candidates[selection.chosen].label, "cleaned");
   EXPECT_EQ(selection.candidates[2].rejected, "no end-to-end time in the replayed profile DB");
   EXPECT_EQ(selection.reason,
@@ -170,6 +170,32 @@ TEST_F(SelectingWithARefusingRuntime, WhenEveryProgramAndTheCleanedInputAreRefus
 TEST_F(SelectingWithARefusingRuntime, ARefusedInputStaysTheUsersError) {
   RefusingRuntime runtime({"Relu"});
   EXPECT_THROW(select_with(runtime), runtime::ModelRejected);
+}
+
+// The one refusal policy, for timings without a reference (kernel groups, a calibration run):
+// before, those paths caught every UserError around the runtime; after, time_accepted records the
+// runtime's refusal of any model, the first included, and times the rest (none: no call at all).
+TEST(TimeAccepted, WithoutAReferenceTheFirstModelIsRefusedLikeTheOthers) {
+  RefusingRuntime runtime({"Relu"});
+  std::vector<std::string> refused;
+  std::vector<runtime::Timing> timings = runtime::time_accepted(
+      runtime, {"Relu model", "Neg model", "Relu again"}, {.runs = 2}, refused, runtime::FirstModel::like_the_others);
+  EXPECT_EQ(refused[0], "model 0 was rejected by the test runtime: Relu");
+  EXPECT_EQ(refused[1], "");
+  EXPECT_EQ(refused[2], "model 1 was rejected by the test runtime: Relu");  // the index among those offered
+  EXPECT_EQ(timings[1].runs_us, std::vector<double>(2, 100.0));
+  EXPECT_TRUE(timings[0].runs_us.empty());
+  EXPECT_EQ(runtime.calls, 3);
+}
+
+TEST(TimeAccepted, WhenEveryModelIsRefusedNothingMoreIsTimed) {
+  RefusingRuntime runtime({"Relu"});
+  std::vector<std::string> refused;
+  std::vector<runtime::Timing> timings =
+      runtime::time_accepted(runtime, {"Relu"}, {.runs = 2}, refused, runtime::FirstModel::like_the_others);
+  EXPECT_EQ(runtime.calls, 1);
+  EXPECT_FALSE(refused[0].empty());
+  EXPECT_TRUE(timings[0].runs_us.empty());
 }
 
 }  // namespace

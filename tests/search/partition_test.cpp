@@ -4,7 +4,7 @@
 #include "core/error.h"
 #include "core/text_ir.h"
 #include "mutant/generator.h"
-#include "search/partition.h"
+#include "search/generate/partition.h"
 #include "verifier/differential.h"
 #include "verifier/examine.h"
 #include "tests/search/node_lines.h"

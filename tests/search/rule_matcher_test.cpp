@@ -8,9 +8,9 @@
 #include "core/onnx_import.h"
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
-#include "search/cleanup.h"
-#include "search/compiled_rule.h"
-#include "search/rule_matcher.h"
+#include "search/passes/cleanup.h"
+#include "search/rules/compiled_rule.h"
+#include "search/rules/rule_matcher.h"
 #include "verifier/differential.h"
 #include "tests/search/node_lines.h"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "search/cost/cost_model.h"
-#include "search/seam_cases.h"
+#include "search/generate/seam_cases.h"
 
 namespace pet::search {
 namespace {

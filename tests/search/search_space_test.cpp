@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "core/text_ir.h"
-#include "search/finalize.h"
+#include "search/passes/finalize.h"
 #include "search/pipeline.h"
 #include "search/search_space.h"
 #include "tests/search/batched_conv.h"

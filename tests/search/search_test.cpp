@@ -7,7 +7,7 @@
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "search/pipeline.h"
-#include "search/rule_matcher.h"
+#include "search/rules/rule_matcher.h"
 
 namespace pet {
 namespace {
@@ -102,7 +102,7 @@ TEST(Search, CostOrderIsPetThenPetEqOnlyThenNone) {
 // compared PET with a mix of both. After: taso is proved rules alone, under TASO's alpha search.
 TEST(Search, TasoTakesOnlyZ3ProvedRulesUnderAlphaSearch) {
   OptimizeResult merged = optimize(parse_graph(kInceptionBranches), quick(Mode::taso));
-  EXPECT_EQ(merged.search.algorithm, "alpha");
+  EXPECT_EQ(merged.search.algorithm, SearchAlgorithm::alpha);
   EXPECT_EQ(merged.generation.mutants_full + merged.generation.mutants_partial, 0) << "no mutants generated";
   ASSERT_FALSE(merged.transformations.empty()) << report_table(merged);
   for (const Transformation& step : merged.transformations) EXPECT_EQ(step.evidence_kind, EvidenceKind::z3_proof);
@@ -293,14 +293,14 @@ TEST(Search, TimeBudgetEndsWithItsStopReason) {
 
 TEST(Search, AlphaSearchIsTasosDefaultAndBeamItsOption) {
   OptimizeResult alpha = optimize(parse_graph(kInceptionBranches), quick(Mode::taso));
-  EXPECT_EQ(alpha.search.algorithm, "alpha");
+  EXPECT_EQ(alpha.search.algorithm, SearchAlgorithm::alpha);
   EXPECT_EQ(alpha.search.stop_reason, StopReason::converged);
   EXPECT_LT(alpha.cost_optimized_us, alpha.cost_original_us) << report_table(alpha);
   EXPECT_TRUE(alpha.check.passed);
   OptimizeOptions options = quick(Mode::taso);
-  options.taso_search = "beam";
+  options.taso_search = TasoSearch::beam;
   OptimizeResult beam = optimize(parse_graph(kInceptionBranches), options);
-  EXPECT_EQ(beam.search.algorithm, "beam");
+  EXPECT_EQ(beam.search.algorithm, SearchAlgorithm::beam);
   EXPECT_DOUBLE_EQ(beam.cost_optimized_us, alpha.cost_optimized_us) << report_table(beam);
 }
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/text_ir.h"
-#include "search/finalize.h"
+#include "search/passes/finalize.h"
 #include "search/passes/sink_layouts_below_corrections.h"
 #include "tests/search/node_lines.h"
 #include "verifier/differential.h"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/text_ir.h"
-#include "search/finalize.h"
+#include "search/passes/finalize.h"
 #include "search/passes/fuse_conv_bias.h"
 #include "search/passes/sink_layouts.h"
 #include "tests/search/node_lines.h"

@@ -13,7 +13,7 @@ TargetReport replayed_report(double calibration_error) {
   TargetReport report;
   report.profile_db = "/tmp/db.json";
   report.sources = {.measured = 0, .replayed = 452, .estimated = 0, .measuring_seconds = 0};
-  report.selection.source = "measured";
+  report.selection.source = SelectionSource::measured;
   report.calibrated = true;
   report.calibration_error = calibration_error;
   return report;
@@ -36,7 +36,7 @@ TEST(StaleProfile, AClosePredictionAFreshDbOrAReplaySayNothing) {
   fresh.sources = {.measured = 300, .replayed = 152, .estimated = 0, .measuring_seconds = 40};
   EXPECT_EQ(stale_profile_note(fresh), "") << "measured now: not stale";
   TargetReport replay = replayed_report(1.112);
-  replay.selection.source = "replayed";
+  replay.selection.source = SelectionSource::replayed;
   EXPECT_EQ(stale_profile_note(replay), "") << "--replay times nothing now";
   TargetReport uncalibrated = replayed_report(1.112);
   uncalibrated.calibrated = false;

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "core/text_ir.h"
-#include "search/finalize.h"
-#include "search/rule_matcher.h"
+#include "search/passes/finalize.h"
+#include "search/rules/rule_matcher.h"
 #include "tests/search/node_lines.h"
 #include "verifier/differential.h"
 

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "core/text_ir.h"
-#include "search/named_passes.h"
+#include "search/passes/named_passes.h"
 #include "tests/test_temp_dir.h"
 #include "tools/commands.h"
 

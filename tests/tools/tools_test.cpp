@@ -434,7 +434,7 @@ TEST(Docs, PetOptHelpStatesThePipelinesDefaults) {
         fmt::format("(default {})", defaults.mutation_rounds),
         fmt::format("(default {})", defaults.top_k), fmt::format("(default {})", defaults.target.name()), fmt::format("(default {})", defaults.select_k),
         fmt::format("(default {})", defaults.select_runs), fmt::format("(default {})", defaults.measured_search_s),
-        fmt::format("(default {})", defaults.seed), fmt::format("(default {})", defaults.taso_search),
+        fmt::format("(default {})", defaults.seed), fmt::format("(default {})", to_string(defaults.taso_search)),
         fmt::format("best ({})", defaults.alpha)})
     EXPECT_NE(help.find(stated), std::string::npos) << stated;
 }

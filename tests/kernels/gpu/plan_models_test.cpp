@@ -12,8 +12,8 @@
 
 #include "core/onnx_import.h"
 #include "kernels/gpu/plan/plan.h"
-#include "search/cleanup.h"
-#include "search/finalize.h"
+#include "search/passes/cleanup.h"
+#include "search/passes/finalize.h"
 #include "tests/kernels/gpu/plan_checks.h"
 
 namespace pet::gpu {

@@ -1,6 +1,6 @@
 // Measured ranking: the beam's programs finalized, timed end to end beside the cleaned input, and
 // re-costed by those times (kept in the profile DB, so a replay ranks them the same way).
-#include "search/measured_ranking.h"
+#include "search/measure/measured_ranking.h"
 
 #include <chrono>
 #include <limits>
@@ -11,7 +11,7 @@
 #include "core/onnx_export.h"
 #include "core/structural_hash.h"
 #include "kernels/runtime/runtime.h"
-#include "search/finalize.h"
+#include "search/passes/finalize.h"
 
 namespace pet::search {
 namespace {

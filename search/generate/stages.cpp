@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "search/partition.h"
+#include "search/generate/partition.h"
 #include "search/passes/constant_source.h"
 
 namespace pet::search {

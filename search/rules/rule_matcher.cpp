@@ -1,6 +1,6 @@
 // Subgraph matching of library rules: an index by the left side's last node, backtracking along
 // shared values, the checks that make the rewrite a valid graph, and a Z3 proof of the instance.
-#include "search/rule_matcher.h"
+#include "search/rules/rule_matcher.h"
 
 #include <fmt/format.h>
 
@@ -14,9 +14,9 @@
 #include "core/memo.h"
 #include "core/text_ir.h"
 #include "mutant/generator.h"
-#include "search/bias_free_view.h"
-#include "search/compiled_rule.h"
-#include "search/partition.h"
+#include "search/rules/bias_free_view.h"
+#include "search/rules/compiled_rule.h"
+#include "search/generate/partition.h"
 
 namespace pet::search {
 

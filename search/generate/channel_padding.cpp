@@ -1,5 +1,5 @@
 // Channel padding sites and the rewrite that pads them.
-#include "search/channel_padding.h"
+#include "search/generate/channel_padding.h"
 
 #include <algorithm>
 #include <optional>

@@ -1,5 +1,5 @@
 // Cleanup pass order: bypass identities first so BN folding sees Conv -> BN directly.
-#include "search/cleanup.h"
+#include "search/passes/cleanup.h"
 
 #include "search/passes/eliminate_dead_nodes.h"
 #include "search/passes/fold_batchnorm.h"

@@ -1,5 +1,5 @@
 // Parsing one rule direction and planning the order in which its left side is matched.
-#include "search/compiled_rule.h"
+#include "search/rules/compiled_rule.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "core/shape_fit.h"
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
-#include "search/partition.h"
+#include "search/generate/partition.h"
 
 namespace pet::search {
 namespace {

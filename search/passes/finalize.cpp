@@ -2,7 +2,7 @@
 // weights; corrections fuse with their inverse layout, and leave it where the next conv of a stage
 // undoes it, before activations fuse into the result;
 // dead nodes go last. The whole list repeats until a round changes nothing.
-#include "search/finalize.h"
+#include "search/passes/finalize.h"
 
 #include <fmt/format.h>
 

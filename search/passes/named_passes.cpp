@@ -1,12 +1,12 @@
 // One table from names to passes; the stages keep their own order and fixed point.
-#include "search/named_passes.h"
+#include "search/passes/named_passes.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "search/finalize.h"
+#include "search/passes/finalize.h"
 
 namespace pet {
 namespace {

@@ -8,6 +8,7 @@
 #include "core/default_seed.h"
 #include "core/graph.h"
 #include "search/cost/cost_model.h"
+#include "search/vocabulary.h"
 
 namespace pet {
 
@@ -36,7 +37,7 @@ struct TimedCandidate {
 };
 
 struct Selection {
-  std::string source;  // "measured", "replayed", or "estimated" (no end-to-end time: by prediction)
+  SelectionSource source = SelectionSource::none;  // estimated: no end-to-end time, by prediction
   std::vector<TimedCandidate> candidates;  // in the order offered
   size_t chosen = 0;                       // index into candidates
   std::string reason;                      // why that one, in a sentence

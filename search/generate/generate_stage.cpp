@@ -1,6 +1,6 @@
 // Subprograms are generated in the order of what they could save; each one's rounds run on one
 // thread, the subprograms in parallel, and only counted budgets bound them.
-#include "search/generate_stage.h"
+#include "search/generate/generate_stage.h"
 
 #include <algorithm>
 #include <functional>
@@ -13,8 +13,8 @@
 #include "core/parallel.h"
 #include "core/structural_hash.h"
 #include "corrector/correct.h"
-#include "search/bias_split.h"
-#include "search/correction_overhead.h"
+#include "search/generate/bias_split.h"
+#include "search/generate/correction_overhead.h"
 #include "search/program.h"
 
 namespace pet::search {
@@ -49,7 +49,7 @@ MutantOption full_option(const Lineage& base, const mutant::Mutant& found, const
   MutantOption option;
   option.replacement = wrap(found.program);
   option.mutant = found.program;
-  option.info.kind = "mutant";
+  option.info.kind = TransformationKind::mutant;
   option.info.name = chain(base.family, found.family, " ; ");
   option.info.evidence_kind = EvidenceKind::random_test;
   option.info.evidence = chain(base.evidence, found.verdict.summary(), " ; then ");
@@ -71,7 +71,7 @@ MutantOption partial_option(const Lineage& base, const mutant::Mutant& found, co
   option.replacement = std::move(corrected.program);
   option.mutant = found.program;
   option.partial = true;
-  option.info.kind = "mutant";
+  option.info.kind = TransformationKind::mutant;
   option.info.name = chain(base.family, found.family, " ; ");
   option.info.evidence_kind = EvidenceKind::partial_correction;
   option.info.evidence = chain(base.evidence, found.verdict.summary() + "; " + boxes_text(corrected), " ; then ");

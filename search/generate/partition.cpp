@@ -1,6 +1,6 @@
 // Multi-linear regions: each grows from one compute-heavy op through adjacent linear ops whose
 // connecting value no other node reads, and stops at non-linear ops and multi-fan values.
-#include "search/partition.h"
+#include "search/generate/partition.h"
 
 #include <algorithm>
 #include <optional>

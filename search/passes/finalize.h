@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/graph.h"
-#include "search/cleanup.h"
+#include "search/passes/cleanup.h"
 
 namespace pet {
 

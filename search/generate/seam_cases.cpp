@@ -1,5 +1,5 @@
 // The seam-correction cases and their overheads under the cost model.
-#include "search/seam_cases.h"
+#include "search/generate/seam_cases.h"
 
 #include <algorithm>
 #include <numeric>
@@ -10,8 +10,8 @@
 #include "corrector/correct.h"
 #include "mutant/generator.h"
 #include "core/error.h"
-#include "search/bias_split.h"
-#include "search/correction_overhead.h"
+#include "search/generate/bias_split.h"
+#include "search/generate/correction_overhead.h"
 
 namespace pet::search {
 

@@ -1,6 +1,6 @@
 // Measured selection: time the finalists end to end, interleaved, and keep the fastest that is
 // faster than the input by more than the noise.
-#include "search/measured_selection.h"
+#include "search/measure/measured_selection.h"
 
 #include <algorithm>
 #include <optional>
@@ -119,13 +119,13 @@ Selection select_fastest(const std::vector<SelectionCandidate>& candidates, cons
   PET_CHECK(candidates.size() >= 2 && cost.measured(), "the input and its cleaned form, on a measured target");
   Selection selection;
   if (cost.measurement()->runtime) {
-    selection.source = "measured";
+    selection.source = SelectionSource::measured;
     selection.candidates = measure(candidates, cost, options);
   } else if (std::optional<std::vector<TimedCandidate>> recorded = replay(candidates, cost)) {
-    selection.source = "replayed";
+    selection.source = SelectionSource::replayed;
     selection.candidates = std::move(*recorded);
   } else {
-    selection.source = "estimated";
+    selection.source = SelectionSource::estimated;
     for (const SelectionCandidate& candidate : candidates)
       selection.candidates.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, "", candidate.changes});
     choose_by_prediction(selection);

@@ -10,8 +10,8 @@
 
 #include "mutant/generator.h"
 #include "search/cost/cost_model.h"
-#include "search/partition.h"
-#include "search/pipeline.h"
+#include "search/generate/partition.h"
+#include "search/search_types.h"
 
 namespace pet::search {
 
@@ -51,10 +51,6 @@ std::optional<LayoutEnds> layout_ends(const Graph& replacement);
 // Whether a replacement with ends `next` enters the layout one with ends `previous` leaves: as
 // neighbours in a stage, the exit layout of one and the entry of the next cancel.
 bool continues_layout(const LayoutEnds& previous, const LayoutEnds& next);
-
-// The generation options `pet-opt` runs with for these OptimizeOptions (rounds, top K, seed,
-// placements, work budget; one thread while a runtime times kernels).
-GenerateOptions generate_options(const OptimizeOptions& options, const cost::CostModel& cost);
 
 // A replacement for one subprogram: a mutant (corrected when partial) with its evidence.
 struct MutantOption {

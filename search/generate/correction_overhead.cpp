@@ -1,12 +1,12 @@
 // The correction overhead under the cost model, measured on the fused form that will run.
-#include "search/correction_overhead.h"
+#include "search/generate/correction_overhead.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "core/error.h"
 #include "search/cost/correction_lowering.h"
-#include "search/finalize.h"
+#include "search/passes/finalize.h"
 
 namespace pet::search {
 namespace {

@@ -34,7 +34,7 @@ struct CompiledRule {
   std::vector<bool> internal;   // per lhs value: produced by an lhs node and not an lhs output
   int lhs_compute_ops = 0, rhs_compute_ops = 0;
   // The left side has a bias-free Conv: the matcher looks for it in the bias-free view of a graph
-  // (search/bias_free_view.h), so it also finds the convs that carry a bias.
+  // (search/rules/bias_free_view.h), so it also finds the convs that carry a bias.
   bool over_convs = false;
   std::vector<size_t> per_channel_inputs;  // guard: lhs inputs (by index) that must be [1,C,1,...]
   std::vector<size_t> scalar_inputs;       // guard: lhs inputs of rank 0, which bind scalars only

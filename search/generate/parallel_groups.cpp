@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "search/partition.h"
+#include "search/generate/partition.h"
 
 namespace pet::search {
 namespace {

@@ -1,10 +1,10 @@
 // Bias splitting for the mutant generator.
-#include "search/bias_split.h"
+#include "search/generate/bias_split.h"
 
 #include <algorithm>
 
 #include "core/error.h"
-#include "search/partition.h"
+#include "search/generate/partition.h"
 
 namespace pet::search {
 std::optional<BiasSplit> split_conv_bias(const Graph& program) {

@@ -1,5 +1,5 @@
 // The bias-free view: biased convs split into Conv + per-channel Add, and the way back.
-#include "search/bias_free_view.h"
+#include "search/rules/bias_free_view.h"
 
 #include <algorithm>
 

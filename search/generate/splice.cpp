@@ -3,7 +3,7 @@
 #include <map>
 
 #include "core/error.h"
-#include "search/partition.h"
+#include "search/generate/partition.h"
 #include "search/passes/eliminate_dead_nodes.h"
 
 namespace pet::search {

@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "core/graph.h"
-#include "search/cleanup.h"
+#include "search/passes/cleanup.h"
 
 namespace pet {
 
 // The names run_passes accepts: the stages `cleanup` and `finalize`, then every pass of their
-// tables (search/cleanup.cpp, search/finalize.cpp) once, in the order they run there.
+// tables (search/passes/cleanup.cpp, search/passes/finalize.cpp) once, in the order they run there.
 const std::vector<std::string>& pass_names();
 
 // The names of a comma-separated list ("fold-batchnorm,eliminate-dead-nodes"), in order; UserError

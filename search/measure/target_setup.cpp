@@ -1,0 +1,95 @@
+// Target setup: the profile DB resolved, the runtime opened (or its times replayed), the cost model
+// made for the target.
+#include "search/measure/target_setup.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace pet {
+namespace {
+
+// The target recorded in a replayed DB for this target name and thread count: the one taken on
+// this CPU when there are several.
+cost::Target replayed_target(const cost::ProfileDb& db, const std::string& path, const std::string& name, int threads) {
+  std::vector<cost::Target> recorded = db.measured_targets(name, threads);
+  if (recorded.empty())
+    throw UserError(fmt::format("--replay: the profile DB '{}' holds no {} times at {} thread{}; run once without "
+                                "--replay to measure them, or pass --threads with a recorded count",
+                                path, name, threads, threads == 1 ? "" : "s"));
+  std::string here = runtime::cpu_model();
+  for (const cost::Target& target : recorded)
+    if (target.cpu == here) return target;
+  return recorded.front();
+}
+
+// A measured target's DB: the file given, else the per-user cache; a missing file starts empty
+// unless the DB is only replayed.
+cost::ProfileDb load_measured_db(const std::string& path, bool replay) {
+  if (std::filesystem::exists(path) || replay) return cost::ProfileDb::load(path);
+  return cost::ProfileDb{};
+}
+
+}  // namespace
+
+std::string default_measured_profile_db() {
+  if (const char* given = std::getenv("PET_PROFILE_DB"); given && *given) return given;
+  std::filesystem::path folder;
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
+    folder = cache;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    folder = std::filesystem::path(home) / ".cache";
+  else
+    folder = std::filesystem::temp_directory_path();
+  return (folder / "pet" / "profile-db.json").string();
+}
+
+void TargetSetup::save_measurements() const {
+  if (runtime && cost) cost->profile().save_merged(profile_db, loaded);
+}
+
+std::string profile_db_path(const TargetOptions& options) {
+  if (!options.profile_db.empty()) return options.profile_db;
+  return options.spec.measured() ? default_measured_profile_db() : std::string(PET_DEFAULT_PROFILE_DB);
+}
+
+void open_target(const TargetOptions& options, TargetSetup& setup) {
+  const TargetSpec& target = options.spec;
+  setup.profile_db = profile_db_path(options);
+  if (!target.measured()) {
+    if (options.remeasure)
+      throw UserError(fmt::format("--remeasure: target {} is estimated, so nothing is timed; it applies to the "
+                                  "measured targets {}",
+                                  target.name(), fmt::join(TargetSpec::measured_names(), " and ")));
+    bool given = !options.profile_db.empty();
+    cost::ProfileDb profile =
+        (given || std::filesystem::exists(setup.profile_db)) ? cost::ProfileDb::load(setup.profile_db) : cost::ProfileDb{};
+    setup.cost.emplace(cost::load_device(target.name()), std::move(profile));
+    return;
+  }
+  cost::ProfileDb db = load_measured_db(setup.profile_db, options.replay);  // read even to remeasure: fail early
+  if (options.remeasure) {
+    if (options.replay)
+      throw UserError("--remeasure times everything again and --replay times nothing: pass one of them");
+    db = cost::ProfileDb{};  // nothing stored to price with; saved over the file's entries at the end
+  }
+  setup.loaded = db;
+  cost::Measurement measurement;
+  int threads = target.resolved_threads();
+  measurement.picks_correction_lowering = target.picks_correction_lowering_by_measurement();
+  if (options.replay) {
+    measurement.target = replayed_target(db, setup.profile_db, target.name(), threads);
+  } else {
+    setup.runtime = target.open_runtime();
+    measurement.target = {target.name(), true, threads, setup.runtime->version(), runtime::cpu_model()};
+    measurement.runtime = setup.runtime.get();
+  }
+  measurement.timing.threads = threads;
+  measurement.timing.seed = options.seed;
+  setup.cost.emplace(cost::load_cpu_fallback(), std::move(db), std::move(measurement));
+}
+
+}  // namespace pet

@@ -1,0 +1,47 @@
+// Target setup, the pipeline's first stage: the profile DB resolved (here alone), the measured
+// target's runtime opened or its times replayed, and the cost model for the target.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/default_seed.h"
+#include "kernels/runtime/runtime.h"
+#include "kernels/runtime/target_spec.h"
+#include "search/cost/cost_model.h"
+
+namespace pet {
+
+// What target setup needs of the pipeline's options.
+struct TargetOptions {
+  TargetSpec spec;
+  std::string profile_db;  // empty: the per-user DB for a measured target, the repository's for a device
+  bool replay = false;     // read the DB only: nothing is timed
+  bool remeasure = false;  // measured targets: price with nothing stored, save the new times over the DB's
+  uint64_t seed = kDefaultSeed;
+};
+
+// The per-user profile DB of measured targets: $PET_PROFILE_DB, else $XDG_CACHE_HOME/pet or
+// ~/.cache/pet, profile-db.json.
+std::string default_measured_profile_db();
+
+// The profile DB `options` use, resolved here alone: the file given, else the per-user DB for a
+// measured target, the repository's DB for a device.
+std::string profile_db_path(const TargetOptions& options);
+
+// The target `options` name, opened as optimize() opens it: for a measured target its runtime
+// (null when replaying) and a cost model over the profile DB, which the caller saves with
+// cost->profile().save(profile_db) after timing; for a GPU spec the analytic model.
+struct TargetSetup {
+  std::unique_ptr<runtime::Runtime> runtime;
+  std::optional<cost::CostModel> cost;
+  std::string profile_db;
+  cost::ProfileDb loaded;  // the DB as read: a measuring run saves only what it added or changed
+  // Saves the measurements of this run into the DB file (ProfileDb::save_merged); a no-op when
+  // nothing was measured (a replay, an analytic target).
+  void save_measurements() const;
+};
+void open_target(const TargetOptions& options, TargetSetup& setup);
+
+}  // namespace pet
