@@ -21,6 +21,11 @@ namespace pet {
 struct PrintOptions {
   int64_t inline_limit = 16;  // constants up to this many elements print their values
   bool node_names = false;    // append "@name" to each node line
+  // Larger f32 constants print as random(SEED, SCALE): seeded uniform noise in [-SCALE, SCALE)
+  // with the constant's own root mean square, so a model travels without its weights (a GPU
+  // check) and is regenerated bit for bit wherever it is parsed, its activations as large as the
+  // original's. The seed is the constant's content hash.
+  bool weight_free = false;
 };
 
 std::string print_graph(const Graph& graph, const PrintOptions& options = {});
@@ -29,7 +34,8 @@ std::string print_graph(const Graph& graph, const PrintOptions& options = {});
 using BlobTable = std::map<uint64_t, Tensor>;
 BlobTable collect_blobs(const Graph& graph);
 
-// Parses printed IR; `random(SEED)` constants are uniform in [-1, 1). UserError with the line
+// Parses printed IR; `random(SEED)` constants are uniform in [-1, 1), `random(SEED, SCALE)` in
+// [-SCALE, SCALE) (Tensor::random_f32). UserError with the line
 // number and what was expected on malformed text, unknown ops, or types that disagree with
 // the op's shape rule.
 Graph parse_graph(const std::string& text, const BlobTable& blobs = {});

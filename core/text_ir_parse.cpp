@@ -244,10 +244,19 @@ class Parser {
       const Token& argument = expect(TokenKind::Word, kind == "blob" ? "a blob hash" : "a seed");
       uint64_t number = kind == "blob" ? parse_unsigned(argument, 16, "a hexadecimal blob hash below 2^64")
                                        : parse_unsigned(argument, 10, "a decimal seed below 2^64");
+      float scale = 1.0f;
+      if (kind == "random" && accept_punct(",")) {
+        double given = parse_number(next());
+        if (!(given >= 0 && given <= 3.4e38)) {
+          --pos_;
+          fail("a scale between 0 and the largest float");
+        }
+        scale = static_cast<float>(given);
+      }
       expect_punct(")");
       if (kind == "random") {
         if (type.dtype != DType::f32) fail("random() only for f32 constants");
-        return Tensor::random_f32(type.shape, number);
+        return Tensor::random_f32(type.shape, number, -scale, scale);
       }
       auto found = blobs_.find(number);
       if (found == blobs_.end() || found->second.type() != type) fail("a blob given to the parser (blob table)");

@@ -1,4 +1,7 @@
 // Printing graphs as textual IR.
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/text_ir.h"
@@ -29,7 +32,16 @@ std::string value_ref(const Graph& graph, ValueId id) {
   return "%" + (plain_name(name) ? name : quoted(name));
 }
 
+// Uniform noise in [-s, s) has a root mean square of s / sqrt(3): the scale that keeps the RMS.
+float rms_keeping_scale(const Tensor& tensor) {
+  double squares = 0;
+  for (float value : tensor.f32()) squares += static_cast<double>(value) * value;
+  return static_cast<float>(std::sqrt(3.0 * squares / static_cast<double>(std::max<int64_t>(1, tensor.numel()))));
+}
+
 std::string constant_text(const Tensor& tensor, const PrintOptions& options) {
+  if (tensor.numel() > options.inline_limit && options.weight_free && tensor.dtype() == DType::f32)
+    return fmt::format("random({}, {})", tensor.content_hash(), rms_keeping_scale(tensor));
   if (tensor.numel() > options.inline_limit) return fmt::format("blob({:016x})", tensor.content_hash());
   std::string text = "[";
   for (int64_t i = 0; i < tensor.numel(); ++i) {

@@ -1,6 +1,8 @@
 // Textual IR: printing is stable, parsing gives the same graph, and bad text names its line.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "core/structural_hash.h"
 #include "core/text_ir.h"
@@ -39,6 +41,40 @@ TEST(TextIr, LargeConstantsPrintAsBlobsAndParseBackWithTheTable) {
   EXPECT_NE(printed.find("const %w : f32[32] = blob("), std::string::npos) << printed;
   Graph reparsed = parse_graph(printed, collect_blobs(graph));
   EXPECT_EQ(structural_hash(reparsed), structural_hash(graph));
+}
+
+// Weight-free IR: a model travels to the GPU machine without its weights and is regenerated there
+// bit for bit; each large constant becomes seeded noise of its own root mean square.
+TEST(TextIr, WeightFreePrintingRegeneratesLargeConstantsAsSeededNoiseOfTheSameScale) {
+  Graph graph = parse_graph(R"(graph "g" opset 13 {
+    input %x : f32[4,32]
+    const %w : f32[32] = random(7, 0.5)
+    const %b : f32[2] = [3,-4]
+    %y = Add(%x, %w) : f32[4,32]
+    output %y
+  })");
+  const Tensor& weight = *graph.value(*graph.find_value("w")).constant;
+  EXPECT_EQ(weight.f32()[0], Tensor::random_f32(Shape({32}), 7, -0.5f, 0.5f).f32()[0]);
+  std::string printed = print_graph(graph, PrintOptions{.weight_free = true});
+  std::string expected_line = fmt::format("const %w : f32[32] = random({}, ", weight.content_hash());
+  ASSERT_NE(printed.find(expected_line), std::string::npos) << printed;
+  EXPECT_NE(printed.find("const %b : f32[2] = [3,-4]"), std::string::npos) << "small constants stay inline";
+  Graph regenerated = parse_graph(printed);
+  EXPECT_EQ(structural_hash(parse_graph(printed)), structural_hash(regenerated)) << "parsing twice gives the same bits";
+  double original = 0, copy = 0;
+  for (float value : weight.f32()) original += value * value;
+  for (float value : regenerated.value(*regenerated.find_value("w")).constant->f32()) copy += value * value;
+  EXPECT_NEAR(copy / original, 1.0, 0.5) << "the same scale, not the same values";
+}
+
+TEST(TextIrErrors, ARandomScaleMustBeANonNegativeNumber) {
+  try {
+    parse_graph("graph \"g\" opset 13 {\n  const %w : f32[32] = random(7, -1)\n  output %w\n}\n");
+    FAIL() << "a negative scale was accepted";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("a scale between 0 and the largest float"), std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(TextIr, NamesWithOddCharactersAreQuoted) {
