@@ -24,7 +24,8 @@ struct PrintOptions {
   // Larger f32 constants print as random(SEED, SCALE): seeded uniform noise in [-SCALE, SCALE)
   // with the constant's own root mean square, so a model travels without its weights (a GPU
   // check) and is regenerated bit for bit wherever it is parsed, its activations as large as the
-  // original's. The seed is the constant's content hash.
+  // original's. The seed is the constant's content hash. Other constants print inline, whatever
+  // their size, so the text parses without a blob table.
   bool weight_free = false;
 };
 

@@ -42,7 +42,9 @@ float rms_keeping_scale(const Tensor& tensor) {
 std::string constant_text(const Tensor& tensor, const PrintOptions& options) {
   if (tensor.numel() > options.inline_limit && options.weight_free && tensor.dtype() == DType::f32)
     return fmt::format("random({}, {})", tensor.content_hash(), rms_keeping_scale(tensor));
-  if (tensor.numel() > options.inline_limit) return fmt::format("blob({:016x})", tensor.content_hash());
+  // Weight-free text is read where no blob table exists: index and shape constants stay inline.
+  bool inline_all = options.weight_free && tensor.dtype() != DType::f32;
+  if (tensor.numel() > options.inline_limit && !inline_all) return fmt::format("blob({:016x})", tensor.content_hash());
   std::string text = "[";
   for (int64_t i = 0; i < tensor.numel(); ++i) {
     if (i) text += ',';

@@ -1,4 +1,4 @@
-// NVRTC compilation to PTX, and a driver-API launcher whose entry points come from the CUDA
+// NVRTC compilation to PTX or CUBIN, and a driver-API launcher whose entry points come from the CUDA
 // runtime, so binaries start (and report no device) on machines without libcuda.
 #include "kernels/nvrtc_compile.h"
 
@@ -138,6 +138,42 @@ PtxCompilation compile_to_ptx(const std::string& source, const std::string& prog
   if (status != NVRTC_SUCCESS) {
     result.ptx.clear();
     result.error = nvrtc_failure("nvrtcGetPTX", status, result.log);
+  }
+  return result;
+}
+
+CubinCompilation compile_to_cubin(const std::string& source, const std::string& program_name,
+                                  const std::string& arch) {
+  CubinCompilation result;
+  NvrtcProgram program;
+  nvrtcResult status = nvrtcCreateProgram(&program.handle, source.c_str(), program_name.c_str(), 0, nullptr, nullptr);
+  if (status != NVRTC_SUCCESS) {
+    result.error = nvrtc_failure("nvrtcCreateProgram", status, "");
+    return result;
+  }
+  std::string arch_option = "--gpu-architecture=" + arch;  // a real architecture: NVRTC emits SASS
+  const char* options[] = {arch_option.c_str(), "--std=c++17"};
+  auto start = std::chrono::steady_clock::now();
+  status = nvrtcCompileProgram(program.handle, static_cast<int>(std::size(options)), options);
+  result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  result.log = program_log(program.handle);
+  if (status != NVRTC_SUCCESS) {
+    result.error = nvrtc_failure("nvrtcCompileProgram", status, result.log);
+    return result;
+  }
+  size_t size = 0;
+  status = nvrtcGetCUBINSize(program.handle, &size);
+  if (status == NVRTC_SUCCESS && size == 0) {
+    result.error = fmt::format("nvrtcGetCUBINSize: no CUBIN for '{}' (a virtual architecture gives PTX only)", arch);
+    return result;
+  }
+  if (status == NVRTC_SUCCESS) {
+    result.cubin.assign(size, '\0');
+    status = nvrtcGetCUBIN(program.handle, result.cubin.data());
+  }
+  if (status != NVRTC_SUCCESS) {
+    result.cubin.clear();
+    result.error = nvrtc_failure("nvrtcGetCUBIN", status, result.log);
   }
   return result;
 }

@@ -1,5 +1,5 @@
-// Runtime compilation of generated CUDA C: NVRTC turns source into PTX on any machine (no device
-// needed), and launch_ptx() loads and runs that PTX through the driver API where a device exists.
+// Runtime compilation of generated CUDA C: NVRTC turns source into PTX or CUBIN on any machine (no
+// device needed), and launch_ptx() loads and runs that PTX through the driver API where a device exists.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,20 @@ struct PtxCompilation {
 // "sm_90". Never throws for bad source: a compile error is reported in `error` with the log.
 PtxCompilation compile_to_ptx(const std::string& source, const std::string& program_name,
                               const std::string& arch = "sm_90");
+
+struct CubinCompilation {
+  std::string cubin;       // the ELF image (binary); empty unless ok()
+  std::string log;         // NVRTC's program log: the diagnostics, also warnings on success
+  std::string error;       // empty on success; else the failing NVRTC call, its result and the log
+  double compile_ms = 0;   // wall time of nvrtcCompileProgram alone
+  bool ok() const { return error.empty(); }
+};
+
+// Compiles `source` like compile_to_ptx, but to a CUBIN for the real architecture `arch` (an
+// "sm_NN", never a virtual "compute_NN"), so a device loads it without a JIT step. Never throws
+// for bad source: a compile error is reported in `error` with the log.
+CubinCompilation compile_to_cubin(const std::string& source, const std::string& program_name,
+                                  const std::string& arch = "sm_90");
 
 // The NVRTC version this binary runs with, as "major.minor".
 std::string nvrtc_version();

@@ -45,6 +45,13 @@ for package in matplotlib onnxsim onnxslim onnxoptimizer; do
     echo "install-deps: $package did not install; the harness reports it as not available" >&2
 done
 
+# The Python package (python/): nanobind builds its module in the suite's build, pytest tests it.
+if ! python3 -c "import nanobind, pytest" >/dev/null 2>&1; then
+  echo "install-deps: installing nanobind and pytest for $(command -v python3)"
+  python3 -m pip install -q nanobind pytest 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages nanobind pytest
+fi
+
 if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   echo "install-deps: no CUDA toolkit in /usr/local/cuda; configure with -DPET_BUILD_CUDA=OFF" >&2
 fi

@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cuda=ON
 [[ -x /usr/local/cuda/bin/nvcc ]] || cuda=OFF
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPET_BUILD_CUDA=$cuda >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPET_BUILD_CUDA=$cuda -DPET_BUILD_PYTHON=ON >/dev/null
 # ONNX 1.16's node tests (opsets 18-21, float16) for the conformance suite: generated once, before
 # the build, since the test list is discovered at build time.
 bash scripts/onnx-testdata.sh build/onnx-testdata-1.16

@@ -1,16 +1,27 @@
-// pet-gpu's commands: devices (report, loaded libraries, self-test) and ceilings.
+// pet-gpu's commands: devices (report, loaded libraries, self-test), ceilings, and the executor's
+// reference, check and time (kernels/gpu/executor/model_check.h does the work; here the flags).
 #include "tools/gpu_command.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/file_safety.h"
+#include "core/text_ir.h"
 #include "kernels/ceilings.h"
 #include "kernels/devices.h"
+#include "kernels/gpu/executor/model_check.h"
+#include "kernels/gpu/executor/reference.h"
 #include "kernels/loaded_libraries.h"
 #include "kernels/nvrtc_compile.h"
 #include "kernels/self_test.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/model_format.h"
 
 namespace pet {
 namespace {
@@ -47,6 +58,79 @@ int ceilings(const CliArgs& parsed, std::ostream& out) {
   return exit_status(report.status);
 }
 
+// The one positional argument, the model, read as ONNX or textual IR.
+Graph model_argument(const CliArgs& parsed, const std::string& command) {
+  if (parsed.positionals().size() != 1)
+    throw UserError(fmt::format("pet-gpu {} takes one model file, {} given (pet-gpu --help)", command,
+                                parsed.positionals().size()));
+  return read_model(parsed.positionals()[0], {});
+}
+
+gpu::MathMode math_mode(const CliArgs& parsed, gpu::MathMode fallback) {
+  if (parsed.has("--strict") && parsed.has("--tf32")) throw UserError("--strict and --tf32 exclude each other");
+  if (parsed.has("--strict")) return gpu::MathMode::strict;
+  if (parsed.has("--tf32")) return gpu::MathMode::tf32;
+  return fallback;
+}
+
+uint64_t seed_flag(const CliArgs& parsed) {
+  return static_cast<uint64_t>(parsed.integer("--seed", static_cast<int64_t>(kDefaultSeed), 0, INT64_MAX));
+}
+
+gpu::ExecutorOptions executor_options(const CliArgs& parsed, gpu::MathMode fallback) {
+  gpu::ExecutorOptions options;
+  options.math = math_mode(parsed, fallback);
+  options.device = static_cast<int>(parsed.integer("--device", 0, 0, 63));
+  return options;
+}
+
+int reference(const CliArgs& parsed, std::ostream& out) {
+  Graph graph = model_argument(parsed, "reference");
+  std::optional<std::string> folder = parsed.last("--out");
+  if (!folder) throw UserError("pet-gpu reference needs --out DIR, the folder the references go to");
+  uint64_t seed = seed_flag(parsed);
+  std::string weight_free;
+  if (parsed.has("--weight-free")) {
+    weight_free = print_graph(graph, PrintOptions{.weight_free = true});
+    graph = parse_graph(weight_free);  // the references are of the model as it will be read there
+  }
+  gpu::write_reference(*folder, gpu::compute_reference(graph, seed));
+  if (!weight_free.empty())
+    write_file_atomically((std::filesystem::path(*folder) / "model.pet").string(), weight_free, "weight-free model");
+  out << fmt::format("wrote {} inputs and {} outputs of model '{}' (seed {}, pet's CPU executor){} to {}\n",
+                     graph.inputs().size(), graph.outputs().size(), graph.name, seed,
+                     weight_free.empty() ? "" : fmt::format(" and the weight-free model ({} bytes)", weight_free.size()),
+                     *folder);
+  return 0;
+}
+
+int check(const CliArgs& parsed, std::ostream& out) {
+  Graph graph = model_argument(parsed, "check");
+  gpu::CheckOptions options;
+  options.executor = executor_options(parsed, gpu::MathMode::strict);
+  options.reference_folder = parsed.last("--reference").value_or("");
+  options.seed = seed_flag(parsed);
+  options.tolerance = parsed.number("--tolerance", 0);
+  if (options.tolerance < 0) throw UserError("--tolerance must be positive");
+  gpu::CheckReport report = gpu::check_model(graph, options);
+  out << gpu::format_check_report(graph, report, parsed.has("--steps"));
+  if (report.status.outcome == CudaOutcome::no_device) return 0;
+  return report.passed() ? 0 : 1;
+}
+
+int timing(const CliArgs& parsed, std::ostream& out) {
+  Graph graph = model_argument(parsed, "time");
+  gpu::TimeOptions options;
+  options.executor = executor_options(parsed, gpu::MathMode::tf32);
+  options.seed = seed_flag(parsed);
+  options.runs = static_cast<int>(parsed.integer("--runs", options.runs, 1, 100000));
+  options.warmup = static_cast<int>(parsed.integer("--warmup", options.warmup, 0, 100000));
+  options.per_step = parsed.has("--per-step");
+  gpu::TimeReport report = gpu::time_model(graph, options);
+  out << gpu::format_time_report(graph, report);
+  return exit_status(report.status);
+}
+
 }  // namespace
 
 int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -64,8 +148,20 @@ int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::o
       CliArgs parsed("pet-gpu ceilings", rest, {"--device", "--gemm-size", "--copy-mib", "--runs", "--warmup"}, {});
       return ceilings(parsed, out);
     }
-    throw UserError(fmt::format("'{}' is not a pet-gpu command; the commands are devices and ceilings (pet-gpu --help)",
-                                args[0]));
+    if (args[0] == "reference")
+      return reference(CliArgs("pet-gpu reference", rest, {"--out", "--seed"}, {"--weight-free"}), out);
+    if (args[0] == "check")
+      return check(CliArgs("pet-gpu check", rest, {"--reference", "--seed", "--tolerance", "--device"},
+                           {"--strict", "--tf32", "--steps"}),
+                   out);
+    if (args[0] == "time")
+      return timing(CliArgs("pet-gpu time", rest, {"--seed", "--runs", "--warmup", "--device"},
+                            {"--strict", "--tf32", "--per-step"}),
+                    out);
+    throw UserError(
+        fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, check "
+                    "and time (pet-gpu --help)",
+                    args[0]));
   });
 }
 

@@ -9,8 +9,8 @@ namespace pet {
 
 inline constexpr const char* kPetGpuHelp = R"(usage: pet-gpu COMMAND [options]
 
-pet's CUDA side on this machine's GPU. Every command says "no CUDA device" and exits 0 on a
-machine without one.
+pet's CUDA side on this machine's GPU. Every command but reference says "no CUDA device" and
+exits 0 on a machine without one (check and time refuse a model the executor cannot run first).
 
 commands:
   devices                the CUDA devices; the CUDA runtime, driver, cuDNN, cuBLAS and NVRTC
@@ -19,6 +19,18 @@ commands:
   ceilings [options]     one device's measured ceilings: device-to-device copy bandwidth and
                          cuBLAS GEMM rates in TF32 and BF16 on random matrices (CUDA events,
                          warm-up, median and quartiles of the runs); clocks are read, never set
+  reference MODEL --out DIR [--seed N] [--weight-free]
+                         seeded random inputs (never zeros) and the outputs pet's CPU executor
+                         computes from them, written to DIR as input_<i>.pb and output_<i>.pb;
+                         needs no GPU (MODEL: .onnx, or textual IR .pet/.ir); --weight-free
+                         regenerates every large weight as seeded noise of its own scale and
+                         writes that model as DIR/model.pet, a few KiB that travel to a GPU
+                         machine, where check reads it back bit for bit
+  check MODEL [options]  runs MODEL with pet's CUDA executor (a CUDA-graph replay and an eager
+                         run) and compares every output with the references: relative L2 error,
+                         passing at 1e-4 in strict FP32
+  time MODEL [options]   the forward pass as CUDA-graph replays, timed with CUDA events after
+                         warm-up: median and quartiles
 
 ceilings options:
   --device N             the device (default 0)
@@ -27,9 +39,26 @@ ceilings options:
   --runs N               timed runs of each (default 10)
   --warmup N             untimed runs first (default 3)
 
+check options:
+  --reference DIR        inputs and outputs written by pet-gpu reference (default: random inputs
+                         from --seed, outputs from pet's CPU executor on this machine)
+  --strict | --tf32      FP32 math: cuDNN FMA kernels, CUBLAS_COMPUTE_32F (the default); or TF32
+                         tensor cores, passing at 1e-2
+  --tolerance X          pass at relative L2 <= X instead
+  --seed N               the random inputs' seed (default 2026)
+  --steps                also print what runs each step (algorithm, kernel, launch)
+  --device N             the device (default 0)
+
+time options:
+  --strict | --tf32      the math (default: --tf32)
+  --runs N               timed replays (default 100)
+  --warmup N             untimed replays first (default 10)
+  --per-step             also a profiled eager run: each step's median time under its node names
+  --seed N, --device N   as for check
+
   -h, --help             this text
 
-Exit status: 0 ok or no device here, 1 a CUDA failure, 2 a usage error.
+Exit status: 0 ok or no device here, 1 a CUDA failure or a failed check, 2 a usage error.
 )";
 
 // Exit status as in kPetGpuHelp.

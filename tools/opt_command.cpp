@@ -23,6 +23,7 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/emit_kernels.h"
+#include "tools/opt_command.h"
 #include "tools/opt_flags.h"
 #include "tools/opt_request.h"
 #include "tools/model_format.h"
@@ -274,17 +275,19 @@ int run_pass_list(const OptRequest& request, const Graph& original, std::ostream
   return 0;
 }
 
+}  // namespace
+
+OptRequest parse_opt_request(const CliArgs& args) { return parse_request(args); }
+
 // The model goes to a temporary file beside the output, which pet reads again and checks (on
 // several draws, and in the target runtime); only then are the model and the report renamed into
 // place. A failed check leaves the report alone (it says what failed) and exits 1.
-int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
-  OptRequest request = parse_request(args);
+int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err) {
   guard_request_paths(request);
   auto start = std::chrono::steady_clock::now();
   Graph original = read_model(request.model, request.import);
   double import_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!request.passes.empty()) return run_pass_list(request, original, out, err);
-  request.optimize.progress = progress_display(err);
   ReferenceOutputs reference(original);  // the original runs once per draw across all the checks
   request.optimize.reference_outputs = &reference;
   OptimizeResult result = optimize(original, request.optimize);
@@ -320,8 +323,6 @@ int optimize_model(const CliArgs& args, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
-}  // namespace
-
 int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return run_guarded("pet-opt", err, [&] {
     CliArgs parsed = parse_opt_args(args);
@@ -329,7 +330,9 @@ int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::o
       out << pet_opt_help();
       return 0;
     }
-    return optimize_model(parsed, out, err);
+    OptRequest request = parse_opt_request(parsed);
+    request.optimize.progress = progress_display(err);
+    return run_opt_request(request, out, err);
   });
 }
 

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Packs what a GPU check needs into .device/kit.tar.xz: the GPU binaries of a CUDA build, the few
-# Debian libraries they load, and a manifest. cuDNN, cuBLAS(Lt) and NVRTC stay behind: the device
-# has them in its torch environment (scripts/device/session.sh finds them there).
+# Debian libraries they load, weight-free work files (each model as textual IR whose weights the
+# parser regenerates, with seeded inputs and the outputs pet's CPU executor computes here), and a
+# manifest. cuDNN, cuBLAS(Lt) and NVRTC stay behind: the device has them in its torch environment
+# (scripts/device/session.sh finds them there).
 #
 #   bash scripts/device/make-kit.sh [--build DIR] [--out DIR]
+#
+# Work files: the executor's test models (tests/kernels/gpu/executor_models/) and, where the
+# build has exported them (build/models), the nine evaluation models at batch 1.
 #
 # Fails, naming the cause, when a binary is missing, a binary needs a library that is neither
 # carried, CUDA's nor the base system's, a binary needs a newer glibc/libstdc++ than the device
@@ -17,7 +22,7 @@ while (($#)); do
   case "$1" in
     --build) build="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "make-kit: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -30,7 +35,9 @@ readonly max_glibc=2.35 max_glibcxx=3.4.30
 binaries=(
   tools/pet-gpu tools/pet-devices tools/pet-profile
   tests/pet_kernels_tests tests/pet_cuda_emit_tests tests/pet_profiler_tests
+  tests/kernels/gpu/pet_gpu_executor_tests tests/kernels/gpu/pet_gpu_codegen_tests
 )
+evaluation_models=(resnet18 resnet50 inception_v3_299 inception_v3_330 csrnet csrnet_backend bert_s128 bert_s512 r3d_18)
 # Loaded from the device's own CUDA installation (torch's nvidia-* wheels, the driver).
 cuda_from_device='^(libcublas|libcublasLt|libcudnn[a-z_]*|libnvrtc[a-z-]*|libcuda|libnvidia-[a-z-]*)\.so'
 # Present on every glibc-based image.
@@ -80,13 +87,24 @@ glibcxx=$(newest_version GLIBCXX)
 [[ $(printf '%s\n%s\n' "$glibcxx" "$max_glibcxx" | sort -V | tail -1) == "$max_glibcxx" ]] ||
   fail "the kit needs GLIBCXX_$glibcxx; the device image has $max_glibcxx"
 
+# Weight-free work files: work/<model>/model.pet with its seeded inputs and reference outputs.
+write_work() {  # name, model file
+  "$build/tools/pet-gpu" reference "$2" --out "$stage/kit/work/$1" --weight-free --seed 2026 >/dev/null ||
+    fail "pet-gpu reference --weight-free failed on $2"
+}
+for model in tests/kernels/gpu/executor_models/*.pet; do write_work "$(basename "$model" .pet)" "$model"; done
+for model in "${evaluation_models[@]}"; do
+  file="$build/models/${model}_b1/model.onnx"
+  if [[ -f "$file" ]]; then write_work "$model" "$file"; fi
+done
+
 {
   echo "pet GPU kit"
   echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
   echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), from $build"
   echo "needs at most GLIBC_$glibc, GLIBCXX_$glibcxx"
   echo "from the device: libcublas, libcublasLt, libcudnn*, libnvrtc*, libcuda (driver)"
-  (cd "$stage/kit" && find bin lib -type f -printf '%p %s\n' | sort)
+  (cd "$stage/kit" && find bin lib work -type f -printf '%p %s\n' | sort)
 } > "$stage/kit/MANIFEST"
 
 mkdir -p "$out"
@@ -95,4 +113,4 @@ size=$(stat -c %s "$stage/kit.tar.xz")
 ((size <= max_kit_bytes)) || fail "the kit is $((size / 1048576)) MiB compressed, over its $((max_kit_bytes / 1048576)) MiB limit"
 mv "$stage/kit.tar.xz" "$out/kit.tar.xz"
 cp "$stage/kit/MANIFEST" "$out/MANIFEST"
-echo "make-kit: $out/kit.tar.xz, $((size / 1024)) KiB: ${#binaries[@]} binaries, ${#carried[@]} carried libraries ($(printf '%s ' "${!carried[@]}" | xargs -n1 | sort | xargs)), GLIBC_$glibc, GLIBCXX_$glibcxx"
+echo "make-kit: $out/kit.tar.xz, $((size / 1024)) KiB: ${#binaries[@]} binaries, $(ls "$stage/kit/work" | wc -l) work models, ${#carried[@]} carried libraries ($(printf '%s ' "${!carried[@]}" | xargs -n1 | sort | xargs)), GLIBC_$glibc, GLIBCXX_$glibcxx"

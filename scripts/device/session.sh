@@ -107,10 +107,10 @@ stage_ceilings() {
 
 stage_unit_tests() {
   local passed=0 failed=0 skipped=0 broken=0 counts binary name
-  for binary in pet_kernels_tests pet_cuda_emit_tests pet_profiler_tests; do
+  for binary in pet_kernels_tests pet_cuda_emit_tests pet_profiler_tests pet_gpu_executor_tests pet_gpu_codegen_tests; do
     name=${binary%_tests}
-    LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/$binary" --gtest_output="json:$RESULTS/gtest-$name.json" \
-      > "$RESULTS/gtest-$name.log" 2>&1
+    PET_SOURCE_DIR="$PWD" LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 60 "$KIT_DIR/bin/$binary" \
+      --gtest_output="json:$RESULTS/gtest-$name.json" > "$RESULTS/gtest-$name.log" 2>&1
     # passed, failed, skipped of this binary from its JSON; a binary that wrote none is broken.
     counts=$(python3 -c 'import json, sys
 cases = [t for s in json.load(open(sys.argv[1]))["testsuites"] for t in s["testsuite"]]
@@ -140,6 +140,27 @@ stage_memcheck() {
   else echo "failed: exit $rc, $(grep -m1 'ERROR SUMMARY' "$file" || echo 'no error summary')" > "$RESULTS/memcheck.status"; fi
 }
 
+# Every work model through pet's executor: checked in FP32-strict mode (relative L2 <= 1e-4 against
+# pet's CPU executor, computed where the kit was made) and in TF32, then timed as CUDA-graph
+# replays with per-step times. Small models first; each command has its own cap.
+stage_executor() {
+  local file="$RESULTS/executor.txt" passed=0 failed=0 model folder
+  [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/executor.status"; exit 0; }
+  for folder in "$KIT_DIR"/work/*/; do
+    model=$(basename "$folder")
+    for mode in --strict --tf32; do
+      echo "== check $model $mode" >> "$file"
+      if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 60 "$KIT_DIR/bin/pet-gpu" check "$folder/model.pet" \
+           --reference "$folder" "$mode" --steps >> "$file" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    done
+    echo "== time $model" >> "$file"
+    LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 60 "$KIT_DIR/bin/pet-gpu" time "$folder/model.pet" --tf32 --per-step \
+      --runs 50 --warmup 10 >> "$file" 2>&1 || failed=$((failed + 1))
+  done
+  if ((failed)); then echo "failed: $passed checks passed, $failed checks or timings failed" > "$RESULTS/executor.status"
+  else echo "ok: $passed checks passed (strict and tf32), every model timed" > "$RESULTS/executor.status"; fi
+}
+
 # ---- where the device's CUDA libraries are: torch's nvidia-* wheels, the driver, then the toolkit
 
 device_library_path() {
@@ -159,10 +180,11 @@ run_stage kit 30
 export LIBRARY_PATH_FOR_KIT="$kit/lib:$(device_library_path)"
 if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$kit/bin/pet-gpu" devices 2>/dev/null | grep -q "^GPU 0:"; then no_device=0; fi
 export NO_DEVICE=$no_device
-run_stage environment 45
-run_stage ceilings 60
-run_stage unit_tests 90
-run_stage memcheck 120
+run_stage environment 30
+run_stage unit_tests 120
+run_stage executor 150
+run_stage ceilings 45
+run_stage memcheck 90
 
 pack_results
 write_summary

@@ -22,15 +22,18 @@ expect_stage environment "no device"
 expect_stage ceilings "no device"
 expect_stage unit_tests "no device: [0-9]+ passed, 0 failed, [0-9]+ skipped, 0 binaries without results"
 expect_stage memcheck "no device"
-tail -n 6 "$out/session.log" | grep -q "^pet GPU session summary" || fail "the summary is not printed last"
+expect_stage executor "no device"
+diff -q <(tail -n "$(wc -l < "$out/summary.txt")" "$out/session.log") "$out/summary.txt" >/dev/null ||
+  fail "the summary is not printed last"
 
 listing=$(tar -tzf "$out/results.tar.gz")
-for file in kit.manifest environment.txt ceilings.txt memcheck.txt gtest-pet_kernels.json gtest-pet_cuda_emit.json \
-            gtest-pet_profiler.json; do
+for file in kit.manifest environment.txt ceilings.txt memcheck.txt executor.txt gtest-pet_kernels.json \
+            gtest-pet_cuda_emit.json gtest-pet_profiler.json gtest-pet_gpu_executor.json gtest-pet_gpu_codegen.json; do
   grep -qx "results/$file" <<< "$listing" || fail "results.tar.gz lacks $file"
 done
 tar -xzf "$out/results.tar.gz" -C "$out"
 grep -q "^no CUDA device: " "$out/results/environment.txt" || fail "environment.txt lacks pet-gpu's no-device line"
 grep -q "^loaded libraries:" "$out/results/environment.txt" || fail "environment.txt lacks the loaded libraries"
+grep -q "^work/conv_relu/model.pet " "$out/results/kit.manifest" || fail "the kit carries no weight-free work models"
 echo "dry run: $(tail -n +2 "$out/summary.txt" | wc -l) stages, $(wc -l <<< "$listing") files"
 cat "$out/summary.txt"

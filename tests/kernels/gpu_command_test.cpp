@@ -1,9 +1,13 @@
 // pet-gpu in-process: help, usage errors, and the no-device answers every command gives on a CPU.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
+#include "core/text_ir.h"
 #include "kernels/devices.h"
+#include "kernels/gpu/executor/reference.h"
 #include "tools/gpu_command.h"
 
 namespace pet {
@@ -33,7 +37,8 @@ TEST(PetGpu, AnUnknownCommandNamesTheCommandsThereAre) {
   Ran ran = pet_gpu({"bench"});
   EXPECT_EQ(ran.status, 2);
   EXPECT_EQ(ran.err,
-            "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices and ceilings (pet-gpu --help)\n");
+            "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check "
+            "and time (pet-gpu --help)\n");
 }
 
 TEST(PetGpu, ACeilingsFlagOutOfRangeIsAUsageError) {
@@ -63,6 +68,37 @@ TEST(PetGpu, DevicesOnADevicePassesTheSelfTest) {
   Ran ran = pet_gpu({"devices"});
   EXPECT_EQ(ran.status, 0) << ran.out << ran.err;
   EXPECT_NE(ran.out.find("GPU 0: self-test passed"), std::string::npos) << ran.out;
+}
+
+// Before: a model's weights had to travel to the GPU machine. After: reference --weight-free writes
+// a model of a few lines whose weights the parser regenerates, and references computed from it.
+TEST(PetGpu, ReferenceWeightFreeWritesAModelThatRegeneratesItsOwnReferences) {
+  namespace fs = std::filesystem;
+  fs::path folder = fs::path(::testing::TempDir()) / "pet_gpu_weight_free";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  fs::path model = folder / "conv.pet";
+  std::ofstream(model) << R"(graph "conv" opset 13 {
+  input %x : f32[1,2,6,6]
+  const %w : f32[3,2,3,3] = random(11, 0.25)
+  const %b : f32[3] = [0.1,0.2,0.3]
+  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w, %b) : f32[1,3,6,6]
+  %y = Relu(%c) : f32[1,3,6,6]
+  output %y
+}
+)";
+  fs::path out = folder / "refs";
+  Ran ran = pet_gpu({"reference", model.string(), "--out", out.string(), "--weight-free", "--seed", "5"});
+  ASSERT_EQ(ran.status, 0) << ran.err;
+  std::ifstream written(out / "model.pet");
+  std::string text((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("const %w : f32[3,2,3,3] = random("), std::string::npos) << text;
+  EXPECT_NE(text.find("const %b : f32[3] = [0.1,0.2,0.3]"), std::string::npos) << text;
+  gpu::ReferenceData expected = gpu::compute_reference(parse_graph(text), 5);
+  gpu::ReferenceData read = gpu::read_reference(out.string());
+  ASSERT_EQ(read.outputs.size(), 1u);
+  EXPECT_EQ(read.outputs[0].f32()[0], expected.outputs[0].f32()[0]);
+  EXPECT_EQ(read.outputs[0].content_hash(), expected.outputs[0].content_hash());
 }
 
 }  // namespace

@@ -1,0 +1,31 @@
+// pet-gpu softmax and log-softmax along one axis, as core/ops/softmax_common.cpp computes them: one
+// block per line of kCount elements spaced kInner apart, the line's maximum subtracted before exp
+// so it never overflows. Line r starts at (r / kInner) * kCount * kInner + r % kInner: the
+// tensor is [lines / kInner, kCount, kInner] and the line runs along the middle.
+// The generator puts before it: index, kLines, kCount, kInner, kBlock, kLogarithmic, block_reduce.
+
+extern "C" __global__ void __launch_bounds__(kBlock)
+    PET_KERNEL_NAME(const float* __restrict__ input, float* __restrict__ output) {
+  __shared__ float scratch[32];
+  const float negative_infinity = __int_as_float(0xff800000);
+  for (index line = static_cast<index>(blockIdx.x); line < kLines; line += static_cast<index>(gridDim.x)) {
+    const index start = line / kInner * kCount * kInner + line % kInner;
+    const float* in = input + start;
+    float* out = output + start;
+    float peak = negative_infinity;
+    for (index k = static_cast<index>(threadIdx.x); k < kCount; k += kBlock) peak = fmaxf(peak, in[k * kInner]);
+    peak = block_reduce(peak, negative_infinity, MaxOf(), scratch);
+    float total = 0.0f;
+    for (index k = static_cast<index>(threadIdx.x); k < kCount; k += kBlock) total += expf(in[k * kInner] - peak);
+    total = block_reduce(total, 0.0f, SumOf(), scratch);
+    if (kLogarithmic) {
+      const float log_total = logf(total);
+      for (index k = static_cast<index>(threadIdx.x); k < kCount; k += kBlock)
+        out[k * kInner] = in[k * kInner] - peak - log_total;
+    } else {
+      const float scale = 1.0f / total;
+      for (index k = static_cast<index>(threadIdx.x); k < kCount; k += kBlock)
+        out[k * kInner] = expf(in[k * kInner] - peak) * scale;
+    }
+  }
+}

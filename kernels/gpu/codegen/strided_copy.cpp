@@ -1,0 +1,92 @@
+// The strided-copy family: Transpose, Layout, Slice, Expand and the copy of a view that must own
+// its bytes all write their output densely from one strided read of their input, as the reference
+// kernels do through core/ops/strided_copy.h; only the view differs.
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.h"
+#include "kernels/gpu/codegen/families.h"
+#include "kernels/gpu/codegen/index_math.h"
+
+namespace pet::gpu::codegen {
+namespace {
+
+// Output axis a reads input axis perm[a].
+StridedAccess transpose_view(const Shape& input, const Attributes& attrs) {
+  std::vector<int64_t> strides = row_major_strides(input.dims());
+  StridedAccess view;
+  for (int64_t axis : attrs.get_ints("perm")) {
+    view.dims.push_back(input[static_cast<int>(axis)]);
+    view.strides.push_back(strides[static_cast<size_t>(axis)]);
+  }
+  return view;
+}
+
+// The output, read row-major, is the input split into `expanded` factors and permuted by `perm`:
+// the merge into output dims (`groups`) changes no order.
+StridedAccess layout_view(const Attributes& attrs) {
+  const auto& expanded = attrs.get_ints("expanded");
+  std::vector<int64_t> strides = row_major_strides(expanded);
+  StridedAccess view;
+  for (int64_t factor : attrs.get_ints("perm")) {
+    view.dims.push_back(expanded[static_cast<size_t>(factor)]);
+    view.strides.push_back(strides[static_cast<size_t>(factor)]);
+  }
+  return view;
+}
+
+// Starts are canonical (clamped, non-negative), steps may be negative.
+StridedAccess slice_view(const Shape& input, const Shape& output, const Attributes& attrs) {
+  const auto& starts = attrs.get_ints("starts");
+  const auto& steps = attrs.get_ints("steps");
+  std::vector<int64_t> strides = row_major_strides(input.dims());
+  StridedAccess view{output.dims(), {}, 0};
+  for (size_t a = 0; a < strides.size(); ++a) {
+    view.offset += starts[a] * strides[a];
+    view.strides.push_back(strides[a] * steps[a]);
+  }
+  return view;
+}
+
+StridedAccess view_of(const StepContext& context) {
+  const Node& node = context.node();
+  const Shape& input = context.type(node.inputs.at(0)).shape;
+  const Shape& output = context.type(node.outputs.at(0)).shape;
+  switch (context.step.kind) {
+    case StepKind::transpose:
+      return transpose_view(input, node.attrs);
+    case StepKind::layout:
+      return layout_view(node.attrs);
+    case StepKind::slice:
+      return slice_view(input, output, node.attrs);
+    case StepKind::expand:
+      return {output.dims(), broadcast_strides(input, output), 0};
+    case StepKind::copy:
+      return {output.dims(), row_major_strides(output.dims()), 0};  // a view: the same bytes
+    default:
+      break;
+  }
+  PET_CHECK(false, "a strided copy of a step kind that is none");
+  return {};
+}
+
+}  // namespace
+
+GeneratedKernel generate_strided_copy(const StepContext& context) {
+  PET_CHECK(context.step.nodes.size() == 1 && context.step.inputs.size() == 1 && context.step.outputs.size() == 1,
+            "a data-movement step is one node with one input and one output");
+  const Node& node = context.node();
+  const TensorType& output = context.type(node.outputs[0]);
+  StridedAccess view = view_of(context);
+  PET_CHECK(product(view.dims) == output.shape.numel(), "a view that does not cover its output");
+  Parameters parameters = step_parameters(context);
+  std::string family = to_string(context.step.kind);
+  return grid_stride_kernel(
+      {family, fmt::format("{} {} -> {}", node.op(), context.type(node.inputs[0]).to_string(), output.to_string()), "",
+       parameters.declarations, parameters.arguments, output.shape.numel(), largest_value(context),
+       fmt::format("    out0[i] = in0[{}];\n", strided_offset(view, "i"))});
+}
+
+}  // namespace pet::gpu::codegen

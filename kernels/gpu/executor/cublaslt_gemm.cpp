@@ -1,0 +1,201 @@
+// GemmStep: descriptors owned in one struct; the search asks the heuristic with the operands'
+// real alignments, times each candidate with events (a candidate cuBLASLt refuses is skipped) and
+// keeps the fastest.
+#include "kernels/gpu/executor/cublaslt_gemm.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/gpu/executor/cuda_check.h"
+
+namespace pet::gpu {
+namespace {
+
+// The largest power of two, up to 256, that divides the address (cuBLASLt's alignment preference).
+uint32_t alignment_of(const void* pointer) {
+  auto address = reinterpret_cast<uintptr_t>(pointer);
+  uint32_t alignment = 256;
+  while (alignment > 1 && address % alignment != 0) alignment /= 2;
+  return alignment;
+}
+
+template <typename T>
+void set_layout_attribute(cublasLtMatrixLayout_t layout, cublasLtMatrixLayoutAttribute_t attribute, T value) {
+  check_cublas(cublasLtMatrixLayoutSetAttribute(layout, attribute, &value, sizeof value),
+               "cublasLtMatrixLayoutSetAttribute");
+}
+
+template <typename T>
+void set_matmul_attribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute, T value) {
+  check_cublas(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof value), "cublasLtMatmulDescSetAttribute");
+}
+
+template <typename T>
+void set_preference(cublasLtMatmulPreference_t preference, cublasLtMatmulPreferenceAttributes_t attribute, T value) {
+  check_cublas(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &value, sizeof value),
+               "cublasLtMatmulPreferenceSetAttribute");
+}
+
+cublasLtEpilogue_t epilogue_of(const GemmConfig& config) {
+  if (config.bias != kNoValue) return config.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+  return config.relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT;
+}
+
+const char* epilogue_name(cublasLtEpilogue_t epilogue) {
+  switch (epilogue) {
+    case CUBLASLT_EPILOGUE_RELU_BIAS:
+      return "RELU_BIAS";
+    case CUBLASLT_EPILOGUE_BIAS:
+      return "BIAS";
+    case CUBLASLT_EPILOGUE_RELU:
+      return "RELU";
+    default:
+      return "DEFAULT";
+  }
+}
+
+cublasOperation_t operation(bool transpose) { return transpose ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+// Owns the two events of one candidate's timing.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+};
+
+}  // namespace
+
+struct GemmStep::Descriptors {
+  cublasLtMatmulDesc_t matmul = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;  // C shares d
+
+  Descriptors() = default;
+  Descriptors(const Descriptors&) = delete;
+  Descriptors& operator=(const Descriptors&) = delete;
+  ~Descriptors() {
+    for (cublasLtMatrixLayout_t layout : {a, b, d})
+      if (layout != nullptr) cublasLtMatrixLayoutDestroy(layout);
+    if (matmul != nullptr) cublasLtMatmulDescDestroy(matmul);
+  }
+
+  static void create_layout(cublasLtMatrixLayout_t& layout, const LtLayout& shape, int batch) {
+    check_cublas(cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, shape.rows, shape.cols, shape.ld),
+                 "cublasLtMatrixLayoutCreate");
+    if (batch == 1) return;
+    set_layout_attribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32_t{batch});
+    set_layout_attribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, shape.batch_stride);
+  }
+
+  void create(const GemmConfig& config, MathMode math, void* bias) {
+    cublasComputeType_t compute = math == MathMode::strict ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+    check_cublas(cublasLtMatmulDescCreate(&matmul, compute, CUDA_R_32F), "cublasLtMatmulDescCreate");
+    set_matmul_attribute(matmul, CUBLASLT_MATMUL_DESC_TRANSA, int32_t{operation(config.transpose_a)});
+    set_matmul_attribute(matmul, CUBLASLT_MATMUL_DESC_TRANSB, int32_t{operation(config.transpose_b)});
+    set_matmul_attribute(matmul, CUBLASLT_MATMUL_DESC_EPILOGUE, uint32_t{epilogue_of(config)});
+    if (bias != nullptr) {
+      set_matmul_attribute(matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
+      set_matmul_attribute(matmul, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, int64_t{0});  // one bias for every batch
+    }
+    create_layout(a, config.layout_a, config.batch);
+    create_layout(b, config.layout_b, config.batch);
+    create_layout(d, config.layout_d, config.batch);
+  }
+};
+
+GemmStep::GemmStep(cublasLtHandle_t handle, const GemmConfig& config, MathMode math, const GemmPointers& pointers,
+                   const DeviceBuffer& workspace)
+    : handle_(handle),
+      config_(config),
+      math_(math),
+      pointers_(pointers),
+      workspace_(workspace),
+      descriptors_(std::make_unique<Descriptors>()) {
+  descriptors_->create(config_, math_, pointers_.bias);
+}
+
+GemmStep::~GemmStep() = default;
+
+std::string GemmStep::search_key() const {
+  return fmt::format("{} {} align {} {} {} {}", config_.key(), to_string(math_), alignment_of(pointers_.a),
+                     alignment_of(pointers_.b), alignment_of(pointers_.c), alignment_of(pointers_.d));
+}
+
+cublasStatus_t GemmStep::matmul(const cublasLtMatmulAlgo_t& algo, void* workspace, int64_t bytes, cudaStream_t stream) {
+  const Descriptors& d = *descriptors_;
+  return cublasLtMatmul(handle_, d.matmul, &config_.alpha, pointers_.a, d.a, pointers_.b, d.b, &config_.beta,
+                        pointers_.c, d.d, pointers_.d, d.d, &algo, workspace, static_cast<size_t>(bytes), stream);
+}
+
+// The candidate's mean milliseconds over `runs`, or infinity when cuBLASLt refuses to run it.
+float GemmStep::time_candidate(const cublasLtMatmulHeuristicResult_t& candidate, cudaStream_t stream, void* workspace,
+                               int64_t bytes, int runs) {
+  if (matmul(candidate.algo, workspace, bytes, stream) != CUBLAS_STATUS_SUCCESS)
+    return std::numeric_limits<float>::infinity();
+  EventPair events;
+  check_cuda(cudaEventRecord(events.start, stream), "cudaEventRecord");
+  for (int run = 0; run < runs; ++run)
+    check_cublas(matmul(candidate.algo, workspace, bytes, stream), "cublasLtMatmul (timing a candidate)");
+  check_cuda(cudaEventRecord(events.stop, stream), "cudaEventRecord");
+  check_cuda(cudaEventSynchronize(events.stop), "cudaEventSynchronize (timing a GEMM candidate)");
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, events.start, events.stop), "cudaEventElapsedTime");
+  return ms / static_cast<float>(runs);
+}
+
+GemmChoice GemmStep::find_algorithm(cudaStream_t stream, void* workspace, int64_t bytes, int candidates, int runs) {
+  cublasLtMatmulPreference_t preference = nullptr;
+  check_cublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+  std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, decltype(&cublasLtMatmulPreferenceDestroy)> owner(
+      preference, cublasLtMatmulPreferenceDestroy);
+  set_preference(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, static_cast<uint64_t>(bytes));
+  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment_of(pointers_.a));
+  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment_of(pointers_.b));
+  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment_of(pointers_.c));
+  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment_of(pointers_.d));
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(candidates));
+  int returned = 0;
+  const Descriptors& d = *descriptors_;
+  check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, d.matmul, d.a, d.b, d.d, d.d, preference, candidates,
+                                              results.data(), &returned),
+               fmt::format("cublasLtMatmulAlgoGetHeuristic ({})", config_.key()));
+  GemmChoice best;
+  best.ms = std::numeric_limits<float>::infinity();
+  best.candidates = returned;
+  for (int i = 0; i < returned; ++i) {
+    const cublasLtMatmulHeuristicResult_t& result = results[static_cast<size_t>(i)];
+    if (result.state != CUBLAS_STATUS_SUCCESS) continue;
+    float ms = time_candidate(result, stream, workspace, bytes, runs);
+    if (ms < best.ms) best = {result.algo, static_cast<int64_t>(result.workspaceSize), ms, i, returned};
+  }
+  if (best.ms == std::numeric_limits<float>::infinity())
+    throw CudaFailure({CudaOutcome::failed, fmt::format("cublasLtMatmul: none of the heuristic's {} algorithms runs {}",
+                                                        returned, config_.key())});
+  return best;
+}
+
+void GemmStep::enqueue(cudaStream_t stream) {
+  PET_CHECK(choice_.workspace_bytes <= workspace_.bytes(), "a GEMM's workspace outgrew the shared one");
+  check_cublas(matmul(choice_.algo, workspace_.data(), choice_.workspace_bytes, stream), "cublasLtMatmul");
+}
+
+std::string GemmStep::describe() const {
+  return fmt::format(
+      "cuBLASLt m {} n {} k {} batch {}, epilogue {}, {}, candidate {} of {} ({:.3f} ms), workspace {} B", config_.m,
+      config_.n, config_.k, config_.batch, epilogue_name(epilogue_of(config_)),
+      math_ == MathMode::strict ? "CUBLAS_COMPUTE_32F" : "CUBLAS_COMPUTE_32F_FAST_TF32", choice_.rank + 1,
+      choice_.candidates, choice_.ms, choice_.workspace_bytes);
+}
+
+}  // namespace pet::gpu

@@ -1,0 +1,71 @@
+// A cublaslt_gemm step on cuBLASLt: the matmul and layout descriptors of its GemmConfig (strided
+// batches, transposes, the BIAS / RELU / RELU_BIAS epilogues), the heuristic's top candidates timed
+// once on the step's own buffers and the fastest kept.
+#pragma once
+
+#include <cublasLt.h>
+
+#include <memory>
+#include <string>
+
+#include "kernels/gpu/executor/device_memory.h"
+#include "kernels/gpu/executor/gemm_config.h"
+#include "kernels/gpu/executor/math_mode.h"
+#include "kernels/gpu/executor/step_runner.h"
+
+namespace pet::gpu {
+
+// Device addresses of a GEMM step's operands in cuBLASLt's naming (a: the node's B, b: the node's
+// A); c is d when the step reads no C; bias nullptr when none (else the expanded per-column bias).
+struct GemmPointers {
+  void* a = nullptr;
+  void* b = nullptr;
+  void* c = nullptr;
+  void* d = nullptr;
+  void* bias = nullptr;
+};
+
+struct GemmChoice {
+  cublasLtMatmulAlgo_t algo{};
+  int64_t workspace_bytes = 0;
+  float ms = 0;        // the candidate's mean time in the search
+  int rank = 0;        // its place in the heuristic's order (0: the heuristic's first choice)
+  int candidates = 0;  // how many were timed
+};
+
+class GemmStep : public StepRunner {
+ public:
+  GemmStep(cublasLtHandle_t handle, const GemmConfig& config, MathMode math, const GemmPointers& pointers,
+           const DeviceBuffer& workspace);
+  GemmStep(const GemmStep&) = delete;
+  GemmStep& operator=(const GemmStep&) = delete;
+  ~GemmStep() override;
+
+  // The cache key of the search: the config's, the math mode and the operands' alignments (which
+  // filter the heuristic's algorithms).
+  std::string search_key() const;
+  // The heuristic's first `candidates` algorithms within `bytes` of workspace, each run once and
+  // then `runs` times between events on `stream`; the fastest. CudaFailure when none runs.
+  GemmChoice find_algorithm(cudaStream_t stream, void* workspace, int64_t bytes, int candidates, int runs);
+  void use(const GemmChoice& choice) { choice_ = choice; }
+
+  void enqueue(cudaStream_t stream) override;
+  std::string describe() const override;
+  int64_t workspace_bytes() const override { return choice_.workspace_bytes; }
+
+ private:
+  struct Descriptors;
+  cublasStatus_t matmul(const cublasLtMatmulAlgo_t& algo, void* workspace, int64_t bytes, cudaStream_t stream);
+  float time_candidate(const cublasLtMatmulHeuristicResult_t& candidate, cudaStream_t stream, void* workspace,
+                       int64_t bytes, int runs);
+
+  cublasLtHandle_t handle_;
+  GemmConfig config_;
+  MathMode math_;
+  GemmPointers pointers_;
+  const DeviceBuffer& workspace_;
+  std::unique_ptr<Descriptors> descriptors_;
+  GemmChoice choice_;
+};
+
+}  // namespace pet::gpu

@@ -1,0 +1,158 @@
+// GemmConfig from a MatMul or Gemm node and its step's epilogue: numpy's matmul batching and
+// ONNX Gemm's transposes mapped onto cuBLASLt's column-major layouts.
+#include "kernels/gpu/executor/gemm_config.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <limits>
+
+namespace pet::gpu {
+namespace {
+
+constexpr const char* kRelu = "relu";
+
+// The node's operands as matrices: A is [rows, K] (or [K, rows] when transposed), B [K, N] (or
+// [N, K]), the batch in `batch` with each side's stride in elements (0: shared by every batch).
+struct RowMajorProduct {
+  int64_t rows = 0, k = 0, columns = 0;
+  bool transpose_a = false, transpose_b = false;
+  int64_t batch = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_d = 0;
+};
+
+std::vector<int64_t> batch_dims(const Shape& shape) {
+  if (shape.rank() <= 2) return {};
+  return {shape.dims().begin(), shape.dims().end() - 2};
+}
+
+int64_t product(const std::vector<int64_t>& dims) {
+  int64_t result = 1;
+  for (int64_t extent : dims) result *= extent;
+  return result;
+}
+
+std::vector<int64_t> without_leading_ones(std::vector<int64_t> dims) {
+  size_t ones = 0;
+  while (ones < dims.size() && dims[ones] == 1) ++ones;
+  return {dims.begin() + static_cast<int64_t>(ones), dims.end()};
+}
+
+std::optional<RowMajorProduct> matmul_product(const Shape& a, const Shape& b, std::string& refusal) {
+  RowMajorProduct p;
+  int64_t m = a.rank() == 1 ? 1 : a[a.rank() - 2];
+  p.k = a[a.rank() - 1];
+  p.columns = b.rank() == 1 ? 1 : b[b.rank() - 1];
+  std::vector<int64_t> a_batch = batch_dims(a), b_batch = batch_dims(b);
+  int64_t a_count = product(a_batch), b_count = product(b_batch);
+  if (b_count == 1) {  // B is one matrix: A's batch folds into its rows
+    p.rows = a_count * m;
+    return p;
+  }
+  p.rows = m;
+  p.batch = b_count;
+  p.stride_b = p.k * p.columns;
+  p.stride_d = m * p.columns;
+  if (a_count == 1) return p;
+  if (without_leading_ones(a_batch) != without_leading_ones(b_batch)) {
+    refusal = fmt::format(
+        "its batch dims [{}] and [{}] broadcast partially, and one strided batch takes equal "
+        "batches or a single matrix on one side",
+        fmt::join(a_batch, ","), fmt::join(b_batch, ","));
+    return std::nullopt;
+  }
+  p.stride_a = m * p.k;
+  return p;
+}
+
+RowMajorProduct gemm_product(const Node& gemm, const Shape& a, const Shape& b) {
+  RowMajorProduct p;
+  p.transpose_a = gemm.attrs.get_int("transA") != 0;
+  p.transpose_b = gemm.attrs.get_int("transB") != 0;
+  p.rows = p.transpose_a ? a[1] : a[0];
+  p.k = p.transpose_a ? a[0] : a[1];
+  p.columns = p.transpose_b ? b[0] : b[1];
+  return p;
+}
+
+bool fits_int(int64_t value) { return value <= std::numeric_limits<int>::max(); }
+
+// The column-major layouts of the swapped product D^T = op(B)^T op(A)^T.
+void set_layouts(const RowMajorProduct& p, GemmConfig& config) {
+  auto u = [](int64_t value) { return static_cast<uint64_t>(value); };
+  config.transpose_a = p.transpose_b;
+  config.layout_a = p.transpose_b ? LtLayout{u(p.k), u(p.columns), p.k, p.stride_b}
+                                  : LtLayout{u(p.columns), u(p.k), p.columns, p.stride_b};
+  config.transpose_b = p.transpose_a;
+  config.layout_b =
+      p.transpose_a ? LtLayout{u(p.rows), u(p.k), p.rows, p.stride_a} : LtLayout{u(p.k), u(p.rows), p.k, p.stride_a};
+  config.layout_d = LtLayout{u(p.columns), u(p.rows), p.columns, p.stride_d};
+  config.m = p.columns;
+  config.n = p.rows;
+  config.k = p.k;
+  config.batch = static_cast<int>(p.batch);
+}
+
+// Empty when Gemm's C can be read; sets c and c_expanded.
+std::string set_gemm_c(const Graph& graph, const Node& gemm, const RowMajorProduct& p, GemmConfig& config) {
+  if (gemm.inputs.size() < 3 || gemm.inputs[2] == kNoValue || config.beta == 0.0f) return "";
+  const Value& c = graph.value(gemm.inputs[2]);
+  config.c = gemm.inputs[2];
+  if (c.constant) {
+    config.c_expanded = true;
+    return "";
+  }
+  if (c.type.shape == Shape{p.rows, p.columns}) return "";
+  return fmt::format(
+      "its C '{}' of shape {} is a computed value that broadcasts to [{},{}], and cuBLASLt reads C "
+      "as a full matrix",
+      c.name, c.type.shape.to_string(), p.rows, p.columns);
+}
+
+std::string epilogue_refusal(const Graph& graph, const Step& step, int64_t columns) {
+  if (step.epilogue.activation != kNoActivation && step.epilogue.activation != kRelu)
+    return fmt::format("its activation '{}' is none cuBLASLt's epilogues apply", step.epilogue.activation);
+  if (step.epilogue.bias == kNoValue) return "";
+  const Value& bias = graph.value(step.epilogue.bias);
+  int64_t count = bias.type.shape.numel();
+  if (bias.constant && bias.type.dtype == DType::f32 && (count == columns || count == 1)) return "";
+  return fmt::format("its bias '{}' of type {} is no weight of {} per-column values or one", bias.name,
+                     bias.type.to_string(), columns);
+}
+
+}  // namespace
+
+std::string GemmConfig::key() const {
+  auto layout = [](const LtLayout& l) { return fmt::format("{}x{}/{}/{}", l.rows, l.cols, l.ld, l.batch_stride); };
+  return fmt::format("m {} n {} k {} batch {} a {}{} b {}{} d {} c {} bias {} relu {}", m, n, k, batch,
+                     layout(layout_a), transpose_a ? "T" : "N", layout(layout_b), transpose_b ? "T" : "N",
+                     layout(layout_d), c != kNoValue, bias != kNoValue, relu);
+}
+
+GemmPreparation prepare_gemm(const Graph& graph, const Step& step) {
+  const Node& node = graph.node(step.nodes.front());
+  const Shape& a = graph.value(node.inputs[0]).type.shape;
+  const Shape& b = graph.value(node.inputs[1]).type.shape;
+  std::string refusal;
+  std::optional<RowMajorProduct> product =
+      node.op() == "Gemm" ? std::optional<RowMajorProduct>(gemm_product(node, a, b)) : matmul_product(a, b, refusal);
+  if (!product) return {std::nullopt, refusal};
+  if (!fits_int(product->batch)) return {std::nullopt, "its batch count exceeds cuBLASLt's int"};
+  GemmConfig config;
+  config.a = node.inputs[1];
+  config.b = node.inputs[0];
+  config.d = step.outputs.at(0);
+  if (node.op() == "Gemm") {
+    config.alpha = static_cast<float>(node.attrs.get_float("alpha"));
+    config.beta = static_cast<float>(node.attrs.get_float("beta"));
+  }
+  if (std::string why = set_gemm_c(graph, node, *product, config); !why.empty()) return {std::nullopt, why};
+  if (config.c == kNoValue) config.beta = 0.0f;
+  if (std::string why = epilogue_refusal(graph, step, product->columns); !why.empty()) return {std::nullopt, why};
+  config.bias = step.epilogue.bias;
+  config.relu = step.epilogue.activation == kRelu;
+  set_layouts(*product, config);
+  return {config, ""};
+}
+
+}  // namespace pet::gpu

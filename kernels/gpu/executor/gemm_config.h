@@ -1,0 +1,54 @@
+// What one cublaslt_gemm step asks of cuBLASLt, read from the graph alone (pure host code, tested
+// on a CPU). cuBLASLt is column-major and pet row-major: pet's D[M, N] is cuBLASLt's D^T, so
+// cuBLASLt's A is the node's B and its B the node's A, and the per-column bias of D is cuBLASLt's
+// per-row bias vector.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/graph.h"
+#include "kernels/gpu/plan/plan.h"
+
+namespace pet::gpu {
+
+// cuBLASLt's column-major view of one operand: rows x cols with leading dimension `ld`, and the
+// distance between consecutive matrices of a strided batch (0: one matrix for every batch).
+struct LtLayout {
+  uint64_t rows = 0;
+  uint64_t cols = 0;
+  int64_t ld = 0;
+  int64_t batch_stride = 0;
+  bool operator==(const LtLayout&) const = default;
+};
+
+struct GemmConfig {
+  ValueId a = kNoValue;     // cuBLASLt's A: the node's B
+  ValueId b = kNoValue;     // cuBLASLt's B: the node's A
+  ValueId c = kNoValue;     // Gemm's C when beta != 0, else kNoValue (cuBLASLt then reads D as C, times 0)
+  bool c_expanded = false;  // C is a weight broadcast to the full [M, N] at load (gemm_c_matrix)
+  ValueId d = kNoValue;     // the step's output
+  ValueId bias = kNoValue;  // a weight of N or 1 values, added per column (CUBLASLT_EPILOGUE_BIAS)
+  bool relu = false;
+  bool transpose_a = false, transpose_b = false;  // cuBLASLt's op on its A and B
+  LtLayout layout_a, layout_b, layout_d;          // C shares D's layout
+  int64_t m = 0, n = 0, k = 0;  // cuBLASLt's: m = the node's N, n = its M (a folded batch's rows included)
+  int batch = 1;
+  float alpha = 1, beta = 0;
+
+  // The heuristic's cache key: shapes, layouts, transposes, epilogue and whether C is read.
+  std::string key() const;
+};
+
+// The config of `step` (a cublaslt_gemm step of `graph`), or why cuBLASLt cannot run it: batch
+// dims that broadcast partially (one strided batch takes equal batches or one side's single
+// matrix), a computed C that broadcasts, an activation other than ReLU, a count beyond int.
+// A MatMul whose B is one matrix folds A's batch into its rows: one larger GEMM.
+struct GemmPreparation {
+  std::optional<GemmConfig> config;
+  std::string refusal;  // empty when config is set
+};
+GemmPreparation prepare_gemm(const Graph& graph, const Step& step);
+
+}  // namespace pet::gpu

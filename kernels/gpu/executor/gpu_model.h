@@ -1,0 +1,89 @@
+// pet-gpu's executor: a graph loaded on one CUDA device (weights prepared once, one activation
+// arena at the plan's offsets, one workspace, every own kernel's CUBIN loaded once, cuDNN and
+// cuBLASLt algorithms chosen once) and run from host tensors, replayed as one CUDA graph, profiled
+// step by step, or timed with CUDA events.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/default_seed.h"
+#include "core/graph.h"
+#include "core/tensor.h"
+#include "kernels/cuda_status.h"
+#include "kernels/event_timing.h"
+#include "kernels/gpu/executor/host_program.h"
+#include "kernels/gpu/executor/math_mode.h"
+
+namespace pet::gpu {
+
+struct ExecutorOptions {
+  MathMode math = MathMode::strict;
+  int device = 0;
+  int gemm_candidates = 4;       // cuBLASLt heuristic results timed at load
+  int gemm_search_runs = 3;      // timed runs of each candidate (after one untimed)
+  unsigned compile_threads = 0;  // NVRTC threads; 0: every core
+  uint64_t seed = kDefaultSeed;  // the random data algorithm searches run on
+};
+
+// What loading decided: one line per step (its backend and choice), and the sizes.
+struct LoadSummary {
+  std::string device;              // "GPU 0: NVIDIA H100 80GB HBM3, cuDNN 9.19.0, cuBLASLt 13.0.0"
+  std::vector<std::string> steps;  // "step 3 cudnn-conv 'conv1' (+2 nodes): cuDNN fused ..."
+  size_t kernels = 0;              // distinct own kernels compiled and loaded
+  double compile_wall_ms = 0;
+  double load_ms = 0;  // the whole load, compilation and searches included
+  int64_t arena_bytes = 0, workspace_bytes = 0, weight_bytes = 0;
+  size_t graph_nodes = 0;  // nodes of the captured CUDA graph
+};
+
+// One step of a profiled eager run, under its nodes' names (main node first, as the plan lists them).
+struct StepTime {
+  int step = 0;
+  std::string kind;                // "cudnn-conv", ...
+  std::string op;                  // the main node's op (a conv or GEMM step's, else the last node's)
+  std::vector<std::string> nodes;  // the step's node names, ascending node order
+  RunSummary ms;                   // over the timed runs
+};
+
+class GpuModel {
+ public:
+  struct State;
+  explicit GpuModel(std::unique_ptr<State> state);
+  GpuModel(const GpuModel&) = delete;
+  GpuModel& operator=(const GpuModel&) = delete;
+  ~GpuModel();
+
+  // Each below: UserError for inputs of the wrong count or type (in the graph's input order),
+  // CudaFailure (kernels/gpu/executor/cuda_check.h) naming the CUDA call that failed.
+
+  // One replay of the captured forward pass; the arena and outputs are poisoned first, so an
+  // element no step wrote reads NaN.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+  // The same, every step enqueued eagerly (no graph) and waited for, so a failure names its step.
+  std::vector<Tensor> run_eager(const std::vector<Tensor>& inputs);
+  // `warmup` eager runs, then `runs` with CUDA events between the steps: per-step times.
+  std::vector<StepTime> profile(const std::vector<Tensor>& inputs, int warmup, int runs);
+  // `warmup` graph replays, then `runs` timed each between two events on the model's stream.
+  RunSummary time(const std::vector<Tensor>& inputs, int warmup, int runs);
+
+  const LoadSummary& summary() const;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+struct GpuModelLoad {
+  CudaStatus status;                // no_device where there is none; failed with the failing call
+  std::unique_ptr<GpuModel> model;  // set when status.ok()
+};
+
+// Prepares the model on the host first (UserError naming the step, node and op the executor
+// cannot run, before any device is touched), then loads it on options.device.
+GpuModelLoad load_gpu_model(const Graph& graph, const ExecutorOptions& options = {});
+// The same for a host program prepare_host_program made from `graph`.
+GpuModelLoad load_gpu_model(const Graph& graph, HostProgram program, const ExecutorOptions& options = {});
+
+}  // namespace pet::gpu

@@ -1,0 +1,151 @@
+// GpuRuntime: each serialized model written to a private folder, imported, loaded once; timing
+// interleaves the models round by round as the CPU runtimes do, each run one CUDA-graph replay.
+#include "kernels/gpu/executor/gpu_runtime.h"
+
+#include <cublasLt.h>
+#include <cudnn.h>
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "core/executor.h"
+#include "core/file_safety.h"
+#include "core/onnx_import.h"
+#include "kernels/gpu/executor/cuda_check.h"
+#include "kernels/nvrtc_compile.h"
+
+namespace pet::gpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A folder only this runtime writes the models it imports to, removed with it.
+class PrivateDir {
+ public:
+  PrivateDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/pet-gpu-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw UserError(
+          fmt::format("cannot create a temporary folder '{}' for pet-gpu's models ({}); set TMPDIR to a "
+                      "writable folder",
+                      pattern, std::strerror(errno)));
+    path_ = pattern;
+  }
+  PrivateDir(const PrivateDir&) = delete;
+  PrivateDir& operator=(const PrivateDir&) = delete;
+  ~PrivateDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string version_text(size_t version) {
+  return fmt::format("{}.{}.{}", version / 10000, version / 100 % 100, version % 100);
+}
+
+struct PreparedModel {
+  Graph graph;
+  HostProgram program;
+};
+
+struct LoadedModel {
+  Graph graph;
+  std::unique_ptr<GpuModel> model;
+  std::vector<Tensor> inputs;
+};
+
+class GpuRuntime : public runtime::Runtime {
+ public:
+  explicit GpuRuntime(const ExecutorOptions& options) : options_(options) {}
+
+  std::string target() const override { return "pet-gpu"; }
+  std::string version() const override {
+    return fmt::format("pet-gpu {} math (cuDNN {}, cuBLASLt {}, NVRTC {})", to_string(options_.math),
+                       version_text(cudnnGetVersion()), version_text(cublasLtGetVersion()), nvrtc_version());
+  }
+  std::string compute_precision() const override { return options_.math == MathMode::strict ? "f32" : "tf32"; }
+
+  std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
+                                           const runtime::TimingOptions& options) override {
+    std::vector<PreparedModel> prepared;  // every model's refusal before any device work
+    for (size_t i = 0; i < models.size(); ++i) prepared.push_back(prepare(models[i], i));
+    std::vector<LoadedModel> loaded;
+    for (PreparedModel& model : prepared) loaded.push_back(load(std::move(model), options.seed));
+    std::vector<runtime::Timing> timings(models.size());
+    guarded([&] {
+      for (LoadedModel& model : loaded) model.model->time(model.inputs, options.warmup, 0);
+      for (int round = 0; round < options.runs; ++round)
+        for (size_t i = 0; i < loaded.size(); ++i)
+          timings[i].runs_us.push_back(loaded[i].model->time(loaded[i].inputs, 0, 1).median * 1000.0);
+      if (options.per_node)
+        for (size_t i = 0; i < loaded.size(); ++i) timings[i].nodes = node_times(loaded[i], options.runs);
+    });
+    return timings;
+  }
+
+  std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int) override {
+    LoadedModel loaded = load(prepare(model, 0), kDefaultSeed);
+    std::vector<Tensor> outputs;
+    guarded([&] { outputs = loaded.model->run(inputs); });
+    return outputs;
+  }
+
+ private:
+  // A CUDA failure while running is the runtime's failure, not the model's.
+  template <typename Work>
+  static void guarded(const Work& work) {
+    try {
+      work();
+    } catch (const CudaFailure& failure) {
+      throw InternalError("pet-gpu: " + failure.status().message);
+    }
+  }
+
+  PreparedModel prepare(const std::string& bytes, size_t index) {
+    fs::path file = directory_.path() / fmt::format("model_{}.onnx", index);
+    write_file_atomically(file.string(), bytes, "a model for pet-gpu");
+    try {
+      Graph graph = import_onnx(file.string());
+      HostProgram program = prepare_host_program(graph);
+      return {std::move(graph), std::move(program)};
+    } catch (const UserError& error) {
+      throw runtime::ModelRejected(index, fmt::format("pet-gpu refuses model {}: {}", index, error.what()));
+    }
+  }
+
+  LoadedModel load(PreparedModel prepared, uint64_t seed) {
+    GpuModelLoad load = load_gpu_model(prepared.graph, std::move(prepared.program), options_);
+    if (load.status.outcome == CudaOutcome::no_device)
+      throw UserError("no CUDA device: " + load.status.message + "; pet-gpu runs only where a GPU is");
+    if (!load.status.ok()) throw InternalError("pet-gpu: " + load.status.message);
+    LoadedModel loaded{std::move(prepared.graph), std::move(load.model), {}};
+    loaded.inputs = random_inputs(loaded.graph, seed);
+    return loaded;
+  }
+
+  static std::vector<runtime::NodeTime> node_times(LoadedModel& loaded, int runs) {
+    std::vector<runtime::NodeTime> nodes;
+    for (const StepTime& step : loaded.model->profile(loaded.inputs, 0, runs))
+      nodes.push_back({step.nodes.front(), step.op, step.kind, step.ms.median * 1000.0});
+    return nodes;
+  }
+
+  ExecutorOptions options_;
+  PrivateDir directory_;
+};
+
+}  // namespace
+
+std::unique_ptr<runtime::Runtime> open_gpu_runtime(const ExecutorOptions& options) {
+  return std::make_unique<GpuRuntime>(options);
+}
+
+}  // namespace pet::gpu

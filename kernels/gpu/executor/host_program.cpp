@@ -1,0 +1,121 @@
+// prepare_host_program reads as a table: each step kind and the backend that runs it, the kinds
+// without one named with the reason, then one preparation per backend.
+#include "kernels/gpu/executor/host_program.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "core/error.h"
+#include "kernels/gpu/codegen/generate.h"
+#include "kernels/gpu/executor/conv_epilogue.h"
+
+namespace pet::gpu {
+namespace {
+
+// Why a step kind has no backend in the executor yet.
+struct MissingBackend {
+  StepKind kind;
+  const char* why;
+};
+
+constexpr MissingBackend kMissingBackends[] = {
+    {StepKind::correction,
+     "the executor has no lowering of correction steps yet (corrector/emit_cuda.h lowers a correction from the "
+     "original program and its Correction, which a written model does not carry, and its library links the "
+     "verifier's Z3); run the model without corrections (pet-opt --mode taso) or on a CPU target"},
+};
+
+std::optional<Backend> backend_of(StepKind kind) {
+  if (kind == StepKind::cudnn_conv) return Backend::cudnn;
+  if (kind == StepKind::cublaslt_gemm) return Backend::cublaslt;
+  if (codegen::generates_kernel(kind)) return Backend::generated;
+  return std::nullopt;
+}
+
+std::string missing_backend_reason(StepKind kind) {
+  for (const MissingBackend& missing : kMissingBackends)
+    if (missing.kind == kind) return missing.why;
+  return "the executor has no backend for this kind of step";
+}
+
+class Preparer {
+ public:
+  Preparer(const Graph& graph, HostProgram& program) : graph_(graph), program_(program) {}
+
+  StepProgram prepare(int index) {
+    const Step& step = program_.plan.steps[static_cast<size_t>(index)];
+    std::optional<Backend> backend = backend_of(step.kind);
+    if (!backend) refuse(index, missing_backend_reason(step.kind));
+    StepProgram prepared;
+    prepared.backend = *backend;
+    if (*backend == Backend::cudnn) prepare_conv_step(index, step, prepared);
+    if (*backend == Backend::cublaslt) prepare_gemm_step(index, step, prepared);
+    if (*backend == Backend::generated) prepared.kernel = codegen::generate_kernel(graph_, program_.plan, index);
+    return prepared;
+  }
+
+ private:
+  [[noreturn]] void refuse(int index, const std::string& why) const {
+    throw UserError(fmt::format("pet-gpu's executor cannot run {}: {}", program_.describe_step(index), why));
+  }
+
+  void prepare_conv_step(int index, const Step& step, StepProgram& prepared) const {
+    ConvPreparation conv = prepare_conv(graph_, step);
+    if (!conv.config) refuse(index, conv.refusal + "; run this model on a CPU target (--target ort-cpu)");
+    prepared.conv = conv.config;
+    bool adds = conv.config->bias != kNoValue || conv.config->residual != kNoValue;
+    if (adds || conv.config->relu) prepared.epilogue = conv_epilogue_kernel(*conv.config);
+  }
+
+  void prepare_gemm_step(int index, const Step& step, StepProgram& prepared) const {
+    GemmPreparation gemm = prepare_gemm(graph_, step);
+    if (!gemm.config) refuse(index, gemm.refusal + "; run this model on a CPU target (--target ort-cpu)");
+    prepared.gemm = gemm.config;
+  }
+
+  const Graph& graph_;
+  HostProgram& program_;
+};
+
+}  // namespace
+
+std::string to_string(Backend backend) {
+  switch (backend) {
+    case Backend::cudnn:
+      return "cuDNN";
+    case Backend::cublaslt:
+      return "cuBLASLt";
+    case Backend::generated:
+      return "generated";
+  }
+  return "?";
+}
+
+std::vector<codegen::GeneratedKernel> HostProgram::distinct_kernels() const {
+  std::vector<codegen::GeneratedKernel> kernels;
+  std::set<std::string> seen;
+  for (const StepProgram& step : steps)
+    for (const auto* kernel : {&step.kernel, &step.epilogue})
+      if (*kernel && seen.insert((*kernel)->name).second) kernels.push_back(**kernel);
+  return kernels;
+}
+
+std::string HostProgram::describe_step(int step) const {
+  const Step& planned = plan.steps.at(static_cast<size_t>(step));
+  // A conv or GEMM step is named after its main node, every other after the node that writes it.
+  bool library_step = planned.kind == StepKind::cudnn_conv || planned.kind == StepKind::cublaslt_gemm;
+  NodeId named = library_step ? planned.nodes.front() : planned.nodes.back();
+  const PlannedNode& node = plan.nodes.at(static_cast<size_t>(named));
+  return fmt::format("step {} ({}, node '{}', op {})", step, to_string(planned.kind), node.name, node.op);
+}
+
+HostProgram prepare_host_program(const Graph& graph) {
+  HostProgram program;
+  program.plan = plan_for_gpu(graph);
+  Preparer preparer(graph, program);
+  for (int s = 0; s < static_cast<int>(program.plan.steps.size()); ++s) program.steps.push_back(preparer.prepare(s));
+  return program;
+}
+
+}  // namespace pet::gpu

@@ -1,0 +1,216 @@
+// load_on_device reads as the load's stages: device, compiled kernels, memory with random data,
+// one runner per step (algorithm searches cached per distinct configuration), the workspace sized
+// to the algorithms chosen, one checked eager pass, then the forward pass captured.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "core/error.h"
+#include "kernels/gpu/executor/cublaslt_gemm.h"
+#include "kernels/gpu/executor/cuda_check.h"
+#include "kernels/gpu/executor/cudnn_conv.h"
+#include "kernels/gpu/executor/model_state.h"
+#include "kernels/gpu/executor/weight_layout.h"
+
+namespace pet::gpu {
+namespace {
+
+// The workspace the searches may offer an algorithm: at least this, at most half the free memory.
+constexpr int64_t kSearchWorkspaceFloor = int64_t{256} << 20;
+
+class RunnerBuilder {
+ public:
+  RunnerBuilder(GpuModel::State& state, DeviceBuffer& search)
+      : state_(state), memory_(*state.memory), search_(search) {}
+
+  std::unique_ptr<StepRunner> build(int index) {
+    const StepProgram& program = state_.program.steps[static_cast<size_t>(index)];
+    switch (program.backend) {
+      case Backend::cudnn:
+        return conv(*program.conv, program.epilogue);
+      case Backend::cublaslt:
+        return gemm(*program.gemm);
+      case Backend::generated:
+        return kernel(*program.kernel);
+    }
+    PET_CHECK(false, "a step without a backend reached the device");
+    return nullptr;
+  }
+
+ private:
+  std::unique_ptr<StepRunner> kernel(const codegen::GeneratedKernel& kernel) {
+    std::vector<void*> pointers;
+    for (const codegen::KernelArgument& argument : kernel.arguments)
+      pointers.push_back(argument.value == kNoValue ? nullptr : memory_.pointer(argument.value));
+    return std::make_unique<KernelStep>(state_.kernels->function(kernel.name), kernel.name, kernel.launch, pointers);
+  }
+
+  void* conv_bias(const ConvConfig& config) {
+    if (config.bias == kNoValue) return memory_.zeros(config.channels());
+    if (!state_.graph.is_constant(config.bias)) return memory_.pointer(config.bias);
+    return memory_.prepared(config.bias, fmt::format("conv_bias {}", config.channels()), [&] {
+      return per_channel_values(*state_.graph.value(config.bias).constant, config.channels());
+    });
+  }
+
+  std::unique_ptr<StepRunner> conv(const ConvConfig& config, const std::optional<codegen::GeneratedKernel>& epilogue) {
+    ConvPointers pointers{memory_.pointer(config.x),
+                          memory_.pointer(config.w),
+                          memory_.pointer(config.y),
+                          conv_bias(config),
+                          config.residual == kNoValue ? nullptr : memory_.pointer(config.residual),
+                          memory_.zeros(config.output_elements())};
+    auto step =
+        std::make_unique<ConvStep>(state_.context->cudnn(), config, state_.options.math, pointers, state_.workspace);
+    std::string key = config.key();
+    auto found = conv_choices_.find(key);
+    if (found == conv_choices_.end())
+      found = conv_choices_.emplace(key, step->find_algorithm(search_.data(), search_.bytes())).first;
+    if (step->use(found->second, state_.stream(), search_.data()) == ConvCall::forward_then_epilogue) {
+      PET_CHECK(epilogue.has_value(), "a convolution needs an epilogue the host program did not generate");
+      std::vector<void*> arguments;
+      if (config.bias != kNoValue) arguments.push_back(pointers.bias);
+      if (config.residual != kNoValue) arguments.push_back(pointers.residual);
+      arguments.push_back(pointers.y);
+      step->set_epilogue(std::make_unique<KernelStep>(state_.kernels->function(epilogue->name), epilogue->name,
+                                                      epilogue->launch, arguments));
+    }
+    return step;
+  }
+
+  std::unique_ptr<StepRunner> gemm(const GemmConfig& config) {
+    GemmPointers pointers{memory_.pointer(config.a), memory_.pointer(config.b), nullptr, memory_.pointer(config.d),
+                          nullptr};
+    pointers.c = gemm_c(config, pointers.d);
+    if (config.bias != kNoValue)
+      pointers.bias = memory_.prepared(config.bias, fmt::format("gemm_bias {}", config.m), [&] {
+        return per_channel_values(*state_.graph.value(config.bias).constant, config.m);
+      });
+    auto step =
+        std::make_unique<GemmStep>(state_.context->cublaslt(), config, state_.options.math, pointers, state_.workspace);
+    std::string key = step->search_key();
+    auto found = gemm_choices_.find(key);
+    if (found == gemm_choices_.end())
+      found = gemm_choices_
+                  .emplace(key, step->find_algorithm(state_.stream(), search_.data(), search_.bytes(),
+                                                     state_.options.gemm_candidates, state_.options.gemm_search_runs))
+                  .first;
+    step->use(found->second);
+    return step;
+  }
+
+  // C is D itself when the step reads none (beta is then 0); a weight C broadcast at load.
+  void* gemm_c(const GemmConfig& config, void* d) {
+    if (config.c == kNoValue) return d;
+    if (!config.c_expanded) return memory_.pointer(config.c);
+    return memory_.prepared(config.c, fmt::format("gemm_c {}x{}", config.n, config.m),
+                            [&] { return gemm_c_matrix(*state_.graph.value(config.c).constant, config.n, config.m); });
+  }
+
+  GpuModel::State& state_;
+  ValueMemory& memory_;
+  DeviceBuffer& search_;
+  std::map<std::string, ConvChoice> conv_choices_;
+  std::map<std::string, GemmChoice> gemm_choices_;
+};
+
+int64_t search_workspace_bytes(const GpuModel::State& state) {
+  int64_t wanted = std::max(state.program.plan.workspace_bytes(), kSearchWorkspaceFloor);
+  return std::max<int64_t>(std::min(wanted, state.context->free_memory() / 2), 0);
+}
+
+// The most zero floats any convolution asks for (its z, its bias), allocated once up front.
+int64_t conv_zeros(const GpuModel::State& state) {
+  int64_t count = 0;
+  for (const StepProgram& step : state.program.steps)
+    if (step.conv) count = std::max(count, step.conv->output_elements());
+  return count;
+}
+
+void build_runners(GpuModel::State& state) {
+  state.memory->zeros(conv_zeros(state));
+  DeviceBuffer search(search_workspace_bytes(state));
+  RunnerBuilder builder(state, search);
+  for (int s = 0; s < static_cast<int>(state.program.plan.steps.size()); ++s) state.runners.push_back(builder.build(s));
+  state.context->synchronize();
+}
+
+void size_workspace(GpuModel::State& state) {
+  int64_t bytes = 0;
+  for (const auto& runner : state.runners) bytes = std::max(bytes, runner->workspace_bytes());
+  state.workspace = DeviceBuffer(bytes);
+}
+
+// "step 3 cudnn-conv 'conv1' (+2 nodes): ..."
+std::string step_line(const GpuModel::State& state, int index) {
+  const Step& step = state.program.plan.steps[static_cast<size_t>(index)];
+  const PlannedNode& main = state.program.plan.nodes[static_cast<size_t>(step.nodes.front())];
+  std::string more = step.nodes.size() > 1 ? fmt::format(" (+{} nodes)", step.nodes.size() - 1) : "";
+  return fmt::format("step {} {} '{}'{}: {}", index, to_string(step.kind), main.name, more,
+                     state.runners[static_cast<size_t>(index)]->describe());
+}
+
+// The card and the library versions as loaded, which every figure from it must name.
+std::string device_line(int device) {
+  cudaDeviceProp properties{};
+  check_cuda(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
+  size_t cudnn = cudnnGetVersion(), lt = cublasLtGetVersion();
+  return fmt::format("GPU {}: {}, cuDNN {}.{}.{}, cuBLASLt {}.{}.{}", device, properties.name, cudnn / 10000,
+                     cudnn / 100 % 100, cudnn % 100, lt / 10000, lt / 100 % 100, lt % 100);
+}
+
+void summarize(GpuModel::State& state, const CompiledKernels& compiled) {
+  LoadSummary& summary = state.summary;
+  summary.device = device_line(state.context->device());
+  for (int s = 0; s < static_cast<int>(state.runners.size()); ++s) summary.steps.push_back(step_line(state, s));
+  summary.kernels = compiled.cubins.size();
+  summary.compile_wall_ms = compiled.wall_ms;
+  summary.arena_bytes = state.memory->arena_bytes();
+  summary.workspace_bytes = state.workspace.bytes();
+  summary.weight_bytes = state.memory->weight_bytes();
+  summary.graph_nodes = state.forward->nodes();
+}
+
+}  // namespace
+
+GpuModel::State::~State() {
+  if (context) cudaStreamSynchronize(context->stream());
+}
+
+void GpuModel::State::enqueue_all(cudaStream_t stream) {
+  for (const auto& runner : runners) runner->enqueue(stream);
+}
+
+void GpuModel::State::run_steps_checked() {
+  for (size_t s = 0; s < runners.size(); ++s) {
+    try {
+      runners[s]->enqueue(stream());
+      check_cuda(cudaGetLastError(), "cudaGetLastError");
+      check_cuda(cudaStreamSynchronize(stream()), "cudaStreamSynchronize");
+    } catch (const CudaFailure& failure) {
+      throw CudaFailure({failure.status().outcome,
+                         fmt::format("{}: {}", program.describe_step(static_cast<int>(s)), failure.status().message)});
+    }
+  }
+}
+
+void load_on_device(GpuModel::State& state) {
+  auto start = std::chrono::steady_clock::now();
+  state.context = std::make_unique<DeviceContext>(state.options.device);
+  CompiledKernels compiled = compile_kernels(state.program.distinct_kernels(), state.options.compile_threads);
+  state.memory = std::make_unique<ValueMemory>(state.graph, state.program.plan, state.stream());
+  state.memory->fill_random(state.options.seed);
+  state.kernels = std::make_unique<LoadedKernels>(compiled);
+  build_runners(state);
+  size_workspace(state);
+  // One eager pass first: lazy initialization inside cuDNN and cuBLASLt happens outside the capture,
+  // and a failing step is named.
+  state.run_steps_checked();
+  state.forward = std::make_unique<CudaGraph>(state.stream(), [&](cudaStream_t stream) { state.enqueue_all(stream); });
+  summarize(state, compiled);
+  state.summary.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace pet::gpu

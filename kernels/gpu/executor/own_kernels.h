@@ -1,0 +1,55 @@
+// pet's own kernels on the device: every distinct kernel compiled to sm_90 CUBIN by NVRTC on
+// several threads (no device needed), each CUBIN loaded once, and the step that launches one.
+#pragma once
+
+#include <cuda.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/gpu/codegen/kernel_text.h"
+#include "kernels/gpu/executor/driver_module.h"
+#include "kernels/gpu/executor/step_runner.h"
+
+namespace pet::gpu {
+
+struct CompiledKernels {
+  std::map<std::string, std::string> cubins;  // by kernel name
+  double wall_ms = 0;                         // the whole compilation
+  double compile_ms = 0;                      // NVRTC's time, all kernels added up
+};
+
+// Internal check with NVRTC's log for a kernel that does not compile (a generator's bug).
+// `threads` 0 uses every core.
+CompiledKernels compile_kernels(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads);
+
+// The compiled kernels loaded into the current context.
+class LoadedKernels {
+ public:
+  explicit LoadedKernels(const CompiledKernels& compiled);
+  CUfunction function(const std::string& name) const;  // internal check for a kernel not loaded
+  size_t size() const { return functions_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<DriverModule>> modules_;
+  std::map<std::string, CUfunction> functions_;
+};
+
+// One launch of a loaded kernel with fixed device pointers, one per parameter.
+class KernelStep : public StepRunner {
+ public:
+  KernelStep(CUfunction function, std::string name, codegen::LaunchShape launch, std::vector<void*> pointers)
+      : function_(function), name_(std::move(name)), launch_(launch), pointers_(std::move(pointers)) {}
+  void enqueue(cudaStream_t stream) override { launch_kernel(function_, launch_, pointers_, stream, name_); }
+  std::string describe() const override { return name_ + ", " + launch_.to_string(); }
+
+ private:
+  CUfunction function_;
+  std::string name_;
+  codegen::LaunchShape launch_;
+  std::vector<void*> pointers_;
+};
+
+}  // namespace pet::gpu

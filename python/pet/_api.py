@@ -1,0 +1,297 @@
+"""pet's Python API: optimize, check, run and targets over the C++ library (pet._pet)."""
+
+import dataclasses
+import inspect
+import json
+import os
+import sys
+import tempfile
+import textwrap
+import typing
+
+from . import _flags, _models, _pet
+from ._errors import CheckFailed, UserError
+
+# The device specs pet ships (search/cost/devices/*.json, embedded in the library), priced by the
+# analytic roofline; tests/python/test_targets.py holds this list to those files.
+ANALYTIC_DEVICES = ("h100", "a100", "v100")
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """What pet.optimize returns: the optimized model, checked, and pet-opt's report of it."""
+
+    model: typing.Any
+    """The optimized model, an onnx.ModelProto (every weight inside)."""
+    report: typing.Optional[dict]
+    """pet-opt's JSON report (--report) as a dict; its "output" is None, and so is its "model" for a
+    model given in memory. None with ``passes=``, which writes no report."""
+    summary: str
+    """What pet-opt prints: the transformations, the measured latencies, the checks."""
+    model_bytes: bytes = dataclasses.field(repr=False, default=b"")
+    """The optimized model as pet wrote and checked it, byte for byte what pet-opt writes."""
+
+    @property
+    def transformations(self) -> list:
+        """The applied transformations with their evidence, as the report lists them."""
+        return self.report["transformations"] if self.report else []
+
+    @property
+    def chosen(self) -> typing.Optional[str]:
+        """Which program a measured target's end-to-end timing chose ("input", "cleaned input", ...);
+        None for an analytic target (h100, a100, v100), whose choice is by estimated cost."""
+        selection = (self.report or {}).get("target", {}).get("selection")
+        return selection["chosen"] if selection else None
+
+    @property
+    def speedup(self) -> float:
+        """The input's latency over the written model's: measured (or replayed) end to end in the
+        target runtime where it was timed, else the cost model's estimate."""
+        if not self.report:
+            return 1.0
+        selection = self.report.get("target", {}).get("selection")
+        if selection and selection["source"] != "estimated":
+            times = {candidate["label"]: candidate["median_us"] for candidate in selection["candidates"]}
+            chosen, first = times.get(selection["chosen"], 0), selection["candidates"][0]["median_us"]
+            if chosen > 0 and first > 0:
+                return first / chosen
+        return self.report["totals"]["speedup"]
+
+    def save(self, path):
+        """Writes the optimized model to ``path``, the bytes pet wrote and checked."""
+        with open(os.fspath(path), "wb") as file:
+            file.write(self.model_bytes)
+
+
+class _TerminalLine:
+    """The search's progress on one terminal line, overwritten, as pet-opt shows it."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.shown = False
+
+    def __call__(self, line):
+        self.stream.write("\r\033[K" + line)
+        self.stream.flush()
+        self.shown = True
+
+    def close(self):
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def _progress_callback(progress):
+    if progress is False:
+        return None
+    if progress is None:
+        return _TerminalLine(sys.stderr) if sys.stderr is not None and sys.stderr.isatty() else None
+    if not callable(progress):
+        raise TypeError(f"progress must be a callable taking one line of text, None or False, not {progress!r}")
+    return progress
+
+
+def _read_report(path, model, in_memory):
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as file:
+        report = json.load(file)
+    report["model"] = None if in_memory else model
+    report["output"] = None
+    return report
+
+
+def optimize(model, **options) -> Result:
+    # The signature and the keywords' documentation are set below from pet-opt's flag table.
+    progress = options.pop("progress", None)
+    _SIGNATURE.bind(model, **options)  # a TypeError names a keyword that is not pet-opt's
+    import onnx
+
+    flags = _flags.to_flags(options)
+    callback = _progress_callback(progress)
+    with tempfile.TemporaryDirectory(prefix="pet-") as folder:
+        path = _models.model_path(model, folder)
+        try:
+            status, summary, failure = _pet.optimize_into(path, flags, folder, callback)
+        finally:
+            if isinstance(callback, _TerminalLine):
+                callback.close()
+        in_memory = not isinstance(model, (str, os.PathLike))
+        report = _read_report(os.path.join(folder, "model.opt.json"), path, in_memory)
+        if status != 0:
+            raise CheckFailed(failure.strip(), report)
+        with open(os.path.join(folder, "model.opt.onnx"), "rb") as file:
+            written = file.read()
+    return Result(model=onnx.load_model_from_string(written), report=report, summary=summary, model_bytes=written)
+
+
+def _optimize_signature():
+    parameters = [inspect.Parameter("model", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for keyword in _flags.KEYWORDS:
+        parameters.append(
+            inspect.Parameter(
+                keyword.name, inspect.Parameter.KEYWORD_ONLY, default=keyword.default, annotation=keyword.annotation
+            )
+        )
+    parameters.append(
+        inspect.Parameter(
+            "progress",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=typing.Union[typing.Callable[[str], None], None, bool],
+        )
+    )
+    return inspect.Signature(parameters, return_annotation=Result)
+
+
+def _optimize_doc():
+    lines = [
+        "Optimizes an ONNX model for the runtime it will run in, as pet-opt does, and returns it checked.",
+        "",
+        "model: an onnx.ModelProto, the path of an .onnx (or textual IR .pet) file, or a model's bytes.",
+        "The keywords are pet-opt's flags (pet-opt --help), '-' written '_'; one left out or given as",
+        "None takes the flag's default, and a bad value is a pet.UserError with pet-opt's message.",
+        "",
+    ]
+    for keyword in _flags.KEYWORDS:
+        spelled = keyword.flag + (f" {keyword.value}" if keyword.value else "")
+        lines += textwrap.wrap(f"{keyword.name} ({spelled}): {keyword.help}", width=100, subsequent_indent="    ",
+                               break_on_hyphens=False)
+    lines += [
+        "progress: called with each line of the search's progress; None shows it on a terminal",
+        "    (sys.stderr), False shows nothing. Ctrl-C interrupts the search at its next line.",
+        "",
+        "Returns a pet.Result: .model (onnx.ModelProto), .report (dict), .speedup, .chosen,",
+        ".transformations, .summary, .model_bytes, .save(path).",
+        "Raises pet.UserError (the model or a keyword is at fault), pet.CheckFailed (the written",
+        "model failed the final check: a bug in pet) or pet.InternalError; KeyboardInterrupt on Ctrl-C.",
+    ]
+    return "\n".join(lines)
+
+
+_SIGNATURE = _optimize_signature()
+optimize.__signature__ = _SIGNATURE
+optimize.__doc__ = _optimize_doc()
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckResult:
+    """pet.check's answer: whether every draw passed, the worst error, and each draw as the
+    report's differential_check has it (seed, per-output errors, warnings)."""
+
+    passed: bool
+    max_abs_error: float
+    draws: list
+
+    def __bool__(self):
+        return self.passed
+
+
+def _shape_flags(input_shape):
+    return [] if input_shape is None else _flags._pairs("input_shape", input_shape)
+
+
+def _import(model, folder, input_shape):
+    return _pet.import_model(_models.model_path(model, folder), _shape_flags(input_shape))
+
+
+def check(original, optimized, draws: int = 3, *, seed: typing.Optional[int] = None, input_shape=None,
+          tolerance: typing.Optional[typing.Mapping[str, float]] = None) -> CheckResult:
+    """Compares two models on seeded random inputs as pet-opt's final check does: both run on pet's
+    CPU reference executor on draws seed, seed + 1, ... (default seed: pet-opt's), floats in [-1, 1).
+
+    original, optimized: onnx.ModelProto, path or bytes, with the same inputs and outputs.
+    input_shape: static shapes for symbolic input dims, {"x": (1, 3, 224, 224)} (--input-shape).
+    tolerance: {"absolute": 1e-4, "relative": 1e-3} by default (an element passes when
+    |a - b| <= absolute * rms(output) + relative * |a|).
+    A failed comparison is a CheckResult with passed False, not an exception; models whose inputs
+    or outputs differ are a pet.UserError.
+    """
+    if not isinstance(draws, int) or isinstance(draws, bool) or draws < 1:
+        raise UserError(f"draws must be an integer of at least 1, not {draws!r}")
+    limits = dict(_pet.default_tolerance, **(tolerance or {}))
+    with tempfile.TemporaryDirectory(prefix="pet-") as folder:
+        os.makedirs(os.path.join(folder, "a"))
+        os.makedirs(os.path.join(folder, "b"))
+        first = _import(original, os.path.join(folder, "a"), input_shape)
+        second = _import(optimized, os.path.join(folder, "b"), input_shape)
+    seed = _pet.default_seed if seed is None else seed
+    results = _pet.check(first, second, draws, seed, float(limits["absolute"]), float(limits["relative"]))
+    return CheckResult(
+        passed=all(draw["passed"] for draw in results),
+        max_abs_error=max(draw["max_abs_error"] for draw in results),
+        draws=results,
+    )
+
+
+_NUMPY_TYPES = {"f32": ("float32", "f"), "i64": ("int64", "iu"), "bool": ("bool", "b")}
+
+
+def _as_input(name, dtype, value):
+    import numpy as np
+
+    array = np.asarray(value)
+    numpy_type, kinds = _NUMPY_TYPES[dtype]
+    if array.dtype.kind not in kinds:
+        raise UserError(f"input '{name}' is an array of {array.dtype}, but the model takes {dtype}; pass a "
+                        f"{numpy_type} array")
+    array = np.ascontiguousarray(array, dtype=numpy_type)
+    return (dtype, list(array.shape), array.tobytes())
+
+
+def run(model, inputs=None, *, input_shape=None, seed: typing.Optional[int] = None) -> dict:
+    """Runs a model on pet's CPU reference executor (pet-run) and returns its outputs.
+
+    model: onnx.ModelProto, path or bytes. inputs: numpy arrays (or what numpy.asarray takes) as a
+    dict by input name or a list in the model's input order; floats are cast to float32 and
+    integers to int64. Inputs not given are seeded random draws as pet-run makes them (floats in
+    [-1, 1), seed: pet-run's default). input_shape: static shapes for symbolic dims.
+    Returns {output name: numpy array} in the model's output order. A bad model or input is a
+    pet.UserError.
+    """
+    import numpy as np
+
+    with tempfile.TemporaryDirectory(prefix="pet-") as folder:
+        graph = _import(model, folder, input_shape)
+    names = [name for name, _, _ in graph.inputs]
+    if inputs is None:
+        inputs = {}
+    elif not isinstance(inputs, typing.Mapping):
+        if isinstance(inputs, np.ndarray) or not isinstance(inputs, typing.Sequence):
+            raise TypeError("inputs must be a dict of input names to arrays, or a list of arrays in input order")
+        if len(inputs) != len(names):
+            raise UserError(f"inputs has {len(inputs)} arrays for a model of {len(names)} inputs "
+                            f"({', '.join(names)}); give one per input, or a dict by name")
+        inputs = dict(zip(names, inputs))
+    dtypes = {name: dtype for name, dtype, _ in graph.inputs}
+    wire = {}
+    for name, value in inputs.items():
+        if name not in dtypes:
+            raise UserError(f"inputs names '{name}', which is not an input of the model (its inputs: "
+                            f"{', '.join(names)})")
+        wire[name] = _as_input(name, dtypes[name], value)
+    outputs = _pet.run(graph, wire, _pet.default_seed if seed is None else seed)
+    result = {}
+    for (name, _, _), (dtype, dims, data) in zip(graph.outputs, outputs):
+        result[name] = np.frombuffer(data, dtype=_NUMPY_TYPES[dtype][0]).reshape(dims).copy()
+    return result
+
+
+def targets() -> list:
+    """What pet can optimize for on this machine: each measured target (timed in its runtime here)
+    with its runtime's version, or why it is unavailable and what to install; then the analytic
+    GPU devices (priced by a roofline model, never timed here).
+
+    Returns [{"name", "kind": "measured" | "estimated", "available", "version", "why"}].
+    """
+    found = []
+    for name in _pet.measured_targets():
+        try:
+            found.append({"name": name, "kind": "measured", "available": True, "version": _pet.runtime_version(name),
+                          "why": ""})
+        except UserError as error:
+            found.append({"name": name, "kind": "measured", "available": False, "version": None, "why": str(error)})
+    for name in ANALYTIC_DEVICES:
+        found.append({"name": name, "kind": "estimated", "available": True, "version": None,
+                      "why": "priced by the analytic roofline from pet's device spec"})
+    return found

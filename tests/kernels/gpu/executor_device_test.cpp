@@ -1,0 +1,169 @@
+// pet-gpu's executor on a device: without one, loading gives the no-device outcome and the
+// commands say so and exit 0; with one, every test model matches pet's CPU executor in strict FP32
+// (as a CUDA-graph replay and eagerly), TF32 stays near, and the profiled and timed runs report.
+// Device tests skip without a device and fail on a real CUDA error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "core/executor.h"
+#include "core/onnx_export.h"
+#include "core/text_ir.h"
+#include "kernels/devices.h"
+#include "kernels/gpu/executor/gpu_runtime.h"
+#include "kernels/gpu/executor/model_check.h"
+#include "tests/kernels/device_skip.h"
+#include "tests/kernels/gpu/executor_test_models.h"
+#include "tools/gpu_command.h"
+#include "tools/model_format.h"
+
+namespace pet::gpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string model_path(const std::string& name) { return testing::executor_model_path(name); }
+
+Graph model(const std::string& name) { return read_model(model_path(name), {}); }
+
+bool has_device() { return probe_devices().status.ok(); }
+
+struct Ran {
+  int status = 0;
+  std::string out, err;
+};
+
+Ran pet_gpu(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int status = pet_gpu_main(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+TEST(GpuExecutor, LoadingWithoutADeviceIsTheNoDeviceOutcome) {
+  if (has_device()) GTEST_SKIP() << "a CUDA device exists";
+  GpuModelLoad loaded = load_gpu_model(model("conv_relu"));
+  EXPECT_EQ(loaded.status.outcome, CudaOutcome::no_device) << loaded.status.message;
+  EXPECT_EQ(loaded.model, nullptr);
+}
+
+TEST(GpuExecutor, CheckAndTimeWithoutADeviceSayNoDeviceAndExitZero) {
+  if (has_device()) GTEST_SKIP() << "a CUDA device exists";
+  for (const char* command : {"check", "time"}) {
+    Ran ran = pet_gpu({command, model_path("conv_relu")});
+    EXPECT_EQ(ran.status, 0) << ran.err;
+    EXPECT_EQ(ran.out.rfind("no CUDA device: ", 0), 0u) << ran.out;
+  }
+}
+
+TEST(GpuExecutor, ReferenceWritesTheTestDataWithoutADevice) {
+  fs::path folder = fs::path(::testing::TempDir()) / "pet_gpu_command_reference";
+  Ran ran = pet_gpu({"reference", model_path("conv_relu"), "--out", folder.string(), "--seed", "5"});
+  EXPECT_EQ(ran.status, 0) << ran.err;
+  EXPECT_EQ(ran.out, "wrote 1 inputs and 1 outputs of model 'conv_relu' (seed 5, pet's CPU executor) to " +
+                         folder.string() + "\n");
+  EXPECT_TRUE(fs::exists(folder / "input_0.pb"));
+  EXPECT_TRUE(fs::exists(folder / "output_0.pb"));
+}
+
+TEST(GpuExecutor, CommandUsageErrorsNameTheFix) {
+  EXPECT_EQ(pet_gpu({"reference", model_path("conv_relu")}).err,
+            "pet-gpu: error: pet-gpu reference needs --out DIR, the folder the references go to\n");
+  EXPECT_EQ(pet_gpu({"check", model_path("conv_relu"), "--strict", "--tf32"}).err,
+            "pet-gpu: error: --strict and --tf32 exclude each other\n");
+  EXPECT_EQ(pet_gpu({"time"}).err, "pet-gpu: error: pet-gpu time takes one model file, 0 given (pet-gpu --help)\n");
+  EXPECT_EQ(
+      pet_gpu({"bench"}).err,
+      "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check and "
+      "time (pet-gpu --help)\n");
+}
+
+TEST(GpuRuntime, RefusesAModelTheExecutorCannotRunByIndexAndNeedsADevice) {
+  std::unique_ptr<runtime::Runtime> gpu = open_gpu_runtime();
+  Graph refused = parse_graph(R"(graph "g" opset 13 {
+  input %a : f32[2,1,3,4]
+  input %b : f32[1,5,4,6]
+  %y = MatMul(%a, %b) : f32[2,5,3,6]
+  output %y
+})");
+  std::string conv = serialize_onnx(model("conv_relu"));
+  try {
+    gpu->time_models({conv, serialize_onnx(refused)}, {});
+    FAIL() << "the partly broadcast MatMul was timed";
+  } catch (const runtime::ModelRejected& rejected) {
+    EXPECT_EQ(rejected.index(), 1u);
+  }
+  if (has_device()) return;
+  try {
+    gpu->time_models({conv}, {});
+    FAIL() << "timed without a device";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind("no CUDA device: ", 0), 0u) << error.what();
+  }
+}
+
+TEST(GpuRuntime, TimesModelsInterleavedAndNamesEveryStep) {
+  if (!has_device()) GTEST_SKIP() << "no CUDA device here";
+  std::unique_ptr<runtime::Runtime> gpu = open_gpu_runtime({MathMode::tf32});
+  runtime::TimingOptions options;
+  options.runs = 4;
+  options.per_node = true;
+  std::vector<runtime::Timing> timings =
+      gpu->time_models({serialize_onnx(model("conv_relu")), serialize_onnx(model("mlp"))}, options);
+  ASSERT_EQ(timings.size(), 2u);
+  for (const runtime::Timing& timing : timings) {
+    EXPECT_EQ(timing.runs_us.size(), 4u);
+    EXPECT_FALSE(timing.nodes.empty());
+  }
+  EXPECT_EQ(timings[0].nodes.front().op, "Conv");
+}
+
+// The tiny conv + ReLU model through cuDNN's fused call, against pet's CPU executor.
+TEST(GpuExecutor, TinyConvReluMatchesTheCpuInStrictFp32) {
+  CheckReport report = check_model(model("conv_relu"), {});
+  PET_SKIP_WITHOUT_DEVICE(report);
+  EXPECT_TRUE(report.passed()) << format_check_report(model("conv_relu"), report, true);
+}
+
+class DeviceModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DeviceModel, MatchesTheCpuInStrictFp32) {
+  Graph graph = model(GetParam());
+  CheckReport report = check_model(graph, {});
+  PET_SKIP_WITHOUT_DEVICE(report);
+  EXPECT_TRUE(report.passed()) << format_check_report(graph, report, true);
+}
+
+TEST_P(DeviceModel, StaysNearTheCpuWithTf32) {
+  Graph graph = model(GetParam());
+  CheckOptions options;
+  options.executor.math = MathMode::tf32;
+  CheckReport report = check_model(graph, options);
+  PET_SKIP_WITHOUT_DEVICE(report);
+  EXPECT_TRUE(report.passed()) << format_check_report(graph, report, true);
+  std::cout << format_check_report(graph, report, false);
+}
+
+INSTANTIATE_TEST_SUITE_P(TestModels, DeviceModel, ::testing::Values("conv_block", "conv_nd", "mlp", "attention"));
+
+TEST(GpuExecutor, ProfileNamesEveryStepAndTimeCountsItsRuns) {
+  Graph graph = model("conv_block");
+  GpuModelLoad loaded = load_gpu_model(graph);
+  PET_SKIP_WITHOUT_DEVICE(loaded);
+  std::vector<Tensor> inputs = random_inputs(graph, 3);
+  std::vector<StepTime> steps = loaded.model->profile(inputs, 1, 3);
+  ASSERT_EQ(steps.size(), loaded.model->summary().steps.size());
+  for (const StepTime& step : steps) {
+    EXPECT_FALSE(step.nodes.empty());
+    EXPECT_EQ(step.ms.runs, 3);
+  }
+  EXPECT_EQ(steps.front().nodes.front(), "c1");
+  RunSummary timed = loaded.model->time(inputs, 2, 5);
+  EXPECT_EQ(timed.runs, 5);
+  EXPECT_GT(timed.median, 0.0);
+}
+
+}  // namespace
+}  // namespace pet::gpu

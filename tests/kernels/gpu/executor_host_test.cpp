@@ -1,0 +1,304 @@
+// pet-gpu's executor, what a CPU can check: weight layouts exactly, the cuDNN and cuBLASLt configs
+// a graph gives (before -> after), the refusals' exact messages, the generated conv epilogue, every
+// test model prepared with its kernels compiled to CUBIN, and the references round-tripped.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "core/error.h"
+#include "core/executor.h"
+#include "core/text_ir.h"
+#include "kernels/gpu/executor/conv_epilogue.h"
+#include "kernels/gpu/executor/host_program.h"
+#include "kernels/gpu/executor/reference.h"
+#include "kernels/gpu/executor/weight_layout.h"
+#include "kernels/nvrtc_compile.h"
+#include "tests/kernels/gpu/executor_test_models.h"
+#include "tools/model_format.h"
+
+namespace pet::gpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string model_path(const std::string& name) { return testing::executor_model_path(name); }
+
+std::string refusal(const std::string& ir) {
+  try {
+    prepare_host_program(parse_graph(ir));
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  return "(prepared without a refusal)";
+}
+
+// The one step of a host program that has one.
+const StepProgram& only_step(const HostProgram& program) {
+  EXPECT_EQ(program.steps.size(), 1u);
+  return program.steps.front();
+}
+
+TEST(WeightLayout, PerChannelValuesTakeAnyOneAxisShapeOrOneValue) {
+  EXPECT_EQ(per_channel_values(Tensor::f32(Shape{3}, {1, 2, 3}), 3), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(per_channel_values(Tensor::f32(Shape{1, 3, 1, 1}, {4, 5, 6}), 3), (std::vector<float>{4, 5, 6}));
+  EXPECT_EQ(per_channel_values(Tensor::f32(Shape{1, 1, 1}, {7}), 4), (std::vector<float>{7, 7, 7, 7}));
+  EXPECT_THROW(per_channel_values(Tensor::f32(Shape{2}, {1, 2}), 3), InternalError);
+}
+
+TEST(WeightLayout, GemmCBroadcastsToTheFullMatrixRowMajor) {
+  EXPECT_EQ(gemm_c_matrix(Tensor::scalar_f32(2), 2, 2), (std::vector<float>{2, 2, 2, 2}));
+  EXPECT_EQ(gemm_c_matrix(Tensor::f32(Shape{3}, {1, 2, 3}), 2, 3), (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(gemm_c_matrix(Tensor::f32(Shape{1, 3}, {1, 2, 3}), 2, 3), (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(gemm_c_matrix(Tensor::f32(Shape{2, 1}, {1, 2}), 2, 3), (std::vector<float>{1, 1, 1, 2, 2, 2}));
+  EXPECT_EQ(gemm_c_matrix(Tensor::f32(Shape{2, 2}, {1, 2, 3, 4}), 2, 2), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_THROW(gemm_c_matrix(Tensor::f32(Shape{2}, {1, 2}), 2, 3), InternalError);
+}
+
+TEST(ConvConfig, GroupedDilatedConvWithBiasAndNoReluNeedsTheEpilogueUnlessPrecompGemm) {
+  HostProgram program = prepare_host_program(parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[2,8,12,12]
+  const %w : f32[16,2,3,3] = random(1)
+  const %b : f32[16] = random(2)
+  %y = Conv[dilations=[2,2], group=4, pads=[2,2,2,2], strides=[2,2]](%x, %w, %b) : f32[2,16,6,6]
+  output %y
+})"));
+  const StepProgram& step = only_step(program);
+  ASSERT_TRUE(step.conv.has_value());
+  EXPECT_EQ(step.backend, Backend::cudnn);
+  EXPECT_EQ(step.conv->key(), "x[2,8,12,12] w[16,2,3,3] pads[2,2] strides[2,2] dilations[2,2] groups 4");
+  EXPECT_EQ(step.conv->output, (std::vector<int>{2, 16, 6, 6}));
+  EXPECT_FALSE(step.conv->relu);
+  EXPECT_EQ(conv_call(*step.conv, true), ConvCall::fused);
+  EXPECT_EQ(conv_call(*step.conv, false), ConvCall::forward_then_epilogue);
+  EXPECT_TRUE(step.epilogue.has_value());
+}
+
+TEST(ConvConfig, ResidualAndReluAlwaysTakeTheFusedCall) {
+  HostProgram program = prepare_host_program(parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[1,2,5,5]
+  input %s : f32[1,3,5,5]
+  const %w : f32[3,2,3,3] = random(1)
+  const %b : f32[1,3,1,1] = [1,2,3]
+  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[1,3,5,5]
+  %a = Add(%c, %b) : f32[1,3,5,5]
+  %r = Add(%s, %a) : f32[1,3,5,5]
+  %y = Relu(%r) : f32[1,3,5,5]
+  output %y
+})"));
+  const StepProgram& step = only_step(program);
+  ASSERT_TRUE(step.conv.has_value());
+  EXPECT_TRUE(step.conv->relu);
+  EXPECT_NE(step.conv->residual, kNoValue);
+  EXPECT_NE(step.conv->bias, kNoValue);
+  EXPECT_EQ(conv_call(*step.conv, false), ConvCall::fused);
+  EXPECT_TRUE(step.epilogue.has_value()) << "the alternative when cuDNN refuses the fused call";
+}
+
+TEST(ConvConfig, OneDimensionalConvIsTwoDimensionalWithAUnitHeightAndPlainConvIsForward) {
+  HostProgram program = prepare_host_program(parse_graph(R"(graph "g" opset 13 {
+  input %s : f32[2,4,20]
+  const %w : f32[6,4,5] = random(1)
+  %y = Conv[dilations=[2], group=1, pads=[4,4], strides=[1]](%s, %w) : f32[2,6,20]
+  output %y
+})"));
+  const StepProgram& step = only_step(program);
+  ASSERT_TRUE(step.conv.has_value());
+  EXPECT_EQ(step.conv->key(), "x[2,4,1,20] w[6,4,1,5] pads[0,4] strides[1,1] dilations[1,2] groups 1");
+  EXPECT_EQ(conv_call(*step.conv, false), ConvCall::forward);
+  EXPECT_FALSE(step.epilogue.has_value());
+}
+
+TEST(ConvConfig, ThreeDimensionalConvKeepsFiveDimensions) {
+  HostProgram program = prepare_host_program(parse_graph(R"(graph "g" opset 13 {
+  input %v : f32[1,4,6,8,8]
+  const %w : f32[8,4,3,3,3] = random(1)
+  %y = Conv[dilations=[1,1,1], group=1, pads=[1,1,1,1,1,1], strides=[1,2,2]](%v, %w) : f32[1,8,6,4,4]
+  output %y
+})"));
+  EXPECT_EQ(only_step(program).conv->key(),
+            "x[1,4,6,8,8] w[8,4,3,3,3] pads[1,1,1] strides[1,2,2] dilations[1,1,1] groups 1");
+}
+
+TEST(ConvConfig, AsymmetricPadsAreRefusedByName) {
+  EXPECT_EQ(
+      refusal(R"(graph "g" opset 13 {
+  input %x : f32[1,2,6,6]
+  const %w : f32[3,2,2,2] = random(1)
+  %y = Conv[dilations=[1,1], group=1, pads=[0,0,1,1], strides=[2,2]](%x, %w) : f32[1,3,3,3]
+  output %y
+})"),
+      "pet-gpu's executor cannot run step 0 (cudnn-conv, node 'y', op Conv): its pads [0,0,1,1] differ at the two "
+      "ends of spatial axis 0, and cuDNN pads both ends alike; run this model on a CPU target (--target ort-cpu)");
+}
+
+TEST(GemmConfig, MatMulWithOneWeightMatrixFoldsTheBatchIntoRowsAndSwapsOperands) {
+  HostProgram program = prepare_host_program(parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[2,5,16]
+  const %w : f32[16,32] = random(1)
+  const %b : f32[32] = random(2)
+  %m = MatMul(%x, %w) : f32[2,5,32]
+  %a = Add(%m, %b) : f32[2,5,32]
+  %y = Relu(%a) : f32[2,5,32]
+  output %y
+})"));
+  const StepProgram& step = only_step(program);
+  ASSERT_TRUE(step.gemm.has_value());
+  const GemmConfig& gemm = *step.gemm;
+  EXPECT_EQ(gemm.key(), "m 32 n 10 k 16 batch 1 a 32x16/32/0N b 16x10/16/0N d 32x10/32/0 c false bias true relu true");
+  EXPECT_EQ(program.plan.values[static_cast<size_t>(gemm.a)].name, "w");  // cuBLASLt's A is the node's B
+  EXPECT_EQ(program.plan.values[static_cast<size_t>(gemm.b)].name, "x");
+  EXPECT_EQ(gemm.beta, 0.0f);
+}
+
+TEST(GemmConfig, GemmTransposesScalesAndReadsAWeightCExpanded) {
+  HostProgram program = prepare_host_program(parse_graph(R"(graph "g" opset 13 {
+  input %a : f32[7,3]
+  const %w : f32[5,7] = random(1)
+  const %c : f32[5] = random(2)
+  %y = Gemm[alpha=0.5, beta=2.0, transA=1, transB=1](%a, %w, %c) : f32[3,5]
+  output %y
+})"));
+  const GemmConfig& gemm = *only_step(program).gemm;
+  EXPECT_EQ(gemm.key(), "m 5 n 3 k 7 batch 1 a 7x5/7/0T b 3x7/3/0T d 5x3/5/0 c true bias false relu false");
+  EXPECT_TRUE(gemm.c_expanded);
+  EXPECT_EQ(gemm.alpha, 0.5f);
+  EXPECT_EQ(gemm.beta, 2.0f);
+}
+
+TEST(GemmConfig, BatchedMatMulsStrideBothSidesOrShareOneMatrix) {
+  HostProgram program = prepare_host_program(parse_graph(R"(graph "g" opset 13 {
+  input %q : f32[2,4,8,16]
+  input %k : f32[2,4,16,8]
+  const %w : f32[8,16] = random(1)
+  %s = MatMul(%q, %k) : f32[2,4,8,8]
+  %u = MatMul(%w, %k) : f32[2,4,8,8]
+  output %s
+  output %u
+})"));
+  ASSERT_EQ(program.steps.size(), 2u);
+  EXPECT_EQ(program.steps[0].gemm->key(),
+            "m 8 n 8 k 16 batch 8 a 8x16/8/128N b 16x8/16/128N d 8x8/8/64 c false bias false relu false");
+  EXPECT_EQ(program.steps[1].gemm->key(),
+            "m 8 n 8 k 16 batch 8 a 8x16/8/128N b 16x8/16/0N d 8x8/8/64 c false bias false relu false");
+}
+
+TEST(GemmConfig, PartlyBroadcastBatchesAreRefusedByName) {
+  EXPECT_EQ(refusal(R"(graph "g" opset 13 {
+  input %a : f32[2,1,3,4]
+  input %b : f32[1,5,4,6]
+  %y = MatMul(%a, %b) : f32[2,5,3,6]
+  output %y
+})"),
+            "pet-gpu's executor cannot run step 0 (cublaslt-gemm, node 'y', op MatMul): its batch dims [2,1] and [1,5] "
+            "broadcast partially, and one strided batch takes equal batches or a single matrix on one side; "
+            "run this model on a CPU target (--target ort-cpu)");
+}
+
+TEST(HostProgram, ACorrectionStepRefusesTheModelNamingStepAndNode) {
+  EXPECT_EQ(
+      refusal(R"(graph "g" opset 13 {
+  input %x : f32[4,4]
+  %r = Relu(%x) : f32[4,4]
+  %s = Slice[ends=[2,4], starts=[0,0], steps=[1,1]](%x) : f32[2,4]
+  %p = Sigmoid(%s) : f32[2,4]
+  %y = Overwrite[offsets=[0,0]](%r, %p) : f32[4,4]
+  output %y
+})"),
+      "pet-gpu's executor cannot run step 1 (correction, node 'y', op Overwrite): the executor has no lowering of "
+      "correction steps yet (corrector/emit_cuda.h lowers a correction from the original program and its "
+      "Correction, which a written model does not carry, and its library links the verifier's Z3); run the model "
+      "without corrections (pet-opt --mode taso) or on a CPU target");
+}
+
+TEST(ConvEpilogue, AddsBiasAndResidualInPlace) {
+  ConvConfig config;
+  config.output = {2, 3, 4, 5};
+  config.bias = 1;
+  config.residual = 2;
+  config.y = 3;
+  codegen::GeneratedKernel kernel = conv_epilogue_kernel(config);
+  std::string source = kernel.source;
+  source.replace(source.find(kernel.name), kernel.name.size(), "NAME");
+  EXPECT_EQ(source,
+            "// pet-gpu conv_epilogue: bias + residual on f32[2,3,4,5] in place\n"
+            "extern \"C\" __global__ void __launch_bounds__(256) NAME(const float* __restrict__ in0, const float* "
+            "__restrict__ in1, float* __restrict__ out0) {\n"
+            "  using index = int;\n"
+            "  for (index i = static_cast<index>(blockIdx.x) * static_cast<index>(blockDim.x) + "
+            "static_cast<index>(threadIdx.x);\n"
+            "       i < 120; i += static_cast<index>(gridDim.x) * static_cast<index>(blockDim.x)) {\n"
+            "    float v = out0[i];\n"
+            "    v += in0[(i / 20) % 3];\n"
+            "    v += in1[i];\n"
+            "    out0[i] = v;\n"
+            "  }\n"
+            "}\n");
+  EXPECT_EQ(kernel.arguments.size(), 3u);
+  EXPECT_EQ(kernel.launch.grid, 1);
+}
+
+// Every model the GPU session checks prepares here, and every kernel it will load compiles.
+class ExecutorModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExecutorModel, PreparesAndEveryKernelCompilesToCubin) {
+  HostProgram program = prepare_host_program(read_model(model_path(GetParam()), {}));
+  EXPECT_FALSE(program.steps.empty());
+  for (const codegen::GeneratedKernel& kernel : program.distinct_kernels()) {
+    CubinCompilation compiled = compile_to_cubin(kernel.source, kernel.name + ".cu");
+    EXPECT_TRUE(compiled.ok()) << compiled.error;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TestModels, ExecutorModel,
+                         ::testing::Values("conv_relu", "conv_block", "conv_nd", "mlp", "attention"));
+
+TEST(Reference, WrittenAndReadBackItIsTheSameAndNeverZeros) {
+  Graph graph = read_model(model_path("mlp"), {});
+  ReferenceData written = compute_reference(graph, 7);
+  fs::path folder = fs::path(::testing::TempDir()) / "pet_gpu_reference_mlp";
+  write_reference(folder.string(), written);
+  ReferenceData read = read_reference(folder.string());
+  require_reference_fits(graph, read, folder.string());
+  ASSERT_EQ(read.inputs.size(), 2u);
+  ASSERT_EQ(read.outputs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(read.inputs[i].same_content(written.inputs[i]));
+    EXPECT_TRUE(read.outputs[i].same_content(written.outputs[i]));
+    EXPECT_GT(relative_l2_error(Tensor(read.inputs[i].type()), read.inputs[i]), 0.99) << "inputs are not zeros";
+  }
+  EXPECT_EQ(read.input_names, (std::vector<std::string>{"x", "a"}));
+  EXPECT_EQ(read.output_names, (std::vector<std::string>{"n", "gr"}));
+}
+
+TEST(Reference, AFolderForAnotherModelIsRefusedByName) {
+  Graph mlp = read_model(model_path("mlp"), {});
+  Graph conv = read_model(model_path("conv_relu"), {});
+  fs::path folder = fs::path(::testing::TempDir()) / "pet_gpu_reference_conv";
+  write_reference(folder.string(), compute_reference(conv, 1));
+  try {
+    require_reference_fits(mlp, read_reference(folder.string()), folder.string());
+    FAIL() << "a reference for another model was accepted";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "reference folder '" + folder.string() +
+                  "' holds 1 input files, but the model has 2 inputs; write it for this model with pet-gpu reference");
+  }
+}
+
+TEST(Reference, AMissingFolderSaysHowToWriteOne) {
+  EXPECT_THROW(read_reference("/nonexistent/pet_gpu_reference"), UserError);
+}
+
+TEST(RelativeL2, MeasuresTheDifferenceAgainstTheReferenceNorm) {
+  Tensor reference = Tensor::f32(Shape{2}, {3, 4});
+  EXPECT_EQ(relative_l2_error(reference, reference), 0.0);
+  EXPECT_DOUBLE_EQ(relative_l2_error(Tensor::f32(Shape{2}, {3, 4.5f}), reference), 0.1);
+  EXPECT_TRUE(std::isnan(relative_l2_error(Tensor::f32(Shape{2}, {NAN, 4}), reference)));
+  EXPECT_DOUBLE_EQ(relative_l2_error(Tensor::f32(Shape{2}, {0, 2}), Tensor::f32(Shape{2}, {0, 0})), 2.0);
+  EXPECT_THROW(relative_l2_error(Tensor::f32(Shape{1}, {1}), reference), InternalError);
+}
+
+}  // namespace
+}  // namespace pet::gpu
