@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "core/error.h"
+#include "kernels/driver_api.h"
 
 namespace pet {
 namespace {
@@ -35,45 +36,6 @@ std::string program_log(nvrtcProgram program) {
 
 std::string nvrtc_failure(const char* call, nvrtcResult result, const std::string& log) {
   return fmt::format("{}: {}{}", call, nvrtcGetErrorString(result), log.empty() ? "" : "\n" + log);
-}
-
-// The driver entry points the launcher needs, looked up through the runtime.
-struct DriverApi {
-  decltype(&cuModuleLoadData) module_load_data = nullptr;
-  decltype(&cuModuleGetFunction) module_get_function = nullptr;
-  decltype(&cuModuleUnload) module_unload = nullptr;
-  decltype(&cuLaunchKernel) launch_kernel = nullptr;
-  decltype(&cuGetErrorName) get_error_name = nullptr;
-};
-
-template <typename Function>
-CudaStatus entry_point(const char* symbol, Function& function) {
-  void* address = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  CudaStatus status = cuda_status(
-      cudaGetDriverEntryPointByVersion(symbol, &address, 12000, cudaEnableDefault, &found),
-      fmt::format("cudaGetDriverEntryPointByVersion({})", symbol));
-  if (status.ok() && (found != cudaDriverEntryPointSuccess || address == nullptr))
-    status = {CudaOutcome::failed, fmt::format("the CUDA driver has no entry point {}", symbol)};
-  function = reinterpret_cast<Function>(address);
-  return status;
-}
-
-CudaStatus load_driver_api(DriverApi& api) {
-  for (CudaStatus status : {entry_point("cuModuleLoadData", api.module_load_data),
-                            entry_point("cuModuleGetFunction", api.module_get_function),
-                            entry_point("cuModuleUnload", api.module_unload),
-                            entry_point("cuLaunchKernel", api.launch_kernel),
-                            entry_point("cuGetErrorName", api.get_error_name)})
-    if (!status.ok()) return status;
-  return {};
-}
-
-CudaStatus driver_status(const DriverApi& api, CUresult result, const std::string& call) {
-  if (result == CUDA_SUCCESS) return {};
-  const char* name = nullptr;
-  api.get_error_name(result, &name);
-  return {CudaOutcome::failed, fmt::format("{}: {}", call, name != nullptr ? name : std::to_string(result))};
 }
 
 // Owns the device copies of the kernel's arguments.
@@ -108,10 +70,12 @@ struct ModuleGuard {
   }
 };
 
-}  // namespace
-
-PtxCompilation compile_to_ptx(const std::string& source, const std::string& program_name, const std::string& arch) {
-  PtxCompilation result;
+// Compiles `source` for `arch` and hands the program to `take_output` (which fills the result's
+// PTX or CUBIN); every failure is reported in the result's error with NVRTC's log.
+template <typename Compilation, typename TakeOutput>
+Compilation compile_with_nvrtc(const std::string& source, const std::string& program_name, const std::string& arch,
+                               TakeOutput take_output) {
+  Compilation result;
   NvrtcProgram program;
   nvrtcResult status = nvrtcCreateProgram(&program.handle, source.c_str(), program_name.c_str(), 0, nullptr, nullptr);
   if (status != NVRTC_SUCCESS) {
@@ -128,54 +92,49 @@ PtxCompilation compile_to_ptx(const std::string& source, const std::string& prog
     result.error = nvrtc_failure("nvrtcCompileProgram", status, result.log);
     return result;
   }
-  size_t size = 0;
-  status = nvrtcGetPTXSize(program.handle, &size);
-  if (status == NVRTC_SUCCESS) {
-    result.ptx.assign(size, '\0');
-    status = nvrtcGetPTX(program.handle, result.ptx.data());
-    result.ptx.resize(size > 0 ? size - 1 : 0);
-  }
-  if (status != NVRTC_SUCCESS) {
-    result.ptx.clear();
-    result.error = nvrtc_failure("nvrtcGetPTX", status, result.log);
-  }
+  take_output(program.handle, result);
   return result;
 }
 
+}  // namespace
+
+PtxCompilation compile_to_ptx(const std::string& source, const std::string& program_name, const std::string& arch) {
+  return compile_with_nvrtc<PtxCompilation>(source, program_name, arch, [](nvrtcProgram program, PtxCompilation& result) {
+    size_t size = 0;
+    nvrtcResult status = nvrtcGetPTXSize(program, &size);
+    if (status == NVRTC_SUCCESS) {
+      result.ptx.assign(size, '\0');
+      status = nvrtcGetPTX(program, result.ptx.data());
+      result.ptx.resize(size > 0 ? size - 1 : 0);
+    }
+    if (status != NVRTC_SUCCESS) {
+      result.ptx.clear();
+      result.error = nvrtc_failure("nvrtcGetPTX", status, result.log);
+    }
+  });
+}
+
+// A real architecture (sm_NN) makes NVRTC emit SASS; a virtual one (compute_NN) gives PTX only.
 CubinCompilation compile_to_cubin(const std::string& source, const std::string& program_name,
                                   const std::string& arch) {
-  CubinCompilation result;
-  NvrtcProgram program;
-  nvrtcResult status = nvrtcCreateProgram(&program.handle, source.c_str(), program_name.c_str(), 0, nullptr, nullptr);
-  if (status != NVRTC_SUCCESS) {
-    result.error = nvrtc_failure("nvrtcCreateProgram", status, "");
-    return result;
-  }
-  std::string arch_option = "--gpu-architecture=" + arch;  // a real architecture: NVRTC emits SASS
-  const char* options[] = {arch_option.c_str(), "--std=c++17"};
-  auto start = std::chrono::steady_clock::now();
-  status = nvrtcCompileProgram(program.handle, static_cast<int>(std::size(options)), options);
-  result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  result.log = program_log(program.handle);
-  if (status != NVRTC_SUCCESS) {
-    result.error = nvrtc_failure("nvrtcCompileProgram", status, result.log);
-    return result;
-  }
-  size_t size = 0;
-  status = nvrtcGetCUBINSize(program.handle, &size);
-  if (status == NVRTC_SUCCESS && size == 0) {
-    result.error = fmt::format("nvrtcGetCUBINSize: no CUBIN for '{}' (a virtual architecture gives PTX only)", arch);
-    return result;
-  }
-  if (status == NVRTC_SUCCESS) {
-    result.cubin.assign(size, '\0');
-    status = nvrtcGetCUBIN(program.handle, result.cubin.data());
-  }
-  if (status != NVRTC_SUCCESS) {
-    result.cubin.clear();
-    result.error = nvrtc_failure("nvrtcGetCUBIN", status, result.log);
-  }
-  return result;
+  return compile_with_nvrtc<CubinCompilation>(
+      source, program_name, arch, [&arch](nvrtcProgram program, CubinCompilation& result) {
+        size_t size = 0;
+        nvrtcResult status = nvrtcGetCUBINSize(program, &size);
+        if (status == NVRTC_SUCCESS && size == 0) {
+          result.error =
+              fmt::format("nvrtcGetCUBINSize: no CUBIN for '{}' (a virtual architecture gives PTX only)", arch);
+          return;
+        }
+        if (status == NVRTC_SUCCESS) {
+          result.cubin.assign(size, '\0');
+          status = nvrtcGetCUBIN(program, result.cubin.data());
+        }
+        if (status != NVRTC_SUCCESS) {
+          result.cubin.clear();
+          result.error = nvrtc_failure("nvrtcGetCUBIN", status, result.log);
+        }
+      });
 }
 
 std::string nvrtc_version() {

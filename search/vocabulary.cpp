@@ -1,18 +1,10 @@
 // Every spelling lives in one table per enum; parse and print both read it.
 #include "search/vocabulary.h"
 
-#include <fmt/format.h>
-
-#include "core/error.h"
+#include "core/spelling.h"
 
 namespace pet {
 namespace {
-
-template <typename Enum>
-struct Spelling {
-  Enum value;
-  const char* text;
-};
 
 constexpr Spelling<Mode> kModes[] = {{Mode::none, "none"},
                                      {Mode::taso, "taso"},
@@ -47,47 +39,22 @@ constexpr Spelling<SelectionSource> kSelectionSources[] = {{SelectionSource::non
 constexpr Spelling<Calibration> kCalibrations[] = {{Calibration::in_context, "in-context"},
                                                    {Calibration::standalone, "standalone"}};
 
-template <typename Enum, size_t N>
-std::string spell(const Spelling<Enum> (&table)[N], Enum value) {
-  for (const Spelling<Enum>& entry : table)
-    if (entry.value == value) return entry.text;
-  PET_CHECK(false, fmt::format("enum value {} has no spelling", static_cast<int>(value)));
-  return "";
-}
-
-template <typename Enum, size_t N>
-Enum parse(const Spelling<Enum> (&table)[N], const std::string& text, const std::string& what) {
-  std::vector<std::string> texts;
-  for (const Spelling<Enum>& entry : table) {
-    if (entry.text == text) return entry.value;
-    texts.push_back(entry.text);
-  }
-  throw UserError(fmt::format("{} '{}' is not one of {}", what, text, fmt::join(texts, ", ")));
-}
-
-template <typename Enum, size_t N>
-std::vector<Enum> values(const Spelling<Enum> (&table)[N]) {
-  std::vector<Enum> result;
-  for (const Spelling<Enum>& entry : table) result.push_back(entry.value);
-  return result;
-}
-
 }  // namespace
 
 const std::vector<Mode>& all_modes() {
-  static const std::vector<Mode> modes = values(kModes);
+  static const std::vector<Mode> modes = spelled_values(kModes);
   return modes;
 }
 const std::vector<StopReason>& all_stop_reasons() {
-  static const std::vector<StopReason> reasons = values(kStopReasons);
+  static const std::vector<StopReason> reasons = spelled_values(kStopReasons);
   return reasons;
 }
 const std::vector<SubprogramKind>& all_subprogram_kinds() {
-  static const std::vector<SubprogramKind> kinds = values(kSubprogramKinds);
+  static const std::vector<SubprogramKind> kinds = spelled_values(kSubprogramKinds);
   return kinds;
 }
 const std::vector<EvidenceKind>& all_evidence_kinds() {
-  static const std::vector<EvidenceKind> kinds = values(kEvidenceKinds);
+  static const std::vector<EvidenceKind> kinds = spelled_values(kEvidenceKinds);
   return kinds;
 }
 
@@ -101,21 +68,21 @@ std::string to_string(TransformationKind kind) { return spell(kTransformationKin
 std::string to_string(SelectionSource source) { return spell(kSelectionSources, source); }
 std::string to_string(Calibration calibration) { return spell(kCalibrations, calibration); }
 
-Mode parse_mode(const std::string& text, const std::string& what) { return parse(kModes, text, what); }
+Mode parse_mode(const std::string& text, const std::string& what) { return parse_spelling(kModes, text, what); }
 StopReason parse_stop_reason(const std::string& text, const std::string& what) {
-  return parse(kStopReasons, text, what);
+  return parse_spelling(kStopReasons, text, what);
 }
 SubprogramKind parse_subprogram_kind(const std::string& text, const std::string& what) {
-  return parse(kSubprogramKinds, text, what);
+  return parse_spelling(kSubprogramKinds, text, what);
 }
 EvidenceKind parse_evidence_kind(const std::string& text, const std::string& what) {
-  return parse(kEvidenceKinds, text, what);
+  return parse_spelling(kEvidenceKinds, text, what);
 }
 TasoSearch parse_taso_search(const std::string& text, const std::string& what) {
-  return parse(kTasoSearches, text, what);
+  return parse_spelling(kTasoSearches, text, what);
 }
 Calibration parse_calibration(const std::string& text, const std::string& what) {
-  return parse(kCalibrations, text, what);
+  return parse_spelling(kCalibrations, text, what);
 }
 
 }  // namespace pet

@@ -7,37 +7,15 @@
 #include <limits>
 
 #include "core/error.h"
+#include "kernels/driver_api.h"
 #include "kernels/gpu/executor/cuda_check.h"
 
 namespace pet::gpu {
 namespace {
 
-struct DriverApi {
-  decltype(&cuModuleLoadData) module_load_data = nullptr;
-  decltype(&cuModuleGetFunction) module_get_function = nullptr;
-  decltype(&cuModuleUnload) module_unload = nullptr;
-  decltype(&cuLaunchKernel) launch_kernel = nullptr;
-  decltype(&cuGetErrorName) get_error_name = nullptr;
-};
-
-template <typename Function>
-void entry_point(const char* symbol, Function& function) {
-  void* address = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  check_cuda(cudaGetDriverEntryPointByVersion(symbol, &address, 12000, cudaEnableDefault, &found),
-             fmt::format("cudaGetDriverEntryPointByVersion({})", symbol));
-  if (found != cudaDriverEntryPointSuccess || address == nullptr)
-    throw CudaFailure({CudaOutcome::failed, fmt::format("the CUDA driver has no entry point {}", symbol)});
-  function = reinterpret_cast<Function>(address);
-}
-
 DriverApi look_up_driver_api() {
   DriverApi api;
-  entry_point("cuModuleLoadData", api.module_load_data);
-  entry_point("cuModuleGetFunction", api.module_get_function);
-  entry_point("cuModuleUnload", api.module_unload);
-  entry_point("cuLaunchKernel", api.launch_kernel);
-  entry_point("cuGetErrorName", api.get_error_name);
+  if (CudaStatus status = load_driver_api(api); !status.ok()) throw CudaFailure(status);
   return api;
 }
 
@@ -48,11 +26,7 @@ const DriverApi& driver_api() {
 }
 
 void check_driver(CUresult result, const std::string& call) {
-  if (result == CUDA_SUCCESS) return;
-  const char* name = nullptr;
-  driver_api().get_error_name(result, &name);
-  throw CudaFailure({CudaOutcome::failed,
-                     fmt::format("{}: {}", call, name != nullptr ? name : std::to_string(static_cast<int>(result)))});
+  if (CudaStatus status = driver_status(driver_api(), result, call); !status.ok()) throw CudaFailure(status);
 }
 
 unsigned int launch_extent(int64_t value, const std::string& kernel) {

@@ -1,17 +1,9 @@
 // The plan's enums spelled once each, in kebab-case, for dumps, tests and logs.
-#include <fmt/format.h>
-
-#include "core/error.h"
+#include "core/spelling.h"
 #include "kernels/gpu/plan/plan.h"
 
 namespace pet::gpu {
 namespace {
-
-template <typename Enum>
-struct Spelling {
-  Enum value;
-  const char* text;
-};
 
 constexpr Spelling<StepKind> kStepKinds[] = {{StepKind::cudnn_conv, "cudnn-conv"},
                                              {StepKind::cublaslt_gemm, "cublaslt-gemm"},
@@ -41,14 +33,6 @@ constexpr Spelling<WeightPreparation> kPreparations[] = {{WeightPreparation::upl
                                                          {WeightPreparation::conv_bias, "conv-bias"},
                                                          {WeightPreparation::gemm_operand, "gemm-operand"},
                                                          {WeightPreparation::gemm_bias, "gemm-bias"}};
-
-template <typename Enum, size_t N>
-std::string spell(const Spelling<Enum> (&table)[N], Enum value) {
-  for (const Spelling<Enum>& entry : table)
-    if (entry.value == value) return entry.text;
-  PET_CHECK(false, fmt::format("enum value {} has no spelling", static_cast<int>(value)));
-  return "";
-}
 
 }  // namespace
 
