@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/data_path.h"
 #include "core/error.h"
 #include "core/text_ir.h"
 #include "search/alpha_search.h"
@@ -132,7 +133,7 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   std::optional<search::RuleMatcher> matcher;
   search::MoveKinds kinds = moves_of(options.mode);
   if (kinds.rules) {
-    if (!options.rule_set) rules.emplace(search::RuleSet::load(options.rules_dir.empty() ? std::string(PET_DEFAULT_RULES_DIR) : options.rules_dir));
+    if (!options.rule_set) rules.emplace(search::RuleSet::load(options.rules_dir.empty() ? data_path("mutant/rules") : options.rules_dir));
     matcher.emplace(options.rule_set ? *options.rule_set : *rules);
   }
   search::SearchSpaceOptions space_options;

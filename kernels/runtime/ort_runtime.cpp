@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/data_path.h"
 #include "core/error.h"
 #include "kernels/runtime/tensor_wire.h"
 
@@ -28,6 +29,9 @@ extern char** environ;
 
 namespace pet::runtime {
 namespace {
+
+// The worker script, under the data folder (core/data_path.h): its wheel has no C/C++ headers.
+constexpr const char* kOrtWorker = "kernels/runtime/ort_worker.py";
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -237,7 +241,7 @@ std::vector<Timing> parse_timings(const json& reply, size_t models, int runs) {
 class OrtRuntime final : public Runtime {
  public:
   OrtRuntime() : python_(worker_python()) {
-    int error = worker_.start(python_, PET_ORT_WORKER, stderr_path());
+    int error = worker_.start(python_, data_path(kOrtWorker), stderr_path());
     if (error != 0) throw unavailable(fmt::format("it could not be started ({})", std::strerror(error)));
     std::string line;
     json reply;
@@ -302,7 +306,7 @@ class OrtRuntime final : public Runtime {
 
   [[noreturn]] void fail_worker(const std::string& what) const {
     throw InternalError(fmt::format("the ONNX Runtime worker ({} {}) {}; its stderr ends with:\n{}", python_,
-                                    PET_ORT_WORKER, what, file_tail(stderr_path(), 2000)));
+                                    data_path(kOrtWorker), what, file_tail(stderr_path(), 2000)));
   }
 
   [[noreturn]] void reject(int index, const std::string& error) const {

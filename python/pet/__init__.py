@@ -16,6 +16,11 @@ import sys as _sys
 # ONNX Runtime is timed in a worker process of this interpreter (kernels/runtime/ort_runtime.cpp),
 # so that `pip install pet[onnxruntime]` into this environment is what ort-cpu needs.
 _os.environ.setdefault("PET_PYTHON", _sys.executable)
+# An installed package carries the files pet reads at run time (the ONNX Runtime worker, the rule
+# library, the repository's profile DB) in its data folder; a build tree's module reads the sources.
+_DATA = _os.path.join(_os.path.dirname(__file__), "data")
+if _os.path.isdir(_DATA):
+    _os.environ.setdefault("PET_DATA_DIR", _DATA)
 
 from ._errors import CheckFailed, Error, InternalError, UserError  # noqa: E402
 from ._version import __version__  # noqa: E402

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/data_path.h"
 #include "core/error.h"
 
 namespace pet {
@@ -53,7 +54,7 @@ void TargetSetup::save_measurements() const {
 
 std::string profile_db_path(const TargetOptions& options) {
   if (!options.profile_db.empty()) return options.profile_db;
-  return options.spec.measured() ? default_measured_profile_db() : std::string(PET_DEFAULT_PROFILE_DB);
+  return options.spec.measured() ? default_measured_profile_db() : data_path("search/cost/profile-db.json");
 }
 
 void open_target(const TargetOptions& options, TargetSetup& setup) {

@@ -159,3 +159,20 @@ def test_passes_alone_return_the_model_without_a_report(model):
     result = pet.optimize(model, passes=["fold-batchnorm", "remove-identities"])
     assert result.report is None
     assert [node.op_type for node in result.model.graph.node] == ["Conv", "Relu"]
+
+
+def test_the_data_folder_pet_reads_at_run_time_is_the_one_pet_data_dir_names(tmp_path, model, monkeypatch):
+    # An installed wheel points PET_DATA_DIR at its own data folder; here a copy of the three files.
+    root = pathlib.Path(__file__).resolve().parents[2]
+    data = tmp_path / "data"
+    (data / "mutant").mkdir(parents=True)
+    import shutil
+
+    shutil.copytree(root / "mutant" / "rules", data / "mutant" / "rules", ignore=shutil.ignore_patterns("*.cpp", "*.h"))
+    (data / "search" / "cost").mkdir(parents=True)
+    shutil.copy(root / "search" / "cost" / "profile-db.json", data / "search" / "cost")
+    monkeypatch.setenv("PET_DATA_DIR", str(data))
+    assert pet.optimize(model, **FAST).report["nodes_after"] == 1
+    monkeypatch.setenv("PET_DATA_DIR", str(tmp_path / "empty"))
+    with pytest.raises(pet.UserError, match=str(tmp_path / "empty")):
+        pet.optimize(model, **FAST)
