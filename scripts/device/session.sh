@@ -161,6 +161,20 @@ stage_executor() {
   else echo "ok: $passed checks passed (strict and tf32), every model timed" > "$RESULTS/executor.status"; fi
 }
 
+# The goal of issue 33, reported: pet-gpu against PyTorch (eager with cudnn.benchmark, and in a
+# CUDA graph) on the same architectures at batch 1, TF32 on both sides, interleaved in rounds
+# (bench/gpu/torch_baseline.py); it stops starting models before the stage's cap.
+stage_torch() {
+  [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/torch.txt"; echo "no device" > "$RESULTS/torch.status"; exit 0; }
+  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" python3 bench/gpu/torch_baseline.py --pet-gpu "$KIT_DIR/bin/pet-gpu" \
+    --work "$KIT_DIR/work" --out "$RESULTS/torch.jsonl" --rounds 2 --seconds 110 > "$RESULTS/torch.txt" 2>&1
+  local rc=$?
+  local measured
+  measured=$(grep -c " ms (" "$RESULTS/torch.txt")
+  if ((rc == 0)); then echo "ok: $measured models measured against PyTorch" > "$RESULTS/torch.status"
+  else echo "failed: exit $rc, $measured models measured" > "$RESULTS/torch.status"; fi
+}
+
 # ---- where the device's CUDA libraries are: torch's nvidia-* wheels, the driver, then the toolkit
 
 device_library_path() {
@@ -181,10 +195,11 @@ export LIBRARY_PATH_FOR_KIT="$kit/lib:$(device_library_path)"
 if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$kit/bin/pet-gpu" devices 2>/dev/null | grep -q "^GPU 0:"; then no_device=0; fi
 export NO_DEVICE=$no_device
 run_stage environment 30
-run_stage unit_tests 120
-run_stage executor 150
-run_stage ceilings 45
-run_stage memcheck 90
+run_stage unit_tests 90
+run_stage executor 120
+run_stage ceilings 30
+run_stage memcheck 60
+run_stage torch 150
 
 pack_results
 write_summary
