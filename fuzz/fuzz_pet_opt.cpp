@@ -64,8 +64,8 @@ pet::OptimizeOptions fuzz_options(FuzzedDataProvider& bytes) {
   const pet::Mode modes[] = {pet::Mode::pet_neq_only, pet::Mode::pet, pet::Mode::taso, pet::Mode::pet_eq_only,
                              pet::Mode::none};
   options.mode = modes[bytes.ConsumeIntegralInRange<size_t>(0, 4)];
-  options.taso_search = bytes.ConsumeBool() ? TasoSearch::beam : TasoSearch::alpha;
-  options.target = TargetSpec::parse("h100");  // analytic: nothing is timed
+  options.taso_search = bytes.ConsumeBool() ? pet::TasoSearch::beam : pet::TasoSearch::alpha;
+  options.target = pet::TargetSpec::parse("h100");  // analytic: nothing is timed
   options.replay = true;
   options.rule_set = rule_sample();
   options.beam = 2;
