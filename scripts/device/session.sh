@@ -129,9 +129,11 @@ print(len(cases) - skipped - failed, failed, skipped)' "$RESULTS/gtest-$name.jso
 stage_memcheck() {
   local file="$RESULTS/memcheck.txt"
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/memcheck.status"; exit 0; }
-  command -v compute-sanitizer >/dev/null || { echo "unsupported here: no compute-sanitizer" > "$RESULTS/memcheck.status"; exit 0; }
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
+  [[ -x "$sanitizer" ]] || { echo "unsupported here: no compute-sanitizer" > "$RESULTS/memcheck.status"; exit 0; }
   # The correction kernels run in pet_cuda_emit_tests (NVRTC-compiled, launched and compared with the CPU).
-  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
+  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 \
     "$KIT_DIR/bin/pet_cuda_emit_tests" > "$file" 2>&1
   local rc=$?
   if grep -qiE "device not supported|unsupported device|not supported on this" "$file"; then
