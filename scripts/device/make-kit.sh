@@ -5,10 +5,12 @@
 # manifest. cuDNN, cuBLAS(Lt) and NVRTC stay behind: the device has them in its torch environment
 # (scripts/device/session.sh finds them there).
 #
-#   bash scripts/device/make-kit.sh [--build DIR] [--out DIR]
+#   bash scripts/device/make-kit.sh [--build DIR] [--out DIR] [--written]
 #
 # Work files: the executor's test models (tests/kernels/gpu/executor_models/) and, where the
-# build has exported them (build/models), the nine evaluation models at batch 1.
+# build has exported them (build/models), the nine evaluation models at batch 1. --written adds
+# pet's written models of those nine (pet-opt --target h100 --replay, modes pet and taso; about
+# five minutes on two cores) under work-written/, which the session's `written` stage checks.
 #
 # Fails, naming the cause, when a binary is missing, a binary needs a library that is neither
 # carried, CUDA's nor the base system's, a binary needs a newer glibc/libstdc++ than the device
@@ -18,11 +20,13 @@ cd "$(dirname "$0")/../.."
 
 build=build
 out=.device
+written=0
 while (($#)); do
   case "$1" in
     --build) build="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --written) written=1; shift ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "make-kit: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -88,14 +92,21 @@ glibcxx=$(newest_version GLIBCXX)
   fail "the kit needs GLIBCXX_$glibcxx; the device image has $max_glibcxx"
 
 # Weight-free work files: work/<model>/model.pet with its seeded inputs and reference outputs.
-write_work() {  # name, model file
-  "$build/tools/pet-gpu" reference "$2" --out "$stage/kit/work/$1" --weight-free --seed 2026 >/dev/null ||
+write_work() {  # name, model file[, work folder]
+  "$build/tools/pet-gpu" reference "$2" --out "$stage/kit/${3:-work}/$1" --weight-free --seed 2026 >/dev/null ||
     fail "pet-gpu reference --weight-free failed on $2"
 }
 for model in tests/kernels/gpu/executor_models/*.pet; do write_work "$(basename "$model" .pet)" "$model"; done
 for model in "${evaluation_models[@]}"; do
   file="$build/models/${model}_b1/model.onnx"
   if [[ -f "$file" ]]; then write_work "$model" "$file"; fi
+  if [[ -f "$file" && $written == 1 ]]; then
+    for mode in pet taso; do
+      "$build/tools/pet-opt" "$file" --target h100 --replay --mode "$mode" -o "$stage/$model.$mode.onnx" >/dev/null ||
+        fail "pet-opt --target h100 --mode $mode failed on $file"
+      write_work "$model.$mode" "$stage/$model.$mode.onnx" work-written
+    done
+  fi
 done
 
 {
@@ -104,7 +115,7 @@ done
   echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), from $build"
   echo "needs at most GLIBC_$glibc, GLIBCXX_$glibcxx"
   echo "from the device: libcublas, libcublasLt, libcudnn*, libnvrtc*, libcuda (driver)"
-  (cd "$stage/kit" && find bin lib work -type f -printf '%p %s\n' | sort)
+  (cd "$stage/kit" && find bin lib work* -type f -printf '%p %s\n' | sort)
 } > "$stage/kit/MANIFEST"
 
 mkdir -p "$out"
@@ -113,4 +124,4 @@ size=$(stat -c %s "$stage/kit.tar.xz")
 ((size <= max_kit_bytes)) || fail "the kit is $((size / 1048576)) MiB compressed, over its $((max_kit_bytes / 1048576)) MiB limit"
 mv "$stage/kit.tar.xz" "$out/kit.tar.xz"
 cp "$stage/kit/MANIFEST" "$out/MANIFEST"
-echo "make-kit: $out/kit.tar.xz, $((size / 1024)) KiB: ${#binaries[@]} binaries, $(ls "$stage/kit/work" | wc -l) work models, ${#carried[@]} carried libraries ($(printf '%s ' "${!carried[@]}" | xargs -n1 | sort | xargs)), GLIBC_$glibc, GLIBCXX_$glibcxx"
+echo "make-kit: $out/kit.tar.xz, $((size / 1024)) KiB: ${#binaries[@]} binaries, $(ls "$stage/kit/work" | wc -l) work models, $(ls "$stage/kit/work-written" 2>/dev/null | wc -l) written models, ${#carried[@]} carried libraries ($(printf '%s ' "${!carried[@]}" | xargs -n1 | sort | xargs)), GLIBC_$glibc, GLIBCXX_$glibcxx"

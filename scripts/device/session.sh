@@ -163,6 +163,21 @@ stage_executor() {
   else echo "ok: $passed checks passed (strict and tf32), every model timed" > "$RESULTS/executor.status"; fi
 }
 
+# pet's written models (make-kit.sh --written: pet-opt --target h100, modes pet and taso), each
+# checked in FP32-strict mode against pet's CPU executor.
+stage_written() {
+  local file="$RESULTS/written.txt" passed=0 failed=0 folder
+  [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/written.status"; exit 0; }
+  [[ -d "$KIT_DIR/work-written" ]] || { echo "not in this kit (make-kit.sh --written)" > "$RESULTS/written.status"; exit 0; }
+  for folder in "$KIT_DIR"/work-written/*/; do
+    echo "== check $(basename "$folder") --strict" >> "$file"
+    if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 30 "$KIT_DIR/bin/pet-gpu" check "$folder/model.pet" \
+         --reference "$folder" --strict >> "$file" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  done
+  if ((failed)); then echo "failed: $passed written models matched, $failed did not" > "$RESULTS/written.status"
+  else echo "ok: $passed written models match pet's CPU executor (strict)" > "$RESULTS/written.status"; fi
+}
+
 # The goal of issue 33, reported: pet-gpu against PyTorch (eager with cudnn.benchmark, and in a
 # CUDA graph) on the same architectures at batch 1, TF32 on both sides, interleaved in rounds
 # (bench/gpu/torch_baseline.py); it stops starting models before the stage's cap.
@@ -201,6 +216,7 @@ run_stage unit_tests 90
 run_stage executor 120
 run_stage ceilings 30
 run_stage memcheck 60
+run_stage written 60
 run_stage torch 150
 
 pack_results

@@ -24,6 +24,7 @@ expect_stage unit_tests "no device: [0-9]+ passed, 0 failed, [0-9]+ skipped, 0 b
 expect_stage memcheck "no device"
 expect_stage executor "no device"
 expect_stage torch "no device"
+expect_stage written "no device"
 diff -q <(tail -n "$(wc -l < "$out/summary.txt")" "$out/session.log") "$out/summary.txt" >/dev/null ||
   fail "the summary is not printed last"
 
