@@ -2,23 +2,14 @@
 // or writes the user's profile DB (~/.cache/pet) or a DB the caller names in PET_PROFILE_DB.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <string>
-#include <system_error>
+
+#include "core/temporary_folder.h"
 
 int main(int argc, char** argv) {
-  std::string folder = (std::filesystem::temp_directory_path() / "pet-test-cache-XXXXXX").string();
-  if (mkdtemp(folder.data()) == nullptr) {
-    std::perror("pet test main: mkdtemp");
-    return 1;
-  }
-  setenv("XDG_CACHE_HOME", folder.c_str(), 1);
+  pet::TemporaryFolder cache("pet-test-cache", "this test process's cache");
+  setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
   unsetenv("PET_PROFILE_DB");
   testing::InitGoogleTest(&argc, argv);
-  int status = RUN_ALL_TESTS();
-  std::error_code ignored;
-  std::filesystem::remove_all(folder, ignored);
-  return status;
+  return RUN_ALL_TESTS();
 }

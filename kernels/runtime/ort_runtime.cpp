@@ -23,6 +23,7 @@
 
 #include "core/data_path.h"
 #include "core/error.h"
+#include "core/temporary_folder.h"
 #include "kernels/runtime/tensor_wire.h"
 
 extern char** environ;
@@ -40,30 +41,6 @@ std::string worker_python() {
   const char* given = std::getenv("PET_PYTHON");
   return given != nullptr && *given != '\0' ? given : "python3";
 }
-
-// A folder only this runtime writes to (the models it times, the worker's stderr), removed last.
-class PrivateDir {
- public:
-  PrivateDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/pet-ort-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr)
-      throw UserError(fmt::format("cannot create a temporary folder '{}' for ONNX Runtime's models ({}); set TMPDIR "
-                                  "to a writable folder",
-                                  pattern, std::strerror(errno)));
-    path_ = pattern;
-  }
-  ~PrivateDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  PrivateDir(const PrivateDir&) = delete;
-  PrivateDir& operator=(const PrivateDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string file_tail(const fs::path& path, size_t limit) {
   std::ifstream in(path, std::ios::binary);
@@ -325,7 +302,7 @@ class OrtRuntime final : public Runtime {
     return reply;
   }
 
-  PrivateDir dir_;  // declared first: removed after the worker has stopped
+  TemporaryFolder dir_{"pet-ort", "ONNX Runtime's models"};  // declared first: removed after the worker has stopped
   std::string python_;
   WorkerProcess worker_;
   std::string version_;

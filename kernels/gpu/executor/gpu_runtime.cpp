@@ -5,15 +5,13 @@
 #include <cublasLt.h>
 #include <cudnn.h>
 #include <fmt/format.h>
-#include <stdlib.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 #include "core/executor.h"
 #include "core/file_safety.h"
 #include "core/onnx_import.h"
+#include "core/temporary_folder.h"
 #include "kernels/gpu/executor/cuda_check.h"
 #include "kernels/nvrtc_compile.h"
 
@@ -22,30 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A folder only this runtime writes the models it imports to, removed with it.
-class PrivateDir {
- public:
-  PrivateDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/pet-gpu-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr)
-      throw UserError(
-          fmt::format("cannot create a temporary folder '{}' for pet-gpu's models ({}); set TMPDIR to a "
-                      "writable folder",
-                      pattern, std::strerror(errno)));
-    path_ = pattern;
-  }
-  PrivateDir(const PrivateDir&) = delete;
-  PrivateDir& operator=(const PrivateDir&) = delete;
-  ~PrivateDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string version_text(size_t version) {
   return fmt::format("{}.{}.{}", version / 10000, version / 100 % 100, version % 100);
@@ -139,7 +113,7 @@ class GpuRuntime : public runtime::Runtime {
   }
 
   ExecutorOptions options_;
-  PrivateDir directory_;
+  TemporaryFolder directory_{"pet-gpu", "pet-gpu's models"};
 };
 
 }  // namespace
