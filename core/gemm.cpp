@@ -38,7 +38,15 @@ const char* core_type_for_this_cpu() {
   return nullptr;
 }
 
+// PET_OPENBLAS names the library when set (the Python wheel points it at the copy it carries);
+// else the one pet was built against, else whichever the loader finds.
 void* open_library() {
+  if (const char* chosen = getenv("PET_OPENBLAS"); chosen && *chosen) {
+    if (void* handle = dlopen(chosen, RTLD_NOW | RTLD_LOCAL)) return handle;
+    throw UserError(fmt::format("PET_OPENBLAS={} cannot be loaded ({}); point it at an OpenBLAS shared library "
+                                "(libopenblas.so.0) or unset it",
+                                chosen, dlerror()));
+  }
   for (const char* path : {PET_OPENBLAS_LIBRARY, "libopenblas.so.0"})
     if (void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)) return handle;
   throw InternalError(fmt::format("cannot load OpenBLAS ({} or libopenblas.so.0): {}", PET_OPENBLAS_LIBRARY, dlerror()));

@@ -21,6 +21,11 @@ _os.environ.setdefault("PET_PYTHON", _sys.executable)
 _DATA = _os.path.join(_os.path.dirname(__file__), "data")
 if _os.path.isdir(_DATA):
     _os.environ.setdefault("PET_DATA_DIR", _DATA)
+# pet opens OpenBLAS itself at first use (core/gemm.cpp); a wheel carries its own copy
+# (scripts/build-wheel.sh), which PET_OPENBLAS names. A build tree's module loads the system's.
+_BLAS = _os.path.join(_os.path.dirname(__file__), "blas", "libopenblas.so.0")
+if _os.path.isfile(_BLAS):
+    _os.environ.setdefault("PET_OPENBLAS", _BLAS)
 
 from ._errors import CheckFailed, Error, InternalError, UserError  # noqa: E402
 from ._version import __version__  # noqa: E402

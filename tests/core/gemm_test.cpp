@@ -1,13 +1,16 @@
-// sgemm: the product against a plain triple loop, and the OpenBLAS kernels chosen for this CPU
-// (before: OpenBLAS 0.3.21 ran its SSE3 "Prescott" kernels on CPUs newer than it knows).
+// sgemm: the product against a plain triple loop, the OpenBLAS kernels chosen for this CPU
+// (before: OpenBLAS 0.3.21 ran its SSE3 "Prescott" kernels on CPUs newer than it knows), and the
+// library PET_OPENBLAS names (the Python wheel's own copy).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <strings.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <vector>
 
+#include "core/error.h"
 #include "core/gemm.h"
 
 namespace pet::testing {
@@ -43,6 +46,40 @@ TEST(Gemm, KernelsFitThisCpusVectorUnits) {
     EXPECT_EQ(strcasecmp(kernel.c_str(), "Haswell"), 0) << kernel;
   }
   EXPECT_NE(strcasecmp(kernel.c_str(), "Prescott"), 0) << "the generic SSE3 kernels on a CPU with AVX";
+}
+
+// OpenBLAS is loaded once per process, so each case runs in a fresh copy of this test binary
+// (the threadsafe death-test style re-executes it) with PET_OPENBLAS set before the first sgemm.
+int first_sgemm_exit_code() {
+  float a = 2, b = 3, c = 0;
+  try {
+    sgemm(false, false, 1, 1, 1, 1.0f, &a, 1, &b, 1, 0.0f, &c, 1);
+  } catch (const UserError& error) {
+    fprintf(stderr, "%s\n", error.what());
+    return 3;
+  }
+  return c == 6 ? 0 : 4;
+}
+
+TEST(Gemm, PetOpenblasNamesTheLibraryToLoad) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("PET_OPENBLAS", "libopenblas.so.0", 1);
+        exit(first_sgemm_exit_code());
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(Gemm, AnUnloadablePetOpenblasSaysWhichAndHowToFixIt) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("PET_OPENBLAS", "/nonexistent/libopenblas.so.0", 1);
+        exit(first_sgemm_exit_code());
+      },
+      ::testing::ExitedWithCode(3),
+      "PET_OPENBLAS=/nonexistent/libopenblas.so.0 cannot be loaded .*point it at an OpenBLAS shared library.*or unset it");
 }
 
 }  // namespace
