@@ -24,7 +24,7 @@ import time
 
 EVALUATION_MODELS = ["resnet18", "resnet50", "inception_v3_299", "inception_v3_330", "csrnet", "csrnet_backend",
                      "bert_s128", "bert_s512", "r3d_18"]
-PET_GPU_MEDIAN = re.compile(r"^end to end: median ([0-9.]+) ms", re.M)
+PET_GPU_LINE = re.compile(r"^end to end: median ([0-9.]+) ms \(q1 ([0-9.]+), q3 ([0-9.]+)\) over ([0-9]+) runs", re.M)
 
 
 def parse_args(argv):
@@ -41,7 +41,7 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def event_times(torch, work, runs, warmup):
+def event_samples(torch, work, runs, warmup):
     """Per-run milliseconds of work() between CUDA events on the current stream, after warm-up."""
     for _ in range(warmup):
         work()
@@ -54,7 +54,26 @@ def event_times(torch, work, runs, warmup):
         stop.record()
         stop.synchronize()
         times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+    return times
+
+
+def event_times(torch, work, runs, warmup):
+    """The median of event_samples, in ms."""
+    return statistics.median(event_samples(torch, work, runs, warmup))
+
+
+def captured_graph(torch, forward):
+    """forward() captured in a CUDA graph after three runs on a side stream (what capture needs)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            forward()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        forward()
+    return graph
 
 
 def torch_model(torch, name, batch):
@@ -74,27 +93,24 @@ def torch_times(torch, model, inputs, runs, warmup):
     """Eager (cudnn.benchmark) and the same forward replayed from a CUDA graph, in ms."""
     with torch.no_grad():
         eager = event_times(torch, lambda: model(*inputs), runs, warmup)
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                model(*inputs)
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            model(*inputs)
+        graph = captured_graph(torch, lambda: model(*inputs))
         replayed = event_times(torch, graph.replay, runs, warmup)
     return eager, replayed
 
 
-def pet_gpu_time(args, name):
-    model = os.path.join(args.work, name, "model.pet")
-    done = subprocess.run([args.pet_gpu, "time", model, "--tf32", "--runs", str(args.runs), "--warmup", str(args.warmup)],
+def pet_gpu_summary(pet_gpu, model_file, runs, warmup):
+    """`pet-gpu time MODEL --tf32`: {'median', 'q1', 'q3', 'runs'} in ms of its CUDA-graph replays."""
+    done = subprocess.run([pet_gpu, "time", model_file, "--tf32", "--runs", str(runs), "--warmup", str(warmup)],
                           capture_output=True, text=True, timeout=120)
-    found = PET_GPU_MEDIAN.search(done.stdout)
+    found = PET_GPU_LINE.search(done.stdout)
     if done.returncode != 0 or not found:
-        raise RuntimeError(f"pet-gpu time {name} exited {done.returncode}: {(done.stdout + done.stderr)[-400:]}")
-    return float(found.group(1))
+        raise RuntimeError(f"pet-gpu time {model_file} exited {done.returncode}: {(done.stdout + done.stderr)[-400:]}")
+    return {"median": float(found.group(1)), "q1": float(found.group(2)), "q3": float(found.group(3)),
+            "runs": int(found.group(4))}
+
+
+def pet_gpu_time(args, name):
+    return pet_gpu_summary(args.pet_gpu, os.path.join(args.work, name, "model.pet"), args.runs, args.warmup)["median"]
 
 
 def spread(values):

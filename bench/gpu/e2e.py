@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""pet-gpu on the input, TASO-only's and PET's written models against PyTorch eager, CUDA graph and torch.compile, interleaved per model and batch, into the GPU results file the harness reads.
+
+Per model and batch, one run: every variant set up and warmed up, then `--rounds` rounds, each
+timing every variant once in a rotating order (round-robin, each round starting one later):
+`pet-gpu time --tf32` on the kit's weight-free models (KIT/work/<model>[_b<B>]/model.pet and
+KIT/work-written/<model>[_b<B>].<taso|pet>/model.pet, seeded random inputs), and PyTorch on the same
+architecture and seeds as models/export_models.py builds it (random inputs, never zeros):
+eager with cudnn.benchmark, that forward replayed from a CUDA graph, and torch.compile (default
+mode) while --compile-budget allows. TF32 on both sides (pet-gpu --tf32; torch allow_tf32 for
+matmuls and convolutions). Times are CUDA-event medians; clocks are read (nvidia-smi), never set.
+The format is bench/harnesslib/gpu_results.py's; the file is rewritten after every model.
+
+    python3 bench/gpu/e2e.py --kit KIT --out e2e.json [--models M,...] [--batches 1,16] [--compile-budget S]
+Exit status: 0 all measured, 1 some variant failed, 2 a usage error, 3 no CUDA device (nothing measured).
+"""
+import argparse
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from harnesslib import gpu_results  # noqa: E402
+from harnesslib.stats import median, quantile, rotation, spread  # noqa: E402
+from torch_baseline import EVALUATION_MODELS, captured_graph, event_samples, pet_gpu_summary, torch_model  # noqa: E402
+
+NO_DEVICE = 3
+CEILING_SIZE = 8192
+WRITTEN_MODES = {"pet-taso": "taso", "pet": "pet"}
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--kit", required=True, help="the unpacked kit: KIT/bin/pet-gpu, KIT/work, KIT/work-written")
+    parser.add_argument("--out", required=True, help="the results file (JSON, format " + gpu_results.FORMAT + ")")
+    parser.add_argument("--models", default=",".join(EVALUATION_MODELS), help="comma-separated (default: the nine)")
+    parser.add_argument("--batches", default="1,16", help="comma-separated batch sizes (default: 1,16)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default: 3)")
+    parser.add_argument("--runs", type=int, default=50, help="timed runs per variant and round (default: 50)")
+    parser.add_argument("--warmup", type=int, default=10, help="untimed runs before them (default: 10)")
+    parser.add_argument("--compile-budget", type=float, default=0,
+                        help="seconds torch.compile may spend compiling, over all models (default: 0, not compiled)")
+    parser.add_argument("--seconds", type=float, default=0, help="start no model after this many seconds (0: no limit)")
+    args = parser.parse_args(argv)
+    args.models = [m for m in args.models.split(",") if m]
+    args.batches = [int(b) for b in args.batches.split(",") if b]
+    return args
+
+
+def kit_files(kit: Path, model: str, batch: int) -> dict:
+    """{variant: model.pet path} of pet-gpu's variants; the batch-1 folders carry no _b1 suffix."""
+    folder = model if batch == 1 else f"{model}_b{batch}"
+    files = {"input": kit / "work" / folder / "model.pet"}
+    files.update({v: kit / "work-written" / f"{folder}.{mode}" / "model.pet" for v, mode in WRITTEN_MODES.items()})
+    return files
+
+
+def summary_of(samples_ms) -> dict:
+    return {"median": median(samples_ms), "q1": quantile(samples_ms, 0.25), "q3": quantile(samples_ms, 0.75),
+            "runs": len(samples_ms)}
+
+
+class PetGpuTimer:
+    """One pet-gpu process per round: it loads, warms up and replays its CUDA graph `runs` times."""
+
+    def __init__(self, pet_gpu: Path, model_file: Path, args):
+        self.pet_gpu, self.model_file, self.args = str(pet_gpu), str(model_file), args
+
+    def time_once(self) -> dict:
+        return pet_gpu_summary(self.pet_gpu, self.model_file, self.args.runs, self.args.warmup)
+
+
+class TorchTimer:
+    """A forward callable timed with CUDA events, warmed up before every round."""
+
+    def __init__(self, torch, forward, args):
+        self.torch, self.forward, self.args = torch, forward, args
+
+    def time_once(self) -> dict:
+        with self.torch.no_grad():
+            return summary_of(event_samples(self.torch, self.forward, self.args.runs, self.args.warmup))
+
+
+class CompileBudget:
+    """torch.compile's seconds over the whole run; a model is compiled only while its likely cost fits."""
+
+    def __init__(self, seconds: float):
+        self.seconds, self.spent, self.longest = seconds, 0.0, 0.0
+
+    def refusal(self):
+        if self.seconds <= 0:
+            return "skipped", "no compile budget (--compile-budget 0)"
+        if self.spent + self.longest > self.seconds:
+            return "skipped", (f"compile budget {self.seconds:.0f} s: {self.spent:.0f} s spent, the longest "
+                               f"compile took {self.longest:.0f} s")
+        return None
+
+    def charge(self, seconds: float) -> None:
+        self.spent += seconds
+        self.longest = max(self.longest, seconds)
+
+
+def compiled_timer(torch, model, inputs, budget: CompileBudget, args):
+    """A timer of torch.compile(model), compiled now (its first calls) and charged to the budget."""
+    compiled = torch.compile(model)
+    started = time.time()
+    with torch.no_grad():
+        for _ in range(3):
+            compiled(*inputs)
+    torch.cuda.synchronize()
+    budget.charge(time.time() - started)
+    return TorchTimer(torch, lambda: compiled(*inputs), args)
+
+
+def torch_timers(torch, name: str, batch: int, budget: CompileBudget, args):
+    """({variant: timer}, {variant: (status, reason)}) of PyTorch's three variants."""
+    timers, outcomes = {}, {}
+    model, inputs = torch_model(torch, name, batch)
+    timers["torch-eager"] = TorchTimer(torch, lambda: model(*inputs), args)
+    with torch.no_grad():
+        graph = captured_graph(torch, lambda: model(*inputs))
+    timers["torch-cuda-graph"] = TorchTimer(torch, graph.replay, args)
+    refused = budget.refusal()
+    if refused:
+        outcomes["torch-compile"] = refused
+    else:
+        try:
+            timers["torch-compile"] = compiled_timer(torch, model, inputs, budget, args)
+        except Exception as error:  # a model torch.compile cannot compile is its own cell
+            outcomes["torch-compile"] = ("failed", f"torch.compile: {str(error)[-300:]}")
+    return timers, outcomes
+
+
+def set_up(torch, kit: Path, name: str, batch: int, budget: CompileBudget, args):
+    """Every variant's timer, or its status and reason when it has none."""
+    timers, outcomes = {}, {}
+    for variant, path in kit_files(kit, name, batch).items():
+        if path.is_file():
+            timers[variant] = PetGpuTimer(kit / "bin" / "pet-gpu", path, args)
+        else:
+            outcomes[variant] = ("missing", f"not in the kit: {path.relative_to(kit)} (make-kit.sh --written, batch {batch})")
+    try:
+        found, refused = torch_timers(torch, name, batch, budget, args)
+        timers.update(found)
+        outcomes.update(refused)
+    except Exception as error:  # PyTorch's side failed to build or capture: its variants say why
+        for variant in gpu_results.PYTORCH_VARIANTS:
+            outcomes[variant] = ("failed", f"PyTorch set-up: {str(error)[-300:]}")
+    return timers, outcomes
+
+
+def interleave(timers: dict, outcomes: dict, rounds: int) -> dict:
+    """Per variant, its per-round summaries; a variant that fails leaves the rounds, with its reason."""
+    names = [v for v, _ in gpu_results.VARIANTS if v in timers]
+    found = {v: [] for v in names}
+    for round_index in range(rounds):
+        for index in rotation(len(names), round_index):
+            variant = names[index]
+            if variant in outcomes:
+                continue
+            try:
+                found[variant].append(timers[variant].time_once())
+            except Exception as error:  # one variant's failure is its own cell; the others go on
+                outcomes[variant] = ("failed", str(error)[-300:])
+    return found
+
+
+def entry(name: str, batch: int, variant: str, rounds: list, outcome) -> dict:
+    base = {"model": name, "batch": batch, "variant": variant}
+    if outcome or not rounds:
+        status, reason = outcome or ("failed", "no round measured")
+        return dict(base, status=status, reason=reason)
+    medians = [r["median"] for r in rounds]
+    within = median([(r["q3"] - r["q1"]) / 2 for r in rounds])
+    return dict(base, status="ok", median_us=round(1000 * median(medians), 3),
+                spread_us=round(1000 * max(spread(medians), within), 3), runs=sum(r["runs"] for r in rounds),
+                rounds_us=[round(1000 * m, 3) for m in medians])
+
+
+def measure_model(torch, kit: Path, name: str, batch: int, budget: CompileBudget, args) -> list:
+    timers, outcomes = set_up(torch, kit, name, batch, budget, args)
+    found = interleave(timers, outcomes, args.rounds)
+    entries = [entry(name, batch, v, found.get(v, []), outcomes.get(v)) for v, _ in gpu_results.VARIANTS]
+    timers.clear()
+    if hasattr(torch, "_dynamo"):
+        torch._dynamo.reset()
+    torch.cuda.empty_cache()
+    return entries
+
+
+def smi_line(fields: str) -> str:
+    """nvidia-smi's values of `fields` for GPU 0, read only; why not when it cannot say."""
+    if not shutil.which("nvidia-smi"):
+        return "nvidia-smi not on PATH"
+    done = subprocess.run(["nvidia-smi", "-i", "0", f"--query-gpu={fields}", "--format=csv,noheader"],
+                          capture_output=True, text=True, timeout=30)
+    return done.stdout.strip() if done.returncode == 0 else f"nvidia-smi exit {done.returncode}"
+
+
+CLOCK_FIELDS = "clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu"
+
+
+def kit_commit(kit: Path) -> str:
+    manifest = kit / "MANIFEST"
+    lines = manifest.read_text().splitlines() if manifest.is_file() else []
+    return next((line[len("commit "):] for line in lines if line.startswith("commit ")), "unknown (no MANIFEST)")
+
+
+def ceiling(torch) -> dict:
+    """The measured cuBLAS TF32 GEMM rate on random data: the floor's rate."""
+    a, b = (torch.randn(CEILING_SIZE, CEILING_SIZE, device="cuda") for _ in range(2))
+    ms = median(event_samples(torch, lambda: torch.matmul(a, b), 20, 5))
+    del a, b
+    torch.cuda.empty_cache()
+    return {"tf32_gemm_tflops": round(2 * CEILING_SIZE ** 3 / (ms / 1000) / 1e12, 1),
+            "how": f"torch.matmul {CEILING_SIZE}x{CEILING_SIZE} float32 with TF32, median of 20 CUDA-event runs"}
+
+
+def header(torch, kit: Path, args) -> dict:
+    return {"format": gpu_results.FORMAT, "fixture": False, "card": torch.cuda.get_device_name(0),
+            "versions": {"driver": smi_line("driver_version"), "torch": torch.__version__, "cuda": str(torch.version.cuda),
+                         "cudnn": str(torch.backends.cudnn.version()), "pet_gpu": kit_commit(kit)},
+            "math": "tf32", "clocks": {"before": smi_line(CLOCK_FIELDS)}, "ceiling": ceiling(torch),
+            "method": {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup,
+                       "compile_budget_s": args.compile_budget,
+                       "order": "round-robin over the variants, each round starting one later"},
+            "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "results": []}
+
+
+def write(document: dict, path: Path) -> None:
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(gpu_results.check(document), indent=1))
+    temporary.replace(path)
+
+
+def print_entries(entries: list) -> None:
+    for e in entries:
+        figure = f"{e['median_us']:.1f} ± {e['spread_us']:.1f} us" if e["status"] == "ok" else f"{e['status']}: {e['reason']}"
+        print(f"{e['model']} b{e['batch']} {e['variant']}: {figure}", flush=True)
+
+
+def run_all(torch, kit: Path, args) -> int:
+    document, started, budget = header(torch, kit, args), time.time(), CompileBudget(args.compile_budget)
+    out = Path(args.out)
+    for name in args.models:
+        for batch in args.batches:
+            if args.seconds and time.time() - started > args.seconds:
+                reason = f"not started: {time.time() - started:.0f} s of --seconds {args.seconds:.0f} spent"
+                entries = [dict(model=name, batch=batch, variant=v, status="skipped", reason=reason)
+                           for v, _ in gpu_results.VARIANTS]
+            else:
+                entries = measure_model(torch, kit, name, batch, budget, args)
+            document["results"] += entries
+            document["clocks"]["after"] = smi_line(CLOCK_FIELDS)
+            write(document, out)
+            print_entries(entries)
+    failed = sum(e["status"] == "failed" for e in document["results"])
+    print(f"e2e: wrote {out}: {sum(e['status'] == 'ok' for e in document['results'])} measured, {failed} failed")
+    return 1 if failed else 0
+
+
+def cuda_torch():
+    """torch with TF32 and cudnn.benchmark on, or (None, why there is no CUDA device)."""
+    try:
+        import torch
+    except ImportError as error:
+        return None, f"no torch here ({error})"
+    if not torch.cuda.is_available():
+        return None, "torch.cuda.is_available() is False"
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    torch.backends.cudnn.benchmark = True
+    return torch, ""
+
+
+def main(argv) -> int:
+    args = parse_args(argv)
+    kit = Path(args.kit)
+    if not (kit / "bin" / "pet-gpu").is_file():
+        print(f"e2e: no pet-gpu in {kit}/bin; unpack the kit (scripts/device/make-kit.sh) and name it with --kit",
+              file=sys.stderr)
+        return 2
+    if args.rounds < 1 or args.runs < 1 or args.warmup < 0 or not args.models or not args.batches:
+        print("e2e: --rounds and --runs must be at least 1, --warmup at least 0, --models and --batches not empty",
+              file=sys.stderr)
+        return 2
+    torch, why = cuda_torch()
+    if torch is None:
+        print(f"e2e: no CUDA device: {why}; nothing measured, {args.out} not written", file=sys.stderr)
+        return NO_DEVICE
+    return run_all(torch, kit, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

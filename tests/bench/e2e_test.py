@@ -1,0 +1,173 @@
+"""bench/gpu/e2e.py without a GPU: its refusals (no CUDA device, no kit), and its interleaving, summaries, compile budget and results file driven by stand-in timers."""
+import subprocess
+import sys
+import tempfile
+import types
+import unittest
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+E2E = BENCH / "gpu" / "e2e.py"
+sys.path.insert(0, str(BENCH / "gpu"))
+sys.path.insert(0, str(BENCH))
+import e2e  # noqa: E402
+from harnesslib import gpu_results  # noqa: E402
+
+
+def fake_kit(folder: Path, models=("m",)) -> Path:
+    """A kit with a pet-gpu file (never run here) and each model's input work file, no written models."""
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "pet-gpu").write_text("")
+    for model in models:
+        (folder / "work" / model).mkdir(parents=True)
+        (folder / "work" / model / "model.pet").write_text("")
+    return folder
+
+
+class Timer:
+    """Returns its summaries in turn and logs each call; raises once they run out."""
+
+    def __init__(self, name: str, log: list, summaries: list):
+        self.name, self.log, self.summaries = name, log, list(summaries)
+
+    def time_once(self) -> dict:
+        self.log.append(self.name)
+        if not self.summaries:
+            raise RuntimeError(f"{self.name}: device lost")
+        return self.summaries.pop(0)
+
+
+def summary(ms: float, q1: float, q3: float) -> dict:
+    return {"median": ms, "q1": q1, "q3": q3, "runs": 50}
+
+
+class Refusals(unittest.TestCase):
+    def run_e2e(self, python: str, kit: Path, out: Path):
+        return subprocess.run([python, str(E2E), "--kit", str(kit), "--out", str(out)], capture_output=True, text=True,
+                              timeout=120)
+
+    def test_without_a_cuda_device_it_says_so_writes_nothing_and_exits_3(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kit, out = fake_kit(Path(folder) / "kit"), Path(folder) / "e2e.json"
+            pythons = [sys.executable] + [p for p in ["/usr/bin/python3"] if Path(p).is_file() and p != sys.executable]
+            for python in pythons:
+                finished = self.run_e2e(python, kit, out)
+                self.assertEqual(finished.returncode, 3, finished.stderr)
+                self.assertRegex(finished.stderr, r"^e2e: no CUDA device: (no torch here \(.*\)|torch\.cuda\."
+                                                  r"is_available\(\) is False); nothing measured, .*e2e\.json not written")
+                self.assertFalse(out.exists())
+
+    def test_without_a_kit_it_says_how_to_make_one_and_exits_2(self):
+        with tempfile.TemporaryDirectory() as folder:
+            finished = self.run_e2e(sys.executable, Path(folder) / "none", Path(folder) / "e2e.json")
+            self.assertEqual(finished.returncode, 2)
+            self.assertIn("e2e: no pet-gpu in ", finished.stderr)
+            self.assertIn("unpack the kit (scripts/device/make-kit.sh) and name it with --kit", finished.stderr)
+
+
+class Measuring(unittest.TestCase):
+    def test_the_kit_names_batch_one_plainly_and_other_batches_with_their_size(self):
+        kit = Path("/k")
+        self.assertEqual(e2e.kit_files(kit, "resnet18", 1),
+                         {"input": kit / "work/resnet18/model.pet", "pet-taso": kit / "work-written/resnet18.taso/model.pet",
+                          "pet": kit / "work-written/resnet18.pet/model.pet"})
+        self.assertEqual(e2e.kit_files(kit, "resnet18", 16)["pet"], kit / "work-written/resnet18_b16.pet/model.pet")
+
+    def test_rounds_go_round_robin_each_starting_one_later(self):
+        log = []
+        timers = {v: Timer(v, log, [summary(1, 1, 1)] * 3) for v in ["input", "pet", "torch-eager"]}
+        e2e.interleave(timers, {}, rounds=3)
+        self.assertEqual(log, ["input", "pet", "torch-eager", "pet", "torch-eager", "input",
+                               "torch-eager", "input", "pet"])
+
+    def test_a_variant_that_fails_leaves_the_rounds_with_its_reason_and_the_others_go_on(self):
+        log = []
+        timers = {"input": Timer("input", log, [summary(1, 1, 1)] * 3), "pet": Timer("pet", log, [summary(1, 1, 1)])}
+        outcomes = {}
+        found = e2e.interleave(timers, outcomes, rounds=3)
+        self.assertEqual((len(found["input"]), len(found["pet"])), (3, 1))
+        self.assertEqual(outcomes, {"pet": ("failed", "pet: device lost")})
+        self.assertEqual(log.count("pet"), 2)
+
+    def test_the_median_of_round_medians_and_the_wider_of_the_two_spreads(self):
+        rounds = [summary(1.00, 0.99, 1.01), summary(1.10, 1.09, 1.11), summary(1.02, 1.01, 1.03)]
+        self.assertEqual(e2e.entry("m", 1, "pet", rounds, None),
+                         {"model": "m", "batch": 1, "variant": "pet", "status": "ok", "median_us": 1020.0,
+                          "spread_us": 25.0, "runs": 150, "rounds_us": [1000.0, 1100.0, 1020.0]})
+        steady = [summary(1.0, 0.9, 1.1)] * 3
+        self.assertEqual(e2e.entry("m", 1, "pet", steady, None)["spread_us"], 100.0)
+        self.assertEqual(e2e.entry("m", 1, "pet", [], ("missing", "not in the kit")),
+                         {"model": "m", "batch": 1, "variant": "pet", "status": "missing", "reason": "not in the kit"})
+
+    def test_torch_compile_runs_only_while_its_budget_allows(self):
+        self.assertEqual(e2e.CompileBudget(0).refusal(), ("skipped", "no compile budget (--compile-budget 0)"))
+        budget = e2e.CompileBudget(100)
+        self.assertIsNone(budget.refusal())
+        budget.charge(40)
+        self.assertIsNone(budget.refusal())
+        budget.charge(30)
+        self.assertEqual(budget.refusal(), ("skipped", "compile budget 100 s: 70 s spent, the longest compile took 40 s"))
+
+    def test_a_model_measured_with_stand_in_timers_gives_every_variant_one_valid_entry(self):
+        torch = types.SimpleNamespace(cuda=types.SimpleNamespace(empty_cache=lambda: None))
+        log = []
+        stand_ins = {v: Timer(v, log, [summary(2.0, 1.9, 2.1)] * 2) for v in ["torch-eager", "torch-cuda-graph"]}
+        original = (e2e.torch_timers, e2e.PetGpuTimer)
+        e2e.torch_timers = lambda *_: (dict(stand_ins), {"torch-compile": ("skipped", "no compile budget (--compile-budget 0)")})
+        e2e.PetGpuTimer = lambda pet_gpu, path, args: Timer("input", log, [summary(1.0, 0.95, 1.05)] * 2)
+        try:
+            with tempfile.TemporaryDirectory() as folder:
+                kit = fake_kit(Path(folder) / "kit")
+                args = types.SimpleNamespace(rounds=2, runs=50, warmup=10)
+                entries = e2e.measure_model(torch, kit, "m", 1, e2e.CompileBudget(0), args)
+        finally:
+            e2e.torch_timers, e2e.PetGpuTimer = original
+        self.assertEqual([(e["variant"], e["status"]) for e in entries],
+                         [("input", "ok"), ("pet-taso", "missing"), ("pet", "missing"), ("torch-eager", "ok"),
+                          ("torch-cuda-graph", "ok"), ("torch-compile", "skipped")])
+        self.assertEqual(entries[1]["reason"], "not in the kit: work-written/m.taso/model.pet (make-kit.sh --written, batch 1)")
+        self.assertEqual(entries[0]["median_us"], 1000.0)
+        fixture = gpu_results.load(Path(__file__).resolve().parent / "fixtures" / "gpu_e2e_fixture.json")
+        gpu_results.check(dict(fixture, results=entries))
+
+
+class ResultsFormat(unittest.TestCase):
+    FIXTURE = Path(__file__).resolve().parent / "fixtures" / "gpu_e2e_fixture.json"
+
+    def test_the_fixture_is_of_the_format_and_says_it_is_a_fixture(self):
+        document = gpu_results.load(self.FIXTURE)
+        self.assertTrue(document["fixture"])
+        self.assertTrue(gpu_results.card_text(document).startswith("FIXTURE, invented figures: NVIDIA H100"))
+
+    def test_bad_files_say_what_is_wrong(self):
+        document = gpu_results.load(self.FIXTURE)
+        cases = [
+            (dict(document, format="other"), "not a pet-gpu-e2e/1 file (its format is 'other')"),
+            ({k: v for k, v in document.items() if k != "ceiling"}, "no ceiling"),
+            (dict(document, results=[{"model": "m", "batch": 1, "variant": "tvm", "status": "ok"}]),
+             "results[0]: variant 'tvm' is not one of input, pet-taso, pet, torch-eager, torch-cuda-graph, torch-compile"),
+            (dict(document, results=[{"model": "m", "batch": 1, "variant": "pet", "status": "slow"}]),
+             "results[0]: status 'slow' is not one of ok, failed, skipped, missing"),
+            (dict(document, results=[{"model": "m", "batch": 1, "variant": "pet", "status": "failed"}]),
+             "results[0]: a result that is not ok needs its 'reason'"),
+            (dict(document, results=[{"model": "m", "batch": 1, "variant": "pet", "status": "ok", "median_us": 1.0}]),
+             "results[0]: an ok result needs a non-negative number 'spread_us'"),
+        ]
+        for bad, message in cases:
+            with self.assertRaises(gpu_results.GpuResultsError) as raised:
+                gpu_results.check(bad)
+            self.assertEqual(str(raised.exception), message)
+
+    def test_rows_carry_times_in_ms_the_card_and_the_floor_at_the_measured_gemm_rate(self):
+        document = gpu_results.load(self.FIXTURE)
+        rows = gpu_results.rows(document, {("resnet18", 1): 3.64e9})
+        pet = next(r for r in rows if (r["model"], r["batch"], r["variant"]) == ("resnet18", 1, "pet"))
+        self.assertEqual((pet["target"], pet["threads"], pet["median_ms"], pet["spread_ms"], pet["check"]),
+                         ("gpu", 0, 0.5897, 0.0048, "ok"))
+        self.assertEqual((pet["floor_ms"], pet["floor_fraction"]), (0.009055, 0.01535))  # 3.64 GFLOP at 402 TFLOP/s, over 0.5897 ms
+        skipped = next(r for r in rows if (r["model"], r["batch"], r["variant"]) == ("resnet18", 16, "torch-compile"))
+        self.assertEqual(skipped["check"], "skipped: compile budget 120 s: 98 s spent, the longest compile took 41 s")
+
+
+if __name__ == "__main__":
+    unittest.main()
