@@ -5,7 +5,9 @@ For each model x batch it makes every variant's file once (onnxsim, onnxslim, on
 Runtime's offline ENABLE_ALL; pet's analytic H100 estimate per mode), then per target x threads runs
 pet-opt in each mode for that target and times all variants of the cell interleaved in one process of
 the target runtime, checking each one's outputs against the input model's. Writes OUT/harness.csv,
-OUT/harness.md and OUT/speedup_*.png, OUT/opt_time_*.png. Usage: bash scripts/harness.sh --help
+OUT/harness.md and OUT/speedup_*.png, OUT/opt_time_*.png; --gpu-results adds the GPU's measured rows
+(bench/gpu/e2e.py). The matrix runs in parts (--preset b1|b16, --models M; --plan lists them with
+their estimated durations) that --merge joins. Usage: bash scripts/harness.sh --help
 """
 import argparse
 import ast
@@ -16,9 +18,10 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harnesslib import charts, environment, tables  # noqa: E402
+from harnesslib import charts, environment, gpu_results, presets, tables  # noqa: E402
 from harnesslib.flops import count_flops  # noqa: E402
-from harnesslib.peers import NOT_INSTALLED  # noqa: E402
+from harnesslib.merge import MergeError, merged_rows  # noqa: E402
+from harnesslib.peers import NOT_APPLICABLE, NOT_INSTALLED  # noqa: E402
 from harnesslib.petopt import run_pet_opt  # noqa: E402
 from harnesslib.variants import INPUT, PEERS, PET_MODES, TARGETS, pet_variant, variants_for  # noqa: E402
 
@@ -103,11 +106,30 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--export", action="store_true",
                    help="export missing models with Debian's torch (/usr/bin/python3 models/export_models.py)")
     p.add_argument("--resume", action="store_true", help="keep the cells already in OUT/harness.csv and skip them")
+    p.add_argument("--preset", choices=sorted(presets.PRESETS), default="",
+                   help="one part of the evaluation: batch 1 or 16 with every target, thread count, mode and peer; "
+                   "give --models to run one model (the flags given override the preset's)")
+    p.add_argument("--plan", action="store_true",
+                   help="print the selection's parts (one model each, or one target and thread count when a model "
+                   "would pass 90 minutes) with their durations estimated from bench/results/*/matrix.csv; run nothing")
+    p.add_argument("--merge", nargs="+", default=[], metavar="DIR",
+                   help="join these harness runs' folders (parts) into one table in --out; measure nothing")
+    p.add_argument("--gpu-results", default="", metavar="FILE",
+                   help="bench/gpu/e2e.py's results file: adds the GPU's measured columns and charts")
     return p
 
 
+def with_preset(argv: List[str]) -> argparse.Namespace:
+    """The flags, the preset's values standing in for the defaults of the flags not given."""
+    p = parser()
+    chosen = p.parse_known_args(argv)[0].preset
+    if chosen:
+        p.set_defaults(**presets.PRESETS[chosen])
+    return p.parse_args(argv)
+
+
 def parse_args(argv: List[str]) -> argparse.Namespace:
-    args = parser().parse_args(argv)
+    args = with_preset(argv)
     args.batches = positive_ints(args.batches, "--batches")
     args.models = select_models(args.models, args.models_dir, args.batches)
     args.targets = split_list(args.targets, "--targets", TARGETS)
@@ -118,6 +140,10 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
         raise HarnessError("--repeats must be at least 1 and --warmup at least 0")
     args.pet_extra = (["--profile-db", args.profile_db] if args.profile_db else []) + (["--replay"] if args.replay else [])
     args.pet_extra += (["--time-limit", f"{args.time_limit:g}"] if args.time_limit is not None else []) + args.pet_args.split()
+    try:
+        args.gpu_document = gpu_results.load(Path(args.gpu_results)) if args.gpu_results else None
+    except gpu_results.GpuResultsError as error:
+        raise HarnessError(f"--gpu-results {error}") from error
     if not args.openvino_extension:
         args.openvino_extension = str(Path(args.pet_opt).resolve().parent.parent / "kernels" / "openvino_extension" /
                                       "libpet_openvino_extension.so")
@@ -231,6 +257,8 @@ def make_peer_file(args, tool: str, source: Path, folder: Path) -> dict:
         return {"status": f"failed: {tool} ran past {PEER_TIMEOUT_S} s"}
     if finished.returncode == NOT_INSTALLED:
         return {"status": "not available (not installed)"}
+    if finished.returncode == NOT_APPLICABLE:
+        return {"status": "not applicable: " + finished.stderr.strip().split(": ", 1)[-1][:200]}
     if finished.returncode != 0 or not target.is_file():
         lines = [line for line in finished.stderr.splitlines() if line.strip()] or ["no output"]
         return {"status": f"failed: {tool} exit {finished.returncode}: {lines[-1][:200]}"}
@@ -313,18 +341,56 @@ def measure_cell(args, cell: tuple, files: Dict[str, dict], folder: Path) -> dic
 class Run:
     """The rows gathered so far and the files they are written to after every cell."""
 
-    def __init__(self, args, peaks: Dict[tuple, dict]):
-        self.args, self.peaks = args, peaks
+    def __init__(self, args, peaks: Dict[tuple, dict], header: Optional[List[str]] = None):
+        self.args, self.peaks, self.header = args, peaks, header
         self.out = Path(args.out)
-        self.rows = tables.read_csv(self.out / "harness.csv") if args.resume else []
+        kept = tables.read_csv(self.out / "harness.csv") if args.resume else []
+        self.rows = [r for r in kept if not tables.is_gpu(r)]
         self.done = {tables.cell_key(r) for r in self.rows}
 
     def save(self, cell: tuple, rows: List[dict]) -> None:
         self.rows = [r for r in self.rows if tables.cell_key(r) != cell] + rows
         self.rows.sort(key=lambda r: order_key(self.args, r))
-        tables.write_csv(self.rows, self.out / "harness.csv")
-        header = environment.header_lines(self.args, self.peaks, REPOSITORY)
-        tables.write_markdown(self.rows, header, self.out / "harness.md")
+        everything = self.rows + gpu_rows(self.args, self.rows)
+        tables.write_csv(everything, self.out / "harness.csv")
+        header = self.header or environment.header_lines(self.args, self.peaks, REPOSITORY)
+        tables.write_markdown(everything, header + gpu_header(self.args), self.out / "harness.md")
+
+
+def model_flops(args, rows: List[dict]) -> Dict[tuple, float]:
+    """FLOPs per (model, batch) of the GPU's results: from the CPU rows, else from the exported model when there is one."""
+    found = {(r["model"], int(r["batch"])): float(r["flops"]) for r in rows if tables.number(r.get("flops"))}
+    for entry in args.gpu_document["results"]:
+        key = (entry["model"], int(entry["batch"]))
+        if key not in found and model_path(args, *key).is_file():
+            found[key] = count_flops(str(model_path(args, *key)))["flops"]
+    return found
+
+
+def gpu_rows(args, rows: List[dict]) -> List[dict]:
+    """The rows of --gpu-results (none without it), with their speedups over the input in pet-gpu, floored with
+    the FLOPs the CPU rows or the models give."""
+    if not args.gpu_document:
+        return []
+    found = gpu_results.rows(args.gpu_document, model_flops(args, rows))
+    for cell in tables.by_cell(found).values():
+        tables.speedups(list(cell.values()))
+    return found
+
+
+def gpu_header(args) -> List[str]:
+    """The header's lines on the GPU results: the card, its versions, clocks, ceiling and method."""
+    if not args.gpu_document:
+        return []
+    document, method = args.gpu_document, args.gpu_document["method"]
+    lines = [f"- GPU ({args.gpu_results}): {gpu_results.card_text(document)}; clocks (read, never set) before "
+             f"{document['clocks'].get('before', '?')}, after {document['clocks'].get('after', '?')}; floor at "
+             f"{document['ceiling'].get('tf32_gemm_tflops', '?')} TFLOP/s ({document['ceiling'].get('how', '?')}); "
+             f"{method.get('rounds')} interleaved rounds of {method.get('runs')} runs after {method.get('warmup')} "
+             f"warm-ups, torch.compile budget {method.get('compile_budget_s')} s"]
+    if document.get("fixture"):
+        lines.append(f"- **The GPU figures are a test fixture's, invented: {document.get('note', '')}**")
+    return lines + [""]
 
 
 def order_key(args, row: dict) -> tuple:
@@ -360,9 +426,28 @@ def run_model(run: Run, model: str, batch: int) -> None:
                                                    for r in rows), flush=True)
 
 
-def main(argv: List[str]) -> int:
+def print_plan(args) -> int:
+    runs = presets.recorded_runs()
+    print("\n".join(presets.plan_lines(presets.plan(args, runs), args.preset, runs)))
+    return 0
+
+
+def merge(args) -> int:
+    """--merge: the parts' rows (and --gpu-results') written as one run in --out; 2 when a folder is not a part."""
     try:
-        args = parse_args(argv)
+        rows, header = merged_rows([Path(folder) for folder in args.merge])
+    except MergeError as error:
+        print(f"harness: --merge: {error}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    run = Run(args, {}, header)
+    run.rows = [r for r in rows if not tables.is_gpu(r)]
+    return finish(run, out)
+
+
+def measure_all(args) -> int:
+    try:
         check_setup(args)
     except HarnessError as error:
         print(f"harness: {error}", file=sys.stderr)
@@ -374,17 +459,34 @@ def main(argv: List[str]) -> int:
     for model in args.models:
         for batch in args.batches:
             run_model(run, model, batch)
-    if not run.rows:
+    return finish(run, out)
+
+
+def finish(run: Run, out: Path) -> int:
+    """The tables and charts of every row gathered; 1 when there is none."""
+    if not run.rows and not run.args.gpu_document:
         print("harness: nothing measured", file=sys.stderr)
         return 1
     run.save(None, [])
+    rows = run.rows + gpu_rows(run.args, run.rows)
     try:
-        written = charts.write_charts(run.rows, out)
+        written = charts.write_charts(rows, out)
         print("harness: charts " + ", ".join(p.name for p in written), flush=True)
     except ImportError:
         print("harness: matplotlib is not installed (python3 -m pip install matplotlib); no charts", file=sys.stderr)
     print(f"harness: wrote {out / 'harness.md'} and {out / 'harness.csv'}", flush=True)
     return 0
+
+
+def main(argv: List[str]) -> int:
+    try:
+        args = parse_args(argv)
+    except HarnessError as error:
+        print(f"harness: {error}", file=sys.stderr)
+        return 2
+    if args.plan:
+        return print_plan(args)
+    return merge(args) if args.merge else measure_all(args)
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ def pet_binary(pet_opt: str, repository: Path) -> str:
 def versions() -> Dict[str, str]:
     found = {"onnxruntime": package_version("onnxruntime"), "openvino": package_version("openvino"),
              "onnx": package_version("onnx")}
-    found.update({peer: version_of(peer) for peer in PEERS if peer != "ort-offline"})
+    found.update({peer: version_of(peer) for peer in PEERS if not peer.startswith("ort-")})
     return found
 
 

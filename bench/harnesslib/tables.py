@@ -1,15 +1,16 @@
-"""The harness's CSV (one row per model, batch, target, threads and variant) and its Markdown report."""
+"""The harness's CSV (one row per model, batch, target, threads and variant) and its Markdown report, the GPU's measured rows beside the CPU's."""
 import csv
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from harnesslib import gpu_results
 from harnesslib.stats import geometric_mean, verdict
 from harnesslib.variants import INPUT, PEER_LABELS, label_of, mode_of
 
 COLUMNS = ["model", "batch", "target", "threads", "variant", "median_ms", "spread_ms", "speedup_vs_input",
            "opt_seconds", "check", "label", "max_abs_error", "flops", "floor_ms", "floor_fraction",
            "gpu_estimate_us", "transformations", "by_evidence", "by_family", "chosen", "stop_reason", "seed",
-           "repeats"]
+           "repeats", "card"]
 GPU_LABEL = "H100 estimate (analytic, not measured)"
 
 CellKey = Tuple[str, int, str, int]
@@ -52,16 +53,31 @@ def speedups(rows: List[dict]) -> None:
         row["speedup_vs_input"] = round(base / ms, 4) if base and ms else ""
 
 
+def is_gpu(row: dict) -> bool:
+    return row.get("target") == gpu_results.GPU_TARGET
+
+
+def milliseconds(ms: float, scale: Optional[float] = None) -> str:
+    """Two decimals, three where `scale` (the median it goes with; by default `ms`) is below 1 ms, as the GPU's
+    times are, so that no median prints as 0.00."""
+    return f"{ms:.3f}" if (ms if scale is None else scale) < 1 else f"{ms:.2f}"
+
+
 def cell_text(row: dict) -> str:
     speedup, ms, spread = number(row.get("speedup_vs_input")), number(row.get("median_ms")), number(row.get("spread_ms"))
     if ms is None:
         return "n/a*"
-    text = f"{speedup:.3f}x ({ms:.2f} ± {spread:.2f})" if speedup else f"({ms:.2f} ± {spread:.2f})"
+    figure = f"({milliseconds(ms)} ± {milliseconds(spread, ms)})"
+    text = f"{speedup:.3f}x {figure}" if speedup else figure
     return text if row.get("check") == "ok" else text + " *"
 
 
-def table_header(first: List[str], variants: List[str]) -> List[str]:
-    titles = first + [label_of(v) for v in variants]
+def column_title(variant: str, gpu: bool) -> str:
+    return gpu_results.VARIANT_LABELS.get(variant, variant) if gpu else label_of(variant)
+
+
+def table_header(first: List[str], variants: List[str], gpu: bool = False) -> List[str]:
+    titles = first + [column_title(v, gpu) for v in variants]
     return ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
 
 
@@ -80,8 +96,8 @@ def ordered_variants(rows: List[dict]) -> List[str]:
     return seen
 
 
-def speedup_table(cells: Dict[CellKey, Dict[str, dict]], variants: List[str]) -> List[str]:
-    lines = table_header(["model", "batch"], variants)
+def speedup_table(cells: Dict[CellKey, Dict[str, dict]], variants: List[str], gpu: bool = False) -> List[str]:
+    lines = table_header(["model", "batch"], variants, gpu)
     for key, cell in cells.items():
         lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cell_text(cell[v]) if v in cell else "" for v in variants) + " |")
     means = []
@@ -93,8 +109,8 @@ def speedup_table(cells: Dict[CellKey, Dict[str, dict]], variants: List[str]) ->
     return lines
 
 
-def floor_table(cells: Dict[CellKey, Dict[str, dict]], variants: List[str]) -> List[str]:
-    lines = table_header(["model", "batch", "GFLOP", "floor ms"], variants)
+def floor_table(cells: Dict[CellKey, Dict[str, dict]], variants: List[str], gpu: bool = False) -> List[str]:
+    lines = table_header(["model", "batch", "GFLOP", "floor ms"], variants, gpu)
     for key, cell in cells.items():
         first = cell.get(INPUT, next(iter(cell.values())))
         flops, floor = number(first.get("flops")), number(first.get("floor_ms"))
@@ -102,7 +118,7 @@ def floor_table(cells: Dict[CellKey, Dict[str, dict]], variants: List[str]) -> L
         for v in variants:
             fraction = number(cell[v].get("floor_fraction")) if v in cell else None
             fractions.append(f"{100 * fraction:.1f} %" if fraction else "")
-        lines.append(f"| {key[0]} | {key[1]} | {flops / 1e9:.2f} | {floor:.2f} | " + " | ".join(fractions) + " |"
+        lines.append(f"| {key[0]} | {key[1]} | {flops / 1e9:.2f} | {milliseconds(floor)} | " + " | ".join(fractions) + " |"
                      if flops and floor else f"| {key[0]} | {key[1]} | | | " + " | ".join(fractions) + " |")
     return lines
 
@@ -111,34 +127,39 @@ def measured(row: Optional[dict]) -> bool:
     return bool(row) and row.get("check") == "ok" and number(row.get("median_ms")) is not None
 
 
-def pet_versus_best_peer(key: CellKey, cell: Dict[str, dict]) -> str:
-    """One line: PET's mode (or the best measured pet mode) against the fastest peer whose check passed."""
+def figure(row: dict, gpu: bool) -> str:
+    ms = number(row["median_ms"])
+    return f"{column_title(row['variant'], gpu)} {milliseconds(ms)} ± {milliseconds(number(row['spread_ms']), ms)} ms"
+
+
+def pet_versus_best_peer(key: CellKey, cell: Dict[str, dict], gpu: bool = False) -> str:
+    """One line: PET's mode (or the best measured pet mode) against the fastest peer whose check passed
+    (on the GPU, the fastest PyTorch variant)."""
     pet = cell.get("pet") if measured(cell.get("pet")) else None
     if pet is None:
         pets = [r for v, r in cell.items() if mode_of(v) and measured(r)]
         pet = min(pets, key=lambda r: number(r["median_ms"])) if pets else None
-    peers = [r for v, r in cell.items() if v in PEER_LABELS and measured(r)]
-    name = f"{key[0]} b{key[1]}"
+    peer_names = gpu_results.PYTORCH_VARIANTS if gpu else PEER_LABELS
+    peers = [r for v, r in cell.items() if v in peer_names and measured(r)]
+    name, rival = f"{key[0]} b{key[1]}", "PyTorch variant" if gpu else "peer"
     if pet is None or not peers:
-        return f"- {name}: " + ("no pet mode measured" if pet is None else "no peer measured")
+        return f"- {name}: " + ("no pet mode measured" if pet is None else f"no {rival} measured")
     peer = min(peers, key=lambda r: number(r["median_ms"]))
     outcome = verdict(number(pet["median_ms"]), number(pet["spread_ms"]), number(peer["median_ms"]),
                       number(peer["spread_ms"]))
-    return (f"- {name}: {label_of(pet['variant'])} {number(pet['median_ms']):.2f} ± {number(pet['spread_ms']):.2f} ms "
-            f"**{outcome}** the best peer, {label_of(peer['variant'])} {number(peer['median_ms']):.2f} ± "
-            f"{number(peer['spread_ms']):.2f} ms")
+    return f"- {name}: {figure(pet, gpu)} **{outcome}** the best {rival}, {figure(peer, gpu)}"
 
 
 def flagged_lines(rows: List[dict]) -> List[str]:
-    return [f"- {r['model']} b{r['batch']} {r['target']} t{r['threads']} {label_of(r['variant'])}: {r['check']}"
-            for r in rows if r.get("check") != "ok"]
+    return [f"- {r['model']} b{r['batch']} {r['target'] if is_gpu(r) else r['target'] + ' t' + str(r['threads'])} "
+            f"{column_title(r['variant'], is_gpu(r))}: {r['check']}" for r in rows if r.get("check") != "ok"]
 
 
 def pet_runs_table(rows: List[dict]) -> List[str]:
     lines = ["| model | batch | target | threads | mode | opt s | chosen | transformations | by evidence | by family | "
              "stop |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        if mode_of(r["variant"]):
+        if mode_of(r["variant"]) and not is_gpu(r):
             lines.append(f"| {r['model']} | {r['batch']} | {r['target']} | {r['threads']} | {label_of(r['variant'])} | "
                          f"{r.get('opt_seconds', '')} | {r.get('chosen', '')} | {r.get('transformations', '')} | "
                          f"{r.get('by_evidence', '') or '-'} | {r.get('by_family', '') or '-'} | "
@@ -162,7 +183,7 @@ def gpu_table(rows: List[dict]) -> List[str]:
     return lines + [""]
 
 
-def section(target: str, threads: int, rows: List[dict]) -> List[str]:
+def cpu_section(target: str, threads: int, rows: List[dict]) -> List[str]:
     cells = by_cell(rows)
     variants = ordered_variants(rows)
     lines = [f"## {target}, {threads} thread{'s' if threads > 1 else ''}", "",
@@ -178,14 +199,32 @@ def section(target: str, threads: int, rows: List[dict]) -> List[str]:
     return lines + [""]
 
 
+def gpu_section(rows: List[dict]) -> List[str]:
+    """The GPU's measured table (bench/gpu/e2e.py's results, --gpu-results): pet-gpu's three models and PyTorch's three ways."""
+    cells = by_cell(rows)
+    variants = ordered_variants(rows)
+    lines = [f"## GPU: {rows[0].get('card', '?')}, measured end to end", "",
+             "Speedup over the input model in pet-gpu, then the median ms ± spread (bench/gpu/e2e.py: interleaved "
+             "rounds, CUDA events, TF32 on both sides). `*`: flagged (see Flags).", ""]
+    lines += speedup_table(cells, variants, gpu=True)
+    lines += ["", "PET against the fastest PyTorch variant (beats or loses when the medians differ by more than both "
+              "spreads):", ""]
+    lines += [pet_versus_best_peer(key, cell, gpu=True) for key, cell in cells.items()]
+    lines += ["", "Fraction of the physical floor each variant reaches (the model's Conv/MatMul/Gemm FLOPs at the "
+              "card's measured TF32 GEMM rate, over its median time):", ""]
+    lines += floor_table(cells, variants, gpu=True)
+    return lines + [""]
+
+
 def write_markdown(rows: List[dict], header: List[str], path: Path) -> None:
-    """harness.md: the header, one section per target and thread count, pet's runs, the GPU estimate, the flags."""
+    """harness.md: the header, one section per target and thread count, the GPU's section, pet's runs, the GPU
+    estimate, the flags."""
     lines = list(header)
     groups: Dict[Tuple[str, int], List[dict]] = {}
     for row in rows:
         groups.setdefault((row["target"], int(row["threads"])), []).append(row)
     for (target, threads), group in groups.items():
-        lines += section(target, threads, group)
+        lines += gpu_section(group) if target == gpu_results.GPU_TARGET else cpu_section(target, threads, group)
     lines += ["## pet's runs", "", "Optimization time is the sum of pet-opt's reported stage times; transformations "
               "are those of the model pet wrote (none when it kept the input).", ""]
     lines += pet_runs_table(rows) + [""]

@@ -3,7 +3,7 @@ from dataclasses import dataclass
 from typing import Dict, List
 
 INPUT = "input"
-PEERS = ["onnxsim", "onnxslim", "onnxoptimizer", "ort-offline"]
+PEERS = ["onnxsim", "onnxslim", "onnxoptimizer", "ort-offline", "ort-transformers"]
 PET_MODES = ["none", "taso", "pet", "pet-eq-only", "pet-neq-only"]
 TARGETS = ["ort-cpu", "openvino-cpu"]
 
@@ -12,6 +12,7 @@ PEER_LABELS: Dict[str, str] = {
     "onnxslim": "onnxslim",
     "onnxoptimizer": "onnxoptimizer",
     "ort-offline": "ORT offline (ENABLE_ALL)",
+    "ort-transformers": "ORT transformer optimizer",
 }
 MODE_LABELS: Dict[str, str] = {
     "none": "pet none (cleanup)",

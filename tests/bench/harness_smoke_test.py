@@ -1,4 +1,4 @@
-"""A CI-sized run of the whole harness on a tiny model: ort-cpu, 1 thread, 3 repeats, modes none and pet; no timing asserted.
+"""A CI-sized run of the whole harness on a tiny model: ort-cpu, 1 thread, 3 repeats, modes none and pet, with the fixture GPU results file; no timing asserted.
 
 Usage: python3 harness_smoke_test.py PET_OPT WORK_DIR
 The installed peers take part (a missing one is left out, not failed); OpenVINO is not needed.
@@ -17,7 +17,11 @@ from onnx import TensorProto, helper, numpy_helper
 
 HARNESS = Path(__file__).resolve().parents[2] / "bench" / "harness.py"
 REQUIRED = "model,batch,target,threads,variant,median_ms,spread_ms,speedup_vs_input,opt_seconds,check".split(",")
-PEER_MODULES = {"onnxsim": "onnxsim", "onnxslim": "onnxslim", "onnxoptimizer": "onnxoptimizer", "ort-offline": "onnxruntime"}
+PEER_MODULES = {"onnxsim": "onnxsim", "onnxslim": "onnxslim", "onnxoptimizer": "onnxoptimizer", "ort-offline": "onnxruntime",
+                "ort-transformers": "onnxruntime"}
+GPU_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "gpu_e2e_fixture.json"
+NOT_A_TRANSFORMER = ("not applicable: not a transformer: no self-attention (a Softmax and a Reshape to [batch, "
+                     "sequence, heads, head size]) in its graph")
 PET_OPT, WORK = "", Path()
 
 
@@ -47,13 +51,20 @@ class HarnessSmoke(unittest.TestCase):
         command = [sys.executable, str(HARNESS), "--models", "tiny", "--batches", "1", "--targets", "ort-cpu",
                    "--threads", "1", "--modes", "none,pet", "--repeats", "3", "--warmup", "1", "--peak-size", "256",
                    "--peers", ",".join(cls.peers) or "none", "--models-dir", str(WORK / "models"), "--out", str(cls.out),
-                   "--pet-opt", PET_OPT, "--profile-db", str(WORK / "profile-db.json"), "--time-limit", "5"]
+                   "--pet-opt", PET_OPT, "--profile-db", str(WORK / "profile-db.json"), "--time-limit", "5",
+                   "--gpu-results", str(GPU_FIXTURE)]
         cls.finished = subprocess.run(command, capture_output=True, text=True, timeout=300)
         print(cls.finished.stdout + cls.finished.stderr)
 
-    def rows(self):
+    def all_rows(self):
         with (self.out / "harness.csv").open() as handle:
             return list(csv.DictReader(handle))
+
+    def rows(self):
+        return [r for r in self.all_rows() if r["target"] != "gpu"]
+
+    def gpu_rows(self):
+        return [r for r in self.all_rows() if r["target"] == "gpu"]
 
     def test_the_run_succeeds_and_writes_its_files(self):
         self.assertEqual(self.finished.returncode, 0)
@@ -72,6 +83,9 @@ class HarnessSmoke(unittest.TestCase):
 
     def test_every_variant_ran_and_matched_the_input(self):
         for row in self.rows():
+            if row["variant"] == "ort-transformers":
+                self.assertEqual(row["check"], NOT_A_TRANSFORMER)
+                continue
             self.assertEqual(row["check"], "ok", row)
             self.assertNotEqual(row["median_ms"], "", row)
             self.assertNotEqual(row["speedup_vs_input"], "", row)
@@ -91,6 +105,30 @@ class HarnessSmoke(unittest.TestCase):
         self.assertIn("| geometric mean |", text)
         if self.peers:
             self.assertRegex(text, r"- tiny b1: PET .* \*\*(beats|ties|loses)\*\* the best peer")
+
+
+    def test_the_gpu_results_are_rows_beside_the_cpu_ones_with_the_card_named(self):
+        rows = self.gpu_rows()
+        self.assertEqual([(r["model"], r["batch"], r["variant"]) for r in rows[:6]],
+                         [("tiny", "1", v) for v in ["input", "pet-taso", "pet", "torch-eager", "torch-cuda-graph",
+                                                     "torch-compile"]])
+        self.assertEqual({r["card"] for r in rows}, {"NVIDIA H100 80GB HBM3 (fixture)"})
+        pet = next(r for r in rows if (r["model"], r["variant"]) == ("tiny", "pet"))
+        self.assertEqual((pet["median_ms"], pet["speedup_vs_input"]), ("0.0139", str(round(14.2 / 13.9, 4))))
+        self.assertNotEqual(pet["floor_fraction"], "")  # the tiny model's FLOPs from its CPU rows
+        compile_row = next(r for r in rows if (r["model"], r["variant"]) == ("tiny", "torch-compile"))
+        self.assertEqual(compile_row["check"], "skipped: no compile budget (--compile-budget 0)")
+
+    def test_the_report_has_the_gpu_section_and_says_its_figures_are_a_fixtures(self):
+        text = (self.out / "harness.md").read_text()
+        self.assertIn("## GPU: NVIDIA H100 80GB HBM3 (fixture), measured end to end", text)
+        self.assertIn("| model | batch | input (pet-gpu) | TASO-only (pet-gpu) | PET (pet-gpu) | PyTorch eager | "
+                      "PyTorch CUDA graph | torch.compile |", text)
+        self.assertIn("**The GPU figures are a test fixture's, invented", text)
+        self.assertRegex(text, r"- resnet18 b16: PET \(pet-gpu\) 2\.10 ± 0\.01 ms \*\*beats\*\* the best PyTorch "
+                               r"variant, PyTorch CUDA graph 2\.38 ± 0\.01 ms")
+        if importlib.util.find_spec("matplotlib"):
+            self.assertTrue((self.out / "speedup_gpu.png").is_file())
 
 
 if __name__ == "__main__":
