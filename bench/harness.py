@@ -426,9 +426,21 @@ def run_model(run: Run, model: str, batch: int) -> None:
                                                    for r in rows), flush=True)
 
 
-def print_plan(args) -> int:
+def selection_flags(argv: List[str]) -> List[List[str]]:
+    """The flags of argv that a part's command repeats, each [flag] or [flag, value]: all but --plan, --preset
+    and --models."""
+    groups: List[List[str]] = []
+    for item in argv:
+        if item.startswith("--") or not groups:
+            groups.append([item])
+        else:
+            groups[-1].append(item)
+    return [g for g in groups if g[0].split("=")[0] not in ("--plan", "--preset", "--models")]
+
+
+def print_plan(args, argv: List[str]) -> int:
     runs = presets.recorded_runs()
-    print("\n".join(presets.plan_lines(presets.plan(args, runs), args.preset, runs)))
+    print("\n".join(presets.plan_lines(presets.plan(args, runs), args.preset, runs, selection_flags(argv))))
     return 0
 
 
@@ -485,7 +497,7 @@ def main(argv: List[str]) -> int:
         print(f"harness: {error}", file=sys.stderr)
         return 2
     if args.plan:
-        return print_plan(args)
+        return print_plan(args, argv)
     return merge(args) if args.merge else measure_all(args)
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """pet-gpu on the input, TASO-only's and PET's written models against PyTorch eager, CUDA graph and torch.compile, interleaved per model and batch, into the GPU results file the harness reads.
 
-Per model and batch, one run: every variant set up and warmed up, then `--rounds` rounds, each
+Per batch, then model, one run: every variant set up and warmed up, then `--rounds` rounds, each
 timing every variant once in a rotating order (round-robin, each round starting one later):
 `pet-gpu time --tf32` on the kit's weight-free models (KIT/work/<model>[_b<B>]/model.pet and
 KIT/work-written/<model>[_b<B>].<taso|pet>/model.pet, seeded random inputs), and PyTorch on the same
@@ -144,7 +144,8 @@ def set_up(torch, kit: Path, name: str, batch: int, budget: CompileBudget, args)
         if path.is_file():
             timers[variant] = PetGpuTimer(kit / "bin" / "pet-gpu", path, args)
         else:
-            outcomes[variant] = ("missing", f"not in the kit: {path.relative_to(kit)} (make-kit.sh --written, batch {batch})")
+            made_by = "make-kit.sh" if variant == "input" else "make-kit.sh --written"
+            outcomes[variant] = ("missing", f"not in the kit: {path.relative_to(kit)} ({made_by}, batch {batch})")
     try:
         found, refused = torch_timers(torch, name, batch, budget, args)
         timers.update(found)
@@ -248,10 +249,10 @@ def print_entries(entries: list) -> None:
 def run_all(torch, kit: Path, args) -> int:
     document, started, budget = header(torch, kit, args), time.time(), CompileBudget(args.compile_budget)
     out = Path(args.out)
-    for name in args.models:
-        for batch in args.batches:
+    for batch in args.batches:  # every model at the first batch before any at the next: a cut run keeps whole tables
+        for name in args.models:
             if args.seconds and time.time() - started > args.seconds:
-                reason = f"not started: {time.time() - started:.0f} s of --seconds {args.seconds:.0f} spent"
+                reason = f"not started: {time.time() - started:.0f} s of --seconds {args.seconds:g} spent"
                 entries = [dict(model=name, batch=batch, variant=v, status="skipped", reason=reason)
                            for v, _ in gpu_results.VARIANTS]
             else:

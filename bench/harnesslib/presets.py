@@ -107,8 +107,17 @@ def plan(args, runs: Optional[Dict[Cell, Recorded]] = None) -> List[Part]:
     return [part for model in args.models for part in model_parts(model, args, runs)]
 
 
-def plan_lines(parts: List[Part], preset: str, runs: Dict[Cell, Recorded]) -> List[str]:
-    """The plan as printed by --plan: each part's command and estimate, what it rests on, and the total."""
+def part_command(part: Part, preset: str, given: List[List[str]]) -> str:
+    """The part's harness.py command: the preset, the flags given to --plan that the part does not set
+    (each [flag] or [flag, value]), then its own."""
+    own = set(part.flags[0::2])
+    kept = [item for group in given if group[0].split("=")[0] not in own for item in group]
+    return " ".join(["python3 bench/harness.py"] + (["--preset", preset] if preset else []) + kept + part.flags)
+
+
+def plan_lines(parts: List[Part], preset: str, runs: Dict[Cell, Recorded], given: List[List[str]] = ()) -> List[str]:
+    """The plan as printed by --plan: each part's command and estimate, what it rests on, and the total.
+    `given`: the other flags given to --plan, which every part's command repeats."""
     sources = sorted({runs[c].source for p in parts for c in p.cells if c in runs})
     lines = [f"harness plan: preset {preset or '(none)'}, {len(parts)} parts, budget {PART_BUDGET_S // 60} min each; "
              f"estimated from pet-opt's recorded runs in bench/results/{{{','.join(sources)}}}/matrix.csv "
@@ -117,7 +126,7 @@ def plan_lines(parts: List[Part], preset: str, runs: Dict[Cell, Recorded]) -> Li
         figure = f"{part.seconds / 60:.0f} min" + (" OVER BUDGET" if part.over_budget() else "")
         if part.unknown:
             figure += f" + {len(part.unknown)} cells with no recorded run"
-        command = "python3 bench/harness.py" + (f" --preset {preset}" if preset else "") + " " + " ".join(part.flags)
+        command = part_command(part, preset, list(given))
         folder = "_".join(([preset] if preset else []) + part.flags[1::2])
         lines.append(f"  {figure:>12}: {command} --out build/harness/{folder}")
     known = sum(p.seconds for p in parts)

@@ -1,4 +1,6 @@
 """bench/gpu/e2e.py without a GPU: its refusals (no CUDA device, no kit), and its interleaving, summaries, compile budget and results file driven by stand-in timers."""
+import contextlib
+import io
 import subprocess
 import sys
 import tempfile
@@ -129,6 +131,66 @@ class Measuring(unittest.TestCase):
         self.assertEqual(entries[0]["median_us"], 1000.0)
         fixture = gpu_results.load(Path(__file__).resolve().parent / "fixtures" / "gpu_e2e_fixture.json")
         gpu_results.check(dict(fixture, results=entries))
+
+
+class FakeEvent:
+    """A CUDA event whose elapsed time is 2 ms."""
+
+    def __init__(self, enable_timing: bool):
+        self.enable_timing = enable_timing
+
+    def record(self):
+        pass
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, other) -> float:
+        return 2.0
+
+
+def fake_torch():
+    """Just what e2e.py asks of torch outside the timers: the card's name, events, versions, a matmul."""
+    cuda = types.SimpleNamespace(get_device_name=lambda index: "Fake GPU", Event=FakeEvent, synchronize=lambda: None,
+                                 empty_cache=lambda: None)
+    return types.SimpleNamespace(cuda=cuda, __version__="0.0-fake", version=types.SimpleNamespace(cuda="0.0"),
+                                 backends=types.SimpleNamespace(cudnn=types.SimpleNamespace(version=lambda: 1)),
+                                 randn=lambda *shape, device: None, matmul=lambda a, b: None)
+
+
+class WholeRun(unittest.TestCase):
+    def run_all(self, seconds: str) -> dict:
+        """e2e.run_all over models a and b at batches 1 and 16 with stand-in timers and a fake torch; the file."""
+        original = (e2e.torch_timers, e2e.PetGpuTimer)
+        e2e.torch_timers = lambda *_: ({"torch-eager": Timer("torch-eager", [], [summary(2.0, 1.9, 2.1)] * 3)},
+                                       {"torch-cuda-graph": ("skipped", "stand-in"), "torch-compile": ("skipped", "stand-in")})
+        e2e.PetGpuTimer = lambda pet_gpu, path, args: Timer("input", [], [summary(1.0, 0.95, 1.05)] * 3)
+        try:
+            with tempfile.TemporaryDirectory() as folder:
+                kit, out = fake_kit(Path(folder) / "kit", models=("a", "b")), Path(folder) / "e2e.json"
+                args = e2e.parse_args(["--kit", str(kit), "--out", str(out), "--models", "a,b", "--batches", "1,16",
+                                       "--seconds", seconds])
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(e2e.run_all(fake_torch(), kit, args), 0)
+                return gpu_results.load(out)
+        finally:
+            e2e.torch_timers, e2e.PetGpuTimer = original
+
+    def test_every_model_at_batch_one_comes_before_any_at_sixteen_in_one_valid_file(self):
+        document = self.run_all("0")
+        self.assertEqual((document["card"], document["math"], document["ceiling"]["tf32_gemm_tflops"]),
+                         ("Fake GPU", "tf32", round(2 * 8192 ** 3 / 0.002 / 1e12, 1)))
+        self.assertEqual(list(dict.fromkeys((e["model"], e["batch"]) for e in document["results"])),
+                         [("a", 1), ("b", 1), ("a", 16), ("b", 16)])
+        self.assertEqual({(e["batch"], e["variant"]): e["status"] for e in document["results"] if e["model"] == "b"},
+                         {(b, v): s for b in (1, 16) for v, s in [
+                             ("input", "ok" if b == 1 else "missing"), ("pet-taso", "missing"), ("pet", "missing"),
+                             ("torch-eager", "ok"), ("torch-cuda-graph", "skipped"), ("torch-compile", "skipped")]})
+
+    def test_models_not_started_in_time_are_skipped_with_the_reason(self):
+        document = self.run_all("1e-9")
+        self.assertEqual({e["status"] for e in document["results"]}, {"skipped"})
+        self.assertRegex(document["results"][0]["reason"], r"^not started: [0-9]+ s of --seconds 1e-09 spent$")
 
 
 class ResultsFormat(unittest.TestCase):

@@ -74,6 +74,14 @@ class Presets(unittest.TestCase):
             self.assertEqual(presets.recorded_runs(Path(folder)),
                              {("resnet18", 1, "ort-cpu", 1): presets.Recorded(7.0, 30.0, 10.0, "2026-11-27-b")})
 
+    def test_a_parts_command_repeats_the_flags_given_to_plan_but_those_it_sets(self):
+        given = harness.selection_flags(["--preset", "b16", "--plan", "--models", "bert_s512", "--replay",
+                                         "--threads", "1,2", "--repeats=5"])
+        self.assertEqual(given, [["--replay"], ["--threads", "1,2"], ["--repeats=5"]])
+        part = presets.Part(["--models", "bert_s512", "--targets", "ort-cpu", "--threads", "1"], [], 0.0, [])
+        self.assertEqual(presets.part_command(part, "b16", given), "python3 bench/harness.py --preset b16 --replay "
+                         "--repeats=5 --models bert_s512 --targets ort-cpu --threads 1")
+
     def test_plan_prints_the_parts_and_measures_nothing(self):
         finished = subprocess.run([sys.executable, str(BENCH / "harness.py"), "--preset", "b1", "--models", "resnet18",
                                    "--plan"], capture_output=True, text=True, timeout=60)
