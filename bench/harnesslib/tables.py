@@ -216,6 +216,37 @@ def gpu_section(rows: List[dict]) -> List[str]:
     return lines + [""]
 
 
+def group_title(target: str, threads: int, rows: List[dict]) -> str:
+    return f"GPU {rows[0].get('card', '?')}" if target == gpu_results.GPU_TARGET else f"{target} t{threads}"
+
+
+def overview_table(groups: Dict[Tuple[str, int], List[dict]]) -> List[str]:
+    """TASO-only's and PET's speedups over the input on every CPU target and the GPU side by side, one row per
+    model and batch (only with GPU rows: otherwise the sections below say it all)."""
+    if gpu_results.GPU_TARGET not in {target for target, _ in groups}:
+        return []
+    titles = [f"{group_title(t, n, rows)}: {label}" for (t, n), rows in groups.items()
+              for label in ("TASO-only", "PET")]
+    lines = ["## TASO-only and PET on every target", "", "Speedup over the input model on that target (`*`: "
+             "flagged; empty: not run there).", "", "| model | batch | " + " | ".join(titles) + " |",
+             "|" + "---|" * (2 + len(titles))]
+    cells = {key: cell for rows in groups.values() for key, cell in by_cell(rows).items()}
+    for model, batch in dict.fromkeys((key[0], key[1]) for key in cells):
+        texts = []
+        for target, threads in groups:
+            cell = cells.get((model, batch, target, threads), {})
+            texts += [speedup_text(cell.get(variant)) for variant in ("pet-taso", "pet")]
+        lines.append(f"| {model} | {batch} | " + " | ".join(texts) + " |")
+    return lines + [""]
+
+
+def speedup_text(row: Optional[dict]) -> str:
+    if not row:
+        return ""
+    speedup = number(row.get("speedup_vs_input"))
+    return (f"{speedup:.3f}x" if speedup else "n/a") + ("" if row.get("check") == "ok" else " *")
+
+
 def write_markdown(rows: List[dict], header: List[str], path: Path) -> None:
     """harness.md: the header, one section per target and thread count, the GPU's section, pet's runs, the GPU
     estimate, the flags."""
@@ -223,6 +254,7 @@ def write_markdown(rows: List[dict], header: List[str], path: Path) -> None:
     groups: Dict[Tuple[str, int], List[dict]] = {}
     for row in rows:
         groups.setdefault((row["target"], int(row["threads"])), []).append(row)
+    lines += overview_table(groups)
     for (target, threads), group in groups.items():
         lines += gpu_section(group) if target == gpu_results.GPU_TARGET else cpu_section(target, threads, group)
     lines += ["## pet's runs", "", "Optimization time is the sum of pet-opt's reported stage times; transformations "

@@ -125,6 +125,10 @@ class HarnessSmoke(unittest.TestCase):
         self.assertIn("| model | batch | input (pet-gpu) | TASO-only (pet-gpu) | PET (pet-gpu) | PyTorch eager | "
                       "PyTorch CUDA graph | torch.compile |", text)
         self.assertIn("**The GPU figures are a test fixture's, invented", text)
+        self.assertIn("| model | batch | ort-cpu t1: TASO-only | ort-cpu t1: PET | GPU NVIDIA H100 80GB HBM3 (fixture): "
+                      "TASO-only | GPU NVIDIA H100 80GB HBM3 (fixture): PET |", text)
+        self.assertRegex(text, r"\| tiny \| 1 \|  \| [0-9.]+x \| n/a \* \| 1\.022x \|")
+        self.assertIn("| resnet18 | 16 |  |  | 1.010x | 1.050x |", text)
         self.assertRegex(text, r"- resnet18 b16: PET \(pet-gpu\) 2\.10 ± 0\.01 ms \*\*beats\*\* the best PyTorch "
                                r"variant, PyTorch CUDA graph 2\.38 ± 0\.01 ms")
         if importlib.util.find_spec("matplotlib"):
