@@ -83,7 +83,9 @@ def speedup_chart(plt, groups: List[str], series: Dict[str, Series], floors: Lis
         axes.bar(positions, bars.values, width, yerr=[bars.below, bars.above], capsize=2, error_kw={"linewidth": 0.8},
                  label=name)
         highest = max([highest] + [v + a for v, a in zip(bars.values, bars.above)])
-    top = highest * 1.25
+    floors_drawn = [f for f in floors if f is not None]
+    # The axis reaches the floors where that keeps the bars readable (up to 3x the tallest); above, an arrow.
+    top = max(highest * 1.25, min(max(floors_drawn, default=0) * 1.1, highest * 3))
     axes.axhline(1.0, color="black", linewidth=0.8)
     mark_floors(axes, floors, top)
     axes.set_ylim(0, top)

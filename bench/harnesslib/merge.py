@@ -25,7 +25,7 @@ def merged_rows(folders: List[Path]) -> Tuple[List[dict], List[str]]:
     A cell measured in two parts is refused: its variants' ratios are only comparable within one run."""
     rows: List[dict] = []
     owner: Dict[CellKey, Path] = {}
-    header = [f"# pet harness: {len(folders)} parts merged (bench/harness.py --merge); each cell was measured "
+    header = [f"# pet harness: {len(folders)} part{'s' if len(folders) != 1 else ''} merged (bench/harness.py --merge); each cell was measured "
               "in one part, in one interleaved run", ""]
     for folder in folders:
         path = folder / "harness.csv"
