@@ -49,7 +49,9 @@ def parse_args(argv):
     parser.add_argument("--seconds", type=float, default=0, help="start no model after this many seconds (0: no limit)")
     args = parser.parse_args(argv)
     args.models = [m for m in args.models.split(",") if m]
-    args.batches = [int(b) for b in args.batches.split(",") if b]
+    if not all(b.strip().isdigit() and int(b) > 0 for b in args.batches.split(",")):
+        parser.error(f"--batches: '{args.batches}' is not a comma-separated list of positive integers")
+    args.batches = [int(b) for b in args.batches.split(",")]
     return args
 
 

@@ -67,6 +67,15 @@ class Refusals(unittest.TestCase):
             self.assertIn("unpack the kit (scripts/device/make-kit.sh) and name it with --kit", finished.stderr)
 
 
+    def test_a_bad_batch_list_is_a_usage_error(self):
+        with tempfile.TemporaryDirectory() as folder:
+            finished = subprocess.run([sys.executable, str(E2E), "--kit", folder, "--out", "x.json", "--batches", "1,x"],
+                                      capture_output=True, text=True, timeout=60)
+            self.assertEqual(finished.returncode, 2)
+            self.assertIn("e2e.py: error: --batches: '1,x' is not a comma-separated list of positive integers",
+                          finished.stderr)
+
+
 class Measuring(unittest.TestCase):
     def test_the_kit_names_batch_one_plainly_and_other_batches_with_their_size(self):
         kit = Path("/k")
