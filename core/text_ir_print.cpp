@@ -9,6 +9,15 @@
 namespace pet {
 namespace {
 
+// A node name reads back unquoted only as one word of the lexer's (no '/' or ':', which a value
+// name after '%' may hold).
+bool plain_word(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '+' && c != '-') return false;
+  return true;
+}
+
 bool plain_name(const std::string& name) {
   if (name.empty()) return false;
   for (char c : name)
@@ -62,7 +71,7 @@ std::string node_line(const Graph& graph, const Node& node, const PrintOptions& 
   }
   for (size_t i = 0; i < node.inputs.size(); ++i) inputs += (i ? ", " : "") + value_ref(graph, node.inputs[i]);
   std::string line = fmt::format("  {} = {}{}({}) : {}", outputs, node.op(), node.attrs.to_string(), inputs, types);
-  if (options.node_names) line += " @" + (plain_name(node.name) ? node.name : quoted(node.name));
+  if (options.node_names) line += " @" + (plain_word(node.name) ? node.name : quoted(node.name));
   return line + "\n";
 }
 

@@ -21,6 +21,16 @@ const char* kTiny = R"(graph "tiny" opset 13 {
 
 TEST(TextIr, PrintOfParseIsTheSameText) { EXPECT_EQ(print_graph(parse_graph(kTiny)), kTiny); }
 
+TEST(TextIr, NodeNamesWithSlashesPrintQuotedAndParseBack) {
+  const std::string text = R"(graph "named" opset 13 {
+  input %x : f32[2]
+  %y = Relu(%x) : f32[2] @"/layer1/relu:0"
+  output %y
+}
+)";
+  EXPECT_EQ(print_graph(parse_graph(text), PrintOptions{.node_names = true}), text);
+}
+
 TEST(TextIr, AttributesPrintInNameOrderAndDistinguishEveryValue) {
   Attributes conv = {{"strides", std::vector<int64_t>{1, 2}}, {"group", int64_t{1}}, {"auto_pad", std::string("NOTSET")}};
   EXPECT_EQ(conv.to_string(), "[auto_pad=\"NOTSET\", group=1, strides=[1,2]]");
