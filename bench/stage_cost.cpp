@@ -110,7 +110,7 @@ void time_and_print(pet::runtime::Runtime& runtime, const std::vector<Candidate>
   pet::ExportOptions form = runtime.export_options();
   for (const Candidate& candidate : candidates) models.push_back(pet::serialize_onnx(candidate.graph, form));
   pet::runtime::TimingOptions timing{.threads = options.optimize.target.runtime_threads(), .warmup = 3, .runs = options.runs,
-                                     .per_node = false, .seed = options.optimize.seed};
+                                     .per_node = false, .seed = options.optimize.seed, .purpose = {}};
   std::vector<std::string> refused;
   std::vector<pet::runtime::Timing> timings = pet::runtime::time_accepted(runtime, models, timing, refused);
   double original_us = pet::cost::median_of(timings[0].runs_us);

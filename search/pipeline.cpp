@@ -76,7 +76,7 @@ namespace {
 
 // Timing kernels while pet's own threads run would disturb the times: one thread then.
 int worker_threads(const OptimizeOptions& options, const cost::CostModel& cost) {
-  bool timing = cost.measurement() && cost.measurement()->runtime;
+  bool timing = cost.measurement() && cost.measurement()->runtime && cost.measurement()->runtime->times();
   return options.threads > 0 ? options.threads : (timing ? 1 : 0);
 }
 
@@ -335,8 +335,8 @@ struct Run {
 };
 
 // The profile DB resolved, the runtime opened (or replayed), the cost model made.
-void set_up_target(Run& run) {
-  open_target(run.options.target_options(), run.setup);
+void set_up_target(Run& run, const TargetOptions& target) {
+  open_target(target, run.setup);
   const cost::CostModel& cost = run.cost();
   run.result.device = cost.measurement() ? cost.measurement()->target.describe() : cost.device().name + " (estimated)";
   if (cost.measurement()) run.result.target.target = cost.measurement()->target;
@@ -407,20 +407,26 @@ void check(Run& run) {
                               check_tolerance(run.original, run.options.tolerance), run.options.reference_outputs);
 }
 
-// What was measured, kept in the profile DB for the next run.
+// What was measured, kept in the profile DB for the next run; what a GPU target's DB lacks, exported.
 void save_measurements(Run& run) {
   run.result.target.sources = run.cost().sources();
   run.setup.save_measurements();
+  run.result.target.misses = run.setup.write_misses();
+  run.result.target.misses_file = run.setup.export_misses;
 }
 
 }  // namespace
 
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
+  return optimize(original, options, options.target_options());
+}
+
+OptimizeResult optimize(const Graph& original, const OptimizeOptions& options, const TargetOptions& target) {
   check_options(options);
   Run run{original, options, {}, OptimizeResult{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}}, {}, {}, {}, {}};
   StageClock clock(run.result.times);
   const Graph& program = run.result.graph;
-  set_up_target(run);
+  set_up_target(run, target);
   clock.end("target", program);
   clean_up(run);
   clock.end("cleanup", program);

@@ -48,8 +48,8 @@ struct OptimizeOptions {
   int threads = 0;                   // generating mutants and scoring candidates (0: all cores, or one on a
                                      // measured target that is timing); no effect on results
   TargetSpec target;                 // ort-cpu on all cores unless given (TargetSpec::parse)
-  std::string profile_db;            // measured costs (JSON); empty: the per-user cache for a measured
-                                     // target, the repository's DB for a GPU spec
+  std::string profile_db;            // measured costs (JSON); empty: the per-user cache for a target
+                                     // measured here, the repository's bench/profiles/NAME.json for a GPU
   bool replay = false;               // read the profile DB only: nothing is timed, the output is reproducible
   // Measured targets: price with nothing stored (every kernel group, calibration run, end-to-end
   // time and the peak timed again) and save the new times over the DB's (a DB recorded under load).
@@ -77,7 +77,7 @@ struct OptimizeOptions {
   std::function<void(const std::string&)> progress;
 
   // What target setup needs of these options.
-  TargetOptions target_options() const { return {target, profile_db, replay, remeasure, seed}; }
+  TargetOptions target_options() const { return {target, profile_db, replay, remeasure, seed, {}}; }
 };
 
 namespace search {
@@ -114,6 +114,8 @@ struct TargetReport {
   double standalone_predicted_us = 0;
   double standalone_calibration_error = 0;  // the same error without the in-context scales
   FloorReport floor;
+  std::string misses_file;          // where the timings the DB lacks were exported (--export-misses)
+  size_t misses = 0;                // how many requests it holds
 };
 
 // What to do when the profile DB's stored times look stale ("" when they do not): a run that timed
@@ -137,6 +139,9 @@ struct OptimizeResult {
 
 // Runs the pipeline. Each stage dumps the textual IR to stderr when PET_DEBUG=1.
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options);
+// The same on the target `target` names (options.target_options() with what only target setup
+// reads, such as the misses file of a GPU target).
+OptimizeResult optimize(const Graph& original, const OptimizeOptions& options, const TargetOptions& target);
 
 // The report: JSON (stable key order, no wall-clock times unless `with_times`) and a table.
 // The object form lets a tool put its own fields first.

@@ -153,6 +153,7 @@ nlohmann::ordered_json target_json(const OptimizeResult& result, bool with_times
     json["profile_db"] = report.profile_db;
     json["kernel_costs"]["measuring_seconds"] = report.sources.measuring_seconds;
   }
+  if (!report.misses_file.empty()) json["misses_exported"] = report.misses;
   json["selection"] = selection_json(report.selection);
   if (report.calibrated) {
     json["calibration_error"] = report.calibration_error;

@@ -1,9 +1,11 @@
-// pet-gpu's commands: devices (report, loaded libraries, self-test), ceilings, and the executor's
-// reference, check and time (kernels/gpu/executor/model_check.h does the work; here the flags).
+// pet-gpu's commands: devices (report, loaded libraries, self-test), ceilings, the executor's
+// reference, check and time (kernels/gpu/executor/model_check.h does the work; here the flags), and
+// measure, a misses file timed through the executor's runtime (kernels/runtime/request_runner.h).
 #include "tools/gpu_command.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 
@@ -14,8 +16,10 @@
 #include "core/text_ir.h"
 #include "kernels/ceilings.h"
 #include "kernels/devices.h"
+#include "kernels/gpu/executor/gpu_runtime.h"
 #include "kernels/gpu/executor/model_check.h"
 #include "kernels/gpu/executor/reference.h"
+#include "kernels/runtime/request_runner.h"
 #include "kernels/loaded_libraries.h"
 #include "kernels/nvrtc_compile.h"
 #include "kernels/self_test.h"
@@ -131,6 +135,42 @@ int timing(const CliArgs& parsed, std::ostream& out) {
   return exit_status(report.status);
 }
 
+// The card the results are keyed by; UserError "no CUDA device" where there is none.
+std::string card_name(int device) {
+  DeviceReport report = probe_devices();
+  if (report.status.outcome == CudaOutcome::no_device)
+    throw UserError(fmt::format("no CUDA device: {}; pet-gpu measure times requests on a GPU machine (the measure "
+                                "stage of scripts/device/session.sh)",
+                                report.status.message));
+  if (!report.status.ok()) throw InternalError("pet-gpu: " + report.status.message);
+  if (device >= static_cast<int>(report.devices.size()))
+    throw UserError(fmt::format("--device {}: this machine has {} CUDA device{}", device, report.devices.size(),
+                                report.devices.size() == 1 ? "" : "s"));
+  return report.devices[static_cast<size_t>(device)].name;
+}
+
+int measure(const CliArgs& parsed, std::ostream& out) {
+  if (parsed.positionals().size() != 1)
+    throw UserError(fmt::format("pet-gpu measure takes one misses file (pet-opt --export-misses), {} given",
+                                parsed.positionals().size()));
+  const std::string misses = parsed.positionals()[0];
+  std::optional<std::string> results = parsed.last("--out");
+  if (!results) throw UserError("pet-gpu measure needs --out RESULTS, the file the timings are written to");
+  runtime::MeasureOptions options;
+  options.deadline_s = parsed.number("--deadline", options.deadline_s);
+  if (!(options.deadline_s > 0)) throw UserError("--deadline must be a positive number of seconds");
+  std::vector<runtime::TimingRequest> requests = runtime::read_requests(misses);
+  gpu::ExecutorOptions executor = executor_options(parsed, gpu::MathMode::tf32);
+  std::string card = card_name(executor.device);
+  std::unique_ptr<runtime::Runtime> gpu_runtime = gpu::open_gpu_runtime(executor);
+  std::ofstream file(*results, std::ios::trunc);
+  if (!file) throw UserError(fmt::format("--out '{}' cannot be written; check its folder", *results));
+  runtime::MeasureOutcome outcome = runtime::measure_requests(
+      *gpu_runtime, requests, runtime::models_folder(misses), {card, gpu_runtime->version()}, file, options);
+  out << fmt::format("{} on {}; results in {}\n", outcome.stopped, card, *results);
+  return 0;
+}
+
 }  // namespace
 
 int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -158,9 +198,11 @@ int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::o
       return timing(CliArgs("pet-gpu time", rest, {"--seed", "--runs", "--warmup", "--device"},
                             {"--strict", "--tf32", "--per-step"}),
                     out);
+    if (args[0] == "measure")
+      return measure(CliArgs("pet-gpu measure", rest, {"--deadline", "--out", "--device"}, {"--strict", "--tf32"}), out);
     throw UserError(
-        fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, check "
-                    "and time (pet-gpu --help)",
+        fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
+                    "time and measure (pet-gpu --help)",
                     args[0]));
   });
 }

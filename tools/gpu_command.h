@@ -9,8 +9,9 @@ namespace pet {
 
 inline constexpr const char* kPetGpuHelp = R"(usage: pet-gpu COMMAND [options]
 
-pet's CUDA side on this machine's GPU. Every command but reference says "no CUDA device" and
-exits 0 on a machine without one (check and time refuse a model the executor cannot run first).
+pet's CUDA side on this machine's GPU. On a machine without one, devices, ceilings, check and time
+say "no CUDA device" and exit 0 (check and time refuse a model the executor cannot run first);
+measure says so and exits 2, as it would write no timing; reference needs no GPU.
 
 commands:
   devices                the CUDA devices; the CUDA runtime, driver, cuDNN, cuBLAS and NVRTC
@@ -31,6 +32,13 @@ commands:
                          passing at 1e-4 in strict FP32
   time MODEL [options]   the forward pass as CUDA-graph replays, timed with CUDA events after
                          warm-up: median and quartiles
+  measure FILE --out RESULTS [--deadline S]
+                         times the requests of a misses file (pet-opt --export-misses) as
+                         pet-opt's measured path would: each request's models loaded from
+                         FILE.models/, interleaved round by round as CUDA-graph replays between
+                         CUDA events, after its warm-ups, per step where it asks; one result line
+                         per request, flushed as it goes; no request starts after S seconds
+                         (default 60); import RESULTS with pet-profile --import
 
 ceilings options:
   --device N             the device (default 0)
@@ -47,6 +55,10 @@ check options:
   --tolerance X          pass at relative L2 <= X instead
   --seed N               the random inputs' seed (default 2026)
   --steps                also print what runs each step (algorithm, kernel, launch)
+  --device N             the device (default 0)
+
+measure options:
+  --strict | --tf32      the math (default: --tf32, as the h100 and h200 targets are timed)
   --device N             the device (default 0)
 
 time options:

@@ -16,6 +16,7 @@
 #include "core/onnx_export.h"
 #include "core/onnx_mapping.h"
 #include "core/onnx_import.h"
+#include "kernels/runtime/gpu_kernels_version.h"
 #include "kernels/runtime/runtime.h"
 #include "search/cost/physical_floor.h"
 #include "search/passes/named_passes.h"
@@ -50,8 +51,8 @@ OptRequest parse_request(const CliArgs& args) {
   if (request.report.empty()) request.report = replace_extension(request.output, ".json");
   const TargetSpec& target = request.optimize.target;
   if (!request.emit_kernels.empty() && !target.emits_cuda_kernels())
-    throw UserError(fmt::format("--emit-kernels writes CUDA kernels for a GPU target (--target h100, a100, v100 or a "
-                                "spec file); on {} the corrections run inside the written model ({}), so drop "
+    throw UserError(fmt::format("--emit-kernels writes CUDA kernels for a GPU target (--target h100, h200, a100, v100 "
+                                "or a spec file); on {} the corrections run inside the written model ({}), so drop "
                                 "--emit-kernels or choose a GPU target",
                                 target.name(), target.correction_form()));
   // Read after every flag is checked, so a bad flag is reported before anything about the file.
@@ -64,9 +65,10 @@ OptRequest parse_request(const CliArgs& args) {
 void guard_request_paths(const OptRequest& request) {
   std::vector<GuardedPath> inputs = {{request.model, "the input model"}};
   for (const std::string& file : request.data_files) inputs.push_back({file, "the model's external data"});
-  inputs.push_back({profile_db_path(request.optimize.target_options()),
-                    request.optimize.profile_db.empty() ? "the profile DB" : "the profile DB (--profile-db)"});
+  if (std::string db = profile_db_path(request.target_options()); !db.empty())
+    inputs.push_back({db, request.optimize.profile_db.empty() ? "the profile DB" : "the profile DB (--profile-db)"});
   std::vector<GuardedPath> outputs = {{request.output, "the output (-o)"}, {request.report, "the report (--report)"}};
+  if (!request.export_misses.empty()) outputs.push_back({request.export_misses, "the misses file (--export-misses)"});
   if (!request.emit_kernels.empty()) prepare_output_folder(request.emit_kernels, "--emit-kernels");
   if (!request.emit_kernels.empty())
     outputs.push_back({(std::filesystem::path(request.emit_kernels) / "manifest.json").string(),
@@ -121,6 +123,23 @@ std::string floor_summary(const FloorReport& floor, int threads) {
                      100 * floor.written_fraction, cost::floor_headroom(floor.written_fraction));
 }
 
+// A GPU target: which card recorded the times it replayed, and the misses it exported.
+std::string gpu_summary(const TargetReport& report) {
+  if (!report.target.measured || !TargetSpec::parse(report.target.name).timed_elsewhere()) return "";
+  std::string text =
+      report.target.runtime.empty()
+          ? fmt::format("  recorded on: no card; the profile DB holds no times of this build's GPU kernels ({}), so "
+                        "every cost is estimated\n",
+                        runtime::gpu_kernels_tag())
+          : fmt::format("  recorded on: {} ({})\n", report.target.cpu, report.target.runtime);
+  if (!report.misses_file.empty())
+    text += fmt::format("  exported {} timing request{} the profile DB lacks to {} (time them on a GPU machine with "
+                        "pet-gpu measure {} --out RESULTS, then pet-profile --import RESULTS --misses {} --out DB)\n",
+                        report.misses, report.misses == 1 ? "" : "s", report.misses_file, report.misses_file,
+                        report.misses_file);
+  return text;
+}
+
 // The measured before/after latencies and the choice, for a measured target.
 std::string measured_summary(const OptimizeResult& result) {
   const Selection& selection = result.target.selection;
@@ -141,6 +160,7 @@ std::string measured_summary(const OptimizeResult& result) {
   text += fmt::format("  kernel costs: {} measured ({:.1f} s), {} replayed, {} estimated; profile DB {}\n",
                       sources.measured, sources.measuring_seconds, sources.replayed, sources.estimated,
                       result.target.profile_db);
+  text += gpu_summary(result.target);
   if (result.target.calibrated)
     text += fmt::format("  calibration: predicted {:.1f} us for the cleaned input, measured {:.1f} us ({:+.1f}%; the "
                         "stand-alone sum {:.1f} us, {:+.1f}%)\n",
@@ -220,7 +240,7 @@ WrittenCheckOptions written_check_options(const OptRequest& request, const Optim
   options.reference_outputs = request.optimize.reference_outputs;
   options.seed = request.optimize.seed;
   options.tolerance = request.optimize.tolerance;
-  if (request.optimize.target.measured())
+  if (request.optimize.target.timed_here())
     options.runtime_target = TargetSpec::parse(request.optimize.target.name(), result.target.target.threads);
   return options;
 }
@@ -290,7 +310,7 @@ int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err) {
   if (!request.passes.empty()) return run_pass_list(request, original, out, err);
   ReferenceOutputs reference(original);  // the original runs once per draw across all the checks
   request.optimize.reference_outputs = &reference;
-  OptimizeResult result = optimize(original, request.optimize);
+  OptimizeResult result = optimize(original, request.optimize, request.target_options());
   if (request.optimize.progress) err << "\r\033[K" << std::flush;
   result.times.insert(result.times.begin(), {is_textual_ir_path(request.model) ? "ir-parse" : "onnx-import",
                                              import_seconds});

@@ -7,24 +7,26 @@
 
 namespace pet {
 
-inline constexpr const char* kPetProfileHelp = R"(usage: pet-profile --device NAME --out DB.json model.onnx [more.onnx ...]
+inline constexpr const char* kPetProfileHelp = R"(usage: pet-profile --import RESULTS --misses FILE --out DB.json
 
-Measures the distinct convolutions, matmuls/gemms, layout and elementwise ops of the models on
-this machine's GPU (cuDNN, cuBLAS with TF32, own kernels; CUDA events, warm-up, median of runs)
-and merges them into a profile DB that the cost model prefers over its analytic estimates.
+Turns the timings a GPU machine returned for exported misses into profile DB entries, with the
+functions pet-opt's measured path records its own timings with. The loop: here,
+  pet-opt MODEL --target h100 --export-misses FILE
+writes what h100's profile DB lacks; there,
+  pet-gpu measure FILE --deadline S --out RESULTS
+times it in pet-gpu; here again, this command adds the results to the DB, under a key naming the
+target, the card, the libraries pet-gpu loaded and the version of pet's GPU kernels, so that
+pet-opt --target h100 replays them (only while its kernels are the same).
 
 options:
-  --device NAME|FILE       the device the entries are recorded for: h100, a100, v100 or a spec
-                           file; it must be the GPU this runs on
-  --out FILE               profile DB to update (created when absent), e.g.
-                           search/cost/profile-db.json
-  --runs N                 timed runs per op, the median is kept (default 30)
-  --warmup N               untimed runs first (default 5)
-  --input-shape NAME=DIMS  static shape for an input with symbolic dims
-  -h, --help               this text
+  --import RESULTS   the results file of pet-gpu measure (a run cut short imports what it finished)
+  --misses FILE      the misses file those results answer (its models, FILE.models/, are read for
+                     the in-context runs)
+  --out DB           the profile DB to extend (created when absent), e.g. bench/profiles/h100.json
+  -h, --help         this text
 )";
 
-// Exit status: 0 ok, 1 internal error, 2 user error (including: no GPU here).
+// Exit status: 0 ok, 1 internal error, 2 user error.
 int pet_profile_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace pet

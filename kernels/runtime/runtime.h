@@ -25,12 +25,30 @@ class ModelRejected : public UserError {
   size_t index_;
 };
 
+// Whether the first model of a timing is the reference the others are timed beside.
+enum class FirstModel {
+  reference,        // its refusal is the caller's error (the input, the cleaned input): rethrown
+  like_the_others,  // refused like any other (kernel groups, one graph to calibrate on)
+};
+
+// What a timing's results are for, named by the code that asks: its kind ("kernel-groups",
+// "in-context", "ranked", "selection"), the profile DB keys they fill (one per model, or one for the
+// whole request), and how a refusal of the first model is treated. Runtimes that time ignore it; a
+// runtime that records requests instead (RecordingRuntime) writes it down, so whoever times them
+// elsewhere can turn the results into the same DB entries.
+struct TimingPurpose {
+  std::string kind;
+  std::vector<std::string> keys;
+  FirstModel first = FirstModel::like_the_others;
+};
+
 struct TimingOptions {
   int threads = 1;        // the runtime's intra-op threads (what the model is optimized for)
   int warmup = 3;         // untimed runs of each model before the timed rounds
   int runs = 10;          // timed rounds; round r runs every model once, in order (interleaved)
   bool per_node = false;  // also collect the runtime's own profiler's per-node times
   uint64_t seed = kDefaultSeed;   // random inputs: floats uniform in [-1, 1), integers 0, booleans true
+  TimingPurpose purpose;          // what the results fill (for a recording runtime)
 };
 
 // One node as the runtime ran it (after its own graph rewrites and fusions).
@@ -41,9 +59,12 @@ struct NodeTime {
   double microseconds = 0;  // median over the timed runs; 0 for a node fused into another
 };
 
+// A Timing without runs was not measured: the runtime records requests instead of timing them
+// (Runtime::times() is false), and the caller prices the model by its estimate.
 struct Timing {
   std::vector<double> runs_us;  // wall clock of each timed run, in microseconds, in run order
   std::vector<NodeTime> nodes;  // in execution order; empty unless TimingOptions::per_node
+  bool measured() const { return !runs_us.empty(); }
 };
 
 class Runtime {
@@ -67,12 +88,9 @@ class Runtime {
   // The precision the runtime computes float32 models in when timing them: "f32", or "bf16" where
   // it lowers to the CPU's bf16 units (OpenVINO's default on such CPUs).
   virtual std::string compute_precision() const { return "f32"; }
-};
-
-// Whether the first model of a timing is the reference the others are timed beside.
-enum class FirstModel {
-  reference,        // its refusal is the caller's error (the input, the cleaned input): rethrown
-  like_the_others,  // refused like any other (kernel groups, one graph to calibrate on)
+  // False for a runtime that records what it is asked to time instead (RecordingRuntime: a GPU
+  // target priced here, timed on a GPU machine later); its Timings have no runs.
+  virtual bool times() const { return true; }
 };
 
 // The one refusal policy of timing: times `models` interleaved, leaving out each one the runtime

@@ -1,6 +1,7 @@
 // What pet optimizes for, parsed once at the edge (pet-opt's --target and --threads; later the
-// Python API): a runtime measured on this machine at a thread count, or a GPU device. Code asks the
-// spec what the target can do; no other code compares a target's name.
+// Python API): a runtime measured on this machine at a thread count, a GPU measured on a GPU
+// machine (its times imported into a profile DB and replayed here), or an analytic GPU spec. Code
+// asks the spec what the target can do; no other code compares a target's name.
 #pragma once
 
 #include <memory>
@@ -13,26 +14,35 @@ namespace pet {
 
 class TargetSpec {
  public:
-  // The runtimes pet times models in; `device` targets are priced without one (analytic GPU specs).
-  enum class Kind { onnxruntime_cpu, openvino_cpu, device };
+  // The runtimes pet times models in here; `gpu` targets are timed in pet-gpu on a GPU machine
+  // (h100, h200); `device` targets are priced without one (analytic GPU specs).
+  enum class Kind { onnxruntime_cpu, openvino_cpu, gpu, device };
 
   // The default target: ONNX Runtime on this CPU, on every available core.
   TargetSpec() = default;
 
-  // "ort-cpu", "openvino-cpu", or a device: "h100", "a100", "v100" or a device spec file (checked
-  // when its spec is loaded). `runtime_threads` is the measured runtime's intra-op threads (0: all
-  // cores); devices ignore it. UserError for an empty name or negative threads.
+  // "ort-cpu", "openvino-cpu", a GPU measured elsewhere ("h100", "h200"), or an analytic device:
+  // "a100", "v100" or a device spec file (checked when its spec is loaded). `runtime_threads` is
+  // the measured runtime's intra-op threads (0: all cores); GPUs ignore it. UserError for an empty
+  // name or negative threads.
   static TargetSpec parse(const std::string& name, int runtime_threads = 0);
 
-  // The measured targets' names, in a stable order: ort-cpu, openvino-cpu.
+  // The targets measured here, in a stable order: ort-cpu, openvino-cpu.
   static std::vector<std::string> measured_names();
+  // The GPU targets measured on a GPU machine, in a stable order: h100, h200.
+  static std::vector<std::string> gpu_names();
 
   const std::string& name() const { return name_; }
   Kind kind() const { return kind_; }
-  // Timed in its runtime on this machine (ort-cpu, openvino-cpu); devices are estimated.
+  // Priced by measured times (ort-cpu, openvino-cpu, h100, h200); analytic devices are estimated.
   bool measured() const { return kind_ != Kind::device; }
+  // Timed in its runtime on this machine (ort-cpu, openvino-cpu).
+  bool timed_here() const { return kind_ == Kind::onnxruntime_cpu || kind_ == Kind::openvino_cpu; }
+  // Timed on a GPU machine: here its profile DB is replayed and what it lacks can be exported
+  // (h100, h200).
+  bool timed_elsewhere() const { return kind_ == Kind::gpu; }
   int runtime_threads() const { return runtime_threads_; }
-  // The threads the runtime is timed with: runtime_threads, or every available core.
+  // The threads the runtime is timed with: runtime_threads, or every available core; 1 on a GPU.
   int resolved_threads() const;
 
   // Each correction is written as the standard-op lowering this runtime runs fastest, chosen by
@@ -42,12 +52,12 @@ class TargetSpec {
   // user asks for a portable model (OpenVINO).
   bool runs_correction_extension_op() const { return kind_ == Kind::openvino_cpu; }
   // Corrections are lowered to CUDA kernels pet emits (--emit-kernels), i.e. a GPU device.
-  bool emits_cuda_kernels() const { return kind_ == Kind::device; }
+  bool emits_cuda_kernels() const { return kind_ == Kind::device || kind_ == Kind::gpu; }
   // How the written model carries its corrections on this target, for messages.
   std::string correction_form() const;
 
-  // Opens the measured target's runtime. UserError when it is unavailable here (saying what to
-  // install); an internal check for a device.
+  // Opens the runtime of a target timed here. UserError when it is unavailable here (saying what
+  // to install); an internal check for a GPU.
   std::unique_ptr<runtime::Runtime> open_runtime() const;
 
  private:

@@ -14,7 +14,7 @@ from ._errors import CheckFailed, UserError
 
 # The device specs pet ships (search/cost/devices/*.json, embedded in the library), priced by the
 # analytic roofline; tests/python/test_targets.py holds this list to those files.
-ANALYTIC_DEVICES = ("h100", "a100", "v100")
+ANALYTIC_DEVICES = ("a100", "v100")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Result:
     @property
     def chosen(self) -> typing.Optional[str]:
         """Which program a measured target's end-to-end timing chose ("input", "cleaned input", ...);
-        None for an analytic target (h100, a100, v100), whose choice is by estimated cost."""
+        None for an analytic target (a100, v100), whose choice is by estimated cost."""
         selection = (self.report or {}).get("target", {}).get("selection")
         return selection["chosen"] if selection else None
 
@@ -280,9 +280,10 @@ def run(model, inputs=None, *, input_shape=None, seed: typing.Optional[int] = No
 def targets() -> list:
     """What pet can optimize for on this machine: each measured target (timed in its runtime here)
     with its runtime's version, or why it is unavailable and what to install; then the analytic
-    GPU devices (priced by a roofline model, never timed here).
+    GPU targets timed on a GPU machine (their profile DB replayed here); then the analytic GPU
+    devices (priced by a roofline model, never timed).
 
-    Returns [{"name", "kind": "measured" | "estimated", "available", "version", "why"}].
+    Returns [{"name", "kind": "measured" | "replayed" | "estimated", "available", "version", "why"}].
     """
     found = []
     for name in _pet.measured_targets():
@@ -291,6 +292,9 @@ def targets() -> list:
                           "why": ""})
         except UserError as error:
             found.append({"name": name, "kind": "measured", "available": False, "version": None, "why": str(error)})
+    for name in _pet.gpu_targets():
+        found.append({"name": name, "kind": "replayed", "available": True, "version": None,
+                      "why": f"timed on a GPU machine (pet-gpu measure), replayed from bench/profiles/{name}.json"})
     for name in ANALYTIC_DEVICES:
         found.append({"name": name, "kind": "estimated", "available": True, "version": None,
                       "why": "priced by the analytic roofline from pet's device spec"})

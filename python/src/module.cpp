@@ -101,6 +101,8 @@ NB_MODULE(_pet, module) {
       "pet_run_main", [](const std::vector<std::string>& args) { return run_main(&pet::pet_run_main, args); },
       nb::arg("args"), "pet-run on these arguments, printing to the process's stdout and stderr; the exit status.");
   module.def("measured_targets", &pet::TargetSpec::measured_names, "The targets pet times in a runtime here.");
+  module.def("gpu_targets", &pet::TargetSpec::gpu_names,
+             "The GPU targets timed on a GPU machine and replayed here from their profile DB.");
   module.def("runtime_version", &runtime_version, nb::arg("target"),
              "The measured target's runtime version, opening it (pet.UserError when it is missing).");
 #ifdef PET_MODULE_HAS_OPENVINO

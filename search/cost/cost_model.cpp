@@ -1,5 +1,5 @@
-// The cost model: a profile DB entry where one was measured, else the analytic roofline; nodes
-// that only prepare constants cost nothing because finalize folds them before anything runs.
+// The analytic cost model: the roofline of each node; nodes that only prepare constants cost
+// nothing because finalize folds them before anything runs.
 #include "search/cost/cost_model.h"
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 namespace pet::cost {
 
-CostModel::CostModel(DeviceSpec device, ProfileDb profile) : device_(std::move(device)), profile_(std::move(profile)) {}
+CostModel::CostModel(DeviceSpec device) : device_(std::move(device)) {}
 
 CostModel::CostModel(DeviceSpec fallback, ProfileDb profile, Measurement measurement)
     : device_(std::move(fallback)), profile_(std::move(profile)), measurement_(std::move(measurement)) {}
@@ -36,12 +36,7 @@ NodeCost CostModel::node_cost(const Graph& graph, NodeId id) const {
   NodeCost cost;
   cost.flops = work.flops;
   cost.bytes = work.bytes;
-  if (std::optional<double> measured = profile_.lookup(device_.name, key)) {
-    cost.microseconds = *measured;
-    cost.measured = true;
-  } else {
-    cost.microseconds = kernel_time(device_, work).total_us;
-  }
+  cost.microseconds = kernel_time(device_, work).total_us;
   std::lock_guard lock(mutex_);
   memo_.emplace(std::move(key), cost);
   return cost;

@@ -1,6 +1,6 @@
 // The cost model: a graph's expected time on its target, measured in the target runtime kernel
-// group by kernel group (kept in the profile DB), or for a GPU spec from the DB or an analytic
-// roofline over each op's FLOP and byte counts.
+// group by kernel group (kept in the profile DB, for a GPU target timed on a GPU machine and
+// imported), or from an analytic roofline over each op's FLOP and byte counts.
 #pragma once
 
 #include <cstdint>
@@ -122,7 +122,6 @@ struct NodeCost {
   double microseconds = 0;  // > 0 for every op that runs; 0 only for nodes folded before running
   double flops = 0;
   double bytes = 0;
-  bool measured = false;    // from the profile DB
   bool folded = false;      // every input is a constant (weight preparation, folded by finalize)
 };
 
@@ -152,11 +151,30 @@ struct CostSources {
 struct Measurement {
   Target target;
   runtime::Runtime* runtime = nullptr;
-  runtime::TimingOptions timing{.threads = 1, .warmup = 2, .runs = 7, .per_node = true, .seed = kDefaultSeed};
+  runtime::TimingOptions timing{.threads = 1, .warmup = 2, .runs = 7, .per_node = true, .seed = kDefaultSeed, .purpose = {}};
   // The target writes each correction as the standard-op lowering it runs fastest
   // (TargetSpec::picks_correction_lowering_by_measurement).
   bool picks_correction_lowering = false;
+  // The target runs each correction as one emitted kernel that recomputes its values in place (a
+  // GPU): a group the DB lacks is estimated with those values priced inside that kernel.
+  bool corrections_fused = false;
 };
+
+// The profile DB entries of one timing, as the live path records them and pet-profile --import
+// turns a GPU machine's results into them: one function per kind of request, so both agree.
+inline constexpr const char* kKernelGroups = "kernel-groups";
+// A kernel group timed stand-alone: its kernels' time under `key`, and the layout reorders the
+// runtime put before and after them under `key` plus " @reorder-in" / " @reorder-out". None when
+// the timing was not measured.
+std::vector<ProfileEntry> kernel_group_entries(const Target& target, const std::string& key,
+                                               const runtime::Timing& timing);
+// A graph's in-context run (kInContext, `base` = in_context_base of the graph the keys name): the
+// end-to-end time, the profiler rows' sum, the rows naming nothing of `graph`, and the rows of each
+// group key, attributed to `graph` (which may be its weight-free copy: the same nodes and names).
+// None when either timing was not measured or the profiler named nothing.
+std::vector<ProfileEntry> context_run_entries(const Target& target, const Graph& graph, const KernelGrouping& grouping,
+                                             const std::string& base, const runtime::Timing& profiled,
+                                             const runtime::Timing& plain);
 
 class CostModel {
  public:
@@ -169,7 +187,8 @@ class CostModel {
     CostSource source = CostSource::measured;
   };
 
-  explicit CostModel(DeviceSpec device, ProfileDb profile = {});
+  // An analytic target: every cost from the roofline of `device`.
+  explicit CostModel(DeviceSpec device);
   // A measured target: `fallback` prices what is neither in the DB nor measurable.
   CostModel(DeviceSpec fallback, ProfileDb profile, Measurement measurement);
   const DeviceSpec& device() const { return device_; }
@@ -198,12 +217,14 @@ class CostModel {
     double end_to_end_us = 0;
   };
   std::optional<ContextRun> stored_context_run(const std::string& base, const KernelGrouping& grouping) const;
-  std::optional<ContextRun> measure_context_run(const Graph& graph, const KernelGrouping& grouping,
-                                                const std::string& base);
+  // Times the graph whole and records its run; false when nothing was recorded (refused, not measured).
+  bool measure_context_run(const Graph& graph, const KernelGrouping& grouping, const std::string& base);
   std::vector<GroupTime> group_times(const Graph& graph, const KernelGrouping& grouping) const;
   double fused_correction_time(const Graph& graph, const Node& node) const;
   double measured_graph_cost(const Graph& graph) const;
-  double estimated_group_cost(const Graph& graph, const KernelGroup& group) const;
+  // The fallback's estimate; with `fused` (fused_correction_nodes of the graph) a correction's values
+  // are priced inside its kernel.
+  double estimated_group_cost(const Graph& graph, const KernelGroup& group, const std::vector<bool>* fused = nullptr) const;
   // Times the groups in the runtime (one interleaved batch) and records them.
   void measure_groups(const Graph& graph, const std::vector<const KernelGroup*>& groups) const;
   std::optional<GroupTime> stored_group_time(const std::string& key) const;  // under mutex_
@@ -211,7 +232,6 @@ class CostModel {
                                 const ContextScales& scales) const;
   // The stand-alone reorders a graph pays where its blocked regions meet plain layouts.
   double reorders_at_edges(const Graph& graph, const KernelGrouping& grouping, const std::vector<GroupTime>& times) const;
-  void record_measured(const std::string& key, const GroupTime& time, const runtime::Timing& timing) const;  // under mutex_
   DeviceSpec device_;
   mutable ProfileDb profile_;
   std::optional<Measurement> measurement_;

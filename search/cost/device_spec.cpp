@@ -1,4 +1,4 @@
-// Loading device specs: the embedded h100/a100/v100 files by name, or a user's JSON file by path.
+// Loading device specs: the embedded h100/h200/a100/v100 files by name, or a user's JSON file by path.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>

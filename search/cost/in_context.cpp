@@ -148,45 +148,55 @@ std::optional<CostModel::ContextRun> CostModel::stored_context_run(const std::st
   return run;
 }
 
-std::optional<CostModel::ContextRun> CostModel::measure_context_run(const Graph& graph, const KernelGrouping& grouping,
-                                                                    const std::string& base) {
+std::vector<ProfileEntry> context_run_entries(const Target& target, const Graph& graph, const KernelGrouping& grouping,
+                                             const std::string& base, const runtime::Timing& profiled,
+                                             const runtime::Timing& plain) {
+  if (!profiled.measured() || !plain.measured()) return {};
+  GroupAttribution attribution = attribute_rows(graph, grouping, profiled.nodes);
+  // The profiled runs' wall clock bounds the unprofiled time from above: a plain median above it
+  // was disturbed, and the profiled runs' own is the better figure then.
+  double end_to_end_us = std::min(median_of(plain.runs_us), median_of(profiled.runs_us));
+  if (end_to_end_us <= 0 || attribution.profiled_us <= 0) return {};  // nothing to fit or keep
+  std::vector<ProfileEntry> entries;
+  auto record = [&](const std::string& key, double microseconds, const std::string& method) {
+    entries.push_back({key, target.db_device(), microseconds, method, target.runtime, today(), 0,
+                       static_cast<int>(plain.runs_us.size())});
+  };
+  record(base + kEndToEnd, end_to_end_us, "in context: end to end, profiler off");
+  record(base + kProfiled, attribution.profiled_us, "in context: sum of the profiler's rows");
+  if (attribution.unattributed_us > 0)  // a DB entry is a positive time; absent reads as 0
+    record(base + kUnattributed, attribution.unattributed_us, "in context: rows naming no node of the graph");
+  std::map<std::string, double> by_key;
+  for (size_t g = 0; g < grouping.groups.size(); ++g) by_key[grouping.groups[g].key] += attribution.group_us[g];
+  for (const auto& [key, microseconds] : by_key)
+    if (microseconds > 0) record(group_entry(base, key), microseconds, "in context: the profiler's rows of these groups");
+  return entries;
+}
+
+bool CostModel::measure_context_run(const Graph& graph, const KernelGrouping& grouping, const std::string& base) {
   runtime::Runtime& runtime = *measurement_->runtime;
   std::string model = serialize_onnx(graph, runtime.export_options());
   runtime::TimingOptions options = measurement_->timing;
   options.warmup = kContextWarmup;
   options.runs = kContextRuns;
+  options.purpose = {kInContext, {base}, runtime::FirstModel::like_the_others};
   auto start = std::chrono::steady_clock::now();
-  ContextRun run;
   // A graph the runtime refuses gets no calibration: the stand-alone times stand.
   std::vector<std::string> refused;
   options.per_node = true;
   runtime::Timing profiled =
       runtime::time_accepted(runtime, {model}, options, refused, runtime::FirstModel::like_the_others).at(0);
-  if (!refused[0].empty()) return std::nullopt;
+  if (!refused[0].empty()) return false;
   options.per_node = false;
   runtime::Timing plain =
       runtime::time_accepted(runtime, {model}, options, refused, runtime::FirstModel::like_the_others).at(0);
-  if (!refused[0].empty()) return std::nullopt;
-  run.attribution = attribute_rows(graph, grouping, profiled.nodes);
-  // The profiled runs' wall clock bounds the unprofiled time from above: a plain median above it
-  // was disturbed, and the profiled runs' own is the better figure then.
-  run.end_to_end_us = std::min(median_of(plain.runs_us), median_of(profiled.runs_us));
-  if (run.end_to_end_us <= 0 || run.attribution.profiled_us <= 0) return std::nullopt;  // nothing to fit or keep
-  const Target& target = measurement_->target;
-  auto record = [&](const std::string& key, double microseconds, const std::string& method) {
-    profile_.add({key, target.db_device(), microseconds, method, target.runtime, today(), 0, kContextRuns});
-  };
+  if (!refused[0].empty()) return false;
+  std::vector<ProfileEntry> entries =
+      context_run_entries(measurement_->target, graph, grouping, base, profiled, plain);
   std::lock_guard lock(mutex_);
   measuring_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  record(base + kEndToEnd, run.end_to_end_us, "in context: end to end, profiler off");
-  record(base + kProfiled, run.attribution.profiled_us, "in context: sum of the profiler's rows");
-  if (run.attribution.unattributed_us > 0)  // a DB entry is a positive time; absent reads as 0
-    record(base + kUnattributed, run.attribution.unattributed_us, "in context: rows naming no node of the graph");
-  std::map<std::string, double> by_key;
-  for (size_t g = 0; g < grouping.groups.size(); ++g) by_key[grouping.groups[g].key] += run.attribution.group_us[g];
-  for (const auto& [key, microseconds] : by_key)
-    if (microseconds > 0) record(group_entry(base, key), microseconds, "in context: the profiler's rows of these groups");
-  return run;
+  for (ProfileEntry& entry : entries) profile_.add(std::move(entry));
+  return !entries.empty();
 }
 
 ContextScales CostModel::calibrate_in_context(const Graph& graph) {

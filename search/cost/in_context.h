@@ -50,6 +50,10 @@ struct ContextScales {
 // The profile DB keys of a graph's in-context run start with this (the graph's structural hash).
 std::string in_context_base(const Graph& graph);
 
+// The kind of the timing requests of an in-context run (runtime::TimingPurpose): two of them, the
+// graph profiled per node, then run with the profiler off; the purpose's one key is the base.
+inline constexpr const char* kInContext = "in-context";
+
 // The share of the profiled time the attribution must cover before scales are fitted: below it the
 // runtime's rows do not name pet's nodes well enough (ONNX Runtime's fused attention and MatMul+Add
 // nodes in BERT carry new names), and scales fitted on the rest would misprice the whole graph.

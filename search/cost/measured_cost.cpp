@@ -131,9 +131,11 @@ std::optional<CostModel::GroupTime> CostModel::stored_group_time(const std::stri
                    profile_.lookup(device, key + kReorderOut).value_or(0), CostSource::replayed};
 }
 
-double CostModel::estimated_group_cost(const Graph& graph, const KernelGroup& group) const {
+double CostModel::estimated_group_cost(const Graph& graph, const KernelGroup& group, const std::vector<bool>* fused) const {
   double total = 0;
-  for (NodeId id : group.nodes) total += kernel_time(device_, describe_workload(graph, graph.node(id))).total_us;
+  for (NodeId id : group.nodes)
+    total += fused && (*fused)[static_cast<size_t>(id)] ? fused_correction_time(graph, graph.node(id))
+                                                        : kernel_time(device_, describe_workload(graph, graph.node(id))).total_us;
   return total;
 }
 
@@ -174,6 +176,13 @@ std::vector<CostModel::GroupTime> CostModel::group_times(const Graph& graph, con
   {
     std::lock_guard lock(mutex_);
     for (const KernelGroup& group : groups) times.push_back(group_memo_.at(group.key));
+  }
+  // A target that fuses corrections prices an estimated group in this graph: whether its nodes only
+  // compute a correction's values depends on the graph, not on the group's key.
+  if (measurement_->corrections_fused) {
+    std::vector<bool> fused = fused_correction_nodes(graph);
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (times[g].source == CostSource::estimated) times[g].kernel_us = estimated_group_cost(graph, groups[g], &fused);
   }
   return times;
 }
@@ -249,33 +258,44 @@ void CostModel::measure_groups(const Graph& graph, const std::vector<const Kerne
   }
   std::vector<std::string> models;
   ExportOptions form = measurement_->runtime->export_options();  // pet's correction op as its own kernel
-  for (const KernelGroup* group : todo) models.push_back(serialize_onnx(kernel_group_model(graph, *group), form));
+  runtime::TimingOptions options = measurement_->timing;
+  options.purpose = {kKernelGroups, {}, runtime::FirstModel::like_the_others};
+  for (const KernelGroup* group : todo) {
+    models.push_back(serialize_onnx(kernel_group_model(graph, *group), form));
+    options.purpose.keys.push_back(group->key);
+  }
   auto start = std::chrono::steady_clock::now();
-  std::vector<std::optional<runtime::Timing>> timings = time_each(*measurement_->runtime, models, measurement_->timing);
+  std::vector<std::optional<runtime::Timing>> timings = time_each(*measurement_->runtime, models, options);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard lock(mutex_);
   measuring_seconds_ += seconds;
   for (size_t i = 0; i < todo.size(); ++i) {
-    if (!timings[i]) {
+    std::vector<ProfileEntry> entries;
+    if (timings[i]) entries = kernel_group_entries(measurement_->target, todo[i]->key, *timings[i]);
+    for (ProfileEntry& entry : entries) profile_.add(std::move(entry));
+    std::optional<GroupTime> time = stored_group_time(todo[i]->key);
+    if (!time) {  // refused, or not measured (a recording runtime): estimated
       group_memo_.emplace(todo[i]->key, GroupTime{estimated_group_cost(graph, *todo[i]), 0, 0, CostSource::estimated});
       continue;
     }
-    GroupTime time = group_time(*timings[i]);
-    time.source = CostSource::measured;
-    record_measured(todo[i]->key, time, *timings[i]);
-    group_memo_.emplace(todo[i]->key, time);
+    time->source = CostSource::measured;
+    group_memo_.emplace(todo[i]->key, *time);
   }
 }
 
-void CostModel::record_measured(const std::string& key, const GroupTime& time, const runtime::Timing& timing) const {
-  const Target& target = measurement_->target;
+std::vector<ProfileEntry> kernel_group_entries(const Target& target, const std::string& key,
+                                               const runtime::Timing& timing) {
+  if (!timing.measured()) return {};
+  CostModel::GroupTime time = group_time(timing);
+  std::vector<ProfileEntry> entries;
   auto entry = [&](const std::string& entry_key, double microseconds) {
-    profile_.add({entry_key, target.db_device(), microseconds, ran_as(timing), target.runtime, today(),
-                  half_iqr(timing.runs_us), static_cast<int>(timing.runs_us.size())});
+    entries.push_back({entry_key, target.db_device(), microseconds, ran_as(timing), target.runtime, today(),
+                       half_iqr(timing.runs_us), static_cast<int>(timing.runs_us.size())});
   };
   entry(key, time.kernel_us);
   if (time.reorder_in_us > 0) entry(key + kReorderIn, time.reorder_in_us);
   if (time.reorder_out_us > 0) entry(key + kReorderOut, time.reorder_out_us);
+  return entries;
 }
 
 }  // namespace pet::cost

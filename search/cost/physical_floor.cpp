@@ -38,7 +38,8 @@ std::optional<PeakRate> peak_rate(const CostModel& cost) {
     recorded_us = stored->microseconds;
     recorded = {1e6 / recorded_us, stored->method, CostSource::replayed};
   }
-  if (!measurement->runtime) return recorded_us > 0 ? std::optional<PeakRate>(recorded) : std::nullopt;
+  if (!measurement->runtime || !measurement->runtime->times())  // replayed, or a GPU: no CPU peak to read here
+    return recorded_us > 0 ? std::optional<PeakRate>(recorded) : std::nullopt;
   runtime::CpuPeak peak = fresh_peak(measurement->target.threads);
   auto [gflops, what] = runtime::peak_in_precision(peak, measurement->runtime->compute_precision());
   // The recorded figure stands unless this reading beats it (then it is recorded, and replays, instead).

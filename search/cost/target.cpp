@@ -33,6 +33,7 @@ std::string Target::db_device() const {
 
 std::string Target::describe() const {
   if (!measured) return name + " (estimated)";
+  if (runtime.empty()) return name + " (no times recorded for this build: estimated)";
   return fmt::format("{} ({}, {}, {})", name, runtime, thread_count(threads), cpu);
 }
 

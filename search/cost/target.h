@@ -1,5 +1,6 @@
-// A target: what pet optimizes for, either a runtime measured on this CPU at a thread count
-// (ort-cpu, openvino-cpu) or an analytic GPU spec (h100, a100, v100: estimated, never measured).
+// A target: what pet optimizes for, a runtime measured on this CPU at a thread count (ort-cpu,
+// openvino-cpu), pet-gpu on a GPU card measured on a GPU machine (h100, h200), or an analytic GPU
+// spec (a100, v100: estimated, never measured).
 #pragma once
 
 #include <string>
@@ -9,9 +10,10 @@ namespace pet::cost {
 struct Target {
   std::string name;     // "ort-cpu", "openvino-cpu", "h100", or a device spec file
   bool measured = false;
-  int threads = 0;      // the runtime's intra-op threads (measured targets)
-  std::string runtime;  // "onnxruntime 1.32.0" (measured targets)
-  std::string cpu;      // the CPU model the times were taken on (measured targets)
+  int threads = 0;      // the runtime's intra-op threads (measured targets; 1 on a GPU)
+  std::string runtime;  // "onnxruntime 1.32.0", pet-gpu's version with its libraries and kernels (measured
+                        // targets; empty: nothing recorded yet, every cost estimated)
+  std::string cpu;      // the CPU model, or the GPU card, the times were taken on (measured targets)
 
   // What profile DB entries of this target are recorded under (their "device" field).
   std::string db_device() const;

@@ -57,6 +57,12 @@ MeasuredRanking::MeasuredRanking(const cost::CostModel& cost, const Graph& refer
                              "(--measured-search); the beam follows the cost model",
                              expected_s, options.budget_s);
   }
+  // A GPU target exporting its misses asks for what the live path would time, and follows the
+  // predictions (or the DB's times) meanwhile.
+  if (stats_.on && !runtime->times())
+    stats_.why = fmt::format("exported: the programs each round keeps are asked for timing on the card (about {:.0f} s "
+                             "there, budget {:.0f} s); the beam follows the profile DB's times or the predictions",
+                             expected_s, options.budget_s);
 }
 
 double MeasuredRanking::ranked_or_predicted(const Program& program, const std::string& key) {
@@ -64,8 +70,10 @@ double MeasuredRanking::ranked_or_predicted(const Program& program, const std::s
     ++stats_.replayed;
     return recorded->microseconds;
   }
-  // A replay whose DB lacks this program: its prediction, on the reference's measured scale.
-  return reference_predicted_us_ > 0 ? program.cost * reference_us_ / reference_predicted_us_ : program.cost;
+  // A replay whose DB lacks this program: its prediction, on the reference's measured scale (none
+  // yet when the reference was not measured either).
+  bool scaled = reference_predicted_us_ > 0 && reference_us_ > 0;
+  return scaled ? program.cost * reference_us_ / reference_predicted_us_ : program.cost;
 }
 
 void MeasuredRanking::rank(std::vector<Program>& programs) {
@@ -84,7 +92,7 @@ void MeasuredRanking::rank(std::vector<Program>& programs) {
     Graph finalized = program.graph;
     finalize(finalized, FinalizeOptions{.lowerings_for = &cost_});
     std::string key = ranked_key(finalized);
-    if (!runtime || cost_.find_entry(key)) {
+    if (!runtime || cost_.find_entry(key) || recorded_.count(key)) {
       program.cost = by_program_[program.hash] = ranked_or_predicted(program, key);
       continue;
     }
@@ -94,42 +102,71 @@ void MeasuredRanking::rank(std::vector<Program>& programs) {
   stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+std::vector<cost::ProfileEntry> ranked_entries(const cost::Target& target, const std::vector<std::string>& keys,
+                                               const std::vector<runtime::Timing>& timings,
+                                               const std::vector<std::string>& refused,
+                                               std::optional<double> reference_us) {
+  PET_CHECK(keys.size() == timings.size() && refused.size() == timings.size(), "one key and timing per model");
+  std::vector<cost::ProfileEntry> entries;
+  if (timings.empty() || !timings[0].measured()) return entries;  // not measured: the predictions stand
+  double reference_now = cost::median_of(timings[0].runs_us);
+  PET_CHECK(reference_now > 0, "the runtime timed the cleaned input at zero");
+  int runs = static_cast<int>(timings[0].runs_us.size());
+  if (!reference_us) {
+    reference_us = reference_now;
+    entries.push_back({keys[0], target.db_device(), reference_now, "end to end, the reference of ranked times",
+                       target.runtime, cost::today(), cost::half_iqr(timings[0].runs_us), runs});
+  }
+  double scale = *reference_us / reference_now;
+  for (size_t p = 1; p < timings.size(); ++p) {
+    if (!refused[p].empty()) {  // kept too, so a replay ranks it last as well
+      entries.push_back({keys[p], target.db_device(), kRefused, "refused by the runtime", target.runtime,
+                         cost::today(), 0, 0});
+      continue;
+    }
+    const std::vector<double>& program_runs = timings[p].runs_us;
+    entries.push_back({keys[p], target.db_device(), cost::median_of(program_runs) * scale,
+                       "end to end, scaled by the cleaned input timed beside it", target.runtime, cost::today(),
+                       cost::half_iqr(program_runs) * scale, static_cast<int>(program_runs.size())});
+  }
+  return entries;
+}
+
 void MeasuredRanking::time_pending(std::vector<Program>& programs, std::vector<Pending>& pending) {
   runtime::Runtime& runtime = *cost_.measurement()->runtime;
   const cost::Target& target = cost_.measurement()->target;
   runtime::TimingOptions timing{.threads = target.threads, .warmup = options_.warmup, .runs = options_.runs,
-                                .per_node = false, .seed = options_.seed};
+                                .per_node = false, .seed = options_.seed,
+                                .purpose = {kRanked, {reference_key_}, runtime::FirstModel::reference}};
   std::vector<std::string> models = {reference_model_};
-  for (const Pending& entry : pending) models.push_back(entry.model);
+  for (const Pending& entry : pending) {
+    models.push_back(entry.model);
+    timing.purpose.keys.push_back(entry.key);
+  }
   std::vector<std::string> refused;
   std::vector<runtime::Timing> timings = runtime::time_accepted(runtime, models, timing, refused);
-  double reference_now = cost::median_of(timings.at(0).runs_us);
-  PET_CHECK(reference_now > 0, "the runtime timed the cleaned input at zero");
-  if (reference_us_ <= 0) {
-    reference_us_ = reference_now;
-    cost_.add_entry({reference_key_, target.db_device(), reference_us_, "end to end, the reference of ranked times",
-                     target.runtime, cost::today(), cost::half_iqr(timings[0].runs_us), options_.runs});
-  }
-  double scale = reference_us_ / reference_now;
-  for (size_t p = 0; p < pending.size(); ++p) {
-    if (!refused[p + 1].empty()) continue;
-    const Pending& entry = pending[p];
-    const std::vector<double>& runs = timings.at(p + 1).runs_us;
-    double microseconds = cost::median_of(runs) * scale;
-    cost_.add_entry({entry.key, target.db_device(), microseconds,
-                     "end to end, scaled by the cleaned input timed beside it", target.runtime, cost::today(),
-                     cost::half_iqr(runs) * scale, options_.runs});
-    programs[entry.index].cost = by_program_[programs[entry.index].hash] = microseconds;
-    ++stats_.timed;
-  }
-  for (size_t p = 0; p < pending.size(); ++p)
-    if (!refused[p + 1].empty()) {  // kept too, so a replay ranks it last as well
-      cost_.add_entry({pending[p].key, target.db_device(), kRefused, "refused by the runtime", target.runtime,
-                       cost::today(), 0, 0});
-      programs[pending[p].index].cost = by_program_[programs[pending[p].index].hash] = kRefused;
-      ++stats_.rejected;
-    }
+  std::vector<cost::ProfileEntry> entries = ranked_entries(
+      target, timing.purpose.keys, timings, refused, reference_us_ > 0 ? std::optional(reference_us_) : std::nullopt);
   ++stats_.requests;
+  if (entries.empty()) {  // not measured (a recording runtime): each program keeps its prediction
+    for (const Pending& entry : pending) {
+      recorded_.insert(entry.key);
+      programs[entry.index].cost = by_program_[programs[entry.index].hash] =
+          ranked_or_predicted(programs[entry.index], entry.key);
+    }
+    return;
+  }
+  for (cost::ProfileEntry& entry : entries) {
+    if (entry.key == reference_key_) reference_us_ = entry.microseconds;
+    cost_.add_entry(entry);
+  }
+  for (size_t p = 0; p < pending.size(); ++p) {
+    const Pending& entry = pending[p];
+    std::optional<cost::ProfileEntry> recorded = cost_.find_entry(entry.key);
+    PET_CHECK(recorded.has_value(), "every timed program is recorded");
+    programs[entry.index].cost = by_program_[programs[entry.index].hash] = recorded->microseconds;
+    ++(refused[p + 1].empty() ? stats_.timed : stats_.rejected);
+  }
 }
 
 }  // namespace pet::search

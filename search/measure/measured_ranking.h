@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -60,9 +62,23 @@ class MeasuredRanking {
   double reference_us_ = 0;               // the reference's first time (or the DB's)
   double reference_predicted_us_ = 0;
   std::unordered_map<uint64_t, double> by_program_;  // program hash -> ranked microseconds
+  std::set<std::string> recorded_;  // keys a recording runtime was asked for: not asked again
 };
 
 // The profile DB key of a program's ranked (reference-scaled) end-to-end time.
 std::string ranked_key(const Graph& finalized);
+
+// The kind of a ranked request (runtime::TimingPurpose): the reference (the cleaned input) and the
+// programs, keyed by ranked_key, timed end to end together.
+inline constexpr const char* kRanked = "ranked";
+
+// The DB entries of one ranked request, as the live path records them: each program's median
+// scaled by `reference_us` (the reference's recorded time) over the reference's median now, or by
+// 1 when none is recorded, and then the reference's own entry as well; a refused program is kept
+// as refused so that a replay ranks it last too. None when the reference was not measured.
+std::vector<cost::ProfileEntry> ranked_entries(const cost::Target& target, const std::vector<std::string>& keys,
+                                               const std::vector<runtime::Timing>& timings,
+                                               const std::vector<std::string>& refused,
+                                               std::optional<double> reference_us);
 
 }  // namespace pet::search

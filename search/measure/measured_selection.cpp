@@ -15,33 +15,35 @@
 namespace pet {
 namespace {
 
-TimedCandidate timed(const SelectionCandidate& candidate, const std::vector<double>& runs_us) {
-  PET_CHECK(!runs_us.empty(), "a timed candidate has runs");
-  return {candidate.label, candidate.predicted_us, cost::median_of(runs_us), cost::half_iqr(runs_us),
-          static_cast<int>(runs_us.size()), "", candidate.changes};
-}
-
+// Times the candidates interleaved; their entries are recorded, and each candidate takes its
+// recorded time (nothing when the runtime only records requests: the caller then replays or
+// estimates).
 std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
                                     const SelectionOptions& options) {
   const cost::Measurement& how = *cost.measurement();
   std::vector<std::string> models;
   ExportOptions form = how.runtime->export_options();  // as the written model will be
-  for (const SelectionCandidate& candidate : candidates) models.push_back(serialize_onnx(*candidate.graph, form));
   runtime::TimingOptions timing{.threads = how.target.threads, .warmup = options.warmup, .runs = options.runs,
-                                .per_node = false, .seed = options.seed};
+                                .per_node = false, .seed = options.seed,
+                                .purpose = {kSelection, {}, runtime::FirstModel::reference}};
+  for (const SelectionCandidate& candidate : candidates) {
+    models.push_back(serialize_onnx(*candidate.graph, form));
+    timing.purpose.keys.push_back(model_key(*candidate.graph));
+  }
   std::vector<TimedCandidate> result;
   for (const SelectionCandidate& candidate : candidates) result.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, "", candidate.changes});
   // A program the runtime refuses (OpenVINO's own passes throw on some valid graphs) is a rejected
   // candidate, not the end of pet-opt; the input's refusal stays the user's error.
   std::vector<std::string> refused;
   std::vector<runtime::Timing> timings = runtime::time_accepted(*how.runtime, models, timing, refused);
+  for (cost::ProfileEntry& entry : selection_entries(how.target, timing.purpose.keys, timings, refused))
+    cost.add_entry(std::move(entry));
   for (size_t i = 0; i < candidates.size(); ++i) {
     result[i].rejected = refused[i];
-    if (!result[i].rejected.empty()) continue;
-    result[i] = timed(candidates[i], timings[i].runs_us);
-    cost::ProfileEntry entry{model_key(*candidates[i].graph), how.target.db_device(), result[i].median_us,
-                             "end to end", how.target.runtime, cost::today(), result[i].spread_us, result[i].runs};
-    cost.add_entry(std::move(entry));
+    if (!result[i].rejected.empty() || !timings[i].measured()) continue;
+    result[i].median_us = cost::median_of(timings[i].runs_us);
+    result[i].spread_us = cost::half_iqr(timings[i].runs_us);
+    result[i].runs = static_cast<int>(timings[i].runs_us.size());
   }
   return result;
 }
@@ -69,6 +71,12 @@ std::optional<std::vector<TimedCandidate>> replay(const std::vector<SelectionCan
 }
 
 bool timed_ok(const TimedCandidate& candidate) { return candidate.rejected.empty(); }
+
+bool recorded_in_full(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost) {
+  return std::all_of(candidates.begin(), candidates.end(), [&](const SelectionCandidate& candidate) {
+    return cost.find_entry(model_key(*candidate.graph)).has_value();
+  });
+}
 
 void choose(Selection& selection) {
   const std::vector<TimedCandidate>& all = selection.candidates;
@@ -106,7 +114,8 @@ void choose_by_prediction(Selection& selection) {
   for (size_t i = 1; i < selection.candidates.size(); ++i)
     if (selection.candidates[i].predicted_us < selection.candidates[best].predicted_us) best = i;
   selection.chosen = best;
-  selection.reason = fmt::format("no end-to-end times to compare: {} has the lowest predicted cost",
+  selection.reason = fmt::format("no end-to-end times to compare, so the choice rests on estimates: {} has the "
+                                 "lowest predicted cost",
                                  selection.candidates[best].label);
 }
 
@@ -114,11 +123,29 @@ void choose_by_prediction(Selection& selection) {
 
 std::string model_key(const Graph& graph) { return fmt::format("model {:016x}", structural_hash(graph)); }
 
+std::vector<cost::ProfileEntry> selection_entries(const cost::Target& target, const std::vector<std::string>& keys,
+                                                  const std::vector<runtime::Timing>& timings,
+                                                  const std::vector<std::string>& refused) {
+  PET_CHECK(keys.size() == timings.size() && refused.size() == timings.size(), "one key and timing per candidate");
+  std::vector<cost::ProfileEntry> entries;
+  for (size_t i = 0; i < timings.size(); ++i) {
+    if (!refused[i].empty() || !timings[i].measured()) continue;
+    const std::vector<double>& runs = timings[i].runs_us;
+    entries.push_back({keys[i], target.db_device(), cost::median_of(runs), "end to end", target.runtime, cost::today(),
+                       cost::half_iqr(runs), static_cast<int>(runs.size())});
+  }
+  return entries;
+}
+
 Selection select_fastest(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
                          const SelectionOptions& options) {
   PET_CHECK(candidates.size() >= 2 && cost.measured(), "the input and its cleaned form, on a measured target");
   Selection selection;
-  if (cost.measurement()->runtime) {
+  runtime::Runtime* runtime = cost.measurement()->runtime;
+  // A runtime that records requests is asked for the finalists the DB lacks, as the live path would
+  // time them all together; the DB's times (or the predictions) decide here.
+  if (runtime && !runtime->times() && !recorded_in_full(candidates, cost)) measure(candidates, cost, options);
+  if (runtime && runtime->times()) {
     selection.source = SelectionSource::measured;
     selection.candidates = measure(candidates, cost, options);
   } else if (std::optional<std::vector<TimedCandidate>> recorded = replay(candidates, cost)) {

@@ -47,11 +47,23 @@ struct Selection {
 // form and the programs is chosen when it beats the input by more than both spreads; else the
 // cleaned form when it is faster at all, else the input. With a replayed DB the recorded end-to-end
 // times decide, and a candidate without one is not chosen (it is listed as not timed); a DB without
-// the input's time chooses by prediction and says so.
+// the input's time chooses by prediction and says so. A runtime that only records requests
+// (runtime::Runtime::times() false) is asked for the candidates when the DB lacks any of them;
+// the DB then decides as in a replay.
 Selection select_fastest(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
                          const SelectionOptions& options);
 
 // The profile DB key of a whole model's end-to-end time.
 std::string model_key(const Graph& graph);
+
+// The kind of a selection request (runtime::TimingPurpose): every candidate timed end to end
+// together, the input first, each keyed by model_key.
+inline constexpr const char* kSelection = "selection";
+
+// The DB entries of one selection request, as the live path records them: each candidate's median
+// and spread that the runtime measured (none for one it refused or did not measure).
+std::vector<cost::ProfileEntry> selection_entries(const cost::Target& target, const std::vector<std::string>& keys,
+                                                  const std::vector<runtime::Timing>& timings,
+                                                  const std::vector<std::string>& refused);
 
 }  // namespace pet

@@ -9,6 +9,7 @@
 
 #include "core/data_path.h"
 #include "core/error.h"
+#include "kernels/runtime/gpu_kernels_version.h"
 
 namespace pet {
 namespace {
@@ -49,26 +50,74 @@ std::string default_measured_profile_db() {
 }
 
 void TargetSetup::save_measurements() const {
-  if (runtime && cost) cost->profile().save_merged(profile_db, loaded);
+  if (runtime && runtime->times() && cost) cost->profile().save_merged(profile_db, loaded);
+}
+
+size_t TargetSetup::write_misses() const {
+  if (!recording) return 0;
+  recording->write(export_misses);
+  return recording->requests().size();
 }
 
 std::string profile_db_path(const TargetOptions& options) {
   if (!options.profile_db.empty()) return options.profile_db;
-  return options.spec.measured() ? default_measured_profile_db() : data_path("search/cost/profile-db.json");
+  if (options.spec.timed_elsewhere()) return data_path("bench/profiles/" + options.spec.name() + ".json");
+  return options.spec.timed_here() ? default_measured_profile_db() : "";
 }
+
+namespace {
+
+// A GPU target: its DB's times recorded with this build's GPU kernels (on the first card the DB
+// names, when several), else nothing recorded and every cost estimated; a recording runtime when
+// the misses are exported.
+void open_gpu_target(const TargetOptions& options, TargetSetup& setup) {
+  const TargetSpec& target = options.spec;
+  if (options.remeasure)
+    throw UserError(fmt::format("--remeasure: target {} is timed on a GPU machine, not here; export what its profile "
+                                "DB lacks with --export-misses FILE, time it there with pet-gpu measure FILE and import "
+                                "the results with pet-profile --import",
+                                target.name()));
+  cost::ProfileDb db = cost::ProfileDb::load(setup.profile_db);
+  cost::Measurement measurement;
+  measurement.target = {target.name(), true, 1, "", ""};
+  for (const cost::Target& recorded : db.measured_targets(target.name(), 1))
+    if (recorded.runtime.ends_with(runtime::gpu_kernels_tag())) {
+      measurement.target = recorded;
+      break;
+    }
+  measurement.corrections_fused = true;
+  measurement.timing.threads = 1;
+  measurement.timing.seed = options.seed;
+  if (!options.export_misses.empty()) {
+    setup.recording = std::make_unique<runtime::RecordingRuntime>(target.name());
+    setup.export_misses = options.export_misses;
+    measurement.runtime = setup.recording.get();
+  }
+  setup.loaded = db;
+  setup.cost.emplace(cost::load_device(target.name()), std::move(db), std::move(measurement));
+}
+
+}  // namespace
 
 void open_target(const TargetOptions& options, TargetSetup& setup) {
   const TargetSpec& target = options.spec;
   setup.profile_db = profile_db_path(options);
+  if (!options.export_misses.empty() && !target.timed_elsewhere())
+    throw UserError(fmt::format("--export-misses writes the timings a GPU target's profile DB lacks; target {} {}, so "
+                                "drop --export-misses or choose --target {}",
+                                target.name(), target.timed_here() ? "is timed here" : "is estimated, never timed",
+                                fmt::join(TargetSpec::gpu_names(), " or ")));
+  if (target.timed_elsewhere()) return open_gpu_target(options, setup);
   if (!target.measured()) {
     if (options.remeasure)
       throw UserError(fmt::format("--remeasure: target {} is estimated, so nothing is timed; it applies to the "
                                   "measured targets {}",
                                   target.name(), fmt::join(TargetSpec::measured_names(), " and ")));
-    bool given = !options.profile_db.empty();
-    cost::ProfileDb profile =
-        (given || std::filesystem::exists(setup.profile_db)) ? cost::ProfileDb::load(setup.profile_db) : cost::ProfileDb{};
-    setup.cost.emplace(cost::load_device(target.name()), std::move(profile));
+    if (!options.profile_db.empty())
+      throw UserError(fmt::format("--profile-db: target {} is an analytic spec and reads no profile DB; measured GPU "
+                                  "times are for --target {}",
+                                  target.name(), fmt::join(TargetSpec::gpu_names(), " or ")));
+    setup.cost.emplace(cost::load_device(target.name()));
     return;
   }
   cost::ProfileDb db = load_measured_db(setup.profile_db, options.replay);  // read even to remeasure: fail early

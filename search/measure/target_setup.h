@@ -1,5 +1,6 @@
 // Target setup, the pipeline's first stage: the profile DB resolved (here alone), the measured
-// target's runtime opened or its times replayed, and the cost model for the target.
+// target's runtime opened or its times replayed (a GPU's always: it is timed elsewhere), and the
+// cost model for the target.
 #pragma once
 
 #include <memory>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "core/default_seed.h"
+#include "kernels/runtime/recording_runtime.h"
 #include "kernels/runtime/runtime.h"
 #include "kernels/runtime/target_spec.h"
 #include "search/cost/cost_model.h"
@@ -16,10 +18,13 @@ namespace pet {
 // What target setup needs of the pipeline's options.
 struct TargetOptions {
   TargetSpec spec;
-  std::string profile_db;  // empty: the per-user DB for a measured target, the repository's for a device
-  bool replay = false;     // read the DB only: nothing is timed
+  std::string profile_db;  // empty: the per-user DB for a target timed here, the repository's for a GPU
+  bool replay = false;     // read the DB only: nothing is timed (always so for a GPU target)
   bool remeasure = false;  // measured targets: price with nothing stored, save the new times over the DB's
   uint64_t seed = kDefaultSeed;
+  // GPU targets: write every timing the live path would ask for and the DB lacks to this file
+  // (runtime::TimingRequest lines, their weight-free models beside it); empty: none.
+  std::string export_misses;
 };
 
 // The per-user profile DB of measured targets: $PET_PROFILE_DB, else $XDG_CACHE_HOME/pet or
@@ -27,7 +32,8 @@ struct TargetOptions {
 std::string default_measured_profile_db();
 
 // The profile DB `options` use, resolved here alone: the file given, else the per-user DB for a
-// measured target, the repository's DB for a device.
+// target timed here, the repository's bench/profiles/NAME.json for a GPU, none for an analytic spec
+// (empty).
 std::string profile_db_path(const TargetOptions& options);
 
 // The target `options` name, opened as optimize() opens it: for a measured target its runtime
@@ -35,12 +41,18 @@ std::string profile_db_path(const TargetOptions& options);
 // cost->profile().save(profile_db) after timing; for a GPU spec the analytic model.
 struct TargetSetup {
   std::unique_ptr<runtime::Runtime> runtime;
+  // A GPU target exporting its misses: the runtime the cost model asks, which only records.
+  std::unique_ptr<runtime::RecordingRuntime> recording;
+  std::string export_misses;
   std::optional<cost::CostModel> cost;
   std::string profile_db;
   cost::ProfileDb loaded;  // the DB as read: a measuring run saves only what it added or changed
   // Saves the measurements of this run into the DB file (ProfileDb::save_merged); a no-op when
-  // nothing was measured (a replay, an analytic target).
+  // nothing was measured (a replay, a GPU, an analytic target).
   void save_measurements() const;
+  // Writes the recorded requests to export_misses; returns how many (0 and nothing written
+  // when no misses were asked for).
+  size_t write_misses() const;
 };
 void open_target(const TargetOptions& options, TargetSetup& setup);
 

@@ -8,6 +8,7 @@
 #include "core/text_ir.h"
 #include "kernels/devices.h"
 #include "kernels/gpu/executor/reference.h"
+#include "tests/test_temp_dir.h"
 #include "tools/gpu_command.h"
 
 namespace pet {
@@ -37,8 +38,8 @@ TEST(PetGpu, AnUnknownCommandNamesTheCommandsThereAre) {
   Ran ran = pet_gpu({"bench"});
   EXPECT_EQ(ran.status, 2);
   EXPECT_EQ(ran.err,
-            "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check "
-            "and time (pet-gpu --help)\n");
+            "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
+            "time and measure (pet-gpu --help)\n");
 }
 
 TEST(PetGpu, ACeilingsFlagOutOfRangeIsAUsageError) {
@@ -54,6 +55,31 @@ TEST(PetGpu, DevicesWithoutADeviceSaysSoListsLibrariesAndExitsZero) {
   EXPECT_NE(ran.out.find("no CUDA device: "), std::string::npos) << ran.out;
   EXPECT_NE(ran.out.find("NVRTC "), std::string::npos) << ran.out;
   EXPECT_NE(ran.out.find("loaded libraries:\nlibcudart.so"), std::string::npos) << ran.out;
+}
+
+TEST(PetGpu, MeasureWithoutADeviceFailsSayingSoAndWritesNothing) {
+  if (has_device()) GTEST_SKIP() << "a CUDA device exists";
+  std::filesystem::path folder = testing::private_temp_dir();
+  std::ofstream(folder / "misses.jsonl")
+      << R"({"id":1,"target":"h100","kind":"selection","keys":["model a"],"first_is_reference":true,"threads":1,)"
+      << R"("warmup":2,"runs":10,"per_node":false,"seed":2026,"models":["a.pet"]})" << "\n";
+  std::filesystem::remove(folder / "results.jsonl");
+  Ran ran = pet_gpu({"measure", (folder / "misses.jsonl").string(), "--deadline", "30", "--out",
+                     (folder / "results.jsonl").string()});
+  EXPECT_EQ(ran.status, 2);
+  EXPECT_EQ(ran.err.rfind("pet-gpu: error: no CUDA device: ", 0), 0u) << ran.err;
+  EXPECT_NE(ran.err.find("pet-gpu measure times requests on a GPU machine (the measure stage of "
+                         "scripts/device/session.sh)"),
+            std::string::npos)
+      << ran.err;
+  EXPECT_FALSE(std::filesystem::exists(folder / "results.jsonl"));
+}
+
+TEST(PetGpu, MeasureNeedsItsOutputAndAPositiveDeadline) {
+  EXPECT_EQ(pet_gpu({"measure", "misses.jsonl"}).err,
+            "pet-gpu: error: pet-gpu measure needs --out RESULTS, the file the timings are written to\n");
+  EXPECT_EQ(pet_gpu({"measure", "misses.jsonl", "--out", "r.jsonl", "--deadline", "0"}).err,
+            "pet-gpu: error: --deadline must be a positive number of seconds\n");
 }
 
 TEST(PetGpu, CeilingsWithoutADeviceSaysSoAndExitsZero) {

@@ -25,7 +25,7 @@ def test_a_model_in_memory_comes_back_optimized_and_checked(model):
     assert result.report["differential_check"]["passed"]
     assert all(draw["passed"] for draw in result.report["written_check"]["draws"])
     assert result.speedup == result.report["totals"]["speedup"] > 0
-    assert result.chosen is None, "h100 is estimated: no end-to-end choice"
+    assert result.report["target"]["selection"]["source"] == "estimated", "h100's empty DB: the choice by estimate"
     assert isinstance(result.transformations, list)
     assert "Conv" not in result.summary or "nodes 4 -> 2" in result.summary
     x = np.random.default_rng(1).uniform(-1, 1, (1, 2, 6, 6)).astype(np.float32)
@@ -169,8 +169,8 @@ def test_the_data_folder_pet_reads_at_run_time_is_the_one_pet_data_dir_names(tmp
     import shutil
 
     shutil.copytree(root / "mutant" / "rules", data / "mutant" / "rules", ignore=shutil.ignore_patterns("*.cpp", "*.h"))
-    (data / "search" / "cost").mkdir(parents=True)
-    shutil.copy(root / "search" / "cost" / "profile-db.json", data / "search" / "cost")
+    (data / "bench" / "profiles").mkdir(parents=True)
+    shutil.copy(root / "bench" / "profiles" / "h100.json", data / "bench" / "profiles")
     monkeypatch.setenv("PET_DATA_DIR", str(data))
     assert pet.optimize(model, **FAST).report["nodes_after"] == 1
     monkeypatch.setenv("PET_DATA_DIR", str(tmp_path / "empty"))

@@ -203,22 +203,22 @@ TEST(CostModel, WeightPreparationOnConstantsIsFoldedAndFree) {
   EXPECT_EQ(h100().graph_cost(graph), conv.microseconds);
 }
 
-TEST(CostModel, MeasuredEntryOverridesTheAnalyticEstimate) {
+TEST(CostModel, AGpuTargetsMeasuredGroupOverridesTheRooflineAndTheAnalyticSpecReadsNoDb) {
   Graph graph = parse_graph(conv_ir("1,64,56,56", "64,64,3,3", "1,64,56,56", kSame3x3));
-  std::string key = signature_of(graph, graph.node(0)).key();
-  EXPECT_EQ(key,
-            "Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](f32[1,64,56,56], f32[64,64,3,3]) f32");
+  std::string key = kernel_groups(graph).groups.at(0).key;
+  Measurement measurement;
+  measurement.target = {"h100", true, 1, "pet-gpu tf32 math (...), kernels 0123456789abcdef", "NVIDIA H100 80GB HBM3"};
+  measurement.corrections_fused = true;
   ProfileDb db;
-  db.add({key, "h100", 12.5, "cudnn IMPLICIT_PRECOMP_GEMM", "CUDA 13.0, cuDNN 9.19.0, cuBLAS 13.1.0", "2025-01-01"});
-  CostModel measured(load_device("h100"), db);
-  NodeCost cost = measured.node_cost(graph, 0);
-  EXPECT_TRUE(cost.measured);
-  EXPECT_EQ(cost.microseconds, 12.5);
-  EXPECT_FALSE(h100().node_cost(graph, 0).measured);
-  EXPECT_NE(h100().node_cost(graph, 0).microseconds, 12.5);
-  // An entry for another device does not apply.
-  CostModel other(load_device("a100"), db);
-  EXPECT_FALSE(other.node_cost(graph, 0).measured);
+  db.add({key, measurement.target.db_device(), 12.5, "end to end", "pet-gpu", "2026-11-28", 0.1, 7});
+  CostModel replayed(load_device("h100"), db, measurement);
+  EXPECT_EQ(replayed.graph_cost(graph), 12.5);
+  EXPECT_EQ(replayed.sources().replayed, 1);
+  EXPECT_NE(h100().graph_cost(graph), 12.5) << "the analytic model is the roofline alone";
+  // Without the entry, the GPU target estimates exactly what the analytic model does.
+  CostModel estimated(load_device("h100"), ProfileDb{}, measurement);
+  EXPECT_EQ(estimated.graph_cost(graph), h100().graph_cost(graph));
+  EXPECT_EQ(estimated.sources().estimated, 1);
 }
 
 TEST(CostModel, MemoReturnsTheSameCostForTheSameSignature) {
@@ -239,7 +239,7 @@ TEST(CostModel, MemoReturnsTheSameCostForTheSameSignature) {
 // ---- device specs ----
 
 TEST(DeviceSpec, ShippedDevicesLoadByNameFromAnyDirectory) {
-  EXPECT_EQ(known_devices(), (std::vector<std::string>{"a100", "h100", "v100"}));
+  EXPECT_EQ(known_devices(), (std::vector<std::string>{"a100", "h100", "h200", "v100"}));
   auto previous = std::filesystem::current_path();
   std::filesystem::current_path(std::filesystem::temp_directory_path());
   DeviceSpec h = load_device("h100");
@@ -265,7 +265,7 @@ TEST(DeviceSpec, LoadsAUsersFileByPath) {
 
 TEST(DeviceSpec, UnknownDeviceNamesTheKnownOnes) {
   expect_user_error([] { load_device("b200"); },
-                    "unknown device 'b200': pet ships specs for a100, h100, v100 and no readable file has that path; "
+                    "unknown device 'b200': pet ships specs for a100, h100, h200, v100 and no readable file has that path; "
                     "pass one of those names or the path of a device spec JSON file shaped like "
                     "search/cost/devices/h100.json");
 }
@@ -364,9 +364,11 @@ TEST(ProfileDb, SavingMergedIntoAFileThatBecameMalformedIsAUserError) {
   EXPECT_EQ(read_text(path), "{\"entries\": [") << "the file is left as it was";
 }
 
-TEST(ProfileDb, TheCommittedDbLoadsAndIsInCanonicalForm) {
-  std::string path = std::string(PET_SOURCE_DIR) + "/search/cost/profile-db.json";
-  EXPECT_EQ(ProfileDb::load(path).to_json_text(), read_text(path));
+TEST(ProfileDb, TheCommittedGpuDbsLoadAndAreInCanonicalForm) {
+  for (const char* card : {"h100", "h200"}) {
+    std::string path = std::string(PET_SOURCE_DIR) + "/bench/profiles/" + card + ".json";
+    EXPECT_EQ(ProfileDb::load(path).to_json_text(), read_text(path)) << path;
+  }
 }
 
 // ---- the curves rank programs like a GPU ----

@@ -71,7 +71,8 @@ TEST_F(Selecting, WithoutEndToEndTimesTheLowestPredictionIsChosenAndSaidSo) {
       {{"input", &input, 100, {}}, {"cleaned", &cleaned, 100, {}}, {"program 1", &program, 90, {}}}, replayed, {});
   EXPECT_EQ(selection.source, SelectionSource::estimated);
   EXPECT_EQ(selection.candidates[selection.chosen].label, "program 1");
-  EXPECT_EQ(selection.reason, "no end-to-end times to compare: program 1 has the lowest predicted cost");
+  EXPECT_EQ(selection.reason,
+            "no end-to-end times to compare, so the choice rests on estimates: program 1 has the lowest predicted cost");
 }
 
 // Before: a replayed DB holding the input's time but not the program's (a stale DB: the search
@@ -179,7 +180,7 @@ TEST(TimeAccepted, WithoutAReferenceTheFirstModelIsRefusedLikeTheOthers) {
   RefusingRuntime runtime({"Relu"});
   std::vector<std::string> refused;
   std::vector<runtime::Timing> timings = runtime::time_accepted(
-      runtime, {"Relu model", "Neg model", "Relu again"}, {.runs = 2}, refused, runtime::FirstModel::like_the_others);
+      runtime, {"Relu model", "Neg model", "Relu again"}, {.runs = 2, .purpose = {}}, refused, runtime::FirstModel::like_the_others);
   EXPECT_EQ(refused[0], "model 0 was rejected by the test runtime: Relu");
   EXPECT_EQ(refused[1], "");
   EXPECT_EQ(refused[2], "model 1 was rejected by the test runtime: Relu");  // the index among those offered
@@ -192,7 +193,7 @@ TEST(TimeAccepted, WhenEveryModelIsRefusedNothingMoreIsTimed) {
   RefusingRuntime runtime({"Relu"});
   std::vector<std::string> refused;
   std::vector<runtime::Timing> timings =
-      runtime::time_accepted(runtime, {"Relu"}, {.runs = 2}, refused, runtime::FirstModel::like_the_others);
+      runtime::time_accepted(runtime, {"Relu"}, {.runs = 2, .purpose = {}}, refused, runtime::FirstModel::like_the_others);
   EXPECT_EQ(runtime.calls, 1);
   EXPECT_FALSE(refused[0].empty());
   EXPECT_TRUE(timings[0].runs_us.empty());

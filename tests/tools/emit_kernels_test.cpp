@@ -94,8 +94,8 @@ TEST(PetOptEmitKernels, AWrittenModelWithoutCorrectionsGivesAnEmptyManifestAndSa
 TEST(PetOptEmitKernels, AMeasuredTargetRefusesTheFlagWithTheReason) {
   std::ostringstream out, err;
   EXPECT_EQ(pet_opt_main({"--target", "ort-cpu", model_file(), "--emit-kernels", temp_file("emit-ort")}, out, err), 2);
-  EXPECT_NE(err.str().find("--emit-kernels writes CUDA kernels for a GPU target (--target h100, a100, v100 or a spec "
-                           "file); on ort-cpu the corrections run inside the written model (as the standard ops "
+  EXPECT_NE(err.str().find("--emit-kernels writes CUDA kernels for a GPU target (--target h100, h200, a100, v100 "
+                           "or a spec file); on ort-cpu the corrections run inside the written model (as the standard ops "
                            "ONNX Runtime runs fastest)"),
             std::string::npos)
       << err.str();

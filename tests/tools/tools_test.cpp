@@ -370,11 +370,17 @@ TEST(PetOpt, RemeasureWithReplayOrAnEstimatedTargetIsAUserError) {
       pet_opt_main({conv_bn_model(), "--target", "ort-cpu", "--profile-db", db, "--replay", "--remeasure"}, out, err), 2);
   EXPECT_EQ(err.str(),
             "pet-opt: error: --remeasure times everything again and --replay times nothing: pass one of them\n");
+  std::ostringstream a100_out, a100_err;
+  EXPECT_EQ(pet_opt_main({conv_bn_model(), "--target", "a100", "--remeasure"}, a100_out, a100_err), 2);
+  EXPECT_EQ(a100_err.str(),
+            "pet-opt: error: --remeasure: target a100 is estimated, so nothing is timed; it applies to the measured "
+            "targets ort-cpu and openvino-cpu\n");
   std::ostringstream h100_out, h100_err;
   EXPECT_EQ(pet_opt_main({conv_bn_model(), "--target", "h100", "--remeasure"}, h100_out, h100_err), 2);
   EXPECT_EQ(h100_err.str(),
-            "pet-opt: error: --remeasure: target h100 is estimated, so nothing is timed; it applies to the measured "
-            "targets ort-cpu and openvino-cpu\n");
+            "pet-opt: error: --remeasure: target h100 is timed on a GPU machine, not here; export what its profile DB "
+            "lacks with --export-misses FILE, time it there with pet-gpu measure FILE and import the results with "
+            "pet-profile --import\n");
 }
 
 TEST(PetOpt, ReplayingADbWithoutTheTargetSaysHowToMeasureIt) {

@@ -12,7 +12,9 @@
 #include "core/file_safety.h"
 #include "core/onnx_import.h"
 #include "core/temporary_folder.h"
+#include "kernels/devices.h"
 #include "kernels/gpu/executor/cuda_check.h"
+#include "kernels/runtime/gpu_kernels_version.h"
 #include "kernels/nvrtc_compile.h"
 
 namespace pet::gpu {
@@ -41,9 +43,12 @@ class GpuRuntime : public runtime::Runtime {
   explicit GpuRuntime(const ExecutorOptions& options) : options_(options) {}
 
   std::string target() const override { return "pet-gpu"; }
+  // What a GPU target's profile DB entries are keyed by, besides the card: the math, the libraries
+  // as loaded, the driver, and the version of pet's own kernels.
   std::string version() const override {
-    return fmt::format("pet-gpu {} math (cuDNN {}, cuBLASLt {}, NVRTC {})", to_string(options_.math),
-                       version_text(cudnnGetVersion()), version_text(cublasLtGetVersion()), nvrtc_version());
+    return fmt::format("pet-gpu {} math (cuDNN {}, cuBLASLt {}, NVRTC {}, driver {}), {}", to_string(options_.math),
+                       version_text(cudnnGetVersion()), version_text(cublasLtGetVersion()), nvrtc_version(),
+                       format_version(probe_devices().versions.driver), runtime::gpu_kernels_tag());
   }
   std::string compute_precision() const override { return options_.math == MathMode::strict ? "f32" : "tf32"; }
 

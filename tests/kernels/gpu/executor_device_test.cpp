@@ -76,8 +76,8 @@ TEST(GpuExecutor, CommandUsageErrorsNameTheFix) {
   EXPECT_EQ(pet_gpu({"time"}).err, "pet-gpu: error: pet-gpu time takes one model file, 0 given (pet-gpu --help)\n");
   EXPECT_EQ(
       pet_gpu({"bench"}).err,
-      "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check and "
-      "time (pet-gpu --help)\n");
+      "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
+      "time and measure (pet-gpu --help)\n");
 }
 
 TEST(GpuRuntime, RefusesAModelTheExecutorCannotRunByIndexAndNeedsADevice) {

@@ -1,0 +1,69 @@
+// The request runner: one request at a time, each result flushed before the next starts.
+#include "kernels/runtime/request_runner.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "core/file_safety.h"
+#include "core/onnx_export.h"
+#include "core/text_ir.h"
+
+namespace pet::runtime {
+namespace {
+
+std::vector<std::string> serialized_models(const TimingRequest& request, const std::string& folder, Runtime& runtime) {
+  std::vector<std::string> models;
+  for (const std::string& file : request.models) {
+    std::string path = (std::filesystem::path(folder) / file).string();
+    models.push_back(serialize_onnx(parse_graph(read_whole_file(path, "a request's weight-free model")),
+                                    runtime.export_options()));
+  }
+  return models;
+}
+
+TimingResult time_request(Runtime& runtime, const TimingRequest& request, const std::string& folder) {
+  TimingResult result;
+  result.request = request;
+  std::vector<std::string> models = serialized_models(request, folder, runtime);
+  try {
+    result.timings = time_accepted(runtime, models, request.options, result.refused, request.options.purpose.first);
+  } catch (const ModelRejected& refusal) {  // the reference: the others cannot be compared without it
+    result.timings.assign(models.size(), Timing{});
+    result.refused.assign(models.size(), "the reference (model 0) was refused");
+    result.refused[0] = refusal.what();
+  }
+  return result;
+}
+
+std::function<double()> steady_clock_from_now() {
+  auto start = std::chrono::steady_clock::now();
+  return [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+}
+
+}  // namespace
+
+MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingRequest>& requests,
+                                const std::string& models_folder, const MeasuringDevice& device, std::ostream& out,
+                                const MeasureOptions& options) {
+  std::function<double()> elapsed = options.elapsed_s ? options.elapsed_s : steady_clock_from_now();
+  out << device_line(device) << std::flush;
+  MeasureOutcome outcome;
+  for (const TimingRequest& request : requests) {
+    if (elapsed() >= options.deadline_s) {
+      outcome.left = static_cast<int>(requests.size()) - outcome.timed;
+      break;
+    }
+    out << result_line(time_request(runtime, request, models_folder)) << std::flush;
+    ++outcome.timed;
+  }
+  outcome.stopped = outcome.left > 0
+                        ? fmt::format("deadline of {:g} s reached: {} of {} requests timed, {} left", options.deadline_s,
+                                      outcome.timed, requests.size(), outcome.left)
+                        : fmt::format("all {} requests timed", requests.size());
+  out << stop_line(outcome.stopped) << std::flush;
+  return outcome;
+}
+
+}  // namespace pet::runtime

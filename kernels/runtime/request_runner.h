@@ -1,0 +1,36 @@
+// Times a misses file's requests in a runtime as the live code would have (each request one
+// interleaved time_accepted call with its own warm-ups, runs and per-node profiling), writing each
+// result as one flushed line, and stops cleanly at a deadline.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "kernels/runtime/runtime.h"
+#include "kernels/runtime/timing_request.h"
+
+namespace pet::runtime {
+
+struct MeasureOptions {
+  double deadline_s = 60;  // no request is started after this many seconds
+  // Seconds since the run began (a test passes its own clock).
+  std::function<double()> elapsed_s;
+};
+
+struct MeasureOutcome {
+  int timed = 0;         // requests whose results were written
+  int left = 0;          // requests not started because of the deadline
+  std::string stopped;   // why the run ended, as the results file's last line says
+};
+
+// Writes device_line(device), then one result_line per request timed, then stop_line. Models are
+// read from `models_folder` (weight-free textual IR) and serialized in the runtime's export form. A
+// reference model the runtime refuses is recorded as refused with the others left empty, as a
+// request whose every model was refused; a runtime failure (no device, a dead runtime) propagates.
+MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingRequest>& requests,
+                                const std::string& models_folder, const MeasuringDevice& device, std::ostream& out,
+                                const MeasureOptions& options);
+
+}  // namespace pet::runtime

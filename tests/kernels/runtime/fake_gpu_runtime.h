@@ -1,0 +1,52 @@
+// A test double behind runtime::Runtime standing in for pet-gpu on a GPU machine: every model is
+// imported and "timed" by a fixed rule (per node, a 5 us launch plus 1 us per thousand output
+// elements, so fewer kernels pay), with per-node rows under the nodes' names, and this build's GPU
+// kernels in its version.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/onnx_import.h"
+#include "core/file_safety.h"
+#include "core/temporary_folder.h"
+#include "kernels/runtime/gpu_kernels_version.h"
+#include "kernels/runtime/runtime.h"
+
+namespace pet::testing {
+
+class FakeGpuRuntime : public runtime::Runtime {
+ public:
+  std::string target() const override { return "pet-gpu"; }
+  std::string version() const override {
+    return "fake pet-gpu tf32 math (a test double), " + runtime::gpu_kernels_tag();
+  }
+  std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
+                                           const runtime::TimingOptions& options) override {
+    ++calls;
+    std::vector<runtime::Timing> timings;
+    for (const std::string& bytes : models) {
+      std::string path = (folder_.path() / "model.onnx").string();
+      write_file_atomically(path, bytes, "a fake-timed model");
+      Graph graph = import_onnx(path);
+      runtime::Timing timing;
+      double total = 0;
+      for (const Node& node : graph.nodes()) {
+        double us = 5.0 + static_cast<double>(graph.value(node.outputs.at(0)).type.shape.numel()) / 1000.0;
+        total += us;
+        if (options.per_node) timing.nodes.push_back({node.name, node.op(), "fake", us});
+      }
+      timing.runs_us.assign(static_cast<size_t>(options.runs), total);
+      timings.push_back(std::move(timing));
+    }
+    return timings;
+  }
+  std::vector<Tensor> run_model(const std::string&, const std::vector<Tensor>&, int) override { return {}; }
+
+  int calls = 0;
+
+ private:
+  TemporaryFolder folder_{"pet-fake-gpu", "the fake GPU runtime's models"};
+};
+
+}  // namespace pet::testing

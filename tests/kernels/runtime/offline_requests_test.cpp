@@ -1,0 +1,123 @@
+// The offline loop's machinery without a GPU: request and result lines read back as written, the
+// recording runtime's requests, and the request runner (behind a fake runtime) stopping at its deadline.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/file_safety.h"
+#include "core/onnx_export.h"
+#include "core/text_ir.h"
+#include "kernels/runtime/recording_runtime.h"
+#include "kernels/runtime/request_runner.h"
+#include "kernels/runtime/timing_request.h"
+#include "tests/kernels/runtime/fake_gpu_runtime.h"
+#include "tests/test_temp_dir.h"
+
+namespace pet::runtime {
+namespace {
+
+const char* kConvRelu = R"(graph "conv_relu" opset 13 {
+  input %x : f32[1,8,16,16]
+  const %w : f32[16,8,3,3] = random(1)
+  %y = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[1,16,16,16]
+  %z = Relu(%y) : f32[1,16,16,16]
+  output %z
+})";
+
+const char* kRelu = R"(graph "relu" opset 13 {
+  input %x : f32[1,16]
+  %y = Relu(%x) : f32[1,16]
+  output %y
+})";
+
+TimingOptions selection_options() {
+  return {.threads = 1, .warmup = 2, .runs = 3, .per_node = false, .seed = 7,
+          .purpose = {"selection", {"model a", "model b"}, FirstModel::reference}};
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  std::string path = (pet::testing::private_temp_dir() / name).string();
+  write_file_atomically(path, text, "a test file");
+  return path;
+}
+
+TEST(TimingRequest, ALineReadsBackAsWritten) {
+  TimingRequest request{3, "h100", selection_options(), {"a.pet", "b.pet"}};
+  std::vector<TimingRequest> read = read_requests(write("one.jsonl", request_line(request)));
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(request_line(read[0]), request_line(request));
+  EXPECT_EQ(read[0].options.purpose.first, FirstModel::reference);
+  EXPECT_EQ(read[0].options.purpose.keys, (std::vector<std::string>{"model a", "model b"}));
+}
+
+TEST(TimingRequest, ABadLineNamesTheFileAndLineAndTheField) {
+  std::string path = write("bad.jsonl", request_line({1, "h100", selection_options(), {"a.pet"}}) + "{\"id\": 2}\n");
+  try {
+    read_requests(path);
+    FAIL() << "a request without a target was read";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              path + ":2: the line has no \"target\"; write the file again with the tool that made it");
+  }
+}
+
+TEST(TimingResults, ALastLineCutMidWriteIsLeftOutAndTheRestKept) {
+  TimingResult result{{1, "h100", selection_options(), {"a.pet", "b.pet"}}, {{{5, 6, 7}, {}}, {{3, 3, 4}, {}}}, {"", ""}};
+  std::string text = device_line({"NVIDIA H200", "pet-gpu tf32 math (...), kernels 0"}) + result_line(result);
+  TimingResults read = parse_results(text + result_line(result).substr(0, 40), "cut.jsonl");
+  EXPECT_EQ(read.device.card, "NVIDIA H200");
+  ASSERT_EQ(read.results.size(), 1u);
+  EXPECT_EQ(read.results[0].timings[1].runs_us, (std::vector<double>{3, 3, 4}));
+  EXPECT_EQ(read.stopped, "") << "a cut run has no stop line";
+  EXPECT_THROW(parse_results(result_line(result), "headless.jsonl"), UserError);
+}
+
+TEST(RecordingRuntime, RecordsEachRequestOnceAndAnswersNotMeasured) {
+  RecordingRuntime recording("h100");
+  std::vector<std::string> models = {serialize_onnx(parse_graph(kConvRelu)), serialize_onnx(parse_graph(kRelu))};
+  std::vector<Timing> timings = recording.time_models(models, selection_options());
+  ASSERT_EQ(timings.size(), 2u);
+  EXPECT_FALSE(timings[0].measured());
+  EXPECT_FALSE(recording.times());
+  recording.time_models(models, selection_options());  // asked again: recorded once
+  ASSERT_EQ(recording.requests().size(), 1u);
+  std::string misses = (pet::testing::private_temp_dir() / "recorded.jsonl").string();
+  recording.write(misses);
+  std::vector<TimingRequest> read = read_requests(misses);
+  ASSERT_EQ(read.size(), 1u);
+  Graph conv = parse_graph(read_whole_file(models_folder(misses) + "/" + read[0].models[0], "model"));
+  EXPECT_EQ(conv.nodes().size(), 2u);
+  EXPECT_EQ(conv.nodes()[0].name, parse_graph(kConvRelu).nodes()[0].name) << "node names travel for the per-node rows";
+}
+
+TEST(RequestRunner, TimesRequestsInOrderAndStopsCleanlyAtTheDeadline) {
+  RecordingRuntime recording("h100");
+  std::string model = serialize_onnx(parse_graph(kRelu));
+  for (int r = 0; r < 4; ++r) {
+    TimingOptions options = selection_options();
+    options.purpose.keys = {"model " + std::to_string(r)};
+    recording.time_models({model}, options);
+  }
+  std::string misses = (pet::testing::private_temp_dir() / "four.jsonl").string();
+  recording.write(misses);
+  pet::testing::FakeGpuRuntime fake;
+  std::ostringstream out;
+  double now = 0;
+  MeasureOptions options{.deadline_s = 25, .elapsed_s = [&now] { return now += 10; }};  // 10 s per request
+  MeasureOutcome outcome =
+      measure_requests(fake, read_requests(misses), models_folder(misses), {"card", "fake"}, out, options);
+  EXPECT_EQ(outcome.timed, 2);
+  EXPECT_EQ(outcome.left, 2);
+  EXPECT_EQ(outcome.stopped, "deadline of 25 s reached: 2 of 4 requests timed, 2 left");
+  TimingResults results = parse_results(out.str(), "out");
+  ASSERT_EQ(results.results.size(), 2u);
+  EXPECT_EQ(results.results[1].request.options.purpose.keys, (std::vector<std::string>{"model 1"}));
+  EXPECT_EQ(results.results[0].timings[0].runs_us.size(), 3u);
+  EXPECT_EQ(results.stopped, outcome.stopped);
+  EXPECT_EQ(fake.calls, 2);
+}
+
+}  // namespace
+}  // namespace pet::runtime

@@ -1,0 +1,184 @@
+// The GPU targets' offline loop without a GPU: pet-opt --export-misses, the request runner behind a
+// fake pet-gpu, pet-profile --import, and pet-opt --replay on what was imported.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/file_safety.h"
+#include "kernels/runtime/gpu_kernels_version.h"
+#include "kernels/runtime/request_runner.h"
+#include "kernels/runtime/timing_request.h"
+#include "search/cost/cost_model.h"
+#include "tests/kernels/runtime/fake_gpu_runtime.h"
+#include "tests/test_temp_dir.h"
+#include "tools/commands.h"
+#include "tools/profile_command.h"
+
+namespace pet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Ran {
+  int status = 0;
+  std::string out, err;
+};
+
+Ran pet_opt(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int status = pet_opt_main(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+Ran pet_profile(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int status = pet_profile_main(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+fs::path folder(const std::string& name) {
+  fs::path path = private_temp_dir() / name;
+  fs::create_directories(path);
+  return path;
+}
+
+std::string write(const fs::path& path, const std::string& text) {
+  write_file_atomically(path.string(), text, "a test file");
+  return path.string();
+}
+
+// Two 1x1 convs of one input, each with its ReLU, added: TASO merges the convs.
+const char* kTwoConvs = R"(graph "two_convs" opset 13 {
+  input %x : f32[1,16,8,8]
+  const %w1 : f32[16,16,1,1] = random(1)
+  const %w2 : f32[16,16,1,1] = random(2)
+  %c1 = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w1) : f32[1,16,8,8]
+  %c2 = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w2) : f32[1,16,8,8]
+  %r1 = Relu(%c1) : f32[1,16,8,8]
+  %r2 = Relu(%c2) : f32[1,16,8,8]
+  %y = Add(%r1, %r2) : f32[1,16,8,8]
+  output %y
+})";
+
+const std::string kDevice = "h100 | fake pet-gpu tf32 math (a test double), " + runtime::gpu_kernels_tag() +
+                            " | NVIDIA H100 80GB HBM3 | 1 thread";
+
+// The misses of one replay timed by the fake pet-gpu and imported; returns how many requests there were.
+size_t measure_and_import(const std::string& misses, const std::string& db, const fs::path& work) {
+  std::vector<runtime::TimingRequest> requests = runtime::read_requests(misses);
+  if (requests.empty()) return 0;
+  FakeGpuRuntime fake;
+  std::string results = misses + ".results";
+  {
+    std::ofstream out(results);
+    runtime::measure_requests(fake, requests, runtime::models_folder(misses), {"NVIDIA H100 80GB HBM3", fake.version()},
+                              out, {.deadline_s = 1e9, .elapsed_s = {}});
+  }
+  Ran imported = pet_profile({"--import", results, "--misses", misses, "--out", db});
+  EXPECT_EQ(imported.status, 0) << imported.err;
+  (void)work;
+  return requests.size();
+}
+
+TEST(OfflineLoop, AFixtureResultsFileImportsIntoTheEntriesTheLivePathWouldRecord) {
+  fs::path work = folder("import_fixture");
+  std::string tag = runtime::gpu_kernels_tag();
+  std::string results = write(work / "results.jsonl",
+      R"({"device":{"card":"NVIDIA H100 80GB HBM3","runtime":"fake pet-gpu tf32 math (a test double), )" + tag + R"("}})" "\n"
+      R"({"request":{"id":1,"target":"h100","kind":"kernel-groups","keys":["Conv(f32[1,8,8,8], f32[8,8,1,1]) f32","Relu(f32[1,8]) f32"],)"
+      R"("first_is_reference":false,"threads":1,"warmup":2,"runs":3,"per_node":true,"seed":2026,"models":["a.pet","b.pet"]},)"
+      R"("timings":[{"runs_us":[10,12,14],"nodes":[{"name":"r","op":"ReorderInput","kernel":"k","us":1},)"
+      R"({"name":"c","op":"Conv","kernel":"k","us":9},{"name":"o","op":"Reorder","kernel":"k","us":2}]},)"
+      R"({"runs_us":[4,4,4],"nodes":[]}],"refused":["",""]})" "\n"
+      R"({"request":{"id":2,"target":"h100","kind":"selection","keys":["model 00000000000000aa","model 00000000000000bb"],)"
+      R"("first_is_reference":true,"threads":1,"warmup":2,"runs":3,"per_node":false,"seed":2026,"models":["a.pet","b.pet"]},)"
+      R"("timings":[{"runs_us":[100,102,98],"nodes":[]},{"runs_us":[],"nodes":[]}],"refused":["","pet-gpu refuses model 1"]})" "\n"
+      R"({"stopped":"all 2 requests timed"})" "\n");
+  std::string db = (work / "db.json").string();
+  Ran ran = pet_profile({"--import", results, "--misses", (work / "misses.jsonl").string(), "--out", db});
+  ASSERT_EQ(ran.status, 0) << ran.err;
+  EXPECT_EQ(ran.out, "imported 2 results (all 2 requests timed): 5 entries under '" + kDevice + "' into " + db + "\n");
+  cost::ProfileDb loaded = cost::ProfileDb::load(db);
+  std::vector<std::string> got;
+  for (const cost::ProfileEntry& entry : loaded.entries()) {
+    EXPECT_EQ(entry.device, kDevice);
+    got.push_back(fmt::format("{} = {} +- {} x{} [{}]", entry.key, entry.microseconds, entry.spread_us, entry.runs,
+                              entry.method));
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "Conv(f32[1,8,8,8], f32[8,8,1,1]) f32 = 9 +- 1 x3 [profiled: ReorderInput/k + Conv/k + Reorder/k]",
+                     "Conv(f32[1,8,8,8], f32[8,8,1,1]) f32 @reorder-in = 1 +- 1 x3 [profiled: ReorderInput/k + Conv/k + Reorder/k]",
+                     "Conv(f32[1,8,8,8], f32[8,8,1,1]) f32 @reorder-out = 2 +- 1 x3 [profiled: ReorderInput/k + Conv/k + Reorder/k]",
+                     "Relu(f32[1,8]) f32 = 4 +- 0 x3 [end to end]",
+                     "model 00000000000000aa = 100 +- 1 x3 [end to end]",
+                 }));
+}
+
+TEST(OfflineLoop, AnEmptyDbEstimatesEverythingAndExportsWhatTheLivePathWouldTime) {
+  fs::path work = folder("empty_db");
+  std::string model = write(work / "two_convs.pet", kTwoConvs);
+  std::string db = write(work / "db.json", "{\n  \"entries\": []\n}\n");
+  std::string misses = (work / "misses.jsonl").string();
+  Ran ran = pet_opt({model, "--target", "h100", "--replay", "--profile-db", db, "--mode", "pet", "--export-misses",
+                     misses, "-o", (work / "out.pet").string()});
+  ASSERT_EQ(ran.status, 0) << ran.err;
+  EXPECT_NE(ran.out.find(" s), 0 replayed, 55 estimated; profile DB " + db), std::string::npos) << ran.out;
+  EXPECT_NE(ran.out.find("recorded on: no card; the profile DB holds no times of this build's GPU kernels"),
+            std::string::npos)
+      << ran.out;
+  EXPECT_NE(ran.out.find("the choice rests on estimates"), std::string::npos) << ran.out;
+  std::set<std::string> kinds;
+  for (const runtime::TimingRequest& request : runtime::read_requests(misses)) {
+    kinds.insert(request.options.purpose.kind);
+    EXPECT_EQ(request.options.threads, 1);
+    for (const std::string& file : request.models)
+      EXPECT_TRUE(fs::exists(fs::path(runtime::models_folder(misses)) / file)) << file;
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"in-context", "kernel-groups", "ranked", "selection"})) << ran.out;
+}
+
+TEST(OfflineLoop, ExportMeasureImportUntilTheReplayEstimatesNothingThenItsChoiceIsMeasured) {
+  fs::path work = folder("round_trip");
+  std::string model = write(work / "two_convs.pet", kTwoConvs);
+  std::string db = write(work / "db.json", "{\n  \"entries\": []\n}\n");
+  auto replay = [&](const std::string& misses) {
+    std::vector<std::string> args = {model, "--target", "h100", "--replay", "--profile-db", db, "--mode", "taso",
+                                     "-o", (work / "out.pet").string()};
+    if (!misses.empty()) args.insert(args.end(), {"--export-misses", misses});
+    return pet_opt(args);
+  };
+  int rounds = 0;
+  for (; rounds < 5; ++rounds) {
+    std::string misses = (work / fmt::format("misses{}.jsonl", rounds)).string();
+    Ran ran = replay(misses);
+    ASSERT_EQ(ran.status, 0) << ran.err;
+    if (measure_and_import(misses, db, work) == 0) break;
+  }
+  EXPECT_LT(rounds, 5) << "the loop converges: a replay of what was imported asks for nothing new";
+  Ran last = replay("");
+  ASSERT_EQ(last.status, 0) << last.err;
+  nlohmann::json report = nlohmann::json::parse(read_whole_file((work / "out.json").string(), "report"));
+  EXPECT_EQ(report["target"]["kernel_costs"]["estimated"], 0) << last.out;
+  EXPECT_EQ(report["target"]["kernel_costs"]["measured"], 0);
+  EXPECT_GT(report["target"]["kernel_costs"]["replayed"].get<int>(), 0);
+  EXPECT_EQ(report["target"]["cpu"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(report["target"]["selection"]["source"], "replayed");
+  EXPECT_NE(last.out.find("recorded on: NVIDIA H100 80GB HBM3 (fake pet-gpu tf32 math (a test double), "),
+            std::string::npos)
+      << last.out;
+  // The golden choice: the merged convs, measured (here by the fake) beyond both spreads.
+  EXPECT_EQ(report["target"]["selection"]["chosen"], "program 1") << last.out;
+  EXPECT_NE(last.out.find("  chose program 1: program 1 is 1.152x faster than the input, beyond the spread\n"
+                          "  kernel costs: 0 measured (0.0 s), 9 replayed, 0 estimated; profile DB " + db + "\n"),
+            std::string::npos)
+      << last.out;
+}
+
+}  // namespace
+}  // namespace pet::testing
