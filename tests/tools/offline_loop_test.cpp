@@ -180,5 +180,29 @@ TEST(OfflineLoop, ExportMeasureImportUntilTheReplayEstimatesNothingThenItsChoice
       << last.out;
 }
 
+TEST(OfflineLoopErrors, ExportingMissesOfATargetTimedHereOrEstimatedSaysWhatTheFlagIsFor) {
+  fs::path work = folder("errors");
+  std::string model = write(work / "two_convs.pet", kTwoConvs);
+  std::string misses = (work / "m.jsonl").string(), output = (work / "o.pet").string();
+  EXPECT_EQ(pet_opt({model, "--target", "a100", "--export-misses", misses, "-o", output}).err,
+            "pet-opt: error: --export-misses writes the timings a GPU target's profile DB lacks; target a100 is "
+            "estimated, never timed, so drop --export-misses or choose --target h100 or h200\n");
+  EXPECT_EQ(pet_opt({model, "--target", "a100", "--profile-db", (work / "db.json").string(), "-o", output}).err,
+            "pet-opt: error: --profile-db: target a100 is an analytic spec and reads no profile DB; measured GPU times "
+            "are for --target h100 or h200\n");
+  EXPECT_FALSE(fs::exists(misses));
+}
+
+TEST(OfflineLoopErrors, ImportingNeedsTheMissesFileAndAResultsFileWithItsDevice) {
+  fs::path work = folder("import_errors");
+  EXPECT_EQ(pet_profile({"--import", "r.jsonl", "--out", "db.json"}).err,
+            "pet-profile: error: pet-profile needs --misses FILE, the misses file the results answer; see pet-profile "
+            "--help\n");
+  std::string headless = write(work / "headless.jsonl", "{\"stopped\":\"all 0 requests timed\"}\n");
+  EXPECT_EQ(pet_profile({"--import", headless, "--misses", "m.jsonl", "--out", (work / "db.json").string()}).err,
+            "pet-profile: error: results file '" + headless +
+                "' has no device line; it is not the output of pet-gpu measure\n");
+}
+
 }  // namespace
 }  // namespace pet::testing
