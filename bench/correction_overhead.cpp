@@ -18,7 +18,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: pet_correction_overhead [TARGET] [--threads N] [--profile-db FILE]\n"
-    "  TARGET: h100 (default), a100, v100 or a device spec JSON file (estimated), or ort-cpu or\n"
+    "  TARGET: h100 (default), h200 (their bench/profiles DB replayed, estimated where it lacks),\n"
+    "          a100, v100 or a device spec JSON file (estimated), or ort-cpu or\n"
     "          openvino-cpu (each kernel group timed in that runtime with N threads, default 1, on\n"
     "          first need and kept in the profile DB, by default pet-opt's per-user one)\n";
 

@@ -65,7 +65,7 @@ pet::OptimizeOptions fuzz_options(FuzzedDataProvider& bytes) {
                              pet::Mode::none};
   options.mode = modes[bytes.ConsumeIntegralInRange<size_t>(0, 4)];
   options.taso_search = bytes.ConsumeBool() ? pet::TasoSearch::beam : pet::TasoSearch::alpha;
-  options.target = pet::TargetSpec::parse("h100");  // analytic: nothing is timed
+  options.target = pet::TargetSpec::parse("h100");  // replayed from its DB: nothing is timed
   options.replay = true;
   options.rule_set = rule_sample();
   options.beam = 2;
