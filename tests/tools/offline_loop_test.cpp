@@ -70,7 +70,7 @@ const std::string kDevice = "h100 | fake pet-gpu tf32 math (a test double), " + 
                             " | NVIDIA H100 80GB HBM3 | 1 thread";
 
 // The misses of one replay timed by the fake pet-gpu and imported; returns how many requests there were.
-size_t measure_and_import(const std::string& misses, const std::string& db, const fs::path& work) {
+size_t measure_and_import(const std::string& misses, const std::string& db) {
   std::vector<runtime::TimingRequest> requests = runtime::read_requests(misses);
   if (requests.empty()) return 0;
   FakeGpuRuntime fake;
@@ -82,7 +82,6 @@ size_t measure_and_import(const std::string& misses, const std::string& db, cons
   }
   Ran imported = pet_profile({"--import", results, "--misses", misses, "--out", db});
   EXPECT_EQ(imported.status, 0) << imported.err;
-  (void)work;
   return requests.size();
 }
 
@@ -158,7 +157,7 @@ TEST(OfflineLoop, ExportMeasureImportUntilTheReplayEstimatesNothingThenItsChoice
     std::string misses = (work / fmt::format("misses{}.jsonl", rounds)).string();
     Ran ran = replay(misses);
     ASSERT_EQ(ran.status, 0) << ran.err;
-    if (measure_and_import(misses, db, work) == 0) break;
+    if (measure_and_import(misses, db) == 0) break;
   }
   EXPECT_LT(rounds, 5) << "the loop converges: a replay of what was imported asks for nothing new";
   Ran last = replay("");
