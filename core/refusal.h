@@ -88,8 +88,9 @@ class [[nodiscard]] ShapeCheck {
       return std::move(pet_try_check_).refusal();                      \
   } while (false)
 
-// In a function that returns a Refusable or a ShapeCheck: `declaration` (such as `Shape out`)
-// takes the value of `refusable`, or the function returns its refusal.
+// In a function that returns a Refusable or a ShapeCheck: `declaration` (such as `Shape out`, or
+// a variable already declared) takes the value of the Refusable after it, or the function returns
+// its refusal. The expression may hold commas: PET_TRY_ASSIGN(Shape out, broadcast(context, 0, 2)).
 #define PET_TRY_ASSIGN(declaration, ...) \
   PET_TRY_ASSIGN_WITH_(PET_TRY_NAME_(pet_try_refusable_, __LINE__), declaration, __VA_ARGS__)
 #define PET_TRY_ASSIGN_WITH_(temporary, declaration, ...)        \
