@@ -64,8 +64,8 @@ struct ShapeContext {
 // Returns context.refuse(message) from the shape rule (or helper check) unless condition holds.
 // A macro so that the message is built only when the check fails: shape rules run for every
 // candidate the mutant generator builds.
-#define PET_REFUSE_UNLESS(context, condition, ...)           \
-  do {                                                       \
+#define PET_REFUSE_UNLESS(context, condition, ...)          \
+  do {                                                      \
     if (!(condition)) return (context).refuse(__VA_ARGS__); \
   } while (false)
 

@@ -93,7 +93,7 @@ class [[nodiscard]] ShapeCheck {
 // its refusal. The expression may hold commas: PET_TRY_ASSIGN(Shape out, broadcast(context, 0, 2)).
 #define PET_TRY_ASSIGN(declaration, ...) \
   PET_TRY_ASSIGN_WITH_(PET_TRY_NAME_(pet_try_refusable_, __LINE__), declaration, __VA_ARGS__)
-#define PET_TRY_ASSIGN_WITH_(temporary, declaration, ...)        \
+#define PET_TRY_ASSIGN_WITH_(temporary, declaration, ...)         \
   auto temporary = (__VA_ARGS__);                                 \
   if (temporary.refused()) return std::move(temporary).refusal(); \
   declaration = std::move(temporary).value()

@@ -11,9 +11,10 @@ namespace pet {
 
 ShapeCheck check_supported_rank(const Shape& shape, const std::string& what) {
   if (shape.rank() <= kMaxRank) return {};
-  return Refusal{fmt::format("{} has rank {} ([{}]); pet handles tensors of rank up to {}: reshape it to fewer "
-                             "dimensions",
-                             what, shape.rank(), fmt::join(shape.dims(), ","), kMaxRank)};
+  return Refusal{
+      fmt::format("{} has rank {} ([{}]); pet handles tensors of rank up to {}: reshape it to fewer "
+                  "dimensions",
+                  what, shape.rank(), fmt::join(shape.dims(), ","), kMaxRank)};
 }
 
 void require_supported_rank(const Shape& shape, const std::string& what) {

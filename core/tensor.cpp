@@ -44,9 +44,10 @@ ShapeCheck check_allocatable(const TensorType& type, const std::string& what, co
   std::optional<int64_t> bytes = tensor_bytes(type);
   int64_t memory = physical_memory_bytes();
   if (!bytes)
-    return Refusal{fmt::format("{} ({}) would need more than 2^63 bytes, more than this machine's {} bytes of "
-                               "memory; {}",
-                               what, type.to_string(), memory, fix)};
+    return Refusal{
+        fmt::format("{} ({}) would need more than 2^63 bytes, more than this machine's {} bytes of "
+                    "memory; {}",
+                    what, type.to_string(), memory, fix)};
   if (*bytes > memory)
     return Refusal{fmt::format("{} ({}) would need {} bytes, more than this machine's {} bytes of memory; {}", what,
                                type.to_string(), *bytes, memory, fix)};

@@ -17,7 +17,7 @@ static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 static ShapeResult infer_clip(const ShapeContext& context) {
   DType type = context.input(0).dtype;
   PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64,
-                        "does not support element type " + std::string(dtype_name(type)));
+                    "does not support element type " + std::string(dtype_name(type)));
   return {context.input(0)};
 }
 

@@ -23,14 +23,14 @@ static ShapeResult infer_concat(const ShapeContext& context) {
   Shape out = first.shape;
   for (int i = 1; i < context.num_inputs(); ++i) {
     const TensorType& next = context.input(i);
-    PET_REFUSE_UNLESS(context, next.dtype == first.dtype, fmt::format("input {} is {}, input 0 is {}", i, next.to_string(),
-                                                                 first.to_string()));
-    PET_REFUSE_UNLESS(context, next.shape.rank() == rank, fmt::format("input {} has rank {}, input 0 has rank {}", i,
-                                                                  next.shape.rank(), rank));
+    PET_REFUSE_UNLESS(context, next.dtype == first.dtype,
+                      fmt::format("input {} is {}, input 0 is {}", i, next.to_string(), first.to_string()));
+    PET_REFUSE_UNLESS(context, next.shape.rank() == rank,
+                      fmt::format("input {} has rank {}, input 0 has rank {}", i, next.shape.rank(), rank));
     for (int d = 0; d < rank; ++d)
       PET_REFUSE_UNLESS(context, d == axis || next.shape[d] == first.shape[d],
-                            fmt::format("input {} has shape {}, which differs from input 0's {} outside axis {}", i,
-                                        next.shape.to_string(), first.shape.to_string(), axis));
+                        fmt::format("input {} has shape {}, which differs from input 0's {} outside axis {}", i,
+                                    next.shape.to_string(), first.shape.to_string(), axis));
     out[axis] += next.shape[axis];
   }
   return {{first.dtype, out}};

@@ -14,7 +14,8 @@ static ShapeResult infer_constant_of_shape(const ShapeContext& context) {
   const std::string& name = context.attrs.get_string("dtype");
   std::optional<DType> dtype = parse_dtype(name);
   PET_REFUSE_UNLESS(context, dtype.has_value(), "dtype '" + name + "' is not one of f32, i64, bool");
-  for (int64_t d : shape) PET_REFUSE_UNLESS(context, d >= 0, "shape " + ints_to_string(shape) + " has a negative dimension");
+  for (int64_t d : shape)
+    PET_REFUSE_UNLESS(context, d >= 0, "shape " + ints_to_string(shape) + " has a negative dimension");
   return {{*dtype, Shape(shape)}};
 }
 

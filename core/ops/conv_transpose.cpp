@@ -36,9 +36,11 @@ ShapeCheck check_inputs(const ShapeContext& context) {
   return check_conv_inputs(context, [&](int64_t group) -> Refusable<int64_t> {
     const Shape& x = context.input(0).shape;
     const Shape& w = context.input(1).shape;
-    PET_REFUSE_UNLESS(context, x[1] == w[0], fmt::format("input has {} channels, but weight {} expects {} (weight dim 0)", x[1],
-                                                    w.to_string(), w[0]));
-    PET_REFUSE_UNLESS(context, x[1] % group == 0, fmt::format("{} input channels are not divisible by group {}", x[1], group));
+    PET_REFUSE_UNLESS(
+        context, x[1] == w[0],
+        fmt::format("input has {} channels, but weight {} expects {} (weight dim 0)", x[1], w.to_string(), w[0]));
+    PET_REFUSE_UNLESS(context, x[1] % group == 0,
+                      fmt::format("{} input channels are not divisible by group {}", x[1], group));
     return w[1] * group;
   });
 }
@@ -51,12 +53,13 @@ ShapeResult infer_conv_transpose(const ShapeContext& context) {
   PET_TRY(check_window_attrs(context, rank, true));
   const std::vector<int64_t>& output_padding = context.attrs.get_ints("output_padding");
   PET_REFUSE_UNLESS(context, static_cast<int>(output_padding.size()) == rank,
-                        fmt::format("output_padding has {} entries, expected {}", output_padding.size(), rank));
+                    fmt::format("output_padding has {} entries, expected {}", output_padding.size(), rank));
   for (int64_t p : output_padding) PET_REFUSE_UNLESS(context, p >= 0, "output_padding entries must be >= 0");
   WindowGeometry g = adjoint_geometry(x, w, context.attrs);
   for (int64_t extent : g.input)
-    PET_REFUSE_UNLESS(context, extent >= 1,
-                          fmt::format("pads leave an empty output for input {} and weight {}", x.to_string(), w.to_string()));
+    PET_REFUSE_UNLESS(
+        context, extent >= 1,
+        fmt::format("pads leave an empty output for input {} and weight {}", x.to_string(), w.to_string()));
   std::vector<int64_t> dims = {x[0], w[1] * context.attrs.get_int("group")};
   dims.insert(dims.end(), g.input.begin(), g.input.end());
   return {{DType::f32, Shape(dims)}};

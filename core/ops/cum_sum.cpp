@@ -11,7 +11,7 @@ namespace pet::ops {
 static ShapeResult infer_cum_sum(const ShapeContext& context) {
   const TensorType& x = context.input(0);
   PET_REFUSE_UNLESS(context, x.dtype == DType::f32 || x.dtype == DType::i64,
-                        "does not support element type " + std::string(dtype_name(x.dtype)));
+                    "does not support element type " + std::string(dtype_name(x.dtype)));
   PET_REFUSE_UNLESS(context, x.shape.rank() >= 1, "cannot sum along an axis of a scalar");
   PET_TRY(axis_or_refuse(context, context.attrs.get_int("axis"), x.shape.rank(), "axis"));
   for (const char* flag : {"exclusive", "reverse"}) {

@@ -14,7 +14,7 @@ OpDef numeric_unary_op(const std::string& name, std::function<float(float)> floa
   def.infer = [](const ShapeContext& context) -> ShapeResult {
     DType type = context.input(0).dtype;
     PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64,
-                          "does not support element type " + std::string(dtype_name(type)));
+                      "does not support element type " + std::string(dtype_name(type)));
     return std::vector<TensorType>{context.input(0)};
   };
   def.compute = [float_fn, int_fn](KernelContext& context) {
@@ -48,11 +48,11 @@ OpDef comparison_op(const std::string& name, std::function<bool(double, double)>
   def.traits.elementwise = true;
   def.infer = [allows_bool](const ShapeContext& context) -> ShapeResult {
     DType type = context.input(0).dtype;
-    PET_REFUSE_UNLESS(context, type == context.input(1).dtype, fmt::format("input types differ: {} and {}",
-                                                                      context.input(0).to_string(),
-                                                                      context.input(1).to_string()));
+    PET_REFUSE_UNLESS(
+        context, type == context.input(1).dtype,
+        fmt::format("input types differ: {} and {}", context.input(0).to_string(), context.input(1).to_string()));
     PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64 || (allows_bool && type == DType::boolean),
-                          "does not support element type " + std::string(dtype_name(type)));
+                      "does not support element type " + std::string(dtype_name(type)));
     PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
     return {{DType::boolean, shape}};
   };
@@ -88,7 +88,7 @@ OpDef logical_op(const std::string& name, std::function<bool(bool, bool)> combin
   def.infer = [comparison_rule](const ShapeContext& context) -> ShapeResult {
     for (int i = 0; i < 2; ++i)
       PET_REFUSE_UNLESS(context, context.input(i).dtype == DType::boolean,
-                            fmt::format("expects bool inputs, got {}", context.input(i).to_string()));
+                        fmt::format("expects bool inputs, got {}", context.input(i).to_string()));
     return comparison_rule(context);
   };
   def.traits.commutative = true;
@@ -102,7 +102,7 @@ OpDef float_predicate_op(const std::string& name, std::function<bool(float)> tes
   def.traits.elementwise = true;
   def.infer = [](const ShapeContext& context) -> ShapeResult {
     PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::f32,
-                          "expects a float32 input, got " + context.input(0).to_string());
+                      "expects a float32 input, got " + context.input(0).to_string());
     return std::vector<TensorType>{{DType::boolean, context.input(0).shape}};
   };
   def.compute = [test](KernelContext& context) {

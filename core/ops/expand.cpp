@@ -12,7 +12,8 @@ static ShapeResult infer_expand(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   Shape target(context.attrs.get_ints("shape"));
   std::optional<Shape> out = broadcast_shapes(input.shape, target);
-  PET_REFUSE_UNLESS(context, out.has_value(), "cannot broadcast " + input.shape.to_string() + " to " + target.to_string());
+  PET_REFUSE_UNLESS(context, out.has_value(),
+                    "cannot broadcast " + input.shape.to_string() + " to " + target.to_string());
   return {{input.dtype, *out}};
 }
 

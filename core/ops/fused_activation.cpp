@@ -61,7 +61,7 @@ OpDef with_fused_activation(OpDef def) {
   def.infer = [infer = def.infer](const ShapeContext& context) -> ShapeResult {
     const std::string& activation = fused_activation(context.attrs);
     PET_REFUSE_UNLESS(context, activation == kNone || activation == kRelu,
-                          fmt::format("activation \"{}\" is not one of \"none\", \"relu\"", activation));
+                      fmt::format("activation \"{}\" is not one of \"none\", \"relu\"", activation));
     return infer(context);
   };
   def.compute = [compute = def.compute](KernelContext& context) {

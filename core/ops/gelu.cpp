@@ -19,7 +19,8 @@ static ShapeResult infer_gelu(const ShapeContext& context) {
   const std::string& approximate = context.attrs.get_string("approximate");
   PET_REFUSE_UNLESS(context, approximate == "none" || approximate == "tanh",
                     "approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
-  PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::f32, "expects a float32 input, got " + context.input(0).to_string());
+  PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::f32,
+                    "expects a float32 input, got " + context.input(0).to_string());
   return {context.input(0)};
 }
 

@@ -25,20 +25,20 @@ ShapeResult infer_gemm(const ShapeContext& context) {
   const TensorType& a = context.input(0);
   const TensorType& b = context.input(1);
   PET_REFUSE_UNLESS(context, a.dtype == DType::f32 && b.dtype == DType::f32,
-                        fmt::format("expects float32 operands, got {} and {}", a.to_string(), b.to_string()));
+                    fmt::format("expects float32 operands, got {} and {}", a.to_string(), b.to_string()));
   PET_REFUSE_UNLESS(context, a.shape.rank() == 2 && b.shape.rank() == 2,
-                        fmt::format("A and B must be matrices, got {} and {}", a.shape.to_string(), b.shape.to_string()));
+                    fmt::format("A and B must be matrices, got {} and {}", a.shape.to_string(), b.shape.to_string()));
   GemmShapes s = gemm_shapes(a.shape, b.shape, context.attrs);
   int64_t b_rows = context.attrs.get_int("transB") != 0 ? b.shape[1] : b.shape[0];
   PET_REFUSE_UNLESS(context, s.k == b_rows,
-                        fmt::format("inner dimensions differ: op(A) is {}x{} and op(B) is {}x{}", s.m, s.k, b_rows, s.n));
+                    fmt::format("inner dimensions differ: op(A) is {}x{} and op(B) is {}x{}", s.m, s.k, b_rows, s.n));
   Shape out{s.m, s.n};
   if (context.has_input(2)) {
     const TensorType& c = context.input(2);
     PET_REFUSE_UNLESS(context, c.dtype == DType::f32, "expects a float32 C, got " + c.to_string());
     auto merged = broadcast_shapes(c.shape, out);
     PET_REFUSE_UNLESS(context, merged && *merged == out,
-                          fmt::format("C of shape {} does not broadcast to {}", c.shape.to_string(), out.to_string()));
+                      fmt::format("C of shape {} does not broadcast to {}", c.shape.to_string(), out.to_string()));
   }
   return {{DType::f32, out}};
 }

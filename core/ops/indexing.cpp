@@ -50,15 +50,16 @@ std::vector<int64_t> offsets_along_axis(const Shape& data, const Tensor& indices
 }
 
 ShapeCheck check_indices_along_axis(const ShapeContext& context, const TensorType& data, const TensorType& indices,
-                                int axis) {
+                                    int axis) {
   int rank = data.shape.rank();
   PET_REFUSE_UNLESS(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
-  PET_REFUSE_UNLESS(context, indices.shape.rank() == rank, fmt::format("indices {} must have the rank of data {}",
-                                                                  indices.shape.to_string(), data.shape.to_string()));
+  PET_REFUSE_UNLESS(
+      context, indices.shape.rank() == rank,
+      fmt::format("indices {} must have the rank of data {}", indices.shape.to_string(), data.shape.to_string()));
   for (int d = 0; d < rank; ++d)
     PET_REFUSE_UNLESS(context, d == axis || indices.shape[d] <= data.shape[d],
-                          fmt::format("indices {} do not fit inside data {} off axis {}", indices.shape.to_string(),
-                                      data.shape.to_string(), axis));
+                      fmt::format("indices {} do not fit inside data {} off axis {}", indices.shape.to_string(),
+                                  data.shape.to_string(), axis));
   return {};
 }
 
@@ -75,10 +76,10 @@ bool is_scatter_reduction(const std::string& reduction) {
 ShapeCheck check_scatter_reduction(const ShapeContext& context) {
   const std::string& reduction = context.attrs.get_string("reduction");
   PET_REFUSE_UNLESS(context, is_scatter_reduction(reduction),
-                        "reduction '" + reduction + "' is unknown; the reductions are none, add, mul, max and min");
+                    "reduction '" + reduction + "' is unknown; the reductions are none, add, mul, max and min");
   DType type = context.input(0).dtype;
   PET_REFUSE_UNLESS(context, reduction == "none" || type == DType::f32 || type == DType::i64,
-                        fmt::format("reduction '{}' does not support element type {}", reduction, dtype_name(type)));
+                    fmt::format("reduction '{}' does not support element type {}", reduction, dtype_name(type)));
   return {};
 }
 

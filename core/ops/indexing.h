@@ -26,7 +26,7 @@ std::vector<int64_t> embedded_offsets(const std::vector<int64_t>& walk, const st
 std::vector<int64_t> offsets_along_axis(const Shape& data, const Tensor& indices, int axis, const std::string& op);
 // The shape-rule checks of those two: i64 indices of data's rank that fit inside data off the axis.
 ShapeCheck check_indices_along_axis(const ShapeContext& context, const TensorType& data, const TensorType& indices,
-                                int axis);
+                                    int axis);
 
 // Product of dims[first, last).
 int64_t dims_product(const std::vector<int64_t>& dims, size_t first, size_t last);

@@ -43,8 +43,8 @@ ShapeResult infer_layout_overwrite(const ShapeContext& context) {
   int rank = laid.shape.rank();
   const auto& offsets = context.attrs.get_ints("offsets");
   PET_REFUSE_UNLESS(context, static_cast<int64_t>(offsets.size()) == static_cast<int64_t>(patches) * rank,
-                        fmt::format("offsets {} need {} entries: {} per patch for each of the {} patches",
-                                    ints_to_string(offsets), patches * rank, rank, patches));
+                    fmt::format("offsets {} need {} entries: {} per patch for each of the {} patches",
+                                ints_to_string(offsets), patches * rank, rank, patches));
   std::vector<PatchBox> boxes;
   for (int i = 0; i < patches; ++i) {
     const TensorType* pair[] = {&laid, &context.input(1 + i)};

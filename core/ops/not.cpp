@@ -10,7 +10,7 @@ OpDef make_Not() {
   def.traits.elementwise = true;
   def.infer = [](const ShapeContext& context) -> ShapeResult {
     PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::boolean,
-                          "expects a bool input, got " + context.input(0).to_string());
+                      "expects a bool input, got " + context.input(0).to_string());
     return std::vector<TensorType>{context.input(0)};
   };
   def.compute = [](KernelContext& context) {

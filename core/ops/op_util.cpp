@@ -30,7 +30,8 @@ Refusable<Shape> broadcast_inputs(const ShapeContext& context, int first, int co
       continue;
     }
     auto merged = broadcast_shapes(result, shape);
-    if (!merged) return context.refuse(fmt::format("cannot broadcast shapes {} and {}", result.to_string(), shape.to_string()));
+    if (!merged)
+      return context.refuse(fmt::format("cannot broadcast shapes {} and {}", result.to_string(), shape.to_string()));
     result = *merged;
   }
   return result;
@@ -95,7 +96,7 @@ OpDef unary_op(const std::string& name, std::function<float(float, const Attribu
   def.traits.elementwise = true;
   def.infer = [](const ShapeContext& context) -> ShapeResult {
     PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::f32,
-                          "expects a float32 input, got " + context.input(0).to_string());
+                      "expects a float32 input, got " + context.input(0).to_string());
     return std::vector<TensorType>{context.input(0)};
   };
   def.compute = [fn](KernelContext& context) {
@@ -132,11 +133,11 @@ OpDef binary_op(const std::string& name, std::function<float(float, float)> floa
   bool allows_int = static_cast<bool>(int_fn);
   def.infer = [allows_int](const ShapeContext& context) -> ShapeResult {
     DType type = context.input(0).dtype;
-    PET_REFUSE_UNLESS(context, type == context.input(1).dtype, fmt::format("input types differ: {} and {}",
-                                                                      context.input(0).to_string(),
-                                                                      context.input(1).to_string()));
+    PET_REFUSE_UNLESS(
+        context, type == context.input(1).dtype,
+        fmt::format("input types differ: {} and {}", context.input(0).to_string(), context.input(1).to_string()));
     PET_REFUSE_UNLESS(context, type == DType::f32 || (allows_int && type == DType::i64),
-                          "does not support element type " + std::string(dtype_name(type)));
+                      "does not support element type " + std::string(dtype_name(type)));
     PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
     return {{type, shape}};
   };
@@ -190,11 +191,11 @@ OpDef variadic_op(const std::string& name, std::function<float(float, float)> fl
   def.infer = [allows_int](const ShapeContext& context) -> ShapeResult {
     DType type = context.input(0).dtype;
     for (int i = 1; i < context.num_inputs(); ++i)
-      PET_REFUSE_UNLESS(context, context.input(i).dtype == type, fmt::format("input types differ: {} and {}",
-                                                                        context.input(0).to_string(),
-                                                                        context.input(i).to_string()));
+      PET_REFUSE_UNLESS(
+          context, context.input(i).dtype == type,
+          fmt::format("input types differ: {} and {}", context.input(0).to_string(), context.input(i).to_string()));
     PET_REFUSE_UNLESS(context, type == DType::f32 || (allows_int && type == DType::i64),
-                          "does not support element type " + std::string(dtype_name(type)));
+                      "does not support element type " + std::string(dtype_name(type)));
     PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
     return {{type, shape}};
   };

@@ -225,7 +225,8 @@ ShapeCheck check_patch_lowering(const ShapeContext& context, const Shape& base, 
   PET_REFUSE_UNLESS(context, lowering.has_value(),
                     fmt::format("lowering \"{}\" is not one of \"slices\", \"scatter\", \"where\"", name));
   std::string refusal = patch_lowering_refusal(*lowering, base, boxes);
-  PET_REFUSE_UNLESS(context, refusal.empty(), fmt::format("lowering \"{}\" cannot write these patches: {}", name, refusal));
+  PET_REFUSE_UNLESS(context, refusal.empty(),
+                    fmt::format("lowering \"{}\" cannot write these patches: {}", name, refusal));
   return {};
 }
 

@@ -25,7 +25,7 @@ static ShapeResult infer_pow(const ShapeContext& context) {
   for (int i = 0; i < 2; ++i) {
     DType type = context.input(i).dtype;
     PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64,
-                          fmt::format("does not support element type {} (input {})", dtype_name(type), i));
+                      fmt::format("does not support element type {} (input {})", dtype_name(type), i));
   }
   PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
   return {{context.input(0).dtype, shape}};

@@ -27,13 +27,14 @@ static ShapeResult infer_prelu(const ShapeContext& context) {
     PET_REFUSE_UNLESS(context, input->dtype == DType::f32, "expects float32 inputs, got " + input->to_string());
   if (context.attrs.get_int("channel_slope") != 0) {
     PET_REFUSE_UNLESS(context, slope.shape.rank() == 1 && x.shape.rank() >= 2 && slope.shape[0] == x.shape[1],
-                          fmt::format("a per-channel slope must hold one value per channel of x's shape {}, got shape {}",
-                                      x.shape.to_string(), slope.shape.to_string()));
+                      fmt::format("a per-channel slope must hold one value per channel of x's shape {}, got shape {}",
+                                  x.shape.to_string(), slope.shape.to_string()));
     return {x};
   }
   auto merged = broadcast_shapes(x.shape, slope.shape);
-  PET_REFUSE_UNLESS(context, merged && *merged == x.shape, fmt::format("slope of shape {} does not broadcast to x's shape {}",
-                                                                  slope.shape.to_string(), x.shape.to_string()));
+  PET_REFUSE_UNLESS(context, merged && *merged == x.shape,
+                    fmt::format("slope of shape {} does not broadcast to x's shape {}", slope.shape.to_string(),
+                                x.shape.to_string()));
   return {x};
 }
 

@@ -18,10 +18,12 @@ static ShapeResult infer_scatter_elements(const ShapeContext& context) {
   PET_REFUSE_UNLESS(context, rank >= 1, "cannot scatter into a scalar");
   PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), rank, "axis"));
   PET_TRY(check_indices_along_axis(context, data, indices, axis));
-  PET_REFUSE_UNLESS(context, updates.dtype == data.dtype,
-                        fmt::format("updates {} and data {} differ in element type", updates.to_string(), data.to_string()));
-  PET_REFUSE_UNLESS(context, updates.shape == indices.shape, fmt::format("updates shape {} must equal the indices shape {}",
-                                                                    updates.shape.to_string(), indices.shape.to_string()));
+  PET_REFUSE_UNLESS(
+      context, updates.dtype == data.dtype,
+      fmt::format("updates {} and data {} differ in element type", updates.to_string(), data.to_string()));
+  PET_REFUSE_UNLESS(context, updates.shape == indices.shape,
+                    fmt::format("updates shape {} must equal the indices shape {}", updates.shape.to_string(),
+                                indices.shape.to_string()));
   return {data};
 }
 

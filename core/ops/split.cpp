@@ -28,8 +28,8 @@ static ShapeResult infer_split(const ShapeContext& context) {
     outputs.push_back(piece);
   }
   PET_REFUSE_UNLESS(context, total == input.shape[axis],
-                        fmt::format("split sizes {} add up to {}, but axis {} of {} has size {}", ints_to_string(sizes),
-                                    total, axis, input.shape.to_string(), input.shape[axis]));
+                    fmt::format("split sizes {} add up to {}, but axis {} of {} has size {}", ints_to_string(sizes),
+                                total, axis, input.shape.to_string(), input.shape[axis]));
   return outputs;
 }
 

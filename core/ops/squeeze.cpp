@@ -14,9 +14,11 @@ static ShapeResult infer_squeeze(const ShapeContext& context) {
   std::vector<bool> dropped(static_cast<size_t>(rank), false);
   for (int64_t axis : axes) {
     PET_TRY_ASSIGN(int normalized, axis_or_refuse(context, axis, rank, "axis"));
-    PET_REFUSE_UNLESS(context, input.shape[normalized] == 1, fmt::format("cannot squeeze axis {} of {}: its size is {}, not 1",
-                                                                    axis, input.shape.to_string(), input.shape[normalized]));
-    PET_REFUSE_UNLESS(context, !dropped[static_cast<size_t>(normalized)], "axes " + ints_to_string(axes) + " repeat an axis");
+    PET_REFUSE_UNLESS(context, input.shape[normalized] == 1,
+                      fmt::format("cannot squeeze axis {} of {}: its size is {}, not 1", axis, input.shape.to_string(),
+                                  input.shape[normalized]));
+    PET_REFUSE_UNLESS(context, !dropped[static_cast<size_t>(normalized)],
+                      "axes " + ints_to_string(axes) + " repeat an axis");
     dropped[static_cast<size_t>(normalized)] = true;
   }
   std::vector<int64_t> dims;

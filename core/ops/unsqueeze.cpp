@@ -14,7 +14,8 @@ static ShapeResult infer_unsqueeze(const ShapeContext& context) {
   std::vector<bool> inserted(static_cast<size_t>(out_rank), false);
   for (int64_t axis : axes) {
     PET_TRY_ASSIGN(int normalized, axis_or_refuse(context, axis, out_rank, "axis"));
-    PET_REFUSE_UNLESS(context, !inserted[static_cast<size_t>(normalized)], "axes " + ints_to_string(axes) + " repeat an axis");
+    PET_REFUSE_UNLESS(context, !inserted[static_cast<size_t>(normalized)],
+                      "axes " + ints_to_string(axes) + " repeat an axis");
     inserted[static_cast<size_t>(normalized)] = true;
   }
   std::vector<int64_t> dims;

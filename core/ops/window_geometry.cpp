@@ -52,10 +52,12 @@ WindowGeometry make_window_geometry(const std::vector<int64_t>& input_shape, std
 
 static ShapeCheck check_ints(const ShapeContext& context, const std::string& name, size_t count, int64_t minimum) {
   const std::vector<int64_t>& values = context.attrs.get_ints(name);
-  PET_REFUSE_UNLESS(context, values.size() == count, fmt::format("{} has {} entries, expected {} for {} spatial dims", name,
-                                                            values.size(), count, name == "pads" ? count / 2 : count));
+  PET_REFUSE_UNLESS(context, values.size() == count,
+                    fmt::format("{} has {} entries, expected {} for {} spatial dims", name, values.size(), count,
+                                name == "pads" ? count / 2 : count));
   for (int64_t v : values)
-    PET_REFUSE_UNLESS(context, v >= minimum, fmt::format("{} [{}] must be >= {}", name, fmt::join(values, ","), minimum));
+    PET_REFUSE_UNLESS(context, v >= minimum,
+                      fmt::format("{} [{}] must be >= {}", name, fmt::join(values, ","), minimum));
   return {};
 }
 
@@ -74,19 +76,21 @@ ShapeCheck check_conv_inputs(const ShapeContext& context,
   const TensorType& x = context.input(0);
   const TensorType& w = context.input(1);
   PET_REFUSE_UNLESS(context, x.dtype == DType::f32 && w.dtype == DType::f32,
-                        fmt::format("expects float32 input and weight, got {} and {}", x.to_string(), w.to_string()));
-  PET_REFUSE_UNLESS(context, x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
-                                                         "spatial dim",
-                                                         x.shape.to_string()));
-  PET_REFUSE_UNLESS(context, w.shape.rank() == x.shape.rank(), fmt::format("weight shape {} must have the rank of input shape {}",
-                                                                      w.shape.to_string(), x.shape.to_string()));
+                    fmt::format("expects float32 input and weight, got {} and {}", x.to_string(), w.to_string()));
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 3,
+                    fmt::format("input shape {} needs [N, C, spatial...] with at least one "
+                                "spatial dim",
+                                x.shape.to_string()));
+  PET_REFUSE_UNLESS(
+      context, w.shape.rank() == x.shape.rank(),
+      fmt::format("weight shape {} must have the rank of input shape {}", w.shape.to_string(), x.shape.to_string()));
   int64_t group = context.attrs.get_int("group");
   PET_REFUSE_UNLESS(context, group >= 1, fmt::format("group {} must be >= 1", group));
   PET_TRY_ASSIGN(int64_t filters, check_channels(group));
   if (context.has_input(2)) {
     const TensorType& b = context.input(2);
     PET_REFUSE_UNLESS(context, b.dtype == DType::f32 && b.shape == Shape{filters},
-                          fmt::format("bias must be f32[{}], got {}", filters, b.to_string()));
+                      fmt::format("bias must be f32[{}], got {}", filters, b.to_string()));
   }
   return {};
 }

@@ -78,13 +78,16 @@ TEST(Refusal, AddNodeAndTheTextualIrRaiseTheRulesMessageWordForWord) {
   Graph graph;
   ValueId a = graph.add_input("a", kMatrix), b = graph.add_input("b", kVector);
   expect_user_error([&] { graph.add_node("Add", {}, {a, b}, "n"); }, message);
-  expect_user_error([] { parse_graph(R"(graph "g" opset 13 {
+  expect_user_error(
+      [] {
+        parse_graph(R"(graph "g" opset 13 {
   input %a : f32[2,3]
   input %b : f32[4]
   %y = Add(%a, %b) @n
   output %y
-})"); },
-                    message);
+})");
+      },
+      message);
 }
 
 }  // namespace

@@ -182,12 +182,15 @@ TEST(ImportErrors, AShapeRulesRefusalIsTheImportersMessageWordForWord) {
   std::string path = builder.save("conv_channels.onnx");
   const OpDef& conv = OpRegistry::global().get("Conv");
   TensorType x{DType::f32, Shape({1, 3, 8, 8})}, w{DType::f32, Shape({4, 5, 3, 3})};
-  Attributes attrs{{"strides", std::vector<int64_t>{1, 1}}, {"pads", std::vector<int64_t>{0, 0, 0, 0}},
-                   {"dilations", std::vector<int64_t>{1, 1}}, {"group", int64_t{1}}};
+  Attributes attrs{{"strides", std::vector<int64_t>{1, 1}},
+                   {"pads", std::vector<int64_t>{0, 0, 0, 0}},
+                   {"dilations", std::vector<int64_t>{1, 1}},
+                   {"group", int64_t{1}}};
   ShapeResult refused = infer_types(conv, complete_attributes(conv, attrs), {&x, &w}, "conv");
   ASSERT_TRUE(refused.refused());
-  EXPECT_EQ(refused.refusal().message, "node 'conv' (Conv): input has 3 channels, but weight 4x5x3x3 with group 1 "
-                                       "expects 5");
+  EXPECT_EQ(refused.refusal().message,
+            "node 'conv' (Conv): input has 3 channels, but weight 4x5x3x3 with group 1 "
+            "expects 5");
   EXPECT_EQ(import_error(path), path + ": " + refused.refusal().message);
 }
 

@@ -17,7 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 std::vector<z3::expr> goal_inputs(Z3Encoding& encoding, const Graph& graph) {
   std::vector<z3::expr> terms;
   for (ValueId input : graph.inputs())
