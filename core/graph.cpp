@@ -31,24 +31,32 @@ Attributes complete_attributes(const OpDef& def, Attributes attrs) {
   return attrs;
 }
 
-std::vector<TensorType> infer_types(const OpDef& def, const Attributes& attrs,
-                                    const std::vector<const TensorType*>& inputs, const std::string& node_name) {
-  int count = static_cast<int>(inputs.size());
-  if (count < def.min_inputs || count > def.max_inputs)
-    throw UserError(fmt::format("node '{}' ({}): takes {} to {} inputs, got {}", node_name, def.name, def.min_inputs,
-                                def.max_inputs, count));
-  ShapeContext context{attrs, inputs, def.name, node_name};
-  std::vector<TensorType> types = def.infer(context);
-  PET_CHECK(static_cast<int>(types.size()) >= 1, "shape rule of " + def.name + " returned no outputs");
+// What every shape rule's outputs must be: free of negative dimensions, of a supported rank and
+// small enough to allocate.
+static ShapeCheck check_outputs(const ShapeContext& context, const std::vector<TensorType>& types) {
   for (const TensorType& type : types)
     for (int64_t d : type.shape.dims())
-      if (d < 0) context.fail("computed a negative output dimension in " + type.shape.to_string());
+      if (d < 0) return context.refuse("computed a negative output dimension in " + type.shape.to_string());
   for (size_t i = 0; i < types.size(); ++i) {
-    require_supported_rank(types[i].shape, fmt::format("node '{}' ({}): output {}", node_name, def.name, i));
-    require_allocatable(types[i], fmt::format("node '{}' ({}): output {}", node_name, def.name, i),
-                        "the model is too large for this machine; use smaller dimensions (e.g. a smaller batch, "
-                        "with --input-shape for symbolic ones)");
+    std::string what = fmt::format("node '{}' ({}): output {}", context.node_name, context.op, i);
+    PET_TRY(check_supported_rank(types[i].shape, what));
+    PET_TRY(check_allocatable(types[i], what,
+                              "the model is too large for this machine; use smaller dimensions (e.g. a smaller "
+                              "batch, with --input-shape for symbolic ones)"));
   }
+  return {};
+}
+
+ShapeResult infer_types(const OpDef& def, const Attributes& attrs, const std::vector<const TensorType*>& inputs,
+                        const std::string& node_name) {
+  int count = static_cast<int>(inputs.size());
+  if (count < def.min_inputs || count > def.max_inputs)
+    return Refusal{fmt::format("node '{}' ({}): takes {} to {} inputs, got {}", node_name, def.name, def.min_inputs,
+                               def.max_inputs, count)};
+  ShapeContext context{attrs, inputs, def.name, node_name};
+  PET_TRY_ASSIGN(std::vector<TensorType> types, def.infer(context));
+  PET_CHECK(static_cast<int>(types.size()) >= 1, "shape rule of " + def.name + " returned no outputs");
+  PET_TRY(check_outputs(context, types));
   return types;
 }
 
@@ -66,7 +74,7 @@ void Graph::set_node_attribute(NodeId id, const std::string& attr, AttrValue att
   attrs = complete_attributes(*node.def, std::move(attrs));
   std::vector<const TensorType*> input_types;
   for (ValueId input : node.inputs) input_types.push_back(input == kNoValue ? nullptr : &values_.at(static_cast<size_t>(input)).type);
-  std::vector<TensorType> types = infer_types(*node.def, attrs, input_types, node.name);
+  std::vector<TensorType> types = infer_types(*node.def, attrs, input_types, node.name).value();
   PET_CHECK(types.size() == node.outputs.size(), "an attribute changed node '" + node.name + "''s output count");
   for (size_t i = 0; i < types.size(); ++i)
     PET_CHECK(types[i] == value(node.outputs[i]).type, "an attribute changed node '" + node.name + "''s output types");
@@ -117,7 +125,7 @@ std::vector<ValueId> Graph::add_node(const std::string& op, Attributes attrs, st
     input_types.pop_back();
     node.inputs.pop_back();
   }
-  std::vector<TensorType> types = infer_types(def, node.attrs, input_types, node.name);
+  std::vector<TensorType> types = infer_types(def, node.attrs, input_types, node.name).value_or_throw();
   NodeId node_id = static_cast<NodeId>(nodes_.size());
   for (size_t i = 0; i < types.size(); ++i) {
     std::string hint = i < output_names.size() && !output_names[i].empty() ? output_names[i]
@@ -275,7 +283,7 @@ void Graph::check_order(bool run_shape_rules) const {
     }
     std::vector<TensorType> expected;
     if (run_shape_rules) {
-      expected = infer_types(*node.def, node.attrs, types, node.name);
+      expected = infer_types(*node.def, node.attrs, types, node.name).value();
       PET_CHECK(expected.size() >= node.outputs.size(), "node '" + node.name + "' has too many outputs");
     }
     for (size_t i = 0; i < node.outputs.size(); ++i) {

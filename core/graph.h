@@ -46,8 +46,10 @@ class Graph {
 
   ValueId add_input(const std::string& value_name, TensorType type);
   ValueId add_constant(const std::string& value_name, Tensor value);
-  // Creates a node, fills default attributes, runs the op's shape rule (UserError on mismatch)
-  // and creates its outputs. Empty names are made unique from the node name.
+  // Creates a node, fills default attributes, runs the op's shape rule and creates its outputs.
+  // Empty names are made unique from the node name. For a user's model (the importers, the
+  // textual IR) a refusal is a UserError with the rule's message; a candidate that may not fit
+  // asks add_node_if_fits (core/shape_fit.h) instead.
   std::vector<ValueId> add_node(const std::string& op, Attributes attrs, std::vector<ValueId> inputs,
                                 const std::string& node_name = "", std::vector<std::string> output_names = {});
   ValueId add_node1(const std::string& op, Attributes attrs, std::vector<ValueId> inputs,
@@ -104,9 +106,10 @@ class Graph {
   void check_order(bool run_shape_rules) const;
 };
 
-// Runs an op's shape rule for the given inputs (used by add_node, validate and importers).
-std::vector<TensorType> infer_types(const OpDef& def, const Attributes& attrs,
-                                    const std::vector<const TensorType*>& inputs, const std::string& node_name);
+// Runs an op's shape rule for the given inputs: the output types, or the rule's refusal as a value
+// (used by add_node, validate, importers and every candidate the search builds).
+ShapeResult infer_types(const OpDef& def, const Attributes& attrs, const std::vector<const TensorType*>& inputs,
+                        const std::string& node_name);
 
 // Fills declared defaults and checks that no unknown attribute is present (internal check).
 Attributes complete_attributes(const OpDef& def, Attributes attrs);

@@ -23,10 +23,10 @@ class MemoBase {
 }  // namespace detail
 
 // What forget_memos() does to a Memo: empties it, or keeps it because its answers are dear to
-// recompute (a Z3 proof is seconds, a shape rule's verdict microseconds).
+// recompute (a Z3 proof is seconds, whether a layout chain is the identity microseconds).
 enum class OnForget : uint8_t { Empty, Keep };
 
-// Remembers answers that are a function of their key alone (a shape rule's verdict, whether a
+// Remembers answers that are a function of their key alone (a rule instance's proof, whether a
 // layout chain is the identity): a process-wide function-local static shared by every search and
 // thread. It holds at most `capacity` answers and starts over when full, so a long-lived process
 // (the harness, a fuzzer) does not grow without end.

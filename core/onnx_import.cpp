@@ -372,7 +372,7 @@ class Importer {
     std::vector<const TensorType*> types;
     for (ValueId id : inputs) types.push_back(id == kNoValue ? nullptr : &graph_.value(id).type);
     int64_t output_elements = 0;
-    for (const TensorType& type : infer_types(def, complete_attributes(def, attrs), types, name))
+    for (const TensorType& type : infer_types(def, complete_attributes(def, attrs), types, name).value_or_throw())
       output_elements += type.shape.numel();
     return def.traits.type_only || output_elements <= std::max(kFoldElementLimit, input_elements);
   }
@@ -395,7 +395,7 @@ class Importer {
         args.push_back(&placeholders.back());
       }
     }
-    std::vector<TensorType> out_types = infer_types(def, node.attrs, types, name);
+    std::vector<TensorType> out_types = infer_types(def, node.attrs, types, name).value_or_throw();
     std::vector<Tensor> results = execute_node(node, args, out_types);
     for (size_t i = 0; i < output_names.size() && i < results.size(); ++i) {
       if (output_names[i].empty()) continue;

@@ -16,8 +16,8 @@ bool ShapeContext::has_input(int index) const {
   return index >= 0 && index < num_inputs() && inputs[static_cast<size_t>(index)] != nullptr;
 }
 
-void ShapeContext::fail(const std::string& what) const {
-  throw UserError(fmt::format("node '{}' ({}): {}", node_name, op, what));
+Refusal ShapeContext::refuse(const std::string& what) const {
+  return Refusal{fmt::format("node '{}' ({}): {}", node_name, op, what)};
 }
 
 const Tensor& KernelContext::input(int index) const {

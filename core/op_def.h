@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "core/attributes.h"
 #include "core/box_grid.h"
+#include "core/refusal.h"
 #include "core/tensor.h"
 
 namespace pet {
@@ -55,15 +57,16 @@ struct ShapeContext {
   const TensorType& input(int index) const;  // internal check when absent
   bool has_input(int index) const;
   int num_inputs() const { return static_cast<int>(inputs.size()); }
-  // A UserError: "node 'NAME' (OP): WHAT".
-  [[noreturn]] void fail(const std::string& what) const;
+  // The rule's refusal of these inputs: "node 'NAME' (OP): WHAT".
+  Refusal refuse(const std::string& what) const;
 };
 
-// context.fail(message) unless condition holds. A macro so that the message is built only when
-// the check fails: shape rules run for every candidate the mutant generator builds.
-#define PET_REQUIRE(context, condition, ...) \
-  do {                                       \
-    if (!(condition)) (context).fail(__VA_ARGS__); \
+// Returns context.refuse(message) from the shape rule (or helper check) unless condition holds.
+// A macro so that the message is built only when the check fails: shape rules run for every
+// candidate the mutant generator builds.
+#define PET_REFUSE_UNLESS(context, condition, ...)          \
+  do {                                                      \
+    if (!(condition)) return (context).refuse(__VA_ARGS__); \
   } while (false)
 
 // Inputs and preallocated (zero-filled) outputs of the reference kernel.
@@ -133,7 +136,15 @@ struct OnnxImported {
   std::vector<int> inputs;  // ONNX input indices, -1 for an absent optional input
 };
 
-using ShapeRule = std::function<std::vector<TensorType>(const ShapeContext&)>;
+// The output types of a node, or its shape rule's refusal of the inputs. Built from a braced list
+// of types as the vector is (`return {{DType::f32, shape}};`).
+class [[nodiscard]] ShapeResult : public Refusable<std::vector<TensorType>> {
+ public:
+  using Refusable::Refusable;
+  ShapeResult(std::initializer_list<TensorType> types) : Refusable(std::vector<TensorType>(types)) {}
+};
+
+using ShapeRule = std::function<ShapeResult(const ShapeContext&)>;
 using ReferenceKernel = std::function<void(KernelContext&)>;
 using CostRule = std::function<Cost(const CostContext&)>;
 // The importer receives its own OpDef so shared importers can read the declared attributes.

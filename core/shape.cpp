@@ -9,11 +9,16 @@
 
 namespace pet {
 
+ShapeCheck check_supported_rank(const Shape& shape, const std::string& what) {
+  if (shape.rank() <= kMaxRank) return {};
+  return Refusal{
+      fmt::format("{} has rank {} ([{}]); pet handles tensors of rank up to {}: reshape it to fewer "
+                  "dimensions",
+                  what, shape.rank(), fmt::join(shape.dims(), ","), kMaxRank)};
+}
+
 void require_supported_rank(const Shape& shape, const std::string& what) {
-  if (shape.rank() > kMaxRank)
-    throw UserError(fmt::format("{} has rank {} ([{}]); pet handles tensors of rank up to {}: reshape it to fewer "
-                                "dimensions",
-                                what, shape.rank(), fmt::join(shape.dims(), ","), kMaxRank));
+  check_supported_rank(shape, what).or_throw();
 }
 
 std::optional<int64_t> Shape::checked_numel() const {

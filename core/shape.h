@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/refusal.h"
+
 namespace pet {
 
 class Shape {
@@ -37,9 +39,10 @@ class Shape {
 // The largest rank pet handles: point facets keep one index per dimension in arrays of this size.
 inline constexpr int kMaxRank = 16;
 
-// A UserError naming `what` when `shape` has more than kMaxRank dimensions. Graph::add_input,
-// Graph::add_constant and every shape rule's outputs (infer_types) call it, so no value of a
-// graph has more.
+// A refusal naming `what` when `shape` has more than kMaxRank dimensions. Every shape rule's
+// outputs (infer_types) are checked, and Graph::add_input and Graph::add_constant raise it as a
+// UserError (require_supported_rank), so no value of a graph has more.
+ShapeCheck check_supported_rank(const Shape& shape, const std::string& what);
 void require_supported_rank(const Shape& shape, const std::string& what);
 
 // Turns a possibly negative axis into [0, rank); returns -1 when out of range.

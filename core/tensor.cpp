@@ -40,16 +40,22 @@ std::optional<int64_t> tensor_bytes(const TensorType& type) {
   return bytes;
 }
 
-void require_allocatable(const TensorType& type, const std::string& what, const std::string& fix) {
+ShapeCheck check_allocatable(const TensorType& type, const std::string& what, const std::string& fix) {
   std::optional<int64_t> bytes = tensor_bytes(type);
   int64_t memory = physical_memory_bytes();
   if (!bytes)
-    throw UserError(fmt::format("{} ({}) would need more than 2^63 bytes, more than this machine's {} bytes of "
-                                "memory; {}",
-                                what, type.to_string(), memory, fix));
+    return Refusal{
+        fmt::format("{} ({}) would need more than 2^63 bytes, more than this machine's {} bytes of "
+                    "memory; {}",
+                    what, type.to_string(), memory, fix)};
   if (*bytes > memory)
-    throw UserError(fmt::format("{} ({}) would need {} bytes, more than this machine's {} bytes of memory; {}", what,
-                                type.to_string(), *bytes, memory, fix));
+    return Refusal{fmt::format("{} ({}) would need {} bytes, more than this machine's {} bytes of memory; {}", what,
+                               type.to_string(), *bytes, memory, fix)};
+  return {};
+}
+
+void require_allocatable(const TensorType& type, const std::string& what, const std::string& fix) {
+  check_allocatable(type, what, fix).or_throw();
 }
 
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {

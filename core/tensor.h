@@ -24,8 +24,10 @@ struct TensorType {
 // The bytes a tensor of this type holds, or nullopt when that does not fit in int64.
 std::optional<int64_t> tensor_bytes(const TensorType& type);
 
-// UserError unless one tensor of `type` fits in this machine's physical memory, checked before
+// A refusal unless one tensor of `type` fits in this machine's physical memory, checked before
 // anything is allocated: `what` names the tensor ("input 'x'") and `fix` says what to change.
+ShapeCheck check_allocatable(const TensorType& type, const std::string& what, const std::string& fix);
+// The same as a UserError.
 void require_allocatable(const TensorType& type, const std::string& what, const std::string& fix);
 
 class Tensor {

@@ -7,7 +7,7 @@
 #include <functional>
 #include <optional>
 
-#include "core/error.h"
+#include "core/shape_fit.h"
 
 namespace pet::fuzz {
 namespace {
@@ -46,12 +46,10 @@ class Builder {
   std::string fresh(const char* hint) { return fmt::format("{}{}", hint, counter_++); }
 
   // Adds a node; a proposal the op's shape rule refuses is dropped (nullopt).
-  std::optional<std::vector<ValueId>> add(const std::string& op, Attributes attrs, std::vector<ValueId> inputs) {
-    try {
-      return graph_.add_node(op, std::move(attrs), std::move(inputs), fresh("n"));
-    } catch (const UserError&) {
-      return std::nullopt;
-    }
+  std::optional<std::vector<ValueId>> add(const std::string& op, const Attributes& attrs,
+                                          std::vector<ValueId> inputs) {
+    std::string refusal;
+    return add_node_if_fits(graph_, op, attrs, std::move(inputs), fresh("n"), {}, refusal);
   }
 
  private:

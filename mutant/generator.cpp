@@ -10,10 +10,8 @@
 
 #include "core/error.h"
 #include "core/executor.h"
-#include "core/memo.h"
 #include "core/ops/linear_facets.h"
 #include "core/registry.h"
-#include "core/shape_fit.h"
 #include "core/structural_hash.h"
 #include "mutant/layout_identity.h"
 
@@ -272,21 +270,13 @@ class Search {
     return false;
   }
 
-  // The op's shape rule on the operand types, before the op is placed. The same op, attributes
-  // and types come back in many states, subprograms and runs, and a refusal costs a thrown error:
-  // the answers (a function of the key alone) are memoized, up to a bound.
+  // Whether the op's shape rule accepts the operand types, asked before the op is placed.
   static bool shapes_fit(const Graph& graph, const std::string& op, const Attributes& attrs,
                          const std::vector<ValueId>& operands) {
-    static Memo<bool> remembered(1 << 16);
-    std::string key = op + attrs.to_string();
-    for (ValueId id : operands) key += " " + graph.value(id).type.to_string();
-    if (std::optional<bool> known = remembered.find(key)) return *known;
     const OpDef& def = OpRegistry::global().get(op);
     std::vector<const TensorType*> types;
     for (ValueId id : operands) types.push_back(&graph.value(id).type);
-    bool fits = fit_shapes(def, complete_attributes(def, attrs), types, op).fits();
-    remembered.remember(std::move(key), fits);
-    return fits;
+    return !infer_types(def, complete_attributes(def, attrs), types, op).refused();
   }
 
   static bool repeats_existing_node(const Graph& graph, const std::string& op, const Attributes& attrs,

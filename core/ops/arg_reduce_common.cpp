@@ -9,13 +9,14 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_arg_reduce(const ShapeContext& context) {
+static ShapeResult infer_arg_reduce(const ShapeContext& context) {
   const TensorType& input = context.input(0);
-  PET_REQUIRE(context, input.dtype == DType::f32 || input.dtype == DType::i64,
-                  "does not support element type " + std::string(dtype_name(input.dtype)));
-  int axis = axis_or_fail(context, context.attrs.get_int("axis"), input.shape.rank(), "axis");
-  PET_REQUIRE(context, input.shape[axis] > 0, fmt::format("axis {} of shape {} is empty, so it has no extreme element",
-                                                     axis, input.shape.to_string()));
+  PET_REFUSE_UNLESS(context, input.dtype == DType::f32 || input.dtype == DType::i64,
+                    "does not support element type " + std::string(dtype_name(input.dtype)));
+  PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), input.shape.rank(), "axis"));
+  PET_REFUSE_UNLESS(
+      context, input.shape[axis] > 0,
+      fmt::format("axis {} of shape {} is empty, so it has no extreme element", axis, input.shape.to_string()));
   std::vector<int64_t> dims;
   for (int i = 0; i < input.shape.rank(); ++i) {
     if (i != axis) dims.push_back(input.shape[i]);

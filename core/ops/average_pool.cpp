@@ -141,9 +141,10 @@ OpDef make_AveragePool() {
                attr_int("count_include_pad", 0)};
   def.traits.linearity = Linearity::Joint;
   def.traits.linear_inputs = {0};
-  def.infer = [](const ShapeContext& context) {
+  def.infer = [](const ShapeContext& context) -> ShapeResult {
     int64_t include = context.attrs.get_int("count_include_pad");
-    PET_REQUIRE(context, include == 0 || include == 1, fmt::format("count_include_pad {} must be 0 or 1", include));
+    PET_REFUSE_UNLESS(context, include == 0 || include == 1,
+                      fmt::format("count_include_pad {} must be 0 or 1", include));
     return infer_pool(context, false);
   };
   def.compute = compute_average_pool;

@@ -12,17 +12,17 @@ namespace pet::ops {
 
 static const char* const kParameterNames[] = {"x", "scale", "bias", "mean", "var"};
 
-static std::vector<TensorType> infer_batch_normalization(const ShapeContext& context) {
+static ShapeResult infer_batch_normalization(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  PET_REQUIRE(context, x.shape.rank() >= 2, "x must have rank >= 2 (batch, channels, ...), got " + x.to_string());
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 2, "x must have rank >= 2 (batch, channels, ...), got " + x.to_string());
   for (int i = 0; i < 5; ++i)
-    PET_REQUIRE(context, context.input(i).dtype == DType::f32,
-                    fmt::format("{} must be float32, got {}", kParameterNames[i], context.input(i).to_string()));
+    PET_REFUSE_UNLESS(context, context.input(i).dtype == DType::f32,
+                      fmt::format("{} must be float32, got {}", kParameterNames[i], context.input(i).to_string()));
   Shape channels{x.shape[1]};
   for (int i = 1; i < 5; ++i)
-    PET_REQUIRE(context, context.input(i).shape == channels,
-                    fmt::format("{} must have shape {} (one value per channel), got {}", kParameterNames[i],
-                                channels.to_string(), context.input(i).shape.to_string()));
+    PET_REFUSE_UNLESS(context, context.input(i).shape == channels,
+                      fmt::format("{} must have shape {} (one value per channel), got {}", kParameterNames[i],
+                                  channels.to_string(), context.input(i).shape.to_string()));
   return {x};
 }
 

@@ -24,10 +24,10 @@ static std::optional<DType> held_type(const std::string& target) {
   return target == "f16" ? std::optional<DType>(DType::f32) : parse_dtype(target);
 }
 
-static std::vector<TensorType> infer_cast(const ShapeContext& context) {
+static ShapeResult infer_cast(const ShapeContext& context) {
   const std::string& target = context.attrs.get_string("to");
   std::optional<DType> type = held_type(target);
-  if (!type) context.fail(fmt::format("cannot cast to '{}'; the targets are f32, f16, i64 and bool", target));
+  if (!type) return context.refuse(fmt::format("cannot cast to '{}'; the targets are f32, f16, i64 and bool", target));
   return {{*type, context.input(0).shape}};
 }
 

@@ -8,9 +8,10 @@ namespace pet::ops {
 
 static float celu(float x, float alpha) { return std::max(0.0f, x) + std::min(0.0f, alpha * std::expm1(x / alpha)); }
 
-static std::vector<TensorType> infer_celu(const ShapeContext& context) {
-  PET_REQUIRE(context, context.attrs.get_float("alpha") != 0.0, "alpha must not be 0");
-  PET_REQUIRE(context, context.input(0).dtype == DType::f32, "expects a float32 input, got " + context.input(0).to_string());
+static ShapeResult infer_celu(const ShapeContext& context) {
+  PET_REFUSE_UNLESS(context, context.attrs.get_float("alpha") != 0.0, "alpha must not be 0");
+  PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::f32,
+                    "expects a float32 input, got " + context.input(0).to_string());
   return {context.input(0)};
 }
 

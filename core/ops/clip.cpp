@@ -14,10 +14,10 @@ namespace pet::ops {
 
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-static std::vector<TensorType> infer_clip(const ShapeContext& context) {
+static ShapeResult infer_clip(const ShapeContext& context) {
   DType type = context.input(0).dtype;
-  PET_REQUIRE(context, type == DType::f32 || type == DType::i64,
-                  "does not support element type " + std::string(dtype_name(type)));
+  PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64,
+                    "does not support element type " + std::string(dtype_name(type)));
   return {context.input(0)};
 }
 

@@ -15,22 +15,22 @@ namespace pet::ops {
 // Concat joins more inputs than other variadic ops (feature pyramids, per-token pieces).
 constexpr int kMaxConcatInputs = 1024;
 
-static std::vector<TensorType> infer_concat(const ShapeContext& context) {
+static ShapeResult infer_concat(const ShapeContext& context) {
   const TensorType& first = context.input(0);
   int rank = first.shape.rank();
-  PET_REQUIRE(context, rank > 0, "cannot concatenate scalars; unsqueeze them first");
-  int axis = axis_or_fail(context, context.attrs.get_int("axis"), rank, "axis");
+  PET_REFUSE_UNLESS(context, rank > 0, "cannot concatenate scalars; unsqueeze them first");
+  PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), rank, "axis"));
   Shape out = first.shape;
   for (int i = 1; i < context.num_inputs(); ++i) {
     const TensorType& next = context.input(i);
-    PET_REQUIRE(context, next.dtype == first.dtype, fmt::format("input {} is {}, input 0 is {}", i, next.to_string(),
-                                                           first.to_string()));
-    PET_REQUIRE(context, next.shape.rank() == rank, fmt::format("input {} has rank {}, input 0 has rank {}", i,
-                                                            next.shape.rank(), rank));
+    PET_REFUSE_UNLESS(context, next.dtype == first.dtype,
+                      fmt::format("input {} is {}, input 0 is {}", i, next.to_string(), first.to_string()));
+    PET_REFUSE_UNLESS(context, next.shape.rank() == rank,
+                      fmt::format("input {} has rank {}, input 0 has rank {}", i, next.shape.rank(), rank));
     for (int d = 0; d < rank; ++d)
-      PET_REQUIRE(context, d == axis || next.shape[d] == first.shape[d],
-                      fmt::format("input {} has shape {}, which differs from input 0's {} outside axis {}", i,
-                                  next.shape.to_string(), first.shape.to_string(), axis));
+      PET_REFUSE_UNLESS(context, d == axis || next.shape[d] == first.shape[d],
+                        fmt::format("input {} has shape {}, which differs from input 0's {} outside axis {}", i,
+                                    next.shape.to_string(), first.shape.to_string(), axis));
     out[axis] += next.shape[axis];
   }
   return {{first.dtype, out}};

@@ -9,12 +9,13 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_constant_of_shape(const ShapeContext& context) {
+static ShapeResult infer_constant_of_shape(const ShapeContext& context) {
   const auto& shape = context.attrs.get_ints("shape");
   const std::string& name = context.attrs.get_string("dtype");
   std::optional<DType> dtype = parse_dtype(name);
-  PET_REQUIRE(context, dtype.has_value(), "dtype '" + name + "' is not one of f32, i64, bool");
-  for (int64_t d : shape) PET_REQUIRE(context, d >= 0, "shape " + ints_to_string(shape) + " has a negative dimension");
+  PET_REFUSE_UNLESS(context, dtype.has_value(), "dtype '" + name + "' is not one of f32, i64, bool");
+  for (int64_t d : shape)
+    PET_REFUSE_UNLESS(context, d >= 0, "shape " + ints_to_string(shape) + " has a negative dimension");
   return {{*dtype, Shape(shape)}};
 }
 

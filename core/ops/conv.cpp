@@ -18,27 +18,29 @@ namespace {
 std::vector<int64_t> kernel_of(const Shape& weight) { return {weight.dims().begin() + 2, weight.dims().end()}; }
 
 // Conv's channel rules: weight [filters, channels / group, kernel...].
-void check_inputs(const ShapeContext& context) {
-  check_conv_inputs(context, [&](int64_t group) {
+ShapeCheck check_inputs(const ShapeContext& context) {
+  return check_conv_inputs(context, [&](int64_t group) -> Refusable<int64_t> {
     const Shape& x = context.input(0).shape;
     const Shape& w = context.input(1).shape;
-    PET_REQUIRE(context, w[0] % group == 0,
-                    fmt::format("{} output channels (weight dim 0) are not divisible by group {}", w[0], group));
-    PET_REQUIRE(context, x[1] == w[1] * group, fmt::format("input has {} channels, but weight {} with group {} expects {}",
-                                                      x[1], w.to_string(), group, w[1] * group));
+    PET_REFUSE_UNLESS(context, w[0] % group == 0,
+                      fmt::format("{} output channels (weight dim 0) are not divisible by group {}", w[0], group));
+    PET_REFUSE_UNLESS(context, x[1] == w[1] * group,
+                      fmt::format("input has {} channels, but weight {} with group {} expects {}", x[1], w.to_string(),
+                                  group, w[1] * group));
     return w[0];
   });
 }
 
-std::vector<TensorType> infer_conv(const ShapeContext& context) {
-  check_inputs(context);
+ShapeResult infer_conv(const ShapeContext& context) {
+  PET_TRY(check_inputs(context));
   const Shape& x = context.input(0).shape;
   const Shape& w = context.input(1).shape;
-  check_window_attrs(context, x.rank() - 2, true);
+  PET_TRY(check_window_attrs(context, x.rank() - 2, true));
   WindowGeometry geometry = make_window_geometry(x.dims(), kernel_of(w), context.attrs);
   for (int64_t extent : geometry.output)
-    PET_REQUIRE(context, extent >= 1, fmt::format("kernel {} (dilated) does not fit input {} with the given pads",
-                                             Shape(geometry.kernel).to_string(), x.to_string()));
+    PET_REFUSE_UNLESS(context, extent >= 1,
+                      fmt::format("kernel {} (dilated) does not fit input {} with the given pads",
+                                  Shape(geometry.kernel).to_string(), x.to_string()));
   std::vector<int64_t> dims = {x[0], w[0]};
   dims.insert(dims.end(), geometry.output.begin(), geometry.output.end());
   return {{DType::f32, Shape(dims)}};

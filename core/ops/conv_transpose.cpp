@@ -32,31 +32,34 @@ WindowGeometry adjoint_geometry(const Shape& x, const Shape& w, const Attributes
 }
 
 // ConvTranspose's channel rules: weight [channels, filters / group, kernel...].
-void check_inputs(const ShapeContext& context) {
-  check_conv_inputs(context, [&](int64_t group) {
+ShapeCheck check_inputs(const ShapeContext& context) {
+  return check_conv_inputs(context, [&](int64_t group) -> Refusable<int64_t> {
     const Shape& x = context.input(0).shape;
     const Shape& w = context.input(1).shape;
-    PET_REQUIRE(context, x[1] == w[0], fmt::format("input has {} channels, but weight {} expects {} (weight dim 0)", x[1],
-                                              w.to_string(), w[0]));
-    PET_REQUIRE(context, x[1] % group == 0, fmt::format("{} input channels are not divisible by group {}", x[1], group));
+    PET_REFUSE_UNLESS(
+        context, x[1] == w[0],
+        fmt::format("input has {} channels, but weight {} expects {} (weight dim 0)", x[1], w.to_string(), w[0]));
+    PET_REFUSE_UNLESS(context, x[1] % group == 0,
+                      fmt::format("{} input channels are not divisible by group {}", x[1], group));
     return w[1] * group;
   });
 }
 
-std::vector<TensorType> infer_conv_transpose(const ShapeContext& context) {
-  check_inputs(context);
+ShapeResult infer_conv_transpose(const ShapeContext& context) {
+  PET_TRY(check_inputs(context));
   const Shape& x = context.input(0).shape;
   const Shape& w = context.input(1).shape;
   int rank = x.rank() - 2;
-  check_window_attrs(context, rank, true);
+  PET_TRY(check_window_attrs(context, rank, true));
   const std::vector<int64_t>& output_padding = context.attrs.get_ints("output_padding");
-  PET_REQUIRE(context, static_cast<int>(output_padding.size()) == rank,
-                  fmt::format("output_padding has {} entries, expected {}", output_padding.size(), rank));
-  for (int64_t p : output_padding) PET_REQUIRE(context, p >= 0, "output_padding entries must be >= 0");
+  PET_REFUSE_UNLESS(context, static_cast<int>(output_padding.size()) == rank,
+                    fmt::format("output_padding has {} entries, expected {}", output_padding.size(), rank));
+  for (int64_t p : output_padding) PET_REFUSE_UNLESS(context, p >= 0, "output_padding entries must be >= 0");
   WindowGeometry g = adjoint_geometry(x, w, context.attrs);
   for (int64_t extent : g.input)
-    PET_REQUIRE(context, extent >= 1,
-                    fmt::format("pads leave an empty output for input {} and weight {}", x.to_string(), w.to_string()));
+    PET_REFUSE_UNLESS(
+        context, extent >= 1,
+        fmt::format("pads leave an empty output for input {} and weight {}", x.to_string(), w.to_string()));
   std::vector<int64_t> dims = {x[0], w[1] * context.attrs.get_int("group")};
   dims.insert(dims.end(), g.input.begin(), g.input.end());
   return {{DType::f32, Shape(dims)}};

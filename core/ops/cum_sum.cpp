@@ -8,15 +8,15 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_cum_sum(const ShapeContext& context) {
+static ShapeResult infer_cum_sum(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  PET_REQUIRE(context, x.dtype == DType::f32 || x.dtype == DType::i64,
-                  "does not support element type " + std::string(dtype_name(x.dtype)));
-  PET_REQUIRE(context, x.shape.rank() >= 1, "cannot sum along an axis of a scalar");
-  axis_or_fail(context, context.attrs.get_int("axis"), x.shape.rank(), "axis");
+  PET_REFUSE_UNLESS(context, x.dtype == DType::f32 || x.dtype == DType::i64,
+                    "does not support element type " + std::string(dtype_name(x.dtype)));
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 1, "cannot sum along an axis of a scalar");
+  PET_TRY(axis_or_refuse(context, context.attrs.get_int("axis"), x.shape.rank(), "axis"));
   for (const char* flag : {"exclusive", "reverse"}) {
     int64_t value = context.attrs.get_int(flag);
-    PET_REQUIRE(context, value == 0 || value == 1, fmt::format("{} {} must be 0 or 1", flag, value));
+    PET_REFUSE_UNLESS(context, value == 0 || value == 1, fmt::format("{} {} must be 0 or 1", flag, value));
   }
   return {x};
 }

@@ -14,15 +14,17 @@ static Attributes depth_to_space_layout(const Shape& shape, const Attributes& at
   return layout_depth_to_space(shape, attrs.get_int("blocksize"), attrs.get_string("mode") == "CRD");
 }
 
-static std::vector<TensorType> infer_depth_to_space(const ShapeContext& context) {
+static ShapeResult infer_depth_to_space(const ShapeContext& context) {
   const TensorType& x = context.input(0);
   const std::string& mode = context.attrs.get_string("mode");
   int64_t blocksize = context.attrs.get_int("blocksize");
-  PET_REQUIRE(context, mode == "DCR" || mode == "CRD", "mode '" + mode + "' is unknown; the modes are DCR and CRD");
-  PET_REQUIRE(context, x.shape.rank() == 4, "input " + x.to_string() + " must be 4-D (NCHW)");
-  PET_REQUIRE(context, blocksize >= 1, fmt::format("blocksize {} must be positive", blocksize));
-  PET_REQUIRE(context, x.shape[1] % (blocksize * blocksize) == 0,
-                  fmt::format("channels {} are not divisible by blocksize^2 = {}", x.shape[1], blocksize * blocksize));
+  PET_REFUSE_UNLESS(context, mode == "DCR" || mode == "CRD",
+                    "mode '" + mode + "' is unknown; the modes are DCR and CRD");
+  PET_REFUSE_UNLESS(context, x.shape.rank() == 4, "input " + x.to_string() + " must be 4-D (NCHW)");
+  PET_REFUSE_UNLESS(context, blocksize >= 1, fmt::format("blocksize {} must be positive", blocksize));
+  PET_REFUSE_UNLESS(
+      context, x.shape[1] % (blocksize * blocksize) == 0,
+      fmt::format("channels {} are not divisible by blocksize^2 = {}", x.shape[1], blocksize * blocksize));
   return {{x.dtype, layout_output_shape(depth_to_space_layout(x.shape, context.attrs))}};
 }
 

@@ -7,7 +7,7 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_dropout(const ShapeContext& context) {
+static ShapeResult infer_dropout(const ShapeContext& context) {
   std::vector<TensorType> outputs{context.input(0)};
   if (context.attrs.get_int("with_mask") != 0) outputs.push_back({DType::boolean, context.input(0).shape});
   return outputs;

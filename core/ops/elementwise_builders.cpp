@@ -11,10 +11,10 @@ OpDef numeric_unary_op(const std::string& name, std::function<float(float)> floa
   def.name = name;
   def.onnx_ops = {name};
   def.traits.elementwise = true;
-  def.infer = [](const ShapeContext& context) {
+  def.infer = [](const ShapeContext& context) -> ShapeResult {
     DType type = context.input(0).dtype;
-    PET_REQUIRE(context, type == DType::f32 || type == DType::i64,
-                    "does not support element type " + std::string(dtype_name(type)));
+    PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64,
+                      "does not support element type " + std::string(dtype_name(type)));
     return std::vector<TensorType>{context.input(0)};
   };
   def.compute = [float_fn, int_fn](KernelContext& context) {
@@ -46,14 +46,15 @@ OpDef comparison_op(const std::string& name, std::function<bool(double, double)>
   def.onnx_ops = {name};
   def.min_inputs = def.max_inputs = 2;
   def.traits.elementwise = true;
-  def.infer = [allows_bool](const ShapeContext& context) {
+  def.infer = [allows_bool](const ShapeContext& context) -> ShapeResult {
     DType type = context.input(0).dtype;
-    PET_REQUIRE(context, type == context.input(1).dtype, fmt::format("input types differ: {} and {}",
-                                                                context.input(0).to_string(),
-                                                                context.input(1).to_string()));
-    PET_REQUIRE(context, type == DType::f32 || type == DType::i64 || (allows_bool && type == DType::boolean),
-                    "does not support element type " + std::string(dtype_name(type)));
-    return std::vector<TensorType>{{DType::boolean, broadcast_inputs(context)}};
+    PET_REFUSE_UNLESS(
+        context, type == context.input(1).dtype,
+        fmt::format("input types differ: {} and {}", context.input(0).to_string(), context.input(1).to_string()));
+    PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64 || (allows_bool && type == DType::boolean),
+                      "does not support element type " + std::string(dtype_name(type)));
+    PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
+    return {{DType::boolean, shape}};
   };
   def.compute = [compare, compare_int](KernelContext& context) {
     const Tensor& a = context.input(0);
@@ -84,10 +85,10 @@ OpDef logical_op(const std::string& name, std::function<bool(bool, bool)> combin
       name, [combine](double a, double b) { return combine(a != 0.0, b != 0.0); },
       [combine](int64_t a, int64_t b) { return combine(a != 0, b != 0); }, true);
   ShapeRule comparison_rule = def.infer;
-  def.infer = [comparison_rule](const ShapeContext& context) {
+  def.infer = [comparison_rule](const ShapeContext& context) -> ShapeResult {
     for (int i = 0; i < 2; ++i)
-      PET_REQUIRE(context, context.input(i).dtype == DType::boolean,
-                      fmt::format("expects bool inputs, got {}", context.input(i).to_string()));
+      PET_REFUSE_UNLESS(context, context.input(i).dtype == DType::boolean,
+                        fmt::format("expects bool inputs, got {}", context.input(i).to_string()));
     return comparison_rule(context);
   };
   def.traits.commutative = true;
@@ -99,9 +100,9 @@ OpDef float_predicate_op(const std::string& name, std::function<bool(float)> tes
   def.name = name;
   def.onnx_ops = {name};
   def.traits.elementwise = true;
-  def.infer = [](const ShapeContext& context) {
-    PET_REQUIRE(context, context.input(0).dtype == DType::f32,
-                    "expects a float32 input, got " + context.input(0).to_string());
+  def.infer = [](const ShapeContext& context) -> ShapeResult {
+    PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::f32,
+                      "expects a float32 input, got " + context.input(0).to_string());
     return std::vector<TensorType>{{DType::boolean, context.input(0).shape}};
   };
   def.compute = [test](KernelContext& context) {

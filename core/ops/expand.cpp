@@ -8,11 +8,12 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_expand(const ShapeContext& context) {
+static ShapeResult infer_expand(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   Shape target(context.attrs.get_ints("shape"));
   std::optional<Shape> out = broadcast_shapes(input.shape, target);
-  PET_REQUIRE(context, out.has_value(), "cannot broadcast " + input.shape.to_string() + " to " + target.to_string());
+  PET_REFUSE_UNLESS(context, out.has_value(),
+                    "cannot broadcast " + input.shape.to_string() + " to " + target.to_string());
   return {{input.dtype, *out}};
 }
 

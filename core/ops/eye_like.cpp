@@ -8,12 +8,13 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_eye_like(const ShapeContext& context) {
+static ShapeResult infer_eye_like(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  PET_REQUIRE(context, x.shape.rank() == 2, "input " + x.to_string() + " must be 2-D");
+  PET_REFUSE_UNLESS(context, x.shape.rank() == 2, "input " + x.to_string() + " must be 2-D");
   const std::string& name = context.attrs.get_string("dtype");
   std::optional<DType> type = parse_dtype(name);
-  PET_REQUIRE(context, type.has_value(), fmt::format("dtype '{}' is unknown; the types are f32, i64 and bool", name));
+  PET_REFUSE_UNLESS(context, type.has_value(),
+                    fmt::format("dtype '{}' is unknown; the types are f32, i64 and bool", name));
   return {{*type, x.shape}};
 }
 

@@ -5,12 +5,15 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_flatten(const ShapeContext& context) {
+static ShapeResult infer_flatten(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   int rank = input.shape.rank();
   int64_t axis = context.attrs.get_int("axis");
   // axis == rank is valid here: everything goes into the first dimension.
-  int normalized = axis == rank ? rank : axis_or_fail(context, axis, rank, "axis");
+  int normalized = rank;
+  if (axis != rank) {
+    PET_TRY_ASSIGN(normalized, axis_or_refuse(context, axis, rank, "axis"));
+  }
   int64_t outer = 1;
   for (int d = 0; d < normalized; ++d) outer *= input.shape[d];
   int64_t inner = 1;

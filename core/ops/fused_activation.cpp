@@ -58,10 +58,10 @@ Attributes without_activation(Attributes attrs) {
 
 OpDef with_fused_activation(OpDef def) {
   def.attrs.push_back({kActivationAttr, AttrKind::String, AttrValue(kNone), true});
-  def.infer = [infer = def.infer](const ShapeContext& context) {
+  def.infer = [infer = def.infer](const ShapeContext& context) -> ShapeResult {
     const std::string& activation = fused_activation(context.attrs);
-    PET_REQUIRE(context, activation == kNone || activation == kRelu,
-                    fmt::format("activation \"{}\" is not one of \"none\", \"relu\"", activation));
+    PET_REFUSE_UNLESS(context, activation == kNone || activation == kRelu,
+                      fmt::format("activation \"{}\" is not one of \"none\", \"relu\"", activation));
     return infer(context);
   };
   def.compute = [compute = def.compute](KernelContext& context) {

@@ -9,13 +9,13 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_gather(const ShapeContext& context) {
+static ShapeResult infer_gather(const ShapeContext& context) {
   const TensorType& data = context.input(0);
   const TensorType& indices = context.input(1);
   int rank = data.shape.rank();
-  PET_REQUIRE(context, rank > 0, "cannot gather from a scalar");
-  int axis = axis_or_fail(context, context.attrs.get_int("axis"), rank, "axis");
-  PET_REQUIRE(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
+  PET_REFUSE_UNLESS(context, rank > 0, "cannot gather from a scalar");
+  PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), rank, "axis"));
+  PET_REFUSE_UNLESS(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
   std::vector<int64_t> dims(data.shape.dims().begin(), data.shape.dims().begin() + axis);
   dims.insert(dims.end(), indices.shape.dims().begin(), indices.shape.dims().end());
   dims.insert(dims.end(), data.shape.dims().begin() + axis + 1, data.shape.dims().end());

@@ -9,13 +9,13 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_gather_elements(const ShapeContext& context) {
+static ShapeResult infer_gather_elements(const ShapeContext& context) {
   const TensorType& data = context.input(0);
   const TensorType& indices = context.input(1);
   int rank = data.shape.rank();
-  PET_REQUIRE(context, rank >= 1, "cannot gather from a scalar");
-  int axis = axis_or_fail(context, context.attrs.get_int("axis"), rank, "axis");
-  require_indices_along_axis(context, data, indices, axis);
+  PET_REFUSE_UNLESS(context, rank >= 1, "cannot gather from a scalar");
+  PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), rank, "axis"));
+  PET_TRY(check_indices_along_axis(context, data, indices, axis));
   return {{data.dtype, indices.shape}};
 }
 

@@ -10,24 +10,24 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_gather_nd(const ShapeContext& context) {
+static ShapeResult infer_gather_nd(const ShapeContext& context) {
   const TensorType& data = context.input(0);
   const TensorType& indices = context.input(1);
   int64_t batch = context.attrs.get_int("batch_dims");
   int rank = data.shape.rank(), index_rank = indices.shape.rank();
-  PET_REQUIRE(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
-  PET_REQUIRE(context, batch >= 0 && batch < std::min(rank, index_rank),
-                  fmt::format("batch_dims {} must be below the ranks of data {} and indices {}", batch,
-                              data.shape.to_string(), indices.shape.to_string()));
+  PET_REFUSE_UNLESS(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
+  PET_REFUSE_UNLESS(context, batch >= 0 && batch < std::min(rank, index_rank),
+                    fmt::format("batch_dims {} must be below the ranks of data {} and indices {}", batch,
+                                data.shape.to_string(), indices.shape.to_string()));
   auto b = static_cast<size_t>(batch);
   for (size_t d = 0; d < b; ++d)
-    PET_REQUIRE(context, data.shape.dims()[d] == indices.shape.dims()[d],
-                    fmt::format("the {} batch axes of data {} and indices {} differ", batch, data.shape.to_string(),
-                                indices.shape.to_string()));
+    PET_REFUSE_UNLESS(context, data.shape.dims()[d] == indices.shape.dims()[d],
+                      fmt::format("the {} batch axes of data {} and indices {} differ", batch, data.shape.to_string(),
+                                  indices.shape.to_string()));
   int64_t depth = indices.shape[index_rank - 1];
-  PET_REQUIRE(context, depth >= 1 && depth <= rank - batch,
-                  fmt::format("the last axis of indices {} must have between 1 and {} entries", indices.shape.to_string(),
-                              rank - batch));
+  PET_REFUSE_UNLESS(context, depth >= 1 && depth <= rank - batch,
+                    fmt::format("the last axis of indices {} must have between 1 and {} entries",
+                                indices.shape.to_string(), rank - batch));
   std::vector<int64_t> dims(indices.shape.dims().begin(), indices.shape.dims().end() - 1);
   dims.insert(dims.end(), data.shape.dims().begin() + batch + depth, data.shape.dims().end());
   return {{data.dtype, Shape(dims)}};

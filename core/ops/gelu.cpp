@@ -15,11 +15,12 @@ static float gelu_tanh(float x) {
 
 static bool uses_tanh(const Attributes& attrs) { return attrs.get_string("approximate") == "tanh"; }
 
-static std::vector<TensorType> infer_gelu(const ShapeContext& context) {
+static ShapeResult infer_gelu(const ShapeContext& context) {
   const std::string& approximate = context.attrs.get_string("approximate");
-  PET_REQUIRE(context, approximate == "none" || approximate == "tanh",
-              "approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
-  PET_REQUIRE(context, context.input(0).dtype == DType::f32, "expects a float32 input, got " + context.input(0).to_string());
+  PET_REFUSE_UNLESS(context, approximate == "none" || approximate == "tanh",
+                    "approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
+  PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::f32,
+                    "expects a float32 input, got " + context.input(0).to_string());
   return {context.input(0)};
 }
 

@@ -21,24 +21,24 @@ GemmShapes gemm_shapes(const Shape& a, const Shape& b, const Attributes& attrs) 
   return {trans_a ? a[1] : a[0], trans_a ? a[0] : a[1], trans_b ? b[0] : b[1]};
 }
 
-std::vector<TensorType> infer_gemm(const ShapeContext& context) {
+ShapeResult infer_gemm(const ShapeContext& context) {
   const TensorType& a = context.input(0);
   const TensorType& b = context.input(1);
-  PET_REQUIRE(context, a.dtype == DType::f32 && b.dtype == DType::f32,
-                  fmt::format("expects float32 operands, got {} and {}", a.to_string(), b.to_string()));
-  PET_REQUIRE(context, a.shape.rank() == 2 && b.shape.rank() == 2,
-                  fmt::format("A and B must be matrices, got {} and {}", a.shape.to_string(), b.shape.to_string()));
+  PET_REFUSE_UNLESS(context, a.dtype == DType::f32 && b.dtype == DType::f32,
+                    fmt::format("expects float32 operands, got {} and {}", a.to_string(), b.to_string()));
+  PET_REFUSE_UNLESS(context, a.shape.rank() == 2 && b.shape.rank() == 2,
+                    fmt::format("A and B must be matrices, got {} and {}", a.shape.to_string(), b.shape.to_string()));
   GemmShapes s = gemm_shapes(a.shape, b.shape, context.attrs);
   int64_t b_rows = context.attrs.get_int("transB") != 0 ? b.shape[1] : b.shape[0];
-  PET_REQUIRE(context, s.k == b_rows,
-                  fmt::format("inner dimensions differ: op(A) is {}x{} and op(B) is {}x{}", s.m, s.k, b_rows, s.n));
+  PET_REFUSE_UNLESS(context, s.k == b_rows,
+                    fmt::format("inner dimensions differ: op(A) is {}x{} and op(B) is {}x{}", s.m, s.k, b_rows, s.n));
   Shape out{s.m, s.n};
   if (context.has_input(2)) {
     const TensorType& c = context.input(2);
-    PET_REQUIRE(context, c.dtype == DType::f32, "expects a float32 C, got " + c.to_string());
+    PET_REFUSE_UNLESS(context, c.dtype == DType::f32, "expects a float32 C, got " + c.to_string());
     auto merged = broadcast_shapes(c.shape, out);
-    PET_REQUIRE(context, merged && *merged == out,
-                    fmt::format("C of shape {} does not broadcast to {}", c.shape.to_string(), out.to_string()));
+    PET_REFUSE_UNLESS(context, merged && *merged == out,
+                      fmt::format("C of shape {} does not broadcast to {}", c.shape.to_string(), out.to_string()));
   }
   return {{DType::f32, out}};
 }

@@ -5,12 +5,14 @@
 
 namespace pet::ops {
 
-std::vector<TensorType> infer_global_pool(const ShapeContext& context) {
+ShapeResult infer_global_pool(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  PET_REQUIRE(context, x.dtype == DType::f32, "does not support element type " + std::string(dtype_name(x.dtype)));
-  PET_REQUIRE(context, x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
-                                                   "spatial dim",
-                                                   x.shape.to_string()));
+  PET_REFUSE_UNLESS(context, x.dtype == DType::f32,
+                    "does not support element type " + std::string(dtype_name(x.dtype)));
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 3,
+                    fmt::format("input shape {} needs [N, C, spatial...] with at least one "
+                                "spatial dim",
+                                x.shape.to_string()));
   std::vector<int64_t> dims(static_cast<size_t>(x.shape.rank()), 1);
   dims[0] = x.shape[0];
   dims[1] = x.shape[1];

@@ -9,7 +9,7 @@
 namespace pet::ops {
 
 // f32 [N, C, spatial...] -> [N, C, 1, ...]; fails for other ranks and element types.
-std::vector<TensorType> infer_global_pool(const ShapeContext& context);
+ShapeResult infer_global_pool(const ShapeContext& context);
 
 // out[n, c] = reduce(plane of x[n, c]) for every plane.
 template <typename Reduce>

@@ -49,16 +49,18 @@ std::vector<int64_t> offsets_along_axis(const Shape& data, const Tensor& indices
   return offsets;
 }
 
-void require_indices_along_axis(const ShapeContext& context, const TensorType& data, const TensorType& indices,
-                                int axis) {
+ShapeCheck check_indices_along_axis(const ShapeContext& context, const TensorType& data, const TensorType& indices,
+                                    int axis) {
   int rank = data.shape.rank();
-  PET_REQUIRE(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
-  PET_REQUIRE(context, indices.shape.rank() == rank, fmt::format("indices {} must have the rank of data {}",
-                                                            indices.shape.to_string(), data.shape.to_string()));
+  PET_REFUSE_UNLESS(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
+  PET_REFUSE_UNLESS(
+      context, indices.shape.rank() == rank,
+      fmt::format("indices {} must have the rank of data {}", indices.shape.to_string(), data.shape.to_string()));
   for (int d = 0; d < rank; ++d)
-    PET_REQUIRE(context, d == axis || indices.shape[d] <= data.shape[d],
-                    fmt::format("indices {} do not fit inside data {} off axis {}", indices.shape.to_string(),
-                                data.shape.to_string(), axis));
+    PET_REFUSE_UNLESS(context, d == axis || indices.shape[d] <= data.shape[d],
+                      fmt::format("indices {} do not fit inside data {} off axis {}", indices.shape.to_string(),
+                                  data.shape.to_string(), axis));
+  return {};
 }
 
 int64_t dims_product(const std::vector<int64_t>& dims, size_t first, size_t last) {
@@ -71,13 +73,14 @@ bool is_scatter_reduction(const std::string& reduction) {
   return reduction == "none" || reduction == "add" || reduction == "mul" || reduction == "max" || reduction == "min";
 }
 
-void require_scatter_reduction(const ShapeContext& context) {
+ShapeCheck check_scatter_reduction(const ShapeContext& context) {
   const std::string& reduction = context.attrs.get_string("reduction");
-  PET_REQUIRE(context, is_scatter_reduction(reduction),
-                  "reduction '" + reduction + "' is unknown; the reductions are none, add, mul, max and min");
+  PET_REFUSE_UNLESS(context, is_scatter_reduction(reduction),
+                    "reduction '" + reduction + "' is unknown; the reductions are none, add, mul, max and min");
   DType type = context.input(0).dtype;
-  PET_REQUIRE(context, reduction == "none" || type == DType::f32 || type == DType::i64,
-                  fmt::format("reduction '{}' does not support element type {}", reduction, dtype_name(type)));
+  PET_REFUSE_UNLESS(context, reduction == "none" || type == DType::f32 || type == DType::i64,
+                    fmt::format("reduction '{}' does not support element type {}", reduction, dtype_name(type)));
+  return {};
 }
 
 std::string import_scatter_reduction(const OnnxImportNode& node) {

@@ -25,15 +25,15 @@ std::vector<int64_t> embedded_offsets(const std::vector<int64_t>& walk, const st
 // the element's own coordinate with the axis coordinate replaced by the index.
 std::vector<int64_t> offsets_along_axis(const Shape& data, const Tensor& indices, int axis, const std::string& op);
 // The shape-rule checks of those two: i64 indices of data's rank that fit inside data off the axis.
-void require_indices_along_axis(const ShapeContext& context, const TensorType& data, const TensorType& indices,
-                                int axis);
+ShapeCheck check_indices_along_axis(const ShapeContext& context, const TensorType& data, const TensorType& indices,
+                                    int axis);
 
 // Product of dims[first, last).
 int64_t dims_product(const std::vector<int64_t>& dims, size_t first, size_t last);
 
 // The scatter reductions pet implements ("none", "add", "mul"), and a shape-rule check of them.
 bool is_scatter_reduction(const std::string& reduction);
-void require_scatter_reduction(const ShapeContext& context);
+ShapeCheck check_scatter_reduction(const ShapeContext& context);
 // The reduction read from ONNX (opset 16 on), or unsupported() for max/min and unknown ones.
 std::string import_scatter_reduction(const OnnxImportNode& node);
 // Scatter ops are jointly linear in data and updates when they replace or add.

@@ -7,16 +7,17 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_instance_normalization(const ShapeContext& context) {
+static ShapeResult infer_instance_normalization(const ShapeContext& context) {
   const TensorType& x = context.input(0);
   for (int i = 0; i < 3; ++i)
-    PET_REQUIRE(context, context.input(i).dtype == DType::f32,
-                    fmt::format("input {} must be float32, got {}", i, context.input(i).to_string()));
-  PET_REQUIRE(context, x.shape.rank() >= 3, "expects an input of shape [N, C, spatial...], got " + x.shape.to_string());
+    PET_REFUSE_UNLESS(context, context.input(i).dtype == DType::f32,
+                      fmt::format("input {} must be float32, got {}", i, context.input(i).to_string()));
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 3,
+                    "expects an input of shape [N, C, spatial...], got " + x.shape.to_string());
   for (int i = 1; i < 3; ++i)
-    PET_REQUIRE(context, context.input(i).shape == Shape{x.shape[1]},
-                    fmt::format("{} must have shape {} (one value per channel), got {}", i == 1 ? "scale" : "B",
-                                Shape{x.shape[1]}.to_string(), context.input(i).shape.to_string()));
+    PET_REFUSE_UNLESS(context, context.input(i).shape == Shape{x.shape[1]},
+                      fmt::format("{} must have shape {} (one value per channel), got {}", i == 1 ? "scale" : "B",
+                                  Shape{x.shape[1]}.to_string(), context.input(i).shape.to_string()));
   return {x};
 }
 

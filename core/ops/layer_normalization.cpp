@@ -8,18 +8,19 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_layer_normalization(const ShapeContext& context) {
+static ShapeResult infer_layer_normalization(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  axis_or_fail(context, context.attrs.get_int("axis"), x.shape.rank(), "axis");
+  PET_TRY(axis_or_refuse(context, context.attrs.get_int("axis"), x.shape.rank(), "axis"));
   for (int i = 0; i < context.num_inputs(); ++i) {
     if (!context.has_input(i)) continue;
     const TensorType& input = context.input(i);
-    PET_REQUIRE(context, input.dtype == DType::f32, fmt::format("input {} must be float32, got {}", i, input.to_string()));
+    PET_REFUSE_UNLESS(context, input.dtype == DType::f32,
+                      fmt::format("input {} must be float32, got {}", i, input.to_string()));
     if (i == 0) continue;
     auto merged = broadcast_shapes(x.shape, input.shape);
-    PET_REQUIRE(context, merged && *merged == x.shape, fmt::format("{} of shape {} does not broadcast to x's shape {}",
-                                                              i == 1 ? "scale" : "bias", input.shape.to_string(),
-                                                              x.shape.to_string()));
+    PET_REFUSE_UNLESS(context, merged && *merged == x.shape,
+                      fmt::format("{} of shape {} does not broadcast to x's shape {}", i == 1 ? "scale" : "bias",
+                                  input.shape.to_string(), x.shape.to_string()));
   }
   if (context.attrs.get_int("with_statistics") == 0) return {x};
   int axis = normalize_axis(context.attrs.get_int("axis"), x.shape.rank());

@@ -56,28 +56,29 @@ static bool is_permutation(const std::vector<int64_t>& perm) {
   return true;
 }
 
-static std::vector<TensorType> infer_layout(const ShapeContext& context) {
+static ShapeResult infer_layout(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   const auto& expanded = context.attrs.get_ints("expanded");
   const auto& perm = context.attrs.get_ints("perm");
   const auto& groups = context.attrs.get_ints("groups");
-  PET_REQUIRE(context, expanded.size() <= static_cast<size_t>(kMaxLayoutFactors),
-              fmt::format("expanded has {} factors; a Layout takes at most {}", expanded.size(), kMaxLayoutFactors));
-  PET_REQUIRE(context, layout_refinement(input.shape.dims(), expanded).has_value(),
-                  fmt::format("expanded {} does not refine the input shape {}: each input dimension must split into "
-                              "consecutive factors whose product is that dimension",
-                              ints_to_string(expanded), input.shape.to_string()));
-  PET_REQUIRE(context, perm.size() == expanded.size() && is_permutation(perm),
-                  fmt::format("perm {} is not a permutation of the {} expanded dimensions", ints_to_string(perm),
-                              expanded.size()));
+  PET_REFUSE_UNLESS(
+      context, expanded.size() <= static_cast<size_t>(kMaxLayoutFactors),
+      fmt::format("expanded has {} factors; a Layout takes at most {}", expanded.size(), kMaxLayoutFactors));
+  PET_REFUSE_UNLESS(context, layout_refinement(input.shape.dims(), expanded).has_value(),
+                    fmt::format("expanded {} does not refine the input shape {}: each input dimension must split into "
+                                "consecutive factors whose product is that dimension",
+                                ints_to_string(expanded), input.shape.to_string()));
+  PET_REFUSE_UNLESS(
+      context, perm.size() == expanded.size() && is_permutation(perm),
+      fmt::format("perm {} is not a permutation of the {} expanded dimensions", ints_to_string(perm), expanded.size()));
   int64_t total = 0;
   for (int64_t count : groups) {
-    PET_REQUIRE(context, count >= 1, "groups " + ints_to_string(groups) + " has an empty group");
+    PET_REFUSE_UNLESS(context, count >= 1, "groups " + ints_to_string(groups) + " has an empty group");
     total += count;
   }
-  PET_REQUIRE(context, total == static_cast<int64_t>(expanded.size()),
-                  fmt::format("groups {} merge {} dimensions, but expanded has {}", ints_to_string(groups), total,
-                              expanded.size()));
+  PET_REFUSE_UNLESS(context, total == static_cast<int64_t>(expanded.size()),
+                    fmt::format("groups {} merge {} dimensions, but expanded has {}", ints_to_string(groups), total,
+                                expanded.size()));
   return {{input.dtype, layout_output_shape(context.attrs)}};
 }
 

@@ -34,23 +34,25 @@ Attributes patch_attrs(const Attributes& attrs, int patch, int rank) {
 }
 
 // The Layout facets read only expanded/perm/groups, so they take this op's attributes as they are.
-std::vector<TensorType> infer_layout_overwrite(const ShapeContext& context) {
+ShapeResult infer_layout_overwrite(const ShapeContext& context) {
   const TensorType* source[] = {&context.input(0)};
-  TensorType laid = layout_def().infer(ShapeContext{context.attrs, source, context.op, context.node_name}).at(0);
+  PET_TRY_ASSIGN(std::vector<TensorType> laid_types,
+                 layout_def().infer(ShapeContext{context.attrs, source, context.op, context.node_name}));
+  TensorType laid = laid_types.at(0);
   int patches = context.num_inputs() - 1;
   int rank = laid.shape.rank();
   const auto& offsets = context.attrs.get_ints("offsets");
-  PET_REQUIRE(context, static_cast<int64_t>(offsets.size()) == static_cast<int64_t>(patches) * rank,
-                  fmt::format("offsets {} need {} entries: {} per patch for each of the {} patches",
-                              ints_to_string(offsets), patches * rank, rank, patches));
+  PET_REFUSE_UNLESS(context, static_cast<int64_t>(offsets.size()) == static_cast<int64_t>(patches) * rank,
+                    fmt::format("offsets {} need {} entries: {} per patch for each of the {} patches",
+                                ints_to_string(offsets), patches * rank, rank, patches));
   std::vector<PatchBox> boxes;
   for (int i = 0; i < patches; ++i) {
     const TensorType* pair[] = {&laid, &context.input(1 + i)};
     Attributes attrs = patch_attrs(context.attrs, i, rank);
-    overwrite_def().infer(ShapeContext{attrs, pair, context.op, context.node_name});
+    PET_TRY(overwrite_def().infer(ShapeContext{attrs, pair, context.op, context.node_name}));
     boxes.push_back({attrs.get_ints("offsets"), context.input(1 + i).shape});
   }
-  require_patch_lowering(context, laid.shape, boxes);
+  PET_TRY(check_patch_lowering(context, laid.shape, boxes));
   return {laid};
 }
 

@@ -9,12 +9,13 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_lrn(const ShapeContext& context) {
+static ShapeResult infer_lrn(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  PET_REQUIRE(context, x.dtype == DType::f32, "expects a float32 input, got " + x.to_string());
-  PET_REQUIRE(context, x.shape.rank() >= 3, "expects an input of shape [N, C, spatial...], got " + x.shape.to_string());
-  PET_REQUIRE(context, context.attrs.get_int("size") >= 1,
-                  fmt::format("size must be at least 1, got {}", context.attrs.get_int("size")));
+  PET_REFUSE_UNLESS(context, x.dtype == DType::f32, "expects a float32 input, got " + x.to_string());
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 3,
+                    "expects an input of shape [N, C, spatial...], got " + x.shape.to_string());
+  PET_REFUSE_UNLESS(context, context.attrs.get_int("size") >= 1,
+                    fmt::format("size must be at least 1, got {}", context.attrs.get_int("size")));
   return {x};
 }
 

@@ -30,20 +30,22 @@ MatMulShapes matmul_shapes(const Shape& a, const Shape& b) {
   return s;
 }
 
-std::vector<TensorType> infer_matmul(const ShapeContext& context) {
+ShapeResult infer_matmul(const ShapeContext& context) {
   const TensorType& a = context.input(0);
   const TensorType& b = context.input(1);
-  PET_REQUIRE(context, a.dtype == DType::f32 && b.dtype == DType::f32,
-                  fmt::format("expects float32 operands, got {} and {}", a.to_string(), b.to_string()));
-  PET_REQUIRE(context, a.shape.rank() >= 1 && b.shape.rank() >= 1,
-                  fmt::format("operands must have rank >= 1, got {} and {}", a.shape.to_string(), b.shape.to_string()));
+  PET_REFUSE_UNLESS(context, a.dtype == DType::f32 && b.dtype == DType::f32,
+                    fmt::format("expects float32 operands, got {} and {}", a.to_string(), b.to_string()));
+  PET_REFUSE_UNLESS(
+      context, a.shape.rank() >= 1 && b.shape.rank() >= 1,
+      fmt::format("operands must have rank >= 1, got {} and {}", a.shape.to_string(), b.shape.to_string()));
   MatMulShapes s = matmul_shapes(a.shape, b.shape);
   int64_t b_rows = b.shape.rank() == 1 ? b.shape[0] : b.shape[b.shape.rank() - 2];
-  PET_REQUIRE(context, s.k == b_rows, fmt::format("inner dimensions differ: {} and {} ({} vs {})", a.shape.to_string(),
-                                             b.shape.to_string(), s.k, b_rows));
+  PET_REFUSE_UNLESS(context, s.k == b_rows,
+                    fmt::format("inner dimensions differ: {} and {} ({} vs {})", a.shape.to_string(),
+                                b.shape.to_string(), s.k, b_rows));
   auto batch = broadcast_shapes(s.a_batch, s.b_batch);
-  PET_REQUIRE(context, batch.has_value(),
-                  fmt::format("cannot broadcast batch dims of {} and {}", a.shape.to_string(), b.shape.to_string()));
+  PET_REFUSE_UNLESS(context, batch.has_value(),
+                    fmt::format("cannot broadcast batch dims of {} and {}", a.shape.to_string(), b.shape.to_string()));
   std::vector<int64_t> dims = batch->dims();
   if (a.shape.rank() > 1) dims.push_back(s.m);
   if (b.shape.rank() > 1) dims.push_back(s.n);

@@ -52,12 +52,13 @@ void compute_max_pool(KernelContext& context) {
   }
 }
 
-std::vector<TensorType> infer_max_pool(const ShapeContext& context) {
-  std::vector<TensorType> outputs = infer_pool(context, true);
+ShapeResult infer_max_pool(const ShapeContext& context) {
+  PET_TRY_ASSIGN(std::vector<TensorType> outputs, infer_pool(context, true));
   int64_t with_indices = context.attrs.get_int("with_indices"), storage_order = context.attrs.get_int("storage_order");
-  PET_REQUIRE(context, with_indices == 0 || with_indices == 1, fmt::format("with_indices {} must be 0 or 1", with_indices));
-  PET_REQUIRE(context, storage_order == 0 || storage_order == 1,
-                  fmt::format("storage_order {} must be 0 or 1", storage_order));
+  PET_REFUSE_UNLESS(context, with_indices == 0 || with_indices == 1,
+                    fmt::format("with_indices {} must be 0 or 1", with_indices));
+  PET_REFUSE_UNLESS(context, storage_order == 0 || storage_order == 1,
+                    fmt::format("storage_order {} must be 0 or 1", storage_order));
   if (with_indices != 0) outputs.push_back({DType::i64, outputs[0].shape});
   return outputs;
 }

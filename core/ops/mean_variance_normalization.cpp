@@ -11,14 +11,17 @@ namespace pet::ops {
 // ONNX's function body adds this to the standard deviation (not to the variance).
 constexpr double kStddevEpsilon = 1e-9;
 
-static std::vector<TensorType> infer_mean_variance_normalization(const ShapeContext& context) {
+static ShapeResult infer_mean_variance_normalization(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  PET_REQUIRE(context, x.dtype == DType::f32, "expects a float32 input, got " + x.to_string());
+  PET_REFUSE_UNLESS(context, x.dtype == DType::f32, "expects a float32 input, got " + x.to_string());
   std::vector<int> axes;
-  for (int64_t axis : context.attrs.get_ints("axes")) axes.push_back(axis_or_fail(context, axis, x.shape.rank(), "axis"));
+  for (int64_t axis : context.attrs.get_ints("axes")) {
+    PET_TRY_ASSIGN(int normalized, axis_or_refuse(context, axis, x.shape.rank(), "axis"));
+    axes.push_back(normalized);
+  }
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
-    context.fail("axes " + ints_to_string(context.attrs.get_ints("axes")) + " repeat an axis");
+    return context.refuse("axes " + ints_to_string(context.attrs.get_ints("axes")) + " repeat an axis");
   return {x};
 }
 

@@ -19,9 +19,9 @@ OpDef make_Mod() {
   ReferenceKernel floored = binary_op("Mod", nullptr, floored_remainder, {}).compute;
   ShapeRule broadcast_rule = def.infer;
   def.attrs = {attr_int("fmod", 0)};
-  def.infer = [broadcast_rule](const ShapeContext& context) {
+  def.infer = [broadcast_rule](const ShapeContext& context) -> ShapeResult {
     bool floating = context.input(0).dtype == DType::f32;
-    PET_REQUIRE(context, !floating || context.attrs.get_int("fmod") != 0, "float32 inputs need fmod = 1");
+    PET_REFUSE_UNLESS(context, !floating || context.attrs.get_int("fmod") != 0, "float32 inputs need fmod = 1");
     return broadcast_rule(context);
   };
   def.compute = [truncated, floored](KernelContext& context) {

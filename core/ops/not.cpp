@@ -8,9 +8,9 @@ OpDef make_Not() {
   def.name = "Not";
   def.onnx_ops = {"Not"};
   def.traits.elementwise = true;
-  def.infer = [](const ShapeContext& context) {
-    PET_REQUIRE(context, context.input(0).dtype == DType::boolean,
-                    "expects a bool input, got " + context.input(0).to_string());
+  def.infer = [](const ShapeContext& context) -> ShapeResult {
+    PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::boolean,
+                      "expects a bool input, got " + context.input(0).to_string());
     return std::vector<TensorType>{context.input(0)};
   };
   def.compute = [](KernelContext& context) {

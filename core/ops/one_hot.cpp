@@ -11,16 +11,16 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_one_hot(const ShapeContext& context) {
+static ShapeResult infer_one_hot(const ShapeContext& context) {
   const TensorType& indices = context.input(0);
   const TensorType& values = context.input(1);
-  PET_REQUIRE(context, indices.dtype == DType::i64 || indices.dtype == DType::f32,
-                  "indices must be i64 or f32, got " + indices.to_string());
-  PET_REQUIRE(context, values.shape.numel() == 2 && values.shape.rank() == 1,
-                  "values " + values.to_string() + " must hold two entries: [off, on]");
+  PET_REFUSE_UNLESS(context, indices.dtype == DType::i64 || indices.dtype == DType::f32,
+                    "indices must be i64 or f32, got " + indices.to_string());
+  PET_REFUSE_UNLESS(context, values.shape.numel() == 2 && values.shape.rank() == 1,
+                    "values " + values.to_string() + " must hold two entries: [off, on]");
   int64_t depth = context.attrs.get_int("depth");
-  PET_REQUIRE(context, depth >= 1, fmt::format("depth {} must be positive", depth));
-  int axis = axis_or_fail(context, context.attrs.get_int("axis"), indices.shape.rank() + 1, "axis");
+  PET_REFUSE_UNLESS(context, depth >= 1, fmt::format("depth {} must be positive", depth));
+  PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), indices.shape.rank() + 1, "axis"));
   std::vector<int64_t> dims = indices.shape.dims();
   dims.insert(dims.begin() + axis, depth);
   return {{values.dtype, Shape(dims)}};

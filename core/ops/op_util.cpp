@@ -17,7 +17,7 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
   return Shape(dims);
 }
 
-Shape broadcast_inputs(const ShapeContext& context, int first, int count) {
+Refusable<Shape> broadcast_inputs(const ShapeContext& context, int first, int count) {
   int last = count < 0 ? context.num_inputs() : first + count;
   Shape result;
   bool started = false;
@@ -30,7 +30,8 @@ Shape broadcast_inputs(const ShapeContext& context, int first, int count) {
       continue;
     }
     auto merged = broadcast_shapes(result, shape);
-    if (!merged) context.fail(fmt::format("cannot broadcast shapes {} and {}", result.to_string(), shape.to_string()));
+    if (!merged)
+      return context.refuse(fmt::format("cannot broadcast shapes {} and {}", result.to_string(), shape.to_string()));
     result = *merged;
   }
   return result;
@@ -93,9 +94,9 @@ OpDef unary_op(const std::string& name, std::function<float(float, const Attribu
   def.onnx_ops = {name};
   def.attrs = std::move(attrs);
   def.traits.elementwise = true;
-  def.infer = [](const ShapeContext& context) {
-    PET_REQUIRE(context, context.input(0).dtype == DType::f32,
-                    "expects a float32 input, got " + context.input(0).to_string());
+  def.infer = [](const ShapeContext& context) -> ShapeResult {
+    PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::f32,
+                      "expects a float32 input, got " + context.input(0).to_string());
     return std::vector<TensorType>{context.input(0)};
   };
   def.compute = [fn](KernelContext& context) {
@@ -130,14 +131,15 @@ OpDef binary_op(const std::string& name, std::function<float(float, float)> floa
   traits.elementwise = true;
   def.traits = std::move(traits);
   bool allows_int = static_cast<bool>(int_fn);
-  def.infer = [allows_int](const ShapeContext& context) {
+  def.infer = [allows_int](const ShapeContext& context) -> ShapeResult {
     DType type = context.input(0).dtype;
-    PET_REQUIRE(context, type == context.input(1).dtype, fmt::format("input types differ: {} and {}",
-                                                                context.input(0).to_string(),
-                                                                context.input(1).to_string()));
-    PET_REQUIRE(context, type == DType::f32 || (allows_int && type == DType::i64),
-                    "does not support element type " + std::string(dtype_name(type)));
-    return std::vector<TensorType>{{type, broadcast_inputs(context)}};
+    PET_REFUSE_UNLESS(
+        context, type == context.input(1).dtype,
+        fmt::format("input types differ: {} and {}", context.input(0).to_string(), context.input(1).to_string()));
+    PET_REFUSE_UNLESS(context, type == DType::f32 || (allows_int && type == DType::i64),
+                      "does not support element type " + std::string(dtype_name(type)));
+    PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
+    return {{type, shape}};
   };
   def.compute = [float_fn, int_fn](KernelContext& context) {
     const Tensor& a = context.input(0);
@@ -186,15 +188,16 @@ OpDef variadic_op(const std::string& name, std::function<float(float, float)> fl
   traits.elementwise = true;
   def.traits = std::move(traits);
   bool allows_int = static_cast<bool>(int_fn);
-  def.infer = [allows_int](const ShapeContext& context) {
+  def.infer = [allows_int](const ShapeContext& context) -> ShapeResult {
     DType type = context.input(0).dtype;
     for (int i = 1; i < context.num_inputs(); ++i)
-      PET_REQUIRE(context, context.input(i).dtype == type, fmt::format("input types differ: {} and {}",
-                                                                  context.input(0).to_string(),
-                                                                  context.input(i).to_string()));
-    PET_REQUIRE(context, type == DType::f32 || (allows_int && type == DType::i64),
-                    "does not support element type " + std::string(dtype_name(type)));
-    return std::vector<TensorType>{{type, broadcast_inputs(context)}};
+      PET_REFUSE_UNLESS(
+          context, context.input(i).dtype == type,
+          fmt::format("input types differ: {} and {}", context.input(0).to_string(), context.input(i).to_string()));
+    PET_REFUSE_UNLESS(context, type == DType::f32 || (allows_int && type == DType::i64),
+                      "does not support element type " + std::string(dtype_name(type)));
+    PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
+    return {{type, shape}};
   };
   def.compute = [float_fn, int_fn](KernelContext& context) {
     Tensor& out = context.outputs[0];
@@ -230,9 +233,9 @@ AttrSpec attr_floats(const std::string& name, std::optional<std::vector<double>>
   return {name, AttrKind::Floats, fallback ? std::optional<AttrValue>(*fallback) : std::nullopt};
 }
 
-int axis_or_fail(const ShapeContext& context, int64_t axis, int rank, const std::string& what) {
+Refusable<int> axis_or_refuse(const ShapeContext& context, int64_t axis, int rank, const std::string& what) {
   int normalized = normalize_axis(axis, rank);
-  if (normalized < 0) context.fail(fmt::format("{} {} is out of range for rank {}", what, axis, rank));
+  if (normalized < 0) return context.refuse(fmt::format("{} {} is out of range for rank {}", what, axis, rank));
   return normalized;
 }
 

@@ -17,8 +17,8 @@ namespace pet::ops {
 
 // Numpy-style broadcast of two shapes; nullopt when incompatible.
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
-// Broadcast of all present input shapes, or a UserError naming the shapes.
-Shape broadcast_inputs(const ShapeContext& context, int first = 0, int count = -1);
+// Broadcast of all present input shapes, or a refusal naming the shapes.
+Refusable<Shape> broadcast_inputs(const ShapeContext& context, int first = 0, int count = -1);
 
 // Element offsets of an input broadcast to `out`: offset(out_index) for each output element.
 // Fast paths for equal shapes and scalars are taken by callers via is_same/is_scalar.
@@ -77,8 +77,8 @@ AttrSpec attr_string(const std::string& name, std::optional<std::string> fallbac
 AttrSpec attr_ints(const std::string& name, std::optional<std::vector<int64_t>> fallback = {});
 AttrSpec attr_floats(const std::string& name, std::optional<std::vector<double>> fallback = {});
 
-// Normalizes axis attributes against a rank, or fails naming the attribute.
-int axis_or_fail(const ShapeContext& context, int64_t axis, int rank, const std::string& what);
+// Normalizes axis attributes against a rank, or refuses naming the attribute.
+Refusable<int> axis_or_refuse(const ShapeContext& context, int64_t axis, int rank, const std::string& what);
 
 // Reads the ints of a constant input tensor (e.g. Reshape's shape) during import.
 std::vector<int64_t> constant_ints(const OnnxImportNode& node, int index, const std::string& what);

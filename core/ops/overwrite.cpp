@@ -40,24 +40,26 @@ void write_patch(const Tensor& patch, const std::vector<int64_t>& offsets, Tenso
 
 namespace {
 
-std::vector<TensorType> infer_overwrite(const ShapeContext& context) {
+ShapeResult infer_overwrite(const ShapeContext& context) {
   const TensorType& base = context.input(0);
   const TensorType& patch = context.input(1);
   const auto& offsets = context.attrs.get_ints("offsets");
   int rank = base.shape.rank();
-  PET_REQUIRE(context, patch.dtype == base.dtype,
-                  fmt::format("patch {} and base {} have different element types", patch.to_string(), base.to_string()));
-  PET_REQUIRE(context, patch.shape.rank() == rank,
-                  fmt::format("patch {} must have the rank of base {}", patch.to_string(), base.to_string()));
-  PET_REQUIRE(context, static_cast<int>(offsets.size()) == rank,
-                  fmt::format("offsets {} need one entry per axis of base {}", ints_to_string(offsets), base.to_string()));
+  PET_REFUSE_UNLESS(
+      context, patch.dtype == base.dtype,
+      fmt::format("patch {} and base {} have different element types", patch.to_string(), base.to_string()));
+  PET_REFUSE_UNLESS(context, patch.shape.rank() == rank,
+                    fmt::format("patch {} must have the rank of base {}", patch.to_string(), base.to_string()));
+  PET_REFUSE_UNLESS(
+      context, static_cast<int>(offsets.size()) == rank,
+      fmt::format("offsets {} need one entry per axis of base {}", ints_to_string(offsets), base.to_string()));
   for (int d = 0; d < rank; ++d) {
     int64_t offset = offsets[static_cast<size_t>(d)];
-    PET_REQUIRE(context, offset >= 0 && offset + patch.shape[d] <= base.shape[d],
-                    fmt::format("patch {} at offsets {} does not fit base {} on axis {}", patch.to_string(),
-                                ints_to_string(offsets), base.to_string(), d));
+    PET_REFUSE_UNLESS(context, offset >= 0 && offset + patch.shape[d] <= base.shape[d],
+                      fmt::format("patch {} at offsets {} does not fit base {} on axis {}", patch.to_string(),
+                                  ints_to_string(offsets), base.to_string(), d));
   }
-  require_patch_lowering(context, base.shape, {{offsets, patch.shape}});
+  PET_TRY(check_patch_lowering(context, base.shape, {{offsets, patch.shape}}));
   return {base};
 }
 

@@ -10,28 +10,28 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_pad(const ShapeContext& context) {
+static ShapeResult infer_pad(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   const std::string& mode = context.attrs.get_string("mode");
   const auto& pads = context.attrs.get_ints("pads");
   int rank = input.shape.rank();
-  PET_REQUIRE(context, mode == "constant" || mode == "edge" || mode == "reflect",
-                  "mode '" + mode + "' is not one of constant, edge, reflect");
-  PET_REQUIRE(context, static_cast<int>(pads.size()) == 2 * rank,
-                  fmt::format("pads needs 2 x rank = {} entries for {}, got {}", 2 * rank, input.shape.to_string(),
-                              pads.size()));
+  PET_REFUSE_UNLESS(context, mode == "constant" || mode == "edge" || mode == "reflect",
+                    "mode '" + mode + "' is not one of constant, edge, reflect");
+  PET_REFUSE_UNLESS(
+      context, static_cast<int>(pads.size()) == 2 * rank,
+      fmt::format("pads needs 2 x rank = {} entries for {}, got {}", 2 * rank, input.shape.to_string(), pads.size()));
   Shape out = input.shape;
   for (int axis = 0; axis < rank; ++axis) {
     int64_t dim = input.shape[axis], before = pads[static_cast<size_t>(axis)],
             after = pads[static_cast<size_t>(axis + rank)];
     out[axis] = dim + before + after;
-    PET_REQUIRE(context, out[axis] >= 0, fmt::format("pads {} crop axis {} of size {} below zero", ints_to_string(pads),
-                                                axis, dim));
+    PET_REFUSE_UNLESS(context, out[axis] >= 0,
+                      fmt::format("pads {} crop axis {} of size {} below zero", ints_to_string(pads), axis, dim));
     bool grows = before > 0 || after > 0;
-    PET_REQUIRE(context, !(grows && mode == "edge" && dim == 0), fmt::format("edge-pads empty axis {}", axis));
-    PET_REQUIRE(context, !(grows && mode == "reflect" && (before >= dim || after >= dim)),
-                    fmt::format("reflect pads {} and {} of axis {} must be smaller than its size {}", before, after,
-                                axis, dim));
+    PET_REFUSE_UNLESS(context, !(grows && mode == "edge" && dim == 0), fmt::format("edge-pads empty axis {}", axis));
+    PET_REFUSE_UNLESS(
+        context, !(grows && mode == "reflect" && (before >= dim || after >= dim)),
+        fmt::format("reflect pads {} and {} of axis {} must be smaller than its size {}", before, after, axis, dim));
   }
   return {{input.dtype, out}};
 }

@@ -218,14 +218,16 @@ PatchLowering lowering_of(const Attributes& attrs) {
   return *lowering;
 }
 
-void require_patch_lowering(const ShapeContext& context, const Shape& base, const std::vector<PatchBox>& boxes) {
-  if (!context.attrs.has(kLoweringAttr)) return;
+ShapeCheck check_patch_lowering(const ShapeContext& context, const Shape& base, const std::vector<PatchBox>& boxes) {
+  if (!context.attrs.has(kLoweringAttr)) return {};
   const std::string& name = context.attrs.get_string(kLoweringAttr);
   std::optional<PatchLowering> lowering = parse_patch_lowering(name);
-  PET_REQUIRE(context, lowering.has_value(),
-              fmt::format("lowering \"{}\" is not one of \"slices\", \"scatter\", \"where\"", name));
+  PET_REFUSE_UNLESS(context, lowering.has_value(),
+                    fmt::format("lowering \"{}\" is not one of \"slices\", \"scatter\", \"where\"", name));
   std::string refusal = patch_lowering_refusal(*lowering, base, boxes);
-  PET_REQUIRE(context, refusal.empty(), fmt::format("lowering \"{}\" cannot write these patches: {}", name, refusal));
+  PET_REFUSE_UNLESS(context, refusal.empty(),
+                    fmt::format("lowering \"{}\" cannot write these patches: {}", name, refusal));
+  return {};
 }
 
 void export_patches(OnnxExportNode& out, const std::string& node, const std::string& base, const TensorType& base_type,

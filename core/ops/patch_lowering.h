@@ -45,9 +45,9 @@ std::vector<PatchBox> patch_boxes(const Graph& graph, const Node& node);
 std::string patch_lowering_refusal(PatchLowering lowering, const Shape& base, const std::vector<PatchBox>& boxes);
 
 // The node's lowering (the attribute's value; slices when absent). The shape rule's check: a
-// UserError through `context` for an unknown name or a lowering these patches refuse.
+// refusal through `context` for an unknown name or a lowering these patches refuse.
 PatchLowering lowering_of(const Attributes& attrs);
-void require_patch_lowering(const ShapeContext& context, const Shape& base, const std::vector<PatchBox>& boxes);
+ShapeCheck check_patch_lowering(const ShapeContext& context, const Shape& base, const std::vector<PatchBox>& boxes);
 
 // One patch to write: its value's name in the exported graph, where it lands, and the name its
 // intermediate values are given after.

@@ -31,24 +31,28 @@ WindowGeometry pool_geometry(const Shape& input, const Attributes& attrs) {
   return make_window_geometry(input.dims(), attrs.get_ints("kernel_shape"), attrs, attrs.get_int("ceil_mode") != 0);
 }
 
-std::vector<TensorType> infer_pool(const ShapeContext& context, bool with_dilations) {
+ShapeResult infer_pool(const ShapeContext& context, bool with_dilations) {
   const TensorType& x = context.input(0);
-  PET_REQUIRE(context, x.dtype == DType::f32, "does not support element type " + std::string(dtype_name(x.dtype)));
-  PET_REQUIRE(context, x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
-                                                   "spatial dim",
-                                                   x.shape.to_string()));
+  PET_REFUSE_UNLESS(context, x.dtype == DType::f32,
+                    "does not support element type " + std::string(dtype_name(x.dtype)));
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 3,
+                    fmt::format("input shape {} needs [N, C, spatial...] with at least one "
+                                "spatial dim",
+                                x.shape.to_string()));
   int rank = x.shape.rank() - 2;
   const std::vector<int64_t>& kernel = context.attrs.get_ints("kernel_shape");
-  PET_REQUIRE(context, static_cast<int>(kernel.size()) == rank,
+  PET_REFUSE_UNLESS(
+      context, static_cast<int>(kernel.size()) == rank,
       fmt::format("kernel_shape has {} entries, expected {} for {} spatial dims", kernel.size(), rank, rank));
-  for (int64_t k : kernel) PET_REQUIRE(context, k >= 1, "kernel_shape entries must be >= 1");
-  check_window_attrs(context, rank, with_dilations);
+  for (int64_t k : kernel) PET_REFUSE_UNLESS(context, k >= 1, "kernel_shape entries must be >= 1");
+  PET_TRY(check_window_attrs(context, rank, with_dilations));
   int64_t ceil_mode = context.attrs.get_int("ceil_mode");
-  PET_REQUIRE(context, ceil_mode == 0 || ceil_mode == 1, fmt::format("ceil_mode {} must be 0 or 1", ceil_mode));
+  PET_REFUSE_UNLESS(context, ceil_mode == 0 || ceil_mode == 1, fmt::format("ceil_mode {} must be 0 or 1", ceil_mode));
   WindowGeometry geometry = pool_geometry(x.shape, context.attrs);
   for (int64_t extent : geometry.output)
-    PET_REQUIRE(context, extent >= 1, fmt::format("kernel {} does not fit input {} with the given pads",
-                                             Shape(kernel).to_string(), x.shape.to_string()));
+    PET_REFUSE_UNLESS(context, extent >= 1,
+                      fmt::format("kernel {} does not fit input {} with the given pads", Shape(kernel).to_string(),
+                                  x.shape.to_string()));
   std::vector<int64_t> dims = {x.shape[0], x.shape[1]};
   dims.insert(dims.end(), geometry.output.begin(), geometry.output.end());
   return {{DType::f32, Shape(dims)}};

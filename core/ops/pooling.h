@@ -14,7 +14,7 @@ namespace pet::ops {
 Attributes import_pool_window(const OnnxImportNode& node, bool with_dilations);
 
 // Output type of a pool over an f32 [N, C, spatial...] input, after checking the attributes.
-std::vector<TensorType> infer_pool(const ShapeContext& context, bool with_dilations);
+ShapeResult infer_pool(const ShapeContext& context, bool with_dilations);
 
 // flops = output elements x kernel taps.
 Cost pool_cost(const CostContext& context);

@@ -21,13 +21,14 @@ static float float_power(float base, double exponent) {
   return static_cast<float>(std::pow(static_cast<double>(base), exponent));
 }
 
-static std::vector<TensorType> infer_pow(const ShapeContext& context) {
+static ShapeResult infer_pow(const ShapeContext& context) {
   for (int i = 0; i < 2; ++i) {
     DType type = context.input(i).dtype;
-    PET_REQUIRE(context, type == DType::f32 || type == DType::i64,
-                    fmt::format("does not support element type {} (input {})", dtype_name(type), i));
+    PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64,
+                      fmt::format("does not support element type {} (input {})", dtype_name(type), i));
   }
-  return {{context.input(0).dtype, broadcast_inputs(context)}};
+  PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
+  return {{context.input(0).dtype, shape}};
 }
 
 // Element i of `tensor` broadcast through `index`, as a double or int64.

@@ -20,20 +20,21 @@ static bool reads_as_channel_slope(const Shape& slope, const Shape& x) {
   return slope.rank() == 1 && slope[0] != 1 && x.rank() >= 3 && slope[0] == x[1];
 }
 
-static std::vector<TensorType> infer_prelu(const ShapeContext& context) {
+static ShapeResult infer_prelu(const ShapeContext& context) {
   const TensorType& x = context.input(0);
   const TensorType& slope = context.input(1);
   for (const TensorType* input : {&x, &slope})
-    PET_REQUIRE(context, input->dtype == DType::f32, "expects float32 inputs, got " + input->to_string());
+    PET_REFUSE_UNLESS(context, input->dtype == DType::f32, "expects float32 inputs, got " + input->to_string());
   if (context.attrs.get_int("channel_slope") != 0) {
-    PET_REQUIRE(context, slope.shape.rank() == 1 && x.shape.rank() >= 2 && slope.shape[0] == x.shape[1],
-                    fmt::format("a per-channel slope must hold one value per channel of x's shape {}, got shape {}",
-                                x.shape.to_string(), slope.shape.to_string()));
+    PET_REFUSE_UNLESS(context, slope.shape.rank() == 1 && x.shape.rank() >= 2 && slope.shape[0] == x.shape[1],
+                      fmt::format("a per-channel slope must hold one value per channel of x's shape {}, got shape {}",
+                                  x.shape.to_string(), slope.shape.to_string()));
     return {x};
   }
   auto merged = broadcast_shapes(x.shape, slope.shape);
-  PET_REQUIRE(context, merged && *merged == x.shape, fmt::format("slope of shape {} does not broadcast to x's shape {}",
-                                                            slope.shape.to_string(), x.shape.to_string()));
+  PET_REFUSE_UNLESS(context, merged && *merged == x.shape,
+                    fmt::format("slope of shape {} does not broadcast to x's shape {}", slope.shape.to_string(),
+                                x.shape.to_string()));
   return {x};
 }
 

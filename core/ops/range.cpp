@@ -14,12 +14,12 @@ static int64_t range_length(double start, double limit, double delta) {
   return std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
 }
 
-static std::vector<TensorType> infer_range(const ShapeContext& context) {
+static ShapeResult infer_range(const ShapeContext& context) {
   double start = context.attrs.get_float("start"), limit = context.attrs.get_float("limit"),
          delta = context.attrs.get_float("delta");
   const std::string& name = context.attrs.get_string("dtype");
-  PET_REQUIRE(context, name == "f32" || name == "i64", "dtype '" + name + "' is not one of f32, i64");
-  PET_REQUIRE(context, delta != 0.0, "delta is 0");
+  PET_REFUSE_UNLESS(context, name == "f32" || name == "i64", "dtype '" + name + "' is not one of f32, i64");
+  PET_REFUSE_UNLESS(context, delta != 0.0, "delta is 0");
   return {{*parse_dtype(name), Shape{range_length(start, limit, delta)}}};
 }
 

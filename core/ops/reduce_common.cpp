@@ -13,13 +13,16 @@
 
 namespace pet::ops {
 
-// Normalized axes, or a UserError for an axis out of range or listed twice.
-static std::vector<int> reduced_axes(const ShapeContext& context, int rank) {
+// Normalized axes, or a refusal for an axis out of range or listed twice.
+static Refusable<std::vector<int>> reduced_axes(const ShapeContext& context, int rank) {
   std::vector<int> axes;
-  for (int64_t axis : context.attrs.get_ints("axes")) axes.push_back(axis_or_fail(context, axis, rank, "axis"));
+  for (int64_t axis : context.attrs.get_ints("axes")) {
+    PET_TRY_ASSIGN(int normalized, axis_or_refuse(context, axis, rank, "axis"));
+    axes.push_back(normalized);
+  }
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
-    context.fail("axes " + ints_to_string(context.attrs.get_ints("axes")) + " repeat an axis");
+    return context.refuse("axes " + ints_to_string(context.attrs.get_ints("axes")) + " repeat an axis");
   return axes;
 }
 
@@ -36,14 +39,14 @@ static bool needs_float(Reduction reduction) {
          reduction == Reduction::LogSumExp;
 }
 
-static std::vector<TensorType> infer_reduce(const ShapeContext& context, Reduction reduction) {
+static ShapeResult infer_reduce(const ShapeContext& context, Reduction reduction) {
   const TensorType& input = context.input(0);
   bool takes_bool = reduction == Reduction::Max || reduction == Reduction::Min;  // any / all (opset 20)
-  PET_REQUIRE(context,
-              input.dtype == DType::f32 || (!needs_float(reduction) && input.dtype == DType::i64) ||
-                  (takes_bool && input.dtype == DType::boolean),
-              "does not support element type " + std::string(dtype_name(input.dtype)));
-  std::vector<int> axes = reduced_axes(context, input.shape.rank());
+  PET_REFUSE_UNLESS(context,
+                    input.dtype == DType::f32 || (!needs_float(reduction) && input.dtype == DType::i64) ||
+                        (takes_bool && input.dtype == DType::boolean),
+                    "does not support element type " + std::string(dtype_name(input.dtype)));
+  PET_TRY_ASSIGN(std::vector<int> axes, reduced_axes(context, input.shape.rank()));
   if (axes.empty() || context.attrs.get_int("keepdims") != 0) return {{input.dtype, kept_shape(input.shape, axes)}};
   std::vector<int64_t> dims;
   for (int i = 0; i < input.shape.rank(); ++i)

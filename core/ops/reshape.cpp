@@ -10,15 +10,17 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_reshape(const ShapeContext& context) {
+static ShapeResult infer_reshape(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   Shape out(context.attrs.get_ints("shape"));
   for (int64_t d : out.dims())
-    PET_REQUIRE(context, d >= 0, "shape " + ints_to_string(out.dims()) + " has a negative dimension; canonical "
-                            "Reshape shapes are explicit (no 0 or -1 placeholders)");
-  PET_REQUIRE(context, out.numel() == input.shape.numel(),
-                  fmt::format("cannot reshape {} ({} elements) to {} ({} elements)", input.shape.to_string(),
-                              input.shape.numel(), out.to_string(), out.numel()));
+    PET_REFUSE_UNLESS(context, d >= 0,
+                      "shape " + ints_to_string(out.dims()) +
+                          " has a negative dimension; canonical "
+                          "Reshape shapes are explicit (no 0 or -1 placeholders)");
+  PET_REFUSE_UNLESS(context, out.numel() == input.shape.numel(),
+                    fmt::format("cannot reshape {} ({} elements) to {} ({} elements)", input.shape.to_string(),
+                                input.shape.numel(), out.to_string(), out.numel()));
   return {{input.dtype, out}};
 }
 

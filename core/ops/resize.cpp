@@ -179,34 +179,36 @@ void compute_resize(KernelContext& context) {
   std::copy(current.begin(), current.end(), context.outputs[0].mutable_f32().begin());
 }
 
-std::vector<TensorType> infer_resize(const ShapeContext& context) {
+ShapeResult infer_resize(const ShapeContext& context) {
   const TensorType& x = context.input(0);
   const Attributes& attrs = context.attrs;
-  PET_REQUIRE(context, x.dtype == DType::f32, "does not support element type " + std::string(dtype_name(x.dtype)));
-  PET_REQUIRE(context, is_one_of(attrs.get_string("mode"), kModes), "mode '" + attrs.get_string("mode") + "' is unknown");
+  PET_REFUSE_UNLESS(context, x.dtype == DType::f32,
+                    "does not support element type " + std::string(dtype_name(x.dtype)));
+  PET_REFUSE_UNLESS(context, is_one_of(attrs.get_string("mode"), kModes),
+                    "mode '" + attrs.get_string("mode") + "' is unknown");
   const std::string& coordinate_mode = attrs.get_string("coordinate_transformation_mode");
-  PET_REQUIRE(context, is_one_of(coordinate_mode, kCoordinateModes),
-                  "coordinate_transformation_mode '" + coordinate_mode + "' is unknown");
+  PET_REFUSE_UNLESS(context, is_one_of(coordinate_mode, kCoordinateModes),
+                    "coordinate_transformation_mode '" + coordinate_mode + "' is unknown");
   const std::string& nearest_mode = attrs.get_string("nearest_mode");
-  PET_REQUIRE(context, is_one_of(nearest_mode, kNearestModes), "nearest_mode '" + nearest_mode + "' is unknown");
+  PET_REFUSE_UNLESS(context, is_one_of(nearest_mode, kNearestModes), "nearest_mode '" + nearest_mode + "' is unknown");
   const std::vector<double>& scales = attrs.get_floats("scales");
   const std::vector<int64_t>& sizes = attrs.get_ints("sizes");
   auto rank = static_cast<size_t>(x.shape.rank());
-  PET_REQUIRE(context, scales.size() == rank && sizes.size() == rank,
-                  fmt::format("scales and sizes need {} entries (the input rank), got {} and {}", rank, scales.size(),
-                              sizes.size()));
+  PET_REFUSE_UNLESS(context, scales.size() == rank && sizes.size() == rank,
+                    fmt::format("scales and sizes need {} entries (the input rank), got {} and {}", rank, scales.size(),
+                                sizes.size()));
   const std::vector<double>& roi = attrs.get_floats("roi");
-  PET_REQUIRE(context, roi.empty() || roi.size() == 2 * rank,
-                  fmt::format("roi needs {} entries (starts then ends), got {}", 2 * rank, roi.size()));
-  PET_REQUIRE(context, coordinate_mode != "tf_crop_and_resize" || !roi.empty(), "tf_crop_and_resize needs a roi");
+  PET_REFUSE_UNLESS(context, roi.empty() || roi.size() == 2 * rank,
+                    fmt::format("roi needs {} entries (starts then ends), got {}", 2 * rank, roi.size()));
+  PET_REFUSE_UNLESS(context, coordinate_mode != "tf_crop_and_resize" || !roi.empty(), "tf_crop_and_resize needs a roi");
   int64_t exclude_outside = attrs.get_int("exclude_outside");
-  PET_REQUIRE(context, exclude_outside == 0 || exclude_outside == 1,
-                  fmt::format("exclude_outside {} must be 0 or 1", exclude_outside));
+  PET_REFUSE_UNLESS(context, exclude_outside == 0 || exclude_outside == 1,
+                    fmt::format("exclude_outside {} must be 0 or 1", exclude_outside));
   for (size_t d = 0; d < rank; ++d) {
-    PET_REQUIRE(context, scales[d] > 0, fmt::format("scale {} of axis {} must be positive", scales[d], d));
-    PET_REQUIRE(context, sizes[d] >= 0, fmt::format("size {} of axis {} must be >= 0", sizes[d], d));
-    PET_REQUIRE(context, sizes[d] == 0 || x.shape[static_cast<int>(d)] > 0,
-                    fmt::format("cannot resize empty axis {} to {}", d, sizes[d]));
+    PET_REFUSE_UNLESS(context, scales[d] > 0, fmt::format("scale {} of axis {} must be positive", scales[d], d));
+    PET_REFUSE_UNLESS(context, sizes[d] >= 0, fmt::format("size {} of axis {} must be >= 0", sizes[d], d));
+    PET_REFUSE_UNLESS(context, sizes[d] == 0 || x.shape[static_cast<int>(d)] > 0,
+                      fmt::format("cannot resize empty axis {} to {}", d, sizes[d]));
   }
   return {{DType::f32, Shape(sizes)}};
 }

@@ -9,16 +9,16 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_reverse_sequence(const ShapeContext& context) {
+static ShapeResult infer_reverse_sequence(const ShapeContext& context) {
   const TensorType& x = context.input(0);
   const TensorType& lengths = context.input(1);
-  PET_REQUIRE(context, x.shape.rank() >= 2, "input " + x.to_string() + " needs at least two axes");
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 2, "input " + x.to_string() + " needs at least two axes");
   int64_t batch = context.attrs.get_int("batch_axis"), time = context.attrs.get_int("time_axis");
-  PET_REQUIRE(context, (batch == 0 && time == 1) || (batch == 1 && time == 0),
-                  fmt::format("batch_axis {} and time_axis {} must be 0 and 1 in some order", batch, time));
-  PET_REQUIRE(context, lengths.dtype == DType::i64 && lengths.shape == Shape{x.shape[static_cast<int>(batch)]},
-                  fmt::format("sequence_lens {} must be i64 with one length per batch entry ({})", lengths.to_string(),
-                              x.shape[static_cast<int>(batch)]));
+  PET_REFUSE_UNLESS(context, (batch == 0 && time == 1) || (batch == 1 && time == 0),
+                    fmt::format("batch_axis {} and time_axis {} must be 0 and 1 in some order", batch, time));
+  PET_REFUSE_UNLESS(context, lengths.dtype == DType::i64 && lengths.shape == Shape{x.shape[static_cast<int>(batch)]},
+                    fmt::format("sequence_lens {} must be i64 with one length per batch entry ({})",
+                                lengths.to_string(), x.shape[static_cast<int>(batch)]));
   return {x};
 }
 

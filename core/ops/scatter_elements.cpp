@@ -9,19 +9,21 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_scatter_elements(const ShapeContext& context) {
+static ShapeResult infer_scatter_elements(const ShapeContext& context) {
   const TensorType& data = context.input(0);
   const TensorType& indices = context.input(1);
   const TensorType& updates = context.input(2);
-  require_scatter_reduction(context);
+  PET_TRY(check_scatter_reduction(context));
   int rank = data.shape.rank();
-  PET_REQUIRE(context, rank >= 1, "cannot scatter into a scalar");
-  int axis = axis_or_fail(context, context.attrs.get_int("axis"), rank, "axis");
-  require_indices_along_axis(context, data, indices, axis);
-  PET_REQUIRE(context, updates.dtype == data.dtype,
-                  fmt::format("updates {} and data {} differ in element type", updates.to_string(), data.to_string()));
-  PET_REQUIRE(context, updates.shape == indices.shape, fmt::format("updates shape {} must equal the indices shape {}",
-                                                              updates.shape.to_string(), indices.shape.to_string()));
+  PET_REFUSE_UNLESS(context, rank >= 1, "cannot scatter into a scalar");
+  PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), rank, "axis"));
+  PET_TRY(check_indices_along_axis(context, data, indices, axis));
+  PET_REFUSE_UNLESS(
+      context, updates.dtype == data.dtype,
+      fmt::format("updates {} and data {} differ in element type", updates.to_string(), data.to_string()));
+  PET_REFUSE_UNLESS(context, updates.shape == indices.shape,
+                    fmt::format("updates shape {} must equal the indices shape {}", updates.shape.to_string(),
+                                indices.shape.to_string()));
   return {data};
 }
 

@@ -8,25 +8,28 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_scatter_nd(const ShapeContext& context) {
+static ShapeResult infer_scatter_nd(const ShapeContext& context) {
   const TensorType& data = context.input(0);
   const TensorType& indices = context.input(1);
   const TensorType& updates = context.input(2);
-  require_scatter_reduction(context);
-  PET_REQUIRE(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
-  PET_REQUIRE(context, updates.dtype == data.dtype,
-                  fmt::format("updates {} and data {} differ in element type", updates.to_string(), data.to_string()));
+  PET_TRY(check_scatter_reduction(context));
+  PET_REFUSE_UNLESS(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
+  PET_REFUSE_UNLESS(
+      context, updates.dtype == data.dtype,
+      fmt::format("updates {} and data {} differ in element type", updates.to_string(), data.to_string()));
   int rank = data.shape.rank(), index_rank = indices.shape.rank();
-  PET_REQUIRE(context, index_rank >= 1, "indices must have at least one axis");
+  PET_REFUSE_UNLESS(context, index_rank >= 1, "indices must have at least one axis");
   int64_t depth = indices.shape[index_rank - 1];
-  PET_REQUIRE(context, depth >= 1 && depth <= rank, fmt::format("the last axis of indices {} must have between 1 and {} "
-                                                           "entries (the data rank)",
-                                                           indices.shape.to_string(), rank));
+  PET_REFUSE_UNLESS(context, depth >= 1 && depth <= rank,
+                    fmt::format("the last axis of indices {} must have between 1 and {} "
+                                "entries (the data rank)",
+                                indices.shape.to_string(), rank));
   std::vector<int64_t> expected(indices.shape.dims().begin(), indices.shape.dims().end() - 1);
   expected.insert(expected.end(), data.shape.dims().begin() + depth, data.shape.dims().end());
-  PET_REQUIRE(context, updates.shape == Shape(expected), fmt::format("updates shape {} must be {} (indices without its last "
-                                                                "axis, then the data axes after the indexed ones)",
-                                                                updates.shape.to_string(), Shape(expected).to_string()));
+  PET_REFUSE_UNLESS(context, updates.shape == Shape(expected),
+                    fmt::format("updates shape {} must be {} (indices without its last "
+                                "axis, then the data axes after the indexed ones)",
+                                updates.shape.to_string(), Shape(expected).to_string()));
   return {data};
 }
 

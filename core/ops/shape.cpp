@@ -8,11 +8,11 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_shape(const ShapeContext& context) {
+static ShapeResult infer_shape(const ShapeContext& context) {
   int rank = context.input(0).shape.rank();
   int64_t start = context.attrs.get_int("start"), end = context.attrs.get_int("end");
-  PET_REQUIRE(context, start >= 0 && start <= end && end <= rank,
-                  fmt::format("start {} and end {} must satisfy 0 <= start <= end <= rank {}", start, end, rank));
+  PET_REFUSE_UNLESS(context, start >= 0 && start <= end && end <= rank,
+                    fmt::format("start {} and end {} must satisfy 0 <= start <= end <= rank {}", start, end, rank));
   return {{DType::i64, Shape{end - start}}};
 }
 

@@ -4,7 +4,7 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_size(const ShapeContext&) { return {{DType::i64, Shape{}}}; }
+static ShapeResult infer_size(const ShapeContext&) { return {{DType::i64, Shape{}}}; }
 
 static void size_kernel(KernelContext& context) { context.outputs[0].mutable_i64()[0] = context.input(0).numel(); }
 

@@ -19,27 +19,29 @@ static int64_t slice_length(int64_t start, int64_t end, int64_t step) {
   return span <= 0 ? 0 : (span + stride - 1) / stride;
 }
 
-static std::vector<TensorType> infer_slice(const ShapeContext& context) {
+static ShapeResult infer_slice(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   const auto& starts = context.attrs.get_ints("starts");
   const auto& ends = context.attrs.get_ints("ends");
   const auto& steps = context.attrs.get_ints("steps");
   int rank = input.shape.rank();
-  PET_REQUIRE(context, static_cast<int>(starts.size()) == rank && static_cast<int>(ends.size()) == rank &&
-                      static_cast<int>(steps.size()) == rank,
-                  fmt::format("starts, ends and steps need one entry per axis of {} (rank {}), got {}, {} and {}",
-                              input.shape.to_string(), rank, starts.size(), ends.size(), steps.size()));
+  PET_REFUSE_UNLESS(context,
+                    static_cast<int>(starts.size()) == rank && static_cast<int>(ends.size()) == rank &&
+                        static_cast<int>(steps.size()) == rank,
+                    fmt::format("starts, ends and steps need one entry per axis of {} (rank {}), got {}, {} and {}",
+                                input.shape.to_string(), rank, starts.size(), ends.size(), steps.size()));
   Shape out = input.shape;
   for (int axis = 0; axis < rank; ++axis) {
     auto a = static_cast<size_t>(axis);
     int64_t dim = input.shape[axis];
-    PET_REQUIRE(context, steps[a] != 0, fmt::format("step of axis {} is 0", axis));
+    PET_REFUSE_UNLESS(context, steps[a] != 0, fmt::format("step of axis {} is 0", axis));
     bool in_range = steps[a] > 0 ? (starts[a] >= 0 && starts[a] <= dim && ends[a] >= 0 && ends[a] <= dim)
                                  : (starts[a] >= 0 && starts[a] <= std::max<int64_t>(dim - 1, 0) && ends[a] >= -1 &&
                                     ends[a] <= dim - 1);
-    PET_REQUIRE(context, in_range, fmt::format("axis {} of size {}: start {} / end {} with step {} are outside the "
-                                          "canonical (clamped, non-negative) range",
-                                          axis, dim, starts[a], ends[a], steps[a]));
+    PET_REFUSE_UNLESS(context, in_range,
+                      fmt::format("axis {} of size {}: start {} / end {} with step {} are outside the "
+                                  "canonical (clamped, non-negative) range",
+                                  axis, dim, starts[a], ends[a], steps[a]));
     out[axis] = dim == 0 ? 0 : slice_length(starts[a], ends[a], steps[a]);
   }
   return {{input.dtype, out}};

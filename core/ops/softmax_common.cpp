@@ -31,10 +31,10 @@ static int64_t trailing_elements(const Shape& shape, int axis) {
   return count;
 }
 
-static std::vector<TensorType> infer_softmax(const ShapeContext& context) {
+static ShapeResult infer_softmax(const ShapeContext& context) {
   const TensorType& input = context.input(0);
-  PET_REQUIRE(context, input.dtype == DType::f32, "expects a float32 input, got " + input.to_string());
-  axis_or_fail(context, context.attrs.get_int("axis"), input.shape.rank(), "axis");
+  PET_REFUSE_UNLESS(context, input.dtype == DType::f32, "expects a float32 input, got " + input.to_string());
+  PET_TRY(axis_or_refuse(context, context.attrs.get_int("axis"), input.shape.rank(), "axis"));
   return {input};
 }
 

@@ -8,14 +8,14 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_space_to_depth(const ShapeContext& context) {
+static ShapeResult infer_space_to_depth(const ShapeContext& context) {
   const TensorType& x = context.input(0);
   int64_t blocksize = context.attrs.get_int("blocksize");
-  PET_REQUIRE(context, x.shape.rank() == 4, "input " + x.to_string() + " must be 4-D (NCHW)");
-  PET_REQUIRE(context, blocksize >= 1, fmt::format("blocksize {} must be positive", blocksize));
-  PET_REQUIRE(context, x.shape[2] % blocksize == 0 && x.shape[3] % blocksize == 0,
-                  fmt::format("height and width of {} are not divisible by blocksize {}", x.shape.to_string(),
-                              blocksize));
+  PET_REFUSE_UNLESS(context, x.shape.rank() == 4, "input " + x.to_string() + " must be 4-D (NCHW)");
+  PET_REFUSE_UNLESS(context, blocksize >= 1, fmt::format("blocksize {} must be positive", blocksize));
+  PET_REFUSE_UNLESS(
+      context, x.shape[2] % blocksize == 0 && x.shape[3] % blocksize == 0,
+      fmt::format("height and width of {} are not divisible by blocksize {}", x.shape.to_string(), blocksize));
   return {{x.dtype, layout_output_shape(layout_space_to_depth(x.shape, blocksize))}};
 }
 

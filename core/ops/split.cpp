@@ -11,25 +11,25 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_split(const ShapeContext& context) {
+static ShapeResult infer_split(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   int rank = input.shape.rank();
-  PET_REQUIRE(context, rank > 0, "cannot split a scalar");
-  int axis = axis_or_fail(context, context.attrs.get_int("axis"), rank, "axis");
+  PET_REFUSE_UNLESS(context, rank > 0, "cannot split a scalar");
+  PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), rank, "axis"));
   const auto& sizes = context.attrs.get_ints("split");
-  PET_REQUIRE(context, !sizes.empty(), "split must list at least one output size");
+  PET_REFUSE_UNLESS(context, !sizes.empty(), "split must list at least one output size");
   int64_t total = 0;
   std::vector<TensorType> outputs;
   for (int64_t size : sizes) {
-    PET_REQUIRE(context, size >= 0, "split sizes must be non-negative, got " + ints_to_string(sizes));
+    PET_REFUSE_UNLESS(context, size >= 0, "split sizes must be non-negative, got " + ints_to_string(sizes));
     total += size;
     TensorType piece = input;
     piece.shape[axis] = size;
     outputs.push_back(piece);
   }
-  PET_REQUIRE(context, total == input.shape[axis],
-                  fmt::format("split sizes {} add up to {}, but axis {} of {} has size {}", ints_to_string(sizes),
-                              total, axis, input.shape.to_string(), input.shape[axis]));
+  PET_REFUSE_UNLESS(context, total == input.shape[axis],
+                    fmt::format("split sizes {} add up to {}, but axis {} of {} has size {}", ints_to_string(sizes),
+                                total, axis, input.shape.to_string(), input.shape[axis]));
   return outputs;
 }
 

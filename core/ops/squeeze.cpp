@@ -7,16 +7,18 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_squeeze(const ShapeContext& context) {
+static ShapeResult infer_squeeze(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   const auto& axes = context.attrs.get_ints("axes");
   int rank = input.shape.rank();
   std::vector<bool> dropped(static_cast<size_t>(rank), false);
   for (int64_t axis : axes) {
-    int normalized = axis_or_fail(context, axis, rank, "axis");
-    PET_REQUIRE(context, input.shape[normalized] == 1, fmt::format("cannot squeeze axis {} of {}: its size is {}, not 1",
-                                                              axis, input.shape.to_string(), input.shape[normalized]));
-    PET_REQUIRE(context, !dropped[static_cast<size_t>(normalized)], "axes " + ints_to_string(axes) + " repeat an axis");
+    PET_TRY_ASSIGN(int normalized, axis_or_refuse(context, axis, rank, "axis"));
+    PET_REFUSE_UNLESS(context, input.shape[normalized] == 1,
+                      fmt::format("cannot squeeze axis {} of {}: its size is {}, not 1", axis, input.shape.to_string(),
+                                  input.shape[normalized]));
+    PET_REFUSE_UNLESS(context, !dropped[static_cast<size_t>(normalized)],
+                      "axes " + ints_to_string(axes) + " repeat an axis");
     dropped[static_cast<size_t>(normalized)] = true;
   }
   std::vector<int64_t> dims;

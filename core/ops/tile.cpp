@@ -7,15 +7,16 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_tile(const ShapeContext& context) {
+static ShapeResult infer_tile(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   const auto& repeats = context.attrs.get_ints("repeats");
-  PET_REQUIRE(context, static_cast<int>(repeats.size()) == input.shape.rank(),
-                  fmt::format("repeats {} has {} entries for rank {}", ints_to_string(repeats), repeats.size(),
-                              input.shape.rank()));
+  PET_REFUSE_UNLESS(context, static_cast<int>(repeats.size()) == input.shape.rank(),
+                    fmt::format("repeats {} has {} entries for rank {}", ints_to_string(repeats), repeats.size(),
+                                input.shape.rank()));
   Shape out = input.shape;
   for (int d = 0; d < out.rank(); ++d) {
-    PET_REQUIRE(context, repeats[static_cast<size_t>(d)] >= 0, "repeats " + ints_to_string(repeats) + " has a negative entry");
+    PET_REFUSE_UNLESS(context, repeats[static_cast<size_t>(d)] >= 0,
+                      "repeats " + ints_to_string(repeats) + " has a negative entry");
     out[d] *= repeats[static_cast<size_t>(d)];
   }
   return {{input.dtype, out}};

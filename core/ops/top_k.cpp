@@ -12,16 +12,17 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_top_k(const ShapeContext& context) {
+static ShapeResult infer_top_k(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  PET_REQUIRE(context, x.dtype == DType::f32 || x.dtype == DType::i64,
-                  "does not support element type " + std::string(dtype_name(x.dtype)));
-  PET_REQUIRE(context, x.shape.rank() >= 1, "cannot select from a scalar");
-  int axis = axis_or_fail(context, context.attrs.get_int("axis"), x.shape.rank(), "axis");
+  PET_REFUSE_UNLESS(context, x.dtype == DType::f32 || x.dtype == DType::i64,
+                    "does not support element type " + std::string(dtype_name(x.dtype)));
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 1, "cannot select from a scalar");
+  PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), x.shape.rank(), "axis"));
   int64_t k = context.attrs.get_int("k"), largest = context.attrs.get_int("largest");
-  PET_REQUIRE(context, k >= 0 && k <= x.shape[axis],
-                  fmt::format("k {} must be in [0, {}] (axis {} of {})", k, x.shape[axis], axis, x.shape.to_string()));
-  PET_REQUIRE(context, largest == 0 || largest == 1, fmt::format("largest {} must be 0 or 1", largest));
+  PET_REFUSE_UNLESS(
+      context, k >= 0 && k <= x.shape[axis],
+      fmt::format("k {} must be in [0, {}] (axis {} of {})", k, x.shape[axis], axis, x.shape.to_string()));
+  PET_REFUSE_UNLESS(context, largest == 0 || largest == 1, fmt::format("largest {} must be 0 or 1", largest));
   Shape shape = x.shape;
   shape[axis] = k;
   return {{x.dtype, shape}, {DType::i64, shape}};

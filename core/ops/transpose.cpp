@@ -10,18 +10,18 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_transpose(const ShapeContext& context) {
+static ShapeResult infer_transpose(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   const auto& perm = context.attrs.get_ints("perm");
   int rank = input.shape.rank();
-  PET_REQUIRE(context, static_cast<int>(perm.size()) == rank,
-                  fmt::format("perm {} has {} entries for rank {}", ints_to_string(perm), perm.size(), rank));
+  PET_REFUSE_UNLESS(context, static_cast<int>(perm.size()) == rank,
+                    fmt::format("perm {} has {} entries for rank {}", ints_to_string(perm), perm.size(), rank));
   std::vector<bool> seen(perm.size(), false);
   Shape out = input.shape;
   for (int i = 0; i < rank; ++i) {
     int64_t axis = perm[static_cast<size_t>(i)];
-    PET_REQUIRE(context, axis >= 0 && axis < rank && !seen[static_cast<size_t>(axis)],
-                    "perm " + ints_to_string(perm) + " is not a permutation of 0.." + std::to_string(rank - 1));
+    PET_REFUSE_UNLESS(context, axis >= 0 && axis < rank && !seen[static_cast<size_t>(axis)],
+                      "perm " + ints_to_string(perm) + " is not a permutation of 0.." + std::to_string(rank - 1));
     seen[static_cast<size_t>(axis)] = true;
     out[i] = input.shape[static_cast<int>(axis)];
   }

@@ -10,11 +10,11 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_trilu(const ShapeContext& context) {
+static ShapeResult infer_trilu(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  PET_REQUIRE(context, x.shape.rank() >= 2, "input " + x.to_string() + " needs at least two axes");
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 2, "input " + x.to_string() + " needs at least two axes");
   int64_t upper = context.attrs.get_int("upper");
-  PET_REQUIRE(context, upper == 0 || upper == 1, fmt::format("upper {} must be 0 or 1", upper));
+  PET_REFUSE_UNLESS(context, upper == 0 || upper == 1, fmt::format("upper {} must be 0 or 1", upper));
   return {x};
 }
 

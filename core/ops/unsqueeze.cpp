@@ -7,14 +7,15 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_unsqueeze(const ShapeContext& context) {
+static ShapeResult infer_unsqueeze(const ShapeContext& context) {
   const TensorType& input = context.input(0);
   const auto& axes = context.attrs.get_ints("axes");
   int out_rank = input.shape.rank() + static_cast<int>(axes.size());
   std::vector<bool> inserted(static_cast<size_t>(out_rank), false);
   for (int64_t axis : axes) {
-    int normalized = axis_or_fail(context, axis, out_rank, "axis");
-    PET_REQUIRE(context, !inserted[static_cast<size_t>(normalized)], "axes " + ints_to_string(axes) + " repeat an axis");
+    PET_TRY_ASSIGN(int normalized, axis_or_refuse(context, axis, out_rank, "axis"));
+    PET_REFUSE_UNLESS(context, !inserted[static_cast<size_t>(normalized)],
+                      "axes " + ints_to_string(axes) + " repeat an axis");
     inserted[static_cast<size_t>(normalized)] = true;
   }
   std::vector<int64_t> dims;

@@ -8,13 +8,14 @@
 
 namespace pet::ops {
 
-static std::vector<TensorType> infer_where(const ShapeContext& context) {
-  PET_REQUIRE(context, context.input(0).dtype == DType::boolean,
-                  "condition must be bool, got " + context.input(0).to_string());
-  PET_REQUIRE(context, context.input(1).dtype == context.input(2).dtype,
-                  fmt::format("x and y types differ: {} and {}", context.input(1).to_string(),
-                              context.input(2).to_string()));
-  return {{context.input(1).dtype, broadcast_inputs(context)}};
+static ShapeResult infer_where(const ShapeContext& context) {
+  PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::boolean,
+                    "condition must be bool, got " + context.input(0).to_string());
+  PET_REFUSE_UNLESS(
+      context, context.input(1).dtype == context.input(2).dtype,
+      fmt::format("x and y types differ: {} and {}", context.input(1).to_string(), context.input(2).to_string()));
+  PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
+  return {{context.input(1).dtype, shape}};
 }
 
 static size_t broadcast_offset(const BroadcastIndex& index, int64_t i) {

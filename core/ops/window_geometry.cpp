@@ -50,41 +50,49 @@ WindowGeometry make_window_geometry(const std::vector<int64_t>& input_shape, std
   return geometry;
 }
 
-static void check_ints(const ShapeContext& context, const std::string& name, size_t count, int64_t minimum) {
+static ShapeCheck check_ints(const ShapeContext& context, const std::string& name, size_t count, int64_t minimum) {
   const std::vector<int64_t>& values = context.attrs.get_ints(name);
-  PET_REQUIRE(context, values.size() == count, fmt::format("{} has {} entries, expected {} for {} spatial dims", name,
-                                                      values.size(), count, name == "pads" ? count / 2 : count));
+  PET_REFUSE_UNLESS(context, values.size() == count,
+                    fmt::format("{} has {} entries, expected {} for {} spatial dims", name, values.size(), count,
+                                name == "pads" ? count / 2 : count));
   for (int64_t v : values)
-    PET_REQUIRE(context, v >= minimum, fmt::format("{} [{}] must be >= {}", name, fmt::join(values, ","), minimum));
+    PET_REFUSE_UNLESS(context, v >= minimum,
+                      fmt::format("{} [{}] must be >= {}", name, fmt::join(values, ","), minimum));
+  return {};
 }
 
-void check_window_attrs(const ShapeContext& context, int spatial_rank, bool has_dilations) {
-  PET_REQUIRE(context, spatial_rank <= kMaxSpatialRank,
-              fmt::format("{} spatial dimensions; pet takes at most {}", spatial_rank, kMaxSpatialRank));
+ShapeCheck check_window_attrs(const ShapeContext& context, int spatial_rank, bool has_dilations) {
+  PET_REFUSE_UNLESS(context, spatial_rank <= kMaxSpatialRank,
+                    fmt::format("{} spatial dimensions; pet takes at most {}", spatial_rank, kMaxSpatialRank));
   auto rank = static_cast<size_t>(spatial_rank);
-  check_ints(context, "strides", rank, 1);
-  check_ints(context, "pads", 2 * rank, 0);
-  if (has_dilations) check_ints(context, "dilations", rank, 1);
+  PET_TRY(check_ints(context, "strides", rank, 1));
+  PET_TRY(check_ints(context, "pads", 2 * rank, 0));
+  if (has_dilations) return check_ints(context, "dilations", rank, 1);
+  return {};
 }
 
-void check_conv_inputs(const ShapeContext& context, const std::function<int64_t(int64_t group)>& check_channels) {
+ShapeCheck check_conv_inputs(const ShapeContext& context,
+                             const std::function<Refusable<int64_t>(int64_t group)>& check_channels) {
   const TensorType& x = context.input(0);
   const TensorType& w = context.input(1);
-  PET_REQUIRE(context, x.dtype == DType::f32 && w.dtype == DType::f32,
-                  fmt::format("expects float32 input and weight, got {} and {}", x.to_string(), w.to_string()));
-  PET_REQUIRE(context, x.shape.rank() >= 3, fmt::format("input shape {} needs [N, C, spatial...] with at least one "
-                                                   "spatial dim",
-                                                   x.shape.to_string()));
-  PET_REQUIRE(context, w.shape.rank() == x.shape.rank(), fmt::format("weight shape {} must have the rank of input shape {}",
-                                                                w.shape.to_string(), x.shape.to_string()));
+  PET_REFUSE_UNLESS(context, x.dtype == DType::f32 && w.dtype == DType::f32,
+                    fmt::format("expects float32 input and weight, got {} and {}", x.to_string(), w.to_string()));
+  PET_REFUSE_UNLESS(context, x.shape.rank() >= 3,
+                    fmt::format("input shape {} needs [N, C, spatial...] with at least one "
+                                "spatial dim",
+                                x.shape.to_string()));
+  PET_REFUSE_UNLESS(
+      context, w.shape.rank() == x.shape.rank(),
+      fmt::format("weight shape {} must have the rank of input shape {}", w.shape.to_string(), x.shape.to_string()));
   int64_t group = context.attrs.get_int("group");
-  PET_REQUIRE(context, group >= 1, fmt::format("group {} must be >= 1", group));
-  int64_t filters = check_channels(group);
+  PET_REFUSE_UNLESS(context, group >= 1, fmt::format("group {} must be >= 1", group));
+  PET_TRY_ASSIGN(int64_t filters, check_channels(group));
   if (context.has_input(2)) {
     const TensorType& b = context.input(2);
-    PET_REQUIRE(context, b.dtype == DType::f32 && b.shape == Shape{filters},
-                    fmt::format("bias must be f32[{}], got {}", filters, b.to_string()));
+    PET_REFUSE_UNLESS(context, b.dtype == DType::f32 && b.shape == Shape{filters},
+                      fmt::format("bias must be f32[{}], got {}", filters, b.to_string()));
   }
+  return {};
 }
 
 std::vector<int64_t> import_spatial_ints(const OnnxImportNode& node, const std::string& name, int count,

@@ -46,13 +46,14 @@ inline constexpr int kMaxSpatialRank = 4;
 
 // Shape-rule check of canonical strides, pads and (when `has_dilations`) dilations against a
 // spatial rank: at most kMaxSpatialRank, right lengths, strides/dilations >= 1, pads >= 0.
-void check_window_attrs(const ShapeContext& context, int spatial_rank, bool has_dilations);
+ShapeCheck check_window_attrs(const ShapeContext& context, int spatial_rank, bool has_dilations);
 
 // Shape-rule checks of a Conv or ConvTranspose node's inputs (x, w, optional bias), in order:
 // f32 input and weight, an input of rank >= 3 ([N, C, spatial...]), a weight of the same rank,
 // group >= 1; then `check_channels(group)`, the op's own channel rules, which returns the number
-// of output channels; then a bias (when present) of f32[that number].
-void check_conv_inputs(const ShapeContext& context, const std::function<int64_t(int64_t group)>& check_channels);
+// of output channels (or its refusal); then a bias (when present) of f32[that number].
+ShapeCheck check_conv_inputs(const ShapeContext& context,
+                             const std::function<Refusable<int64_t>(int64_t group)>& check_channels);
 
 // An ONNX ints attribute of `count` entries, or `count` copies of `fallback` when absent.
 std::vector<int64_t> import_spatial_ints(const OnnxImportNode& node, const std::string& name, int count,

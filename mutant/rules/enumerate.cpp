@@ -7,7 +7,6 @@
 
 #include "core/error.h"
 #include "core/registry.h"
-#include "core/shape_fit.h"
 #include "mutant/rules/fingerprint.h"
 
 namespace pet::rules {
@@ -98,11 +97,11 @@ class Enumerator {
     if (!chosen) return std::nullopt;
     const OpDef& def = OpRegistry::global().get(t.op);
     attrs = complete_attributes(def, *chosen);
-    ShapeFit fit = fit_shapes(def, attrs, types, "n");
-    if (!fit.fits()) return std::nullopt;
-    for (const TensorType& type : fit.types)
+    ShapeResult fit = infer_types(def, attrs, types, "n");
+    if (fit.refused()) return std::nullopt;
+    for (const TensorType& type : fit.value())
       if (type.shape.numel() > options_.max_elements) return std::nullopt;
-    return fit.types;
+    return std::move(fit).value();
   }
 
   void try_step(int op, const std::vector<int>& inputs) {

@@ -3,20 +3,16 @@
 
 #include <algorithm>
 
-#include "core/error.h"
 #include "core/parallel.h"
 
 namespace pet::rules {
 namespace {
 
 ProofResult prove_one(const ProofJob& job, const ProveOptions& options) {
-  try {
-    return prove(job.lhs, job.rhs, options);
-  } catch (const UserError& error) {
-    ProofResult result;
-    result.reason = error.what();
-    return result;
-  }
+  ProofResult unknown;
+  unknown.reason = interface_mismatch(job.lhs, job.rhs);
+  if (!unknown.reason.empty()) return unknown;
+  return prove(job.lhs, job.rhs, options);
 }
 
 }  // namespace

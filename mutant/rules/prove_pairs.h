@@ -14,8 +14,7 @@ struct ProofJob {
   Graph rhs;
 };
 
-// One result per job, in job order. A UserError from the prover (sides with different
-// interfaces) becomes Unknown with its message.
+// One result per job, in job order. Sides with an interface_mismatch are Unknown with its message.
 std::vector<ProofResult> prove_all(const std::vector<ProofJob>& jobs, const ProveOptions& options, int threads);
 
 }  // namespace pet::rules

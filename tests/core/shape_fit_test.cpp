@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "core/ops/layout.h"
-#include "core/registry.h"
 #include "core/shape_fit.h"
 #include "core/text_ir.h"
 
@@ -50,18 +49,6 @@ TEST(ShapeFit, AFittingNodeIsAddedAsAddNodeWouldAddIt) {
   output %c
 }
 )");
-}
-
-TEST(ShapeFit, FitShapesGivesTheTypesOrTheReason) {
-  const OpDef& add = OpRegistry::global().get("Add");
-  TensorType a{DType::f32, Shape({2, 3})}, b{DType::f32, Shape({4})};
-  ShapeFit fits = fit_shapes(add, {}, {&a, &a}, "n");
-  ASSERT_TRUE(fits.fits());
-  EXPECT_EQ(fits.types, std::vector<TensorType>{a});
-  ShapeFit refused = fit_shapes(add, {}, {&a, &b}, "n");
-  EXPECT_FALSE(refused.fits());
-  EXPECT_TRUE(refused.types.empty());
-  EXPECT_EQ(refused.refusal, "node 'n' (Add): cannot broadcast shapes 2x3 and 4");
 }
 
 TEST(ShapeFit, ALayoutSplitThatDoesNotDivideIsARefusalBeforeTheBuilderThrows) {

@@ -10,6 +10,7 @@
 #include "core/executor.h"
 #include "core/graph.h"
 #include "core/onnx_import.h"
+#include "core/registry.h"
 #include "tests/error/onnx_model_builder.h"
 #include "tests/os_conditions.h"
 
@@ -168,6 +169,29 @@ TEST(ImportErrors, IncompatibleBroadcast) {
   builder.node("Add", {"x", "z"}, {"y"}, "add");
   std::string path = builder.save("bad_broadcast.onnx");
   EXPECT_EQ(import_error(path), path + ": node 'add' (Add): cannot broadcast shapes 2x3 and 4");
+}
+
+// The importer is the edge where a shape rule's refusal (a value inside pet) becomes the user's
+// error: the same words, after the model's path.
+TEST(ImportErrors, AShapeRulesRefusalIsTheImportersMessageWordForWord) {
+  OnnxModelBuilder builder;
+  builder.input("x", TensorProto::FLOAT, {1, 3, 8, 8});
+  builder.float_initializer("w", {4, 5, 3, 3}, std::vector<float>(4 * 5 * 3 * 3, 0.5f));
+  builder.output("y", TensorProto::FLOAT, {1, 4, 6, 6});
+  builder.node("Conv", {"x", "w"}, {"y"}, "conv");
+  std::string path = builder.save("conv_channels.onnx");
+  const OpDef& conv = OpRegistry::global().get("Conv");
+  TensorType x{DType::f32, Shape({1, 3, 8, 8})}, w{DType::f32, Shape({4, 5, 3, 3})};
+  Attributes attrs{{"strides", std::vector<int64_t>{1, 1}},
+                   {"pads", std::vector<int64_t>{0, 0, 0, 0}},
+                   {"dilations", std::vector<int64_t>{1, 1}},
+                   {"group", int64_t{1}}};
+  ShapeResult refused = infer_types(conv, complete_attributes(conv, attrs), {&x, &w}, "conv");
+  ASSERT_TRUE(refused.refused());
+  EXPECT_EQ(refused.refusal().message,
+            "node 'conv' (Conv): input has 3 channels, but weight 4x5x3x3 with group 1 "
+            "expects 5");
+  EXPECT_EQ(import_error(path), path + ": " + refused.refusal().message);
 }
 
 TEST(ImportErrors, CheckerRejectsAnUndefinedInput) {

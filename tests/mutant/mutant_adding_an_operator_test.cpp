@@ -38,9 +38,9 @@
 namespace pet::ops {
 namespace {
 
-std::vector<TensorType> infer_flip_rows(const ShapeContext& context) {
+ShapeResult infer_flip_rows(const ShapeContext& context) {
   const TensorType& input = context.input(0);
-  PET_REQUIRE(context, input.shape.rank() == 4, "needs an NCHW tensor (rank 4), got " + input.shape.to_string());
+  PET_REFUSE_UNLESS(context, input.shape.rank() == 4, "needs an NCHW tensor (rank 4), got " + input.shape.to_string());
   return {input};
 }
 

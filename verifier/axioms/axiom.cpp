@@ -1,10 +1,9 @@
 // Axiom sides, instance labels, the shared helpers, and the list of every family's axioms.
 #include "verifier/axioms/axiom.h"
 
-#include <fmt/format.h>
-
 #include "core/error.h"
 #include "core/registry.h"
+#include "core/shape_fit.h"
 #include "verifier/axioms/axiom_util.h"
 
 namespace pet::axioms {
@@ -40,17 +39,11 @@ std::string instance_label(const AxiomSchema& schema, const AxiomParams& params)
 }
 
 AxiomSides build_instance(const AxiomSchema& schema, const AxiomParams& params) {
-  try {
-    AxiomSides sides = schema.build(params);
-    for (size_t i = 0; i < sides.lhs.outputs().size(); ++i)
-      PET_CHECK(sides.lhs.value(sides.lhs.outputs()[i]).type == sides.rhs.value(sides.rhs.outputs()[i]).type,
-                "axiom " + instance_label(schema, params) + ": output " + std::to_string(i) + " types differ");
-    return sides;
-  } catch (const UserError& error) {
-    PET_CHECK(false, fmt::format("axiom {}: the guard admitted ill-shaped parameters: {}",
-                                 instance_label(schema, params), error.what()));
-  }
-  return {};
+  AxiomSides sides = schema.build(params);
+  for (size_t i = 0; i < sides.lhs.outputs().size(); ++i)
+    PET_CHECK(sides.lhs.value(sides.lhs.outputs()[i]).type == sides.rhs.value(sides.rhs.outputs()[i]).type,
+              "axiom " + instance_label(schema, params) + ": output " + std::to_string(i) + " types differ");
+  return sides;
 }
 
 Shape with_dim(Shape shape, int axis, int64_t size) {
@@ -100,8 +93,16 @@ std::vector<ValueId> inputs(AxiomSides& sides, const std::string& prefix, const 
   return ids;
 }
 
+std::vector<ValueId> node_outputs(Graph& side, const std::string& op, const Attributes& attrs,
+                                  std::vector<ValueId> inputs) {
+  std::string refusal;
+  std::optional<std::vector<ValueId>> outputs = add_node_if_fits(side, op, attrs, std::move(inputs), "", {}, refusal);
+  PET_CHECK(outputs, "an axiom's guard admitted parameters its sides do not fit: " + refusal);
+  return *outputs;
+}
+
 ValueId node(Graph& side, const std::string& op, Attributes attrs, std::vector<ValueId> inputs) {
-  return side.add_node1(op, std::move(attrs), std::move(inputs));
+  return node_outputs(side, op, attrs, std::move(inputs)).at(0);
 }
 
 std::vector<ValueId> map_nodes(Graph& side, const std::string& op, const Attributes& attrs,

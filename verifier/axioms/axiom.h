@@ -43,7 +43,7 @@ struct AxiomSchema {
 // "name{key=value, ...}".
 std::string instance_label(const AxiomSchema& schema, const AxiomParams& params);
 
-// Builds both sides, turning a shape error for guarded parameters into an internal error.
+// Builds both sides; their nodes must fit (node_outputs), and their outputs' types must agree.
 AxiomSides build_instance(const AxiomSchema& schema, const AxiomParams& params);
 
 std::vector<AxiomSchema> elementwise_axioms();

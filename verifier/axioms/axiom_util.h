@@ -31,7 +31,11 @@ void copy_conv_attrs(const Attributes& conv, AxiomParams& params);
 // Inputs named `prefix`0, `prefix`1, ... of the given shapes.
 std::vector<ValueId> inputs(AxiomSides& sides, const std::string& prefix, const std::vector<Shape>& shapes);
 
-// A node with one output on one side.
+// The outputs of a node on one side. The schema's guard admitted the parameters, so a shape rule
+// that refuses them is an internal error, not a user's.
+std::vector<ValueId> node_outputs(Graph& side, const std::string& op, const Attributes& attrs,
+                                  std::vector<ValueId> inputs);
+// A node with one output on one side (node_outputs).
 ValueId node(Graph& side, const std::string& op, Attributes attrs, std::vector<ValueId> inputs);
 
 // The same op applied to each list of inputs (one node per list).

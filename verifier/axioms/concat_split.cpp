@@ -50,7 +50,7 @@ AxiomSchema split_undoes_concat() {
             std::vector<ValueId> x = piece_inputs(s, "x", p);
             int64_t axis = p.get_int("axis");
             ValueId joined = node(s.lhs, "Concat", concat_attrs(axis), x);
-            s.set_outputs(s.lhs.add_node("Split", split_attrs(axis, p.get_ints("sizes")), {joined}), x);
+            s.set_outputs(node_outputs(s.lhs, "Split", split_attrs(axis, p.get_ints("sizes")), {joined}), x);
             return s;
           },
           concat_examples()};
@@ -73,7 +73,7 @@ AxiomSchema concat_undoes_split() {
             AxiomSides s;
             ValueId x = s.input("x", shape_param(p, "shape"));
             int64_t axis = p.get_int("axis");
-            std::vector<ValueId> parts = s.lhs.add_node("Split", split_attrs(axis, p.get_ints("sizes")), {x});
+            std::vector<ValueId> parts = node_outputs(s.lhs, "Split", split_attrs(axis, p.get_ints("sizes")), {x});
             s.set_outputs({node(s.lhs, "Concat", concat_attrs(axis), parts)}, {x});
             return s;
           },

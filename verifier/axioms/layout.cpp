@@ -2,7 +2,6 @@
 // its inverse cancels, a layout that reads its input in order is neutral, and Transpose is a Layout.
 #include "core/ops/layout.h"
 
-#include "core/error.h"
 #include "core/registry.h"
 #include "verifier/axioms/axiom_util.h"
 #include "verifier/axioms/layout_composition.h"
@@ -33,12 +32,8 @@ AxiomParams pair_params(const Shape& shape, const Attributes& first, const Attri
 bool valid_layout(const Shape& shape, const Attributes& layout) {
   const TensorType input{DType::f32, shape};
   std::vector<const TensorType*> operands = {&input};
-  try {
-    infer_types(OpRegistry::global().get("Layout"), layout, operands, "axiom guard");
-    return all_positive(shape.dims());
-  } catch (const UserError&) {
-    return false;
-  }
+  return !infer_types(OpRegistry::global().get("Layout"), layout, operands, "axiom guard").refused() &&
+         all_positive(shape.dims());
 }
 
 bool valid_pair(const AxiomParams& p) {

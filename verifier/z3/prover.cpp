@@ -17,25 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Inputs of the same name must have the same type (an input on one side only is still quantified).
-void check_same_interface(const Graph& lhs, const Graph& rhs) {
-  for (ValueId input : lhs.inputs()) {
-    const Value& left = lhs.value(input);
-    std::optional<ValueId> right = rhs.find_value(left.name);
-    if (right && rhs.value(*right).producer < 0 && !rhs.is_constant(*right) && rhs.value(*right).type != left.type)
-      throw UserError(fmt::format("rule sides differ: input %{} is {} on the left and {} on the right", left.name,
-                                  left.type.to_string(), rhs.value(*right).type.to_string()));
-  }
-  if (lhs.outputs().size() != rhs.outputs().size())
-    throw UserError(fmt::format("rule sides differ: {} outputs on the left, {} on the right", lhs.outputs().size(),
-                                rhs.outputs().size()));
-  for (size_t k = 0; k < lhs.outputs().size(); ++k)
-    if (lhs.value(lhs.outputs()[k]).type != rhs.value(rhs.outputs()[k]).type)
-      throw UserError(fmt::format("rule sides differ: output {} is {} on the left and {} on the right", k,
-                                  lhs.value(lhs.outputs()[k]).type.to_string(),
-                                  rhs.value(rhs.outputs()[k]).type.to_string()));
-}
-
 std::vector<z3::expr> goal_inputs(Z3Encoding& encoding, const Graph& graph) {
   std::vector<z3::expr> terms;
   for (ValueId input : graph.inputs())
@@ -142,6 +123,24 @@ ProofResult prove_checked(const Graph& lhs, const Graph& rhs, const ProveOptions
 
 }  // namespace
 
+std::string interface_mismatch(const Graph& lhs, const Graph& rhs) {
+  for (ValueId input : lhs.inputs()) {
+    const Value& left = lhs.value(input);
+    std::optional<ValueId> right = rhs.find_value(left.name);
+    if (right && rhs.value(*right).producer < 0 && !rhs.is_constant(*right) && rhs.value(*right).type != left.type)
+      return fmt::format("rule sides differ: input %{} is {} on the left and {} on the right", left.name,
+                         left.type.to_string(), rhs.value(*right).type.to_string());
+  }
+  if (lhs.outputs().size() != rhs.outputs().size())
+    return fmt::format("rule sides differ: {} outputs on the left, {} on the right", lhs.outputs().size(),
+                       rhs.outputs().size());
+  for (size_t k = 0; k < lhs.outputs().size(); ++k)
+    if (lhs.value(lhs.outputs()[k]).type != rhs.value(rhs.outputs()[k]).type)
+      return fmt::format("rule sides differ: output {} is {} on the left and {} on the right", k,
+                         lhs.value(lhs.outputs()[k]).type.to_string(), rhs.value(rhs.outputs()[k]).type.to_string());
+  return "";
+}
+
 std::string_view proof_status_name(ProofStatus status) {
   switch (status) {
     case ProofStatus::Proved:
@@ -156,7 +155,7 @@ std::string_view proof_status_name(ProofStatus status) {
 
 ProofResult prove(const Graph& lhs, const Graph& rhs, const ProveOptions& options) {
   auto start = Clock::now();
-  check_same_interface(lhs, rhs);
+  if (std::string mismatch = interface_mismatch(lhs, rhs); !mismatch.empty()) throw UserError(mismatch);
   ProofResult result = prove_checked(lhs, rhs, options);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;

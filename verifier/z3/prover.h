@@ -47,10 +47,13 @@ struct ProofResult {
   bool numerically_checked = false;           // the sides were run on random inputs before Z3
 };
 
+// Why lhs and rhs cannot be compared, or empty: inputs of the same name must have the same type
+// (an input on one side only is still quantified), and the outputs must have the same types.
+std::string interface_mismatch(const Graph& lhs, const Graph& rhs);
+
 // Proves lhs == rhs output by output. Graph inputs are universally quantified tensors matched by
-// name; a name on both sides must have one type, and the outputs must have the same types, else
-// UserError. Never throws for a Z3
-// failure or hang: those are Unknown with a reason.
+// name; sides with an interface_mismatch are a UserError (the sides of a user's rule file). Never
+// throws for a Z3 failure or hang: those are Unknown with a reason.
 ProofResult prove(const Graph& lhs, const Graph& rhs, const ProveOptions& options = {});
 ProofResult prove(const Graph& lhs, const Graph& rhs, std::chrono::milliseconds timeout);
 
