@@ -52,7 +52,7 @@ nb::tuple optimize_into(const std::string& model, const std::vector<std::string>
   std::ostringstream summary, message;
   int status = without_gil([&] {
     OptRequest request = parse_opt_request(parse_opt_args(args));
-    request.optimize.progress = progress_hook(progress.ptr());
+    request.optimize.hooks.progress = progress_hook(progress.ptr());
     return run_opt_request(request, summary, message);
   });
   // A Ctrl-C after the search's last progress report still interrupts the call.
