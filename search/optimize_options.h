@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/default_seed.h"
+#include "core/error.h"
 #include "search/alpha_search.h"
 #include "search/beam_search.h"
 #include "search/generate/generate_stage.h"
@@ -43,10 +44,12 @@ struct SelectOptions {
   int runs = SelectionOptions{}.runs;  // timed rounds of that comparison
 };
 
-// What a caller in the same process shares with the run and follows it by.
+// What a caller in the same process shares with the run, follows it by and stops it with.
 struct OptimizeHooks {
   // Called on the search's progress (a terminal shows a line), on the calling thread; may be empty.
   std::function<void(const std::string&)> progress;
+  // Asked often, from any of the run's threads (core/error.h): true unwinds the run with Cancelled.
+  CancelHook cancelled;
   // The original's outputs per draw, shared with the caller's later checks (none: computed here).
   ReferenceOutputs* reference_outputs = nullptr;
   // A rule library already loaded (search.rules_dir is then not read): callers that optimize many
@@ -54,8 +57,9 @@ struct OptimizeHooks {
   std::shared_ptr<const search::RuleSet> rule_set;
 };
 
-// The run's options by the stage that reads them. The seed is the run's own, and the pipeline
-// writes it over target.seed and generate.generator.examine.seed.
+// The run's options by the stage that reads them. Two are the run's own and the pipeline writes
+// them into the stages: `seed` over target.seed and generate.generator.examine.seed, and the
+// hooks' cancellation into generate.generator.cancelled.
 struct OptimizeOptions {
   Mode mode = Mode::pet;  // the moves the search makes (search/vocabulary.h)
   // The target stage (and calibrate, save): ort-cpu on all cores unless given (TargetSpec::parse).

@@ -32,10 +32,20 @@ namespace {
 
 class StageClock {
  public:
-  explicit StageClock(std::vector<StageTime>& times) : times_(times) {}
+  StageClock(std::vector<StageTime>& times, const CancelHook& cancelled) : times_(times), cancelled_(cancelled) {}
   // Records the stage's wall-clock seconds (and returns them); with PET_DEBUG=1 prints the
   // program after it, then `note` (what the stage found besides the program, as IR comments).
+  // Throws Cancelled when the caller stopped the run meanwhile: the next stage does not start.
   double end(const std::string& stage, const Graph& graph, const std::string& note = "") {
+    double seconds = record(stage, graph, note);
+    throw_if_cancelled(cancelled_);
+    return seconds;
+  }
+  // The last stage's end: the run is complete, so nothing is cancelled after it.
+  void end_run(const std::string& stage, const Graph& graph) { record(stage, graph, ""); }
+
+ private:
+  double record(const std::string& stage, const Graph& graph, const std::string& note) {
     auto now = std::chrono::steady_clock::now();
     double seconds = std::chrono::duration<double>(now - start_).count();
     times_.push_back({stage, seconds});
@@ -45,8 +55,8 @@ class StageClock {
     return seconds;
   }
 
- private:
   std::vector<StageTime>& times_;
+  const CancelHook& cancelled_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
@@ -91,6 +101,7 @@ int worker_threads(int requested, const cost::CostModel& cost) {
 search::GenerateOptions search::generate_options(const OptimizeOptions& options, const cost::CostModel& cost) {
   search::GenerateOptions generate = options.generate;
   generate.generator.examine.seed = options.seed;
+  generate.generator.cancelled = options.hooks.cancelled;
   generate.threads = worker_threads(generate.threads, cost);
   return generate;
 }
@@ -157,6 +168,7 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   search::SearchBudget budget{.limits = options.search.limits,
                               .start = std::chrono::steady_clock::now(),
                               .progress = options.hooks.progress,
+                              .cancelled = options.hooks.cancelled,
                               .excluded_seconds = [&cost, &stats, before = cost.measuring_seconds()] {
                                 return cost.measuring_seconds() - before + stats.ranking.seconds;
                               }};
@@ -416,8 +428,9 @@ void save_measurements(Run& run) {
 
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   check_options(options);
+  throw_if_cancelled(options.hooks.cancelled);
   Run run{original, options, {}, OptimizeResult{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}}, {}, {}, {}, {}};
-  StageClock clock(run.result.times);
+  StageClock clock(run.result.times, options.hooks.cancelled);
   const Graph& program = run.result.graph;
   set_up_target(run);
   clock.end("target", program);
@@ -435,8 +448,9 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   clock.end("select", program);
   check(run);
   clock.end("differential", program);
+  // A cancelled run stops before this stage: its measurements are not saved either.
   save_measurements(run);
-  clock.end("save", program);
+  clock.end_run("save", program);
   return run.result;
 }
 

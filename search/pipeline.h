@@ -30,7 +30,7 @@
 namespace pet {
 namespace search {
 // The generation options `pet-opt` runs with for these OptimizeOptions: options.generate with the
-// run's seed, and one thread while a runtime times kernels unless threads are given.
+// run's seed and cancellation, and one thread while a runtime times kernels unless threads are given.
 GenerateOptions generate_options(const OptimizeOptions& options, const cost::CostModel& cost);
 }  // namespace search
 

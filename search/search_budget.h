@@ -1,6 +1,7 @@
 // The budgets every search algorithm honours: candidates scored, the nodes of the candidates
 // built and programs expanded (which end a search at the same place on every run and machine) and
-// the wall clock (a backstop for slow machines), each ending the search with its stop reason.
+// the wall clock (a backstop for slow machines), each ending the search with its stop reason; and
+// the caller's cancellation, which ends it with Cancelled.
 #pragma once
 
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "core/error.h"
 #include "search/vocabulary.h"
 
 namespace pet::search {
@@ -28,6 +30,8 @@ struct SearchBudget {
   SearchLimits limits;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::function<void(const std::string&)> progress;  // may be empty
+  // Asked before each expansion and each candidate scored; true ends the search with Cancelled.
+  CancelHook cancelled;
   // Seconds not charged to the search (timing kernels in a measured target); may be empty.
   std::function<double()> excluded_seconds;
 
@@ -38,8 +42,10 @@ struct SearchBudget {
   // Compared in seconds as doubles, never turned into a clock time point: a limit of 1e300 s (or
   // infinity) is simply never reached instead of overflowing the clock's tick count.
   bool out_of_time() const { return elapsed() >= limits.time_limit_s; }
-  // The budget that ends the search before it scores one more candidate, or nullopt to go on.
+  // The budget that ends the search before it scores one more candidate, or nullopt to go on;
+  // throws Cancelled when the caller stopped the run.
   std::optional<StopReason> spent(int64_t candidates, int64_t work) const {
+    throw_if_cancelled(cancelled);
     if (out_of_time()) return StopReason::time_limit;
     if (candidates >= limits.max_candidates) return StopReason::candidate_limit;
     if (work >= limits.max_work) return StopReason::work_limit;

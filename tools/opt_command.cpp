@@ -301,6 +301,7 @@ int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err) {
   WrittenCheck written =
       check_output(original, request, model_file, model_bytes, written_check_options(request, result));
   result.times.push_back({"written-check", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+  throw_if_cancelled(request.optimize.hooks.cancelled);  // the staged model is removed: nothing is written
   std::string report = request_report(request, original, result, &written);
   if (!written.passed) {
     write_file_atomically(request.report, report, "report");

@@ -18,7 +18,7 @@ OptRequest parse_opt_request(const CliArgs& args);
 // through temporary files, checks the written model and puts both in place; the summary goes to
 // `out`, a failed check's message to `err`. request.optimize.hooks are the caller's (pet-opt
 // sets a terminal line for progress). Returns 0 when written and checked, 1 when a check failed
-// (only the report written); user errors and internal errors are thrown.
+// (only the report written); user errors, internal errors and Cancelled (nothing written) are thrown.
 int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err);
 
 }  // namespace pet
