@@ -159,7 +159,7 @@ def _optimize_doc():
                                break_on_hyphens=False)
     lines += [
         "progress: called with each line of the search's progress; None shows it on a terminal",
-        "    (sys.stderr), False shows nothing. Ctrl-C interrupts the search at its next line.",
+        "    (sys.stderr), False shows nothing. Ctrl-C interrupts the run within moments.",
         "",
         "Returns a pet.Result: .model (onnx.ModelProto), .report (dict), .speedup, .chosen,",
         ".transformations, .summary, .model_bytes, .save(path).",
