@@ -401,10 +401,14 @@ void finalize_best(Run& run) {
 // Measured targets: the input, the cleaned input and the finalists timed end to end, the fastest
 // taken (never one slower than the input); estimated targets: the best finalist.
 void select_program(Run& run) {
-  if (run.cost().measured())
-    select_measured(run.original, run.cleaned, run.finalists, run.options, run.cost(), run.result);
-  else
-    take_finalist(run.finalists.empty() ? run.cleaned : run.finalists.front(), run.result);
+  OptimizeResult& result = run.result;
+  if (run.cost().measured()) {
+    select_measured(run.original, run.cleaned, run.finalists, run.options, run.cost(), result);
+    result.chosen = result.target.selection.candidates[result.target.selection.chosen].label;
+    return;
+  }
+  take_finalist(run.finalists.empty() ? run.cleaned : run.finalists.front(), result);
+  result.chosen = result.transformations.empty() ? "cleaned" : "program 1";
 }
 
 // The chosen graph against the original on random inputs. The written model keeps a float16
@@ -429,7 +433,7 @@ void save_measurements(Run& run) {
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   check_options(options);
   throw_if_cancelled(options.hooks.cancelled);
-  Run run{original, options, {}, OptimizeResult{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}}, {}, {}, {}, {}};
+  Run run{original, options, {}, OptimizeResult{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}, ""}, {}, {}, {}, {}};
   StageClock clock(run.result.times, options.hooks.cancelled);
   const Graph& program = run.result.graph;
   set_up_target(run);

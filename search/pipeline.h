@@ -81,12 +81,17 @@ struct OptimizeResult {
   TargetReport target;
   DifferentialReport check;
   std::vector<StageTime> times;
+  // The program written: the selection's label on a measured target ("input", "cleaned",
+  // "program N"); else "program 1", the search's best, or "cleaned" when it changed nothing.
+  std::string chosen;
 };
 
 // Runs the pipeline. Each stage dumps the textual IR to stderr when PET_DEBUG=1.
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options);
 
-// The report: JSON (stable key order, no wall-clock times unless `with_times`) and a table.
+// The report: JSON (stable key order, no wall-clock times unless `with_times`) and a table. The
+// JSON starts with the written model's speedup over the input, "speedup_source" saying whether it
+// was measured (or replayed) end to end or estimated by the cost model, and the program "chosen".
 // The object form lets a tool put its own fields first.
 nlohmann::ordered_json report_object(const OptimizeResult& result, bool with_times);
 std::string report_json(const OptimizeResult& result, bool with_times);
