@@ -27,7 +27,7 @@ int print_overheads(const pet::OptimizeOptions& options) {
   pet::TargetSetup target;
   pet::open_target(options.target_options(), target);
   const pet::cost::CostModel& cost = *target.cost;
-  std::string device = options.target.name();
+  std::string device = options.target.spec.name();
   if (cost.measurement()) fmt::print("{}\n", cost.measurement()->target.describe());
   double worst_best = 0, worst_any = 0;
   double best_headroom = -1;  // the most any uncorrected partial mutant saves: a correction must cost less
@@ -81,9 +81,9 @@ pet::OptimizeOptions parse_arguments(const std::vector<std::string>& arguments) 
   if (args.positionals().size() > 1)
     throw pet::UserError(fmt::format("takes at most one target, got {}\n{}", args.positionals().size(), kUsage));
   pet::OptimizeOptions options;
-  options.target = pet::TargetSpec::parse(args.positionals().empty() ? "h100" : args.positionals()[0],
-                                          static_cast<int>(args.integer("--threads", 1, 1, 1024)));
-  options.profile_db = args.last("--profile-db").value_or("");
+  options.target.spec = pet::TargetSpec::parse(args.positionals().empty() ? "h100" : args.positionals()[0],
+                                               static_cast<int>(args.integer("--threads", 1, 1, 1024)));
+  options.target.profile_db = args.last("--profile-db").value_or("");
   return options;
 }
 

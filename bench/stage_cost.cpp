@@ -109,7 +109,7 @@ void time_and_print(pet::runtime::Runtime& runtime, const std::vector<Candidate>
   std::vector<std::string> models;
   pet::ExportOptions form = runtime.export_options();
   for (const Candidate& candidate : candidates) models.push_back(pet::serialize_onnx(candidate.graph, form));
-  pet::runtime::TimingOptions timing{.threads = options.optimize.target.runtime_threads(), .warmup = 3, .runs = options.runs,
+  pet::runtime::TimingOptions timing{.threads = options.optimize.target.spec.runtime_threads(), .warmup = 3, .runs = options.runs,
                                      .per_node = false, .seed = options.optimize.seed, .purpose = {}};
   std::vector<std::string> refused;
   std::vector<pet::runtime::Timing> timings = pet::runtime::time_accepted(runtime, models, timing, refused);
@@ -148,15 +148,15 @@ int measure_stages(const StageOptions& options) {
   pet::open_target(options.optimize.target_options(), target);
   if (!target.runtime)
     throw pet::UserError(fmt::format("pet_stage_cost times stages in a runtime: give ort-cpu or openvino-cpu, not '{}'\n{}",
-                                     options.optimize.target.name(), kUsage));
+                                     options.optimize.target.spec.name(), kUsage));
   const pet::cost::CostModel& cost = *target.cost;
   pet::Graph graph = pet::import_onnx(options.model);
   pet::cleanup(graph);
   fmt::print("{}; {}; {} thread(s); {} runs per program, medians ± half the IQR, speedup against the original stage\n",
-             options.model, cost.measurement()->target.describe(), options.optimize.target.runtime_threads(), options.runs);
+             options.model, cost.measurement()->target.describe(), options.optimize.target.spec.runtime_threads(), options.runs);
   using namespace pet::search;
   std::vector<Subprogram> subs = subprograms_to_mutate(graph, conv_only_regions());
-  for (const auto& [window, repeats] : distinct_stages(graph, subs, options.optimize.stage_size)) {
+  for (const auto& [window, repeats] : distinct_stages(graph, subs, options.optimize.space.stage_sites)) {
     pet::Graph stage = stage_program(graph, subs, window);
     std::vector<std::string> locations;
     for (size_t site : window) locations.push_back(subs[site].location);
@@ -181,11 +181,11 @@ StageOptions parse_arguments(const std::vector<std::string>& arguments) {
     throw pet::UserError(fmt::format("takes a model and a target, got {} argument(s)\n{}", args.positionals().size(), kUsage));
   StageOptions options;
   options.model = args.positionals()[0];
-  options.optimize.target =
+  options.optimize.target.spec =
       pet::TargetSpec::parse(args.positionals()[1], static_cast<int>(args.integer("--threads", 1, 1, 1024)));
-  options.optimize.stage_size = static_cast<int>(args.integer("--stage-size", 4, 2, 16));
+  options.optimize.space.stage_sites = static_cast<int>(args.integer("--stage-size", 4, 2, 16));
   options.runs = static_cast<int>(args.integer("--runs", 10, 1, 1000));
-  options.optimize.profile_db = args.last("--profile-db").value_or("");
+  options.optimize.target.profile_db = args.last("--profile-db").value_or("");
   options.print_ir = args.has("--print-ir");
   return options;
 }

@@ -1,6 +1,8 @@
-// The project's two error channels: UserError for bad input, PET_CHECK for broken invariants.
+// The project's error channels: UserError for bad input, PET_CHECK for broken invariants, and
+// Cancelled when the caller stopped the run.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +20,23 @@ class InternalError : public std::logic_error {
  public:
   explicit InternalError(const std::string& message) : std::logic_error(message) {}
 };
+
+// The caller stopped the run (Ctrl-C, or its cancellation hook said so): neither the user's fault nor
+// a bug. It unwinds every stage; nothing is written. Tools exit with status 130, as after SIGINT.
+class Cancelled : public std::runtime_error {
+ public:
+  Cancelled() : std::runtime_error("cancelled") {}
+};
+
+// A caller's question "should the run stop now?", asked between units of work (a candidate
+// examined or scored, an expansion, a stage); may be empty. It may be asked from any of pet's
+// threads at once, so it must be safe to call concurrently and cheap.
+using CancelHook = std::function<bool()>;
+
+// Throws Cancelled when `cancelled` is given and says so.
+inline void throw_if_cancelled(const CancelHook& cancelled) {
+  if (cancelled && cancelled()) throw Cancelled();
+}
 
 [[noreturn]] void report_check_failure(const char* file, int line, const char* condition, const std::string& detail);
 

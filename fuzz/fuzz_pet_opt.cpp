@@ -64,20 +64,20 @@ pet::OptimizeOptions fuzz_options(FuzzedDataProvider& bytes) {
   const pet::Mode modes[] = {pet::Mode::pet_neq_only, pet::Mode::pet, pet::Mode::taso, pet::Mode::pet_eq_only,
                              pet::Mode::none};
   options.mode = modes[bytes.ConsumeIntegralInRange<size_t>(0, 4)];
-  options.taso_search = bytes.ConsumeBool() ? pet::TasoSearch::beam : pet::TasoSearch::alpha;
-  options.target = pet::TargetSpec::parse("h100");  // replayed from its DB: nothing is timed
-  options.replay = true;
-  options.rule_set = rule_sample();
-  options.beam = 2;
-  options.max_expansions = bytes.ConsumeIntegralInRange<int64_t>(1, 4);
-  options.max_candidates = 24;
-  options.mutant_work = 5'000;  // mutant generation dominates an execution (20,000 ran half as many)
-  options.scored_per_expansion = 2;
-  options.mutation_rounds = 1;
-  options.mutant_placements = 30;  // the enumeration itself: a group of three tiny convs took seconds
-  options.top_k = 2;
-  options.threads = 1;
-  options.time_limit_s = 60;  // a backstop: the counted budgets above end every search
+  options.search.taso_search = bytes.ConsumeBool() ? pet::TasoSearch::beam : pet::TasoSearch::alpha;
+  options.target.spec = pet::TargetSpec::parse("h100");  // replayed from its DB: nothing is timed
+  options.target.replay = true;
+  options.hooks.rule_set = rule_sample();
+  options.search.beam = 2;
+  options.search.limits.max_expansions = bytes.ConsumeIntegralInRange<int64_t>(1, 4);
+  options.search.limits.max_candidates = 24;
+  options.generate.work = 5'000;  // mutant generation dominates an execution (20,000 ran half as many)
+  options.space.scored_per_expansion = 2;
+  options.generate.mutation_rounds = 1;
+  options.generate.generator.max_placements = 30;  // the enumeration itself: a group of three tiny convs took seconds
+  options.generate.top_k = 2;
+  options.generate.threads = options.space.threads = 1;
+  options.search.limits.time_limit_s = 60;  // a backstop: the counted budgets above end every search
   options.seed = bytes.ConsumeIntegral<uint16_t>();
   return options;
 }

@@ -383,8 +383,10 @@ class Search {
     result_.mutants.push_back({std::move(candidate), std::move(verdict), family});
   }
 
-  // Sets the stop flag when the work budget or the placement budget ran out.
+  // Sets the stop flag when the work budget or the placement budget ran out; throws Cancelled when
+  // the caller stopped the run.
   bool out_of_budget() {
+    throw_if_cancelled(options_.cancelled);
     if (options_.max_work && result_.stats.work >= *options_.max_work) result_.stats.out_of_work = true;
     if (options_.max_placements && placements_tried() >= *options_.max_placements) result_.stats.out_of_work = true;
     return result_.stats.out_of_work;

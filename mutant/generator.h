@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/default_seed.h"
+#include "core/error.h"
 #include "core/graph.h"
 #include "mutant/template.h"
 #include "verifier/examine.h"
@@ -42,6 +43,9 @@ struct GeneratorOptions {
   // elements (groups of three small ops). An attribute set the op's shape rule refuses is not a
   // placement: the domains offer every axis and value, and a shape check is cheap. Unset: no limit.
   std::optional<int64_t> max_placements;
+  // Asked at every step of the enumeration and before each candidate is examined; true ends the
+  // generation with Cancelled. May be empty.
+  CancelHook cancelled;
 };
 
 struct Mutant {

@@ -32,10 +32,20 @@ namespace {
 
 class StageClock {
  public:
-  explicit StageClock(std::vector<StageTime>& times) : times_(times) {}
+  StageClock(std::vector<StageTime>& times, const CancelHook& cancelled) : times_(times), cancelled_(cancelled) {}
   // Records the stage's wall-clock seconds (and returns them); with PET_DEBUG=1 prints the
   // program after it, then `note` (what the stage found besides the program, as IR comments).
+  // Throws Cancelled when the caller stopped the run meanwhile: the next stage does not start.
   double end(const std::string& stage, const Graph& graph, const std::string& note = "") {
+    double seconds = record(stage, graph, note);
+    throw_if_cancelled(cancelled_);
+    return seconds;
+  }
+  // The last stage's end: the run is complete, so nothing is cancelled after it.
+  void end_run(const std::string& stage, const Graph& graph) { record(stage, graph, ""); }
+
+ private:
+  double record(const std::string& stage, const Graph& graph, const std::string& note) {
     auto now = std::chrono::steady_clock::now();
     double seconds = std::chrono::duration<double>(now - start_).count();
     times_.push_back({stage, seconds});
@@ -45,51 +55,54 @@ class StageClock {
     return seconds;
   }
 
- private:
   std::vector<StageTime>& times_;
+  const CancelHook& cancelled_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 void check_options(const OptimizeOptions& options) {
-  if (options.beam < 1) throw UserError(fmt::format("--beam {} must be at least 1", options.beam));
-  if (!(options.alpha >= 1.0)) throw UserError(fmt::format("--alpha {} must be at least 1.0", options.alpha));
-  if (!(options.time_limit_s > 0))
-    throw UserError(fmt::format("--time-limit {} must be a positive number of seconds", options.time_limit_s));
-  if (options.max_expansions < 1)
-    throw UserError(fmt::format("--max-expansions {} must be at least 1", options.max_expansions));
-  if (options.max_candidates < 1 || options.mutant_work < 1 || options.search_work < 1)
+  const SearchOptions& search = options.search;
+  const search::SearchLimits& limits = search.limits;
+  const search::GenerateOptions& generate = options.generate;
+  if (search.beam < 1) throw UserError(fmt::format("--beam {} must be at least 1", search.beam));
+  if (!(search.alpha >= 1.0)) throw UserError(fmt::format("--alpha {} must be at least 1.0", search.alpha));
+  if (!(limits.time_limit_s > 0))
+    throw UserError(fmt::format("--time-limit {} must be a positive number of seconds", limits.time_limit_s));
+  if (limits.max_expansions < 1)
+    throw UserError(fmt::format("--max-expansions {} must be at least 1", limits.max_expansions));
+  int64_t mutant_work = generate.work.value_or(1);
+  if (limits.max_candidates < 1 || mutant_work < 1 || limits.max_work < 1)
     throw UserError(fmt::format("--max-candidates {}, --mutant-work {} and --search-work {} must be at least 1",
-                                options.max_candidates, options.mutant_work, options.search_work));
-  if (options.scored_per_expansion < 0)
-    throw UserError(fmt::format("--scored-per-expansion {} must be 0 (all) or more", options.scored_per_expansion));
-  if (options.select_k < 1 || options.select_runs < 1)
-    throw UserError(fmt::format("--select {} and --select-runs {} must be at least 1", options.select_k,
-                                options.select_runs));
-  if (options.mutation_rounds < 1 || options.top_k < 1)
-    throw UserError(fmt::format("--mutation-rounds {} and --top-k {} must be at least 1", options.mutation_rounds,
-                                options.top_k));
+                                limits.max_candidates, mutant_work, limits.max_work));
+  if (options.space.scored_per_expansion < 0)
+    throw UserError(
+        fmt::format("--scored-per-expansion {} must be 0 (all) or more", options.space.scored_per_expansion));
+  if (options.select.count < 1 || options.select.runs < 1)
+    throw UserError(fmt::format("--select {} and --select-runs {} must be at least 1", options.select.count,
+                                options.select.runs));
+  if (generate.mutation_rounds < 1 || generate.top_k < 1)
+    throw UserError(fmt::format("--mutation-rounds {} and --top-k {} must be at least 1", generate.mutation_rounds,
+                                generate.top_k));
 }
 
 }  // namespace
 
 namespace {
 
-// Timing kernels while pet's own threads run would disturb the times: one thread then.
-int worker_threads(const OptimizeOptions& options, const cost::CostModel& cost) {
+// Timing kernels while pet's own threads run would disturb the times: one thread then, unless
+// the caller asked for `requested` threads.
+int worker_threads(int requested, const cost::CostModel& cost) {
   bool timing = cost.measurement() && cost.measurement()->runtime && cost.measurement()->runtime->times();
-  return options.threads > 0 ? options.threads : (timing ? 1 : 0);
+  return requested > 0 ? requested : (timing ? 1 : 0);
 }
 
 }  // namespace
 
 search::GenerateOptions search::generate_options(const OptimizeOptions& options, const cost::CostModel& cost) {
-  search::GenerateOptions generate;
-  generate.mutation_rounds = options.mutation_rounds;
-  generate.top_k = options.top_k;
+  search::GenerateOptions generate = options.generate;
   generate.generator.examine.seed = options.seed;
-  generate.generator.max_placements = options.mutant_placements;
-  generate.work = options.mutant_work;
-  generate.threads = worker_threads(options, cost);
+  generate.generator.cancelled = options.hooks.cancelled;
+  generate.threads = worker_threads(generate.threads, cost);
   return generate;
 }
 
@@ -132,33 +145,30 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   std::optional<search::RuleSet> rules;
   std::optional<search::RuleMatcher> matcher;
   search::MoveKinds kinds = moves_of(options.mode);
+  const std::string& rules_dir = options.search.rules_dir;
   if (kinds.rules) {
-    if (!options.rule_set) rules.emplace(search::RuleSet::load(options.rules_dir.empty() ? data_path("mutant/rules") : options.rules_dir));
-    matcher.emplace(options.rule_set ? *options.rule_set : *rules);
+    if (!options.hooks.rule_set) rules.emplace(search::RuleSet::load(rules_dir.empty() ? data_path("mutant/rules") : rules_dir));
+    matcher.emplace(options.hooks.rule_set ? *options.hooks.rule_set : *rules);
   }
-  search::SearchSpaceOptions space_options;
-  space_options.scored_per_expansion = options.scored_per_expansion;
-  space_options.stage_sites = options.stage_size;
-  space_options.threads = worker_threads(options, cost);
+  search::SearchSpaceOptions space_options = options.space;
+  space_options.threads = worker_threads(space_options.threads, cost);
   search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options, mutants.subprograms);
 
   SearchStats& stats = result.search;
   // On a measured target the beam follows its programs' end-to-end times when that is affordable;
   // `reference` (the cleaned input, finalized) is timed beside them.
-  search::MeasuredRanking ranking(cost, reference,
-                                  {.seed = options.seed, .budget_s = options.measured_search_s, .beam = options.beam},
-                                  stats.ranking);
+  search::MeasuredRanking ranking(
+      cost, reference, {.seed = options.seed, .budget_s = options.search.measured_s, .beam = options.search.beam},
+      stats.ranking);
   search::BeamOptions beam;
-  beam.width = options.beam;
+  beam.width = options.search.beam;
   if (ranking.on()) beam.rank = [&ranking](std::vector<search::Program>& programs) { ranking.rank(programs); };
   // The wall-clock backstop starts after the generation stage, which --mutant-work bounds; time spent
   // timing kernels or ranked programs is not charged to it.
-  search::SearchBudget budget{.time_limit_s = options.time_limit_s,
-                              .max_expansions = options.max_expansions,
-                              .max_candidates = options.max_candidates,
-                              .max_work = options.search_work,
+  search::SearchBudget budget{.limits = options.search.limits,
                               .start = std::chrono::steady_clock::now(),
-                              .progress = options.progress,
+                              .progress = options.hooks.progress,
+                              .cancelled = options.hooks.cancelled,
                               .excluded_seconds = [&cost, &stats, before = cost.measuring_seconds()] {
                                 return cost.measuring_seconds() - before + stats.ranking.seconds;
                               }};
@@ -167,9 +177,10 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   std::unordered_set<uint64_t> seen;
   search::Program start = space.make_program(cleaned, {});
   std::vector<search::Program> top;
-  if (options.mode == Mode::taso && options.taso_search == TasoSearch::alpha) {
+  if (options.mode == Mode::taso && options.search.taso_search == TasoSearch::alpha) {
     stats.algorithm = SearchAlgorithm::alpha;
-    top = search::alpha_search(start, space, kinds, {options.alpha, static_cast<size_t>(options.beam)}, budget, stats, seen);
+    top = search::alpha_search(start, space, kinds, {options.search.alpha, static_cast<size_t>(options.search.beam)},
+                               budget, stats, seen);
   } else if (options.mode == Mode::pet) {
     // Fully equivalent moves first, then every move from that beam: pet never ends worse than
     // the same beam over full moves alone (pet-eq-only), whatever the partial moves do.
@@ -290,7 +301,7 @@ void select_measured(const Graph& original, Finalist& cleaned, std::vector<Final
   for (size_t i = 0; i < programs.size(); ++i)
     candidates.push_back(
         {fmt::format("program {}", i + 1), &programs[i].graph, programs[i].predicted_us, changes_of(programs[i])});
-  result.target.selection = select_fastest(candidates, cost, {options.select_runs, 2, options.seed});
+  result.target.selection = select_fastest(candidates, cost, {options.select.runs, 2, options.seed});
   const TimedCandidate& measured_cleaned = result.target.selection.candidates[1];
   if (measured_cleaned.median_us > 0) {
     result.target.calibrated = true;
@@ -356,7 +367,7 @@ void calibrate(Run& run) {
   const cost::CostModel& cost = run.cost();
   if (cost.measured()) {
     run.result.target.standalone_predicted_us = cost.standalone_graph_cost(run.cleaned.graph);
-    if (run.options.calibration == Calibration::in_context)
+    if (run.options.target.calibration == Calibration::in_context)
       run.result.target.context = run.setup.cost->calibrate_in_context(run.cleaned.graph);
   }
   run.result.cost_original_us = run.cleaned.predicted_us = cost.graph_cost(run.cleaned.graph);
@@ -383,17 +394,21 @@ void search_programs(Run& run) {
 // The best programs finalized: as many as the measured selection times, else the best one.
 void finalize_best(Run& run) {
   const cost::CostModel& cost = run.cost();
-  size_t wanted = cost.measured() ? static_cast<size_t>(run.options.select_k) : 1;
+  size_t wanted = cost.measured() ? static_cast<size_t>(run.options.select.count) : 1;
   run.finalists = finalize_programs(std::move(run.top), cost.measured() ? &run.cleaned.graph : nullptr, wanted, cost);
 }
 
 // Measured targets: the input, the cleaned input and the finalists timed end to end, the fastest
 // taken (never one slower than the input); estimated targets: the best finalist.
 void select_program(Run& run) {
-  if (run.cost().measured())
-    select_measured(run.original, run.cleaned, run.finalists, run.options, run.cost(), run.result);
-  else
-    take_finalist(run.finalists.empty() ? run.cleaned : run.finalists.front(), run.result);
+  OptimizeResult& result = run.result;
+  if (run.cost().measured()) {
+    select_measured(run.original, run.cleaned, run.finalists, run.options, run.cost(), result);
+    result.chosen = result.target.selection.candidates[result.target.selection.chosen].label;
+    return;
+  }
+  take_finalist(run.finalists.empty() ? run.cleaned : run.finalists.front(), result);
+  result.chosen = result.transformations.empty() ? "cleaned" : "program 1";
 }
 
 // The chosen graph against the original on random inputs. The written model keeps a float16
@@ -404,7 +419,7 @@ void check(Run& run) {
   result.graph.float16_values = run.original.float16_values;
   result.graph.float16_weights = run.original.float16_weights;
   result.check = differential(run.original, result.graph, run.options.seed,
-                              check_tolerance(run.original, run.options.tolerance), run.options.reference_outputs);
+                              check_tolerance(run.original, run.options.tolerance), run.options.hooks.reference_outputs);
 }
 
 // What was measured, kept in the profile DB for the next run; what a GPU target's DB lacks, exported.
@@ -418,15 +433,12 @@ void save_measurements(Run& run) {
 }  // namespace
 
 OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
-  return optimize(original, options, options.target_options());
-}
-
-OptimizeResult optimize(const Graph& original, const OptimizeOptions& options, const TargetOptions& target) {
   check_options(options);
-  Run run{original, options, {}, OptimizeResult{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}}, {}, {}, {}, {}};
-  StageClock clock(run.result.times);
+  throw_if_cancelled(options.hooks.cancelled);
+  Run run{original, options, {}, OptimizeResult{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}, ""}, {}, {}, {}, {}};
+  StageClock clock(run.result.times, options.hooks.cancelled);
   const Graph& program = run.result.graph;
-  set_up_target(run, target);
+  set_up_target(run, options.target_options());
   clock.end("target", program);
   clean_up(run);
   clock.end("cleanup", program);
@@ -442,8 +454,9 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options, c
   clock.end("select", program);
   check(run);
   clock.end("differential", program);
+  // A cancelled run stops before this stage: its measurements are not saved either.
   save_measurements(run);
-  clock.end("save", program);
+  clock.end_run("save", program);
   return run.result;
 }
 

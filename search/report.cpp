@@ -83,6 +83,24 @@ nlohmann::ordered_json totals_json(const OptimizeResult& result) {
   return json;
 }
 
+// The report's first lines: the written model's speedup over the input, measured (or replayed) end
+// to end where the selection timed both, else the cost model's estimate; where it comes from; and
+// which program was written.
+void headline(const OptimizeResult& result, nlohmann::ordered_json& json) {
+  const Selection& selection = result.target.selection;
+  bool timed = selection.source == SelectionSource::measured || selection.source == SelectionSource::replayed;
+  double input_us = timed ? selection.candidates[0].median_us : 0;
+  double written_us = timed ? selection.candidates[selection.chosen].median_us : 0;
+  if (input_us > 0 && written_us > 0) {
+    json["speedup"] = input_us / written_us;
+    json["speedup_source"] = to_string(selection.source);
+  } else {
+    json["speedup"] = result.cost_optimized_us > 0 ? result.cost_original_us / result.cost_optimized_us : 0;
+    json["speedup_source"] = to_string(SelectionSource::estimated);
+  }
+  json["chosen"] = result.chosen;
+}
+
 nlohmann::ordered_json check_json(const DifferentialReport& check) {
   nlohmann::ordered_json json;
   json["seed"] = check.seed;
@@ -178,6 +196,7 @@ std::string shorten(const std::string& text, size_t width) {
 
 nlohmann::ordered_json report_object(const OptimizeResult& result, bool with_times) {
   nlohmann::ordered_json json;
+  headline(result, json);
   json["target"] = target_json(result, with_times);
   json["totals"] = totals_json(result);
   json["transformations"] = nlohmann::ordered_json::array();

@@ -1,6 +1,7 @@
 // The budgets every search algorithm honours: candidates scored, the nodes of the candidates
 // built and programs expanded (which end a search at the same place on every run and machine) and
-// the wall clock (a backstop for slow machines), each ending the search with its stop reason.
+// the wall clock (a backstop for slow machines), each ending the search with its stop reason; and
+// the caller's cancellation, which ends it with Cancelled.
 #pragma once
 
 #include <chrono>
@@ -9,25 +10,28 @@
 #include <optional>
 #include <string>
 
+#include "core/error.h"
 #include "search/vocabulary.h"
 
 namespace pet::search {
 
-// The defaults, one place for the budget and for pet-opt's flags (OptimizeOptions).
-inline constexpr double kDefaultTimeLimitSeconds = 100;
-inline constexpr int64_t kDefaultMaxExpansions = 2000;
-inline constexpr int64_t kDefaultMaxCandidates = 20000;
-// Nodes of the candidate programs built, summed: what a search's time grows with (a candidate of
-// BERT costs twelve of ResNet-18), so large graphs stop here before the clock does.
-inline constexpr int64_t kDefaultSearchWork = 2'000'000;
+// A search's limits, as a caller chooses them (pet-opt's flags read their defaults from here): the
+// counted ones end a search at the same place on every run and machine, the clock is a backstop.
+struct SearchLimits {
+  double time_limit_s = 100;
+  int64_t max_expansions = 2000;   // programs expanded
+  int64_t max_candidates = 20000;  // programs scored
+  // Nodes of the candidate programs built, summed: what a search's time grows with (a candidate of
+  // BERT costs twelve of ResNet-18), so large graphs stop here before the clock does.
+  int64_t max_work = 2'000'000;
+};
 
 struct SearchBudget {
-  double time_limit_s = kDefaultTimeLimitSeconds;
-  int64_t max_expansions = kDefaultMaxExpansions;
-  int64_t max_candidates = kDefaultMaxCandidates;
-  int64_t max_work = kDefaultSearchWork;
+  SearchLimits limits;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::function<void(const std::string&)> progress;  // may be empty
+  // Asked before each expansion and each candidate scored; true ends the search with Cancelled.
+  CancelHook cancelled;
   // Seconds not charged to the search (timing kernels in a measured target); may be empty.
   std::function<double()> excluded_seconds;
 
@@ -37,18 +41,20 @@ struct SearchBudget {
   }
   // Compared in seconds as doubles, never turned into a clock time point: a limit of 1e300 s (or
   // infinity) is simply never reached instead of overflowing the clock's tick count.
-  bool out_of_time() const { return elapsed() >= time_limit_s; }
-  // The budget that ends the search before it scores one more candidate, or nullopt to go on.
+  bool out_of_time() const { return elapsed() >= limits.time_limit_s; }
+  // The budget that ends the search before it scores one more candidate, or nullopt to go on;
+  // throws Cancelled when the caller stopped the run.
   std::optional<StopReason> spent(int64_t candidates, int64_t work) const {
+    throw_if_cancelled(cancelled);
     if (out_of_time()) return StopReason::time_limit;
-    if (candidates >= max_candidates) return StopReason::candidate_limit;
-    if (work >= max_work) return StopReason::work_limit;
+    if (candidates >= limits.max_candidates) return StopReason::candidate_limit;
+    if (work >= limits.max_work) return StopReason::work_limit;
     return std::nullopt;
   }
   // The reason to stop before expanding one more program, or nullopt to go on.
   std::optional<StopReason> exhausted(int64_t expansions, int64_t candidates, int64_t work) const {
     if (std::optional<StopReason> reason = spent(candidates, work)) return reason;
-    if (expansions >= max_expansions) return StopReason::expansion_limit;
+    if (expansions >= limits.max_expansions) return StopReason::expansion_limit;
     return std::nullopt;
   }
   void report(const std::string& line) const {

@@ -115,7 +115,7 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
   if (kinds.rules && rules_) add_rule_moves(program, stats, consider);
   if (kinds.full_mutants || kinds.partial_mutants) add_mutant_moves(program, kinds, stats, budget, consider);
   if (kinds.full_mutants && cost_.measured()) add_padding_moves(program, consider);
-  score_all(next);
+  score_all(next, budget.cancelled);
   return next;
 }
 
@@ -237,8 +237,9 @@ void SearchSpace::take_best_first(std::vector<PendingMove>& moves, const SearchS
 
 // Which candidates an expansion keeps depends on their hashes only, so scoring them in parallel
 // gives the same programs, costs and order as scoring them one by one.
-void SearchSpace::score_all(std::vector<Program>& candidates) const {
+void SearchSpace::score_all(std::vector<Program>& candidates, const CancelHook& cancelled) const {
   for_each_in_parallel(candidates.size(), threads_, [&](size_t i) {
+    throw_if_cancelled(cancelled);  // scoring on a measured target times kernel groups: seconds each
     Program& candidate = candidates[i];
     candidate.cost = score(candidate.graph);
     candidate.history.back().cost_after_us = candidate.cost;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "search/cost/cost_model.h"
 #include "search/generate/generate_stage.h"
 #include "search/generate/partition.h"
@@ -61,8 +62,9 @@ class SearchSpace {
                               const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const;
 
  private:
-  // Scores the candidates (and their last step's cost after) on threads_ threads.
-  void score_all(std::vector<Program>& candidates) const;
+  // Scores the candidates (and their last step's cost after) on threads_ threads; Cancelled when
+  // `cancelled` says so before one is scored.
+  void score_all(std::vector<Program>& candidates, const CancelHook& cancelled) const;
   using Options = std::vector<MutantOption>;  // full first, then partial; each sorted by cost
   const cost::CostModel& cost_;
   const RuleMatcher* rules_;

@@ -49,7 +49,7 @@ OptRequest parse_request(const CliArgs& args) {
   if (request.output.empty())
     request.output = replace_extension(request.model, request.emit_ir ? ".opt.pet" : ".opt.onnx");
   if (request.report.empty()) request.report = replace_extension(request.output, ".json");
-  const TargetSpec& target = request.optimize.target;
+  const TargetSpec& target = request.optimize.target.spec;
   if (!request.emit_kernels.empty() && !target.emits_cuda_kernels())
     throw UserError(fmt::format("--emit-kernels writes CUDA kernels for a GPU target (--target h100, h200, a100, v100 "
                                 "or a spec file); on {} the corrections run inside the written model ({}), so drop "
@@ -65,10 +65,10 @@ OptRequest parse_request(const CliArgs& args) {
 void guard_request_paths(const OptRequest& request) {
   std::vector<GuardedPath> inputs = {{request.model, "the input model"}};
   for (const std::string& file : request.data_files) inputs.push_back({file, "the model's external data"});
-  if (std::string db = profile_db_path(request.target_options()); !db.empty())
-    inputs.push_back({db, request.optimize.profile_db.empty() ? "the profile DB" : "the profile DB (--profile-db)"});
+  if (std::string db = profile_db_path(request.optimize.target_options()); !db.empty())
+    inputs.push_back({db, request.optimize.target.profile_db.empty() ? "the profile DB" : "the profile DB (--profile-db)"});
   std::vector<GuardedPath> outputs = {{request.output, "the output (-o)"}, {request.report, "the report (--report)"}};
-  if (!request.export_misses.empty()) outputs.push_back({request.export_misses, "the misses file (--export-misses)"});
+  if (!request.optimize.target.export_misses.empty()) outputs.push_back({request.optimize.target.export_misses, "the misses file (--export-misses)"});
   if (!request.emit_kernels.empty()) prepare_output_folder(request.emit_kernels, "--emit-kernels");
   if (!request.emit_kernels.empty())
     outputs.push_back({(std::filesystem::path(request.emit_kernels) / "manifest.json").string(),
@@ -84,7 +84,7 @@ std::string request_report(const OptRequest& request, const Graph& original, con
   report["model"] = request.model;
   report["output"] = request.output;
   report["mode"] = to_string(request.optimize.mode);
-  report["beam"] = request.optimize.beam;
+  report["beam"] = request.optimize.search.beam;
   report["seed"] = request.optimize.seed;
   report["nodes_before"] = original.nodes().size();
   report["nodes_after"] = result.graph.nodes().size();
@@ -176,7 +176,7 @@ std::string measured_summary(const OptimizeResult& result) {
 // For openvino-cpu, pet's fused correction is written as its extension op (one kernel in OpenVINO
 // with libpet_openvino_extension.so) unless --portable asks for standard ops only.
 ExportOptions written_form(const OptRequest& request) {
-  bool extension = request.optimize.target.runs_correction_extension_op() && !request.portable &&
+  bool extension = request.optimize.target.spec.runs_correction_extension_op() && !request.portable &&
                    !runtime::default_openvino_extension().empty();
   return {.extension_ops = extension};
 }
@@ -210,7 +210,7 @@ std::string extension_note(const OptRequest& request, const Graph& written) {
 void print_summary(std::ostream& out, const OptRequest& request, const Graph& original, const OptimizeResult& result,
                    const WrittenCheck& written) {
   out << fmt::format("pet-opt {} (mode {}, beam {}, target {}, seed {})\n", request.model, to_string(request.optimize.mode),
-                     request.optimize.beam, result.device, request.optimize.seed);
+                     request.optimize.search.beam, result.device, request.optimize.seed);
   out << report_table(result);
   out << measured_summary(result);
   std::vector<std::string> passes;
@@ -237,11 +237,11 @@ std::function<void(const std::string&)> progress_display(std::ostream& err) {
 
 WrittenCheckOptions written_check_options(const OptRequest& request, const OptimizeResult& result) {
   WrittenCheckOptions options;
-  options.reference_outputs = request.optimize.reference_outputs;
+  options.reference_outputs = request.optimize.hooks.reference_outputs;
   options.seed = request.optimize.seed;
   options.tolerance = request.optimize.tolerance;
-  if (request.optimize.target.timed_here())
-    options.runtime_target = TargetSpec::parse(request.optimize.target.name(), result.target.target.threads);
+  if (request.optimize.target.spec.timed_here())
+    options.runtime_target = TargetSpec::parse(request.optimize.target.spec.name(), result.target.target.threads);
   return options;
 }
 
@@ -309,9 +309,9 @@ int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err) {
   double import_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!request.passes.empty()) return run_pass_list(request, original, out, err);
   ReferenceOutputs reference(original);  // the original runs once per draw across all the checks
-  request.optimize.reference_outputs = &reference;
-  OptimizeResult result = optimize(original, request.optimize, request.target_options());
-  if (request.optimize.progress) err << "\r\033[K" << std::flush;
+  request.optimize.hooks.reference_outputs = &reference;
+  OptimizeResult result = optimize(original, request.optimize);
+  if (request.optimize.hooks.progress) err << "\r\033[K" << std::flush;
   result.times.insert(result.times.begin(), {is_textual_ir_path(request.model) ? "ir-parse" : "onnx-import",
                                              import_seconds});
   if (!result.check.passed) return report_failed_check(request, original, result, err);
@@ -321,6 +321,7 @@ int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err) {
   WrittenCheck written =
       check_output(original, request, model_file, model_bytes, written_check_options(request, result));
   result.times.push_back({"written-check", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+  throw_if_cancelled(request.optimize.hooks.cancelled);  // the staged model is removed: nothing is written
   std::string report = request_report(request, original, result, &written);
   if (!written.passed) {
     write_file_atomically(request.report, report, "report");
@@ -351,7 +352,7 @@ int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::o
       return 0;
     }
     OptRequest request = parse_opt_request(parsed);
-    request.optimize.progress = progress_display(err);
+    request.optimize.hooks.progress = progress_display(err);
     return run_opt_request(request, out, err);
   });
 }

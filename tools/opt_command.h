@@ -16,9 +16,9 @@ OptRequest parse_opt_request(const CliArgs& args);
 
 // Guards the paths, imports, optimizes (or runs --passes alone), writes the model and the report
 // through temporary files, checks the written model and puts both in place; the summary goes to
-// `out`, a failed check's message to `err`. request.optimize.progress is the caller's (pet-opt
-// sets a terminal line). Returns 0 when written and checked, 1 when a check failed (only the
-// report written); user errors and internal errors are thrown.
+// `out`, a failed check's message to `err`. request.optimize.hooks are the caller's (pet-opt
+// sets a terminal line for progress). Returns 0 when written and checked, 1 when a check failed
+// (only the report written); user errors, internal errors and Cancelled (nothing written) are thrown.
 int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err);
 
 }  // namespace pet

@@ -2,6 +2,7 @@
 #include "tools/opt_flags.h"
 
 #include <cstdint>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -35,35 +36,48 @@ const OptimizeOptions& defaults() {
   return options;
 }
 
-template <typename T>
-std::function<std::string()> shows(T OptimizeOptions::*field) {
-  return [field] { return fmt::format("{}", defaults().*field); };
+// A field of OptimizeOptions through its groups, for the default options and a request's alike:
+// field(&OptimizeOptions::search, &SearchOptions::beam) reaches options.search.beam.
+template <typename... Members>
+auto field(Members... members) {
+  return [members...](auto& options) -> auto& { return (options .* ... .* members); };
+}
+
+template <typename Field>
+std::function<std::string()> shows(Field field) {
+  return [field] { return fmt::format("{}", field(defaults())); };
 }
 
 // Reading helpers: each sets its field only when the flag is given, range-checked by CliArgs.
-template <typename T>
-std::function<void(const CliArgs&, OptRequest&)> integer(const std::string& flag, T OptimizeOptions::*field,
-                                                         int64_t low, int64_t high) {
+template <typename Field>
+std::function<void(const CliArgs&, OptRequest&)> integer(const std::string& flag, Field field, int64_t low,
+                                                         int64_t high) {
   return [flag, field, low, high](const CliArgs& args, OptRequest& request) {
-    request.optimize.*field = static_cast<T>(args.integer(flag, static_cast<int64_t>(request.optimize.*field), low, high));
+    auto& value = field(request.optimize);
+    using Value = std::remove_reference_t<decltype(value)>;
+    value = static_cast<Value>(args.integer(flag, static_cast<int64_t>(value), low, high));
   };
 }
 
-std::function<void(const CliArgs&, OptRequest&)> number(const std::string& flag, double OptimizeOptions::*field) {
+template <typename Field>
+std::function<void(const CliArgs&, OptRequest&)> number(const std::string& flag, Field field) {
   return [flag, field](const CliArgs& args, OptRequest& request) {
-    request.optimize.*field = args.number(flag, request.optimize.*field);
+    double& value = field(request.optimize);
+    value = args.number(flag, value);
   };
 }
 
-std::function<void(const CliArgs&, OptRequest&)> text(const std::string& flag, std::string OptimizeOptions::*field) {
+template <typename Field>
+std::function<void(const CliArgs&, OptRequest&)> text(const std::string& flag, Field field) {
   return [flag, field](const CliArgs& args, OptRequest& request) {
-    if (auto given = args.last(flag)) request.optimize.*field = *given;
+    if (auto given = args.last(flag)) field(request.optimize) = *given;
   };
 }
 
-std::function<void(const CliArgs&, OptRequest&)> on(const std::string& flag, bool OptimizeOptions::*field) {
+template <typename Field>
+std::function<void(const CliArgs&, OptRequest&)> on(const std::string& flag, Field field) {
   return [flag, field](const CliArgs& args, OptRequest& request) {
-    if (args.has(flag)) request.optimize.*field = true;
+    if (args.has(flag)) field(request.optimize) = true;
   };
 }
 
@@ -80,17 +94,17 @@ std::function<void(const CliArgs&, OptRequest&)> request_text(const std::string&
 }
 
 void read_target(const CliArgs& args, OptRequest& request) {
-  const TargetSpec& target = request.optimize.target;
-  request.optimize.target = TargetSpec::parse(args.last("--target").value_or(target.name()),
-                                              static_cast<int>(args.integer("--threads", target.runtime_threads(), 1, 1024)));
+  TargetSpec& target = request.optimize.target.spec;
+  target = TargetSpec::parse(args.last("--target").value_or(target.name()),
+                             static_cast<int>(args.integer("--threads", target.runtime_threads(), 1, 1024)));
 }
 
 void read_calibration(const CliArgs& args, OptRequest& request) {
-  if (auto calibration = args.last("--calibration")) request.optimize.calibration = parse_calibration(*calibration);
+  if (auto calibration = args.last("--calibration")) request.optimize.target.calibration = parse_calibration(*calibration);
 }
 
 void read_measured_search(const CliArgs& args, OptRequest& request) {
-  double& seconds = request.optimize.measured_search_s;
+  double& seconds = request.optimize.search.measured_s;
   seconds = args.number("--measured-search", seconds);
   if (!(seconds >= 0))
     throw UserError(fmt::format("--measured-search {} must be 0 (off) or a number of seconds", seconds));
@@ -103,7 +117,23 @@ void read_input_shapes(const CliArgs& args, OptRequest& request) {
   }
 }
 
+// --jobs: the threads of both stages that run on pet's own threads.
+void read_jobs(const CliArgs& args, OptRequest& request) {
+  int& generate = request.optimize.generate.threads;
+  generate = static_cast<int>(args.integer("--jobs", generate, 1, 1024));
+  request.optimize.space.threads = generate;
+}
+
 std::vector<OptFlag> make_flags() {
+  // The fields the flags read into, through their groups.
+  auto search_field = [](auto member) { return field(&OptimizeOptions::search, member); };
+  auto limit_field = [](auto member) { return field(&OptimizeOptions::search, &SearchOptions::limits, member); };
+  auto generate_field = [](auto member) { return field(&OptimizeOptions::generate, member); };
+  auto space_field = [](auto member) { return field(&OptimizeOptions::space, member); };
+  auto target_field = [](auto member) { return field(&OptimizeOptions::target, member); };
+  auto select_field = [](auto member) { return field(&OptimizeOptions::select, member); };
+  // The mutant generator's work budget, which OptimizeOptions always sets (unset: no limit).
+  auto work = [](auto& options) -> auto& { return options.generate.work.value(); };
   return {
       {"--output", "-o", "FILE", {"optimized model (default: MODEL.opt.onnx next to the input)"}, {},
        [](const CliArgs& args, OptRequest& request) {
@@ -134,54 +164,54 @@ std::vector<OptFlag> make_flags() {
        [](const CliArgs& args, OptRequest& request) {
          if (auto mode = args.last("--mode")) request.optimize.mode = parse_mode(*mode);
        }},
-      {"--beam", "", "N", {"programs kept per search round, N >= 1 (default {default})"}, shows(&OptimizeOptions::beam),
-       integer("--beam", &OptimizeOptions::beam, 1, 1024)},
+      {"--beam", "", "N", {"programs kept per search round, N >= 1 (default {default})"}, shows(search_field(&SearchOptions::beam)),
+       integer("--beam", search_field(&SearchOptions::beam), 1, 1024)},
       {"--taso-search", "", "ALGO", {"taso mode: alpha, TASO's relaxed best-first search, or beam", "(default {default})"},
-       [] { return to_string(defaults().taso_search); },
+       [] { return to_string(defaults().search.taso_search); },
        [](const CliArgs& args, OptRequest& request) {
-         if (auto search = args.last("--taso-search")) request.optimize.taso_search = parse_taso_search(*search);
+         if (auto search = args.last("--taso-search")) request.optimize.search.taso_search = parse_taso_search(*search);
        }},
       {"--alpha", "", "X", {"alpha search: keep programs costing up to X times the best ({default})"},
-       shows(&OptimizeOptions::alpha), number("--alpha", &OptimizeOptions::alpha)},
+       shows(search_field(&SearchOptions::alpha)), number("--alpha", search_field(&SearchOptions::alpha))},
       {"--time-limit", "", "SECONDS",
        {"wall clock for the search (default {default}; mutant generation, which",
         "--mutant-work bounds, comes first and is not counted); it then stops",
         "with the best program found. A backstop: the budgets below end a",
         "search at the same place on every machine"},
-       shows(&OptimizeOptions::time_limit_s), number("--time-limit", &OptimizeOptions::time_limit_s)},
+       shows(limit_field(&search::SearchLimits::time_limit_s)), number("--time-limit", limit_field(&search::SearchLimits::time_limit_s))},
       {"--max-expansions", "", "N", {"programs expanded over the whole search (default {default})"},
-       shows(&OptimizeOptions::max_expansions), integer("--max-expansions", &OptimizeOptions::max_expansions, 1, INT64_MAX)},
+       shows(limit_field(&search::SearchLimits::max_expansions)), integer("--max-expansions", limit_field(&search::SearchLimits::max_expansions), 1, INT64_MAX)},
       {"--max-candidates", "", "N", {"programs scored over the whole search (default {default})"},
-       shows(&OptimizeOptions::max_candidates), integer("--max-candidates", &OptimizeOptions::max_candidates, 1, INT64_MAX)},
+       shows(limit_field(&search::SearchLimits::max_candidates)), integer("--max-candidates", limit_field(&search::SearchLimits::max_candidates), 1, INT64_MAX)},
       {"--search-work", "", "N",
        {"nodes of the candidate programs built, summed over the whole", "search: large graphs stop here (default {default})"},
-       shows(&OptimizeOptions::search_work), integer("--search-work", &OptimizeOptions::search_work, 1, INT64_MAX)},
+       shows(limit_field(&search::SearchLimits::max_work)), integer("--search-work", limit_field(&search::SearchLimits::max_work), 1, INT64_MAX)},
       {"--mutant-work", "", "N",
        {"elements the mutant generator's Z_p evaluations may read, shared",
         "by the subprograms, a parallel group two shares (default {default})"},
-       shows(&OptimizeOptions::mutant_work), integer("--mutant-work", &OptimizeOptions::mutant_work, 1, INT64_MAX)},
+       shows(work), integer("--mutant-work", work, 1, INT64_MAX)},
       {"--scored-per-expansion", "", "N",
        {"mutant moves scored per expanded program, best estimated gain", "first, 0 for all (default {default})"},
-       shows(&OptimizeOptions::scored_per_expansion),
-       integer("--scored-per-expansion", &OptimizeOptions::scored_per_expansion, 0, 1 << 20)},
+       shows(space_field(&search::SearchSpaceOptions::scored_per_expansion)),
+       integer("--scored-per-expansion", space_field(&search::SearchSpaceOptions::scored_per_expansion), 0, 1 << 20)},
       {"--stage-size", "", "N",
        {"convs per stage move: one mutant family at every conv of a chain",
         "joined by Relu and biases, its layouts cancelling between them", "(default {default}, PET's; 0 or 1: no stage moves)"},
-       shows(&OptimizeOptions::stage_size), integer("--stage-size", &OptimizeOptions::stage_size, 0, 64)},
+       shows(space_field(&search::SearchSpaceOptions::stage_sites)), integer("--stage-size", space_field(&search::SearchSpaceOptions::stage_sites), 0, 64)},
       {"--mutation-rounds", "", "N", {"mutants of mutants, per subprogram (default {default})"},
-       shows(&OptimizeOptions::mutation_rounds), integer("--mutation-rounds", &OptimizeOptions::mutation_rounds, 1, 16)},
+       shows(generate_field(&search::GenerateOptions::mutation_rounds)), integer("--mutation-rounds", generate_field(&search::GenerateOptions::mutation_rounds), 1, 16)},
       {"--top-k", "", "N", {"mutants kept per subprogram and round, by cost (default {default})"},
-       shows(&OptimizeOptions::top_k), integer("--top-k", &OptimizeOptions::top_k, 1, 1024)},
+       shows(generate_field(&search::GenerateOptions::top_k)), integer("--top-k", generate_field(&search::GenerateOptions::top_k), 1, 1024)},
       {"--jobs", "", "N",
        {"threads generating mutants and scoring candidates (default: all",
         "cores, one while a measured target is timing); the output does not", "depend on it"},
-       {}, integer("--jobs", &OptimizeOptions::threads, 1, 1024)},
+       {}, read_jobs},
       {"--target", "", "NAME|FILE",
        {"what to optimize for: ort-cpu (ONNX Runtime, CPU) or openvino-cpu",
         "(OpenVINO, CPU), measured here; h100, h200, measured on a GPU",
         "machine and replayed; a100, v100 or a GPU spec file, estimated",
         "(default {default})"},
-       [] { return defaults().target.name(); }, read_target},
+       [] { return defaults().target.spec.name(); }, read_target},
       {"--threads", "", "N", {"the runtime's threads the model is optimized for (default: all cores)"}, {}, read_target},
       {"--portable", "", "",
        {"write standard ONNX ops only; without it, openvino-cpu models carry",
@@ -198,41 +228,41 @@ std::vector<OptFlag> make_flags() {
       {"--profile-db", "", "FILE",
        {"measured times (default: ~/.cache/pet/profile-db.json, read and",
         "extended; for h100, h200: bench/profiles/NAME.json, read only)"},
-       {}, text("--profile-db", &OptimizeOptions::profile_db)},
+       {}, text("--profile-db", target_field(&TargetOptions::profile_db))},
       {"--export-misses", "", "FILE",
        {"h100, h200: write the timings the profile DB lacks to FILE, their",
         "models to FILE.models/, for pet-gpu measure there (docs/GPU.md)"},
-       {}, request_text("--export-misses", &OptRequest::export_misses)},
+       {}, text("--export-misses", target_field(&TargetOptions::export_misses))},
       {"--replay", "", "", {"read the profile DB only: nothing is timed, the output is reproducible"}, {},
-       on("--replay", &OptimizeOptions::replay)},
+       on("--replay", target_field(&TargetOptions::replay))},
       {"--remeasure", "", "",
        {"measured targets: time every kernel group, calibration run and program",
         "again, ignoring what the profile DB holds, and save the new times over",
         "it (for a DB recorded under load: the run then warns that it looks stale)"},
-       {}, on("--remeasure", &OptimizeOptions::remeasure)},
+       {}, on("--remeasure", target_field(&TargetOptions::remeasure))},
       {"--select", "", "K", {"best programs timed end to end against the input (default {default})"},
-       shows(&OptimizeOptions::select_k), integer("--select", &OptimizeOptions::select_k, 1, 64)},
+       shows(select_field(&SelectOptions::count)), integer("--select", select_field(&SelectOptions::count), 1, 64)},
       {"--select-runs", "", "N", {"timed rounds of that comparison, interleaved (default {default})"},
-       shows(&OptimizeOptions::select_runs), integer("--select-runs", &OptimizeOptions::select_runs, 1, 10000)},
+       shows(select_field(&SelectOptions::runs)), integer("--select-runs", select_field(&SelectOptions::runs), 1, 10000)},
       {"--measured-search", "", "S",
        {"measured targets: the beam follows its programs' end-to-end times in the",
         "runtime (timed beside the cleaned input, kept in the profile DB) when",
         "that is expected to take at most S seconds, else the cost model's",
         "predictions; 0 for predictions always (default {default})"},
-       shows(&OptimizeOptions::measured_search_s), read_measured_search},
+       shows(search_field(&SearchOptions::measured_s)), read_measured_search},
       {"--calibration", "", "MODE",
        {"measured targets: in-context, the cost model's per-kernel scales fitted on",
         "the cleaned input run whole under the runtime's profiler (its",
         "neighbours, caches and fusions), or standalone, kernel groups timed",
         "alone as they are (default {default})"},
-       [] { return to_string(defaults().calibration); }, read_calibration},
+       [] { return to_string(defaults().target.calibration); }, read_calibration},
       {"--rules", "", "DIR", {"rule library folder (default: the repository's mutant/rules)"}, {},
-       text("--rules", &OptimizeOptions::rules_dir)},
+       text("--rules", search_field(&SearchOptions::rules_dir))},
       {"--input-shape", "", "NAME=DIMS",
        {"static shape for an input with symbolic dims, e.g. input=1x3x224x224", "(repeat for several inputs)"}, {},
        read_input_shapes},
       {"--seed", "", "N", {"seed for every random draw, including the final check (default {default})"},
-       shows(&OptimizeOptions::seed), integer("--seed", &OptimizeOptions::seed, 0, INT64_MAX)},
+       shows(field(&OptimizeOptions::seed)), integer("--seed", field(&OptimizeOptions::seed), 0, INT64_MAX)},
       {"--report-times", "", "",
        {"add wall-clock times to the JSON report (it is otherwise byte-identical", "from run to run)"}, {},
        request_switch("--report-times", &OptRequest::report_times)},

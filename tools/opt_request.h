@@ -23,14 +23,6 @@ struct OptRequest {
   bool emit_ir = false;                 // --emit-ir: write textual IR whatever the output's name
   bool portable = false;                // --portable: standard ONNX ops only, even for openvino-cpu
   std::string emit_kernels;             // --emit-kernels DIR: the corrections as CUDA sources (GPU targets)
-  std::string export_misses;            // --export-misses FILE: what a GPU target's profile DB lacks
-
-  // The pipeline's target options with what only target setup reads.
-  TargetOptions target_options() const {
-    TargetOptions options = optimize.target_options();
-    options.export_misses = export_misses;
-    return options;
-  }
 
   bool writes_ir() const { return emit_ir || is_textual_ir_path(output); }
 };

@@ -1,4 +1,4 @@
-// Maps the three error channels to exit statuses for every tool.
+// Maps the error channels (and a cancelled run) to exit statuses for every tool.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -14,6 +14,9 @@ int run_guarded(const std::string& tool, std::ostream& err, const std::function<
   } catch (const UserError& error) {
     err << fmt::format("{}: error: {}\n", tool, error.what());
     return 2;
+  } catch (const Cancelled&) {
+    err << fmt::format("{}: cancelled; nothing was written\n", tool);
+    return 130;
   } catch (const std::exception& error) {
     err << fmt::format("{}: internal error: {}\nThis is a bug in pet; please report it with the model.\n", tool,
                        error.what());

@@ -17,8 +17,8 @@ void bind_model(nb::module_& module);
 // Reads pet.UserError and pet.InternalError from pet._errors (the Python package defines them).
 void load_error_types();
 
-// Thrown from inside C++ work (the search's progress callback) to unwind it when Python has an
-// exception to raise: a pending Ctrl-C (KeyboardInterrupt) or the progress callback's own error.
+// Thrown from inside C++ work (the search's progress callback) to unwind it when the progress
+// callback raised (a Ctrl-C while it ran, or its own error): that exception is the cause.
 // The GIL must be held where one is made: it takes Python's error indicator.
 struct Interrupted : std::exception {
   nb::python_error cause;
@@ -27,8 +27,8 @@ struct Interrupted : std::exception {
 
 // With the GIL held, after C++ work failed: raises the Python exception for `error`. A Ctrl-C
 // that arrived meanwhile wins (it may have killed ONNX Runtime's worker, which the failure then
-// reports); then Interrupted's cause, pet::UserError as pet.UserError, anything else as
-// pet.InternalError, each with pet's message.
+// reports); then Interrupted's cause, pet::Cancelled as KeyboardInterrupt, pet::UserError as
+// pet.UserError, anything else as pet.InternalError, each with pet's message.
 [[noreturn]] void raise_from(std::exception_ptr error);
 
 // Runs `body` with the GIL released; its exceptions become Python's (raise_from).

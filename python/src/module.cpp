@@ -78,6 +78,9 @@ void raise_from(std::exception_ptr error) {
     throw nb::python_error();
   } catch (const nb::python_error&) {
     throw;
+  } catch (const Cancelled&) {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw nb::python_error();
   } catch (const UserError& user) {
     raise_as(user_error_type, user.what());
   } catch (const std::exception& other) {

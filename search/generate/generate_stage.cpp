@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/error.h"
 #include "core/ops/layout.h"
 #include "core/parallel.h"
 #include "core/structural_hash.h"
@@ -286,6 +287,7 @@ GeneratedMutants generate_mutants_stage(const Graph& start, const cost::CostMode
   // Only counted budgets bound the generation, never the clock: a subprogram's mutants are then the
   // same whether it was generated alone or next to others (--jobs), on a fast machine or a slow one.
   for_each_in_parallel(pending.size(), thread_count_for(options.threads), [&](size_t i) {
+    throw_if_cancelled(options.generator.cancelled);
     built[i] = build_options({start, start_score, pending[i], max_work(pending[i])}, cost, options, counts[i]);
   });
   GeneratedMutants result;

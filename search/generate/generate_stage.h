@@ -25,7 +25,7 @@ inline PartitionOptions conv_only_regions() {
 struct GenerateOptions {
   // Conv-only regions: the generator finds no mutant for conv + residual Add regions.
   PartitionOptions partition = conv_only_regions();
-  mutant::GeneratorOptions generator;
+  mutant::GeneratorOptions generator = {};
   // Parallel groups are mutated with the merging part of the operator set only.
   std::vector<mutant::MutantTemplate> group_templates = mutant::merge_templates();
   int mutation_rounds = 2;  // round r mutates the kept fully equivalent mutants of round r-1

@@ -12,15 +12,19 @@
 #include "kernels/runtime/runtime.h"
 #include "kernels/runtime/target_spec.h"
 #include "search/cost/cost_model.h"
+#include "search/vocabulary.h"
 
 namespace pet {
 
-// What target setup needs of the pipeline's options.
+// What target setup, and the calibration after it, need of the pipeline's options.
 struct TargetOptions {
   TargetSpec spec;
   std::string profile_db;  // empty: the per-user DB for a target timed here, the repository's for a GPU
   bool replay = false;     // read the DB only: nothing is timed (always so for a GPU target)
   bool remeasure = false;  // measured targets: price with nothing stored, save the new times over the DB's
+  // Measured targets: fit the cost model's per-op scales on the cleaned input run whole under the
+  // runtime's profiler before the search, or price with the stand-alone group times as they are.
+  Calibration calibration = Calibration::in_context;
   uint64_t seed = kDefaultSeed;
   // GPU targets: write every timing the live path would ask for and the DB lacks to this file
   // (runtime::TimingRequest lines, their weight-free models beside it); empty: none.

@@ -110,10 +110,10 @@ TEST(GenerateStage, AWorkBudgetCapsEverySubprogramAtTheSameMutant) {
 
 TEST(GenerateStage, ThePipelineReportsItAndDumpsItsMutantsUnderPetDebug) {
   OptimizeOptions options;
-  options.target = TargetSpec::parse("h100");
-  options.beam = 2;
-  options.mutation_rounds = 1;
-  options.top_k = 2;
+  options.target.spec = TargetSpec::parse("h100");
+  options.search.beam = 2;
+  options.generate.mutation_rounds = 1;
+  options.generate.top_k = 2;
   setenv("PET_DEBUG", "1", 1);
   ::testing::internal::CaptureStderr();
   OptimizeResult result = optimize(parse_graph(kBatchedConv), options);
@@ -139,7 +139,7 @@ TEST(GenerateStage, ThePipelineReportsItAndDumpsItsMutantsUnderPetDebug) {
 
 TEST(GenerateStage, ModeNoneGeneratesNothing) {
   OptimizeOptions options;
-  options.target = TargetSpec::parse("h100");
+  options.target.spec = TargetSpec::parse("h100");
   options.mode = Mode::none;
   OptimizeResult result = optimize(parse_graph(kBatchedConv), options);
   EXPECT_EQ(report_object(result, false)["generation"].dump(),

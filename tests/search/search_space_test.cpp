@@ -72,9 +72,9 @@ TEST(SearchSpace, BiasedConvsAreMutatedWithoutTheirBiasAndGetItBack) {
 TEST(SearchSpace, NeqOnlyModeBuildsOnlyCorrectedPartialMoves) {
   OptimizeOptions options;
   options.mode = Mode::pet_neq_only;
-  options.target = TargetSpec::parse("h100");
-  options.beam = 2;
-  options.mutation_rounds = 1;
+  options.target.spec = TargetSpec::parse("h100");
+  options.search.beam = 2;
+  options.generate.mutation_rounds = 1;
   OptimizeResult result = optimize(parse_graph(kBatchedConv), options);
   EXPECT_GT(result.search.candidates, 0) << "the seam mutants were offered as moves";
   EXPECT_EQ(result.search.rule_applications, 0);

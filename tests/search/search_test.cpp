@@ -65,11 +65,11 @@ const char* kInceptionBranches = R"(graph "inception" opset 13 {
 OptimizeOptions quick(Mode mode) {
   OptimizeOptions options;
   options.mode = mode;
-  options.target = TargetSpec::parse("h100");  // the search's logic, under the analytic model: nothing is timed
-  options.beam = 4;
-  options.time_limit_s = 120;
-  options.mutation_rounds = 1;
-  options.top_k = 3;
+  options.target.spec = TargetSpec::parse("h100");  // the search's logic, under the analytic model: nothing is timed
+  options.search.beam = 4;
+  options.search.limits.time_limit_s = 120;
+  options.generate.mutation_rounds = 1;
+  options.generate.top_k = 3;
   return options;
 }
 
@@ -162,7 +162,7 @@ TEST(Search, SameInputAndFlagsGiveTheSameProgramAndReport) {
 TEST(Search, ExpansionBudgetEndsWithItsStopReason) {
   for (Mode mode : {Mode::taso, Mode::pet_eq_only}) {  // alpha search and beam search
     OptimizeOptions options = quick(mode);
-    options.max_expansions = 1;
+    options.search.limits.max_expansions = 1;
     OptimizeResult result = optimize(parse_graph(kParallelConvs), options);
     SCOPED_TRACE(mode);
     EXPECT_EQ(result.search.stop_reason, StopReason::expansion_limit);
@@ -173,7 +173,7 @@ TEST(Search, ExpansionBudgetEndsWithItsStopReason) {
 
 TEST(Search, CandidateBudgetEndsAtTheSamePlaceOnEveryRun) {
   OptimizeOptions options = quick(Mode::pet);
-  options.max_candidates = 3;
+  options.search.limits.max_candidates = 3;
   Graph graph = parse_graph(kDilatedChain);
   OptimizeResult first = optimize(graph, options), second = optimize(graph, options);
   EXPECT_EQ(first.search.stop_reason, StopReason::candidate_limit);
@@ -187,10 +187,10 @@ TEST(Search, WorkBudgetEndsAtTheSamePlaceOnEveryRun) {
   // candidates built are counted too, so a large graph stops at the same candidate every run.
   OptimizeOptions options = quick(Mode::pet);
   Graph graph = parse_graph(kDilatedChain);
-  options.search_work = 2 * static_cast<int64_t>(graph.nodes().size());
+  options.search.limits.max_work = 2 * static_cast<int64_t>(graph.nodes().size());
   OptimizeResult first = optimize(graph, options), second = optimize(graph, options);
   EXPECT_EQ(first.search.stop_reason, StopReason::work_limit);
-  EXPECT_GE(first.search.work, options.search_work);
+  EXPECT_GE(first.search.work, options.search.limits.max_work);
   EXPECT_LE(first.search.candidates, 3) << "each candidate has about the input's nodes";
   EXPECT_EQ(report_json(first, false), report_json(second, false));
   EXPECT_NE(report_json(first, false).find("\"search_work\": " + std::to_string(first.search.work)), std::string::npos);
@@ -199,7 +199,7 @@ TEST(Search, WorkBudgetEndsAtTheSamePlaceOnEveryRun) {
 
 TEST(Search, AZeroWorkBudgetIsAUserError) {
   OptimizeOptions options = quick(Mode::pet);
-  options.search_work = 0;
+  options.search.limits.max_work = 0;
   try {
     optimize(parse_graph(kDilatedChain), options);
     ADD_FAILURE() << "a zero --search-work was accepted";
@@ -211,8 +211,8 @@ TEST(Search, AZeroWorkBudgetIsAUserError) {
 TEST(Search, OneThreadAndFourThreadsGiveTheSameProgramAndReport) {
   // Generation, building and scoring run in parallel; what is kept never depends on their order.
   OptimizeOptions one = quick(Mode::pet), four = quick(Mode::pet);
-  one.threads = 1;
-  four.threads = 4;
+  one.generate.threads = one.space.threads = 1;
+  four.generate.threads = four.space.threads = 4;
   Graph graph = parse_graph(kDilatedChain);
   OptimizeResult serial = optimize(graph, one), parallel = optimize(graph, four);
   EXPECT_GT(serial.search.candidates, 8) << "enough candidates for the threads to interleave";
@@ -223,9 +223,9 @@ TEST(Search, OneThreadAndFourThreadsGiveTheSameProgramAndReport) {
 TEST(Search, ALoadedRuleLibraryGivesWhatItsFolderGives) {
   Graph graph = parse_graph(kParallelConvs);
   OptimizeOptions from_folder = quick(Mode::taso), preloaded = quick(Mode::taso);
-  from_folder.rules_dir = std::string(PET_SOURCE_DIR) + "/mutant/rules";
-  preloaded.rule_set = std::make_shared<const search::RuleSet>(search::RuleSet::load(from_folder.rules_dir));
-  preloaded.rules_dir = "/no/such/folder";  // not read when a library is given
+  from_folder.search.rules_dir = std::string(PET_SOURCE_DIR) + "/mutant/rules";
+  preloaded.hooks.rule_set = std::make_shared<const search::RuleSet>(search::RuleSet::load(from_folder.search.rules_dir));
+  preloaded.search.rules_dir = "/no/such/folder";  // not read when a library is given
   OptimizeResult read = optimize(graph, from_folder), given = optimize(graph, preloaded);
   EXPECT_GT(given.search.rule_applications, 0);
   EXPECT_EQ(report_json(read, false), report_json(given, false));
@@ -238,14 +238,14 @@ TEST(Search, ALoadedRuleLibraryGivesWhatItsFolderGives) {
 TEST(Search, MutantsDoNotDependOnTheClockOrTheThreadCount) {
   Graph graph = parse_graph(kParallelConvs);
   OptimizeOptions roomy = quick(Mode::pet);
-  roomy.threads = 2;
+  roomy.generate.threads = roomy.space.threads = 2;
   OptimizeResult reference = optimize(graph, roomy);
   ASSERT_GT(reference.generation.mutants_full + reference.generation.mutants_partial, 0);
   for (int threads : {1, 2})
     for (double time_limit : {120.0, 1e-9, 1e300}) {
       OptimizeOptions options = quick(Mode::pet);
-      options.threads = threads;
-      options.time_limit_s = time_limit;
+      options.generate.threads = options.space.threads = threads;
+      options.search.limits.time_limit_s = time_limit;
       OptimizeResult result = optimize(graph, options);
       SCOPED_TRACE(fmt::format("{} threads, time limit {} s", threads, time_limit));
       EXPECT_EQ(result.generation.subprograms(), reference.generation.subprograms());
@@ -263,7 +263,7 @@ TEST(Search, UnderACandidateBudgetPetEndsWherePetEqOnlyEnds) {
   // pet's first phase is pet-eq-only's search; a budget that stops it stops pet at its program.
   for (int64_t budget : {1, 4, 12}) {
     OptimizeOptions taso = quick(Mode::pet_eq_only), pet = quick(Mode::pet);
-    taso.max_candidates = pet.max_candidates = budget;
+    taso.search.limits.max_candidates = pet.search.limits.max_candidates = budget;
     Graph graph = parse_graph(kDilatedChain);
     OptimizeResult taso_result = optimize(graph, taso), pet_result = optimize(graph, pet);
     SCOPED_TRACE(budget);
@@ -276,7 +276,7 @@ TEST(Search, ScoresTheMovesWithTheHighestEstimatedGainFirst) {
   // One scored move per expansion: the de-interleave of both convs at once (the biggest gain
   // measured at generation) is still the move taken.
   OptimizeOptions options = quick(Mode::pet_eq_only);
-  options.scored_per_expansion = 1;
+  options.space.scored_per_expansion = 1;
   OptimizeResult narrow = optimize(parse_graph(kDilatedChain), options);
   OptimizeResult wide = optimize(parse_graph(kDilatedChain), quick(Mode::pet_eq_only));
   EXPECT_LT(narrow.search.candidates, wide.search.candidates);
@@ -285,7 +285,7 @@ TEST(Search, ScoresTheMovesWithTheHighestEstimatedGainFirst) {
 
 TEST(Search, TimeBudgetEndsWithItsStopReason) {
   OptimizeOptions options = quick(Mode::pet);
-  options.time_limit_s = 1e-9;
+  options.search.limits.time_limit_s = 1e-9;
   OptimizeResult result = optimize(parse_graph(kDilatedChain), options);
   EXPECT_EQ(result.search.stop_reason, StopReason::time_limit);
   EXPECT_TRUE(result.check.passed);
@@ -298,7 +298,7 @@ TEST(Search, AlphaSearchIsTasosDefaultAndBeamItsOption) {
   EXPECT_LT(alpha.cost_optimized_us, alpha.cost_original_us) << report_table(alpha);
   EXPECT_TRUE(alpha.check.passed);
   OptimizeOptions options = quick(Mode::taso);
-  options.taso_search = TasoSearch::beam;
+  options.search.taso_search = TasoSearch::beam;
   OptimizeResult beam = optimize(parse_graph(kInceptionBranches), options);
   EXPECT_EQ(beam.search.algorithm, SearchAlgorithm::beam);
   EXPECT_DOUBLE_EQ(beam.cost_optimized_us, alpha.cost_optimized_us) << report_table(beam);

@@ -433,15 +433,15 @@ TEST(Docs, PetOptHelpStatesThePipelinesDefaults) {
   const OptimizeOptions defaults;
   std::string help = pet_opt_help();
   for (const std::string& stated :
-       {fmt::format("(default {})", defaults.beam), fmt::format("(default {};", defaults.time_limit_s),
-        fmt::format("(default {})", defaults.max_expansions), fmt::format("(default {})", defaults.max_candidates),
-        fmt::format("(default {})", defaults.mutant_work), fmt::format("(default {})", defaults.search_work),
-        fmt::format("(default {})", defaults.scored_per_expansion), fmt::format("(default {},", defaults.stage_size),
-        fmt::format("(default {})", defaults.mutation_rounds),
-        fmt::format("(default {})", defaults.top_k), fmt::format("(default {})", defaults.target.name()), fmt::format("(default {})", defaults.select_k),
-        fmt::format("(default {})", defaults.select_runs), fmt::format("(default {})", defaults.measured_search_s),
-        fmt::format("(default {})", defaults.seed), fmt::format("(default {})", to_string(defaults.taso_search)),
-        fmt::format("best ({})", defaults.alpha)})
+       {fmt::format("(default {})", defaults.search.beam), fmt::format("(default {};", defaults.search.limits.time_limit_s),
+        fmt::format("(default {})", defaults.search.limits.max_expansions), fmt::format("(default {})", defaults.search.limits.max_candidates),
+        fmt::format("(default {})", defaults.generate.work.value()), fmt::format("(default {})", defaults.search.limits.max_work),
+        fmt::format("(default {})", defaults.space.scored_per_expansion), fmt::format("(default {},", defaults.space.stage_sites),
+        fmt::format("(default {})", defaults.generate.mutation_rounds),
+        fmt::format("(default {})", defaults.generate.top_k), fmt::format("(default {})", defaults.target.spec.name()), fmt::format("(default {})", defaults.select.count),
+        fmt::format("(default {})", defaults.select.runs), fmt::format("(default {})", defaults.search.measured_s),
+        fmt::format("(default {})", defaults.seed), fmt::format("(default {})", to_string(defaults.search.taso_search)),
+        fmt::format("best ({})", defaults.search.alpha)})
     EXPECT_NE(help.find(stated), std::string::npos) << stated;
 }
 
