@@ -5,12 +5,17 @@
 # manifest. cuDNN, cuBLAS(Lt) and NVRTC stay behind: the device has them in its torch environment
 # (scripts/device/session.sh finds them there).
 #
-#   bash scripts/device/make-kit.sh [--build DIR] [--out DIR] [--written]
+#   bash scripts/device/make-kit.sh [--build DIR] [--out DIR] [--written] [--misses]
 #
 # Work files: the executor's test models (tests/kernels/gpu/executor_models/) and, where the
 # build has exported them (build/models), the nine evaluation models at batch 1. --written adds
 # pet's written models of those nine (pet-opt --target h100 --replay, modes pet and taso; about
 # five minutes on two cores) under work-written/, which the session's `written` stage checks.
+# --misses adds what bench/profiles/h100.json lacks for those nine at batch 1 and 16 (where
+# exported: models/export_models.py --batch 16), modes taso and pet (pet-opt --target h100 --replay
+# --export-misses), as one misses file,
+# misses/misses.jsonl with its weight-free models in misses/misses.jsonl.models/, which the
+# session's `measure` stage times (pet-gpu measure) and pet-profile --import brings home.
 #
 # Fails, naming the cause, when a binary is missing, a binary needs a library that is neither
 # carried, CUDA's nor the base system's, a binary needs a newer glibc/libstdc++ than the device
@@ -21,12 +26,14 @@ cd "$(dirname "$0")/../.."
 build=build
 out=.device
 written=0
+misses=0
 while (($#)); do
   case "$1" in
     --build) build="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --written) written=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --misses) misses=1; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "make-kit: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -37,8 +44,8 @@ readonly max_glibc=2.35 max_glibcxx=3.4.30
 
 # Built by tools/ and tests/ with -DPET_BUILD_CUDA=ON.
 binaries=(
-  tools/pet-gpu tools/pet-devices tools/pet-profile
-  tests/pet_kernels_tests tests/pet_cuda_emit_tests tests/pet_profiler_tests
+  tools/pet-gpu tools/pet-devices
+  tests/pet_kernels_tests tests/pet_cuda_emit_tests
   tests/kernels/gpu/pet_gpu_executor_tests tests/kernels/gpu/pet_gpu_codegen_tests
 )
 evaluation_models=(resnet18 resnet50 inception_v3_299 inception_v3_330 csrnet csrnet_backend bert_s128 bert_s512 r3d_18)
@@ -113,13 +120,39 @@ for model in "${evaluation_models[@]}"; do
   fi
 done
 
+# The misses of bench/profiles/h100.json: each run's requests appended to one file (a request two
+# runs share is kept once), their models in one folder (named by content, so shared ones merge).
+export_misses() {  # model name, batch, model file
+  local mode run
+  for mode in taso pet; do
+    run="$stage/misses-runs/${1}_b$2.$mode.jsonl"
+    "$build/tools/pet-opt" "$3" --target h100 --replay --mode "$mode" --export-misses "$run" \
+      -o "$stage/misses-runs/out.onnx" >/dev/null || fail "pet-opt --target h100 --export-misses failed on $3 ($mode)"
+    cp -n "$run.models/"* "$stage/kit/misses/misses.jsonl.models/" 2>/dev/null || true
+    sed 's/^{"id":[0-9]*,/{/' "$run" >> "$stage/misses-runs/all.jsonl"
+  done
+}
+if [[ $misses == 1 ]]; then
+  mkdir -p "$stage/misses-runs" "$stage/kit/misses/misses.jsonl.models"
+  : > "$stage/misses-runs/all.jsonl"
+  for batch in 1 16; do
+    for model in "${evaluation_models[@]}"; do
+      file="$build/models/${model}_b$batch/model.onnx"
+      [[ -f "$file" ]] || { echo "make-kit: $file is not exported; the misses leave it out" >&2; continue; }
+      export_misses "$model" "$batch" "$file"
+    done
+  done
+  awk '!seen[$0]++ { printf "{\"id\":%d,%s\n", ++n, substr($0, 2) }' "$stage/misses-runs/all.jsonl" \
+    > "$stage/kit/misses/misses.jsonl"
+fi
+
 {
   echo "pet GPU kit"
   echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
   echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), from $build"
   echo "needs at most GLIBC_$glibc, GLIBCXX_$glibcxx"
   echo "from the device: libcublas, libcublasLt, libcudnn*, libnvrtc*, libcuda (driver)"
-  (cd "$stage/kit" && find bin lib work* -type f -printf '%p %s\n' | sort)
+  (cd "$stage/kit" && find bin lib work* $([[ -d misses ]] && echo misses) -type f -printf '%p %s\n' | sort)
 } > "$stage/kit/MANIFEST"
 
 mkdir -p "$out"
@@ -128,4 +161,4 @@ size=$(stat -c %s "$stage/kit.tar.xz")
 ((size <= max_kit_bytes)) || fail "the kit is $((size / 1048576)) MiB compressed, over its $((max_kit_bytes / 1048576)) MiB limit"
 mv "$stage/kit.tar.xz" "$out/kit.tar.xz"
 cp "$stage/kit/MANIFEST" "$out/MANIFEST"
-echo "make-kit: $out/kit.tar.xz, $((size / 1024)) KiB: ${#binaries[@]} binaries, $(ls "$stage/kit/work" | wc -l) work models, $(ls "$stage/kit/work-written" 2>/dev/null | wc -l) written models, ${#carried[@]} carried libraries ($(printf '%s ' "${!carried[@]}" | xargs -n1 | sort | xargs)), GLIBC_$glibc, GLIBCXX_$glibcxx"
+echo "make-kit: $out/kit.tar.xz, $((size / 1024)) KiB: ${#binaries[@]} binaries, $(ls "$stage/kit/work" | wc -l) work models, $(ls "$stage/kit/work-written" 2>/dev/null | wc -l) written models, $(cat "$stage/kit/misses/misses.jsonl" 2>/dev/null | wc -l) timing requests, ${#carried[@]} carried libraries ($(printf '%s ' "${!carried[@]}" | xargs -n1 | sort | xargs)), GLIBC_$glibc, GLIBCXX_$glibcxx"
