@@ -24,13 +24,13 @@ expect_stage unit_tests "no device: [0-9]+ passed, 0 failed, [0-9]+ skipped, 0 b
 expect_stage memcheck "no device"
 expect_stage executor "no device"
 expect_stage measure "no device"
-expect_stage torch "no device"
+expect_stage e2e "no device"
 expect_stage written "no device"
 diff -q <(tail -n "$(wc -l < "$out/summary.txt")" "$out/session.log") "$out/summary.txt" >/dev/null ||
   fail "the summary is not printed last"
 
 listing=$(tar -tzf "$out/results.tar.gz")
-for file in kit.manifest environment.txt ceilings.txt memcheck.txt executor.txt measure.txt torch.txt \
+for file in kit.manifest environment.txt ceilings.txt memcheck.txt executor.txt measure.txt e2e.txt \
             gtest-pet_kernels.json gtest-pet_cuda_emit.json gtest-pet_gpu_executor.json gtest-pet_gpu_codegen.json; do
   grep -qx "results/$file" <<< "$listing" || fail "results.tar.gz lacks $file"
 done
