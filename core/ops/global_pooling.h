@@ -1,4 +1,5 @@
-// Shape rule and kernel loop shared by GlobalAveragePool and GlobalMaxPool.
+// Shape rule and kernel loop shared by GlobalAveragePool and GlobalMaxPool, and the input check
+// every pool shares.
 #pragma once
 
 #include <span>
@@ -8,7 +9,10 @@
 
 namespace pet::ops {
 
-// f32 [N, C, spatial...] -> [N, C, 1, ...]; fails for other ranks and element types.
+// A pool's input is f32 [N, C, spatial...] with at least one spatial dim; refused otherwise.
+ShapeCheck check_pool_input(const ShapeContext& context);
+
+// f32 [N, C, spatial...] -> [N, C, 1, ...]; refused for other ranks and element types.
 ShapeResult infer_global_pool(const ShapeContext& context);
 
 // out[n, c] = reduce(plane of x[n, c]) for every plane.

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "core/ops/global_pooling.h"
+
 namespace pet::ops {
 
 Attributes import_pool_window(const OnnxImportNode& node, bool with_dilations) {
@@ -32,13 +34,8 @@ WindowGeometry pool_geometry(const Shape& input, const Attributes& attrs) {
 }
 
 ShapeResult infer_pool(const ShapeContext& context, bool with_dilations) {
+  PET_TRY(check_pool_input(context));
   const TensorType& x = context.input(0);
-  PET_REFUSE_UNLESS(context, x.dtype == DType::f32,
-                    "does not support element type " + std::string(dtype_name(x.dtype)));
-  PET_REFUSE_UNLESS(context, x.shape.rank() >= 3,
-                    fmt::format("input shape {} needs [N, C, spatial...] with at least one "
-                                "spatial dim",
-                                x.shape.to_string()));
   int rank = x.shape.rank() - 2;
   const std::vector<int64_t>& kernel = context.attrs.get_ints("kernel_shape");
   PET_REFUSE_UNLESS(
