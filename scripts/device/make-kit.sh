@@ -142,8 +142,8 @@ if [[ $misses == 1 ]]; then
       export_misses "$model" "$batch" "$file"
     done
   done
-  awk '!seen[$0]++ { printf "{\"id\":%d,%s\n", ++n, substr($0, 2) }' "$stage/misses-runs/all.jsonl" \
-    > "$stage/kit/misses/misses.jsonl"
+  # In the order the card's short time wants them (scripts/device/order-misses.sh).
+  bash scripts/device/order-misses.sh < "$stage/misses-runs/all.jsonl" > "$stage/kit/misses/misses.jsonl"
 fi
 
 {
