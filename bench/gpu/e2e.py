@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harnesslib import gpu_results  # noqa: E402
 from harnesslib.stats import median, quantile, rotation, spread  # noqa: E402
-from torch_baseline import EVALUATION_MODELS, captured_graph, event_samples, pet_gpu_summary, torch_model  # noqa: E402
+from gpu_timing import EVALUATION_MODELS, captured_graph, event_samples, pet_gpu_summary, torch_model  # noqa: E402
 
 NO_DEVICE = 3
 CEILING_SIZE = 8192
