@@ -70,10 +70,11 @@ void check_options(const OptimizeOptions& options) {
     throw UserError(fmt::format("--time-limit {} must be a positive number of seconds", limits.time_limit_s));
   if (limits.max_expansions < 1)
     throw UserError(fmt::format("--max-expansions {} must be at least 1", limits.max_expansions));
-  int64_t mutant_work = generate.work.value_or(1);
-  if (limits.max_candidates < 1 || mutant_work < 1 || limits.max_work < 1)
+  if (limits.max_candidates < 1 || generate.work.value_or(1) < 1 || limits.max_work < 1)
     throw UserError(fmt::format("--max-candidates {}, --mutant-work {} and --search-work {} must be at least 1",
-                                limits.max_candidates, mutant_work, limits.max_work));
+                                limits.max_candidates,
+                                generate.work ? std::to_string(*generate.work) : std::string("unlimited"),
+                                limits.max_work));
   if (options.space.scored_per_expansion < 0)
     throw UserError(
         fmt::format("--scored-per-expansion {} must be 0 (all) or more", options.space.scored_per_expansion));

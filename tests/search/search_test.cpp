@@ -208,6 +208,20 @@ TEST(Search, AZeroWorkBudgetIsAUserError) {
   }
 }
 
+// An in-process caller may leave the generator's work unbounded: the message then says so instead
+// of printing a budget nobody set (before: "--mutant-work 1").
+TEST(Search, AnUnboundedMutantWorkIsNamedSoInTheBudgetsMessage) {
+  OptimizeOptions options = quick(Mode::pet);
+  options.generate.work.reset();
+  options.search.limits.max_candidates = 0;
+  try {
+    optimize(parse_graph(kDilatedChain), options);
+    ADD_FAILURE() << "a zero --max-candidates was accepted";
+  } catch (const UserError& error) {
+    EXPECT_STREQ(error.what(), "--max-candidates 0, --mutant-work unlimited and --search-work 2000000 must be at least 1");
+  }
+}
+
 TEST(Search, OneThreadAndFourThreadsGiveTheSameProgramAndReport) {
   // Generation, building and scoring run in parallel; what is kept never depends on their order.
   OptimizeOptions one = quick(Mode::pet), four = quick(Mode::pet);
