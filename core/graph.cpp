@@ -47,6 +47,17 @@ static ShapeCheck check_outputs(const ShapeContext& context, const std::vector<T
   return {};
 }
 
+// Refuses an element type beyond the core three that the op does not declare it computes.
+static ShapeCheck check_element_type(const ShapeContext& context, const OpDef& def, DType type, const std::string& where) {
+  if (is_core_dtype(type) || def.extra_types.contains(type)) return {};
+  std::string accepted = "f32, i64, bool";
+  for (DType extra : kAllDTypes)
+    if (!is_core_dtype(extra) && def.extra_types.contains(extra)) accepted += fmt::format(", {}", dtype_name(extra));
+  return context.refuse(fmt::format("{} has element type {}, which pet's {} does not compute (it takes {}); cast it "
+                                    "to a type listed in the model, or open an issue with this model",
+                                    where, dtype_name(type), def.name, accepted));
+}
+
 ShapeResult infer_types(const OpDef& def, const Attributes& attrs, const std::vector<const TensorType*>& inputs,
                         const std::string& node_name) {
   int count = static_cast<int>(inputs.size());
@@ -54,8 +65,13 @@ ShapeResult infer_types(const OpDef& def, const Attributes& attrs, const std::ve
     return Refusal{fmt::format("node '{}' ({}): takes {} to {} inputs, got {}", node_name, def.name, def.min_inputs,
                                def.max_inputs, count)};
   ShapeContext context{attrs, inputs, def.name, node_name};
+  for (int i = 0; i < count; ++i)
+    if (inputs[static_cast<size_t>(i)])
+      PET_TRY(check_element_type(context, def, inputs[static_cast<size_t>(i)]->dtype, fmt::format("input {}", i)));
   PET_TRY_ASSIGN(std::vector<TensorType> types, def.infer(context));
   PET_CHECK(static_cast<int>(types.size()) >= 1, "shape rule of " + def.name + " returned no outputs");
+  for (size_t i = 0; i < types.size(); ++i)
+    PET_TRY(check_element_type(context, def, types[i].dtype, fmt::format("output {}", i)));
   PET_TRY(check_outputs(context, types));
   return types;
 }

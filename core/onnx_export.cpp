@@ -42,15 +42,6 @@ void float16_tensor_to_proto(const Tensor& tensor, const std::string& name, onnx
   proto.set_raw_data(bytes);
 }
 
-int onnx_elem_type(DType dtype) {
-  switch (dtype) {
-    case DType::f32: return onnx::TensorProto::FLOAT;
-    case DType::i64: return onnx::TensorProto::INT64;
-    case DType::boolean: return onnx::TensorProto::BOOL;
-  }
-  return onnx::TensorProto::UNDEFINED;
-}
-
 void set_value_info(onnx::ValueInfoProto& info, const std::string& name, const TensorType& type) {
   info.set_name(name);
   auto* tensor_type = info.mutable_type()->mutable_tensor_type();

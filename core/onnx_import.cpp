@@ -112,13 +112,8 @@ void run_checker(const onnx::ModelProto& model, const std::string& path) {
 
 // pet's view of an ONNX element type: float16 values are computed in f32.
 std::optional<DType> computed_dtype(int elem_type) {
-  switch (elem_type) {
-    case onnx::TensorProto::FLOAT:
-    case onnx::TensorProto::FLOAT16: return DType::f32;
-    case onnx::TensorProto::INT64: return DType::i64;
-    case onnx::TensorProto::BOOL: return DType::boolean;
-    default: return std::nullopt;
-  }
+  if (elem_type == onnx::TensorProto::FLOAT16) return DType::f32;
+  return dtype_of_onnx(elem_type);
 }
 
 std::optional<TensorType> static_type(const onnx::TypeProto& type) {

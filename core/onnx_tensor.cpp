@@ -20,15 +20,48 @@ static std::string onnx_type_label(int elem_type) {
   return name.empty() ? fmt::format("number {}", elem_type) : name;
 }
 
-DType dtype_from_onnx(int elem_type, const std::string& what) {
+std::optional<DType> dtype_of_onnx(int elem_type) {
   switch (elem_type) {
     case onnx::TensorProto::FLOAT: return DType::f32;
     case onnx::TensorProto::INT64: return DType::i64;
     case onnx::TensorProto::BOOL: return DType::boolean;
-    default:
-      throw UserError(fmt::format("{} has element type {}; pet supports float32, float16, int64 and bool", what,
-                                  onnx_type_label(elem_type)));
+    case onnx::TensorProto::DOUBLE: return DType::f64;
+    case onnx::TensorProto::BFLOAT16: return DType::bf16;
+    case onnx::TensorProto::INT8: return DType::i8;
+    case onnx::TensorProto::UINT8: return DType::u8;
+    case onnx::TensorProto::INT16: return DType::i16;
+    case onnx::TensorProto::UINT16: return DType::u16;
+    case onnx::TensorProto::INT32: return DType::i32;
+    case onnx::TensorProto::UINT32: return DType::u32;
+    case onnx::TensorProto::UINT64: return DType::u64;
+    default: return std::nullopt;
   }
+}
+
+int onnx_elem_type(DType type) {
+  switch (type) {
+    case DType::f32: return onnx::TensorProto::FLOAT;
+    case DType::i64: return onnx::TensorProto::INT64;
+    case DType::boolean: return onnx::TensorProto::BOOL;
+    case DType::f64: return onnx::TensorProto::DOUBLE;
+    case DType::bf16: return onnx::TensorProto::BFLOAT16;
+    case DType::i8: return onnx::TensorProto::INT8;
+    case DType::u8: return onnx::TensorProto::UINT8;
+    case DType::i16: return onnx::TensorProto::INT16;
+    case DType::u16: return onnx::TensorProto::UINT16;
+    case DType::i32: return onnx::TensorProto::INT32;
+    case DType::u32: return onnx::TensorProto::UINT32;
+    case DType::u64: return onnx::TensorProto::UINT64;
+  }
+  __builtin_unreachable();
+}
+
+DType dtype_from_onnx(int elem_type, const std::string& what) {
+  if (std::optional<DType> type = dtype_of_onnx(elem_type)) return *type;
+  std::string why = elem_type == onnx::TensorProto::STRING ? " (no arithmetic is defined on strings)" : "";
+  throw UserError(fmt::format("{} has element type {}{}; pet supports float32, float16, bfloat16, double, int8 to "
+                              "int64, uint8 to uint64 and bool",
+                              what, onnx_type_label(elem_type), why));
 }
 
 // The location, offset and length entries of an external tensor; offset 0 and length -1 when absent.
@@ -112,17 +145,15 @@ static void copy_field(const Field& field, Tensor& tensor, const std::string& wh
   if (static_cast<int64_t>(field.size()) != tensor.numel())
     throw UserError(fmt::format("{} holds {} values but its shape {} needs {}", what, field.size(),
                                 tensor.shape().to_string(), tensor.numel()));
-  switch (tensor.dtype()) {
-    case DType::f32:
-      for (int i = 0; i < field.size(); ++i) tensor.mutable_f32()[static_cast<size_t>(i)] = static_cast<float>(field[i]);
-      break;
-    case DType::i64:
-      for (int i = 0; i < field.size(); ++i) tensor.mutable_i64()[static_cast<size_t>(i)] = static_cast<int64_t>(field[i]);
-      break;
-    case DType::boolean:
-      for (int i = 0; i < field.size(); ++i) tensor.mutable_b8()[static_cast<size_t>(i)] = field[i] != 0;
-      break;
-  }
+  visit_dtype(tensor.dtype(), [&]<DType D>() {
+    auto values = tensor.mutable_view<D>();
+    for (int i = 0; i < field.size(); ++i) {
+      auto at = static_cast<size_t>(i);
+      if constexpr (D == DType::boolean) values[at] = field[i] != 0;
+      else if constexpr (D == DType::bf16) values[at] = BFloat16{static_cast<uint16_t>(field[i])};  // the bits
+      else values[at] = static_cast<storage_t<D>>(field[i]);
+    }
+  });
 }
 
 // A float16 tensor as the f32 tensor pet computes with. Its 2-byte payload (raw or external) is
@@ -180,10 +211,19 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
                                 Shape(dims).to_string(), nbytes / static_cast<int64_t>(dtype_size(dtype))));
   Tensor tensor(dtype, Shape(dims));
   if (tensor.numel() == 0) return tensor;
-  switch (dtype) {
+  switch (dtype) {  // where ONNX keeps each type's typed values
     case DType::f32: copy_field(proto.float_data(), tensor, what); break;
+    case DType::f64: copy_field(proto.double_data(), tensor, what); break;
     case DType::i64: copy_field(proto.int64_data(), tensor, what); break;
-    case DType::boolean: copy_field(proto.int32_data(), tensor, what); break;
+    case DType::u32:
+    case DType::u64: copy_field(proto.uint64_data(), tensor, what); break;
+    case DType::boolean:
+    case DType::bf16:
+    case DType::i8:
+    case DType::u8:
+    case DType::i16:
+    case DType::u16:
+    case DType::i32: copy_field(proto.int32_data(), tensor, what); break;
   }
   return tensor;
 }
@@ -192,11 +232,7 @@ void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::Tensor
   proto.Clear();
   proto.set_name(name);
   for (int64_t d : tensor.shape().dims()) proto.add_dims(d);
-  switch (tensor.dtype()) {
-    case DType::f32: proto.set_data_type(onnx::TensorProto::FLOAT); break;
-    case DType::i64: proto.set_data_type(onnx::TensorProto::INT64); break;
-    case DType::boolean: proto.set_data_type(onnx::TensorProto::BOOL); break;
-  }
+  proto.set_data_type(onnx_elem_type(tensor.dtype()));
   proto.set_raw_data(reinterpret_cast<const char*>(tensor.raw()), tensor.nbytes());
 }
 

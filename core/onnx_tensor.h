@@ -1,6 +1,7 @@
 // Conversion between pet Tensors and ONNX TensorProto files (initializers and test data).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ namespace pet {
 
 // ONNX element type -> DType; UserError naming `what` for types pet does not support.
 DType dtype_from_onnx(int elem_type, const std::string& what);
+// The same, nullopt for a type pet does not hold (float16 is held as f32 by the importer).
+std::optional<DType> dtype_of_onnx(int elem_type);
+// DType -> ONNX TensorProto.DataType.
+int onnx_elem_type(DType type);
 
 // `base_dir` resolves external data locations. UserError for unsupported element types,
 // sizes that do not match the shape, or unreadable external data; `what` names the tensor.

@@ -167,6 +167,9 @@ struct OpDef {
   int max_inputs = 1;
   int num_outputs = 1;
   OpTraits traits;
+  // Element types beyond f32, i64 and bool (which every shape rule checks itself) the op's kernel
+  // computes; a node given or producing another type is refused before its shape rule runs.
+  DTypeSet extra_types;
   ShapeRule infer;
   ReferenceKernel compute;
   CostRule cost;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/element_cast.h"
 #include "core/error.h"
 #include "core/hash.h"
 
@@ -79,6 +80,15 @@ Tensor Tensor::boolean(Shape shape, std::vector<uint8_t> values) {
   return make_typed(DType::boolean, std::move(shape), values);
 }
 
+Tensor Tensor::full(DType dtype, Shape shape, double value) {
+  Tensor tensor(dtype, std::move(shape));
+  visit_dtype(dtype, [&]<DType D>() {
+    storage_t<D> element = narrow<D>(value);
+    for (storage_t<D>& slot : tensor.mutable_view<D>()) slot = element;
+  });
+  return tensor;
+}
+
 Tensor Tensor::random_f32(Shape shape, uint64_t seed, float low, float high) {
   Tensor tensor(DType::f32, std::move(shape));
   std::mt19937_64 engine(seed);
@@ -125,6 +135,19 @@ void Tensor::detach() {
   hash_memo_ = std::make_shared<HashMemo>();
 }
 
+Tensor Tensor::converted(DType type) const {
+  if (type == dtype_) return *this;
+  Tensor result(type, shape_);
+  visit_dtype(dtype_, [&]<DType From>() {
+    visit_dtype(type, [&]<DType To>() {
+      auto in = view<From>();
+      auto out = result.mutable_view<To>();
+      for (size_t i = 0; i < in.size(); ++i) out[i] = cast_element<From, To>(in[i]);
+    });
+  });
+  return result;
+}
+
 Tensor Tensor::reshaped(Shape shape) const {
   PET_CHECK(shape.numel() == numel(), "reshape " + shape_.to_string() + " -> " + shape.to_string());
   Tensor result = *this;
@@ -132,19 +155,36 @@ Tensor Tensor::reshaped(Shape shape) const {
   return result;
 }
 
+void Tensor::check_dtype(DType expected) const {
+  PET_CHECK(dtype_ == expected,
+            fmt::format("tensor is {}, not {}", dtype_name(dtype_), dtype_name(expected)));
+}
+
 double Tensor::as_double(int64_t index) const {
   PET_CHECK(index >= 0 && index < numel(), "element index out of range");
-  switch (dtype_) {
-    case DType::f32: return f32()[static_cast<size_t>(index)];
-    case DType::i64: return static_cast<double>(i64()[static_cast<size_t>(index)]);
-    case DType::boolean: return b8()[static_cast<size_t>(index)] ? 1.0 : 0.0;
-  }
-  return 0.0;
+  auto at = static_cast<size_t>(index);
+  return visit_dtype(dtype_, [&]<DType D>() -> double {
+    storage_t<D> value = view<D>()[at];
+    if constexpr (D == DType::bf16) return bfloat16_to_float(value);
+    else if constexpr (D == DType::boolean) return value ? 1.0 : 0.0;
+    else return static_cast<double>(value);
+  });
 }
 
 int64_t Tensor::as_int(int64_t index) const {
-  if (dtype_ == DType::i64) return i64()[static_cast<size_t>(index)];
-  return static_cast<int64_t>(as_double(index));
+  PET_CHECK(index >= 0 && index < numel(), "element index out of range");
+  auto at = static_cast<size_t>(index);
+  if (is_float_dtype(dtype_)) return static_cast<int64_t>(as_double(index));
+  return visit_dtype(dtype_, [&]<DType D>() -> int64_t {
+    if constexpr (D == DType::u64) {
+      uint64_t value = view<D>()[at];
+      return value > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(value);
+    } else if constexpr (D == DType::bf16 || D == DType::f32 || D == DType::f64) {
+      return 0;  // handled above
+    } else {
+      return static_cast<int64_t>(view<D>()[at]);
+    }
+  });
 }
 
 std::vector<int64_t> Tensor::to_int_vector() const {

@@ -41,6 +41,8 @@ class Tensor {
   static Tensor i64(Shape shape, std::vector<int64_t> values);
   static Tensor boolean(Shape shape, std::vector<uint8_t> values);
   static Tensor scalar_f32(float value) { return f32(Shape{}, {value}); }
+  // Every element `value` converted to `dtype` as Cast converts a double.
+  static Tensor full(DType dtype, Shape shape, double value);
   static Tensor scalar_i64(int64_t value) { return i64(Shape{}, {value}); }
   // Uniform in [low, high), reproducible from the seed.
   static Tensor random_f32(Shape shape, uint64_t seed, float low = -1.0f, float high = 1.0f);
@@ -57,12 +59,26 @@ class Tensor {
   std::span<float> mutable_f32();
   std::span<int64_t> mutable_i64();
   std::span<uint8_t> mutable_b8();
+  // The elements of a tensor of element type D (an internal check when it is another type).
+  template <DType D>
+  std::span<const storage_t<D>> view() const {
+    check_dtype(D);
+    return {reinterpret_cast<const storage_t<D>*>(data_->data()), static_cast<size_t>(numel())};
+  }
+  template <DType D>
+  std::span<storage_t<D>> mutable_view() {
+    check_dtype(D);
+    return {reinterpret_cast<storage_t<D>*>(mutable_raw()), static_cast<size_t>(numel())};
+  }
   const std::byte* raw() const { return data_->data(); }
   std::byte* mutable_raw();
 
+  // The elements converted to `type` as ONNX's Cast converts them (core/element_cast.h).
+  Tensor converted(DType type) const;
   // Same storage, new shape with the same element count.
   Tensor reshaped(Shape shape) const;
-  // Element as double / int64 regardless of dtype (for scalars and index tensors).
+  // Element as double / int64 regardless of dtype (for scalars and index tensors; a u64 above
+  // 2^63 - 1 reads as int64's maximum).
   double as_double(int64_t index) const;
   int64_t as_int(int64_t index) const;
   std::vector<int64_t> to_int_vector() const;
@@ -71,6 +87,7 @@ class Tensor {
   bool same_content(const Tensor& other) const;
 
  private:
+  void check_dtype(DType expected) const;
   void detach();  // copy-on-write before mutation; forgets the memoized hash
   // content_hash() of the storage, remembered for the dtype and shape it was computed with
   // (weights are hashed by every structural hash the search computes).

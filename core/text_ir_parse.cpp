@@ -2,6 +2,8 @@
 #include <cmath>
 #include <limits>
 
+#include <charconv>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -168,11 +170,12 @@ class Parser {
   }
 
   TensorType parse_type() {
-    const Token& word = expect(TokenKind::Word, "an element type (f32, i64, bool)");
+    static constexpr const char* kTypes = "an element type (f32, f64, bf16, i8, u8, i16, u16, i32, u32, i64, u64, bool)";
+    const Token& word = expect(TokenKind::Word, kTypes);
     auto dtype = parse_dtype(word.text);
     if (!dtype) {
       --pos_;
-      fail("an element type (f32, i64, bool)");
+      fail(kTypes);
     }
     expect_punct("[");
     std::vector<int64_t> dims;
@@ -269,22 +272,38 @@ class Parser {
     while (!accept_punct("]")) {
       if (count) expect_punct(",");
       if (count >= tensor.numel()) fail(fmt::format("{} values for {}", tensor.numel(), type.to_string()));
-      double number = parse_number(next());
-      auto index = static_cast<size_t>(count++);
-      if (type.dtype == DType::f32) tensor.mutable_f32()[index] = static_cast<float>(number);
-      if (type.dtype == DType::i64) {
-        if (!(number >= -0x1p63 && number < 0x1p63)) {
-          --pos_;
-          fail("an i64 value (between -2^63 and 2^63)");
-        }
-        tensor.mutable_i64()[index] = static_cast<int64_t>(number);
-      }
-      if (type.dtype == DType::boolean) tensor.mutable_b8()[index] = number != 0;
+      set_element(tensor, static_cast<size_t>(count++));
     }
     if (count != tensor.numel())
       throw UserError(fmt::format("IR line {}: the constant has {} values but {} needs {}", line, count,
                                   type.to_string(), tensor.numel()));
     return tensor;
+  }
+
+  // The next token as element `index` of `tensor`: floats rounded to the type, integers exact and
+  // within the type's range.
+  void set_element(Tensor& tensor, size_t index) {
+    visit_dtype(tensor.dtype(), [&]<DType D>() {
+      auto values = tensor.mutable_view<D>();
+      if constexpr (D == DType::f32) values[index] = static_cast<float>(parse_number(next()));
+      else if constexpr (D == DType::f64) values[index] = parse_number(next());
+      else if constexpr (D == DType::bf16) values[index] = float_to_bfloat16(static_cast<float>(parse_number(next())));
+      else if constexpr (D == DType::boolean) values[index] = parse_number(next()) != 0;
+      else values[index] = parse_integer<storage_t<D>>(next(), dtype_name(D));
+    });
+  }
+
+  template <typename Int>
+  Int parse_integer(const Token& token, std::string_view type_name) {
+    Int value{};
+    const char* end = token.text.data() + token.text.size();
+    auto [stop, error] = std::from_chars(token.text.data(), end, value);
+    if (error != std::errc() || stop != end) {
+      --pos_;
+      fail(fmt::format("an {} value (an integer from {} to {})", type_name, std::numeric_limits<Int>::min() + 0,
+                       std::numeric_limits<Int>::max() + 0));
+    }
+    return value;
   }
 
   AttrValue parse_attr_value(AttrKind kind) {

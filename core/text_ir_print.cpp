@@ -48,6 +48,19 @@ float rms_keeping_scale(const Tensor& tensor) {
   return static_cast<float>(std::sqrt(3.0 * squares / static_cast<double>(std::max<int64_t>(1, tensor.numel()))));
 }
 
+// One element as text that parses back to the same value: the shortest round-trip form of a
+// float, the exact integer otherwise.
+std::string element_text(const Tensor& tensor, int64_t i) {
+  auto at = static_cast<size_t>(i);
+  return visit_dtype(tensor.dtype(), [&]<DType D>() {
+    storage_t<D> value = tensor.view<D>()[at];
+    if constexpr (D == DType::bf16) return fmt::format("{}", bfloat16_to_float(value));
+    else if constexpr (D == DType::boolean) return std::string(value ? "1" : "0");
+    else if constexpr (D == DType::i8 || D == DType::u8) return std::to_string(static_cast<int>(value));
+    else return fmt::format("{}", value);
+  });
+}
+
 std::string constant_text(const Tensor& tensor, const PrintOptions& options) {
   if (tensor.numel() > options.inline_limit && options.weight_free && tensor.dtype() == DType::f32)
     return fmt::format("random({}, {})", tensor.content_hash(), rms_keeping_scale(tensor));
@@ -57,8 +70,7 @@ std::string constant_text(const Tensor& tensor, const PrintOptions& options) {
   std::string text = "[";
   for (int64_t i = 0; i < tensor.numel(); ++i) {
     if (i) text += ',';
-    text += tensor.dtype() == DType::f32 ? fmt::format("{}", tensor.f32()[static_cast<size_t>(i)])
-                                         : std::to_string(tensor.as_int(i));
+    text += element_text(tensor, i);
   }
   return text + "]";
 }

@@ -1,5 +1,5 @@
-// Cast: elementwise conversion between f32, i64 and bool (the canonical attribute `to` names the
-// target as "f32", "i64" or "bool"; floats truncate toward zero, nonzero becomes true). A cast
+// Cast: elementwise conversion between every element type (the canonical attribute `to` names the
+// target as a DType name: "f32", "u8", "bf16"...; core/element_cast.h says how). A cast
 // to float16 ("f16") is a rounding op: pet computes float16 values in f32, so it rounds each
 // value to the nearest float16 and keeps it as f32, matching what a runtime's float16 holds.
 #include <cmath>
@@ -8,15 +8,13 @@
 #include <fmt/format.h>
 
 #include "core/float16.h"
+#include "core/onnx_tensor.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
 
-// ONNX TensorProto.DataType codes of the types pet holds.
 static constexpr int64_t kOnnxFloat = 1;
-static constexpr int64_t kOnnxInt64 = 7;
-static constexpr int64_t kOnnxBool = 9;
 static constexpr int64_t kOnnxFloat16 = 10;
 
 // The element type a cast's result is held in (float16 results are held in f32).
@@ -27,49 +25,24 @@ static std::optional<DType> held_type(const std::string& target) {
 static ShapeResult infer_cast(const ShapeContext& context) {
   const std::string& target = context.attrs.get_string("to");
   std::optional<DType> type = held_type(target);
-  if (!type) return context.refuse(fmt::format("cannot cast to '{}'; the targets are f32, f16, i64 and bool", target));
+  if (!type)
+    return context.refuse(fmt::format("cannot cast to '{}'; the targets are f32, f16, bf16, f64, i8, u8, i16, u16, "
+                                      "i32, u32, i64, u64 and bool",
+                                      target));
   return {{*type, context.input(0).shape}};
-}
-
-// Float to integer as C truncation, with NaN -> 0 and out-of-range values saturated (C leaves them undefined).
-static int64_t truncate_to_int(double value) {
-  if (std::isnan(value)) return 0;
-  if (value <= static_cast<double>(std::numeric_limits<int64_t>::min())) return std::numeric_limits<int64_t>::min();
-  if (value >= static_cast<double>(std::numeric_limits<int64_t>::max())) return std::numeric_limits<int64_t>::max();
-  return static_cast<int64_t>(value);
 }
 
 static void compute_cast(KernelContext& context) {
   const Tensor& in = context.input(0);
   Tensor& out = context.outputs[0];
   if (context.attrs.get_string("to") == "f16") {
+    Tensor wide = in.converted(DType::f32);
     auto values = out.mutable_f32();
-    for (int64_t i = 0; i < in.numel(); ++i)
-      values[static_cast<size_t>(i)] = round_to_half(static_cast<float>(in.as_double(i)));
+    auto source = wide.f32();
+    for (size_t i = 0; i < values.size(); ++i) values[i] = round_to_half(source[i]);
     return;
   }
-  if (in.dtype() == out.dtype()) {
-    out = in;
-    return;
-  }
-  int64_t count = in.numel();
-  switch (out.dtype()) {
-    case DType::f32: {
-      auto values = out.mutable_f32();
-      for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(i)] = static_cast<float>(in.as_double(i));
-      break;
-    }
-    case DType::i64: {
-      auto values = out.mutable_i64();
-      for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(i)] = truncate_to_int(in.as_double(i));
-      break;
-    }
-    case DType::boolean: {
-      auto values = out.mutable_b8();
-      for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(i)] = in.as_double(i) != 0.0;
-      break;
-    }
-  }
+  out = in.converted(out.dtype());
 }
 
 // CastLike (opset 15) casts to the element type of its second input.
@@ -84,11 +57,8 @@ static OnnxImported import_cast(const OpDef& def, const OnnxImportNode& node) {
   if (node.op_type() == "CastLike") return import_cast_like(def, node);
   reject_unknown_attrs(node, {"to", "saturate"});  // saturate only concerns float8 targets
   int64_t code = node.attr_int("to");
-  std::string target = code == kOnnxFloat     ? "f32"
-                       : code == kOnnxFloat16 ? "f16"
-                       : code == kOnnxInt64   ? "i64"
-                       : code == kOnnxBool    ? "bool"
-                                              : "";
+  std::optional<DType> type = code == kOnnxFloat16 ? std::nullopt : dtype_of_onnx(static_cast<int>(code));
+  std::string target = code == kOnnxFloat16 ? "f16" : type ? std::string(dtype_name(*type)) : "";
   if (target.empty()) node.unsupported(fmt::format("cast to ONNX element type {}", code));
   return {def.name, {{"to", target}}, {0}};
 }
@@ -102,8 +72,7 @@ static void export_cast(const Node& node, OnnxExportNode& out) {
     return;
   }
   DType target = *parse_dtype(node.attrs.get_string("to"));
-  int64_t code = target == DType::f32 ? kOnnxFloat : target == DType::i64 ? kOnnxInt64 : kOnnxBool;
-  out.add_node("Cast", {out.input(0)}, {out.output(0)}, {{"to", code}});
+  out.add_node("Cast", {out.input(0)}, {out.output(0)}, {{"to", int64_t{onnx_elem_type(target)}}});
 }
 
 OpDef make_Cast() {
@@ -112,6 +81,7 @@ OpDef make_Cast() {
   def.onnx_ops = {"Cast", "CastLike"};
   def.attrs = {attr_string("to")};
   def.traits.elementwise = true;
+  def.extra_types = kAllDTypeSet;
   def.infer = infer_cast;
   def.compute = compute_cast;
   def.cost = [](const CostContext& context) { return elementwise_cost(context); };

@@ -13,7 +13,7 @@ static ShapeResult infer_constant_of_shape(const ShapeContext& context) {
   const auto& shape = context.attrs.get_ints("shape");
   const std::string& name = context.attrs.get_string("dtype");
   std::optional<DType> dtype = parse_dtype(name);
-  PET_REFUSE_UNLESS(context, dtype.has_value(), "dtype '" + name + "' is not one of f32, i64, bool");
+  PET_REFUSE_UNLESS(context, dtype.has_value(), "dtype '" + name + "' is not an element type pet holds");
   for (int64_t d : shape)
     PET_REFUSE_UNLESS(context, d >= 0, "shape " + ints_to_string(shape) + " has a negative dimension");
   return {{*dtype, Shape(shape)}};
@@ -23,11 +23,7 @@ static void constant_of_shape_kernel(KernelContext& context) {
   Tensor& out = context.outputs[0];
   double value = context.attrs.get_float("value");
   if (value == 0.0) return;  // outputs start zero-filled
-  switch (out.dtype()) {
-    case DType::f32: std::ranges::fill(out.mutable_f32(), static_cast<float>(value)); break;
-    case DType::i64: std::ranges::fill(out.mutable_i64(), static_cast<int64_t>(value)); break;
-    case DType::boolean: std::ranges::fill(out.mutable_b8(), uint8_t{1}); break;
-  }
+  out = Tensor::full(out.dtype(), out.shape(), value);
 }
 
 static OnnxImported import_constant_of_shape(const OpDef&, const OnnxImportNode& node) {
@@ -56,9 +52,7 @@ static void export_constant_of_shape(const Node& node, OnnxExportNode& out) {
     out.add_node("ConstantOfShape", {out.add_constant(dims)}, {out.output(0)}, {});
     return;
   }
-  Tensor scalar = dtype == DType::i64       ? Tensor::scalar_i64(static_cast<int64_t>(value))
-                  : dtype == DType::boolean ? Tensor::boolean(Shape{}, {uint8_t{value != 0.0}})
-                                            : Tensor::scalar_f32(static_cast<float>(value));
+  Tensor scalar = Tensor::full(dtype, Shape{}, value);
   if (out.opset() >= 8) {
     out.add_node("Expand", {out.add_constant(scalar), out.add_constant(dims)}, {out.output(0)}, {});
     return;
@@ -77,6 +71,7 @@ OpDef make_ConstantOfShape() {
   def.onnx_ops = {"ConstantOfShape"};
   def.attrs = {attr_ints("shape"), attr_float("value", 0.0), attr_string("dtype", "f32")};
   def.min_inputs = def.max_inputs = 0;
+  def.extra_types = kNumericDTypes;
   def.infer = infer_constant_of_shape;
   def.compute = constant_of_shape_kernel;
   def.cost = constant_of_shape_cost;

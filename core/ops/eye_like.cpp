@@ -1,8 +1,9 @@
 // EyeLike: a 2-D tensor shaped like the input with ones on the diagonal shifted by k and zeros
-// elsewhere, of element type `dtype` ("f32", "i64" or "bool"; the input's type unless ONNX names
+// elsewhere, of element type `dtype` (a DType name; the input's type unless ONNX names
 // another). Depends only on the input's type, so it always folds.
 #include <fmt/format.h>
 
+#include "core/element_cast.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 
@@ -14,23 +15,18 @@ static ShapeResult infer_eye_like(const ShapeContext& context) {
   const std::string& name = context.attrs.get_string("dtype");
   std::optional<DType> type = parse_dtype(name);
   PET_REFUSE_UNLESS(context, type.has_value(),
-                    fmt::format("dtype '{}' is unknown; the types are f32, i64 and bool", name));
+                    fmt::format("dtype '{}' is not an element type pet holds", name));
   return {{*type, x.shape}};
 }
 
 static void compute_eye_like(KernelContext& context) {
   Tensor& out = context.outputs[0];
   int64_t rows = out.shape()[0], cols = out.shape()[1], k = context.attrs.get_int("k");
-  size_t width = dtype_size(out.dtype());
-  std::byte* data = out.mutable_raw();
-  for (int64_t r = std::max<int64_t>(0, -k); r < rows && r + k < cols; ++r) {
-    std::byte* at = data + static_cast<size_t>(r * cols + r + k) * width;
-    switch (out.dtype()) {
-      case DType::f32: *reinterpret_cast<float*>(at) = 1.0f; break;
-      case DType::i64: *reinterpret_cast<int64_t*>(at) = 1; break;
-      case DType::boolean: *reinterpret_cast<uint8_t*>(at) = 1; break;
-    }
-  }
+  visit_dtype(out.dtype(), [&]<DType D>() {
+    auto data = out.mutable_view<D>();
+    storage_t<D> one = narrow<D>(1);
+    for (int64_t r = std::max<int64_t>(0, -k); r < rows && r + k < cols; ++r) data[static_cast<size_t>(r * cols + r + k)] = one;
+  });
 }
 
 static OnnxImported import_eye_like(const OpDef& def, const OnnxImportNode& node) {
@@ -56,6 +52,7 @@ OpDef make_EyeLike() {
   def.onnx_ops = {"EyeLike"};
   def.attrs = {attr_string("dtype"), attr_int("k", 0)};
   def.traits.type_only = true;
+  def.extra_types = kAllDTypeSet;
   def.infer = infer_eye_like;
   def.compute = compute_eye_like;
   def.cost = data_movement_cost;

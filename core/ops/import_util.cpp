@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/onnx_tensor.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -37,25 +38,11 @@ std::vector<int64_t> import_axes(const OnnxImportNode& node, const std::vector<i
   return result;
 }
 
-// ONNX TensorProto.DataType codes of the types pet holds.
-static constexpr int64_t kOnnxFloat = 1;
-static constexpr int64_t kOnnxInt64 = 7;
-static constexpr int64_t kOnnxBool = 9;
-
-int64_t onnx_type_code(DType type) {
-  switch (type) {
-    case DType::f32: return kOnnxFloat;
-    case DType::i64: return kOnnxInt64;
-    case DType::boolean: return kOnnxBool;
-  }
-  return 0;
-}
+int64_t onnx_type_code(DType type) { return onnx_elem_type(type); }
 
 std::optional<DType> dtype_from_onnx_code(int64_t code) {
-  if (code == kOnnxFloat) return DType::f32;
-  if (code == kOnnxInt64) return DType::i64;
-  if (code == kOnnxBool) return DType::boolean;
-  return std::nullopt;
+  if (code < 0 || code > INT32_MAX) return std::nullopt;
+  return dtype_of_onnx(static_cast<int>(code));
 }
 
 std::string ints_to_string(const std::vector<int64_t>& values) { return fmt::format("[{}]", fmt::join(values, ", ")); }

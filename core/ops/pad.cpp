@@ -5,6 +5,7 @@
 
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
+#include "core/element_cast.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 
@@ -96,11 +97,7 @@ static void pad_kernel(KernelContext& context) {
   std::vector<std::vector<int64_t>> sources;
   for (int axis = 0; axis < rank; ++axis)
     sources.push_back(axis_source(input.shape()[axis], pads[static_cast<size_t>(axis)], out.shape()[axis], mode));
-  switch (input.dtype()) {
-    case DType::f32: pad_typed<float>(input, out, sources, static_cast<float>(value)); break;
-    case DType::i64: pad_typed<int64_t>(input, out, sources, static_cast<int64_t>(value)); break;
-    case DType::boolean: pad_typed<uint8_t>(input, out, sources, value != 0.0 ? 1 : 0); break;
-  }
+  visit_dtype(input.dtype(), [&]<DType D>() { pad_typed<storage_t<D>>(input, out, sources, narrow<D>(value)); });
 }
 
 // Pads for every axis from pads given only for `axes` (opset 18).

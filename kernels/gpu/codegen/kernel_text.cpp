@@ -33,8 +33,10 @@ std::string register_type(DType type) {
       return "long long";
     case DType::boolean:
       return "bool";
+    default:
+      break;  // the plan refuses other element types (op_support.cpp)
   }
-  PET_CHECK(false, "unknown element type");
+  PET_CHECK(false, "no GPU register type for " + std::string(dtype_name(type)));
   return "";
 }
 
@@ -67,8 +69,10 @@ std::string typed_literal(DType type, double value) {
       auto integer = static_cast<int64_t>(value);
       return integer < 0 ? fmt::format("(-{}LL)", -integer) : fmt::format("{}LL", integer);
     }
+    default:
+      break;  // the plan refuses other element types (op_support.cpp)
   }
-  PET_CHECK(false, "unknown element type");
+  PET_CHECK(false, "no GPU literal for " + std::string(dtype_name(type)));
   return "";
 }
 

@@ -94,7 +94,19 @@ bool touches_i64(const Graph& graph, const Node& node) {
   return false;
 }
 
+// A value of a type beyond f32, i64 and bool, which the GPU executor's kernels are not written for.
+std::optional<DType> other_element_type(const Graph& graph, const Node& node) {
+  for (ValueId id : node.inputs)
+    if (id != kNoValue && !is_core_dtype(graph.value(id).type.dtype)) return graph.value(id).type.dtype;
+  for (ValueId id : node.outputs)
+    if (!is_core_dtype(graph.value(id).type.dtype)) return graph.value(id).type.dtype;
+  return std::nullopt;
+}
+
 void check_shape_limits(const Graph& graph, const Node& node, const Planned& planned) {
+  if (std::optional<DType> type = other_element_type(graph, node))
+    refuse(node, fmt::format(" on {} values", dtype_name(*type)),
+           "f32 arithmetic and moves i64 and bool data; other element types run in the CPU runtimes");
   if (planned.path == DataPath::arithmetic && touches_i64(graph, node))
     refuse(node, " on i64 values",
            "arithmetic in f32 and moves i64 and bool data only through data-movement and index ops (shape "
