@@ -142,8 +142,8 @@ if [[ $misses == 1 ]]; then
       export_misses "$model" "$batch" "$file"
     done
   done
-  # In the order the card's short time wants them (scripts/device/order-misses.sh).
-  bash scripts/device/order-misses.sh < "$stage/misses-runs/all.jsonl" > "$stage/kit/misses/misses.jsonl"
+  # In the order the card's short time wants them, each kernel group once (scripts/device/order_misses.py).
+  python3 scripts/device/order_misses.py < "$stage/misses-runs/all.jsonl" > "$stage/kit/misses/misses.jsonl"
 fi
 
 {
