@@ -53,8 +53,8 @@ static ShapeCheck check_element_type(const ShapeContext& context, const OpDef& d
   std::string accepted = "f32, i64, bool";
   for (DType extra : kAllDTypes)
     if (!is_core_dtype(extra) && def.extra_types.contains(extra)) accepted += fmt::format(", {}", dtype_name(extra));
-  return context.refuse(fmt::format("{} has element type {}, which pet's {} does not compute (it takes {}); cast it "
-                                    "to a type listed in the model, or open an issue with this model",
+  return context.refuse(fmt::format("{} has element type {}, which is not supported by pet's {} (it computes {}); "
+                                    "cast the value to one of those in the model, or open an issue with this model",
                                     where, dtype_name(type), def.name, accepted));
 }
 

@@ -300,7 +300,7 @@ class Parser {
     auto [stop, error] = std::from_chars(token.text.data(), end, value);
     if (error != std::errc() || stop != end) {
       --pos_;
-      fail(fmt::format("an {} value (an integer from {} to {})", type_name, std::numeric_limits<Int>::min() + 0,
+      fail(fmt::format("an integer of type {} (from {} to {})", type_name, std::numeric_limits<Int>::min() + 0,
                        std::numeric_limits<Int>::max() + 0));
     }
     return value;

@@ -27,8 +27,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harnesslib import gpu_results  # noqa: E402
+from harnesslib.petopt import summarize_report  # noqa: E402
 from harnesslib.stats import median, quantile, rotation, spread  # noqa: E402
-from gpu_timing import EVALUATION_MODELS, captured_graph, event_samples, pet_gpu_summary, torch_model  # noqa: E402
+from gpu_timing import (EVALUATION_MODELS, captured_graph, event_samples, pet_gpu_step_times,  # noqa: E402
+                        pet_gpu_summary, torch_model)
 
 NO_DEVICE = 3
 CEILING_SIZE = 8192
@@ -186,10 +188,48 @@ def entry(name: str, batch: int, variant: str, rounds: list, outcome) -> dict:
                 rounds_us=[round(1000 * m, 3) for m in medians])
 
 
+def written_program(kit: Path, path: Path) -> dict:
+    """What pet wrote (its report.json beside the written model.pet, make-kit.sh --written): transformations
+    by family and whether a corrected partial mutant is in the program; {} when the kit has no report."""
+    report_file = path.parent / "report.json"
+    if not report_file.is_file():
+        return {}
+    report = json.loads(report_file.read_text())
+    figures = summarize_report(report)
+    evidence = [s.get("evidence_kind", "") for s in report.get("transformations", [])]
+    return {"transformations": figures["transformations"], "by_family": figures["by_family"],
+            "corrected_mutant": "partial_correction" in evidence}
+
+
+def correction_share(pet_gpu: Path, path: Path, args) -> dict:
+    """The correction kernels' share of the written model's time: their steps' medians over all steps'
+    (pet-gpu time --per-step, eager with CUDA events around each step)."""
+    try:
+        steps = pet_gpu_step_times(str(pet_gpu), str(path), args.runs, args.warmup)
+    except (RuntimeError, subprocess.TimeoutExpired) as error:
+        return {"correction_share_error": str(error)[-300:]}
+    corrections = [ms for kind, ms in steps if kind == "correction"]
+    total = sum(ms for _, ms in steps)
+    return {"correction_steps": len(corrections), "correction_share": round(sum(corrections) / total, 5) if total else 0.0}
+
+
+def with_written_program(kit: Path, name: str, batch: int, entries: list, args) -> list:
+    """The TASO-only and PET entries with what pet wrote and, for a measured PET program, the corrections' share."""
+    files = kit_files(kit, name, batch)
+    for e in entries:
+        if e["variant"] not in WRITTEN_MODES or not files[e["variant"]].is_file():
+            continue
+        e.update(written_program(kit, files[e["variant"]]))
+        if e["status"] == "ok" and e.get("corrected_mutant"):
+            e.update(correction_share(kit / "bin" / "pet-gpu", files[e["variant"]], args))
+    return entries
+
+
 def measure_model(torch, kit: Path, name: str, batch: int, budget: CompileBudget, args) -> list:
     timers, outcomes = set_up(torch, kit, name, batch, budget, args)
     found = interleave(timers, outcomes, args.rounds)
     entries = [entry(name, batch, v, found.get(v, []), outcomes.get(v)) for v, _ in gpu_results.VARIANTS]
+    entries = with_written_program(kit, name, batch, entries, args)
     timers.clear()
     if hasattr(torch, "_dynamo"):
         torch._dynamo.reset()

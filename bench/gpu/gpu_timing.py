@@ -10,6 +10,7 @@ import sys
 
 EVALUATION_MODELS = ["resnet18", "resnet50", "inception_v3_299", "inception_v3_330", "csrnet", "csrnet_backend",
                      "bert_s128", "bert_s512", "r3d_18"]
+PET_GPU_STEP = re.compile(r"^  step [0-9]+ ([a-z_]+) '.*: ([0-9.]+) ms \(q1", re.M)
 PET_GPU_LINE = re.compile(r"^end to end: median ([0-9.]+) ms \(q1 ([0-9.]+), q3 ([0-9.]+)\) over ([0-9]+) runs", re.M)
 
 
@@ -65,3 +66,14 @@ def pet_gpu_summary(pet_gpu, model_file, runs, warmup):
         raise RuntimeError(f"pet-gpu time {model_file} exited {done.returncode}: {(done.stdout + done.stderr)[-400:]}")
     return {"median": float(found.group(1)), "q1": float(found.group(2)), "q3": float(found.group(3)),
             "runs": int(found.group(4))}
+
+
+def pet_gpu_step_times(pet_gpu, model_file, runs, warmup):
+    """`pet-gpu time MODEL --tf32 --per-step`: [(step kind, median ms)] of its eager, event-timed steps."""
+    done = subprocess.run([pet_gpu, "time", model_file, "--tf32", "--per-step", "--runs", str(runs), "--warmup",
+                           str(warmup)], capture_output=True, text=True, timeout=120)
+    steps = [(kind, float(ms)) for kind, ms in PET_GPU_STEP.findall(done.stdout)]
+    if done.returncode != 0 or not steps:
+        raise RuntimeError(f"pet-gpu time --per-step {model_file} exited {done.returncode}: "
+                           f"{(done.stdout + done.stderr)[-400:]}")
+    return steps

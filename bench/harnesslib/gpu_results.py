@@ -11,6 +11,11 @@ The file is one JSON object:
   method      {"rounds", "runs", "warmup", "compile_budget_s", "order"}
   results     one entry per model, batch and variant (VARIANTS): {"model", "batch", "variant", "status"
               (STATUSES), "reason" (unless ok), "median_us", "spread_us", "runs", "rounds_us" (when ok)}
+              The TASO-only and PET entries may add what pet wrote (the kit's report.json): "transformations"
+              (count), "by_family" ("family=count;..."), "corrected_mutant" (a corrected partial mutant is in
+              the program), and for a measured program with one, "correction_steps" and "correction_share" (the
+              correction kernels' fraction of the per-step time, pet-gpu time --per-step) or
+              "correction_share_error".
 A variant's median is the median of its per-round medians; its spread is the larger of half the
 interquartile range of those round medians and the median of the rounds' own half-IQRs.
 """
@@ -104,6 +109,9 @@ def entry_row(entry: dict, document: dict) -> dict:
     row = {"model": entry["model"], "batch": int(entry["batch"]), "target": GPU_TARGET, "threads": GPU_THREADS,
            "variant": entry["variant"], "label": VARIANT_LABELS[entry["variant"]], "card": document["card"],
            "repeats": document["method"].get("rounds", "")}
+    for key in ("transformations", "by_family", "corrected_mutant", "correction_share"):
+        if key in entry:
+            row[key] = entry[key]
     if entry["status"] == "ok":
         row.update(check="ok", median_ms=round(entry["median_us"] / 1000, 5), spread_ms=round(entry["spread_us"] / 1000, 5))
     else:

@@ -9,7 +9,7 @@ from harnesslib.variants import INPUT, PEER_LABELS, label_of, mode_of
 
 COLUMNS = ["model", "batch", "target", "threads", "variant", "median_ms", "spread_ms", "speedup_vs_input",
            "opt_seconds", "check", "label", "max_abs_error", "flops", "floor_ms", "floor_fraction",
-           "gpu_estimate_us", "transformations", "by_evidence", "by_family", "chosen", "stop_reason", "seed",
+           "gpu_estimate_us", "transformations", "by_evidence", "by_family", "corrected_mutant", "correction_share", "chosen", "stop_reason", "seed",
            "repeats", "card"]
 GPU_LABEL = "H100 estimate (analytic, not measured)"
 
@@ -213,7 +213,31 @@ def gpu_section(rows: List[dict]) -> List[str]:
     lines += ["", "Fraction of the physical floor each variant reaches (the model's Conv/MatMul/Gemm FLOPs at the "
               "card's measured TF32 GEMM rate, over its median time):", ""]
     lines += floor_table(cells, variants, gpu=True)
+    lines += written_programs_table(rows)
     return lines + [""]
+
+
+def share_text(row: dict) -> str:
+    if not row.get("corrected_mutant") or row.get("corrected_mutant") == "False":
+        return "-"
+    share = number(row.get("correction_share"))
+    return f"{100 * share:.1f} %" if share is not None else "not measured"
+
+
+def written_programs_table(rows: List[dict]) -> List[str]:
+    """What TASO-only and PET wrote for the card (the kit's pet-opt reports), and the corrections' measured share."""
+    written = [r for r in rows if r.get("by_family") is not None and r.get("transformations") not in (None, "")]
+    if not written:
+        return []
+    lines = ["", "What pet wrote (pet-opt --target h100 --replay in the kit) and the correction kernels' share of "
+             "the PET program's time (pet-gpu time --per-step):", "",
+             "| model | batch | variant | transformations | by family | corrected partial mutant | corrections' share |",
+             "|---|---|---|---|---|---|---|"]
+    for r in written:
+        corrected = "yes" if r.get("corrected_mutant") in (True, "True") else "no"
+        lines.append(f"| {r['model']} | {r['batch']} | {column_title(r['variant'], True)} | {r['transformations']} | "
+                     f"{r['by_family'] or '-'} | {corrected} | {share_text(r)} |")
+    return lines
 
 
 def group_title(target: str, threads: int, rows: List[dict]) -> str:

@@ -5,12 +5,16 @@
 # manifest. cuDNN, cuBLAS(Lt) and NVRTC stay behind: the device has them in its torch environment
 # (scripts/device/session.sh finds them there).
 #
-#   bash scripts/device/make-kit.sh [--build DIR] [--out DIR] [--written] [--misses]
+#   bash scripts/device/make-kit.sh [--build DIR] [--out DIR] [--written] [--b16] [--misses]
 #
 # Work files: the executor's test models (tests/kernels/gpu/executor_models/) and, where the
 # build has exported them (build/models), the nine evaluation models at batch 1. --written adds
 # pet's written models of those nine (pet-opt --target h100 --replay, modes pet and taso; about
-# five minutes on two cores) under work-written/, which the session's `written` stage checks.
+# five minutes on two cores) under work-written/, which the session's `written` stage checks, each
+# with pet-opt's report.json (its transformations, which the e2e stage attaches to its results).
+# --b16 adds the same models at batch 16 where exported (models/export_models.py --batch 16) as
+# model.pet only (work/<model>_b16/, and work-written/<model>_b16.<mode>/ with --written): the e2e
+# stage times them from seeded inputs, so no input or reference travels (about ten minutes more).
 # --misses adds what bench/profiles/h100.json lacks for those nine at batch 1 and 16 (where
 # exported: models/export_models.py --batch 16), modes taso and pet (pet-opt --target h100 --replay
 # --export-misses), as one misses file,
@@ -26,14 +30,16 @@ cd "$(dirname "$0")/../.."
 build=build
 out=.device
 written=0
+b16=0
 misses=0
 while (($#)); do
   case "$1" in
     --build) build="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --written) written=1; shift ;;
+    --b16) b16=1; shift ;;
     --misses) misses=1; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "make-kit: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -103,6 +109,20 @@ write_work() {  # name, model file[, work folder]
   "$build/tools/pet-gpu" reference "$2" --out "$stage/kit/${3:-work}/$1" --weight-free --seed 2026 >/dev/null ||
     fail "pet-gpu reference --weight-free failed on $2"
 }
+# The weight-free model alone (work/<name>/model.pet), for folders timed from seeded inputs.
+write_model_only() {  # name, model file, work folder
+  write_work reference "$2" scratch
+  mkdir -p "$stage/kit/$3/$1"
+  cp "$stage/kit/scratch/reference/model.pet" "$stage/kit/$3/$1/model.pet"
+  rm -rf "$stage/kit/scratch"
+}
+# pet's written model of one evaluation model in one mode, with its report.json beside it.
+write_written() {  # folder name, model file, mode, writer (write_work or write_model_only)
+  "$build/tools/pet-opt" "$2" --target h100 --replay --mode "$3" -o "$stage/$1.$3.onnx" \
+    --report "$stage/$1.$3.json" >/dev/null || fail "pet-opt --target h100 --mode $3 failed on $2"
+  "$4" "$1.$3" "$stage/$1.$3.onnx" work-written
+  cp "$stage/$1.$3.json" "$stage/kit/work-written/$1.$3/report.json"
+}
 for model in tests/kernels/gpu/executor_models/*.pet; do write_work "$(basename "$model" .pet)" "$model"; done
 for model in "${evaluation_models[@]}"; do
   file="$build/models/${model}_b1/model.onnx"
@@ -112,11 +132,16 @@ for model in "${evaluation_models[@]}"; do
   fi
   write_work "$model" "$file"
   if [[ $written == 1 ]]; then
-    for mode in pet taso; do
-      "$build/tools/pet-opt" "$file" --target h100 --replay --mode "$mode" -o "$stage/$model.$mode.onnx" >/dev/null ||
-        fail "pet-opt --target h100 --mode $mode failed on $file"
-      write_work "$model.$mode" "$stage/$model.$mode.onnx" work-written
-    done
+    for mode in pet taso; do write_written "$model" "$file" "$mode" write_work; done
+  fi
+  file16="$build/models/${model}_b16/model.onnx"
+  if [[ $b16 == 1 && -f "$file16" ]]; then
+    write_model_only "${model}_b16" "$file16" work
+    if [[ $written == 1 ]]; then
+      for mode in pet taso; do write_written "${model}_b16" "$file16" "$mode" write_model_only; done
+    fi
+  elif [[ $b16 == 1 ]]; then
+    echo "make-kit: $file16 is not exported (models/export_models.py --batch 16); the kit leaves ${model}_b16 out" >&2
   fi
 done
 

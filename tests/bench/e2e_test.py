@@ -142,6 +142,30 @@ class Measuring(unittest.TestCase):
         gpu_results.check(dict(fixture, results=entries))
 
 
+class WrittenPrograms(unittest.TestCase):
+    def test_pets_entries_say_what_it_wrote_and_the_corrections_share_of_the_step_times(self):
+        with tempfile.TemporaryDirectory() as folder:
+            kit = fake_kit(Path(folder) / "kit")
+            report = ('{"transformations": [{"kind": "rule", "name": "conv-relu-1-to-convrelu-2", "evidence_kind": "proved"},'
+                      ' {"kind": "mutant", "name": "conv-layout", "evidence_kind": "partial_correction"}]}')
+            for mode in ("taso", "pet"):
+                (kit / "work-written" / f"m.{mode}").mkdir(parents=True)
+                (kit / "work-written" / f"m.{mode}" / "model.pet").write_text("")
+            (kit / "work-written" / "m.pet" / "report.json").write_text(report)
+            entries = [{"model": "m", "batch": 1, "variant": v, "status": "ok"} for v in ("input", "pet-taso", "pet")]
+            original = e2e.pet_gpu_step_times
+            e2e.pet_gpu_step_times = lambda *_: [("cudnn_conv", 0.9), ("correction", 0.1), ("elementwise", 0.0)]
+            try:
+                entries = e2e.with_written_program(kit, "m", 1, entries, types.SimpleNamespace(runs=5, warmup=1))
+            finally:
+                e2e.pet_gpu_step_times = original
+        self.assertEqual(entries[0], {"model": "m", "batch": 1, "variant": "input", "status": "ok"})
+        self.assertEqual(entries[1], {"model": "m", "batch": 1, "variant": "pet-taso", "status": "ok"})  # no report.json
+        self.assertEqual(entries[2]["by_family"], "mutant:conv-layout=1;rule:conv-relu=1")
+        self.assertEqual((entries[2]["transformations"], entries[2]["corrected_mutant"]), (2, True))
+        self.assertEqual((entries[2]["correction_steps"], entries[2]["correction_share"]), (1, 0.1))
+
+
 class FakeEvent:
     """A CUDA event whose elapsed time is 2 ms."""
 

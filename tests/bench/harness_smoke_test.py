@@ -134,6 +134,13 @@ class HarnessSmoke(unittest.TestCase):
         if importlib.util.find_spec("matplotlib"):
             self.assertTrue((self.out / "speedup_gpu.png").is_file())
 
+    def test_the_gpu_section_says_what_pet_wrote_and_the_corrections_share(self):
+        text = (self.out / "harness.md").read_text()
+        self.assertIn("| model | batch | variant | transformations | by family | corrected partial mutant | "
+                      "corrections' share |", text)
+        self.assertIn("| resnet18 | 16 | TASO-only (pet-gpu) | 2 | rule:conv-relu=2 | no | - |", text)
+        self.assertIn("| resnet18 | 16 | PET (pet-gpu) | 3 | mutant:conv-layout=1;rule:conv-relu=2 | yes | 4.3 % |", text)
+
 
 if __name__ == "__main__":
     PET_OPT, WORK = sys.argv[1], Path(sys.argv[2])

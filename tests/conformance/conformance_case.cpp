@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -82,21 +83,31 @@ CaseInfo describe_case(const std::string& folder) {
 // Float16 outputs are compared as float16: pet's f32 result is rounded like the model's output,
 // within a float16-sized tolerance (the reference computed its intermediates in float16, each
 // rounding worth up to 2^-11 relative).
+// Integers and bool compare exactly; bfloat16 within its 8-bit significand.
 static std::string compare(const Tensor& expected, Tensor got, size_t index, bool float16) {
   if (expected.type() != got.type())
     return fmt::format("output {}: expected {}, got {}", index, expected.type().to_string(), got.type().to_string());
   if (float16)
     for (float& value : got.mutable_f32()) value = round_to_half(value);
-  double rtol = float16 ? 1e-2 : 1e-3, atol = float16 ? 1e-3 : 1e-5;
+  bool coarse = float16 || expected.dtype() == DType::bf16;
+  double rtol = coarse ? 1e-2 : 1e-3, atol = coarse ? 1e-3 : 1e-5;
   for (int64_t i = 0; i < expected.numel(); ++i) {
     double want = expected.as_double(i), have = got.as_double(i);
-    bool same = expected.dtype() == DType::f32
+    bool same = is_float_dtype(expected.dtype())
                     ? (std::isnan(want) && std::isnan(have)) || want == have ||
                           std::abs(want - have) <= atol + rtol * std::abs(want)
                     : want == have;
     if (!same) return fmt::format("output {} element {}: expected {}, got {}", index, i, want, have);
   }
   return "";
+}
+
+// ONNX's older node tests store bfloat16 data as uint16 bit patterns: read them as the model's bf16.
+static Tensor as_model_type(const Tensor& data, DType model_type) {
+  if (model_type != DType::bf16 || data.dtype() != DType::u16) return data;
+  Tensor bits(DType::bf16, data.shape());
+  if (data.nbytes() > 0) std::memcpy(bits.mutable_raw(), data.raw(), data.nbytes());
+  return bits;
 }
 
 // ONNX node tests feed shape-like operands (pads, axes, starts, scales...) as graph inputs. pet
@@ -212,9 +223,19 @@ static std::string run_data_set(const fs::path& folder, int s) {
   Graph graph = plain ? std::move(*plain) : import_specialized(folder, s, by_name, baked);
   std::vector<Tensor> runtime_inputs;
   for (size_t i = 0; i < inputs.size() && i < names.size(); ++i)
-    if (!baked.count(names[i])) runtime_inputs.push_back(inputs[i]);
+    if (!baked.count(names[i])) {
+      size_t position = runtime_inputs.size();
+      DType wanted = position < graph.inputs().size() ? graph.value(graph.inputs()[position]).type.dtype : inputs[i].dtype();
+      runtime_inputs.push_back(as_model_type(inputs[i], wanted));
+      if (position < graph.inputs().size() && runtime_inputs.back().shape() != graph.value(graph.inputs()[position]).type.shape)
+        throw UserError(fmt::format("a data set that contradicts its model is not supported: input '{}' is {} where the "
+                                    "model declares {} (ONNX Runtime refuses it too)",
+                                    names[i], runtime_inputs.back().shape().to_string(),
+                                    graph.value(graph.inputs()[position]).type.shape.to_string()));
+    }
   std::vector<Tensor> outputs = execute(graph, runtime_inputs);
   if (outputs.size() != expected.size()) return fmt::format("{} outputs, expected {}", outputs.size(), expected.size());
+  for (size_t i = 0; i < outputs.size(); ++i) expected[i] = as_model_type(expected[i], outputs[i].dtype());
   onnx::ModelProto model = read_model(folder);
   for (size_t i = 0; i < outputs.size(); ++i) {
     bool float16 = static_cast<int>(i) < model.graph().output_size() &&

@@ -100,8 +100,10 @@ TEST(ElementwiseImport, DropoutMaskAndCastTargets) {
   EXPECT_EQ(dropout.attrs, (Attributes{{"with_mask", int64_t{1}}}));
   OnnxImported cast = import_node(FakeImportNode("Cast", 13, {{"to", int64_t{7}}}, {x}));
   EXPECT_EQ(cast.attrs, (Attributes{{"to", "i64"}}));
-  expect_user_error([&] { import_node(FakeImportNode("Cast", 13, {{"to", int64_t{11}}}, {x})); },
-                    "node 'n' (Cast, opset 13): cast to ONNX element type 11 is not supported; re-export the model "
+  OnnxImported to_double = import_node(FakeImportNode("Cast", 13, {{"to", int64_t{11}}}, {x}));
+  EXPECT_EQ(to_double.attrs, (Attributes{{"to", "f64"}}));
+  expect_user_error([&] { import_node(FakeImportNode("Cast", 19, {{"to", int64_t{17}}}, {x})); },
+                    "node 'n' (Cast, opset 19): cast to ONNX element type 17 is not supported; re-export the model "
                     "without it, or open an issue with this model");
 }
 

@@ -308,7 +308,8 @@ TEST(Float16Models, ElementTypesNewerThanTheLibraryAreNamedByNumber) {
   std::string path = temp_path("float8.onnx");
   write_model(model, path);
   expect_user_error([&] { import_onnx(path); },
-                    path + ": input 'x' has element type number 17; pet supports float32, float16, int64 and bool");
+                    path + ": input 'x' has element type number 17; pet supports float32, float16, bfloat16, double, "
+                           "int8 to int64, uint8 to uint64 and bool");
 }
 
 TEST(Float16Models, ExportWritesTheFloat16SignatureAndWeights) {

@@ -157,9 +157,13 @@ TEST(TextIrErrors, MissingRequiredAttribute) {
 
 TEST(TextIrErrors, I64ConstantOutOfRange) {
   expect_parse_error("graph \"g\" opset 13 {\n  const %c : i64[2] = [1, 1e30]\n}",
-                     "IR line 2: expected an i64 value (between -2^63 and 2^63), found '1e30'");
+                     "IR line 2: expected an integer of type i64 (from -9223372036854775808 to "
+                     "9223372036854775807), found '1e30'");
   expect_parse_error("graph \"g\" opset 13 {\n  const %c : i64[1] = [nan]\n}",
-                     "IR line 2: expected an i64 value (between -2^63 and 2^63), found 'nan'");
+                     "IR line 2: expected an integer of type i64 (from -9223372036854775808 to "
+                     "9223372036854775807), found 'nan'");
+  expect_parse_error("graph \"g\" opset 13 {\n  const %c : u8[2] = [255, 256]\n}",
+                     "IR line 2: expected an integer of type u8 (from 0 to 255), found '256'");
 }
 
 TEST(StructuralHash, IgnoresNamesAndNodeOrder) {
