@@ -195,14 +195,15 @@ stage_written() {
 
 # The goals of issues 33 and 36, reported: pet-gpu on the input and on TASO-only's and PET's
 # written models (the kit's work-written folders, from make-kit.sh --written) against PyTorch eager
-# with cudnn.benchmark and in a CUDA graph, same architectures and seeds, batch 1, TF32 on both
+# with cudnn.benchmark and in a CUDA graph, same architectures and seeds, batch 1 then batch 16
+# where the kit has it (make-kit.sh --b16), TF32 on both
 # sides, interleaved in rounds (bench/gpu/e2e.py, format pet-gpu-e2e/1, which harness.py
 # --gpu-results reads); no model starts after 90 s. torch.compile needs a check of its own
 # (docs/GPU.md).
 stage_e2e() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/e2e.txt"; echo "no device" > "$RESULTS/e2e.status"; exit 0; }
   LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" python3 bench/gpu/e2e.py --kit "$KIT_DIR" --out "$RESULTS/e2e.json" \
-    --batches 1 --rounds 3 --runs 30 --warmup 5 --seconds 90 --compile-budget 0 > "$RESULTS/e2e.txt" 2>&1
+    --batches 1,16 --rounds 3 --runs 30 --warmup 5 --seconds 90 --compile-budget 0 > "$RESULTS/e2e.txt" 2>&1
   local rc=$?
   case $rc in
     0) echo "ok: every variant measured (e2e.json)" > "$RESULTS/e2e.status" ;;
