@@ -1,14 +1,20 @@
-// Abs: elementwise absolute value of f32 or i64.
+// Abs: elementwise absolute value of any numeric type (INT_MIN wraps to itself).
 #include <cmath>
+#include <type_traits>
 
 #include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
+template <typename T>
+static T absolute(T x) {
+  if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
+  else if constexpr (std::is_signed_v<T>) return x < 0 ? wrapping_neg(x) : x;
+  else return x;
+}
+
 OpDef make_Abs() {
-  return numeric_unary_op(
-      "Abs", [](float x) { return std::fabs(x); },
-      [](int64_t x) { return x < 0 ? static_cast<int64_t>(0ULL - static_cast<uint64_t>(x)) : x; });
+  return unary_op<kNumericDTypes>("Abs", [](auto x) { return absolute(x); });
 }
 
 }  // namespace pet::ops

@@ -1,12 +1,12 @@
 // Acos: arccosine of x, elementwise (NaN outside [-1, 1]).
 #include <cmath>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Acos() {
-  return unary_op("Acos", [](float x, const Attributes&) { return std::acos(x); }, {}, 4.0);
+  return unary_op<kFloatDTypes>("Acos", [](auto x) { return std::acos(x); }, 4.0);
 }
 
 }  // namespace pet::ops

@@ -1,12 +1,12 @@
 // Acosh: inverse hyperbolic cosine of x, elementwise (NaN below 1).
 #include <cmath>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Acosh() {
-  return unary_op("Acosh", [](float x, const Attributes&) { return std::acosh(x); }, {}, 4.0);
+  return unary_op<kFloatDTypes>("Acosh", [](auto x) { return std::acosh(x); }, 4.0);
 }
 
 }  // namespace pet::ops

@@ -1,7 +1,7 @@
 // Add: broadcasting elementwise sum; jointly linear in both inputs.
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
@@ -10,8 +10,7 @@ OpDef make_Add() {
   traits.linearity = Linearity::Joint;
   traits.linear_inputs = {0, 1};
   traits.commutative = true;
-  OpDef def = binary_op(
-      "Add", [](float a, float b) { return a + b; }, [](int64_t a, int64_t b) { return a + b; }, traits);
+  OpDef def = binary_op<kNumericDTypes>("Add", [](auto a, auto b) { return wrapping_add(a, b); }, traits);
   def.eval_point = elementwise_point([](const uint64_t* v, int) { return field::add(v[0], v[1]); });
   def.propagate_boxes = elementwise_boxes();
   return def;

@@ -1,12 +1,12 @@
 // Asinh: inverse hyperbolic sine of x, elementwise.
 #include <cmath>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Asinh() {
-  return unary_op("Asinh", [](float x, const Attributes&) { return std::asinh(x); }, {}, 4.0);
+  return unary_op<kFloatDTypes>("Asinh", [](auto x) { return std::asinh(x); }, 4.0);
 }
 
 }  // namespace pet::ops

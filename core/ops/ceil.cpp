@@ -1,12 +1,12 @@
 // Ceil: the smallest integer not below x, elementwise.
 #include <cmath>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Ceil() {
-  return unary_op("Ceil", [](float x, const Attributes&) { return std::ceil(x); });
+  return unary_op<kFloatDTypes>("Ceil", [](auto x) { return std::ceil(x); });
 }
 
 }  // namespace pet::ops

@@ -1,46 +1,37 @@
-// Clip: min(max(x, min), max) elementwise on f32 or i64. The bounds are canonical float
+// Clip: min(max(x, min), max) elementwise on any numeric type. The bounds are canonical float
 // attributes (-inf / +inf when absent), whether ONNX gave them as attributes (opset < 11) or as
-// constant inputs (opset >= 11).
+// constant inputs (opset >= 11); an integer input reads them saturated to its range (so a
+// 64-bit bound beyond 2^53 is as exact as a double holds it).
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 
 #include "core/ops/import_util.h"
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-static ShapeResult infer_clip(const ShapeContext& context) {
-  DType type = context.input(0).dtype;
-  PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64,
-                    "does not support element type " + std::string(dtype_name(type)));
-  return {context.input(0)};
-}
+static ShapeResult infer_clip(const ShapeContext& context) { return infer_unary(context, kNumericDTypes); }
 
-// An integer bound from a float one; infinities mean no bound.
-static int64_t int_bound(double bound) {
-  if (bound <= static_cast<double>(std::numeric_limits<int64_t>::min())) return std::numeric_limits<int64_t>::min();
-  if (bound >= static_cast<double>(std::numeric_limits<int64_t>::max())) return std::numeric_limits<int64_t>::max();
-  return static_cast<int64_t>(bound);
+// A bound in the compute type of D: floats round, integers saturate (infinities mean no bound).
+template <DType D>
+static compute_t<D> typed_bound(double bound) {
+  if constexpr (std::is_floating_point_v<compute_t<D>>) return static_cast<compute_t<D>>(bound);
+  else return truncate_float<compute_t<D>>(bound);
 }
 
 static void compute_clip(KernelContext& context) {
   double low = context.attrs.get_float("min"), high = context.attrs.get_float("max");
-  const Tensor& in = context.input(0);
-  Tensor& out = context.outputs[0];
-  if (in.dtype() == DType::f32) {
-    auto low32 = static_cast<float>(low), high32 = static_cast<float>(high);
-    map_unary_f32(in, out, [=](float x) { return std::min(std::max(x, low32), high32); });
-    return;
-  }
-  int64_t low64 = int_bound(low), high64 = int_bound(high);
-  auto src = in.i64();
-  auto dst = out.mutable_i64();
-  for (size_t i = 0; i < src.size(); ++i) dst[i] = std::min(std::max(src[i], low64), high64);
+  visit_allowed<kNumericDTypes>(context.input(0).dtype(), [&]<DType D>() {
+    compute_t<D> typed_low = typed_bound<D>(low), typed_high = typed_bound<D>(high);
+    map_elements<D, D>(context.input(0), context.outputs[0],
+                       [=](compute_t<D> x) { return std::min(std::max(x, typed_low), typed_high); });
+  });
 }
 
 // Bound INDEX (1: min, 2: max) from a constant scalar input, or `fallback` when absent.
@@ -69,8 +60,7 @@ static OnnxImported import_clip(const OpDef& def, const OnnxImportNode& node) {
 // A bound as an ONNX constant input of the input's element type, or "" (absent) when infinite.
 static std::string bound_input(OnnxExportNode& out, double bound, DType type) {
   if (std::isinf(bound)) return "";
-  return out.add_constant(type == DType::i64 ? Tensor::scalar_i64(int_bound(bound))
-                                             : Tensor::scalar_f32(static_cast<float>(bound)));
+  return out.add_constant(Tensor::full(type, Shape{}, bound));
 }
 
 static void export_clip(const Node& node, OnnxExportNode& out) {
@@ -95,6 +85,7 @@ OpDef make_Clip() {
   def.onnx_ops = {"Clip"};
   def.attrs = {attr_float("min", -kInfinity), attr_float("max", kInfinity)};
   def.traits.elementwise = true;
+  def.extra_types = kNumericDTypes;
   def.infer = infer_clip;
   def.compute = compute_clip;
   def.cost = [](const CostContext& context) { return elementwise_cost(context, 2.0); };

@@ -1,20 +1,27 @@
 // Div: broadcasting elementwise quotient (integers truncate toward zero); linear in the dividend.
-#include "core/ops/op_util.h"
+#include <type_traits>
+
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
-// Integer division by zero is undefined in ONNX; we return 0 rather than trap.
-static int64_t divide_truncating(int64_t a, int64_t b) {
-  if (b == 0) return 0;
-  if (b == -1) return static_cast<int64_t>(0ULL - static_cast<uint64_t>(a));  // INT64_MIN / -1 wraps
-  return a / b;
+// ONNX leaves integer division by zero undefined: we return 0 rather than trap, and the one
+// overflowing quotient, INT_MIN / -1, wraps to INT_MIN.
+template <typename T>
+static T divide(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>)
+      if (b == -1) return wrapping_neg(a);
+  }
+  return static_cast<T>(a / b);
 }
 
 OpDef make_Div() {
   OpTraits traits;
   traits.linearity = Linearity::Multilinear;
   traits.linear_inputs = {0};
-  return binary_op("Div", [](float a, float b) { return a / b; }, divide_truncating, traits);
+  return binary_op<kNumericDTypes>("Div", [](auto a, auto b) { return divide(a, b); }, traits);
 }
 
 }  // namespace pet::ops

@@ -1,89 +1,93 @@
-// Builders for integer-capable unary ops and bool-valued comparisons.
+// The non-generic half of the elementwise builders: their OpDef skeletons, shape rules and the
+// bool-only logical ops.
 #include "core/ops/elementwise_builders.h"
 
 #include <fmt/format.h>
 
 namespace pet::ops {
 
-OpDef numeric_unary_op(const std::string& name, std::function<float(float)> float_fn,
-                       std::function<int64_t(int64_t)> int_fn) {
+// "f32, f64 or bf16": the types of `types` in DType order.
+static std::string type_names(DTypeSet types) {
+  std::vector<std::string_view> names;
+  for (DType type : kAllDTypes)
+    if (types.contains(type)) names.push_back(dtype_name(type));
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += fmt::format("{}{}", i == 0 ? "" : i + 1 == names.size() ? " or " : ", ", names[i]);
+  return text;
+}
+
+static bool only_floats(DTypeSet types) {
+  for (DType type : kAllDTypes)
+    if (types.contains(type) && !is_float_dtype(type)) return false;
+  return true;
+}
+
+ShapeCheck check_input_type(const ShapeContext& context, DTypeSet types, int input) {
+  const TensorType& type = context.input(input);
+  if (types.contains(type.dtype)) return {};
+  if (only_floats(types))
+    return context.refuse(fmt::format("expects a float input ({}), got {}", type_names(types), type.to_string()));
+  std::string which = input > 0 ? fmt::format(" (input {})", input) : "";
+  return context.refuse(fmt::format("does not support element type {}{}", dtype_name(type.dtype), which));
+}
+
+OpDef elementwise_def(const std::string& name, DTypeSet types, int inputs, double flops_per_element) {
   OpDef def;
   def.name = name;
   def.onnx_ops = {name};
+  def.min_inputs = def.max_inputs = inputs;
+  def.extra_types = types;
   def.traits.elementwise = true;
-  def.infer = [](const ShapeContext& context) -> ShapeResult {
-    DType type = context.input(0).dtype;
-    PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64,
-                      "does not support element type " + std::string(dtype_name(type)));
-    return std::vector<TensorType>{context.input(0)};
-  };
-  def.compute = [float_fn, int_fn](KernelContext& context) {
-    const Tensor& in = context.input(0);
-    Tensor& out = context.outputs[0];
-    if (in.dtype() == DType::f32) {
-      map_unary_f32(in, out, float_fn);
-      return;
-    }
-    auto src = in.i64();
-    auto dst = out.mutable_i64();
-    for (size_t i = 0; i < src.size(); ++i) dst[i] = int_fn(src[i]);
-  };
-  def.cost = [](const CostContext& context) { return elementwise_cost(context); };
+  def.cost = [flops_per_element](const CostContext& context) { return elementwise_cost(context, flops_per_element); };
   def.from_onnx = import_same_name;
   def.to_onnx = export_same_name;
   return def;
 }
 
-// Element i of a broadcast input as a double.
-static double element_as_double(const Tensor& tensor, const BroadcastIndex& index, int64_t i) {
-  return tensor.as_double(index.identity() ? i : index.offsets()[static_cast<size_t>(i)]);
+ShapeResult infer_unary(const ShapeContext& context, DTypeSet types, std::optional<DType> output) {
+  PET_TRY(check_input_type(context, types, 0));
+  return std::vector<TensorType>{{output.value_or(context.input(0).dtype), context.input(0).shape}};
 }
 
-OpDef comparison_op(const std::string& name, std::function<bool(double, double)> compare,
-                    std::function<bool(int64_t, int64_t)> compare_int, bool allows_bool) {
-  OpDef def;
-  def.name = name;
-  def.onnx_ops = {name};
-  def.min_inputs = def.max_inputs = 2;
-  def.traits.elementwise = true;
-  def.infer = [allows_bool](const ShapeContext& context) -> ShapeResult {
-    DType type = context.input(0).dtype;
+// Inputs of one type, in `types`, broadcast together; the output has their type, or `output`.
+static ShapeResult infer_same_type_broadcast(const ShapeContext& context, DTypeSet types,
+                                             std::optional<DType> output) {
+  DType type = context.input(0).dtype;
+  for (int i = 1; i < context.num_inputs(); ++i)
     PET_REFUSE_UNLESS(
-        context, type == context.input(1).dtype,
-        fmt::format("input types differ: {} and {}", context.input(0).to_string(), context.input(1).to_string()));
-    PET_REFUSE_UNLESS(context, type == DType::f32 || type == DType::i64 || (allows_bool && type == DType::boolean),
-                      "does not support element type " + std::string(dtype_name(type)));
-    PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
-    return {{DType::boolean, shape}};
+        context, context.input(i).dtype == type,
+        fmt::format("input types differ: {} and {}", context.input(0).to_string(), context.input(i).to_string()));
+  PET_TRY(check_input_type(context, types, 0));
+  PET_TRY_ASSIGN(Shape shape, broadcast_inputs(context));
+  return {{output.value_or(type), shape}};
+}
+
+OpDef broadcasting_def(const std::string& name, DTypeSet types, int inputs, OpTraits traits,
+                       std::optional<DType> output) {
+  OpDef def = elementwise_def(name, types, inputs, 1.0);
+  traits.elementwise = true;
+  def.traits = std::move(traits);
+  def.infer = [types, output](const ShapeContext& context) {
+    return infer_same_type_broadcast(context, types, output);
   };
-  def.compute = [compare, compare_int](KernelContext& context) {
-    const Tensor& a = context.input(0);
-    const Tensor& b = context.input(1);
-    Tensor& out = context.outputs[0];
-    BroadcastIndex index_a(a.shape(), out.shape());
-    BroadcastIndex index_b(b.shape(), out.shape());
-    auto result = out.mutable_b8();
-    bool integers = a.dtype() == DType::i64;
-    for (int64_t i = 0; i < out.numel(); ++i) {
-      if (integers) {
-        int64_t x = a.i64()[static_cast<size_t>(index_a.identity() ? i : index_a.offsets()[static_cast<size_t>(i)])];
-        int64_t y = b.i64()[static_cast<size_t>(index_b.identity() ? i : index_b.offsets()[static_cast<size_t>(i)])];
-        result[static_cast<size_t>(i)] = compare_int(x, y);
-      } else {
-        result[static_cast<size_t>(i)] = compare(element_as_double(a, index_a, i), element_as_double(b, index_b, i));
-      }
-    }
-  };
-  def.cost = [](const CostContext& context) { return elementwise_cost(context); };
   def.from_onnx = import_broadcasting_binary;
-  def.to_onnx = export_same_name;
   return def;
 }
 
+void broadcast_first_input(KernelContext& context) {
+  Tensor& out = context.outputs[0];
+  BroadcastIndex first(context.input(0).shape(), out.shape());
+  if (first.identity()) out = context.input(0);
+  else gather_elements(context.input(0), first.offsets(), out);
+}
+
+static constexpr DTypeSet kBoolOnly = {DType::boolean};
+
 OpDef logical_op(const std::string& name, std::function<bool(bool, bool)> combine) {
-  OpDef def = comparison_op(
-      name, [combine](double a, double b) { return combine(a != 0.0, b != 0.0); },
-      [combine](int64_t a, int64_t b) { return combine(a != 0, b != 0); }, true);
+  OpTraits traits;
+  traits.commutative = true;
+  OpDef def = comparison_op<kBoolOnly>(name, std::move(combine), traits);
   ShapeRule comparison_rule = def.infer;
   def.infer = [comparison_rule](const ShapeContext& context) -> ShapeResult {
     for (int i = 0; i < 2; ++i)
@@ -91,28 +95,6 @@ OpDef logical_op(const std::string& name, std::function<bool(bool, bool)> combin
                         fmt::format("expects bool inputs, got {}", context.input(i).to_string()));
     return comparison_rule(context);
   };
-  def.traits.commutative = true;
-  return def;
-}
-
-OpDef float_predicate_op(const std::string& name, std::function<bool(float)> test) {
-  OpDef def;
-  def.name = name;
-  def.onnx_ops = {name};
-  def.traits.elementwise = true;
-  def.infer = [](const ShapeContext& context) -> ShapeResult {
-    PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::f32,
-                      "expects a float32 input, got " + context.input(0).to_string());
-    return std::vector<TensorType>{{DType::boolean, context.input(0).shape}};
-  };
-  def.compute = [test](KernelContext& context) {
-    auto in = context.input(0).f32();
-    auto out = context.outputs[0].mutable_b8();
-    for (size_t i = 0; i < in.size(); ++i) out[i] = test(in[i]) ? 1 : 0;
-  };
-  def.cost = [](const CostContext& context) { return elementwise_cost(context); };
-  def.from_onnx = import_same_name;
-  def.to_onnx = export_same_name;
   return def;
 }
 

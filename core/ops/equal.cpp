@@ -1,13 +1,12 @@
-// Equal: broadcasting elementwise a == b on f32, i64 or bool, giving bool.
+// Equal: broadcasting elementwise a == b on any numeric type or bool, giving bool.
 #include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Equal() {
-  OpDef def = comparison_op(
-      "Equal", [](double a, double b) { return a == b; }, [](int64_t a, int64_t b) { return a == b; }, true);
-  def.traits.commutative = true;
-  return def;
+  OpTraits traits;
+  traits.commutative = true;
+  return comparison_op<kAllDTypeSet>("Equal", [](auto a, auto b) { return a == b; }, traits);
 }
 
 }  // namespace pet::ops

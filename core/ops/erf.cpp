@@ -1,12 +1,12 @@
 // Erf: the Gauss error function, elementwise (GELU in BERT-style models is built from it).
 #include <cmath>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Erf() {
-  return unary_op("Erf", [](float x, const Attributes&) { return std::erf(x); }, {}, 8.0);
+  return unary_op<kNumericDTypes>("Erf", [](auto x) { return std::erf(x); }, 8.0);
 }
 
 }  // namespace pet::ops

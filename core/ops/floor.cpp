@@ -1,12 +1,12 @@
 // Floor: the largest integer not above x, elementwise.
 #include <cmath>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Floor() {
-  return unary_op("Floor", [](float x, const Attributes&) { return std::floor(x); });
+  return unary_op<kFloatDTypes>("Floor", [](auto x) { return std::floor(x); });
 }
 
 }  // namespace pet::ops

@@ -2,26 +2,32 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
-static float gelu_exact(float x) { return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(std::numbers::sqrt2 / 2))); }
+template <typename T>
+static T gelu_exact(T x) {
+  return T{0.5} * x * (1 + std::erf(x * static_cast<T>(std::numbers::sqrt2 / 2)));
+}
 
-static float gelu_tanh(float x) {
-  const auto sqrt_2_over_pi = static_cast<float>(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);
-  return 0.5f * x * (1.0f + std::tanh(sqrt_2_over_pi * (x + 0.044715f * x * x * x)));
+// The cubic coefficient of the tanh form; float32 reads it as the literal 0.044715f did.
+static constexpr double kCubic = 0.044715;
+static_assert(static_cast<float>(kCubic) == 0.044715f);
+
+template <typename T>
+static T gelu_tanh(T x) {
+  const auto sqrt_2_over_pi = static_cast<T>(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);
+  return T{0.5} * x * (1 + std::tanh(sqrt_2_over_pi * (x + static_cast<T>(kCubic) * x * x * x)));
 }
 
 static bool uses_tanh(const Attributes& attrs) { return attrs.get_string("approximate") == "tanh"; }
 
-static ShapeResult infer_gelu(const ShapeContext& context) {
+static ShapeCheck check_approximate(const ShapeContext& context) {
   const std::string& approximate = context.attrs.get_string("approximate");
   PET_REFUSE_UNLESS(context, approximate == "none" || approximate == "tanh",
                     "approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
-  PET_REFUSE_UNLESS(context, context.input(0).dtype == DType::f32,
-                    "expects a float32 input, got " + context.input(0).to_string());
-  return {context.input(0)};
+  return {};
 }
 
 // Opset 20 introduced Gelu; before it, the same formula from Erf (or Tanh) and arithmetic.
@@ -53,15 +59,16 @@ static void export_gelu(const Node& node, OnnxExportNode& out) {
 }
 
 OpDef make_Gelu() {
-  OpDef def = unary_op(
-      "Gelu", [](float x, const Attributes& attrs) { return uses_tanh(attrs) ? gelu_tanh(x) : gelu_exact(x); },
-      {attr_string("approximate", "none")}, 10.0);
-  def.infer = infer_gelu;
-  def.compute = [](KernelContext& context) {  // reads approximate once, not per element
-    if (uses_tanh(context.attrs))
-      map_unary_f32(context.input(0), context.outputs[0], gelu_tanh);
-    else
-      map_unary_f32(context.input(0), context.outputs[0], gelu_exact);
+  OpDef def = unary_op_with_attrs<kFloatDTypes>(
+      "Gelu", {attr_string("approximate", "none")},
+      [](const Attributes& attrs) {
+        return [tanh_form = uses_tanh(attrs)](auto x) { return tanh_form ? gelu_tanh(x) : gelu_exact(x); };
+      },
+      10.0);
+  ShapeRule unary_rule = def.infer;
+  def.infer = [unary_rule](const ShapeContext& context) -> ShapeResult {
+    PET_TRY(check_approximate(context));
+    return unary_rule(context);
   };
   def.to_onnx = export_gelu;
   return def;

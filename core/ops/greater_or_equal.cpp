@@ -1,11 +1,10 @@
-// GreaterOrEqual: broadcasting elementwise a >= b on f32 or i64, giving bool.
+// GreaterOrEqual: broadcasting elementwise a >= b on any numeric type, giving bool.
 #include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_GreaterOrEqual() {
-  return comparison_op(
-      "GreaterOrEqual", [](double a, double b) { return a >= b; }, [](int64_t a, int64_t b) { return a >= b; }, false);
+  return comparison_op<kNumericDTypes>("GreaterOrEqual", [](auto a, auto b) { return a >= b; });
 }
 
 }  // namespace pet::ops

@@ -1,7 +1,7 @@
 // HardSwish: x * clamp(x / 6 + 1/2, 0, 1), elementwise (MobileNetV3's activation).
 #include <algorithm>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
@@ -17,8 +17,13 @@ static void export_hard_swish(const Node& node, OnnxExportNode& out) {
 }
 
 OpDef make_HardSwish() {
-  OpDef def = unary_op(
-      "HardSwish", [](float x, const Attributes&) { return x * std::clamp(x / 6.0f + 0.5f, 0.0f, 1.0f); }, {}, 5.0);
+  OpDef def = unary_op<kFloatDTypes>(
+      "HardSwish",
+      [](auto x) {
+        using T = decltype(x);
+        return x * std::clamp(x / T{6} + T{0.5}, T{0}, T{1});
+      },
+      5.0);
   def.to_onnx = export_hard_swish;
   return def;
 }

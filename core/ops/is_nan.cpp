@@ -1,4 +1,4 @@
-// IsNaN: whether each float32 element is NaN, as a bool tensor.
+// IsNaN: whether each float element is NaN, as a bool tensor.
 #include <cmath>
 
 #include "core/ops/elementwise_builders.h"
@@ -6,7 +6,7 @@
 namespace pet::ops {
 
 OpDef make_IsNaN() {
-  return float_predicate_op("IsNaN", [](float x) { return std::isnan(x); });
+  return predicate_op<kFloatDTypes>("IsNaN", [](auto x) { return std::isnan(x); });
 }
 
 }  // namespace pet::ops

@@ -1,11 +1,10 @@
-// Less: broadcasting elementwise a < b on f32 or i64, giving bool.
+// Less: broadcasting elementwise a < b on any numeric type, giving bool.
 #include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Less() {
-  return comparison_op(
-      "Less", [](double a, double b) { return a < b; }, [](int64_t a, int64_t b) { return a < b; }, false);
+  return comparison_op<kNumericDTypes>("Less", [](auto a, auto b) { return a < b; });
 }
 
 }  // namespace pet::ops

@@ -1,5 +1,5 @@
-// Mean: elementwise mean of one or more broadcast f32 inputs; jointly linear in all of them.
-#include "core/ops/op_util.h"
+// Mean: elementwise mean of one or more broadcast float inputs; jointly linear in all of them.
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
@@ -8,12 +8,15 @@ OpDef make_Mean() {
   traits.linearity = Linearity::Joint;
   for (int i = 0; i < kMaxVariadicInputs; ++i) traits.linear_inputs.push_back(i);
   traits.commutative = true;
-  OpDef def = variadic_op("Mean", [](float a, float b) { return a + b; }, nullptr, traits);
+  OpDef def = variadic_op<kFloatDTypes>("Mean", [](auto a, auto b) { return a + b; }, traits);
   ReferenceKernel sum = def.compute;
   def.compute = [sum](KernelContext& context) {
     sum(context);
-    auto count = static_cast<float>(context.inputs.size());
-    for (float& value : context.outputs[0].mutable_f32()) value /= count;
+    Tensor& out = context.outputs[0];
+    auto count = static_cast<double>(context.inputs.size());
+    visit_allowed<kFloatDTypes>(out.dtype(), [&]<DType D>() {
+      map_elements<D, D>(out, out, [count](auto total) { return total / static_cast<decltype(total)>(count); });
+    });
   };
   return def;
 }

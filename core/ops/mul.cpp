@@ -1,7 +1,7 @@
 // Mul: broadcasting elementwise product; linear in each input separately.
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
@@ -10,8 +10,7 @@ OpDef make_Mul() {
   traits.linearity = Linearity::Multilinear;
   traits.linear_inputs = {0, 1};
   traits.commutative = true;
-  OpDef def = binary_op(
-      "Mul", [](float a, float b) { return a * b; }, [](int64_t a, int64_t b) { return a * b; }, traits);
+  OpDef def = binary_op<kNumericDTypes>("Mul", [](auto a, auto b) { return wrapping_mul(a, b); }, traits);
   def.eval_point = elementwise_point([](const uint64_t* v, int) { return field::mul(v[0], v[1]); });
   def.propagate_boxes = elementwise_boxes();
   return def;

@@ -1,14 +1,14 @@
-// Neg: elementwise negation of f32 or i64; linear.
+// Neg: elementwise negation of floats and signed integers; linear.
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
 #include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
+static constexpr DTypeSet kNegTypes = kFloatDTypes | DTypeSet{DType::i8, DType::i16, DType::i32, DType::i64};
+
 OpDef make_Neg() {
-  OpDef def = numeric_unary_op(
-      "Neg", [](float x) { return -x; },
-      [](int64_t x) { return static_cast<int64_t>(0ULL - static_cast<uint64_t>(x)); });  // INT64_MIN wraps
+  OpDef def = unary_op<kNegTypes>("Neg", [](auto x) { return wrapping_neg(x); });  // INT_MIN wraps to itself
   def.traits.linearity = Linearity::Joint;
   def.traits.linear_inputs = {0};
   def.eval_point = elementwise_point([](const uint64_t* v, int) { return field::neg(v[0]); });

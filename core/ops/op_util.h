@@ -1,5 +1,5 @@
-// Shared building blocks for op files: broadcasting, element loops, attribute helpers and
-// builders for the common unary/binary elementwise shapes of OpDef.
+// Shared building blocks for op files: broadcasting, element loops, costs and attribute helpers
+// (the elementwise OpDef builders are in elementwise_builders.h).
 #pragma once
 
 #include <cstring>
@@ -45,30 +45,13 @@ Cost elementwise_cost(const CostContext& context, double flops_per_element = 1.0
 // Cost of an op that only moves data: no flops, every byte in and out.
 Cost data_movement_cost(const CostContext& context);
 
-// OpDef for a float unary elementwise op named like its ONNX op, with float attributes
-// declared in `attrs` (their values reach `fn` through the Attributes).
-OpDef unary_op(const std::string& name, std::function<float(float, const Attributes&)> fn,
-               std::vector<AttrSpec> attrs = {}, double flops_per_element = 1.0);
-
 // import_same_name for a two-input broadcasting op (no attributes), also accepting opset < 7's
 // `broadcast` / `axis` attributes when their alignment is numpy's (B matches A's trailing axes);
 // any other legacy alignment is unsupported.
 OnnxImported import_broadcasting_binary(const OpDef& def, const OnnxImportNode& node);
 
-// OpDef for a broadcasting binary op on f32 (and i64 when `int_fn` is given).
-OpDef binary_op(const std::string& name, std::function<float(float, float)> float_fn,
-                std::function<int64_t(int64_t, int64_t)> int_fn, OpTraits traits);
-
 // Most inputs a variadic op (Sum, Min, Max) accepts; bounds `linear_inputs` lists too.
 inline constexpr int kMaxVariadicInputs = 64;
-
-// OpDef for a broadcasting variadic op on f32 (and i64 when `int_fn` is given) that folds its
-// inputs left to right: out = fn(fn(in0, in1), in2)...; a single input is copied.
-OpDef variadic_op(const std::string& name, std::function<float(float, float)> float_fn,
-                  std::function<int64_t(int64_t, int64_t)> int_fn, OpTraits traits);
-
-// import_same_name for broadcasting binary ops, plus opset-6 `broadcast`/`axis` attributes.
-OnnxImported import_binary(const OpDef& def, const OnnxImportNode& node);
 
 // Attribute-spec shorthands.
 AttrSpec attr_int(const std::string& name, std::optional<int64_t> fallback = {});

@@ -1,11 +1,15 @@
 // PRelu: x for x >= 0, slope * x below, with slope broadcast to x's shape. Canonical attribute
 // channel_slope = 1 keeps opset 6's reading of a 1-D slope as one value per channel (axis 1).
+#include <type_traits>
+
 #include <fmt/format.h>
 
 #include "core/ops/import_util.h"
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
+
+static constexpr DTypeSet kPReluTypes = kFloatDTypes | DTypeSet{DType::i32, DType::i64, DType::u32, DType::u64};
 
 // The shape the slope is broadcast from: itself, or [C, 1, ..., 1] for a per-channel slope.
 static Shape slope_view(const Shape& slope, const Shape& x, bool channel_slope) {
@@ -23,8 +27,9 @@ static bool reads_as_channel_slope(const Shape& slope, const Shape& x) {
 static ShapeResult infer_prelu(const ShapeContext& context) {
   const TensorType& x = context.input(0);
   const TensorType& slope = context.input(1);
-  for (const TensorType* input : {&x, &slope})
-    PET_REFUSE_UNLESS(context, input->dtype == DType::f32, "expects float32 inputs, got " + input->to_string());
+  PET_TRY(check_input_type(context, kPReluTypes, 0));
+  PET_REFUSE_UNLESS(context, slope.dtype == x.dtype,
+                    fmt::format("x and slope types differ: {} and {}", x.to_string(), slope.to_string()));
   if (context.attrs.get_int("channel_slope") != 0) {
     PET_REFUSE_UNLESS(context, slope.shape.rank() == 1 && x.shape.rank() >= 2 && slope.shape[0] == x.shape[1],
                       fmt::format("a per-channel slope must hold one value per channel of x's shape {}, got shape {}",
@@ -38,18 +43,28 @@ static ShapeResult infer_prelu(const ShapeContext& context) {
   return {x};
 }
 
+template <DType D>
+static void compute_typed_prelu(const Tensor& x, const Tensor& slope, const BroadcastIndex& slope_index, Tensor& out) {
+  auto in = x.view<D>();
+  auto slopes = slope.view<D>();
+  auto result = out.mutable_view<D>();
+  for (size_t i = 0; i < in.size(); ++i) {
+    compute_t<D> value = widen<D>(in[i]);
+    compute_t<D> s = widen<D>(slopes[slope_index.identity() ? i : static_cast<size_t>(slope_index.offsets()[i])]);
+    if constexpr (std::is_signed_v<compute_t<D>>)  // floats are signed too; unsigned x is never below 0
+      if (!(value >= 0)) value = wrapping_mul(s, value);
+    result[i] = narrow<D>(value);
+  }
+}
+
 static void compute_prelu(KernelContext& context) {
   const Tensor& x = context.input(0);
   const Tensor& slope = context.input(1);
   bool channel_slope = context.attrs.get_int("channel_slope") != 0;
   BroadcastIndex slope_index(slope_view(slope.shape(), x.shape(), channel_slope), x.shape());
-  auto in = x.f32();
-  auto slopes = slope.f32();
-  auto out = context.outputs[0].mutable_f32();
-  for (size_t i = 0; i < in.size(); ++i) {
-    float s = slopes[slope_index.identity() ? i : static_cast<size_t>(slope_index.offsets()[i])];
-    out[i] = in[i] >= 0.0f ? in[i] : s * in[i];
-  }
+  visit_allowed<kPReluTypes>(x.dtype(), [&]<DType D>() {
+    compute_typed_prelu<D>(x, slope, slope_index, context.outputs[0]);
+  });
 }
 
 static OnnxImported import_prelu(const OpDef& def, const OnnxImportNode& node) {
@@ -90,6 +105,7 @@ OpDef make_PRelu() {
   def.attrs = {attr_int("channel_slope", 0)};
   def.min_inputs = def.max_inputs = 2;
   def.traits.elementwise = true;
+  def.extra_types = kPReluTypes;
   def.infer = infer_prelu;
   def.compute = compute_prelu;
   def.cost = [](const CostContext& context) { return elementwise_cost(context, 2.0); };

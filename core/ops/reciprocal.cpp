@@ -1,10 +1,10 @@
 // Reciprocal: 1 / x, elementwise.
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Reciprocal() {
-  return unary_op("Reciprocal", [](float x, const Attributes&) { return 1.0f / x; });
+  return unary_op<kFloatDTypes>("Reciprocal", [](auto x) { return 1 / x; });
 }
 
 }  // namespace pet::ops

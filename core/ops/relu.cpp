@@ -1,10 +1,12 @@
-// Relu: max(x, 0), elementwise.
-#include "core/ops/op_util.h"
+// Relu: max(x, 0), elementwise, on floats and signed integers.
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
+static constexpr DTypeSet kReluTypes = kFloatDTypes | DTypeSet{DType::i8, DType::i16, DType::i32, DType::i64};
+
 OpDef make_Relu() {
-  return unary_op("Relu", [](float x, const Attributes&) { return x > 0.0f ? x : 0.0f; });
+  return unary_op<kReluTypes>("Relu", [](auto x) { return x > 0 ? x : decltype(x){0}; });
 }
 
 }  // namespace pet::ops

@@ -1,12 +1,12 @@
 // Round: x rounded to the nearest integer, halves to even, elementwise.
 #include <cmath>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Round() {
-  return unary_op("Round", [](float x, const Attributes&) { return std::nearbyint(x); });
+  return unary_op<kFloatDTypes>("Round", [](auto x) { return std::nearbyint(x); });
 }
 
 }  // namespace pet::ops

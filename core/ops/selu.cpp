@@ -1,25 +1,25 @@
 // Selu: gamma * x for x > 0, gamma * alpha * (exp(x) - 1) otherwise, elementwise.
 #include <cmath>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
-static float selu(float x, float alpha, float gamma) { return gamma * (x > 0.0f ? x : alpha * std::expm1(x)); }
+template <typename T>
+static T selu(T x, T alpha, T gamma) {
+  return gamma * (x > 0 ? x : alpha * std::expm1(x));
+}
 
 OpDef make_Selu() {
-  OpDef def = unary_op(
-      "Selu",
-      [](float x, const Attributes& attrs) {
-        return selu(x, static_cast<float>(attrs.get_float("alpha")), static_cast<float>(attrs.get_float("gamma")));
+  return unary_op_with_attrs<kFloatDTypes>(
+      "Selu", {attr_float("alpha", 1.67326319217681884765625), attr_float("gamma", 1.05070102214813232421875)},
+      [](const Attributes& attrs) {
+        return [alpha = attrs.get_float("alpha"), gamma = attrs.get_float("gamma")](auto x) {
+          using T = decltype(x);
+          return selu(x, static_cast<T>(alpha), static_cast<T>(gamma));
+        };
       },
-      {attr_float("alpha", 1.67326319217681884765625), attr_float("gamma", 1.05070102214813232421875)}, 5.0);
-  def.compute = [](KernelContext& context) {  // reads the attributes once, not per element
-    auto alpha = static_cast<float>(context.attrs.get_float("alpha"));
-    auto gamma = static_cast<float>(context.attrs.get_float("gamma"));
-    map_unary_f32(context.input(0), context.outputs[0], [=](float x) { return selu(x, alpha, gamma); });
-  };
-  return def;
+      5.0);
 }
 
 }  // namespace pet::ops

@@ -1,27 +1,26 @@
-// Shrink: x + bias below -lambd, x - bias above lambd, 0 in between, elementwise.
-#include "core/ops/op_util.h"
+// Shrink: x + bias below -lambd, x - bias above lambd, 0 in between, elementwise (integers are
+// computed in double and truncated back, as ONNX's reference casts its float result).
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
-static float shrink(float x, float lambd, float bias) {
+template <typename T>
+static T shrink(T x, T lambd, T bias) {
   if (x < -lambd) return x + bias;
   if (x > lambd) return x - bias;
-  return 0.0f;
+  return 0;
 }
 
 OpDef make_Shrink() {
-  OpDef def = unary_op(
-      "Shrink",
-      [](float x, const Attributes& attrs) {
-        return shrink(x, static_cast<float>(attrs.get_float("lambd")), static_cast<float>(attrs.get_float("bias")));
+  return unary_op_with_attrs<kNumericDTypes>(
+      "Shrink", {attr_float("bias", 0.0), attr_float("lambd", 0.5)},
+      [](const Attributes& attrs) {
+        return [lambd = attrs.get_float("lambd"), bias = attrs.get_float("bias")](auto x) {
+          using T = float_compute_t<decltype(x)>;
+          return shrink(static_cast<T>(x), static_cast<T>(lambd), static_cast<T>(bias));
+        };
       },
-      {attr_float("bias", 0.0), attr_float("lambd", 0.5)}, 2.0);
-  def.compute = [](KernelContext& context) {  // reads the attributes once, not per element
-    auto lambd = static_cast<float>(context.attrs.get_float("lambd"));
-    auto bias = static_cast<float>(context.attrs.get_float("bias"));
-    map_unary_f32(context.input(0), context.outputs[0], [=](float x) { return shrink(x, lambd, bias); });
-  };
-  return def;
+      2.0);
 }
 
 }  // namespace pet::ops

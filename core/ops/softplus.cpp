@@ -1,14 +1,17 @@
 // Softplus: log(1 + exp(x)), elementwise, computed without overflow for large x.
 #include <cmath>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
-static float softplus(float x) { return x > 0.0f ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+template <typename T>
+static T softplus(T x) {
+  return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+}
 
 OpDef make_Softplus() {
-  return unary_op("Softplus", [](float x, const Attributes&) { return softplus(x); }, {}, 4.0);
+  return unary_op<kFloatDTypes>("Softplus", [](auto x) { return softplus(x); }, 4.0);
 }
 
 }  // namespace pet::ops

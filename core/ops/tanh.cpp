@@ -1,12 +1,12 @@
 // Tanh: hyperbolic tangent, elementwise.
 #include <cmath>
 
-#include "core/ops/op_util.h"
+#include "core/ops/elementwise_builders.h"
 
 namespace pet::ops {
 
 OpDef make_Tanh() {
-  return unary_op("Tanh", [](float x, const Attributes&) { return std::tanh(x); }, {}, 8.0);
+  return unary_op<kFloatDTypes>("Tanh", [](auto x) { return std::tanh(x); }, 8.0);
 }
 
 }  // namespace pet::ops

@@ -47,6 +47,7 @@ OpDef make_Where() {
   def.onnx_ops = {"Where"};
   def.min_inputs = def.max_inputs = 3;
   def.traits.elementwise = true;
+  def.extra_types = kAllDTypeSet;
   def.infer = infer_where;
   def.compute = compute_where;
   def.cost = [](const CostContext& context) { return elementwise_cost(context); };

@@ -26,7 +26,7 @@ TEST(Gelu, UnknownApproximationIsNamed) {
   expect_user_error([] { add_node_on("Gelu", {{"approximate", "fast"}}, {{DType::f32, {2}}}); },
                     "node 'n' (Gelu): approximate must be \"none\" or \"tanh\", got \"fast\"");
   expect_user_error([] { add_node_on("Gelu", {}, {{DType::i64, {2}}}); },
-                    "node 'n' (Gelu): expects a float32 input, got i64[2]");
+                    "node 'n' (Gelu): expects a float input (f32, f64 or bf16), got i64[2]");
 }
 
 TEST(Gelu, ExportIsTheOpFromOpset20AndItsFormulaBefore) {

@@ -69,9 +69,9 @@ TEST(ExtraUnary, NanAndInfinityTests) {
 
 TEST(ExtraUnary, Errors) {
   expect_user_error([] { add_node_on("Sin", {}, {{DType::i64, {2}}}); },
-                    "node 'n' (Sin): expects a float32 input, got i64[2]");
+                    "node 'n' (Sin): expects a float input (f32, f64 or bf16), got i64[2]");
   expect_user_error([] { add_node_on("IsNaN", {}, {{DType::boolean, {2}}}); },
-                    "node 'n' (IsNaN): expects a float32 input, got bool[2]");
+                    "node 'n' (IsNaN): expects a float input (f32, f64 or bf16), got bool[2]");
   expect_user_error([] { add_node_on("Celu", {{"alpha", 0.0}}, {{DType::f32, {2}}}); },
                     "node 'n' (Celu): alpha must not be 0");
 }
@@ -102,7 +102,7 @@ TEST(ExtraBinary, ModTakesTheDivisorsSignUnlessFmod) {
   expect_f32_near(run1("Mod", {{"fmod", int64_t{1}}}, {Tensor::f32({2}, {-4.5f, 4.5f}), Tensor::scalar_f32(2)}), {2},
              {-0.5f, 0.5f});
   expect_user_error([] { add_node_on("Mod", {}, {{DType::f32, {2}}, {DType::f32, {2}}}); },
-                    "node 'n' (Mod): float32 inputs need fmod = 1");
+                    "node 'n' (Mod): f32 inputs need fmod = 1 (ONNX defines fmod = 0 for integers only)");
 }
 
 TEST(ExtraBinary, MeanAveragesBroadcastInputs) {

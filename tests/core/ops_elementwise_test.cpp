@@ -82,7 +82,7 @@ TEST(ElementwiseUnary, ActivationsReadTheirAttributes) {
 
 TEST(ElementwiseUnary, FloatOnlyOpsNameTheType) {
   expect_user_error([] { add_node_on("Exp", {}, {{DType::i64, {2}}}); },
-                    "node 'n' (Exp): expects a float32 input, got i64[2]");
+                    "node 'n' (Exp): expects a float input (f32, f64 or bf16), got i64[2]");
   expect_user_error([] { add_node_on("Neg", {}, {{DType::boolean, {2}}}); },
                     "node 'n' (Neg): does not support element type bool");
 }
