@@ -90,7 +90,7 @@ static std::string compare(const Tensor& expected, Tensor got, size_t index, boo
   double rtol = float16 ? 1e-2 : 1e-3, atol = float16 ? 1e-3 : 1e-5;
   for (int64_t i = 0; i < expected.numel(); ++i) {
     double want = expected.as_double(i), have = got.as_double(i);
-    bool same = expected.dtype() == DType::f32
+    bool same = is_float_dtype(expected.dtype())
                     ? (std::isnan(want) && std::isnan(have)) || want == have ||
                           std::abs(want - have) <= atol + rtol * std::abs(want)
                     : want == have;

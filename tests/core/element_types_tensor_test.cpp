@@ -141,14 +141,15 @@ TEST(ElementTypesReduce, ArgMaxOfI8) {
 }
 
 TEST(ElementTypesReduce, CumSumOfF64NeedsDoublePrecision) {
-  expect_typed<DType::f64>(run1("CumSum", {{"axis", int64_t{0}}}, {typed<DType::f64>({3}, {1e16, 1, 1})}), {3},
-                           {1e16, 1e16 + 1, 1e16 + 2});
+  expect_typed<DType::f64>(run1("CumSum", {{"axis", int64_t{0}}}, {typed<DType::f64>({3}, {1e15, 1, 1})}), {3},
+                           {1e15, 1e15 + 1, 1e15 + 2});
 }
 
 // ---------------------------------------------------------------- nn
 
 TEST(ElementTypesNn, MaxPoolOfU8) {
-  Attributes attrs{{"kernel_shape", Ints{2, 2}}, {"strides", Ints{1, 1}}, {"pads", Ints{0, 0, 0, 0}}};
+  Attributes attrs{
+      {"kernel_shape", Ints{2, 2}}, {"strides", Ints{1, 1}}, {"pads", Ints{0, 0, 0, 0}}, {"dilations", Ints{1, 1}}};
   expect_typed<DType::u8>(run1("MaxPool", attrs, {typed<DType::u8>({1, 1, 2, 3}, {3, 250, 7, 1, 9, 0})}),
                           {1, 1, 1, 2}, {250, 250});
 }
