@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "core/element_cast.h"
 #include "core/error.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
@@ -11,8 +12,7 @@ namespace pet::ops {
 
 static ShapeResult infer_arg_reduce(const ShapeContext& context) {
   const TensorType& input = context.input(0);
-  PET_REFUSE_UNLESS(context, input.dtype == DType::f32 || input.dtype == DType::i64,
-                    "does not support element type " + std::string(dtype_name(input.dtype)));
+  PET_REFUSE_UNLESS(context, input.dtype != DType::boolean, "does not support element type bool");
   PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), input.shape.rank(), "axis"));
   PET_REFUSE_UNLESS(
       context, input.shape[axis] > 0,
@@ -26,27 +26,27 @@ static ShapeResult infer_arg_reduce(const ShapeContext& context) {
 }
 
 // Index of the extreme among `count` values spaced `stride` apart; ties go to the first or last.
-template <typename T>
-static int64_t extreme_index(const T* values, int64_t count, int64_t stride, bool find_max, bool last) {
+template <DType D>
+static int64_t extreme_index(const storage_t<D>* values, int64_t count, int64_t stride, bool find_max, bool last) {
   int64_t best = 0;
   for (int64_t k = 1; k < count; ++k) {
-    T value = values[k * stride], current = values[best * stride];
+    compute_t<D> value = widen<D>(values[k * stride]), current = widen<D>(values[best * stride]);
     bool better = find_max ? value > current : value < current;
     if (better || (last && value == current)) best = k;
   }
   return best;
 }
 
-template <typename T>
+template <DType D>
 static void arg_reduce_into(const Tensor& in, int axis, bool find_max, bool last, int64_t* out) {
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < axis; ++i) outer *= in.shape()[i];
   for (int i = axis + 1; i < in.shape().rank(); ++i) inner *= in.shape()[i];
   int64_t count = in.shape()[axis];
-  const T* values = reinterpret_cast<const T*>(in.raw());
+  const storage_t<D>* values = in.view<D>().data();
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i)
-      out[o * inner + i] = extreme_index(values + o * count * inner + i, count, inner, find_max, last);
+      out[o * inner + i] = extreme_index<D>(values + o * count * inner + i, count, inner, find_max, last);
 }
 
 static void compute_arg_reduce(KernelContext& context, bool find_max) {
@@ -54,8 +54,7 @@ static void compute_arg_reduce(KernelContext& context, bool find_max) {
   int axis = normalize_axis(context.attrs.get_int("axis"), in.shape().rank());
   bool last = context.attrs.get_int("select_last_index") != 0;
   int64_t* out = context.outputs[0].mutable_i64().data();
-  if (in.dtype() == DType::f32) arg_reduce_into<float>(in, axis, find_max, last, out);
-  else arg_reduce_into<int64_t>(in, axis, find_max, last, out);
+  visit_dtype(in.dtype(), [&]<DType D>() { arg_reduce_into<D>(in, axis, find_max, last, out); });
 }
 
 static OnnxImported import_arg_reduce(const OpDef& def, const OnnxImportNode& node) {
@@ -83,6 +82,7 @@ static void export_arg_reduce(const Node& node, OnnxExportNode& out) {
 OpDef arg_reduce_op(const std::string& name, bool find_max) {
   OpDef def;
   def.name = name;
+  def.extra_types = kNumericDTypes;
   def.onnx_ops = {name};
   def.attrs = {attr_int("axis", 0), attr_int("keepdims", 1), attr_int("select_last_index", 0)};
   def.infer = infer_arg_reduce;

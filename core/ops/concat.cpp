@@ -101,6 +101,7 @@ BoxGrid concat_boxes(const BoxContext& context) {
 OpDef make_Concat() {
   OpDef def;
   def.name = "Concat";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Concat"};
   def.attrs = {attr_int("axis")};
   def.min_inputs = 1;

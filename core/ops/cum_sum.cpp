@@ -2,15 +2,19 @@
 // excluding the current element (exclusive) and running from the end (reverse). Linear.
 #include <fmt/format.h>
 
+#include "core/element_cast.h"
 #include "core/ops/import_util.h"
 #include "core/ops/indexing.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
 
+// ONNX's CumSum types beyond f32 and i64.
+static constexpr DTypeSet kCumSumDTypes = {DType::f64, DType::bf16, DType::i32, DType::u32, DType::u64};
+
 static ShapeResult infer_cum_sum(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  PET_REFUSE_UNLESS(context, x.dtype == DType::f32 || x.dtype == DType::i64,
+  PET_REFUSE_UNLESS(context, kCumSumDTypes.contains(x.dtype) || x.dtype == DType::f32 || x.dtype == DType::i64,
                     "does not support element type " + std::string(dtype_name(x.dtype)));
   PET_REFUSE_UNLESS(context, x.shape.rank() >= 1, "cannot sum along an axis of a scalar");
   PET_TRY(axis_or_refuse(context, context.attrs.get_int("axis"), x.shape.rank(), "axis"));
@@ -21,22 +25,24 @@ static ShapeResult infer_cum_sum(const ShapeContext& context) {
   return {x};
 }
 
-template <typename T>
-static void cumulate(const T* in, T* out, const std::vector<int64_t>& dims, size_t axis, bool exclusive, bool reverse) {
+// Sums run in the arithmetic type (bf16 in float, rounded at every output).
+template <DType D>
+static void cumulate(const storage_t<D>* in, storage_t<D>* out, const std::vector<int64_t>& dims, size_t axis,
+                     bool exclusive, bool reverse) {
   int64_t length = dims[axis], inner = dims_product(dims, axis + 1, dims.size());
   int64_t outer = dims_product(dims, 0, axis);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) {
-      T sum = 0;
+      compute_t<D> sum = 0;
       for (int64_t step = 0; step < length; ++step) {
         int64_t t = reverse ? length - 1 - step : step;
         int64_t at = (o * length + t) * inner + j;
         if (exclusive) {
-          out[at] = sum;
-          sum += in[at];
+          out[at] = narrow<D>(sum);
+          sum += widen<D>(in[at]);
         } else {
-          sum += in[at];
-          out[at] = sum;
+          sum += widen<D>(in[at]);
+          out[at] = narrow<D>(sum);
         }
       }
     }
@@ -46,10 +52,11 @@ static void compute_cum_sum(KernelContext& context) {
   const Tensor& x = context.input(0);
   auto axis = static_cast<size_t>(normalize_axis(context.attrs.get_int("axis"), x.shape().rank()));
   bool exclusive = context.attrs.get_int("exclusive") != 0, reverse = context.attrs.get_int("reverse") != 0;
-  if (x.dtype() == DType::f32)
-    cumulate(x.f32().data(), context.outputs[0].mutable_f32().data(), x.shape().dims(), axis, exclusive, reverse);
-  else
-    cumulate(x.i64().data(), context.outputs[0].mutable_i64().data(), x.shape().dims(), axis, exclusive, reverse);
+  visit_dtype(x.dtype(), [&]<DType D>() {
+    if constexpr (D != DType::boolean)
+      cumulate<D>(x.view<D>().data(), context.outputs[0].mutable_view<D>().data(), x.shape().dims(), axis, exclusive,
+                  reverse);
+  });
 }
 
 static OnnxImported import_cum_sum(const OpDef& def, const OnnxImportNode& node) {
@@ -74,6 +81,7 @@ static void export_cum_sum(const Node& node, OnnxExportNode& out) {
 OpDef make_CumSum() {
   OpDef def;
   def.name = "CumSum";
+  def.extra_types = kCumSumDTypes;
   def.onnx_ops = {"CumSum"};
   def.attrs = {attr_int("axis"), attr_int("exclusive", 0), attr_int("reverse", 0)};
   def.traits.linearity = Linearity::Joint;

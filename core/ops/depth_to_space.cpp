@@ -50,6 +50,7 @@ static void export_depth_to_space(const Node& node, OnnxExportNode& out) {
 OpDef make_DepthToSpace() {
   OpDef def;
   def.name = "DepthToSpace";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"DepthToSpace"};
   def.attrs = {attr_int("blocksize"), attr_string("mode", "DCR")};
   def.traits.linearity = Linearity::Joint;

@@ -60,6 +60,7 @@ static void export_dropout(const Node& node, OnnxExportNode& out) {
 OpDef make_Dropout() {
   OpDef def;
   def.name = "Dropout";
+  def.extra_types = kFloatDTypes;
   def.onnx_ops = {"Dropout"};
   def.attrs = {attr_int("with_mask", 0)};
   def.num_outputs = -1;  // 1, or 2 with the mask

@@ -51,6 +51,7 @@ namespace {
 OpDef make_Expand() {
   OpDef def;
   def.name = "Expand";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Expand"};
   def.attrs = {attr_ints("shape")};
   def.traits.linearity = Linearity::Joint;

@@ -36,6 +36,7 @@ static OnnxImported import_flatten(const OpDef&, const OnnxImportNode& node) {
 OpDef make_Flatten() {
   OpDef def;
   def.name = "Flatten";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Flatten"};
   def.attrs = {attr_int("axis", 1)};
   def.traits.linearity = Linearity::Joint;

@@ -1,10 +1,11 @@
-// Gather: picks slices of `data` along one axis at the positions in an i64 `indices` tensor
+// Gather: picks slices of `data` along one axis at the positions in an i32 or i64 `indices` tensor
 // (negative positions count from the end); linear in `data`.
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "core/ops/import_util.h"
+#include "core/ops/indexing.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
@@ -15,7 +16,7 @@ static ShapeResult infer_gather(const ShapeContext& context) {
   int rank = data.shape.rank();
   PET_REFUSE_UNLESS(context, rank > 0, "cannot gather from a scalar");
   PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), rank, "axis"));
-  PET_REFUSE_UNLESS(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
+  PET_TRY(check_index_dtype(context, indices, "indices"));
   std::vector<int64_t> dims(data.shape.dims().begin(), data.shape.dims().begin() + axis);
   dims.insert(dims.end(), indices.shape.dims().begin(), indices.shape.dims().end());
   dims.insert(dims.end(), data.shape.dims().begin() + axis + 1, data.shape.dims().end());
@@ -25,7 +26,8 @@ static ShapeResult infer_gather(const ShapeContext& context) {
 // For every outer index and every position, one contiguous block of the inner dimensions.
 static void gather_kernel(KernelContext& context) {
   const Tensor& data = context.input(0);
-  auto indices = context.input(1).i64();
+  Tensor wide = indices_as_i64(context.input(1));
+  auto indices = wide.i64();
   int axis = normalize_axis(context.attrs.get_int("axis"), data.shape().rank());
   int64_t outer = 1, inner = 1, length = data.shape()[axis];
   for (int d = 0; d < axis; ++d) outer *= data.shape()[d];
@@ -51,6 +53,7 @@ static OnnxImported import_gather(const OpDef&, const OnnxImportNode& node) {
 OpDef make_Gather() {
   OpDef def;
   def.name = "Gather";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Gather"};
   def.attrs = {attr_int("axis", 0)};
   def.min_inputs = def.max_inputs = 2;

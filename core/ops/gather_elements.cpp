@@ -41,6 +41,7 @@ static void export_gather_elements(const Node& node, OnnxExportNode& out) {
 OpDef make_GatherElements() {
   OpDef def;
   def.name = "GatherElements";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"GatherElements"};
   def.attrs = {attr_int("axis", 0)};
   def.min_inputs = def.max_inputs = 2;

@@ -75,6 +75,7 @@ static void export_gather_nd(const Node& node, OnnxExportNode& out) {
 OpDef make_GatherND() {
   OpDef def;
   def.name = "GatherND";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"GatherND"};
   def.attrs = {attr_int("batch_dims", 0)};
   def.min_inputs = def.max_inputs = 2;

@@ -5,9 +5,9 @@
 
 namespace pet::ops {
 
-ShapeCheck check_pool_input(const ShapeContext& context) {
+ShapeCheck check_pool_input(const ShapeContext& context, DTypeSet types) {
   const TensorType& x = context.input(0);
-  PET_REFUSE_UNLESS(context, x.dtype == DType::f32,
+  PET_REFUSE_UNLESS(context, types.contains(x.dtype),
                     "does not support element type " + std::string(dtype_name(x.dtype)));
   PET_REFUSE_UNLESS(context, x.shape.rank() >= 3,
                     fmt::format("input shape {} needs [N, C, spatial...] with at least one "

@@ -9,8 +9,9 @@
 
 namespace pet::ops {
 
-// A pool's input is f32 [N, C, spatial...] with at least one spatial dim; refused otherwise.
-ShapeCheck check_pool_input(const ShapeContext& context);
+// A pool's input is [N, C, spatial...] with at least one spatial dim, of one of `types`
+// (f32 unless the pool computes more); refused otherwise.
+ShapeCheck check_pool_input(const ShapeContext& context, DTypeSet types = {DType::f32});
 
 // f32 [N, C, spatial...] -> [N, C, 1, ...]; refused for other ranks and element types.
 ShapeResult infer_global_pool(const ShapeContext& context);

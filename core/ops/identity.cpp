@@ -8,6 +8,7 @@ namespace pet::ops {
 OpDef make_Identity() {
   OpDef def;
   def.name = "Identity";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Identity"};
   def.traits.linearity = Linearity::Joint;
   def.traits.linear_inputs = {0};

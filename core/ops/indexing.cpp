@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/element_cast.h"
 #include "core/error.h"
 #include "core/graph.h"
 
@@ -41,7 +42,8 @@ std::vector<int64_t> offsets_along_axis(const Shape& data, const Tensor& indices
   int64_t stride = data.strides()[a], length = data[axis];
   int64_t index_stride = indices.shape().strides()[a], index_length = indices.shape()[axis];
   std::vector<int64_t> offsets = embedded_offsets(indices.shape().dims(), data.dims());
-  auto values = indices.i64();
+  Tensor wide = indices_as_i64(indices);
+  auto values = wide.i64();
   for (size_t i = 0; i < offsets.size(); ++i) {
     int64_t own = (static_cast<int64_t>(i) / index_stride) % index_length;  // the element's axis coordinate
     offsets[i] += (checked_index(values[i], length, op) - own) * stride;
@@ -52,7 +54,7 @@ std::vector<int64_t> offsets_along_axis(const Shape& data, const Tensor& indices
 ShapeCheck check_indices_along_axis(const ShapeContext& context, const TensorType& data, const TensorType& indices,
                                     int axis) {
   int rank = data.shape.rank();
-  PET_REFUSE_UNLESS(context, indices.dtype == DType::i64, "indices must be i64, got " + indices.to_string());
+  PET_TRY(check_index_dtype(context, indices, "indices"));
   PET_REFUSE_UNLESS(
       context, indices.shape.rank() == rank,
       fmt::format("indices {} must have the rank of data {}", indices.shape.to_string(), data.shape.to_string()));
@@ -61,6 +63,16 @@ ShapeCheck check_indices_along_axis(const ShapeContext& context, const TensorTyp
                       fmt::format("indices {} do not fit inside data {} off axis {}", indices.shape.to_string(),
                                   data.shape.to_string(), axis));
   return {};
+}
+
+ShapeCheck check_index_dtype(const ShapeContext& context, const TensorType& indices, const std::string& what) {
+  PET_REFUSE_UNLESS(context, is_index_dtype(indices.dtype),
+                    fmt::format("{} must be i32 or i64, got {}; cast them to i64", what, indices.to_string()));
+  return {};
+}
+
+Tensor indices_as_i64(const Tensor& indices) {
+  return indices.dtype() == DType::i64 ? indices : indices.converted(DType::i64);
 }
 
 int64_t dims_product(const std::vector<int64_t>& dims, size_t first, size_t last) {
@@ -78,7 +90,7 @@ ShapeCheck check_scatter_reduction(const ShapeContext& context) {
   PET_REFUSE_UNLESS(context, is_scatter_reduction(reduction),
                     "reduction '" + reduction + "' is unknown; the reductions are none, add, mul, max and min");
   DType type = context.input(0).dtype;
-  PET_REFUSE_UNLESS(context, reduction == "none" || type == DType::f32 || type == DType::i64,
+  PET_REFUSE_UNLESS(context, reduction == "none" || type != DType::boolean,
                     fmt::format("reduction '{}' does not support element type {}", reduction, dtype_name(type)));
   return {};
 }
@@ -103,13 +115,13 @@ static T combine(const std::string& reduction, T current, T update) {
   return reduction == "max" ? std::max(current, update) : std::min(current, update);
 }
 
-template <typename T>
-static void reduce_blocks(T* out, const T* updates, const std::vector<int64_t>& offsets, int64_t block,
-                          const std::string& reduction) {
+template <DType D>
+static void reduce_blocks(storage_t<D>* out, const storage_t<D>* updates, const std::vector<int64_t>& offsets,
+                          int64_t block, const std::string& reduction) {
   for (size_t i = 0; i < offsets.size(); ++i) {
-    T* to = out + offsets[i];
-    const T* from = updates + static_cast<int64_t>(i) * block;
-    for (int64_t j = 0; j < block; ++j) to[j] = combine(reduction, to[j], from[j]);
+    storage_t<D>* to = out + offsets[i];
+    const storage_t<D>* from = updates + static_cast<int64_t>(i) * block;
+    for (int64_t j = 0; j < block; ++j) to[j] = narrow<D>(combine(reduction, widen<D>(to[j]), widen<D>(from[j])));
   }
 }
 
@@ -123,10 +135,11 @@ void scatter_blocks(Tensor& out, const Tensor& updates, const std::vector<int64_
       std::memcpy(to + static_cast<size_t>(offsets[i]) * width, updates.raw() + i * bytes, bytes);
     return;
   }
-  if (out.dtype() == DType::f32)
-    reduce_blocks(out.mutable_f32().data(), updates.f32().data(), offsets, block, reduction);
-  else
-    reduce_blocks(out.mutable_i64().data(), updates.i64().data(), offsets, block, reduction);
+  PET_CHECK(out.dtype() != DType::boolean, "scatter reduction on bool");
+  visit_dtype(out.dtype(), [&]<DType D>() {
+    if constexpr (D != DType::boolean)
+      reduce_blocks<D>(out.mutable_view<D>().data(), updates.view<D>().data(), offsets, block, reduction);
+  });
 }
 
 void require_export_opset(const Node& node, const OnnxExportNode& out, int minimum, const std::string& what) {

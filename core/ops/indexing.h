@@ -24,9 +24,16 @@ std::vector<int64_t> embedded_offsets(const std::vector<int64_t>& walk, const st
 // For GatherElements/ScatterElements: the data offset of every element of `indices`, which is
 // the element's own coordinate with the axis coordinate replaced by the index.
 std::vector<int64_t> offsets_along_axis(const Shape& data, const Tensor& indices, int axis, const std::string& op);
-// The shape-rule checks of those two: i64 indices of data's rank that fit inside data off the axis.
+// The shape-rule checks of those two: i32 or i64 indices of data's rank that fit inside data off the axis.
 ShapeCheck check_indices_along_axis(const ShapeContext& context, const TensorType& data, const TensorType& indices,
                                     int axis);
+
+// ONNX's index element types (Gather, GatherElements, ScatterElements indices): int32 or int64.
+inline bool is_index_dtype(DType type) { return type == DType::i32 || type == DType::i64; }
+// A refusal unless `indices` (named `what` in the message) is i32 or i64.
+ShapeCheck check_index_dtype(const ShapeContext& context, const TensorType& indices, const std::string& what);
+// The index tensor as i64 (the same storage when it already is), so kernels read one type.
+Tensor indices_as_i64(const Tensor& indices);
 
 // Product of dims[first, last).
 int64_t dims_product(const std::vector<int64_t>& dims, size_t first, size_t last);
@@ -40,7 +47,8 @@ std::string import_scatter_reduction(const OnnxImportNode& node);
 bool scatter_is_linear(const Attributes& attrs);
 
 // out[offsets[i] + j] (op)= updates[i * block + j] for j < block, in order of i. `out` starts as
-// a copy of the data; the reduction is "none" (assign), "add" or "mul" (f32 and i64).
+// a copy of the data; the reduction is "none" (assign), or "add", "mul", "max", "min" on a numeric
+// type (computed in its arithmetic type: bf16 in float, then rounded).
 void scatter_blocks(Tensor& out, const Tensor& updates, const std::vector<int64_t>& offsets, int64_t block,
                     const std::string& reduction);
 

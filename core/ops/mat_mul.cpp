@@ -4,11 +4,15 @@
 #include "core/ops/fused_activation.h"
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
+#include "core/element_cast.h"
 #include "core/gemm.h"
 #include "core/ops/op_util.h"
 
 namespace pet::ops {
 namespace {
+
+// ONNX's MatMul types (float16 runs as f32).
+constexpr DTypeSet kMatMulDTypes = {DType::f32, DType::f64, DType::bf16, DType::i32, DType::i64, DType::u32, DType::u64};
 
 // Operand shapes as matrices: a 1-D A is a row [1, K], a 1-D B is a column [K, 1].
 struct MatMulShapes {
@@ -33,8 +37,12 @@ MatMulShapes matmul_shapes(const Shape& a, const Shape& b) {
 ShapeResult infer_matmul(const ShapeContext& context) {
   const TensorType& a = context.input(0);
   const TensorType& b = context.input(1);
-  PET_REFUSE_UNLESS(context, a.dtype == DType::f32 && b.dtype == DType::f32,
-                    fmt::format("expects float32 operands, got {} and {}", a.to_string(), b.to_string()));
+  PET_REFUSE_UNLESS(context, a.dtype == b.dtype && kMatMulDTypes.contains(a.dtype),
+                    fmt::format("expects two operands of one type among f32, f64, bf16, i32, i64, u32, u64, got {} "
+                                "and {}",
+                                a.to_string(), b.to_string()));
+  PET_REFUSE_UNLESS(context, a.dtype == DType::f32 || fused_activation(context.attrs) == "none",
+                    "a fused activation needs f32 operands, got " + a.to_string());
   PET_REFUSE_UNLESS(
       context, a.shape.rank() >= 1 && b.shape.rank() >= 1,
       fmt::format("operands must have rank >= 1, got {} and {}", a.shape.to_string(), b.shape.to_string()));
@@ -49,10 +57,48 @@ ShapeResult infer_matmul(const ShapeContext& context) {
   std::vector<int64_t> dims = batch->dims();
   if (a.shape.rank() > 1) dims.push_back(s.m);
   if (b.shape.rank() > 1) dims.push_back(s.n);
-  return {{DType::f32, Shape(dims)}};
+  return {{a.dtype, Shape(dims)}};
+}
+
+// C = A x B for one [m, k] x [k, n] matrix pair of a type other than f32: floats accumulate in
+// their arithmetic type (bf16 in float, rounded once), integers in uint64 so that they wrap.
+template <DType D>
+void matmul_plain(const storage_t<D>* a, const storage_t<D>* b, storage_t<D>* c, const MatMulShapes& s) {
+  using Sum = std::conditional_t<is_float_dtype(D), compute_t<D>, uint64_t>;
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = 0; j < s.n; ++j) {
+      Sum total = 0;
+      for (int64_t p = 0; p < s.k; ++p)
+        total += static_cast<Sum>(widen<D>(a[i * s.k + p])) * static_cast<Sum>(widen<D>(b[p * s.n + j]));
+      c[i * s.n + j] = narrow<D>(total);
+    }
+}
+
+// The batched matmul of a type other than f32, one matrix pair at a time.
+template <DType D>
+void compute_matmul_plain(KernelContext& context) {
+  const Tensor& a = context.input(0);
+  const Tensor& b = context.input(1);
+  MatMulShapes s = matmul_shapes(a.shape(), b.shape());
+  Shape batch = *broadcast_shapes(s.a_batch, s.b_batch);
+  BroadcastIndex a_index(s.a_batch, batch), b_index(s.b_batch, batch);
+  const storage_t<D>* a_data = a.view<D>().data();
+  const storage_t<D>* b_data = b.view<D>().data();
+  storage_t<D>* c_data = context.outputs[0].mutable_view<D>().data();
+  for (int64_t i = 0; i < batch.numel(); ++i) {
+    int64_t a_offset = a_index.identity() ? i : a_index.offsets()[static_cast<size_t>(i)];
+    int64_t b_offset = b_index.identity() ? i : b_index.offsets()[static_cast<size_t>(i)];
+    matmul_plain<D>(a_data + a_offset * s.m * s.k, b_data + b_offset * s.k * s.n, c_data + i * s.m * s.n, s);
+  }
 }
 
 void compute_matmul(KernelContext& context) {
+  if (context.input(0).dtype() != DType::f32) {
+    visit_dtype(context.input(0).dtype(), [&]<DType D>() {
+      if constexpr (kMatMulDTypes.contains(D)) compute_matmul_plain<D>(context);
+    });
+    return;
+  }
   const Tensor& a = context.input(0);
   const Tensor& b = context.input(1);
   MatMulShapes s = matmul_shapes(a.shape(), b.shape());
@@ -161,6 +207,7 @@ BoxGrid matmul_boxes(const BoxContext& context) {
 OpDef make_MatMul() {
   OpDef def;
   def.name = "MatMul";
+  def.extra_types = kMatMulDTypes;
   def.onnx_ops = {"MatMul"};
   def.min_inputs = def.max_inputs = 2;
   def.traits.linearity = Linearity::Multilinear;

@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "core/element_cast.h"
 #include "core/error.h"
 #include "core/ops/import_util.h"
 #include "core/ops/indexing.h"
@@ -26,25 +27,36 @@ int64_t column_major_offset(int64_t offset, const std::vector<int64_t>& input) {
   return result;
 }
 
-void compute_max_pool(KernelContext& context) {
+// The element types MaxPool computes: ONNX's floats and 8-bit integers.
+constexpr DTypeSet kMaxPoolDTypes = {DType::f32, DType::f64, DType::bf16, DType::i8, DType::u8};
+
+// What a window wholly in the padding gives: -inf for floats, the type's lowest for integers.
+template <DType D>
+compute_t<D> padding_value() {
+  if constexpr (is_float_dtype(D)) return -std::numeric_limits<compute_t<D>>::infinity();
+  else return std::numeric_limits<compute_t<D>>::lowest();
+}
+
+template <DType D>
+void max_pool_planes(KernelContext& context) {
   const Tensor& x = context.input(0);
   WindowGeometry geometry = pool_geometry(x.shape(), context.attrs);
   PoolWindows windows(geometry, context.attrs.get_ints("pads"));
   int64_t planes = x.shape()[0] * x.shape()[1];
   int64_t in_size = geometry.input_size(), out_size = geometry.output_size();
-  const float* in = x.f32().data();
-  float* out = context.outputs[0].mutable_f32().data();
+  const storage_t<D>* in = x.view<D>().data();
+  storage_t<D>* out = context.outputs[0].mutable_view<D>().data();
   int64_t* indices = context.outputs.size() > 1 ? context.outputs[1].mutable_i64().data() : nullptr;
   bool column_major = context.attrs.get_int("storage_order") != 0;
   for (int64_t p = 0; p < planes; ++p) {
-    const float* plane = in + p * in_size;
-    float* result = out + p * out_size;
+    const storage_t<D>* plane = in + p * in_size;
+    storage_t<D>* result = out + p * out_size;
     windows.for_each([&](int64_t index, std::span<const int64_t> taps, int64_t) {
-      float best = -std::numeric_limits<float>::infinity();  // a window wholly in the padding
+      compute_t<D> best = padding_value<D>();
       int64_t best_tap = taps.empty() ? 0 : taps[0];
       for (int64_t tap : taps)
-        if (plane[tap] > best) best = plane[tap], best_tap = tap;
-      result[index] = best;
+        if (widen<D>(plane[tap]) > best) best = widen<D>(plane[tap]), best_tap = tap;
+      result[index] = narrow<D>(best);
       if (indices)
         indices[p * out_size + index] =
             p * in_size + (column_major ? column_major_offset(best_tap, geometry.input) : best_tap);
@@ -52,8 +64,14 @@ void compute_max_pool(KernelContext& context) {
   }
 }
 
+void compute_max_pool(KernelContext& context) {
+  visit_dtype(context.input(0).dtype(), [&]<DType D>() {
+    if constexpr (kMaxPoolDTypes.contains(D)) max_pool_planes<D>(context);
+  });
+}
+
 ShapeResult infer_max_pool(const ShapeContext& context) {
-  PET_TRY_ASSIGN(std::vector<TensorType> outputs, infer_pool(context, true));
+  PET_TRY_ASSIGN(std::vector<TensorType> outputs, infer_pool(context, true, kMaxPoolDTypes));
   int64_t with_indices = context.attrs.get_int("with_indices"), storage_order = context.attrs.get_int("storage_order");
   PET_REFUSE_UNLESS(context, with_indices == 0 || with_indices == 1,
                     fmt::format("with_indices {} must be 0 or 1", with_indices));
@@ -101,6 +119,7 @@ void export_max_pool(const Node& node, OnnxExportNode& out) {
 OpDef make_MaxPool() {
   OpDef def;
   def.name = "MaxPool";
+  def.extra_types = kMaxPoolDTypes;
   def.onnx_ops = {"MaxPool"};
   def.attrs = {attr_ints("kernel_shape"), attr_ints("strides"), attr_ints("pads"), attr_ints("dilations"),
                attr_int("ceil_mode", 0), attr_int("with_indices", 0), attr_int("storage_order", 0)};

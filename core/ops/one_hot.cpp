@@ -1,5 +1,5 @@
 // OneHot: inserts an axis of length `depth` at `axis`; the output is values[1] where the
-// position equals the index (f32 indices truncate; negative ones count from the end when
+// position equals the index (float indices truncate; negative ones count from the end when
 // wrap_negative = 1, ONNX's rule from opset 11) and values[0] everywhere else. Linear in values.
 #include <cmath>
 
@@ -14,8 +14,7 @@ namespace pet::ops {
 static ShapeResult infer_one_hot(const ShapeContext& context) {
   const TensorType& indices = context.input(0);
   const TensorType& values = context.input(1);
-  PET_REFUSE_UNLESS(context, indices.dtype == DType::i64 || indices.dtype == DType::f32,
-                    "indices must be i64 or f32, got " + indices.to_string());
+  PET_REFUSE_UNLESS(context, indices.dtype != DType::boolean, "indices must be numeric, got " + indices.to_string());
   PET_REFUSE_UNLESS(context, values.shape.numel() == 2 && values.shape.rank() == 1,
                     "values " + values.to_string() + " must hold two entries: [off, on]");
   int64_t depth = context.attrs.get_int("depth");
@@ -39,7 +38,7 @@ static void compute_one_hot(KernelContext& context) {
   gather_elements(values, off_offsets, out);  // everything off
   std::vector<int64_t> hot;
   for (int64_t i = 0; i < indices.numel(); ++i) {
-    double raw = indices.dtype() == DType::f32 ? std::trunc(indices.as_double(i)) : static_cast<double>(indices.as_int(i));
+    double raw = is_float_dtype(indices.dtype()) ? std::trunc(indices.as_double(i)) : static_cast<double>(indices.as_int(i));
     if (wrap && raw < 0) raw += static_cast<double>(depth);
     if (raw < 0 || raw >= static_cast<double>(depth)) continue;  // out of range: all off
     hot.push_back(((i / inner) * depth + static_cast<int64_t>(raw)) * inner + i % inner);
@@ -75,6 +74,7 @@ static void export_one_hot(const Node& node, OnnxExportNode& out) {
 OpDef make_OneHot() {
   OpDef def;
   def.name = "OneHot";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"OneHot"};
   def.attrs = {attr_int("axis"), attr_int("depth"), attr_int("wrap_negative", 1)};
   def.min_inputs = def.max_inputs = 2;

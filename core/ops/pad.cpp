@@ -149,10 +149,7 @@ static void export_pad(const Node& node, OnnxExportNode& out) {
   if (value != 0.0) {
     std::optional<TensorType> type = out.input_type(0);
     DType dtype = type ? type->dtype : DType::f32;
-    Tensor fill = dtype == DType::i64 ? Tensor::scalar_i64(static_cast<int64_t>(value))
-                  : dtype == DType::boolean ? Tensor::boolean(Shape{}, {1})
-                                            : Tensor::scalar_f32(static_cast<float>(value));
-    inputs.push_back(out.add_constant(fill));
+    inputs.push_back(out.add_constant(Tensor::full(dtype, Shape{}, value)));
   }
   out.add_node("Pad", inputs, {out.output(0)}, {{"mode", node.attrs.get_string("mode")}});
 }
@@ -207,6 +204,7 @@ BoxGrid pad_boxes(const BoxContext& context) {
 OpDef make_Pad() {
   OpDef def;
   def.name = "Pad";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Pad"};
   def.attrs = {attr_string("mode", "constant"), attr_ints("pads"), attr_float("value", 0.0)};
   def.traits.linearity = Linearity::Joint;

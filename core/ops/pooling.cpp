@@ -33,8 +33,8 @@ WindowGeometry pool_geometry(const Shape& input, const Attributes& attrs) {
   return make_window_geometry(input.dims(), attrs.get_ints("kernel_shape"), attrs, attrs.get_int("ceil_mode") != 0);
 }
 
-ShapeResult infer_pool(const ShapeContext& context, bool with_dilations) {
-  PET_TRY(check_pool_input(context));
+ShapeResult infer_pool(const ShapeContext& context, bool with_dilations, DTypeSet types) {
+  PET_TRY(check_pool_input(context, types));
   const TensorType& x = context.input(0);
   int rank = x.shape.rank() - 2;
   const std::vector<int64_t>& kernel = context.attrs.get_ints("kernel_shape");
@@ -52,7 +52,7 @@ ShapeResult infer_pool(const ShapeContext& context, bool with_dilations) {
                                   x.shape.to_string()));
   std::vector<int64_t> dims = {x.shape[0], x.shape[1]};
   dims.insert(dims.end(), geometry.output.begin(), geometry.output.end());
-  return {{DType::f32, Shape(dims)}};
+  return {{x.dtype, Shape(dims)}};
 }
 
 Cost pool_cost(const CostContext& context) {

@@ -13,8 +13,9 @@ namespace pet::ops {
 // ceil_mode, and dilations when `with_dilations`. Other known attributes are the caller's.
 Attributes import_pool_window(const OnnxImportNode& node, bool with_dilations);
 
-// Output type of a pool over an f32 [N, C, spatial...] input, after checking the attributes.
-ShapeResult infer_pool(const ShapeContext& context, bool with_dilations);
+// Output type of a pool over an [N, C, spatial...] input of one of `types`, after checking the
+// attributes.
+ShapeResult infer_pool(const ShapeContext& context, bool with_dilations, DTypeSet types = {DType::f32});
 
 // flops = output elements x kernel taps.
 Cost pool_cost(const CostContext& context);

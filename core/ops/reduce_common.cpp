@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/element_cast.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 
@@ -33,18 +34,26 @@ static Shape kept_shape(const Shape& input, const std::vector<int>& axes) {
   return shape;
 }
 
-// Reductions whose result can leave the integers (and so take f32 only).
+// Reductions whose result can leave the integers (and so take float types only).
 static bool needs_float(Reduction reduction) {
   return reduction == Reduction::Mean || reduction == Reduction::L2 || reduction == Reduction::LogSum ||
          reduction == Reduction::LogSumExp;
 }
 
+static bool is_extreme(Reduction reduction) { return reduction == Reduction::Max || reduction == Reduction::Min; }
+
+// ONNX's element types of a reduction: floats and 32/64-bit integers; Max and Min also take 8-bit
+// integers (opset 18) and bool (any / all, opset 20).
+static DTypeSet reduce_dtypes(Reduction reduction) {
+  DTypeSet types = kFloatDTypes;
+  if (!needs_float(reduction)) types = types | DTypeSet{DType::i32, DType::u32, DType::i64, DType::u64};
+  if (is_extreme(reduction)) types = types | DTypeSet{DType::i8, DType::u8, DType::boolean};
+  return types;
+}
+
 static ShapeResult infer_reduce(const ShapeContext& context, Reduction reduction) {
   const TensorType& input = context.input(0);
-  bool takes_bool = reduction == Reduction::Max || reduction == Reduction::Min;  // any / all (opset 20)
-  PET_REFUSE_UNLESS(context,
-                    input.dtype == DType::f32 || (!needs_float(reduction) && input.dtype == DType::i64) ||
-                        (takes_bool && input.dtype == DType::boolean),
+  PET_REFUSE_UNLESS(context, reduce_dtypes(reduction).contains(input.dtype),
                     "does not support element type " + std::string(dtype_name(input.dtype)));
   PET_TRY_ASSIGN(std::vector<int> axes, reduced_axes(context, input.shape.rank()));
   if (axes.empty() || context.attrs.get_int("keepdims") != 0) return {{input.dtype, kept_shape(input.shape, axes)}};
@@ -54,11 +63,20 @@ static ShapeResult infer_reduce(const ShapeContext& context, Reduction reduction
   return {{input.dtype, Shape(dims)}};
 }
 
-// The value of a slot before any element is folded in (an empty reduction's result).
-template <typename Accumulator>
-static Accumulator initial_total(Reduction reduction) {
-  if (reduction == Reduction::Max) return std::numeric_limits<Accumulator>::lowest();
-  if (reduction == Reduction::Min) return std::numeric_limits<Accumulator>::max();
+// The type a slot's total is kept in: double for floats, 64 bits for integers (sums of narrower
+// integers wrap when narrowed back, as ONNX Runtime's do), int64 for bool.
+template <DType D>
+using accumulator_t = std::conditional_t<is_float_dtype(D), double,
+                                         std::conditional_t<D == DType::u32 || D == DType::u64, uint64_t, int64_t>>;
+
+// The value of a slot before any element is folded in (an empty reduction's result); an integer
+// Max / Min starts from the limits of the element type itself.
+template <DType D>
+static accumulator_t<D> initial_total(Reduction reduction) {
+  using Limits = std::conditional_t<is_float_dtype(D), std::numeric_limits<accumulator_t<D>>,
+                                    std::numeric_limits<compute_t<D>>>;
+  if (reduction == Reduction::Max) return static_cast<accumulator_t<D>>(Limits::lowest());
+  if (reduction == Reduction::Min) return static_cast<accumulator_t<D>>(Limits::max());
   return reduction == Reduction::Prod ? 1 : 0;
 }
 
@@ -69,7 +87,9 @@ static Accumulator fold(Reduction reduction, Accumulator total, Accumulator valu
     case Reduction::Max: return std::max(total, value);
     case Reduction::Min: return std::min(total, value);
     case Reduction::Prod: return total * value;
-    case Reduction::L1: return total + (value < 0 ? -value : value);
+    case Reduction::L1:
+      if constexpr (std::is_signed_v<Accumulator>) return total + (value < 0 ? -value : value);
+      else return total + value;
     case Reduction::L2:
     case Reduction::SumSquare: return total + value * value;
     case Reduction::LogSumExp: return total + static_cast<Accumulator>(std::exp(static_cast<double>(value)));
@@ -88,33 +108,38 @@ static double finish(Reduction reduction, double total, double count, double shi
   }
 }
 
-// Folds every input element into its output slot (f32 in double for accuracy). LogSumExp
+// Folds every input element into its output slot (floats in double for accuracy). LogSumExp
 // subtracts each slot's maximum (`shifts`) before exp, so large inputs do not overflow.
-template <typename T, typename Accumulator>
-static void reduce_into(const Tensor& in, const Shape& kept, Reduction reduction, T* out,
+template <DType D>
+static void reduce_into(const Tensor& in, const Shape& kept, Reduction reduction, storage_t<D>* out,
                         const std::vector<double>& shifts = {}) {
+  using Accumulator = accumulator_t<D>;
   BroadcastIndex slots(kept, in.shape());
-  std::vector<Accumulator> totals(static_cast<size_t>(kept.numel()), initial_total<Accumulator>(reduction));
-  const T* values = reinterpret_cast<const T*>(in.raw());
+  std::vector<Accumulator> totals(static_cast<size_t>(kept.numel()), initial_total<D>(reduction));
+  const storage_t<D>* values = in.view<D>().data();
   for (int64_t i = 0; i < in.numel(); ++i) {
     auto slot = static_cast<size_t>(slots.identity() ? i : slots.offsets()[static_cast<size_t>(i)]);
-    auto value = static_cast<Accumulator>(values[i]);
+    auto value = static_cast<Accumulator>(widen<D>(values[i]));
     if (!shifts.empty()) value -= static_cast<Accumulator>(shifts[slot]);
     totals[slot] = fold(reduction, totals[slot], value);
   }
   double count = kept.numel() == 0 ? 1.0 : static_cast<double>(in.numel()) / static_cast<double>(kept.numel());
   for (size_t k = 0; k < totals.size(); ++k) {
-    if constexpr (std::is_integral_v<T>) out[k] = totals[k];  // integer reductions need no finishing
-    else out[k] = static_cast<T>(finish(reduction, totals[k], count, shifts.empty() ? 0.0 : shifts[k]));
+    if constexpr (!is_float_dtype(D)) out[k] = narrow<D>(totals[k]);  // integer reductions need no finishing
+    else out[k] = narrow<D>(finish(reduction, totals[k], count, shifts.empty() ? 0.0 : shifts[k]));
   }
 }
 
 // Each slot's maximum, or 0 where it is not finite (an all -inf slot, or an empty one).
+template <DType D>
 static std::vector<double> slot_maxima(const Tensor& in, const Shape& kept) {
-  std::vector<float> maxima(static_cast<size_t>(kept.numel()));
-  reduce_into<float, double>(in, kept, Reduction::Max, maxima.data());
+  std::vector<storage_t<D>> maxima(static_cast<size_t>(kept.numel()));
+  reduce_into<D>(in, kept, Reduction::Max, maxima.data());
   std::vector<double> shifts;
-  for (float peak : maxima) shifts.push_back(std::isfinite(peak) ? peak : 0.0);
+  for (storage_t<D> peak : maxima) {
+    auto value = static_cast<double>(widen<D>(peak));
+    shifts.push_back(std::isfinite(value) ? value : 0.0);
+  }
   return shifts;
 }
 
@@ -124,15 +149,12 @@ static void compute_reduce(KernelContext& context, Reduction reduction) {
   std::vector<int> axes;
   for (int64_t axis : context.attrs.get_ints("axes")) axes.push_back(normalize_axis(axis, in.shape().rank()));
   Shape kept = kept_shape(in.shape(), axes);
-  if (in.dtype() == DType::i64) {
-    reduce_into<int64_t, int64_t>(in, kept, reduction, out.mutable_i64().data());
-  } else if (in.dtype() == DType::boolean) {
-    reduce_into<uint8_t, int64_t>(in, kept, reduction, out.mutable_b8().data());
-    for (uint8_t& value : out.mutable_b8()) value = value != 0;  // an empty Min (all of nothing) is true
-  } else if (reduction == Reduction::LogSumExp)
-    reduce_into<float, double>(in, kept, reduction, out.mutable_f32().data(), slot_maxima(in, kept));
-  else
-    reduce_into<float, double>(in, kept, reduction, out.mutable_f32().data());
+  visit_dtype(in.dtype(), [&]<DType D>() {
+    storage_t<D>* to = out.mutable_view<D>().data();
+    if constexpr (is_float_dtype(D))
+      if (reduction == Reduction::LogSumExp) return reduce_into<D>(in, kept, reduction, to, slot_maxima<D>(in, kept));
+    reduce_into<D>(in, kept, reduction, to);
+  });
 }
 
 // ReduceSum takes axes as an input from opset 13, the other reductions from opset 18.
@@ -189,6 +211,7 @@ static void export_reduce(const Node& node, Reduction reduction, OnnxExportNode&
 OpDef reduce_op(const std::string& name, Reduction reduction) {
   OpDef def;
   def.name = name;
+  def.extra_types = reduce_dtypes(reduction);
   def.onnx_ops = {name};
   def.attrs = {attr_ints("axes"), attr_int("keepdims", 1)};
   def.infer = [reduction](const ShapeContext& context) { return infer_reduce(context, reduction); };

@@ -103,6 +103,7 @@ static void export_reshape(const Node& node, OnnxExportNode& out) {
 OpDef make_Reshape() {
   OpDef def;
   def.name = "Reshape";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Reshape"};
   def.attrs = {attr_ints("shape")};
   def.traits.linearity = Linearity::Joint;

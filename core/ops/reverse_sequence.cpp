@@ -56,6 +56,7 @@ static void export_reverse_sequence(const Node& node, OnnxExportNode& out) {
 OpDef make_ReverseSequence() {
   OpDef def;
   def.name = "ReverseSequence";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"ReverseSequence"};
   def.attrs = {attr_int("batch_axis", 1), attr_int("time_axis", 0)};
   def.min_inputs = def.max_inputs = 2;

@@ -56,6 +56,7 @@ static void export_scatter_elements(const Node& node, OnnxExportNode& out) {
 OpDef make_ScatterElements() {
   OpDef def;
   def.name = "ScatterElements";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"ScatterElements", "Scatter"};
   def.attrs = {attr_int("axis", 0), attr_string("reduction", "none")};
   def.min_inputs = def.max_inputs = 3;

@@ -73,6 +73,7 @@ static void export_scatter_nd(const Node& node, OnnxExportNode& out) {
 OpDef make_ScatterND() {
   OpDef def;
   def.name = "ScatterND";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"ScatterND"};
   def.attrs = {attr_string("reduction", "none")};
   def.min_inputs = def.max_inputs = 3;

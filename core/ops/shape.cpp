@@ -69,6 +69,7 @@ static Cost shape_cost(const CostContext& context) { return {0.0, context.output
 OpDef make_Shape() {
   OpDef def;
   def.name = "Shape";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Shape"};
   def.attrs = {attr_int("start", 0), attr_int("end")};
   def.traits.type_only = true;

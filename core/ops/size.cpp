@@ -18,6 +18,7 @@ static Cost size_cost(const CostContext& context) { return {0.0, context.output_
 OpDef make_Size() {
   OpDef def;
   def.name = "Size";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Size"};
   def.traits.type_only = true;
   def.infer = infer_size;

@@ -171,6 +171,7 @@ BoxGrid slice_boxes(const BoxContext& context) {
 OpDef make_Slice() {
   OpDef def;
   def.name = "Slice";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Slice"};
   def.attrs = {attr_ints("starts"), attr_ints("ends"), attr_ints("steps")};
   def.traits.linearity = Linearity::Joint;

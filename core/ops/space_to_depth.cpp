@@ -32,6 +32,7 @@ static OnnxImported import_space_to_depth(const OpDef& def, const OnnxImportNode
 OpDef make_SpaceToDepth() {
   OpDef def;
   def.name = "SpaceToDepth";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"SpaceToDepth"};
   def.attrs = {attr_int("blocksize")};
   def.traits.linearity = Linearity::Joint;

@@ -126,6 +126,7 @@ BoxGrid split_boxes(const BoxContext& context) {
 OpDef make_Split() {
   OpDef def;
   def.name = "Split";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Split"};
   def.attrs = {attr_int("axis", 0), attr_ints("split")};
   def.num_outputs = -1;  // one per entry of `split`

@@ -62,6 +62,7 @@ static void export_squeeze(const Node& node, OnnxExportNode& out) {
 OpDef make_Squeeze() {
   OpDef def;
   def.name = "Squeeze";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Squeeze"};
   def.attrs = {attr_ints("axes")};
   def.traits.linearity = Linearity::Joint;

@@ -41,6 +41,7 @@ static void copy_run_bytes(const std::byte* from, int64_t count, int64_t stride,
   }
   switch (width) {
     case 1: copy_run<uint8_t>(from, count, stride, to); return;
+    case 2: copy_run<uint16_t>(from, count, stride, to); return;
     case 4: copy_run<uint32_t>(from, count, stride, to); return;
     case 8: copy_run<uint64_t>(from, count, stride, to); return;
     default:

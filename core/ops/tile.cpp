@@ -50,6 +50,7 @@ static void export_tile(const Node& node, OnnxExportNode& out) {
 OpDef make_Tile() {
   OpDef def;
   def.name = "Tile";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Tile"};
   def.attrs = {attr_ints("repeats")};
   def.traits.linearity = Linearity::Joint;

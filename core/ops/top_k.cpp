@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/element_cast.h"
 #include "core/ops/import_util.h"
 #include "core/ops/indexing.h"
 #include "core/ops/op_util.h"
@@ -14,8 +15,7 @@ namespace pet::ops {
 
 static ShapeResult infer_top_k(const ShapeContext& context) {
   const TensorType& x = context.input(0);
-  PET_REFUSE_UNLESS(context, x.dtype == DType::f32 || x.dtype == DType::i64,
-                    "does not support element type " + std::string(dtype_name(x.dtype)));
+  PET_REFUSE_UNLESS(context, x.dtype != DType::boolean, "does not support element type bool");
   PET_REFUSE_UNLESS(context, x.shape.rank() >= 1, "cannot select from a scalar");
   PET_TRY_ASSIGN(int axis, axis_or_refuse(context, context.attrs.get_int("axis"), x.shape.rank(), "axis"));
   int64_t k = context.attrs.get_int("k"), largest = context.attrs.get_int("largest");
@@ -28,17 +28,17 @@ static ShapeResult infer_top_k(const ShapeContext& context) {
   return {{x.dtype, shape}, {DType::i64, shape}};
 }
 
-template <typename T>
-static void select_top_k(const T* in, T* values, int64_t* positions, const std::vector<int64_t>& dims, size_t axis,
+template <DType D>
+static void select_top_k(const storage_t<D>* in, storage_t<D>* values, int64_t* positions, const std::vector<int64_t>& dims, size_t axis,
                          int64_t k, bool largest) {
   int64_t length = dims[axis], inner = dims_product(dims, axis + 1, dims.size());
   int64_t outer = dims_product(dims, 0, axis);
   std::vector<int64_t> order(static_cast<size_t>(length));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) {
-      const T* line = in + o * length * inner + j;
+      const storage_t<D>* line = in + o * length * inner + j;
       auto before = [&](int64_t a, int64_t b) {
-        T x = line[a * inner], y = line[b * inner];
+        compute_t<D> x = widen<D>(line[a * inner]), y = widen<D>(line[b * inner]);
         return largest ? (x > y || (x == y && a < b)) : (x < y || (x == y && a < b));
       };
       std::iota(order.begin(), order.end(), 0);
@@ -57,10 +57,10 @@ static void compute_top_k(KernelContext& context) {
   int64_t k = context.attrs.get_int("k");
   bool largest = context.attrs.get_int("largest") != 0;
   int64_t* positions = context.outputs[1].mutable_i64().data();
-  if (x.dtype() == DType::f32)
-    select_top_k(x.f32().data(), context.outputs[0].mutable_f32().data(), positions, x.shape().dims(), axis, k, largest);
-  else
-    select_top_k(x.i64().data(), context.outputs[0].mutable_i64().data(), positions, x.shape().dims(), axis, k, largest);
+  visit_dtype(x.dtype(), [&]<DType D>() {
+    select_top_k<D>(x.view<D>().data(), context.outputs[0].mutable_view<D>().data(), positions, x.shape().dims(), axis,
+                    k, largest);
+  });
 }
 
 static OnnxImported import_top_k(const OpDef& def, const OnnxImportNode& node) {
@@ -96,6 +96,7 @@ static void export_top_k(const Node& node, OnnxExportNode& out) {
 OpDef make_TopK() {
   OpDef def;
   def.name = "TopK";
+  def.extra_types = kNumericDTypes;
   def.onnx_ops = {"TopK"};
   def.attrs = {attr_int("axis", -1), attr_int("k"), attr_int("largest", 1)};
   def.num_outputs = 2;

@@ -66,6 +66,7 @@ BoxGrid transpose_boxes(const BoxContext& context) {
 OpDef make_Transpose() {
   OpDef def;
   def.name = "Transpose";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Transpose"};
   def.attrs = {attr_ints("perm")};
   def.traits.linearity = Linearity::Joint;

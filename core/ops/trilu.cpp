@@ -59,6 +59,7 @@ static void export_trilu(const Node& node, OnnxExportNode& out) {
 OpDef make_Trilu() {
   OpDef def;
   def.name = "Trilu";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Trilu"};
   def.attrs = {attr_int("upper", 1), attr_int("k", 0)};
   def.traits.linearity = Linearity::Joint;

@@ -53,6 +53,7 @@ static void export_unsqueeze(const Node& node, OnnxExportNode& out) {
 OpDef make_Unsqueeze() {
   OpDef def;
   def.name = "Unsqueeze";
+  def.extra_types = kAllDTypeSet;
   def.onnx_ops = {"Unsqueeze"};
   def.attrs = {attr_ints("axes")};
   def.traits.linearity = Linearity::Joint;

@@ -99,7 +99,7 @@ TEST(TensorGatherElements, PicksAlongTheAxisPerElement) {
 
 TEST(TensorGatherElements, FloatIndicesAreAUserError) {
   expect_user_error([] { add_node_on("GatherElements", {}, {{DType::f32, {2, 2}}, {DType::f32, {2, 2}}}); },
-                    "node 'n' (GatherElements): indices must be i64, got f32[2,2]");
+                    "node 'n' (GatherElements): indices must be i32 or i64, got f32[2,2]; cast them to i64");
 }
 
 // ---------------------------------------------------------------- GatherND

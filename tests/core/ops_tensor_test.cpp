@@ -183,7 +183,7 @@ TEST(TensorGather, OutOfRangeIndexIsAUserError) {
 
 TEST(TensorGather, FloatIndicesAreAUserError) {
   expect_user_error([] { add_node_on("Gather", {}, {{DType::f32, {3}}, {DType::f32, {1}}}); },
-                    "node 'n' (Gather): indices must be i64, got f32[1]");
+                    "node 'n' (Gather): indices must be i32 or i64, got f32[1]; cast them to i64");
 }
 
 // ---------------------------------------------------------------- Shape / Size / ConstantOfShape / Range
