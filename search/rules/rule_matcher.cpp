@@ -17,6 +17,7 @@
 #include "search/rules/bias_free_view.h"
 #include "search/rules/compiled_rule.h"
 #include "search/generate/partition.h"
+#include "verifier/element_domain.h"
 
 namespace pet::search {
 
@@ -60,6 +61,7 @@ void MatchStats::add(const MatchStats& more) {
   structural += more.structural;
   outside_reader += more.outside_reader;
   cycle += more.cycle;
+  element_type_refused += more.element_type_refused;
   shape_refused += more.shape_refused;
   type_mismatch += more.type_mismatch;
   not_proved += more.not_proved;
@@ -327,6 +329,10 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
     ++s.stats.cycle;
     return;
   }
+  if (!may_rewrite(s.graph, s.nodes)) {
+    ++s.stats.element_type_refused;
+    return;
+  }
   std::vector<TensorType> types, output_types;
   std::vector<ValueId> inputs, outputs;
   for (ValueId input : rule.lhs.inputs()) {
@@ -348,6 +354,10 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
   // too): no rewrite of it can pay, and the axioms hold for non-empty shapes.
   if (!rhs || mutant::has_empty_tensor(*lhs)) {
     ++s.stats.shape_refused;
+    return;
+  }
+  if (!may_rewrite(*rhs)) {  // a right side that computes what its left side only moved
+    ++s.stats.element_type_refused;
     return;
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
