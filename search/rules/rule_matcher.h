@@ -109,6 +109,8 @@ class RuleMatcher {
   void match_rules(const Graph& graph, RuleFilter filter, std::vector<RuleApplication>& found, MatchStats& stats) const;
   void complete_match(const CompiledRule& rule, Scratch& scratch, std::vector<RuleApplication>& found) const;
   ProofResult prove_instance(const CompiledRule& rule, const Graph& lhs, const Graph& rhs) const;
+  ProofResult prove_at_f32(const CompiledRule& rule, const Scratch& scratch, std::vector<TensorType> types,
+                           std::vector<TensorType> output_types, const Graph& lhs, const Graph& rhs) const;
 
   const RuleSet& rules_;
   std::map<uint64_t, std::vector<size_t>> by_anchor_;  // anchor key -> rule indices, by name
