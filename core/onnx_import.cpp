@@ -324,10 +324,24 @@ class Importer {
     }
     ProtoImportNode view(node, name, graph_.opset, types, constants, base_dir_, float16_inputs);
     OnnxImported imported = standard ? onnx_def->from_onnx(*onnx_def, view) : import_extension_op(*onnx_def, view);
+    if (widens_float16_exactly(node, imported, float16_inputs))
+      return bind_once(node.output(0), ids.at(0), name, node.op_type());
     std::vector<ValueId> inputs;
     for (int position : imported.inputs) inputs.push_back(position < 0 ? kNoValue : ids.at(static_cast<size_t>(position)));
     add_imported(node, name, imported, inputs);
     track_float16(node, imported, float16_inputs);
+  }
+
+  // A Cast of a float16 value to float32 computes nothing pet does not hold already (float16 values
+  // are held in f32, exactly), so its result names that value; export reads a float16 input or
+  // initializer through such a Cast, and re-importing it must not add one more each round trip.
+  // A graph output keeps its own node, so that its name stays the one the model lists.
+  bool widens_float16_exactly(const onnx::NodeProto& node, const OnnxImported& imported,
+                              const std::vector<bool>& float16_inputs) const {
+    bool output_listed = std::any_of(model_.graph().output().begin(), model_.graph().output().end(),
+                                     [&](const auto& output) { return output.name() == node.output(0); });
+    return node.op_type() == "Cast" && imported.attrs.has("to") && imported.attrs.get_string("to") == "f32" &&
+           !float16_inputs.empty() && float16_inputs[0] && node.output_size() == 1 && !output_listed;
   }
 
   // Which float values are float16 in the model: float16 inputs and initializers, casts to

@@ -333,7 +333,11 @@ ProofResult RuleMatcher::prove_at_f32(const CompiledRule& rule, const Scratch& s
   std::string refusal;
   std::optional<Graph> lhs_f32 = instantiate(rule.lhs, types, nullptr, refusal, &s.bindings);
   std::optional<Graph> rhs_f32 = lhs_f32 ? instantiate(rule.rhs, types, &output_types, refusal, &s.bindings) : std::nullopt;
-  if (!rhs_f32) return {ProofStatus::Unknown, "the f32 twin of the instance does not instantiate: " + refusal};
+  if (!rhs_f32) {
+    ProofResult unknown;
+    unknown.reason = "the f32 twin of the instance does not instantiate: " + refusal;
+    return unknown;
+  }
   return prove_instance(rule, *lhs_f32, *rhs_f32);
 }
 

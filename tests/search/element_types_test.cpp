@@ -1,5 +1,6 @@
 // The element-type gate (verifier/element_domain.h) as the optimizer meets it: an arithmetic rule
 // fires over f32 and not over integers, a rule that only moves elements fires over every type.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <optional>
