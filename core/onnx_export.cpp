@@ -116,7 +116,9 @@ class ModelWriter {
     rename_float16_outputs();
     for (const Node& node : graph_.nodes()) {
       ProtoExportNode view(*this, node);
-      if (options_.extension_ops && !node.def->extension_domain.empty())
+      if (casts_straight_to_float16_output(node))
+        add_node("Cast", node.name, {view.input(0)}, {view.output(0)}, {{"to", int64_t{onnx::TensorProto::FLOAT16}}});
+      else if (options_.extension_ops && !node.def->extension_domain.empty())
         write_extension_node(node, view);
       else
         node.def->to_onnx(node, view);
@@ -222,13 +224,29 @@ class ModelWriter {
     }
   }
 
-  // A float16 graph output is computed under its f32 twin's name, then cast (write_outputs).
+  // A float16 graph output is computed under its f32 twin's name, then cast (write_outputs), unless
+  // a rounding Cast to float16 writes it for no other reader: that Cast is written as one Cast to
+  // float16 under the output's name, so the file reads back as it was and exports to the same bytes.
   void rename_float16_outputs() {
+    std::vector<bool> read(graph_.values().size(), false);
+    for (const Node& node : graph_.nodes())
+      for (ValueId id : node.inputs)
+        if (id != kNoValue) read[static_cast<size_t>(id)] = true;
     for (ValueId id : graph_.outputs()) {
       const Value& value = graph_.value(id);
-      if (value.producer >= 0 && !f32_names_.count(id) && stored_as_float16(value))
-        f32_names_[id] = fresh(value.name + "_f32");
+      if (value.producer < 0 || f32_names_.count(id) || !stored_as_float16(value)) continue;
+      const Node& producer = graph_.node(value.producer);
+      if (!read[static_cast<size_t>(id)] && producer.op() == "Cast" && producer.attrs.get_string("to") == "f16") {
+        straight_float16_casts_.insert(id);
+        float16_outputs_written_.insert(value.name);
+        continue;
+      }
+      f32_names_[id] = fresh(value.name + "_f32");
     }
+  }
+
+  bool casts_straight_to_float16_output(const Node& node) const {
+    return node.op() == "Cast" && straight_float16_casts_.count(node.outputs[0]) > 0;
   }
 
   // The Cast that writes a float16 graph output from its f32 value.
@@ -267,6 +285,7 @@ class ModelWriter {
   std::set<std::string> node_names_;
   std::map<ValueId, std::string> f32_names_;  // float16 values' f32 twins
   std::set<std::string> float16_outputs_written_;
+  std::set<ValueId> straight_float16_casts_;  // outputs of rounding Casts written as one Cast to float16
   ExportOptions options_;
   std::set<std::string> domains_;  // extension domains already imported
 };

@@ -324,19 +324,40 @@ class Importer {
     }
     ProtoImportNode view(node, name, graph_.opset, types, constants, base_dir_, float16_inputs);
     OnnxImported imported = standard ? onnx_def->from_onnx(*onnx_def, view) : import_extension_op(*onnx_def, view);
-    track_float16(node, imported, float16_inputs);
+    if (widens_float16_exactly(node, imported, float16_inputs))
+      return bind_once(node.output(0), ids.at(0), name, node.op_type());
     std::vector<ValueId> inputs;
     for (int position : imported.inputs) inputs.push_back(position < 0 ? kNoValue : ids.at(static_cast<size_t>(position)));
     add_imported(node, name, imported, inputs);
+    track_float16(node, imported, float16_inputs);
+  }
+
+  // A Cast of a float16 value to float32 computes nothing pet does not hold already (float16 values
+  // are held in f32, exactly), so its result names that value; export reads a float16 input or
+  // initializer through such a Cast, and re-importing it must not add one more each round trip.
+  // A graph output keeps its own node, so that its name stays the one the model lists.
+  bool widens_float16_exactly(const onnx::NodeProto& node, const OnnxImported& imported,
+                              const std::vector<bool>& float16_inputs) const {
+    bool output_listed = std::any_of(model_.graph().output().begin(), model_.graph().output().end(),
+                                     [&](const auto& output) { return output.name() == node.output(0); });
+    return node.op_type() == "Cast" && imported.attrs.has("to") && imported.attrs.get_string("to") == "f32" &&
+           !float16_inputs.empty() && float16_inputs[0] && node.output_size() == 1 && !output_listed;
   }
 
   // Which float values are float16 in the model: float16 inputs and initializers, casts to
   // float16, and the float results of ops fed a float16 value (ONNX ops keep their input's type T).
+  // Only results pet holds in f32 can be: an op fed float16 may also write i64 (Shape), bool
+  // (Equal) or the type a Cast or CastLike names (u8, i32, bf16...), which stay what they are.
   void track_float16(const onnx::NodeProto& node, const OnnxImported& imported, const std::vector<bool>& float16_inputs) {
     bool float16 = node.op_type() == "Cast" || node.op_type() == "CastLike"
                        ? imported.attrs.has("to") && imported.attrs.get_string("to") == "f16"
                        : std::find(float16_inputs.begin(), float16_inputs.end(), true) != float16_inputs.end();
-    if (float16) float16_names_.insert(node.output().begin(), node.output().end());
+    if (!float16) return;
+    for (const std::string& output : node.output()) {
+      auto bound = by_name_.find(output);
+      if (!output.empty() && bound != by_name_.end() && graph_.value(bound->second).type.dtype == DType::f32)
+        float16_names_.insert(output);
+    }
   }
 
   void add_imported(const onnx::NodeProto& node, const std::string& name, const OnnxImported& imported,

@@ -18,6 +18,8 @@ else
   echo "test.sh: python3 has no torch/onnxscript; pet_modern_model_tests will skip (python3 -m pip install torch onnxscript)"
 fi
 # -- end of the modern PyTorch export
+# -- element types (issue 37): a uint8-image CNN and an int32-token model, by Debian's torch.
+/usr/bin/python3 models/export_typed.py --out build/models-typed
 ctest --test-dir build -j"$(nproc)" --output-on-failure --timeout 1800 "$@"
 # The conformance counts (ran / passed / skipped as unsupported), visible in the log.
 build/tests/pet_conformance --gtest_filter='ConformanceSummary.*' | grep '^conformance'

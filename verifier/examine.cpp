@@ -11,6 +11,7 @@
 
 #include "core/prime_field.h"
 #include "verifier/box_analysis.h"
+#include "verifier/element_domain.h"
 #include "verifier/field_evaluator.h"
 
 namespace pet {
@@ -39,10 +40,11 @@ std::string refusal(const Graph& original, const Graph& candidate) {
       if (!linear)
         return fmt::format("node '{}' ({}) is not multi-linear: examine compares programs of linear ops only",
                            node.name, node.op());
-      for (ValueId id : node.inputs)
-        if (id != kNoValue && graph->value(id).type.dtype != DType::f32)
-          return fmt::format("node '{}' ({}) reads a non-float tensor", node.name, node.op());
     }
+  for (const Graph* graph : {&original, &candidate})
+    if (!may_rewrite(*graph))
+      return "the programs compute over values other than f32: examine tests arithmetic over f32 only (integer "
+             "arithmetic wraps)";
   return "";
 }
 

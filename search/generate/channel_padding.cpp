@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "search/cost/kernel_groups.h"
+#include "verifier/element_domain.h"
 
 namespace pet::search {
 namespace {
@@ -72,6 +73,10 @@ std::optional<PaddingSite> site_at(const Graph& graph, NodeId conv, const std::v
     if (!is_plain_conv(node) || !data_only || !derived[static_cast<size_t>(node.inputs[1])]) return std::nullopt;
     site.readers.push_back(reader);
   }
+  std::vector<NodeId> nodes = site.chain;
+  nodes.push_back(conv);
+  nodes.insert(nodes.end(), site.readers.begin(), site.readers.end());
+  if (!may_rewrite(graph, nodes)) return std::nullopt;
   return site;
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "search/generate/partition.h"
+#include "verifier/element_domain.h"
 
 namespace pet::search {
 namespace {
@@ -29,14 +30,13 @@ bool reaches(const std::vector<std::vector<uint64_t>>& descendants, NodeId from,
   return (descendants[static_cast<size_t>(from)][t / 64] >> (t % 64)) & 1;
 }
 
-bool groupable(const Graph& graph, const Node& node) {
+bool groupable(const Graph& graph, NodeId id) {
+  const Node& node = graph.node(id);
   const OpTraits& traits = node.def->traits;
   if (!traits.compute_heavy || traits.linearity == Linearity::None || !node.def->eval_point ||
       !node.def->propagate_boxes)
     return false;
-  for (ValueId id : node.inputs)
-    if (id != kNoValue && graph.value(id).type.dtype != DType::f32) return false;
-  return true;
+  return may_rewrite(graph, id);
 }
 
 // Type key of a node: op and every input type, so nodes with equal keys could run as one batch.
@@ -72,7 +72,7 @@ std::vector<Subprogram> parallel_groups(const Graph& graph, const PartitionOptio
   std::map<std::string, std::vector<NodeId>> by_types;
   for (size_t n = 0; n < graph.nodes().size(); ++n) {
     const Node& node = graph.nodes()[n];
-    if (!groupable(graph, node)) continue;
+    if (!groupable(graph, static_cast<NodeId>(n))) continue;
     std::set<ValueId> read;
     for (ValueId id : node.inputs)
       if (id != kNoValue && !graph.is_constant(id)) read.insert(id);

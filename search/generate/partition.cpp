@@ -9,20 +9,19 @@
 #include "core/error.h"
 #include "core/structural_hash.h"
 #include "mutant/generator.h"
+#include "verifier/element_domain.h"
 
 namespace pet::search {
 namespace {
 
-// The examiner compares programs of linear ops over f32 only, so only those may join a region.
-bool examinable(const Graph& graph, const Node& node) {
+// The examiner compares programs of linear ops, at the element types the gate allows (f32 for
+// arithmetic), so only those may join a region.
+bool examinable(const Graph& graph, NodeId id) {
+  const Node& node = graph.node(id);
   const OpTraits& traits = node.def->traits;
   if (traits.linearity == Linearity::None || !node.def->eval_point || !node.def->propagate_boxes) return false;
   if (traits.linear_when && !traits.linear_when(node.attrs)) return false;
-  for (ValueId id : node.inputs)
-    if (id != kNoValue && graph.value(id).type.dtype != DType::f32) return false;
-  for (ValueId id : node.outputs)
-    if (graph.value(id).type.dtype != DType::f32) return false;
-  return true;
+  return may_rewrite(graph, id);
 }
 
 // The region stays convex: no path leaves it and re-enters it through outside nodes (contracting
@@ -60,7 +59,7 @@ struct Grower {
 
   bool eligible(NodeId node, int compute_ops) const {
     const Node& n = graph.node(node);
-    if (taken[static_cast<size_t>(node)] || !examinable(graph, n)) return false;
+    if (taken[static_cast<size_t>(node)] || !examinable(graph, node)) return false;
     return !n.def->traits.compute_heavy || compute_ops < options.max_compute_ops;
   }
 

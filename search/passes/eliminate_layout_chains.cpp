@@ -11,6 +11,7 @@
 #include "core/memo.h"
 #include "core/ops/fused_activation.h"
 #include "verifier/axioms/layout_composition.h"
+#include "verifier/element_domain.h"
 
 namespace pet {
 namespace {
@@ -18,6 +19,8 @@ namespace {
 constexpr int64_t kMaxExactIota = int64_t{1} << 24;  // f32 holds every integer up to here exactly
 constexpr size_t kRememberedChains = 4096;
 
+// A chain of layout nodes moves elements only, so it cancels and composes over every element type
+// (verifier/element_domain.h); moving an elementwise op across it asks that gate first.
 bool is_layout_node(const Node& node) {
   return node.def->traits.layout_only && ops::fused_activation(node.attrs) == "none" && node.outputs.size() == 1 &&
          node.inputs.size() == 1 && node.inputs[0] != kNoValue;
@@ -145,7 +148,7 @@ class ChainFinder {
     involved.push_back(first);
     involved.push_back(last);
     ValueId current = graph_.node(first).inputs[0];
-    if (conflicts(involved, current)) return;
+    if (conflicts(involved, current) || !may_rewrite(graph_, involved)) return;
     std::vector<std::pair<ValueId, ValueId>> renames;
     for (auto it = elementwise.rbegin(); it != elementwise.rend(); ++it) {
       const Node& node = graph_.node(*it);

@@ -1,9 +1,11 @@
 // W' = W * s, b' = (b - mean) * s + beta with s = gamma / sqrt(var + epsilon), per channel.
 #include "search/passes/fold_batchnorm.h"
 
+#include <array>
 #include <cmath>
 
 #include "core/ops/fused_activation.h"
+#include "verifier/element_domain.h"
 
 namespace pet {
 namespace {
@@ -33,7 +35,7 @@ std::vector<FoldCandidate> find_candidates(const Graph& graph) {
     for (ValueId out : graph.outputs()) conv_output_is_graph_output |= out == conv.outputs[0];
     bool conv_is_affine = ops::fused_activation(conv.attrs) == "none";  // BN cannot fold through a Relu
     if (conv.op() != "Conv" || !conv_is_affine || !conv_feeds_only_bn || conv_output_is_graph_output ||
-        !all_constant(graph, conv, 1))
+        !all_constant(graph, conv, 1) || !may_rewrite(graph, std::array<NodeId, 2>{producer, n}))
       continue;
     found.push_back({producer, n});
   }

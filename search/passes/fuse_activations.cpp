@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/ops/fused_activation.h"
+#include "verifier/element_domain.h"
 
 namespace pet {
 namespace {
@@ -31,6 +32,7 @@ class FusionFinder {
       nodes.push_back(fusion.producer);
       if (fusion.layout >= 0) nodes.push_back(fusion.layout);
       if (std::any_of(nodes.begin(), nodes.end(), [&](NodeId id) { return claimed[static_cast<size_t>(id)]; })) return;
+      if (!may_rewrite(graph_, nodes)) return;
       for (NodeId id : nodes) claimed[static_cast<size_t>(id)] = true;
       found.push_back(std::move(fusion));
     };

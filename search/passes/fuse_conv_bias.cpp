@@ -2,10 +2,12 @@
 #include "search/passes/fuse_conv_bias.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 #include "core/ops/fused_activation.h"
 #include "search/passes/constant_source.h"
+#include "verifier/element_domain.h"
 
 namespace pet {
 namespace {
@@ -46,7 +48,7 @@ std::optional<BiasFusion> find_one(const Graph& graph, const std::vector<std::ve
     if (!bias_free || ops::fused_activation(conv.attrs) != "none") continue;
     if (users[static_cast<size_t>(produced)].size() != 1 || graph.is_output(produced)) continue;
     const TensorType& out = graph.value(produced).type;
-    if (graph.value(add.outputs[0]).type != out) continue;
+    if (graph.value(add.outputs[0]).type != out || !may_rewrite(graph, std::array<NodeId, 2>{producer, n})) continue;
     auto bias = per_channel_bias(graph, add.inputs[static_cast<size_t>(1 - side)], out.shape.dims()[1], out.shape.rank());
     if (bias) return BiasFusion{producer, n, *bias};
   }
@@ -87,6 +89,9 @@ std::optional<SplitBiasFusion> find_split_bias(const Graph& graph, const std::ve
     offset += type.shape.dims()[1];
     fusion.adds.push_back(users[static_cast<size_t>(piece)][0]);
   }
+  std::vector<NodeId> nodes = fusion.adds;
+  nodes.insert(nodes.end(), {fusion.conv, fusion.split});
+  if (!may_rewrite(graph, nodes)) return std::nullopt;
   return fusion;
 }
 

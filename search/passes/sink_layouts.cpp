@@ -2,6 +2,7 @@
 #include "search/passes/sink_layouts.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <random>
 
@@ -9,6 +10,7 @@
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
 #include "search/passes/constant_source.h"
+#include "verifier/element_domain.h"
 
 namespace pet {
 namespace {
@@ -83,6 +85,7 @@ std::optional<NodeId> sinkable_reader(const Graph& graph, const std::vector<std:
   if (!op.def->traits.elementwise || op.outputs.size() != 1 || graph.value(op.outputs[0]).type != graph.value(moved).type)
     return std::nullopt;
   if (std::count(op.inputs.begin(), op.inputs.end(), moved) != 1) return std::nullopt;
+  if (!may_rewrite(graph, std::array<NodeId, 2>{n, reader})) return std::nullopt;
   for (ValueId input : op.inputs)
     if (input != moved && !other_input_commutes(graph, layout, input)) return std::nullopt;
   return reader;

@@ -17,6 +17,7 @@
 #include "search/rules/bias_free_view.h"
 #include "search/rules/compiled_rule.h"
 #include "search/generate/partition.h"
+#include "verifier/element_domain.h"
 
 namespace pet::search {
 
@@ -60,6 +61,7 @@ void MatchStats::add(const MatchStats& more) {
   structural += more.structural;
   outside_reader += more.outside_reader;
   cycle += more.cycle;
+  element_type_refused += more.element_type_refused;
   shape_refused += more.shape_refused;
   type_mismatch += more.type_mismatch;
   not_proved += more.not_proved;
@@ -317,6 +319,28 @@ ProofResult RuleMatcher::prove_instance(const CompiledRule& rule, const Graph& l
   return slot->second;
 }
 
+// The proof of an instance at its f32 twin: the axioms and the numeric refutation are stated over
+// f32, and an instance over other types passed the element-type gate only by moving elements, which
+// holds at every type exactly when it holds at f32.
+ProofResult RuleMatcher::prove_at_f32(const CompiledRule& rule, const Scratch& s, std::vector<TensorType> types,
+                                      std::vector<TensorType> output_types, const Graph& lhs, const Graph& rhs) const {
+  auto all_f32 = [](const std::vector<TensorType>& list) {
+    return std::all_of(list.begin(), list.end(), [](const TensorType& type) { return type.dtype == DType::f32; });
+  };
+  if (all_f32(types) && all_f32(output_types)) return prove_instance(rule, lhs, rhs);
+  for (std::vector<TensorType>* list : {&types, &output_types})
+    for (TensorType& type : *list) type.dtype = DType::f32;
+  std::string refusal;
+  std::optional<Graph> lhs_f32 = instantiate(rule.lhs, types, nullptr, refusal, &s.bindings);
+  std::optional<Graph> rhs_f32 = lhs_f32 ? instantiate(rule.rhs, types, &output_types, refusal, &s.bindings) : std::nullopt;
+  if (!rhs_f32) {
+    ProofResult unknown;
+    unknown.reason = "the f32 twin of the instance does not instantiate: " + refusal;
+    return unknown;
+  }
+  return prove_instance(rule, *lhs_f32, *rhs_f32);
+}
+
 void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vector<RuleApplication>& found) const {
   ++s.stats.structural;
   if (!removed_values_unread(rule, s)) {
@@ -325,6 +349,10 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
   }
   if (creates_cycle(rule, s)) {
     ++s.stats.cycle;
+    return;
+  }
+  if (!may_rewrite(s.graph, s.nodes)) {
+    ++s.stats.element_type_refused;
     return;
   }
   std::vector<TensorType> types, output_types;
@@ -350,13 +378,17 @@ void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vect
     ++s.stats.shape_refused;
     return;
   }
+  if (!may_rewrite(*rhs)) {  // a right side that computes what its left side only moved
+    ++s.stats.element_type_refused;
+    return;
+  }
   for (size_t k = 0; k < outputs.size(); ++k) {
     if (rhs->value(rhs->outputs()[k]).type != output_types[k]) {
       ++s.stats.type_mismatch;
       return;
     }
   }
-  ProofResult proof = prove_instance(rule, *lhs, *rhs);
+  ProofResult proof = prove_at_f32(rule, s, types, output_types, *lhs, *rhs);
   if (proof.status != ProofStatus::Proved) {
     ++s.stats.not_proved;
     return;

@@ -61,6 +61,9 @@ struct MatchStats {
   int64_t structural = 0;         // left sides found: ops, attributes and bindings agree
   int64_t outside_reader = 0;     // a value the rewrite removes is read outside the match or exported
   int64_t cycle = 0;              // a bound input depends on a matched node
+  // the rewrite would do arithmetic over values other than f32 (verifier/element_domain.h: rules
+  // are proved over the reals; only rules that move elements alone hold for every element type)
+  int64_t element_type_refused = 0;
   int64_t guard_refused = 0;      // the rule's guard fails at the matched types (per-channel inputs)
   int64_t shape_refused = 0;      // the right side's shape rules fail at the matched types
   int64_t type_mismatch = 0;      // the right side's outputs have other types than the matched ones
@@ -106,6 +109,8 @@ class RuleMatcher {
   void match_rules(const Graph& graph, RuleFilter filter, std::vector<RuleApplication>& found, MatchStats& stats) const;
   void complete_match(const CompiledRule& rule, Scratch& scratch, std::vector<RuleApplication>& found) const;
   ProofResult prove_instance(const CompiledRule& rule, const Graph& lhs, const Graph& rhs) const;
+  ProofResult prove_at_f32(const CompiledRule& rule, const Scratch& scratch, std::vector<TensorType> types,
+                           std::vector<TensorType> output_types, const Graph& lhs, const Graph& rhs) const;
 
   const RuleSet& rules_;
   std::map<uint64_t, std::vector<size_t>> by_anchor_;  // anchor key -> rule indices, by name
