@@ -47,14 +47,17 @@ static ShapeCheck check_outputs(const ShapeContext& context, const std::vector<T
   return {};
 }
 
-// Refuses an element type beyond the core three that the op does not declare it computes.
+// Refuses an element type beyond the core three that the op does not declare it computes. The
+// types named are the op's declared ones; an op that declares none computes at most f32, i64 and
+// bool, which its shape rule sorts out.
 static ShapeCheck check_element_type(const ShapeContext& context, const OpDef& def, DType type, const std::string& where) {
   if (is_core_dtype(type) || def.extra_types.contains(type)) return {};
-  std::string accepted = "f32, i64, bool";
-  for (DType extra : kAllDTypes)
-    if (!is_core_dtype(extra) && def.extra_types.contains(extra)) accepted += fmt::format(", {}", dtype_name(extra));
+  std::string accepted;
+  for (DType declared : kAllDTypes)
+    if (def.extra_types.contains(declared)) accepted += fmt::format("{}{}", accepted.empty() ? "" : ", ", dtype_name(declared));
+  if (accepted.empty()) accepted = "no type beyond f32, i64 and bool";
   return context.refuse(fmt::format("{} has element type {}, which is not supported by pet's {} (it computes {}); "
-                                    "cast the value to one of those in the model, or open an issue with this model",
+                                    "cast the value to a type it computes in the model, or open an issue with this model",
                                     where, dtype_name(type), def.name, accepted));
 }
 

@@ -179,12 +179,12 @@ TEST(ElementTypesWhere, ChoosesElementsOfAnyType) {
 
 TEST(ElementTypesErrors, TypesAnOpDoesNotTakeAreNamed) {
   expect_user_error([] { add_node_on("Neg", {}, {{DType::u8, {2}}}); },
-                    "node 'n' (Neg): input 0 has element type u8, which pet's Neg does not compute (it takes f32, i64, "
-                    "bool, f64, bf16, i8, i16, i32); cast it to a type listed in the model, or open an issue with "
-                    "this model");
+                    "node 'n' (Neg): input 0 has element type u8, which is not supported by pet's Neg (it computes f32, "
+                    "i64, f64, bf16, i8, i16, i32); cast the value to a type it computes in the model, or open an "
+                    "issue with this model");
   expect_user_error([] { add_node_on("Exp", {}, {{DType::i32, {2}}}); },
-                    "node 'n' (Exp): input 0 has element type i32, which pet's Exp does not compute (it takes f32, "
-                    "i64, bool, f64, bf16); cast it to a type listed in the model, or open an issue with this model");
+                    "node 'n' (Exp): input 0 has element type i32, which is not supported by pet's Exp (it computes f32, "
+                    "f64, bf16); cast the value to a type it computes in the model, or open an issue with this model");
   expect_user_error([] { add_node_on("Pow", {}, {{DType::u8, {2}}, {DType::u8, {2}}}); },
                     "node 'n' (Pow): does not support element type u8");
   expect_user_error([] { add_node_on("Add", {}, {{DType::u8, {2}}, {DType::i8, {2}}}); },
@@ -192,8 +192,8 @@ TEST(ElementTypesErrors, TypesAnOpDoesNotTakeAreNamed) {
   expect_user_error([] { add_node_on("Mod", {}, {{DType::f64, {2}}, {DType::f64, {2}}}); },
                     "node 'n' (Mod): f64 inputs need fmod = 1 (ONNX defines fmod = 0 for integers only)");
   expect_user_error([] { add_node_on("Celu", {}, {{DType::f64, {2}}}); },
-                    "node 'n' (Celu): input 0 has element type f64, which pet's Celu does not compute (it takes f32, "
-                    "i64, bool); cast it to a type listed in the model, or open an issue with this model");
+                    "node 'n' (Celu): input 0 has element type f64, which is not supported by pet's Celu (it computes "
+                    "f32); cast the value to a type it computes in the model, or open an issue with this model");
 }
 
 }  // namespace

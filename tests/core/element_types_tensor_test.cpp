@@ -163,9 +163,9 @@ TEST(ElementTypesNn, MatMulOfI32Wraps) {
 
 TEST(ElementTypesRefusal, ReduceSumOfU8IsNotAnOnnxType) {
   expect_user_error([] { add_node_on("ReduceSum", axes({0}), {{DType::u8, {2}}}); },
-                    "node 'n' (ReduceSum): input 0 has element type u8, which pet's ReduceSum does not compute (it "
-                    "takes f32, i64, bool, f64, bf16, i32, u32, u64); cast it to a type listed in the model, or open "
-                    "an issue with this model");
+                    "node 'n' (ReduceSum): input 0 has element type u8, which is not supported by pet's ReduceSum (it "
+                    "computes f32, i64, f64, bf16, i32, u32, u64); cast the value to a type it computes in the model, "
+                    "or open an issue with this model");
 }
 
 TEST(ElementTypesRefusal, GatherNDTakesOnlyI64Indices) {
@@ -175,8 +175,9 @@ TEST(ElementTypesRefusal, GatherNDTakesOnlyI64Indices) {
 
 TEST(ElementTypesRefusal, SoftmaxOfI32) {
   expect_user_error([] { add_node_on("Softmax", {{"axis", int64_t{0}}}, {{DType::i32, {2}}}); },
-                    "node 'n' (Softmax): input 0 has element type i32, which pet's Softmax does not compute (it takes "
-                    "f32, i64, bool); cast it to a type listed in the model, or open an issue with this model");
+                    "node 'n' (Softmax): input 0 has element type i32, which is not supported by pet's Softmax (it "
+                    "computes no type beyond f32, i64 and bool); cast the value to a type it computes in the model, "
+                    "or open an issue with this model");
 }
 
 TEST(ElementTypesRefusal, MatMulOfMixedTypes) {
