@@ -196,8 +196,8 @@ OutputDifference compare_outputs(const std::string& name, const Tensor& expected
       if constexpr (!is_float_dtype(D)) compare_exactly<D>(expected, actual, difference);
     });
   else
-    compare_within(expected, actual, tolerance_for(is_float_dtype(computed_in) ? computed_in : expected.dtype(), tolerance),
-                   difference);
+    compare_within(expected, actual,
+                   tolerance_for(is_float_dtype(computed_in) ? computed_in : expected.dtype(), tolerance), difference);
   difference.passed = difference.elements_outside == 0;
   return difference;
 }

@@ -94,8 +94,9 @@ inline constexpr double kRedrawInputRange = 1.0 / 64;
 
 // Runs both graphs (same input and output types, else UserError) on random_inputs(original,
 // seed) and compares output by output (compare_outputs); redraws the float inputs once on
-// [-kRedrawInputRange, kRedrawInputRange) (integer and bool inputs stay as drawn) when an original output is non-finite at every element (see DifferentialReport). With `reference`
-// (made for this `original`), the original's outputs come from it. An optimized graph that is the
+// [-kRedrawInputRange, kRedrawInputRange) (integer and bool inputs stay as drawn) when an original
+// output is non-finite at every element (see DifferentialReport). With `reference` (made for this
+// `original`), the original's outputs come from it. An optimized graph that is the
 // original (same_graph) is not run: its outputs are the original's.
 DifferentialReport differential(const Graph& original, const Graph& optimized, uint64_t seed,
                                 const Tolerance& tolerance = {}, ReferenceOutputs* reference = nullptr);

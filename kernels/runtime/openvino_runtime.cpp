@@ -115,7 +115,8 @@ LoadedModel load_model(ov::Core& core, const std::string& bytes, size_t index, c
                                                input.get_partial_shape().to_string()));
     }
     LoadedModel loaded;
-    for (const ov::Output<ov::Node>& output : model->outputs()) loaded.declared_outputs.push_back(output.get_element_type());
+    for (const ov::Output<ov::Node>& output : model->outputs())
+      loaded.declared_outputs.push_back(output.get_element_type());
     loaded.compiled = core.compile_model(model, "CPU", compile_properties(options, exact));
     loaded.request = loaded.compiled.create_infer_request();
     fill_inputs(loaded, options.seed);
