@@ -65,5 +65,26 @@ TEST(PetRunElementTypes, AnInputFileOfAnotherTypeNamesTheInput) {
                        "that type and shape\n");
 }
 
+TEST(PetRunElementTypes, AUint16FileForABFloat16InputIsTakenAsItsBits) {
+  // ONNX's node tests up to 1.16 (test_cast_BFLOAT16_to_FLOAT) store bfloat16 tensors as UINT16.
+  std::string model = (private_temp_dir() / "widen_bf16.onnx").string();
+  export_onnx(parse_graph(R"(graph "widen" opset 13 {
+    input %x : bf16[3]
+    %y = Cast[to="f32"](%x) : f32[3]
+    output %y
+  })"),
+              model);
+  Tensor bits(DType::u16, Shape{3});
+  std::span<uint16_t> values = bits.mutable_view<DType::u16>();
+  values[0] = 0x3fc0, values[1] = 0xc010, values[2] = 0x4040;  // 1.5, -2.25, 3
+  std::string input = (private_temp_dir() / "bits.pb").string();
+  write_tensor_file(input, bits, "x");
+  std::string folder = (private_temp_dir() / "widen_out").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_run_main({model, "--input", "x=" + input, "--output-dir", folder}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("input 'x': the uint16 file is taken as bfloat16 bits\n"), std::string::npos) << out.str();
+  EXPECT_TRUE(read_tensor_file(folder + "/y.pb").same_content(Tensor::f32({3}, {1.5f, -2.25f, 3.0f})));
+}
+
 }  // namespace
 }  // namespace pet::testing
