@@ -76,3 +76,13 @@ def test_check_names_the_element_type_of_each_output(three_types):
     verdict = pet.check(three_types, three_types, draws=1)
     assert verdict.passed
     assert [output["dtype"] for output in verdict.draws[0]["outputs"]] == ["u8", "i32", "f64"]
+
+
+def test_run_refuses_bfloat16_clearly_without_ml_dtypes(monkeypatch):
+    from onnx import TensorProto
+
+    monkeypatch.setitem(__import__("sys").modules, "ml_dtypes", None)  # import ml_dtypes raises ImportError
+    with pytest.raises(pet.UserError) as error:
+        pet.run(cast_to_themselves(("x", TensorProto.BFLOAT16, [3])))
+    assert str(error.value) == ("output 'x_out' is bfloat16, which numpy holds only with the ml_dtypes package; "
+                                "pip install ml-dtypes")
