@@ -86,23 +86,75 @@ std::vector<Tensor> execute_named(const Graph& graph, const std::map<std::string
   return execute(graph, ordered);
 }
 
+namespace {
+
+// Uniform in [0, 1) from the top `bits` bits of one draw, the same on every standard library.
+double unit_interval(std::mt19937_64& engine, int bits) {
+  return static_cast<double>(engine() >> (64 - bits)) / static_cast<double>(uint64_t{1} << bits);
+}
+
+Tensor random_f64(const Shape& shape, uint64_t seed, double range) {
+  Tensor tensor(DType::f64, shape);
+  std::mt19937_64 engine(seed);
+  for (double& value : tensor.mutable_view<DType::f64>()) value = -range + 2 * range * unit_interval(engine, 53);
+  return tensor;
+}
+
+// Rounded to nearest; a value that rounds up to `range` steps down one bfloat16 to stay below it.
+Tensor random_bf16(const Shape& shape, uint64_t seed, double range) {
+  Tensor tensor(DType::bf16, shape);
+  std::mt19937_64 engine(seed);
+  const float high = static_cast<float>(range);
+  for (BFloat16& value : tensor.mutable_view<DType::bf16>()) {
+    value = float_to_bfloat16(static_cast<float>(-range + 2 * range * unit_interval(engine, 24)));
+    if (bfloat16_to_float(value) >= high) value.bits = static_cast<uint16_t>(float_to_bfloat16(high).bits - 1);
+  }
+  return tensor;
+}
+
+// Every bit pattern of the type equally likely: its whole range, extremes included.
+template <DType D>
+Tensor random_whole_range(const Shape& shape, uint64_t seed) {
+  Tensor tensor(D, shape);
+  std::mt19937_64 engine(seed);
+  for (storage_t<D>& value : tensor.mutable_view<D>()) value = static_cast<storage_t<D>>(engine());
+  return tensor;
+}
+
+// 0 or 1 from the lowest bit of each draw (i64 and bool drew so before the other types came).
+template <DType D>
+Tensor random_bits(const Shape& shape, uint64_t seed) {
+  Tensor tensor(D, shape);
+  std::mt19937_64 engine(seed);
+  for (storage_t<D>& value : tensor.mutable_view<D>()) value = static_cast<storage_t<D>>(engine() & 1);
+  return tensor;
+}
+
+}  // namespace
+
+Tensor random_input(const TensorType& type, uint64_t seed, double range) {
+  PET_CHECK(range > 0, "random_input needs a positive range");
+  switch (type.dtype) {
+    case DType::f32: return Tensor::random_f32(type.shape, seed, static_cast<float>(-range), static_cast<float>(range));
+    case DType::f64: return random_f64(type.shape, seed, range);
+    case DType::bf16: return random_bf16(type.shape, seed, range);
+    case DType::i8: return random_whole_range<DType::i8>(type.shape, seed);
+    case DType::u8: return random_whole_range<DType::u8>(type.shape, seed);
+    case DType::i16: return random_whole_range<DType::i16>(type.shape, seed);
+    case DType::u16: return random_whole_range<DType::u16>(type.shape, seed);
+    case DType::i64: return random_bits<DType::i64>(type.shape, seed);
+    case DType::i32: return random_bits<DType::i32>(type.shape, seed);
+    case DType::u32: return random_bits<DType::u32>(type.shape, seed);
+    case DType::u64: return random_bits<DType::u64>(type.shape, seed);
+    case DType::boolean: return random_bits<DType::boolean>(type.shape, seed);
+  }
+  __builtin_unreachable();
+}
+
 std::vector<Tensor> random_inputs(const Graph& graph, uint64_t seed) {
   std::vector<Tensor> result;
-  for (size_t i = 0; i < graph.inputs().size(); ++i) {
-    const TensorType& type = graph.value(graph.inputs()[i]).type;
-    uint64_t input_seed = seed + i;
-    if (type.dtype == DType::f32) {
-      result.push_back(Tensor::random_f32(type.shape, input_seed));
-      continue;
-    }
-    Tensor tensor(type);
-    std::mt19937_64 engine(input_seed);
-    if (type.dtype == DType::i64)
-      for (int64_t& v : tensor.mutable_i64()) v = static_cast<int64_t>(engine() & 1);
-    else
-      for (uint8_t& v : tensor.mutable_b8()) v = static_cast<uint8_t>(engine() & 1);
-    result.push_back(std::move(tensor));
-  }
+  for (size_t i = 0; i < graph.inputs().size(); ++i)
+    result.push_back(random_input(graph.value(graph.inputs()[i]).type, seed + i));
   return result;
 }
 

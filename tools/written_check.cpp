@@ -45,8 +45,8 @@ RuntimeCheck run_in_runtime(const Graph& original, const std::string& bytes, con
   PET_CHECK(actual.size() == expected.size(), fmt::format("{} answered {} outputs for a model with {}", check.target,
                                                           actual.size(), expected.size()));
   for (size_t i = 0; i < expected.size(); ++i) {
-    check.outputs.push_back(
-        compare_outputs(original.value(original.outputs()[i]).name, expected[i], actual[i], options.tolerance));
+    check.outputs.push_back(compare_outputs(original.value(original.outputs()[i]).name, expected[i], actual[i],
+                                            options.tolerance, runtime->computes_in(expected[i].dtype())));
     check.passed = check.passed && check.outputs.back().passed;
   }
   return check;
@@ -56,6 +56,7 @@ nlohmann::ordered_json outputs_json(const std::vector<OutputDifference>& outputs
   nlohmann::ordered_json json = nlohmann::ordered_json::array();
   for (const OutputDifference& output : outputs)
     json.push_back({{"name", output.name},
+                    {"dtype", std::string(dtype_name(output.dtype))},
                     {"max_abs_error", output.max_abs_error},
                     {"max_rel_error", output.max_rel_error},
                     {"elements_outside_tolerance", output.elements_outside},

@@ -1,12 +1,14 @@
-// Elementwise comparison of two graphs' outputs on the same seeded inputs, non-finite values by kind.
+// Two graphs' outputs compared on the same seeded inputs: floats within a per-type tolerance, integers exactly.
 #include "verifier/differential.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
 
 #include <fmt/format.h>
 
+#include "core/element_cast.h"
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/text_ir.h"
@@ -51,9 +53,44 @@ std::vector<Tensor> inputs_on_range(const Graph& original, uint64_t seed, double
   std::vector<Tensor> inputs = random_inputs(original, seed);
   if (range == 1) return inputs;
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i].dtype() == DType::f32)
-      inputs[i] = Tensor::random_f32(inputs[i].shape(), seed + i, static_cast<float>(-range), static_cast<float>(range));
+    if (is_float_dtype(inputs[i].dtype())) inputs[i] = random_input(inputs[i].type(), seed + i, range);
   return inputs;
+}
+
+// Integer and bool elements must be equal; the errors are reported as for floats.
+template <DType D>
+void compare_exactly(const Tensor& expected, const Tensor& actual, OutputDifference& difference) {
+  std::span<const storage_t<D>> a = expected.view<D>(), b = actual.view<D>();
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (widen<D>(a[i]) == widen<D>(b[i])) continue;
+    ++difference.elements_outside;
+    double x = static_cast<double>(widen<D>(a[i])), y = static_cast<double>(widen<D>(b[i]));
+    double error = std::abs(x - y);
+    difference.max_abs_error = std::max(difference.max_abs_error, error);
+    difference.max_rel_error = std::max(difference.max_rel_error, error / std::max(std::abs(x), 1e-6));
+  }
+}
+
+// Float elements within the tolerance (scaled as Tolerance says), non-finite ones by kind.
+void compare_within(const Tensor& expected, const Tensor& actual, const Tolerance& tolerance,
+                    OutputDifference& difference) {
+  double scale = tolerance_scale(expected);
+  for (int64_t i = 0; i < expected.numel(); ++i) {
+    double a = expected.as_double(i), b = actual.as_double(i);
+    ValueKind expected_kind = kind_of(a), actual_kind = kind_of(b);
+    difference.nonfinite_expected += expected_kind != ValueKind::Finite;
+    if (expected_kind != ValueKind::Finite || actual_kind != ValueKind::Finite) {
+      if (expected_kind == actual_kind) continue;  // NaN and NaN, +Inf and +Inf: the same value
+      ++difference.elements_outside;
+      ++difference.nonfinite_mismatches;
+      difference.max_abs_error = difference.max_rel_error = INFINITY;
+      continue;
+    }
+    double error = std::abs(a - b);
+    difference.max_abs_error = std::max(difference.max_abs_error, error);
+    difference.max_rel_error = std::max(difference.max_rel_error, error / std::max(std::abs(a), 1e-6));
+    if (!(error <= tolerance.absolute * scale + tolerance.relative * std::abs(a))) ++difference.elements_outside;
+  }
 }
 
 DifferentialReport compare_on(const Graph& original, const Graph& optimized, bool same, const std::vector<Tensor>& inputs,
@@ -96,8 +133,9 @@ std::string DifferentialReport::failure_reason() const {
   std::vector<std::string> parts;
   for (const OutputDifference& output : outputs) {
     if (output.passed) continue;
-    std::string part = fmt::format("'{}': {} of {} elements outside the tolerance", output.name,
-                                   output.elements_outside, output.elements);
+    std::string part = fmt::format("'{}' ({}): {} of {} elements {}", output.name, dtype_name(output.dtype),
+                                   output.elements_outside, output.elements,
+                                   output.exact() ? "differ (compared exactly)" : "outside the tolerance");
     if (output.nonfinite_mismatches)
       part += fmt::format(" ({} of them NaN or infinite in one model only, or of another kind)", output.nonfinite_mismatches);
     parts.push_back(part);
@@ -127,9 +165,25 @@ bool same_graph(const Graph& a, const Graph& b) {
   return print_graph(a) == print_graph(b);
 }
 
+Tolerance tolerance_for(DType type, const Tolerance& f32_tolerance) {
+  constexpr double kBFloat16Epsilon = 1.0 / 128;  // 2^-7
+  switch (type) {
+    case DType::f32: return f32_tolerance;
+    case DType::f64: return {f32_tolerance.absolute * 1e-6, f32_tolerance.relative * 1e-6};
+    case DType::bf16:
+      return {std::max(f32_tolerance.absolute, kBFloat16Epsilon), std::max(f32_tolerance.relative, kBFloat16Epsilon)};
+    default: return {0, 0};
+  }
+}
+
 OutputDifference compare_outputs(const std::string& name, const Tensor& expected, const Tensor& actual,
                                  const Tolerance& tolerance) {
-  OutputDifference difference{name};
+  return compare_outputs(name, expected, actual, tolerance, expected.dtype());
+}
+
+OutputDifference compare_outputs(const std::string& name, const Tensor& expected, const Tensor& actual,
+                                 const Tolerance& tolerance, DType computed_in) {
+  OutputDifference difference{name, expected.dtype()};
   difference.elements = expected.numel();
   if (expected.type() != actual.type()) {
     difference.passed = false;
@@ -137,23 +191,13 @@ OutputDifference compare_outputs(const std::string& name, const Tensor& expected
     difference.max_abs_error = INFINITY;
     return difference;
   }
-  double scale = tolerance_scale(expected);
-  for (int64_t i = 0; i < expected.numel(); ++i) {
-    double a = expected.as_double(i), b = actual.as_double(i);
-    ValueKind expected_kind = kind_of(a), actual_kind = kind_of(b);
-    difference.nonfinite_expected += expected_kind != ValueKind::Finite;
-    if (expected_kind != ValueKind::Finite || actual_kind != ValueKind::Finite) {
-      if (expected_kind == actual_kind) continue;  // NaN and NaN, +Inf and +Inf: the same value
-      ++difference.elements_outside;
-      ++difference.nonfinite_mismatches;
-      difference.max_abs_error = difference.max_rel_error = INFINITY;
-      continue;
-    }
-    double error = std::abs(a - b);
-    difference.max_abs_error = std::max(difference.max_abs_error, error);
-    difference.max_rel_error = std::max(difference.max_rel_error, error / std::max(std::abs(a), 1e-6));
-    if (!(error <= tolerance.absolute * scale + tolerance.relative * std::abs(a))) ++difference.elements_outside;
-  }
+  if (difference.exact())
+    visit_dtype(expected.dtype(), [&]<DType D>() {
+      if constexpr (!is_float_dtype(D)) compare_exactly<D>(expected, actual, difference);
+    });
+  else
+    compare_within(expected, actual,
+                   tolerance_for(is_float_dtype(computed_in) ? computed_in : expected.dtype(), tolerance), difference);
   difference.passed = difference.elements_outside == 0;
   return difference;
 }

@@ -1,4 +1,4 @@
-// The float differential check: an optimized graph against its original on seeded random inputs.
+// The differential check: an optimized graph against its original on seeded random inputs of every element type.
 #pragma once
 
 #include <cstdint>
@@ -19,20 +19,31 @@ namespace pet {
 // Non-finite elements are compared by kind, never by tolerance: where the original is NaN, +Inf
 // or -Inf the optimized value must be the same kind, and a finite value where the other is not
 // fails (a tolerance relative to |Inf| would accept anything).
+// The tolerance is for float32 outputs; tolerance_for gives the one other element types are
+// compared with. Integer and bool outputs are compared exactly.
 struct Tolerance {
   double absolute = 1e-4;
   double relative = 1e-3;
 };
 
+// The tolerance an output of element type `type` is compared with, from the float32 one: f32 as
+// given; f64 a millionth of it (double's rounding is 2^29 times finer, a millionth leaves room for
+// long sums); bf16 at least 2^-7 both ways (one bfloat16 rounding is up to 2^-8 relative, and a
+// rewrite rounds in other places); integers and bool zero (compared exactly).
+Tolerance tolerance_for(DType type, const Tolerance& f32_tolerance);
+
 struct OutputDifference {
   std::string name;
+  DType dtype = DType::f32;  // the original output's element type
   double max_abs_error = 0;  // over the elements finite in both (INFINITY when a kind differs)
   double max_rel_error = 0;  // |a - b| / max(|a|, 1e-6), worst element
-  int64_t elements_outside = 0;
+  int64_t elements_outside = 0;     // outside the tolerance; for integers and bool, elements not equal
   int64_t elements = 0;             // the output's element count
   int64_t nonfinite_expected = 0;   // elements where the original is NaN or infinite
   int64_t nonfinite_mismatches = 0; // of the elements outside, those whose kinds differ (NaN, +Inf, -Inf, finite)
   bool passed = true;
+  // Integer and bool outputs are compared element for element, without a tolerance.
+  bool exact() const { return !is_float_dtype(dtype); }
   // Every element of the original is NaN or infinite: agreeing on it proves little.
   bool all_nonfinite() const { return elements > 0 && nonfinite_expected == elements; }
 };
@@ -82,15 +93,22 @@ bool same_graph(const Graph& a, const Graph& b);
 inline constexpr double kRedrawInputRange = 1.0 / 64;
 
 // Runs both graphs (same input and output types, else UserError) on random_inputs(original,
-// seed) and compares output by output; redraws once on [-kRedrawInputRange, kRedrawInputRange)
-// when an original output is non-finite at every element (see DifferentialReport). With `reference`
-// (made for this `original`), the original's outputs come from it. An optimized graph that is the
+// seed) and compares output by output (compare_outputs); redraws the float inputs once on
+// [-kRedrawInputRange, kRedrawInputRange) (integer and bool inputs stay as drawn) when an original
+// output is non-finite at every element (see DifferentialReport). With `reference` (made for this
+// `original`), the original's outputs come from it. An optimized graph that is the
 // original (same_graph) is not run: its outputs are the original's.
 DifferentialReport differential(const Graph& original, const Graph& optimized, uint64_t seed,
                                 const Tolerance& tolerance = {}, ReferenceOutputs* reference = nullptr);
 
-// The same comparison for given output tensors (used by tests against reference outputs).
+// The same comparison for given output tensors (used by tests against reference outputs): float
+// outputs within tolerance_for(their type, tolerance), integer and bool outputs exactly; tensors of
+// different types or shapes differ at every element.
 OutputDifference compare_outputs(const std::string& name, const Tensor& expected, const Tensor& actual,
                                  const Tolerance& tolerance);
+// The same where `actual` was computed in the float type `computed_in` (a runtime that computes f64
+// in f32): float outputs are compared with tolerance_for(computed_in, tolerance).
+OutputDifference compare_outputs(const std::string& name, const Tensor& expected, const Tensor& actual,
+                                 const Tolerance& tolerance, DType computed_in);
 
 }  // namespace pet

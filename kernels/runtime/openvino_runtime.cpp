@@ -6,9 +6,9 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
-#include <span>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <openvino/openvino.hpp>
@@ -21,6 +21,7 @@ namespace {
 
 // One model ready to run; the request is declared last so it is destroyed before its model.
 struct LoadedModel {
+  std::vector<ov::element::Type> declared_outputs;  // the model's output types, before OpenVINO compiles it
   ov::CompiledModel compiled;
   ov::InferRequest request;
 };
@@ -114,6 +115,8 @@ LoadedModel load_model(ov::Core& core, const std::string& bytes, size_t index, c
                                                input.get_partial_shape().to_string()));
     }
     LoadedModel loaded;
+    for (const ov::Output<ov::Node>& output : model->outputs())
+      loaded.declared_outputs.push_back(output.get_element_type());
     loaded.compiled = core.compile_model(model, "CPU", compile_properties(options, exact));
     loaded.request = loaded.compiled.create_infer_request();
     fill_inputs(loaded, options.seed);
@@ -175,39 +178,37 @@ std::vector<Timing> run_interleaved(std::vector<LoadedModel>& models, const Timi
   return timings;
 }
 
-// pet's dtype names and OpenVINO's element types, for every type either side may hold (pet's list grows).
-const std::vector<std::pair<std::string_view, ov::element::Type>>& element_types() {
-  static const std::vector<std::pair<std::string_view, ov::element::Type>> types = {
-      {"f32", ov::element::f32}, {"i64", ov::element::i64}, {"bool", ov::element::boolean}, {"f16", ov::element::f16}};
-  return types;
-}
+// pet's element types and OpenVINO's, for every type pet holds (the same bytes per element both ways).
+using ov::element::Type_t;
+constexpr std::pair<DType, Type_t> kElementTypes[] = {
+    {DType::f32, Type_t::f32}, {DType::i64, Type_t::i64}, {DType::boolean, Type_t::boolean}, {DType::f64, Type_t::f64},
+    {DType::bf16, Type_t::bf16}, {DType::i8, Type_t::i8}, {DType::u8, Type_t::u8},   {DType::i16, Type_t::i16},
+    {DType::u16, Type_t::u16}, {DType::i32, Type_t::i32}, {DType::u32, Type_t::u32}, {DType::u64, Type_t::u64}};
 
 ov::element::Type element_type(DType dtype) {
-  for (const auto& [name, type] : element_types())
-    if (name == dtype_name(dtype)) return type;
+  for (const auto& [pet_type, type] : kElementTypes)
+    if (pet_type == dtype) return type;
   throw InternalError(fmt::format("tensors of type {} cannot be given to OpenVINO", dtype_name(dtype)));
 }
 
-// An output as pet holds it, where OpenVINO may answer i32 for the model's i64.
-Tensor tensor_from_openvino(const ov::Tensor& output) {
+std::optional<DType> dtype_of(const ov::element::Type& type) {
+  for (const auto& [pet_type, known] : kElementTypes)
+    if (ov::element::Type(known) == type) return pet_type;
+  return std::nullopt;
+}
+
+// An output as pet holds it, converted as Cast does to the type the model declares where OpenVINO
+// answers another (an i32 for the model's i64 on some versions).
+Tensor tensor_from_openvino(const ov::Tensor& output, const ov::element::Type& declared) {
   std::vector<int64_t> dims(output.get_shape().begin(), output.get_shape().end());
-  ov::element::Type type = output.get_element_type();
-  if (type == ov::element::i32) {
-    Tensor widened(DType::i64, Shape(dims));
-    const int32_t* data = output.data<const int32_t>();
-    std::span<int64_t> values = widened.mutable_i64();
-    for (size_t i = 0; i < output.get_size(); ++i) values[i] = data[i];
-    return widened;
-  }
-  for (const auto& [name, known] : element_types()) {
-    std::optional<DType> dtype = parse_dtype(name);
-    if (known != type || !dtype) continue;
-    Tensor tensor(*dtype, Shape(dims));
-    PET_CHECK(tensor.nbytes() == output.get_byte_size(), "OpenVINO's output size does not match its shape");
-    if (tensor.nbytes() > 0) std::memcpy(tensor.mutable_raw(), output.data(), tensor.nbytes());
-    return tensor;
-  }
-  throw InternalError(fmt::format("OpenVINO answered an output of type {}, which pet cannot hold", type.get_type_name()));
+  std::optional<DType> dtype = dtype_of(output.get_element_type()), wanted = dtype_of(declared);
+  if (!dtype || !wanted)
+    throw InternalError(fmt::format("OpenVINO answered an output of type {} for the model's {}, which pet cannot hold",
+                                    output.get_element_type().get_type_name(), declared.get_type_name()));
+  Tensor tensor(*dtype, Shape(dims));
+  PET_CHECK(tensor.nbytes() == output.get_byte_size(), "OpenVINO's output size does not match its shape");
+  if (tensor.nbytes() > 0) std::memcpy(tensor.mutable_raw(), output.data(), tensor.nbytes());
+  return *dtype == *wanted ? tensor : tensor.converted(*wanted);
 }
 
 class OpenVinoRuntime final : public Runtime {
@@ -234,6 +235,11 @@ class OpenVinoRuntime final : public Runtime {
     } catch (const ov::Exception&) {
       return "f32";  // an OpenVINO without the property computes as the model says
     }
+  }
+
+  DType computes_in(DType type) const override {
+    if (type == DType::f64) return DType::f32;
+    return type == DType::i64 ? DType::i32 : type;
   }
 
   std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) override {
@@ -267,7 +273,7 @@ class OpenVinoRuntime final : public Runtime {
       loaded.request.infer();
       std::vector<Tensor> outputs;
       for (size_t i = 0; i < loaded.compiled.outputs().size(); ++i)
-        outputs.push_back(tensor_from_openvino(loaded.request.get_output_tensor(i)));
+        outputs.push_back(tensor_from_openvino(loaded.request.get_output_tensor(i), loaded.declared_outputs[i]));
       return outputs;
     } catch (const ov::Exception& error) {
       throw UserError(fmt::format("model 0 was rejected by OpenVINO when run: {}", openvino_message(error)));

@@ -79,7 +79,7 @@ class Runtime {
   virtual std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) = 0;
   // Runs one serialized model (every weight inside) once on `inputs`, given in the model's input
   // order, with `threads` intra-op threads, and returns its outputs in the model's output order
-  // (f32, i64 and bool tensors). A model or input the runtime rejects is a UserError naming the
+  // (tensors of any element type pet holds). A model or input the runtime rejects is a UserError naming the
   // runtime's message; a dead worker or an output pet cannot hold is an InternalError.
   virtual std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int threads) = 0;
   // How models are best written for this runtime: with pet's extension ops where it has loaded
@@ -88,6 +88,9 @@ class Runtime {
   // The precision the runtime computes float32 models in when timing them: "f32", or "bf16" where
   // it lowers to the CPU's bf16 units (OpenVINO's default on such CPUs).
   virtual std::string compute_precision() const { return "f32"; }
+  // The element type the runtime computes values of `type` in, where it narrows them (OpenVINO's
+  // CPU plugin computes f64 in f32 and i64 in i32): a check of its outputs allows that type's error.
+  virtual DType computes_in(DType type) const { return type; }
   // False for a runtime that records what it is asked to time instead (RecordingRuntime: a GPU
   // target priced here, timed on a GPU machine later); its Timings have no runs.
   virtual bool times() const { return true; }

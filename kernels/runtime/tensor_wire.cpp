@@ -3,7 +3,6 @@
 
 #include <array>
 #include <cstring>
-#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -22,20 +21,22 @@ std::array<int, 256> decoding_table() {
   return table;
 }
 
-// pet's dtype names and numpy's, for every element type either side may hold (pet's list grows).
-constexpr std::pair<std::string_view, std::string_view> kNumpyNames[] = {
-    {"f32", "float32"}, {"i64", "int64"}, {"bool", "bool"}, {"f16", "float16"}};
+// pet's element types and numpy's dtype names; numpy has no bfloat16, so "bfloat16" travels as the
+// raw 16 bits of each element and the worker hands them to ONNX Runtime with that element type.
+constexpr std::pair<DType, std::string_view> kNumpyNames[] = {
+    {DType::f32, "float32"}, {DType::i64, "int64"},   {DType::boolean, "bool"}, {DType::f64, "float64"},
+    {DType::bf16, "bfloat16"}, {DType::i8, "int8"},   {DType::u8, "uint8"},     {DType::i16, "int16"},
+    {DType::u16, "uint16"},  {DType::i32, "int32"},   {DType::u32, "uint32"},   {DType::u64, "uint64"}};
 
 std::string wire_dtype(DType dtype) {
-  for (const auto& [pet_name, numpy_name] : kNumpyNames)
-    if (pet_name == dtype_name(dtype)) return std::string(numpy_name);
+  for (const auto& [type, numpy_name] : kNumpyNames)
+    if (type == dtype) return std::string(numpy_name);
   throw InternalError(fmt::format("tensors of type {} cannot be sent to a runtime", dtype_name(dtype)));
 }
 
 DType dtype_from_wire(const std::string& name) {
-  for (const auto& [pet_name, numpy_name] : kNumpyNames)
-    if (numpy_name == name)
-      if (std::optional<DType> dtype = parse_dtype(pet_name)) return *dtype;
+  for (const auto& [type, numpy_name] : kNumpyNames)
+    if (numpy_name == name) return type;
   throw InternalError(fmt::format("the runtime answered a tensor of dtype '{}', which pet cannot hold", name));
 }
 

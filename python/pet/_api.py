@@ -217,17 +217,52 @@ def check(original, optimized, draws: int = 3, *, seed: typing.Optional[int] = N
     )
 
 
-_NUMPY_TYPES = {"f32": ("float32", "f"), "i64": ("int64", "iu"), "bool": ("bool", "b")}
+# pet's element types (core/dtype.h) as numpy dtypes, and the array kinds each input takes: floats
+# for the float types, integers for the integer ones (cast where their values fit).
+_NUMPY_TYPES = {
+    "f32": ("float32", "f"), "f64": ("float64", "f"), "bf16": ("bfloat16", "f"), "bool": ("bool", "b"),
+    "i8": ("int8", "iu"), "u8": ("uint8", "iu"), "i16": ("int16", "iu"), "u16": ("uint16", "iu"),
+    "i32": ("int32", "iu"), "u32": ("uint32", "iu"), "i64": ("int64", "iu"), "u64": ("uint64", "iu"),
+}
+
+
+def _numpy_type(dtype, what):
+    """The numpy dtype of pet's `dtype`; bfloat16 is ml_dtypes' (numpy has none), refused without it."""
+    import numpy as np
+
+    if dtype != "bf16":
+        return np.dtype(_NUMPY_TYPES[dtype][0])
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise UserError(f"{what} is bfloat16, which numpy holds only with the ml_dtypes package; "
+                        "pip install ml-dtypes") from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def _require_fits(name, array, numpy_type):
+    import numpy as np
+
+    if array.dtype == numpy_type or array.size == 0:
+        return
+    limits = np.iinfo(numpy_type)
+    low, high = array.min(), array.max()
+    if low < limits.min or high > limits.max:
+        raise UserError(f"input '{name}' holds values from {low} to {high}, outside {numpy_type}'s range "
+                        f"{limits.min}..{limits.max}; pass a {numpy_type} array")
 
 
 def _as_input(name, dtype, value):
     import numpy as np
 
     array = np.asarray(value)
-    numpy_type, kinds = _NUMPY_TYPES[dtype]
-    if array.dtype.kind not in kinds:
+    numpy_type = _numpy_type(dtype, f"input '{name}'")
+    kinds = _NUMPY_TYPES[dtype][1]
+    if array.dtype != numpy_type and array.dtype.kind not in kinds:
         raise UserError(f"input '{name}' is an array of {array.dtype}, but the model takes {dtype}; pass a "
                         f"{numpy_type} array")
+    if kinds == "iu":
+        _require_fits(name, array, numpy_type)
     array = np.ascontiguousarray(array, dtype=numpy_type)
     return (dtype, list(array.shape), array.tobytes())
 
@@ -236,11 +271,14 @@ def run(model, inputs=None, *, input_shape=None, seed: typing.Optional[int] = No
     """Runs a model on pet's CPU reference executor (pet-run) and returns its outputs.
 
     model: onnx.ModelProto, path or bytes. inputs: numpy arrays (or what numpy.asarray takes) as a
-    dict by input name or a list in the model's input order; floats are cast to float32 and
-    integers to int64. Inputs not given are seeded random draws as pet-run makes them (floats in
-    [-1, 1), seed: pet-run's default). input_shape: static shapes for symbolic dims.
-    Returns {output name: numpy array} in the model's output order. A bad model or input is a
-    pet.UserError.
+    dict by input name or a list in the model's input order, each cast to its input's element type:
+    floats to a float input's (float32, float64, or bfloat16 through the ml_dtypes package),
+    integers to an integer input's where their values fit (uint8, int32, ...), bools to bool.
+    Inputs not given are seeded random draws as pet-run makes them (floats in [-1, 1), 8- and 16-bit
+    integers over their whole range, wider ones 0 or 1; seed: pet-run's default). input_shape:
+    static shapes for symbolic dims.
+    Returns {output name: numpy array of the output's element type} in the model's output order
+    (bfloat16 outputs need ml_dtypes). A bad model or input is a pet.UserError.
     """
     import numpy as np
 
@@ -257,6 +295,7 @@ def run(model, inputs=None, *, input_shape=None, seed: typing.Optional[int] = No
                             f"({', '.join(names)}); give one per input, or a dict by name")
         inputs = dict(zip(names, inputs))
     dtypes = {name: dtype for name, dtype, _ in graph.inputs}
+    output_types = [_numpy_type(dtype, f"output '{name}'") for name, dtype, _ in graph.outputs]
     wire = {}
     for name, value in inputs.items():
         if name not in dtypes:
@@ -265,8 +304,8 @@ def run(model, inputs=None, *, input_shape=None, seed: typing.Optional[int] = No
         wire[name] = _as_input(name, dtypes[name], value)
     outputs = _pet.run(graph, wire, _pet.default_seed if seed is None else seed)
     result = {}
-    for (name, _, _), (dtype, dims, data) in zip(graph.outputs, outputs):
-        result[name] = np.frombuffer(data, dtype=_NUMPY_TYPES[dtype][0]).reshape(dims).copy()
+    for (name, _, _), numpy_type, (_, dims, data) in zip(graph.outputs, output_types, outputs):
+        result[name] = np.frombuffer(data, dtype=numpy_type).reshape(dims).copy()
     return result
 
 

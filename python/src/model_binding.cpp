@@ -99,6 +99,7 @@ std::vector<WireTensor> run(const Model& model, const std::map<std::string, Wire
 nb::dict output_dict(const OutputDifference& output) {
   nb::dict entry;
   entry["name"] = output.name;
+  entry["dtype"] = std::string(dtype_name(output.dtype));
   entry["max_abs_error"] = output.max_abs_error;
   entry["max_rel_error"] = output.max_rel_error;
   entry["elements_outside_tolerance"] = output.elements_outside;
