@@ -64,12 +64,6 @@ BroadcastIndex::BroadcastIndex(const Shape& input, const Shape& out) {
   }
 }
 
-void map_unary_f32(const Tensor& in, Tensor& out, const std::function<float(float)>& fn) {
-  auto src = in.f32();
-  auto dst = out.mutable_f32();
-  for (size_t i = 0; i < src.size(); ++i) dst[i] = fn(src[i]);
-}
-
 void gather_elements(const Tensor& src, const std::vector<int64_t>& offsets, Tensor& dst) {
   PET_CHECK(src.dtype() == dst.dtype(), "gather_elements dtype mismatch");
   size_t width = dtype_size(src.dtype());

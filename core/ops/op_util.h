@@ -34,9 +34,6 @@ class BroadcastIndex {
   std::vector<int64_t> offsets_;
 };
 
-// out[i] = fn(in[i]) for f32 tensors.
-void map_unary_f32(const Tensor& in, Tensor& out, const std::function<float(float)>& fn);
-
 // Copy of `src` elements selected by `offsets` into `dst` (any dtype).
 void gather_elements(const Tensor& src, const std::vector<int64_t>& offsets, Tensor& dst);
 
