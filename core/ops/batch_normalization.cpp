@@ -70,7 +70,7 @@ OpDef make_BatchNormalization() {
   def.cost = [](const CostContext& context) { return elementwise_cost(context, 2.0); };
   def.from_onnx = import_batch_normalization;
   def.to_onnx = export_same_name;
-  return def;
+  return with_bfloat16_through_float(std::move(def), /*mixed_float_inputs=*/true);
 }
 
 }  // namespace pet::ops

@@ -144,7 +144,8 @@ OpDef make_Gemm() {
   def.to_onnx = export_gemm;
   def.eval_point = gemm_point;
   def.propagate_boxes = gemm_boxes;
-  return with_fused_activation(std::move(def));  // activation="relu" after finalize
+  // activation="relu" after finalize; bfloat16 through the f32 kernel, activation included
+  return with_bfloat16_through_float(with_fused_activation(std::move(def)));
 }
 
 }  // namespace pet::ops

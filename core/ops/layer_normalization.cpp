@@ -93,7 +93,7 @@ OpDef make_LayerNormalization() {
   def.cost = [](const CostContext& context) { return elementwise_cost(context, 8.0); };
   def.from_onnx = import_layer_normalization;
   def.to_onnx = export_layer_normalization;
-  return def;
+  return with_bfloat16_through_float(std::move(def));
 }
 
 }  // namespace pet::ops

@@ -55,7 +55,7 @@ OpDef make_LRN() {
   };
   def.from_onnx = import_same_name;
   def.to_onnx = export_same_name;
-  return def;
+  return with_bfloat16_through_float(std::move(def));
 }
 
 }  // namespace pet::ops

@@ -60,8 +60,8 @@ ShapeResult infer_matmul(const ShapeContext& context) {
   return {{a.dtype, Shape(dims)}};
 }
 
-// C = A x B for one [m, k] x [k, n] matrix pair of a type other than f32: floats accumulate in
-// their arithmetic type (bf16 in float, rounded once), integers in uint64 so that they wrap.
+// C = A x B for one [m, k] x [k, n] matrix pair of f64 or an integer type: f64 accumulates in
+// double, integers in uint64 so that they wrap (bf16 goes through f32's GEMM).
 template <DType D>
 void matmul_plain(const storage_t<D>* a, const storage_t<D>* b, storage_t<D>* c, const MatMulShapes& s) {
   using Sum = std::conditional_t<is_float_dtype(D), compute_t<D>, uint64_t>;
@@ -92,13 +92,34 @@ void compute_matmul_plain(KernelContext& context) {
   }
 }
 
+void compute_matmul_f32(KernelContext& context);
+
+// bf16 as f32's GEMM on the operands' exact f32 values, each result rounded once (as ONNX Runtime
+// computes it), so a bf16 model's matmuls run at OpenBLAS's speed.
+void compute_matmul_bfloat16(KernelContext& context) {
+  Tensor a = context.input(0).converted(DType::f32), b = context.input(1).converted(DType::f32);
+  const Tensor* operands[] = {&a, &b};
+  Tensor product(DType::f32, context.outputs[0].shape());
+  KernelContext wide{context.attrs, operands, std::span<Tensor>(&product, 1)};
+  compute_matmul_f32(wide);
+  context.outputs[0] = product.converted(DType::bf16);
+}
+
 void compute_matmul(KernelContext& context) {
+  if (context.input(0).dtype() == DType::bf16) {
+    compute_matmul_bfloat16(context);
+    return;
+  }
   if (context.input(0).dtype() != DType::f32) {
     visit_dtype(context.input(0).dtype(), [&]<DType D>() {
       if constexpr (kMatMulDTypes.contains(D)) compute_matmul_plain<D>(context);
     });
     return;
   }
+  compute_matmul_f32(context);
+}
+
+void compute_matmul_f32(KernelContext& context) {
   const Tensor& a = context.input(0);
   const Tensor& b = context.input(1);
   MatMulShapes s = matmul_shapes(a.shape(), b.shape());

@@ -72,7 +72,7 @@ OpDef make_MeanVarianceNormalization() {
   def.cost = [](const CostContext& context) { return elementwise_cost(context, 7.0); };
   def.from_onnx = import_mean_variance_normalization;
   def.to_onnx = export_same_name;
-  return def;
+  return with_bfloat16_through_float(std::move(def));
 }
 
 }  // namespace pet::ops

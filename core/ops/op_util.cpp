@@ -1,6 +1,8 @@
 // Broadcasting, elementwise loops, costs and attribute helpers shared by op files.
 #include "core/ops/op_util.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace pet::ops {
@@ -62,6 +64,70 @@ BroadcastIndex::BroadcastIndex(const Shape& input, const Shape& out) {
       index[a] = 0;
     }
   }
+}
+
+namespace {
+
+bool any_bfloat16(std::span<const TensorType* const> types) {
+  return std::any_of(types.begin(), types.end(), [](const TensorType* t) { return t && t->dtype == DType::bf16; });
+}
+
+// The shape rule on the inputs' f32 twins; f32 outputs become bf16 when an input was bf16.
+ShapeResult infer_through_float(const ShapeRule& rule, const ShapeContext& context, bool mixed_float_inputs) {
+  if (!any_bfloat16(context.inputs)) return rule(context);
+  bool any_f32 = std::any_of(context.inputs.begin(), context.inputs.end(),
+                             [](const TensorType* t) { return t && t->dtype == DType::f32; });
+  PET_REFUSE_UNLESS(context, mixed_float_inputs || !any_f32,
+                    "mixes bf16 and f32 inputs; ONNX gives them one type: cast one side in the model");
+  std::vector<TensorType> widened(context.inputs.size());
+  std::vector<const TensorType*> pointers(context.inputs.size(), nullptr);
+  for (size_t i = 0; i < context.inputs.size(); ++i) {
+    if (!context.inputs[i]) continue;
+    widened[i] = *context.inputs[i];
+    if (widened[i].dtype == DType::bf16) widened[i].dtype = DType::f32;
+    pointers[i] = &widened[i];
+  }
+  ShapeContext wide{context.attrs, pointers, context.op, context.node_name};
+  PET_TRY_ASSIGN(std::vector<TensorType> types, rule(wide));
+  for (TensorType& type : types)
+    if (type.dtype == DType::f32) type.dtype = DType::bf16;
+  return types;
+}
+
+// The f32 kernel on widened inputs, its f32 results rounded into the bf16 outputs.
+void compute_through_float(const ReferenceKernel& kernel, KernelContext& context) {
+  std::vector<Tensor> widened(context.inputs.size());
+  std::vector<const Tensor*> pointers(context.inputs.size(), nullptr);
+  for (size_t i = 0; i < context.inputs.size(); ++i) {
+    if (!context.inputs[i]) continue;
+    widened[i] = context.inputs[i]->converted(context.inputs[i]->dtype() == DType::bf16 ? DType::f32
+                                                                                       : context.inputs[i]->dtype());
+    pointers[i] = &widened[i];
+  }
+  std::vector<Tensor> results;
+  for (const Tensor& out : context.outputs)
+    results.emplace_back(out.dtype() == DType::bf16 ? DType::f32 : out.dtype(), out.shape());
+  KernelContext wide{context.attrs, pointers, results};
+  kernel(wide);
+  for (size_t i = 0; i < results.size(); ++i) context.outputs[i] = results[i].converted(context.outputs[i].dtype());
+}
+
+}  // namespace
+
+OpDef with_bfloat16_through_float(OpDef def, bool mixed_float_inputs) {
+  def.extra_types = def.extra_types | DTypeSet{DType::f32, DType::bf16};  // f32 named for the gate's message
+  ShapeRule rule = def.infer;
+  ReferenceKernel kernel = def.compute;
+  def.infer = [rule, mixed_float_inputs](const ShapeContext& context) {
+    return infer_through_float(rule, context, mixed_float_inputs);
+  };
+  def.compute = [kernel](KernelContext& context) {
+    bool bfloat16 = std::any_of(context.inputs.begin(), context.inputs.end(),
+                                [](const Tensor* t) { return t && t->dtype() == DType::bf16; });
+    if (bfloat16) compute_through_float(kernel, context);
+    else kernel(context);
+  };
+  return def;
 }
 
 void gather_elements(const Tensor& src, const std::vector<int64_t>& offsets, Tensor& dst) {

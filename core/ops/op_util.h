@@ -47,6 +47,13 @@ Cost data_movement_cost(const CostContext& context);
 // any other legacy alignment is unsupported.
 OnnxImported import_broadcasting_binary(const OpDef& def, const OnnxImportNode& node);
 
+// The op also computes bfloat16 as ONNX Runtime does: its bf16 inputs widened to f32 (exact),
+// its f32 shape rule and kernel, and each output the rule gives as f32 rounded to bf16 (nearest
+// even). For float ops whose ONNX definition allows bfloat16 and whose kernel is f32's. A node
+// mixing bf16 and f32 inputs is refused unless `mixed_float_inputs` (BatchNormalization's
+// statistics may be float).
+OpDef with_bfloat16_through_float(OpDef def, bool mixed_float_inputs = false);
+
 // Most inputs a variadic op (Sum, Min, Max) accepts; bounds `linear_inputs` lists too.
 inline constexpr int kMaxVariadicInputs = 64;
 

@@ -506,7 +506,7 @@ OpDef make_Resize() {
   def.cost = resize_cost;
   def.from_onnx = import_resize;
   def.to_onnx = export_resize;
-  return def;
+  return with_bfloat16_through_float(std::move(def));
 }
 
 }  // namespace pet::ops

@@ -151,7 +151,7 @@ static OpDef softmax_family_def(const std::string& name, SoftmaxLineKernel line,
   def.cost = [](const CostContext& context) { return elementwise_cost(context, 12.0); };
   def.from_onnx = import_softmax;
   def.to_onnx = [decomposable](const Node& node, OnnxExportNode& out) { export_softmax(node, decomposable, out); };
-  return def;
+  return with_bfloat16_through_float(std::move(def));
 }
 
 OpDef softmax_family_op(const std::string& name, bool logarithmic) {

@@ -287,9 +287,14 @@ class OrtRuntime final : public Runtime {
   }
 
   [[noreturn]] void reject(int index, const std::string& error) const {
+    // ONNX Runtime's CPU build lacks kernels for some ops on some element types (bfloat16 MatMul).
+    std::string hint = error.find("NOT_IMPLEMENTED") != std::string::npos
+                           ? "; ONNX Runtime's CPU provider has no kernel for that op on that element type: optimize "
+                             "for --target openvino-cpu, or cast the model to float32"
+                           : "";
     if (index >= 0)
       throw ModelRejected(static_cast<size_t>(index),
-                          fmt::format("model {} was rejected by ONNX Runtime: {}", index, error));
+                          fmt::format("model {} was rejected by ONNX Runtime: {}{}", index, error, hint));
     fail_worker(fmt::format("refused pet's request: {}", error));
   }
 

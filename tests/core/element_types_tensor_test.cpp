@@ -176,14 +176,44 @@ TEST(ElementTypesRefusal, GatherNDTakesOnlyI64Indices) {
 TEST(ElementTypesRefusal, SoftmaxOfI32) {
   expect_user_error([] { add_node_on("Softmax", {{"axis", int64_t{0}}}, {{DType::i32, {2}}}); },
                     "node 'n' (Softmax): input 0 has element type i32, which is not supported by pet's Softmax (it "
-                    "computes no type beyond f32, i64 and bool); cast the value to a type it computes in the model, "
-                    "or open an issue with this model");
+                    "computes f32, bf16); cast the value to a type it computes in the model, or open an issue with "
+                    "this model");
 }
 
 TEST(ElementTypesRefusal, MatMulOfMixedTypes) {
   expect_user_error([] { add_node_on("MatMul", {}, {{DType::i32, {1, 2}}, {DType::i64, {2, 1}}}); },
                     "node 'n' (MatMul): expects two operands of one type among f32, f64, bf16, i32, i64, u32, u64, "
                     "got i32[1,2] and i64[2,1]");
+}
+
+// ---------------------------------------------------------------- bfloat16 through the f32 kernels
+
+// The f32 op on the bf16 inputs' exact f32 values, each result rounded to bf16: what the bf16 op gives.
+void expect_bf16_is_f32_rounded(const std::string& op, const Attributes& attrs, const std::vector<Tensor>& bf16_inputs) {
+  std::vector<Tensor> f32_inputs;
+  for (const Tensor& input : bf16_inputs) f32_inputs.push_back(input.converted(DType::f32));
+  Tensor want = run1(op, attrs, f32_inputs).converted(DType::bf16);
+  Tensor got = run1(op, attrs, bf16_inputs);
+  ASSERT_EQ(got.type(), want.type()) << op;
+  EXPECT_TRUE(got.same_content(want)) << op;
+}
+
+TEST(ElementTypesBFloat16, SoftmaxGemmAndLayerNormComputeInFloatAndRoundEachResult) {
+  Tensor x = typed<DType::bf16>({2, 3}, {0.5f, -1.25f, 3.0f, 0.1f, 2.5f, -0.75f});
+  Tensor w = typed<DType::bf16>({3, 2}, {1.0f, -0.5f, 0.25f, 2.0f, -1.5f, 0.125f});
+  Tensor scale = typed<DType::bf16>({3}, {1.0f, 0.5f, 2.0f});
+  Tensor bias = typed<DType::bf16>({3}, {0.0f, 0.25f, -1.0f});
+  expect_bf16_is_f32_rounded("Softmax", {{"axis", int64_t{1}}}, {x});
+  expect_bf16_is_f32_rounded("Gemm", {}, {x, w});
+  expect_bf16_is_f32_rounded("LayerNormalization", {{"axis", int64_t{-1}}}, {x, scale, bias});
+  Tensor softmax = run1("Softmax", {{"axis", int64_t{1}}}, {x});
+  EXPECT_EQ(softmax.dtype(), DType::bf16);
+  EXPECT_NE(softmax.view<DType::bf16>()[0].bits, 0);  // rounded values, not zero-filled outputs
+}
+
+TEST(ElementTypesBFloat16, GemmMixingBf16AndF32IsRefused) {
+  expect_user_error([] { add_node_on("Gemm", {}, {{DType::bf16, {2, 3}}, {DType::f32, {3, 2}}}); },
+                    "node 'n' (Gemm): mixes bf16 and f32 inputs; ONNX gives them one type: cast one side in the model");
 }
 
 }  // namespace

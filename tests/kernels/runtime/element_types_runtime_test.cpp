@@ -149,5 +149,27 @@ TEST(OpenVinoRuntimeElementTypes, TimesModelsTakingUint8AndBFloat16Inputs) {
   expect_timed(*openvino, cast_to_itself(DType::bf16));
 }
 
+TEST(OrtRuntimeElementTypes, AnOpWithoutACpuKernelForItsTypeIsRejectedSayingWhereItRuns) {
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  std::string bf16_matmul = serialize_onnx(parse_graph(R"(graph "bf16_matmul" opset 13 {
+    input %a : bf16[2,3]
+    input %b : bf16[3,2]
+    %y = MatMul(%a, %b) : bf16[2,2]
+    output %y
+  })"));
+  try {
+    ort->run_model(bf16_matmul, {samples(DType::bf16), samples(DType::bf16).reshaped(Shape{3, 2})}, 1);
+    FAIL() << "ONNX Runtime's CPU provider ran a bfloat16 MatMul; this test's premise no longer holds";
+  } catch (const ModelRejected& error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("model 0 was rejected by ONNX Runtime: "), std::string::npos) << message;
+    EXPECT_NE(message.find("NOT_IMPLEMENTED"), std::string::npos) << message;
+    EXPECT_NE(message.find("; ONNX Runtime's CPU provider has no kernel for that op on that element type: optimize "
+                           "for --target openvino-cpu, or cast the model to float32"),
+              std::string::npos)
+        << message;
+  }
+}
+
 }  // namespace
 }  // namespace pet::runtime
