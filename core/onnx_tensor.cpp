@@ -236,6 +236,13 @@ void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::Tensor
   proto.set_raw_data(reinterpret_cast<const char*>(tensor.raw()), tensor.nbytes());
 }
 
+Tensor as_stored_bfloat16(const Tensor& tensor, DType wanted) {
+  if (wanted != DType::bf16 || tensor.dtype() != DType::u16) return tensor;
+  Tensor bits(DType::bf16, tensor.shape());
+  if (tensor.nbytes() > 0) std::memcpy(bits.mutable_raw(), tensor.raw(), tensor.nbytes());
+  return bits;
+}
+
 Tensor read_tensor_file(const std::string& path, std::string* name) {
   std::string bytes = read_whole_file(path, "tensor file");
   onnx::TensorProto proto;

@@ -29,6 +29,10 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
 std::vector<std::string> external_data_files(const onnx::ModelProto& model, const std::string& base_dir);
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto& proto);
 
+// ONNX's node tests up to 1.16 store bfloat16 tensors as UINT16: a u16 tensor read where `wanted`
+// is bf16 is that tensor's bits as bf16; any other tensor is returned as it is.
+Tensor as_stored_bfloat16(const Tensor& tensor, DType wanted);
+
 // A serialized TensorProto file (.pb), as onnx test data and pet-run use; its external data must
 // lie in the tensor file's folder tree. Writing is atomic (file_safety.h).
 Tensor read_tensor_file(const std::string& path, std::string* name = nullptr);

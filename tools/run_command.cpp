@@ -1,7 +1,6 @@
 // pet-run: run a model on the CPU executor with given or seeded random inputs.
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -43,10 +42,8 @@ std::vector<std::pair<std::string, std::string>> input_files(const CliArgs& args
 // bits (ONNX's node tests up to 1.16 store bfloat16 tensors as UINT16), which is said on `out`.
 Tensor as_input(const std::string& name, Tensor given, const TensorType& type, std::ostream& out) {
   if (given.dtype() != DType::u16 || type.dtype != DType::bf16 || given.shape() != type.shape) return given;
-  Tensor bits(type);
-  if (bits.nbytes() > 0) std::memcpy(bits.mutable_raw(), given.raw(), bits.nbytes());
   out << fmt::format("input '{}': the uint16 file is taken as bfloat16 bits\n", name);
-  return bits;
+  return as_stored_bfloat16(given, type.dtype);
 }
 
 std::vector<Tensor> gather_inputs(const Graph& graph, const CliArgs& args, uint64_t seed, std::ostream& out) {

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -100,14 +99,6 @@ static std::string compare(const Tensor& expected, Tensor got, size_t index, boo
     if (!same) return fmt::format("output {} element {}: expected {}, got {}", index, i, want, have);
   }
   return "";
-}
-
-// ONNX's older node tests store bfloat16 data as uint16 bit patterns: read them as the model's bf16.
-static Tensor as_model_type(const Tensor& data, DType model_type) {
-  if (model_type != DType::bf16 || data.dtype() != DType::u16) return data;
-  Tensor bits(DType::bf16, data.shape());
-  if (data.nbytes() > 0) std::memcpy(bits.mutable_raw(), data.raw(), data.nbytes());
-  return bits;
 }
 
 // ONNX node tests feed shape-like operands (pads, axes, starts, scales...) as graph inputs. pet
@@ -226,7 +217,7 @@ static std::string run_data_set(const fs::path& folder, int s) {
     if (!baked.count(names[i])) {
       size_t position = runtime_inputs.size();
       DType wanted = position < graph.inputs().size() ? graph.value(graph.inputs()[position]).type.dtype : inputs[i].dtype();
-      runtime_inputs.push_back(as_model_type(inputs[i], wanted));
+      runtime_inputs.push_back(as_stored_bfloat16(inputs[i], wanted));
       if (position < graph.inputs().size() && runtime_inputs.back().shape() != graph.value(graph.inputs()[position]).type.shape)
         throw UserError(fmt::format("a data set that contradicts its model is not supported: input '{}' is {} where the "
                                     "model declares {} (ONNX Runtime refuses it too)",
@@ -235,7 +226,7 @@ static std::string run_data_set(const fs::path& folder, int s) {
     }
   std::vector<Tensor> outputs = execute(graph, runtime_inputs);
   if (outputs.size() != expected.size()) return fmt::format("{} outputs, expected {}", outputs.size(), expected.size());
-  for (size_t i = 0; i < outputs.size(); ++i) expected[i] = as_model_type(expected[i], outputs[i].dtype());
+  for (size_t i = 0; i < outputs.size(); ++i) expected[i] = as_stored_bfloat16(expected[i], outputs[i].dtype());
   onnx::ModelProto model = read_model(folder);
   for (size_t i = 0; i < outputs.size(); ++i) {
     bool float16 = static_cast<int>(i) < model.graph().output_size() &&
