@@ -11,8 +11,9 @@
 namespace pet::ops {
 namespace {
 
-// ONNX's MatMul types (float16 runs as f32).
-constexpr DTypeSet kMatMulDTypes = {DType::f32, DType::f64, DType::bf16, DType::i32, DType::i64, DType::u32, DType::u64};
+// The types MatMul's own kernels compute (float16 runs as f32; bfloat16 through f32's GEMM,
+// with_bfloat16_through_float): with bf16, ONNX's list.
+constexpr DTypeSet kMatMulDTypes = {DType::f32, DType::f64, DType::i32, DType::i64, DType::u32, DType::u64};
 
 // Operand shapes as matrices: a 1-D A is a row [1, K], a 1-D B is a column [K, 1].
 struct MatMulShapes {
@@ -94,22 +95,7 @@ void compute_matmul_plain(KernelContext& context) {
 
 void compute_matmul_f32(KernelContext& context);
 
-// bf16 as f32's GEMM on the operands' exact f32 values, each result rounded once (as ONNX Runtime
-// computes it), so a bf16 model's matmuls run at OpenBLAS's speed.
-void compute_matmul_bfloat16(KernelContext& context) {
-  Tensor a = context.input(0).converted(DType::f32), b = context.input(1).converted(DType::f32);
-  const Tensor* operands[] = {&a, &b};
-  Tensor product(DType::f32, context.outputs[0].shape());
-  KernelContext wide{context.attrs, operands, std::span<Tensor>(&product, 1)};
-  compute_matmul_f32(wide);
-  context.outputs[0] = product.converted(DType::bf16);
-}
-
 void compute_matmul(KernelContext& context) {
-  if (context.input(0).dtype() == DType::bf16) {
-    compute_matmul_bfloat16(context);
-    return;
-  }
   if (context.input(0).dtype() != DType::f32) {
     visit_dtype(context.input(0).dtype(), [&]<DType D>() {
       if constexpr (kMatMulDTypes.contains(D)) compute_matmul_plain<D>(context);
@@ -241,7 +227,8 @@ OpDef make_MatMul() {
   def.to_onnx = export_same_name;
   def.eval_point = matmul_point;
   def.propagate_boxes = matmul_boxes;
-  return with_fused_activation(std::move(def));  // activation="relu" after finalize
+  // activation="relu" after finalize; bfloat16 through the f32 kernel, activation included
+  return with_bfloat16_through_float(with_fused_activation(std::move(def)));
 }
 
 }  // namespace pet::ops
