@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -174,16 +175,10 @@ double Tensor::as_double(int64_t index) const {
 int64_t Tensor::as_int(int64_t index) const {
   PET_CHECK(index >= 0 && index < numel(), "element index out of range");
   auto at = static_cast<size_t>(index);
-  if (is_float_dtype(dtype_)) return static_cast<int64_t>(as_double(index));
   return visit_dtype(dtype_, [&]<DType D>() -> int64_t {
-    if constexpr (D == DType::u64) {
-      uint64_t value = view<D>()[at];
-      return value > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(value);
-    } else if constexpr (D == DType::bf16 || D == DType::f32 || D == DType::f64) {
-      return 0;  // handled above
-    } else {
-      return static_cast<int64_t>(view<D>()[at]);
-    }
+    if constexpr (is_float_dtype(D)) return static_cast<int64_t>(as_double(index));
+    else if constexpr (D == DType::u64) return std::min<uint64_t>(view<D>()[at], INT64_MAX);
+    else return static_cast<int64_t>(view<D>()[at]);
   });
 }
 

@@ -188,7 +188,7 @@ def entry(name: str, batch: int, variant: str, rounds: list, outcome) -> dict:
                 rounds_us=[round(1000 * m, 3) for m in medians])
 
 
-def written_program(kit: Path, path: Path) -> dict:
+def written_program(path: Path) -> dict:
     """What pet wrote (its report.json beside the written model.pet, make-kit.sh --written): transformations
     by family and whether a corrected partial mutant is in the program; {} when the kit has no report."""
     report_file = path.parent / "report.json"
@@ -219,7 +219,7 @@ def with_written_program(kit: Path, name: str, batch: int, entries: list, args) 
     for e in entries:
         if e["variant"] not in WRITTEN_MODES or not files[e["variant"]].is_file():
             continue
-        e.update(written_program(kit, files[e["variant"]]))
+        e.update(written_program(files[e["variant"]]))
         if e["status"] == "ok" and e.get("corrected_mutant"):
             e.update(correction_share(kit / "bin" / "pet-gpu", files[e["variant"]], args))
     return entries

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/element_cast.h"
+#include "core/onnx_tensor.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
 
@@ -41,7 +42,7 @@ static OnnxImported import_eye_like(const OpDef& def, const OnnxImportNode& node
 }
 
 static void export_eye_like(const Node& node, OnnxExportNode& out) {
-  Attributes attrs{{"dtype", onnx_type_code(*parse_dtype(node.attrs.get_string("dtype")))},
+  Attributes attrs{{"dtype", int64_t{onnx_elem_type(*parse_dtype(node.attrs.get_string("dtype")))}},
                    {"k", node.attrs.get_int("k")}};
   out.add_node("EyeLike", {out.input(0)}, {out.output(0)}, attrs);
 }

@@ -38,8 +38,6 @@ std::vector<int64_t> import_axes(const OnnxImportNode& node, const std::vector<i
   return result;
 }
 
-int64_t onnx_type_code(DType type) { return onnx_elem_type(type); }
-
 std::optional<DType> dtype_from_onnx_code(int64_t code) {
   if (code < 0 || code > INT32_MAX) return std::nullopt;
   return dtype_of_onnx(static_cast<int>(code));

@@ -26,9 +26,8 @@ std::optional<std::vector<int64_t>> optional_constant_ints(const OnnxImportNode&
 // Sorted, normalized, duplicate-free axes against `rank`, or a UserError.
 std::vector<int64_t> import_axes(const OnnxImportNode& node, const std::vector<int64_t>& axes, int rank);
 
-// The ONNX TensorProto.DataType code of a pet element type, and back (nullopt for types pet
-// does not hold).
-int64_t onnx_type_code(DType type);
+// The pet element type of an ONNX TensorProto.DataType code read from an int attribute (nullopt
+// for types pet does not hold, or a number out of int's range); onnx_elem_type goes the other way.
 std::optional<DType> dtype_from_onnx_code(int64_t code);
 
 // "[a, b, c]" for error messages.
