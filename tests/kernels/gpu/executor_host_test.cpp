@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/executor.h"
+#include "core/onnx_export.h"
 #include "core/text_ir.h"
 #include "kernels/gpu/executor/conv_epilogue.h"
 #include "kernels/gpu/executor/host_program.h"
@@ -249,6 +250,13 @@ TEST_P(ExecutorModel, PreparesAndEveryKernelCompilesToCubin) {
     CubinCompilation compiled = compile_to_cubin(kernel.source, kernel.name + ".cu");
     EXPECT_TRUE(compiled.ok()) << compiled.error;
   }
+}
+
+// pet-gpu's runtime receives its models as ONNX, so each must pass ONNX's checker as written (an
+// op newer than the model's opset would be refused only on the device otherwise).
+TEST_P(ExecutorModel, ExportsAsAModelTheOnnxCheckerAccepts) {
+  Graph graph = read_model(model_path(GetParam()), {});
+  EXPECT_FALSE(serialize_onnx(graph).empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(TestModels, ExecutorModel,
