@@ -6,17 +6,23 @@
 # There (from the repository root, after carrying .device):
 #   OUT=$OUT bash scripts/device/session.sh
 # Here, as a dry run (every stage says "no device" and still writes its files):
-#   OUT=/tmp/session bash scripts/device/session.sh [--kit .device/kit.tar.xz] [--stages a,b]
+#   OUT=/tmp/session bash scripts/device/session.sh [--kit .device/kit.tar.xz] [--stages a,b] [--cap stage=S ...]
+# --stages runs only the named stages (in the script's order); --cap gives a stage another time cap
+# in seconds (the measure stage's deadline and the e2e stage's last model start follow its cap).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 kit_archive=.device/kit.tar.xz
 only_stages=""
+declare -A caps=()
 while (($#)); do
   case "$1" in
     --kit) kit_archive="$2"; shift 2 ;;
     --stages) only_stages="$2"; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --cap)
+      [[ "${2:-}" =~ ^([a-z_0-9]+)=([0-9]+)$ ]] || { echo "session: --cap takes STAGE=SECONDS, got '${2:-}'" >&2; exit 2; }
+      caps[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -41,8 +47,9 @@ write_summary() {
 # run_stage NAME CAP_SECONDS: runs stage_NAME under a time cap; its last line of $results/NAME.status
 # is its outcome (ok, failed, no device, unsupported here, ...); a stage cut by its cap says so.
 run_stage() {
-  local name=$1 cap=$2 started outcome
+  local name=$1 cap=${caps[$1]:-$2} started outcome
   if [[ -n "$only_stages" && ",$only_stages," != *",$name,"* ]]; then return; fi
+  export STAGE_CAP=$cap
   started=$(date +%s)
   say "stage $name (cap ${cap}s)"
   export -f "stage_$name" say
@@ -171,7 +178,7 @@ stage_measure() {
   local file="$RESULTS/measure.txt" misses="$KIT_DIR/misses/misses.jsonl"
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/measure.status"; exit 0; }
   [[ -f "$misses" ]] || { echo "not in this kit (make-kit.sh --misses)" > "$RESULTS/measure.status"; exit 0; }
-  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-gpu" measure "$misses" --deadline 70 \
+  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-gpu" measure "$misses" --deadline $((STAGE_CAP - 20)) \
     --out "$RESULTS/measure.results.jsonl" > "$file" 2>&1
   local rc=$?
   if ((rc == 0)); then echo "ok: $(tail -n 1 "$file")" > "$RESULTS/measure.status"
@@ -198,12 +205,12 @@ stage_written() {
 # with cudnn.benchmark and in a CUDA graph, same architectures and seeds, batch 1 then batch 16
 # where the kit has it (make-kit.sh --b16), TF32 on both
 # sides, interleaved in rounds (bench/gpu/e2e.py, format pet-gpu-e2e/1, which harness.py
-# --gpu-results reads); no model starts after 90 s. torch.compile needs a check of its own
+# --gpu-results reads); no model starts after three quarters of the cap. torch.compile needs a check of its own
 # (docs/GPU.md).
 stage_e2e() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/e2e.txt"; echo "no device" > "$RESULTS/e2e.status"; exit 0; }
   LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" python3 bench/gpu/e2e.py --kit "$KIT_DIR" --out "$RESULTS/e2e.json" \
-    --batches 1,16 --rounds 3 --runs 30 --warmup 5 --seconds 90 --compile-budget 0 > "$RESULTS/e2e.txt" 2>&1
+    --batches 1,16 --rounds 3 --runs 30 --warmup 5 --seconds $((STAGE_CAP * 3 / 4)) --compile-budget 0 > "$RESULTS/e2e.txt" 2>&1
   local rc=$?
   case $rc in
     0) echo "ok: every variant measured (e2e.json)" > "$RESULTS/e2e.status" ;;

@@ -38,5 +38,11 @@ tar -xzf "$out/results.tar.gz" -C "$out"
 grep -q "^no CUDA device: " "$out/results/environment.txt" || fail "environment.txt lacks pet-gpu's no-device line"
 grep -q "^loaded libraries:" "$out/results/environment.txt" || fail "environment.txt lacks the loaded libraries"
 grep -q "^work/conv_relu/model.pet " "$out/results/kit.manifest" || fail "the kit carries no weight-free work models"
+# A cap given on the command line replaces the stage's own; a malformed one is a usage error.
+OUT="$out/capped" bash scripts/device/session.sh --kit "$kit" --stages kit,e2e --cap e2e=7 > "$out/capped.stdout" 2>&1 ||
+  fail "session.sh --cap e2e=7 failed"
+grep -q "stage e2e (cap 7s)" "$out/capped.stdout" || fail "--cap e2e=7 did not set the e2e stage's cap"
+if OUT="$out/bad" bash scripts/device/session.sh --cap e2e > "$out/bad.stdout" 2>&1; then fail "--cap e2e was accepted"; fi
+grep -q "^session: --cap takes STAGE=SECONDS, got 'e2e'" "$out/bad.stdout" || fail "--cap e2e's message: $(cat "$out/bad.stdout")"
 echo "dry run: $(tail -n +2 "$out/summary.txt" | wc -l) stages, $(wc -l <<< "$listing") files"
 cat "$out/summary.txt"

@@ -11,17 +11,10 @@
 
 #include "core/error.h"
 #include "kernels/gpu/executor/cuda_check.h"
+#include "kernels/gpu/executor/device_timing.h"
 
 namespace pet::gpu {
 namespace {
-
-// The largest power of two, up to 256, that divides the address (cuBLASLt's alignment preference).
-uint32_t alignment_of(const void* pointer) {
-  auto address = reinterpret_cast<uintptr_t>(pointer);
-  uint32_t alignment = 256;
-  while (alignment > 1 && address % alignment != 0) alignment /= 2;
-  return alignment;
-}
 
 template <typename T>
 void set_layout_attribute(cublasLtMatrixLayout_t layout, cublasLtMatrixLayoutAttribute_t attribute, T value) {
@@ -59,21 +52,6 @@ const char* epilogue_name(cublasLtEpilogue_t epilogue) {
 }
 
 cublasOperation_t operation(bool transpose) { return transpose ? CUBLAS_OP_T : CUBLAS_OP_N; }
-
-// Owns the two events of one candidate's timing.
-struct EventPair {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  EventPair() {
-    check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-    check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-  ~EventPair() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-};
 
 }  // namespace
 
@@ -143,15 +121,9 @@ float GemmStep::time_candidate(const cublasLtMatmulHeuristicResult_t& candidate,
                                int64_t bytes, int runs) {
   if (matmul(candidate.algo, workspace, bytes, stream) != CUBLAS_STATUS_SUCCESS)
     return std::numeric_limits<float>::infinity();
-  EventPair events;
-  check_cuda(cudaEventRecord(events.start, stream), "cudaEventRecord");
-  for (int run = 0; run < runs; ++run)
+  return mean_enqueued_ms(stream, 0, runs, [&] {
     check_cublas(matmul(candidate.algo, workspace, bytes, stream), "cublasLtMatmul (timing a candidate)");
-  check_cuda(cudaEventRecord(events.stop, stream), "cudaEventRecord");
-  check_cuda(cudaEventSynchronize(events.stop), "cudaEventSynchronize (timing a GEMM candidate)");
-  float ms = 0;
-  check_cuda(cudaEventElapsedTime(&ms, events.start, events.stop), "cudaEventElapsedTime");
-  return ms / static_cast<float>(runs);
+  });
 }
 
 GemmChoice GemmStep::find_algorithm(cudaStream_t stream, void* workspace, int64_t bytes, int candidates, int runs) {

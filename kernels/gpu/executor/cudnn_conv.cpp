@@ -5,10 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <vector>
 
 #include "core/error.h"
 #include "kernels/gpu/executor/cuda_check.h"
+#include "kernels/gpu/executor/device_timing.h"
 
 namespace pet::gpu {
 namespace {
@@ -151,31 +153,75 @@ cudnnStatus_t ConvStep::fused(cudaStream_t stream, void* workspace) {
                                                d.activation, d.y, pointers_.y);
 }
 
-void ConvStep::enqueue(cudaStream_t stream) {
-  PET_CHECK(choice_.workspace_bytes <= workspace_.bytes(), "a convolution's workspace outgrew the shared one");
-  if (call_ == ConvCall::fused) {
-    check_cudnn(fused(stream, workspace_.data()), "cudnnConvolutionBiasActivationForward");
+bool ConvStep::has_epilogue_work() const {
+  return config_.bias != kNoValue || config_.residual != kNoValue || config_.relu;
+}
+
+void ConvStep::run(cudaStream_t stream, void* workspace) {
+  if (engine_) {
+    check_cudnn(run_engine_plan(handle_, stream, *engine_, pointers_.x, pointers_.w, pointers_.y, workspace),
+                fmt::format("cudnnBackendExecute ({})", engine_->describe()));
+  } else if (call_ == ConvCall::fused) {
+    check_cudnn(fused(stream, workspace), "cudnnConvolutionBiasActivationForward");
     return;
+  } else {
+    check_cudnn(cudnnSetStream(handle_, stream), "cudnnSetStream");
+    const Descriptors& d = *descriptors_;
+    const float one = 1.0f, zero = 0.0f;
+    check_cudnn(cudnnConvolutionForward(handle_, &one, d.x, pointers_.x, d.w, pointers_.w, d.conv, choice_.algo,
+                                        workspace, static_cast<size_t>(choice_.workspace_bytes), &zero, d.y,
+                                        pointers_.y),
+                "cudnnConvolutionForward");
   }
-  check_cudnn(cudnnSetStream(handle_, stream), "cudnnSetStream");
-  const Descriptors& d = *descriptors_;
-  const float one = 1.0f, zero = 0.0f;
-  auto workspace_size = static_cast<size_t>(choice_.workspace_bytes);
-  check_cudnn(cudnnConvolutionForward(handle_, &one, d.x, pointers_.x, d.w, pointers_.w, d.conv, choice_.algo,
-                                      workspace_.data(), workspace_size, &zero, d.y, pointers_.y),
-              "cudnnConvolutionForward");
   if (call_ == ConvCall::forward_then_epilogue) {
     PET_CHECK(epilogue_ != nullptr, "a convolution needs its epilogue kernel and has none");
     epilogue_->enqueue(stream);
   }
 }
 
+void ConvStep::enqueue(cudaStream_t stream) {
+  PET_CHECK(workspace_bytes() <= workspace_.bytes(), "a convolution's workspace outgrew the shared one");
+  run(stream, workspace_.data());
+}
+
+float ConvStep::time(cudaStream_t stream, void* workspace) {
+  return mean_enqueued_ms(stream, 2, 5, [&] { run(stream, workspace); });
+}
+
+float ConvStep::time_engine(const EnginePlan& plan, cudaStream_t stream, void* workspace) {
+  if (run_engine_plan(handle_, stream, plan, pointers_.x, pointers_.w, pointers_.y, workspace) != CUDNN_STATUS_SUCCESS)
+    return std::numeric_limits<float>::infinity();
+  PET_CHECK(!has_epilogue_work() || epilogue_ != nullptr, "a convolution's epilogue is missing while timing a plan");
+  return mean_enqueued_ms(stream, 1, 5, [&] {
+    check_cudnn(run_engine_plan(handle_, stream, plan, pointers_.x, pointers_.w, pointers_.y, workspace),
+                "cudnnBackendExecute (timing a plan)");
+    if (has_epilogue_work()) epilogue_->enqueue(stream);
+  });
+}
+
+void ConvStep::use_engine(const EnginePlan& plan, float ms, float legacy_ms) {
+  PET_CHECK(!has_epilogue_work() || epilogue_ != nullptr, "a graph-API convolution needs its epilogue and has none");
+  legacy_description_ = fmt::format("{} {}", to_string(call_), algorithm_name(choice_.algo));
+  engine_ = plan;
+  engine_ms_ = ms;
+  legacy_ms_ = legacy_ms;
+  call_ = has_epilogue_work() ? ConvCall::forward_then_epilogue : ConvCall::forward;
+}
+
 std::string ConvStep::describe() const {
-  std::string text = fmt::format("cuDNN {} {}, {} math, workspace {} B, {:.3f} ms in the search", to_string(call_),
-                                 algorithm_name(choice_.algo), choice_.math == CUDNN_FMA_MATH ? "FMA" : "tensor-op",
-                                 choice_.workspace_bytes, choice_.ms);
+  std::string text;
+  if (engine_) {
+    text = fmt::format("cuDNN graph API {}{}, workspace {} B, {:.3f} ms timed at load (legacy {}: {:.3f} ms)",
+                       engine_->describe(), call_ == ConvCall::forward_then_epilogue ? " + generated epilogue" : "",
+                       engine_->workspace_bytes, engine_ms_, legacy_description_, legacy_ms_);
+  } else {
+    text = fmt::format("cuDNN {} {}, {} math, workspace {} B, {:.3f} ms in the search", to_string(call_),
+                       algorithm_name(choice_.algo), choice_.math == CUDNN_FMA_MATH ? "FMA" : "tensor-op",
+                       choice_.workspace_bytes, choice_.ms);
+  }
   if (!fused_refusal_.empty()) text += fmt::format(" (cuDNN refused the fused call: {})", fused_refusal_);
-  if (epilogue_) text += "; then " + epilogue_->describe();
+  if (!engine_note_.empty()) text += fmt::format(" ({})", engine_note_);
+  if (epilogue_ && call_ == ConvCall::forward_then_epilogue) text += "; then " + epilogue_->describe();
   return text;
 }
 

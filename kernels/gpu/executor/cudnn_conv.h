@@ -1,15 +1,18 @@
 // A cudnn_conv step on cuDNN's legacy convolution API: Nd descriptors built from its ConvConfig,
 // the fastest algorithm found once per distinct configuration (cudnnFindConvolutionForwardAlgorithmEx
 // on the step's own buffers), and the call conv_call picks: plain, fused bias + residual + ReLU, or
-// the convolution followed by pet's generated epilogue.
+// the convolution followed by pet's generated epilogue. Where a plan of cuDNN's graph API
+// (cudnn_engine_conv.h) times faster, the step runs that plan and the epilogue instead.
 #pragma once
 
 #include <cudnn.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "kernels/gpu/executor/conv_config.h"
+#include "kernels/gpu/executor/cudnn_engine_conv.h"
 #include "kernels/gpu/executor/device_memory.h"
 #include "kernels/gpu/executor/math_mode.h"
 #include "kernels/gpu/executor/step_runner.h"
@@ -53,10 +56,22 @@ class ConvStep : public StepRunner {
   // which describe() then says. A forward_then_epilogue call needs set_epilogue before it runs.
   ConvCall use(const ConvChoice& choice, cudaStream_t stream, void* trial_workspace);
   void set_epilogue(std::unique_ptr<StepRunner> epilogue) { epilogue_ = std::move(epilogue); }
+  ConvCall call() const { return call_; }
+
+  // The mean milliseconds of the step as it runs now (its call and epilogue), with `workspace`.
+  float time(cudaStream_t stream, void* workspace);
+  // The same with `plan` (the convolution through cuDNN's graph API, then the epilogue where the
+  // step has one); infinity when cuDNN refuses to run the plan.
+  float time_engine(const EnginePlan& plan, cudaStream_t stream, void* workspace);
+  // Runs the step with `plan` from now on, `ms` against the legacy choice's `legacy_ms` (both as
+  // timed at load), which describe() then says.
+  void use_engine(const EnginePlan& plan, float ms, float legacy_ms);
+  // Why the graph API's plans did not replace the legacy choice, which describe() then says.
+  void note_engine_search(std::string note) { engine_note_ = std::move(note); }
 
   void enqueue(cudaStream_t stream) override;
   std::string describe() const override;
-  int64_t workspace_bytes() const override { return choice_.workspace_bytes; }
+  int64_t workspace_bytes() const override { return engine_ ? engine_->workspace_bytes : choice_.workspace_bytes; }
 
  private:
   struct Descriptors;
@@ -70,7 +85,13 @@ class ConvStep : public StepRunner {
   ConvCall call_ = ConvCall::forward;
   std::string fused_refusal_;  // cuDNN's status when it refused the fused call
   std::unique_ptr<StepRunner> epilogue_;
+  std::optional<EnginePlan> engine_;  // set when the graph API's plan beat the legacy choice
+  float engine_ms_ = 0, legacy_ms_ = 0;
+  std::string legacy_description_;  // the legacy call the plan replaced
+  std::string engine_note_;         // why no plan replaced the legacy choice
   cudnnStatus_t fused(cudaStream_t stream, void* workspace);
+  void run(cudaStream_t stream, void* workspace);
+  bool has_epilogue_work() const;
 };
 
 // "IMPLICIT_PRECOMP_GEMM", ...

@@ -115,6 +115,8 @@ RunSummary GpuModel::time(const std::vector<Tensor>& inputs, int warmup, int run
 
 const LoadSummary& GpuModel::summary() const { return state_->summary; }
 
+void GpuModel::note_fallback(std::string why) { state_->summary.fallback = std::move(why); }
+
 GpuModelLoad load_gpu_model(const Graph& graph, const ExecutorOptions& options) {
   return load_gpu_model(graph, prepare_host_program(graph), options);
 }
@@ -127,7 +129,19 @@ GpuModelLoad load_gpu_model(const Graph& graph, HostProgram program, const Execu
   try {
     load_on_device(*state);
   } catch (const CudaFailure& failure) {
-    return {failure.status(), nullptr};
+    bool engines_tried = options.math == MathMode::tf32 && options.conv_engines > 0;
+    if (!engines_tried || failure.status().outcome != CudaOutcome::failed) return {failure.status(), nullptr};
+    // The graph API's convolutions are the newest path: a load they break runs on the legacy API.
+    ExecutorOptions legacy = options;
+    legacy.conv_engines = 0;
+    HostProgram again = state->program;
+    state.reset();  // the failed load's device memory goes before the retry takes its own
+    GpuModelLoad retried = load_gpu_model(graph, std::move(again), legacy);
+    if (retried.model)
+      retried.model->note_fallback(fmt::format("the load with cuDNN graph-API convolutions failed ({}); every "
+                                               "convolution runs on cuDNN's legacy API",
+                                               failure.status().message));
+    return retried;
   }
   return {{}, std::make_unique<GpuModel>(std::move(state))};
 }

@@ -24,6 +24,9 @@ struct ExecutorOptions {
   int device = 0;
   int gemm_candidates = 4;       // cuBLASLt heuristic results timed at load
   int gemm_search_runs = 3;      // timed runs of each candidate (after one untimed)
+  // TF32 convolutions: plans of cuDNN's graph API timed against the legacy API's choice at load,
+  // the faster kept; 0: the legacy API alone (strict mode always takes it).
+  int conv_engines = 8;
   unsigned compile_threads = 0;  // NVRTC threads; 0: every core
   uint64_t seed = kDefaultSeed;  // the random data algorithm searches run on
 };
@@ -37,6 +40,7 @@ struct LoadSummary {
   double load_ms = 0;  // the whole load, compilation and searches included
   int64_t arena_bytes = 0, workspace_bytes = 0, weight_bytes = 0;
   size_t graph_nodes = 0;  // nodes of the captured CUDA graph
+  std::string fallback;    // why the load fell back to the legacy convolution API, when it did
 };
 
 // One step of a profiled eager run, under its nodes' names (main node first, as the plan lists them).
@@ -70,6 +74,8 @@ class GpuModel {
   RunSummary time(const std::vector<Tensor>& inputs, int warmup, int runs);
 
   const LoadSummary& summary() const;
+  // Records in the summary why this model was loaded without the graph API's convolutions.
+  void note_fallback(std::string why);
 
  private:
   std::unique_ptr<State> state_;

@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
+#include <optional>
 
 #include "core/error.h"
 #include "kernels/gpu/executor/cublaslt_gemm.h"
 #include "kernels/gpu/executor/cuda_check.h"
 #include "kernels/gpu/executor/cudnn_conv.h"
+#include "kernels/gpu/executor/device_timing.h"
 #include "kernels/gpu/executor/model_state.h"
 #include "kernels/gpu/executor/weight_layout.h"
 
@@ -68,8 +71,8 @@ class RunnerBuilder {
     auto found = conv_choices_.find(key);
     if (found == conv_choices_.end())
       found = conv_choices_.emplace(key, step->find_algorithm(search_.data(), search_.bytes())).first;
-    if (step->use(found->second, state_.stream(), search_.data()) == ConvCall::forward_then_epilogue) {
-      PET_CHECK(epilogue.has_value(), "a convolution needs an epilogue the host program did not generate");
+    ConvCall call = step->use(found->second, state_.stream(), search_.data());
+    if (epilogue) {
       std::vector<void*> arguments;
       if (config.bias != kNoValue) arguments.push_back(pointers.bias);
       if (config.residual != kNoValue) arguments.push_back(pointers.residual);
@@ -77,7 +80,43 @@ class RunnerBuilder {
       step->set_epilogue(std::make_unique<KernelStep>(state_.kernels->function(epilogue->name), epilogue->name,
                                                       epilogue->launch, arguments));
     }
+    PET_CHECK(call != ConvCall::forward_then_epilogue || epilogue.has_value(),
+              "a convolution needs an epilogue the host program did not generate");
+    if (state_.options.math == MathMode::tf32 && state_.options.conv_engines > 0) choose_engine(*step, config, pointers);
     return step;
+  }
+
+  // The graph API's fastest plan where it beats the legacy choice as this step runs it (bias,
+  // residual and ReLU included), decided once per configuration, epilogue and operand alignment.
+  void choose_engine(ConvStep& step, const ConvConfig& config, const ConvPointers& pointers) {
+    ConvAlignments alignments{alignment_of(pointers.x), alignment_of(pointers.w), alignment_of(pointers.y)};
+    std::string key = fmt::format("{} {} bias {} residual {} relu {}", config.key(), alignments.key(),
+                                  config.bias != kNoValue, config.residual != kNoValue, config.relu);
+    auto found = engine_choices_.find(key);
+    if (found == engine_choices_.end()) {
+      EngineChoice choice;
+      choice.legacy_ms = step.time(state_.stream(), search_.data());
+      EnginePlans plans = conv_engine_plans(state_.context->cudnn(), config, state_.options.math, alignments,
+                                            search_.bytes(), state_.options.conv_engines);
+      for (const EnginePlan& plan : plans.plans) {
+        float ms = step.time_engine(plan, state_.stream(), search_.data());
+        if (ms < choice.ms) {
+          choice.plan = plan;
+          choice.ms = ms;
+        }
+      }
+      if (plans.plans.empty())
+        choice.note = fmt::format("the graph API offered no plan: {}", plans.note);
+      else if (choice.ms >= choice.legacy_ms)
+        choice.note = fmt::format("the graph API's best of {} plans, {}, took {:.3f} ms", plans.plans.size(),
+                                  choice.plan ? choice.plan->describe() : "none that ran", choice.ms);
+      if (choice.ms >= choice.legacy_ms) choice.plan.reset();
+      found = engine_choices_.emplace(key, std::move(choice)).first;
+    }
+    if (found->second.plan)
+      step.use_engine(*found->second.plan, found->second.ms, found->second.legacy_ms);
+    else
+      step.note_engine_search(found->second.note);
   }
 
   std::unique_ptr<StepRunner> gemm(const GemmConfig& config) {
@@ -114,6 +153,12 @@ class RunnerBuilder {
   DeviceBuffer& search_;
   std::map<std::string, ConvChoice> conv_choices_;
   std::map<std::string, GemmChoice> gemm_choices_;
+  struct EngineChoice {
+    std::optional<EnginePlan> plan;  // none when the legacy choice was as fast
+    float ms = std::numeric_limits<float>::infinity(), legacy_ms = 0;
+    std::string note;  // why the legacy choice stays
+  };
+  std::map<std::string, EngineChoice> engine_choices_;
 };
 
 int64_t search_workspace_bytes(const GpuModel::State& state) {

@@ -148,6 +148,52 @@ TEST_P(DeviceModel, StaysNearTheCpuWithTf32) {
 
 INSTANTIATE_TEST_SUITE_P(TestModels, DeviceModel, ::testing::Values("conv_block", "conv_nd", "mlp", "attention"));
 
+// The convolution steps' load lines of `graph` loaded with `options`.
+std::vector<std::string> conv_lines(const Graph& graph, const ExecutorOptions& options, GpuModelLoad& loaded) {
+  loaded = load_gpu_model(graph, options);
+  std::vector<std::string> lines;
+  if (!loaded.model) return lines;
+  for (const std::string& line : loaded.model->summary().steps)
+    if (line.find(" cudnn-conv ") != std::string::npos) lines.push_back(line);
+  return lines;
+}
+
+// In TF32, every convolution is timed against the graph API's plans at load: each line says the
+// plan it runs or the graph API's best that lost, and the load needs no fallback.
+TEST(GpuExecutor, Tf32ConvolutionsWeighTheGraphApisPlansWithoutFallingBack) {
+  for (const char* name : {"conv_relu", "conv_block", "conv_nd"}) {
+    ExecutorOptions options;
+    options.math = MathMode::tf32;
+    GpuModelLoad loaded;
+    std::vector<std::string> lines = conv_lines(model(name), options, loaded);
+    PET_SKIP_WITHOUT_DEVICE(loaded);
+    ASSERT_TRUE(loaded.model) << loaded.status.message;
+    EXPECT_EQ(loaded.model->summary().fallback, "") << name;
+    ASSERT_FALSE(lines.empty()) << name;
+    for (const std::string& line : lines) {
+      std::cout << line << "\n";
+      bool weighed = line.find("cuDNN graph API engine") != std::string::npos ||
+                     line.find("the graph API's best of") != std::string::npos;
+      EXPECT_TRUE(weighed) << line;
+    }
+  }
+}
+
+// Strict FP32, or conv_engines 0, keeps every convolution on the legacy API.
+TEST(GpuExecutor, StrictOrEnginesOffKeepTheLegacyApi) {
+  ExecutorOptions strict;
+  ExecutorOptions off;
+  off.math = MathMode::tf32;
+  off.conv_engines = 0;
+  for (const ExecutorOptions& options : {strict, off}) {
+    GpuModelLoad loaded;
+    std::vector<std::string> lines = conv_lines(model("conv_block"), options, loaded);
+    PET_SKIP_WITHOUT_DEVICE(loaded);
+    ASSERT_FALSE(lines.empty());
+    for (const std::string& line : lines) EXPECT_EQ(line.find("graph API"), std::string::npos) << line;
+  }
+}
+
 TEST(GpuExecutor, ProfileNamesEveryStepAndTimeCountsItsRuns) {
   Graph graph = model("conv_block");
   GpuModelLoad loaded = load_gpu_model(graph);
