@@ -6,6 +6,7 @@
 # (scripts/device/session.sh finds them there).
 #
 #   bash scripts/device/make-kit.sh [--build DIR] [--out DIR] [--written] [--b16] [--misses]
+#   bash scripts/device/make-kit.sh --refresh-binaries [--build DIR] [--out DIR]
 #
 # Work files: the executor's test models (tests/kernels/gpu/executor_models/) and, where the
 # build has exported them (build/models), the nine evaluation models at batch 1. --written adds
@@ -20,6 +21,9 @@
 # --export-misses), as one misses file,
 # misses/misses.jsonl with its weight-free models in misses/misses.jsonl.models/, which the
 # session's `measure` stage times (pet-gpu measure) and pet-profile --import brings home.
+# --refresh-binaries takes the kit already at DIR/kit.tar.xz and replaces only its binaries and
+# libraries with this build's, keeping its work files, written models and misses (minutes instead
+# of the hour --misses takes), for a build whose pet-opt would write the same models.
 #
 # Fails, naming the cause, when a binary is missing, a binary needs a library that is neither
 # carried, CUDA's nor the base system's, a binary needs a newer glibc/libstdc++ than the device
@@ -32,6 +36,8 @@ out=.device
 written=0
 b16=0
 misses=0
+refresh=0
+work_commit=""
 while (($#)); do
   case "$1" in
     --build) build="$2"; shift 2 ;;
@@ -39,7 +45,8 @@ while (($#)); do
     --written) written=1; shift ;;
     --b16) b16=1; shift ;;
     --misses) misses=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --refresh-binaries) refresh=1; shift ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "make-kit: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -68,8 +75,15 @@ for binary in "${binaries[@]}"; do
   [[ -x "$build/$binary" ]] || fail "$build/$binary is missing; build with -DPET_BUILD_CUDA=ON first (bash scripts/test.sh)"
 done
 
+if ((refresh && (written || b16 || misses))); then fail "--refresh-binaries keeps the kit's work files; it takes no --written, --b16 or --misses"; fi
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
+if ((refresh)); then
+  [[ -f "$out/kit.tar.xz" ]] || fail "--refresh-binaries: no kit at $out/kit.tar.xz to refresh"
+  tar -C "$stage" -xJf "$out/kit.tar.xz" || fail "--refresh-binaries: $out/kit.tar.xz does not unpack"
+  rm -rf "$stage/kit/bin" "$stage/kit/lib"
+  work_commit=$(sed -n 's/^commit //p' "$stage/kit/MANIFEST" | head -1)
+fi
 mkdir -p "$stage/kit/bin" "$stage/kit/lib"
 
 for binary in "${binaries[@]}"; do
@@ -123,8 +137,8 @@ write_written() {  # folder name, model file, mode, writer (write_work or write_
   "$4" "$1.$3" "$stage/$1.$3.onnx" work-written
   cp "$stage/$1.$3.json" "$stage/kit/work-written/$1.$3/report.json"
 }
-for model in tests/kernels/gpu/executor_models/*.pet; do write_work "$(basename "$model" .pet)" "$model"; done
-for model in "${evaluation_models[@]}"; do
+((refresh)) || for model in tests/kernels/gpu/executor_models/*.pet; do write_work "$(basename "$model" .pet)" "$model"; done
+((refresh)) || for model in "${evaluation_models[@]}"; do
   file="$build/models/${model}_b1/model.onnx"
   if [[ ! -f "$file" ]]; then
     echo "make-kit: $file is not exported (models/export_models.py); the kit leaves $model out" >&2
@@ -157,7 +171,7 @@ export_misses() {  # model name, batch, model file
     sed 's/^{"id":[0-9]*,/{/' "$run" >> "$stage/misses-runs/all.jsonl"
   done
 }
-if [[ $misses == 1 ]]; then
+if [[ $misses == 1 && $refresh == 0 ]]; then
   mkdir -p "$stage/misses-runs" "$stage/kit/misses/misses.jsonl.models"
   : > "$stage/misses-runs/all.jsonl"
   for batch in 1 16; do
@@ -174,6 +188,8 @@ fi
 {
   echo "pet GPU kit"
   echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+  [[ -n "$work_commit" ]] && echo "work files from the kit of $work_commit"
+
   echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), from $build"
   echo "needs at most GLIBC_$glibc, GLIBCXX_$glibcxx"
   echo "from the device: libcublas, libcublasLt, libcudnn*, libnvrtc*, libcuda (driver)"
