@@ -5,22 +5,25 @@
 # manifest. cuDNN, cuBLAS(Lt) and NVRTC stay behind: the device has them in its torch environment
 # (scripts/device/session.sh finds them there).
 #
-#   bash scripts/device/make-kit.sh [--build DIR] [--out DIR] [--written] [--b16] [--misses]
+#   bash scripts/device/make-kit.sh [--build DIR] [--out DIR] [--target h100|h200] [--written] [--b16] [--misses]
 #   bash scripts/device/make-kit.sh --refresh-binaries [--build DIR] [--out DIR]
 #
 # Work files: the executor's test models (tests/kernels/gpu/executor_models/) and, where the
 # build has exported them (build/models), the nine evaluation models at batch 1. --written adds
-# pet's written models of those nine (pet-opt --target h100 --replay, modes pet and taso; about
+# pet's written models of those nine (pet-opt --target <target> --replay, modes pet and taso; about
 # five minutes on two cores) under work-written/, which the session's `written` stage checks, each
 # with pet-opt's report.json (its transformations, which the e2e stage attaches to its results).
 # --b16 adds the same models at batch 16 where exported (models/export_models.py --batch 16) as
 # model.pet only (work/<model>_b16/, and work-written/<model>_b16.<mode>/ with --written): the e2e
 # stage times them from seeded inputs, so no input or reference travels (about ten minutes more).
-# --misses adds what bench/profiles/h100.json lacks for those nine at batch 1 and 16 (where
-# exported: models/export_models.py --batch 16), modes taso and pet (pet-opt --target h100 --replay
+# --misses adds what bench/profiles/<target>.json lacks for those nine at batch 1 and 16 (where
+# exported: models/export_models.py --batch 16), modes taso and pet (pet-opt --target <target> --replay
 # --export-misses), as one misses file,
 # misses/misses.jsonl with its weight-free models in misses/misses.jsonl.models/, which the
 # session's `measure` stage times (pet-gpu measure) and pet-profile --import brings home.
+# --target names the card the check will run on (default h100; the machines lent here are H200s):
+# the written models and the misses are pet-opt's for that target, and the timings import into its
+# profile DB (bench/profiles/<target>.json).
 # --refresh-binaries takes the kit already at DIR/kit.tar.xz and replaces only its binaries and
 # libraries with this build's, keeping its work files, written models and misses (minutes instead
 # of the hour --misses takes), for a build whose pet-opt would write the same models.
@@ -37,6 +40,7 @@ written=0
 b16=0
 misses=0
 refresh=0
+target=h100
 work_commit=""
 while (($#)); do
   case "$1" in
@@ -46,6 +50,9 @@ while (($#)); do
     --b16) b16=1; shift ;;
     --misses) misses=1; shift ;;
     --refresh-binaries) refresh=1; shift ;;
+    --target)
+      [[ "${2:-}" == h100 || "${2:-}" == h200 ]] || { echo "make-kit: --target takes h100 or h200, got '${2:-}'" >&2; exit 2; }
+      target="$2"; shift 2 ;;
     -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "make-kit: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -83,6 +90,8 @@ if ((refresh)); then
   tar -C "$stage" -xJf "$out/kit.tar.xz" || fail "--refresh-binaries: $out/kit.tar.xz does not unpack"
   rm -rf "$stage/kit/bin" "$stage/kit/lib"
   work_commit=$(sed -n 's/^commit //p' "$stage/kit/MANIFEST" | head -1)
+  target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$stage/kit/MANIFEST" | head -1)
+  target=${target:-h100}
 fi
 mkdir -p "$stage/kit/bin" "$stage/kit/lib"
 
@@ -132,8 +141,8 @@ write_model_only() {  # name, model file, work folder
 }
 # pet's written model of one evaluation model in one mode, with its report.json beside it.
 write_written() {  # folder name, model file, mode, writer (write_work or write_model_only)
-  "$build/tools/pet-opt" "$2" --target h100 --replay --mode "$3" -o "$stage/$1.$3.onnx" \
-    --report "$stage/$1.$3.json" >/dev/null || fail "pet-opt --target h100 --mode $3 failed on $2"
+  "$build/tools/pet-opt" "$2" --target "$target" --replay --mode "$3" -o "$stage/$1.$3.onnx" \
+    --report "$stage/$1.$3.json" >/dev/null || fail "pet-opt --target $target --mode $3 failed on $2"
   "$4" "$1.$3" "$stage/$1.$3.onnx" work-written
   cp "$stage/$1.$3.json" "$stage/kit/work-written/$1.$3/report.json"
 }
@@ -159,14 +168,14 @@ write_written() {  # folder name, model file, mode, writer (write_work or write_
   fi
 done
 
-# The misses of bench/profiles/h100.json: each run's requests appended to one file (a request two
+# The misses of bench/profiles/<target>.json: each run's requests appended to one file (a request two
 # runs share is kept once), their models in one folder (named by content, so shared ones merge).
 export_misses() {  # model name, batch, model file
   local mode run
   for mode in taso pet; do
     run="$stage/misses-runs/${1}_b$2.$mode.jsonl"
-    "$build/tools/pet-opt" "$3" --target h100 --replay --mode "$mode" --export-misses "$run" \
-      -o "$stage/misses-runs/out.onnx" >/dev/null || fail "pet-opt --target h100 --export-misses failed on $3 ($mode)"
+    "$build/tools/pet-opt" "$3" --target "$target" --replay --mode "$mode" --export-misses "$run" \
+      -o "$stage/misses-runs/out.onnx" >/dev/null || fail "pet-opt --target $target --export-misses failed on $3 ($mode)"
     cp -n "$run.models/"* "$stage/kit/misses/misses.jsonl.models/" 2>/dev/null || true
     sed 's/^{"id":[0-9]*,/{/' "$run" >> "$stage/misses-runs/all.jsonl"
   done
@@ -190,6 +199,7 @@ fi
   echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
   [[ -n "$work_commit" ]] && echo "work files from the kit of $work_commit"
 
+  echo "target $target (written models and misses)"
   echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), from $build"
   echo "needs at most GLIBC_$glibc, GLIBCXX_$glibcxx"
   echo "from the device: libcublas, libcublasLt, libcudnn*, libnvrtc*, libcuda (driver)"
