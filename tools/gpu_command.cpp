@@ -85,6 +85,7 @@ gpu::ExecutorOptions executor_options(const CliArgs& parsed, gpu::MathMode fallb
   gpu::ExecutorOptions options;
   options.math = math_mode(parsed, fallback);
   options.device = static_cast<int>(parsed.integer("--device", 0, 0, 63));
+  options.conv_cache = parsed.last("--conv-cache").value_or("");
   return options;
 }
 
@@ -191,15 +192,15 @@ int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::o
     if (args[0] == "reference")
       return reference(CliArgs("pet-gpu reference", rest, {"--out", "--seed"}, {"--weight-free"}), out);
     if (args[0] == "check")
-      return check(CliArgs("pet-gpu check", rest, {"--reference", "--seed", "--tolerance", "--device"},
+      return check(CliArgs("pet-gpu check", rest, {"--reference", "--seed", "--tolerance", "--device", "--conv-cache"},
                            {"--strict", "--tf32", "--steps"}),
                    out);
     if (args[0] == "time")
-      return timing(CliArgs("pet-gpu time", rest, {"--seed", "--runs", "--warmup", "--device"},
+      return timing(CliArgs("pet-gpu time", rest, {"--seed", "--runs", "--warmup", "--device", "--conv-cache"},
                             {"--strict", "--tf32", "--per-step"}),
                     out);
     if (args[0] == "measure")
-      return measure(CliArgs("pet-gpu measure", rest, {"--deadline", "--out", "--device"}, {"--strict", "--tf32"}), out);
+      return measure(CliArgs("pet-gpu measure", rest, {"--deadline", "--out", "--device", "--conv-cache"}, {"--strict", "--tf32"}), out);
     throw UserError(
         fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
                     "time and measure (pet-gpu --help)",

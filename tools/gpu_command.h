@@ -56,17 +56,22 @@ check options:
   --seed N               the random inputs' seed (default 2026)
   --steps                also print what runs each step (algorithm, kernel, launch)
   --device N             the device (default 0)
+  --conv-cache FILE      in TF32, each convolution's choice between cuDNN's legacy API and its
+                         graph API's plans (timed at load) read from FILE where an earlier load
+                         made it, and appended to FILE where this load makes it
 
 measure options:
   --strict | --tf32      the math (default: --tf32, as the h100 and h200 targets are timed)
   --device N             the device (default 0)
+  --conv-cache FILE      as for check
 
 time options:
   --strict | --tf32      the math (default: --tf32)
   --runs N               timed replays (default 100)
   --warmup N             untimed replays first (default 10)
   --per-step             also a profiled eager run: each step's median time under its node names
-  --seed N, --device N   as for check
+  --seed N, --device N, --conv-cache FILE
+                         as for check
 
   -h, --help             this text
 

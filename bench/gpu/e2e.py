@@ -49,6 +49,9 @@ def parse_args(argv):
     parser.add_argument("--compile-budget", type=float, default=0,
                         help="seconds torch.compile may spend compiling, over all models (default: 0, not compiled)")
     parser.add_argument("--seconds", type=float, default=0, help="start no model after this many seconds (0: no limit)")
+    parser.add_argument("--conv-cache", default=None,
+                        help="pet-gpu's --conv-cache FILE: each convolution's choice timed by the first load, "
+                             "reused by the later rounds' processes (default: every load times its own)")
     args = parser.parse_args(argv)
     args.models = [m for m in args.models.split(",") if m]
     if not all(b.strip().isdigit() and int(b) > 0 for b in args.batches.split(",")):
@@ -77,7 +80,7 @@ class PetGpuTimer:
         self.pet_gpu, self.model_file, self.args = str(pet_gpu), str(model_file), args
 
     def time_once(self) -> dict:
-        return pet_gpu_summary(self.pet_gpu, self.model_file, self.args.runs, self.args.warmup)
+        return pet_gpu_summary(self.pet_gpu, self.model_file, self.args.runs, self.args.warmup, self.args.conv_cache)
 
 
 class TorchTimer:
@@ -205,7 +208,7 @@ def correction_share(pet_gpu: Path, path: Path, args) -> dict:
     """The correction kernels' share of the written model's time: their steps' medians over all steps'
     (pet-gpu time --per-step, eager with CUDA events around each step)."""
     try:
-        steps = pet_gpu_step_times(str(pet_gpu), str(path), args.runs, args.warmup)
+        steps = pet_gpu_step_times(str(pet_gpu), str(path), args.runs, args.warmup, args.conv_cache)
     except (RuntimeError, subprocess.TimeoutExpired) as error:
         return {"correction_share_error": str(error)[-300:]}
     corrections = [ms for kind, ms in steps if kind == "correction"]
@@ -270,7 +273,7 @@ def header(torch, kit: Path, args) -> dict:
             "versions": {"driver": smi_line("driver_version"), "torch": torch.__version__, "cuda": str(torch.version.cuda),
                          "cudnn": str(torch.backends.cudnn.version()), "pet_gpu": kit_commit(kit)},
             "math": "tf32", "clocks": {"before": smi_line(CLOCK_FIELDS)}, "ceiling": ceiling(torch),
-            "method": {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup,
+            "method": {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup, "conv_cache": bool(args.conv_cache),
                        "compile_budget_s": args.compile_budget,
                        "order": "round-robin over the variants, each round starting one later"},
             "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "results": []}

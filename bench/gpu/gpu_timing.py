@@ -57,10 +57,15 @@ def torch_model(torch, name, batch):
     return model.cuda().eval(), inputs
 
 
-def pet_gpu_summary(pet_gpu, model_file, runs, warmup):
+def cache_flags(conv_cache):
+    """pet-gpu's --conv-cache FILE where one is given: later loads take earlier loads' conv decisions."""
+    return ["--conv-cache", str(conv_cache)] if conv_cache else []
+
+
+def pet_gpu_summary(pet_gpu, model_file, runs, warmup, conv_cache=None):
     """`pet-gpu time MODEL --tf32`: {'median', 'q1', 'q3', 'runs'} in ms of its CUDA-graph replays."""
-    done = subprocess.run([pet_gpu, "time", model_file, "--tf32", "--runs", str(runs), "--warmup", str(warmup)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run([pet_gpu, "time", model_file, "--tf32", "--runs", str(runs), "--warmup", str(warmup)]
+                          + cache_flags(conv_cache), capture_output=True, text=True, timeout=120)
     found = PET_GPU_LINE.search(done.stdout)
     if done.returncode != 0 or not found:
         raise RuntimeError(f"pet-gpu time {model_file} exited {done.returncode}: {(done.stdout + done.stderr)[-400:]}")
@@ -68,10 +73,10 @@ def pet_gpu_summary(pet_gpu, model_file, runs, warmup):
             "runs": int(found.group(4))}
 
 
-def pet_gpu_step_times(pet_gpu, model_file, runs, warmup):
+def pet_gpu_step_times(pet_gpu, model_file, runs, warmup, conv_cache=None):
     """`pet-gpu time MODEL --tf32 --per-step`: [(step kind, median ms)] of its eager, event-timed steps."""
     done = subprocess.run([pet_gpu, "time", model_file, "--tf32", "--per-step", "--runs", str(runs), "--warmup",
-                           str(warmup)], capture_output=True, text=True, timeout=120)
+                           str(warmup)] + cache_flags(conv_cache), capture_output=True, text=True, timeout=120)
     steps = [(kind, float(ms)) for kind, ms in PET_GPU_STEP.findall(done.stdout)]
     if done.returncode != 0 or not steps:
         raise RuntimeError(f"pet-gpu time --per-step {model_file} exited {done.returncode}: "

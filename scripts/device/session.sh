@@ -160,11 +160,13 @@ stage_executor() {
     for mode in --strict --tf32; do
       echo "== check $model $mode" >> "$file"
       if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 60 "$KIT_DIR/bin/pet-gpu" check "$folder/model.pet" \
-           --reference "$folder" "$mode" --steps >> "$file" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+           --reference "$folder" "$mode" --steps --conv-cache "$CONV_CACHE" >> "$file" 2>&1; then
+        passed=$((passed + 1))
+      else failed=$((failed + 1)); fi
     done
     echo "== time $model" >> "$file"
     LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 60 "$KIT_DIR/bin/pet-gpu" time "$folder/model.pet" --tf32 --per-step \
-      --runs 50 --warmup 10 >> "$file" 2>&1 || failed=$((failed + 1))
+      --runs 50 --warmup 10 --conv-cache "$CONV_CACHE" >> "$file" 2>&1 || failed=$((failed + 1))
   done
   if ((failed)); then echo "failed: $passed checks passed, $failed checks or timings failed" > "$RESULTS/executor.status"
   else echo "ok: $passed checks passed (strict and tf32), every model timed" > "$RESULTS/executor.status"; fi
@@ -179,7 +181,7 @@ stage_measure() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/measure.status"; exit 0; }
   [[ -f "$misses" ]] || { echo "not in this kit (make-kit.sh --misses)" > "$RESULTS/measure.status"; exit 0; }
   LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-gpu" measure "$misses" --deadline $((STAGE_CAP - 20)) \
-    --out "$RESULTS/measure.results.jsonl" > "$file" 2>&1
+    --conv-cache "$CONV_CACHE" --out "$RESULTS/measure.results.jsonl" > "$file" 2>&1
   local rc=$?
   if ((rc == 0)); then echo "ok: $(tail -n 1 "$file")" > "$RESULTS/measure.status"
   else echo "failed: pet-gpu measure exited $rc, $(grep -c '"request"' "$RESULTS/measure.results.jsonl" 2>/dev/null || echo 0) results written" > "$RESULTS/measure.status"; fi
@@ -210,7 +212,8 @@ stage_written() {
 stage_e2e() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/e2e.txt"; echo "no device" > "$RESULTS/e2e.status"; exit 0; }
   LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" python3 bench/gpu/e2e.py --kit "$KIT_DIR" --out "$RESULTS/e2e.json" \
-    --batches 1,16 --rounds 3 --runs 30 --warmup 5 --seconds $((STAGE_CAP * 3 / 4)) --compile-budget 0 > "$RESULTS/e2e.txt" 2>&1
+    --batches 1,16 --rounds 3 --runs 30 --warmup 5 --seconds $((STAGE_CAP * 3 / 4)) --compile-budget 0 \
+    --conv-cache "$CONV_CACHE" > "$RESULTS/e2e.txt" 2>&1
   local rc=$?
   case $rc in
     0) echo "ok: every variant measured (e2e.json)" > "$RESULTS/e2e.status" ;;
@@ -233,7 +236,9 @@ device_library_path() {
   (IFS=:; echo "${folders[*]}")
 }
 
-export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results"
+# Each TF32 load's convolution decisions (cuDNN's legacy API or a graph-API plan, timed at load),
+# shared by every later load of the session and returned with the results.
+export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
 say "pet GPU session, results in $OUT"
 run_stage kit 30
 export LIBRARY_PATH_FOR_KIT="$kit/lib:$(device_library_path)"

@@ -153,12 +153,18 @@ class WrittenPrograms(unittest.TestCase):
                 (kit / "work-written" / f"m.{mode}" / "model.pet").write_text("")
             (kit / "work-written" / "m.pet" / "report.json").write_text(report)
             entries = [{"model": "m", "batch": 1, "variant": v, "status": "ok"} for v in ("input", "pet-taso", "pet")]
-            original = e2e.pet_gpu_step_times
-            e2e.pet_gpu_step_times = lambda *_: [("cudnn_conv", 0.9), ("correction", 0.1), ("elementwise", 0.0)]
+            original, calls = e2e.pet_gpu_step_times, []
+
+            def step_times(*args):
+                calls.append(args)
+                return [("cudnn_conv", 0.9), ("correction", 0.1), ("elementwise", 0.0)]
+            e2e.pet_gpu_step_times = step_times
             try:
-                entries = e2e.with_written_program(kit, "m", 1, entries, types.SimpleNamespace(runs=5, warmup=1))
+                entries = e2e.with_written_program(kit, "m", 1, entries,
+                                                   types.SimpleNamespace(runs=5, warmup=1, conv_cache="decisions.tsv"))
             finally:
                 e2e.pet_gpu_step_times = original
+        self.assertEqual([call[2:] for call in calls], [(5, 1, "decisions.tsv")])  # pet's written model, the cache
         self.assertEqual(entries[0], {"model": "m", "batch": 1, "variant": "input", "status": "ok"})
         self.assertEqual(entries[1], {"model": "m", "batch": 1, "variant": "pet-taso", "status": "ok"})  # no report.json
         self.assertEqual(entries[2]["by_family"], "mutant:conv-layout=1;rule:conv-relu=1")

@@ -202,7 +202,8 @@ int64_t plan_workspace(const Descriptor& plan) {
 }  // namespace
 
 EnginePlans conv_engine_plans(cudnnHandle_t handle, const ConvConfig& config, MathMode math,
-                              const ConvAlignments& alignments, int64_t max_workspace, int limit) {
+                              const ConvAlignments& alignments, int64_t max_workspace, int limit,
+                              int64_t only_engine) {
   EnginePlans result;
   std::shared_ptr<ConvEngineGraph> graph;
   try {
@@ -218,7 +219,7 @@ EnginePlans conv_engine_plans(cudnnHandle_t handle, const ConvConfig& config, Ma
       if (static_cast<int>(result.plans.size()) >= limit) break;
       try {
         EngineFacts facts = engine_facts(config_descriptor);
-        if (engines.contains(facts.index)) continue;
+        if (engines.contains(facts.index) || (only_engine >= 0 && facts.index != only_engine)) continue;
         if (facts.forbidden_numerics || facts.runtime_compiled || (math == MathMode::strict && facts.tensor_core)) {
           ++left_out;
           continue;

@@ -42,9 +42,11 @@ struct EnginePlans {
 // notes the mode forbids (strict: tensor cores; both: down-converted inputs, reduced-precision
 // reductions, non-determinism), engines that compile at run time (seconds each), plans beyond
 // `max_workspace` bytes and configurations cuDNN cannot finalize are left out. Never throws for what
-// cuDNN refuses: the note says it.
+// cuDNN refuses: the note says it. With `only_engine` set, the one plan of that global engine index
+// (an earlier load's decision), or none.
 EnginePlans conv_engine_plans(cudnnHandle_t handle, const ConvConfig& config, MathMode math,
-                              const ConvAlignments& alignments, int64_t max_workspace, int limit);
+                              const ConvAlignments& alignments, int64_t max_workspace, int limit,
+                              int64_t only_engine = -1);
 
 // Enqueues `plan` on `stream` (cudnnSetStream on `handle` first) with the operands and a workspace
 // of at least plan.workspace_bytes; cuDNN's status.

@@ -27,6 +27,9 @@ struct ExecutorOptions {
   // TF32 convolutions: plans of cuDNN's graph API timed against the legacy API's choice at load,
   // the faster kept; 0: the legacy API alone (strict mode always takes it).
   int conv_engines = 8;
+  // A file of earlier loads' convolution decisions (conv_decision_cache.h) read and extended by
+  // this one; empty: every load times the plans itself.
+  std::string conv_cache;
   unsigned compile_threads = 0;  // NVRTC threads; 0: every core
   uint64_t seed = kDefaultSeed;  // the random data algorithm searches run on
 };

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "kernels/gpu/executor/cublaslt_gemm.h"
 #include "kernels/gpu/executor/cuda_check.h"
+#include "kernels/gpu/executor/conv_decision_cache.h"
 #include "kernels/gpu/executor/cudnn_conv.h"
 #include "kernels/gpu/executor/device_timing.h"
 #include "kernels/gpu/executor/model_state.h"
@@ -23,10 +24,17 @@ namespace {
 // The workspace the searches may offer an algorithm: at least this, at most half the free memory.
 constexpr int64_t kSearchWorkspaceFloor = int64_t{256} << 20;
 
+// A convolution's graph-API plan, or why the legacy choice stays.
+struct EngineChoice {
+  std::optional<EnginePlan> plan;  // none when the legacy choice was as fast
+  float ms = std::numeric_limits<float>::infinity(), legacy_ms = 0;
+  std::string note;  // why the legacy choice stays
+};
+
 class RunnerBuilder {
  public:
-  RunnerBuilder(GpuModel::State& state, DeviceBuffer& search)
-      : state_(state), memory_(*state.memory), search_(search) {}
+  RunnerBuilder(GpuModel::State& state, DeviceBuffer& search, ConvDecisionCache* decisions)
+      : state_(state), memory_(*state.memory), search_(search), decisions_(decisions) {}
 
   std::unique_ptr<StepRunner> build(int index) {
     const StepProgram& program = state_.program.steps[static_cast<size_t>(index)];
@@ -94,29 +102,58 @@ class RunnerBuilder {
                                   config.bias != kNoValue, config.residual != kNoValue, config.relu);
     auto found = engine_choices_.find(key);
     if (found == engine_choices_.end()) {
-      EngineChoice choice;
-      choice.legacy_ms = step.time(state_.stream(), search_.data());
-      EnginePlans plans = conv_engine_plans(state_.context->cudnn(), config, state_.options.math, alignments,
-                                            search_.bytes(), state_.options.conv_engines);
-      for (const EnginePlan& plan : plans.plans) {
-        float ms = step.time_engine(plan, state_.stream(), search_.data());
-        if (ms < choice.ms) {
-          choice.plan = plan;
-          choice.ms = ms;
-        }
-      }
-      if (plans.plans.empty())
-        choice.note = fmt::format("the graph API offered no plan: {}", plans.note);
-      else if (choice.ms >= choice.legacy_ms)
-        choice.note = fmt::format("the graph API's best of {} plans, {}, took {:.3f} ms", plans.plans.size(),
-                                  choice.plan ? choice.plan->describe() : "none that ran", choice.ms);
-      if (choice.ms >= choice.legacy_ms) choice.plan.reset();
+      std::optional<EngineChoice> earlier = cached_choice(key, config, alignments);
+      EngineChoice choice = earlier ? *earlier : timed_choice(step, config, alignments);
+      if (decisions_ && !earlier)
+        decisions_->record(key, {choice.plan ? choice.plan->engine : -1, choice.ms, choice.legacy_ms});
       found = engine_choices_.emplace(key, std::move(choice)).first;
     }
     if (found->second.plan)
       step.use_engine(*found->second.plan, found->second.ms, found->second.legacy_ms);
     else
       step.note_engine_search(found->second.note);
+  }
+
+  // Every plan the graph API offers timed against the legacy choice as the step runs it.
+  EngineChoice timed_choice(ConvStep& step, const ConvConfig& config, const ConvAlignments& alignments) {
+    EngineChoice choice;
+    choice.legacy_ms = step.time(state_.stream(), search_.data());
+    EnginePlans plans = conv_engine_plans(state_.context->cudnn(), config, state_.options.math, alignments,
+                                          search_.bytes(), state_.options.conv_engines);
+    for (const EnginePlan& plan : plans.plans) {
+      float ms = step.time_engine(plan, state_.stream(), search_.data());
+      if (ms < choice.ms) {
+        choice.plan = plan;
+        choice.ms = ms;
+      }
+    }
+    if (plans.plans.empty())
+      choice.note = fmt::format("the graph API offered no plan: {}", plans.note);
+    else if (choice.ms >= choice.legacy_ms)
+      choice.note = fmt::format("the graph API's best of {} plans, {}, took {:.3f} ms", plans.plans.size(),
+                                choice.plan ? choice.plan->describe() : "none that ran", choice.ms);
+    if (choice.ms >= choice.legacy_ms) choice.plan.reset();
+    return choice;
+  }
+
+  // An earlier load's decision from the cache file, its plan built again; none when there is no
+  // such decision or its engine no longer finalizes (then this load times the plans itself).
+  std::optional<EngineChoice> cached_choice(const std::string& key, const ConvConfig& config,
+                                            const ConvAlignments& alignments) {
+    std::optional<ConvDecision> decision = decisions_ ? decisions_->find(key) : std::nullopt;
+    if (!decision) return std::nullopt;
+    EngineChoice choice;
+    choice.ms = decision->ms;
+    choice.legacy_ms = decision->legacy_ms;
+    if (decision->engine < 0) {
+      choice.note = fmt::format("the graph API's best took {:.3f} ms, as an earlier load timed it", decision->ms);
+      return choice;
+    }
+    EnginePlans plans = conv_engine_plans(state_.context->cudnn(), config, state_.options.math, alignments,
+                                          search_.bytes(), 1, decision->engine);
+    if (plans.plans.empty()) return std::nullopt;
+    choice.plan = plans.plans.front();
+    return choice;
   }
 
   std::unique_ptr<StepRunner> gemm(const GemmConfig& config) {
@@ -151,13 +188,9 @@ class RunnerBuilder {
   GpuModel::State& state_;
   ValueMemory& memory_;
   DeviceBuffer& search_;
+  ConvDecisionCache* decisions_;  // null without a cache file
   std::map<std::string, ConvChoice> conv_choices_;
   std::map<std::string, GemmChoice> gemm_choices_;
-  struct EngineChoice {
-    std::optional<EnginePlan> plan;  // none when the legacy choice was as fast
-    float ms = std::numeric_limits<float>::infinity(), legacy_ms = 0;
-    std::string note;  // why the legacy choice stays
-  };
   std::map<std::string, EngineChoice> engine_choices_;
 };
 
@@ -174,10 +207,23 @@ int64_t conv_zeros(const GpuModel::State& state) {
   return count;
 }
 
+// The card and the library versions as loaded, which every figure from it must name.
+std::string device_line(int device) {
+  cudaDeviceProp properties{};
+  check_cuda(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
+  size_t cudnn = cudnnGetVersion(), lt = cublasLtGetVersion();
+  return fmt::format("GPU {}: {}, cuDNN {}.{}.{}, cuBLASLt {}.{}.{}", device, properties.name, cudnn / 10000,
+                     cudnn / 100 % 100, cudnn % 100, lt / 10000, lt / 100 % 100, lt % 100);
+}
+
 void build_runners(GpuModel::State& state) {
   state.memory->zeros(conv_zeros(state));
   DeviceBuffer search(search_workspace_bytes(state));
-  RunnerBuilder builder(state, search);
+  std::optional<ConvDecisionCache> decisions;
+  if (!state.options.conv_cache.empty())
+    decisions.emplace(state.options.conv_cache,
+                      fmt::format("{} {}", device_line(state.context->device()), to_string(state.options.math)));
+  RunnerBuilder builder(state, search, decisions ? &*decisions : nullptr);
   for (int s = 0; s < static_cast<int>(state.program.plan.steps.size()); ++s) state.runners.push_back(builder.build(s));
   state.context->synchronize();
 }
@@ -197,14 +243,6 @@ std::string step_line(const GpuModel::State& state, int index) {
                      state.runners[static_cast<size_t>(index)]->describe());
 }
 
-// The card and the library versions as loaded, which every figure from it must name.
-std::string device_line(int device) {
-  cudaDeviceProp properties{};
-  check_cuda(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
-  size_t cudnn = cudnnGetVersion(), lt = cublasLtGetVersion();
-  return fmt::format("GPU {}: {}, cuDNN {}.{}.{}, cuBLASLt {}.{}.{}", device, properties.name, cudnn / 10000,
-                     cudnn / 100 % 100, cudnn % 100, lt / 10000, lt / 100 % 100, lt % 100);
-}
 
 void summarize(GpuModel::State& state, const CompiledKernels& compiled) {
   LoadSummary& summary = state.summary;

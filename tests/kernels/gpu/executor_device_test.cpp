@@ -106,7 +106,9 @@ TEST(GpuRuntime, RefusesAModelTheExecutorCannotRunByIndexAndNeedsADevice) {
 
 TEST(GpuRuntime, TimesModelsInterleavedAndNamesEveryStep) {
   if (!has_device()) GTEST_SKIP() << "no CUDA device here";
-  std::unique_ptr<runtime::Runtime> gpu = open_gpu_runtime({MathMode::tf32});
+  ExecutorOptions tf32;
+  tf32.math = MathMode::tf32;
+  std::unique_ptr<runtime::Runtime> gpu = open_gpu_runtime(tf32);
   runtime::TimingOptions options;
   options.runs = 4;
   options.per_node = true;
@@ -176,6 +178,32 @@ TEST(GpuExecutor, Tf32ConvolutionsWeighTheGraphApisPlansWithoutFallingBack) {
                      line.find("the graph API's best of") != std::string::npos;
       EXPECT_TRUE(weighed) << line;
     }
+  }
+}
+
+// A second load with the same decision file takes the first load's decisions and times nothing.
+TEST(GpuExecutor, ASecondLoadReadsTheConvolutionDecisionsTheFirstRecorded) {
+  fs::path file = fs::path(::testing::TempDir()) / "pet_gpu_conv_cache.tsv";
+  fs::remove(file);
+  ExecutorOptions options;
+  options.math = MathMode::tf32;
+  options.conv_cache = file.string();
+  GpuModelLoad first;
+  std::vector<std::string> first_lines = conv_lines(model("conv_block"), options, first);
+  PET_SKIP_WITHOUT_DEVICE(first);
+  ASSERT_TRUE(first.model) << first.status.message;
+  ASSERT_TRUE(fs::exists(file));
+  auto recorded = fs::file_size(file);
+  EXPECT_GT(recorded, 0u);
+  GpuModelLoad second;
+  std::vector<std::string> second_lines = conv_lines(model("conv_block"), options, second);
+  ASSERT_TRUE(second.model) << second.status.message;
+  EXPECT_EQ(fs::file_size(file), recorded) << "the second load recorded decisions again";
+  ASSERT_EQ(second_lines.size(), first_lines.size());
+  for (const std::string& line : second_lines) {
+    bool reused = line.find("cuDNN graph API engine") != std::string::npos ||
+                  line.find("as an earlier load timed it") != std::string::npos;
+    EXPECT_TRUE(reused) << line;
   }
 }
 

@@ -9,8 +9,10 @@
 
 #include "core/error.h"
 #include "core/executor.h"
+#include "core/file_safety.h"
 #include "core/onnx_export.h"
 #include "core/text_ir.h"
+#include "kernels/gpu/executor/conv_decision_cache.h"
 #include "kernels/gpu/executor/conv_epilogue.h"
 #include "kernels/gpu/executor/host_program.h"
 #include "kernels/gpu/executor/reference.h"
@@ -261,6 +263,39 @@ TEST_P(ExecutorModel, ExportsAsAModelTheOnnxCheckerAccepts) {
 
 INSTANTIATE_TEST_SUITE_P(TestModels, ExecutorModel,
                          ::testing::Values("conv_relu", "conv_block", "conv_nd", "mlp", "attention"));
+
+TEST(ConvDecisionCache, ALaterLoadReadsWhatAnEarlierOneRecordedForItsDeviceOnly) {
+  fs::path file = fs::path(::testing::TempDir()) / "pet_conv_decisions.tsv";
+  fs::remove(file);
+  {
+    ConvDecisionCache h200(file.string(), "GPU 0: NVIDIA H200, cuDNN 9.19.0 tf32");
+    EXPECT_FALSE(h200.find("conv a").has_value());
+    h200.record("conv a", {42, 0.0125f, 0.25f});
+    h200.record("conv b", {-1, 0.5f, 0.375f});
+    ConvDecisionCache h100(file.string(), "GPU 0: NVIDIA H100, cuDNN 9.19.0 tf32");
+    h100.record("conv a", {7, 1.0f, 2.0f});
+  }
+  ConvDecisionCache later(file.string(), "GPU 0: NVIDIA H200, cuDNN 9.19.0 tf32");
+  ASSERT_TRUE(later.find("conv a").has_value());
+  EXPECT_EQ(later.find("conv a")->engine, 42);
+  EXPECT_EQ(later.find("conv a")->ms, 0.0125f);
+  EXPECT_EQ(later.find("conv a")->legacy_ms, 0.25f);
+  EXPECT_EQ(later.find("conv b")->engine, -1);
+  EXPECT_FALSE(later.find("conv c").has_value());
+}
+
+TEST(ConvDecisionCache, AMalformedLineNamesTheFileAndLineAndTheRemedy) {
+  fs::path file = fs::path(::testing::TempDir()) / "pet_conv_decisions_bad.tsv";
+  write_file_atomically(file.string(), "GPU 0\tconv a\t3\t0.1\t0.2\nGPU 0\tconv b\tseven\t0.1\t0.2\n", "test");
+  try {
+    ConvDecisionCache cache(file.string(), "GPU 0");
+    FAIL() << "read a malformed cache";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              file.string() + ":2: not a convolution decision ('<device>\\t<key>\\t<engine>\\t<ms>\\t<legacy ms>'); "
+                              "delete the file and the next load times the plans again");
+  }
+}
 
 TEST(Reference, WrittenAndReadBackItIsTheSameAndNeverZeros) {
   Graph graph = read_model(model_path("mlp"), {});
