@@ -229,7 +229,7 @@ def written_programs_table(rows: List[dict]) -> List[str]:
     written = [r for r in rows if r.get("by_family") is not None and r.get("transformations") not in (None, "")]
     if not written:
         return []
-    lines = ["", "What pet wrote (pet-opt --target h100 --replay in the kit) and the correction kernels' share of "
+    lines = ["", "What pet wrote (pet-opt --replay in the kit, for the card's target) and the correction kernels' share of "
              "the PET program's time (pet-gpu time --per-step):", "",
              "| model | batch | variant | transformations | by family | corrected partial mutant | corrections' share |",
              "|---|---|---|---|---|---|---|"]
