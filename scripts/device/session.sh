@@ -7,7 +7,7 @@
 #   OUT=$OUT bash scripts/device/session.sh
 # Here, as a dry run (every stage says "no device" and still writes its files):
 #   OUT=/tmp/session bash scripts/device/session.sh [--kit .device/kit.tar.xz] [--stages a,b] [--cap stage=S ...]
-# --stages runs only the named stages (in the script's order); --cap gives a stage another time cap
+# --stages runs only the named stages, in the order given (the kit first); --cap gives a stage another time cap
 # in seconds (the measure stage's deadline and the e2e stage's last model start follow its cap).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -48,7 +48,7 @@ write_summary() {
 # is its outcome (ok, failed, no device, unsupported here, ...); a stage cut by its cap says so.
 run_stage() {
   local name=$1 cap=${caps[$1]:-$2} started outcome
-  if [[ -n "$only_stages" && ",$only_stages," != *",$name,"* ]]; then return; fi
+  export OUT
   export STAGE_CAP=$cap
   started=$(date +%s)
   say "stage $name (cap ${cap}s)"
@@ -209,12 +209,15 @@ stage_written() {
 # sides, interleaved in rounds (bench/gpu/e2e.py, format pet-gpu-e2e/1, which harness.py
 # --gpu-results reads); no model starts after three quarters of the cap. torch.compile needs a check of its own
 # (docs/GPU.md).
+# e2e.py rewrites its file after every model straight into $OUT, so a run the device tool cuts
+# short still returns the models it finished (the results archive is packed only between stages).
 stage_e2e() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/e2e.txt"; echo "no device" > "$RESULTS/e2e.status"; exit 0; }
-  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" python3 bench/gpu/e2e.py --kit "$KIT_DIR" --out "$RESULTS/e2e.json" \
-    --batches 1,16 --rounds 3 --runs 30 --warmup 5 --seconds $((STAGE_CAP * 3 / 4)) --compile-budget 0 \
-    --conv-cache "$CONV_CACHE" > "$RESULTS/e2e.txt" 2>&1
+  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" PYTHONUNBUFFERED=1 python3 bench/gpu/e2e.py --kit "$KIT_DIR" \
+    --out "$OUT/e2e.json" --batches 1,16 --rounds 3 --runs 30 --warmup 5 --seconds $((STAGE_CAP * 3 / 4)) \
+    --compile-budget 0 --conv-cache "$CONV_CACHE" > "$RESULTS/e2e.txt" 2>&1
   local rc=$?
+  cp "$OUT/e2e.json" "$RESULTS/e2e.json" 2>/dev/null
   case $rc in
     0) echo "ok: every variant measured (e2e.json)" > "$RESULTS/e2e.status" ;;
     3) echo "no device (e2e.py found no CUDA device)" > "$RESULTS/e2e.status" ;;
@@ -244,14 +247,15 @@ run_stage kit 30
 export LIBRARY_PATH_FOR_KIT="$kit/lib:$(device_library_path)"
 if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$kit/bin/pet-gpu" devices 2>/dev/null | grep -q "^GPU 0:"; then no_device=0; fi
 export NO_DEVICE=$no_device
-run_stage environment 30
-run_stage unit_tests 80
-run_stage executor 110
-run_stage measure 90
-run_stage ceilings 30
-run_stage memcheck 40
-run_stage written 40
-run_stage e2e 120
+declare -A default_caps=([environment]=30 [unit_tests]=80 [executor]=110 [measure]=90 [ceilings]=30 [memcheck]=40
+                         [written]=40 [e2e]=120)
+order=(environment unit_tests executor measure ceilings memcheck written e2e)
+[[ -n "$only_stages" ]] && IFS=, read -r -a order <<< "$only_stages"
+for name in "${order[@]}"; do
+  [[ "$name" == kit ]] && continue
+  [[ -n "${default_caps[$name]:-}" ]] || { say "no stage '$name' (the stages: kit ${!default_caps[*]})"; continue; }
+  run_stage "$name" "${default_caps[$name]}"
+done
 
 pack_results
 write_summary

@@ -42,6 +42,11 @@ grep -q "^work/conv_relu/model.pet " "$out/results/kit.manifest" || fail "the ki
 OUT="$out/capped" bash scripts/device/session.sh --kit "$kit" --stages kit,e2e --cap e2e=7 > "$out/capped.stdout" 2>&1 ||
   fail "session.sh --cap e2e=7 failed"
 grep -q "stage e2e (cap 7s)" "$out/capped.stdout" || fail "--cap e2e=7 did not set the e2e stage's cap"
+# --stages runs the stages in the order given, the kit first.
+OUT="$out/ordered" bash scripts/device/session.sh --kit "$kit" --stages e2e,written > "$out/ordered.stdout" 2>&1 ||
+  fail "session.sh --stages e2e,written failed"
+[[ "$(grep -o 'stage [a-z_0-9]* (cap' "$out/ordered.stdout" | tr '\n' ' ')" == "stage kit (cap stage e2e (cap stage written (cap " ]] ||
+  fail "--stages e2e,written ran: $(grep -o 'stage [a-z_0-9]* (cap' "$out/ordered.stdout" | tr '\n' ' ')"
 if OUT="$out/bad" bash scripts/device/session.sh --cap e2e > "$out/bad.stdout" 2>&1; then fail "--cap e2e was accepted"; fi
 grep -q "^session: --cap takes STAGE=SECONDS, got 'e2e'" "$out/bad.stdout" || fail "--cap e2e's message: $(cat "$out/bad.stdout")"
 echo "dry run: $(tail -n +2 "$out/summary.txt" | wc -l) stages, $(wc -l <<< "$listing") files"
