@@ -175,14 +175,16 @@ stage_executor() {
 # The timings h100's profile DB lacks (make-kit.sh --misses: pet-opt --target h100 --replay
 # --export-misses on the evaluation models at batch 1 and 16, modes taso and pet), timed as the
 # measured path would time them (pet-gpu measure: each request interleaved, CUDA events, warm-ups,
-# medians), one result line each, until its deadline; pet-profile --import brings them home.
+# medians), one result line each, until its deadline; pet-profile --import brings them home. The
+# results go straight into $OUT as they are written, so a cut run still returns them.
 stage_measure() {
   local file="$RESULTS/measure.txt" misses="$KIT_DIR/misses/misses.jsonl"
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/measure.status"; exit 0; }
   [[ -f "$misses" ]] || { echo "not in this kit (make-kit.sh --misses)" > "$RESULTS/measure.status"; exit 0; }
   LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-gpu" measure "$misses" --deadline $((STAGE_CAP - 20)) \
-    --conv-cache "$CONV_CACHE" --out "$RESULTS/measure.results.jsonl" > "$file" 2>&1
+    --conv-cache "$CONV_CACHE" --out "$OUT/measure.results.jsonl" > "$file" 2>&1
   local rc=$?
+  cp "$OUT/measure.results.jsonl" "$RESULTS/measure.results.jsonl" 2>/dev/null
   if ((rc == 0)); then echo "ok: $(tail -n 1 "$file")" > "$RESULTS/measure.status"
   else echo "failed: pet-gpu measure exited $rc, $(grep -c '"request"' "$RESULTS/measure.results.jsonl" 2>/dev/null || echo 0) results written" > "$RESULTS/measure.status"; fi
 }
