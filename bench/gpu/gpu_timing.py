@@ -10,7 +10,7 @@ import sys
 
 EVALUATION_MODELS = ["resnet18", "resnet50", "inception_v3_299", "inception_v3_330", "csrnet", "csrnet_backend",
                      "bert_s128", "bert_s512", "r3d_18"]
-PET_GPU_STEP = re.compile(r"^  step [0-9]+ ([a-z_]+) '.*: ([0-9.]+) ms \(q1", re.M)
+PET_GPU_STEP = re.compile(r"^  step [0-9]+ ([a-z_-]+) '.*: ([0-9.]+) ms \(q1", re.M)
 PET_GPU_LINE = re.compile(r"^end to end: median ([0-9.]+) ms \(q1 ([0-9.]+), q3 ([0-9.]+)\) over ([0-9]+) runs", re.M)
 
 

@@ -270,5 +270,20 @@ class ResultsFormat(unittest.TestCase):
         self.assertEqual(skipped["check"], "skipped: compile budget 120 s: 98 s spent, the longest compile took 41 s")
 
 
+class PetGpuOutput(unittest.TestCase):
+    """pet-gpu time's lines as the H200 check printed them (bench/results/2026-11-28-h200/run1-check)."""
+
+    def test_every_step_kind_is_read_hyphenated_ones_included(self):
+        import gpu_timing
+        text = ("per step (eager, CUDA events around each step; medians add up to 1.1141 ms):\n"
+                "  step 0 cudnn-conv '/back_end/back_end.0/Conv_output_0' (+1): 0.3681 ms (q1 0.3651, q3 0.3732)\n"
+                "  step 1 cublaslt-gemm 'y': 0.0111 ms (q1 0.0107, q3 0.0118)\n"
+                "  step 2 layer_norm 'n': 0.0068 ms (q1 0.0065, q3 0.0074)\n"
+                "end to end: median 1.0567 ms (q1 1.0493, q3 1.0655) over 50 runs after 10 warm-ups\n")
+        self.assertEqual([(kind, float(ms)) for kind, ms in gpu_timing.PET_GPU_STEP.findall(text)],
+                         [("cudnn-conv", 0.3681), ("cublaslt-gemm", 0.0111), ("layer_norm", 0.0068)])
+        self.assertEqual(gpu_timing.PET_GPU_LINE.search(text).groups(), ("1.0567", "1.0493", "1.0655", "50"))
+
+
 if __name__ == "__main__":
     unittest.main()
