@@ -211,7 +211,7 @@ def correction_share(pet_gpu: Path, path: Path, args) -> dict:
         steps = pet_gpu_step_times(str(pet_gpu), str(path), args.runs, args.warmup, args.conv_cache)
     except (RuntimeError, subprocess.TimeoutExpired) as error:
         return {"correction_share_error": str(error)[-300:]}
-    corrections = [ms for kind, ms in steps if kind == "correction"]
+    corrections = [ms for kind, ms in steps if kind == "correction" or kind.startswith("patch:")]
     total = sum(ms for _, ms in steps)
     return {"correction_steps": len(corrections), "correction_share": round(sum(corrections) / total, 5) if total else 0.0}
 

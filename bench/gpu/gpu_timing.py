@@ -10,7 +10,7 @@ import sys
 
 EVALUATION_MODELS = ["resnet18", "resnet50", "inception_v3_299", "inception_v3_330", "csrnet", "csrnet_backend",
                      "bert_s128", "bert_s512", "r3d_18"]
-PET_GPU_STEP = re.compile(r"^  step [0-9]+ ([a-z_-]+) '.*: ([0-9.]+) ms \(q1", re.M)
+PET_GPU_STEP = re.compile(r"^  step [0-9]+ ([a-z_-]+) '.*?( \[patch\])?: ([0-9.]+) ms \(q1", re.M)
 PET_GPU_LINE = re.compile(r"^end to end: median ([0-9.]+) ms \(q1 ([0-9.]+), q3 ([0-9.]+)\) over ([0-9]+) runs", re.M)
 
 
@@ -73,11 +73,16 @@ def pet_gpu_summary(pet_gpu, model_file, runs, warmup, conv_cache=None):
             "runs": int(found.group(4))}
 
 
+def step_times(text):
+    """[(kind, ms)] of pet-gpu time --per-step's lines; a step computing only corrections' patches is 'patch:<kind>'."""
+    return [(("patch:" if patch else "") + kind, float(ms)) for kind, patch, ms in PET_GPU_STEP.findall(text)]
+
+
 def pet_gpu_step_times(pet_gpu, model_file, runs, warmup, conv_cache=None):
     """`pet-gpu time MODEL --tf32 --per-step`: [(step kind, median ms)] of its eager, event-timed steps."""
     done = subprocess.run([pet_gpu, "time", model_file, "--tf32", "--per-step", "--runs", str(runs), "--warmup",
                            str(warmup)] + cache_flags(conv_cache), capture_output=True, text=True, timeout=120)
-    steps = [(kind, float(ms)) for kind, ms in PET_GPU_STEP.findall(done.stdout)]
+    steps = step_times(done.stdout)
     if done.returncode != 0 or not steps:
         raise RuntimeError(f"pet-gpu time --per-step {model_file} exited {done.returncode}: "
                            f"{(done.stdout + done.stderr)[-400:]}")

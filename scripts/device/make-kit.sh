@@ -24,9 +24,10 @@
 # --target names the card the check will run on (default h100; the machines lent here are H200s):
 # the written models and the misses are pet-opt's for that target, and the timings import into its
 # profile DB (bench/profiles/<target>.json).
-# --refresh-binaries takes the kit already at DIR/kit.tar.xz and replaces only its binaries and
-# libraries with this build's, keeping its work files, written models and misses (minutes instead
-# of the hour --misses takes), for a build whose pet-opt would write the same models.
+# --refresh-binaries takes the kit already at DIR/kit.tar.xz and replaces its binaries and
+# libraries with this build's and its executor test models with this checkout's, keeping the
+# evaluation models, written models and misses (minutes instead of the hour --misses takes), for a
+# build whose pet-opt would write the same models.
 #
 # Fails, naming the cause, when a binary is missing, a binary needs a library that is neither
 # carried, CUDA's nor the base system's, a binary needs a newer glibc/libstdc++ than the device
@@ -146,7 +147,11 @@ write_written() {  # folder name, model file, mode, writer (write_work or write_
   "$4" "$1.$3" "$stage/$1.$3.onnx" work-written
   cp "$stage/$1.$3.json" "$stage/kit/work-written/$1.$3/report.json"
 }
-((refresh)) || for model in tests/kernels/gpu/executor_models/*.pet; do write_work "$(basename "$model" .pet)" "$model"; done
+# The executor's test models are small and follow this checkout, so a refresh writes them again too.
+for model in tests/kernels/gpu/executor_models/*.pet; do
+  rm -rf "$stage/kit/work/$(basename "$model" .pet)"
+  write_work "$(basename "$model" .pet)" "$model"
+done
 ((refresh)) || for model in "${evaluation_models[@]}"; do
   file="$build/models/${model}_b1/model.onnx"
   if [[ ! -f "$file" ]]; then

@@ -157,7 +157,7 @@ class WrittenPrograms(unittest.TestCase):
 
             def step_times(*args):
                 calls.append(args)
-                return [("cudnn_conv", 0.9), ("correction", 0.1), ("elementwise", 0.0)]
+                return [("cudnn-conv", 0.8), ("patch:cudnn-conv", 0.05), ("correction", 0.05), ("elementwise", 0.1)]
             e2e.pet_gpu_step_times = step_times
             try:
                 entries = e2e.with_written_program(kit, "m", 1, entries,
@@ -169,7 +169,7 @@ class WrittenPrograms(unittest.TestCase):
         self.assertEqual(entries[1], {"model": "m", "batch": 1, "variant": "pet-taso", "status": "ok"})  # no report.json
         self.assertEqual(entries[2]["by_family"], "mutant:conv-layout=1;rule:conv-relu=1")
         self.assertEqual((entries[2]["transformations"], entries[2]["corrected_mutant"]), (2, True))
-        self.assertEqual((entries[2]["correction_steps"], entries[2]["correction_share"]), (1, 0.1))
+        self.assertEqual((entries[2]["correction_steps"], entries[2]["correction_share"]), (2, 0.1))
 
 
 class FakeEvent:
@@ -280,8 +280,14 @@ class PetGpuOutput(unittest.TestCase):
                 "  step 1 cublaslt-gemm 'y': 0.0111 ms (q1 0.0107, q3 0.0118)\n"
                 "  step 2 layer_norm 'n': 0.0068 ms (q1 0.0065, q3 0.0074)\n"
                 "end to end: median 1.0567 ms (q1 1.0493, q3 1.0655) over 50 runs after 10 warm-ups\n")
-        self.assertEqual([(kind, float(ms)) for kind, ms in gpu_timing.PET_GPU_STEP.findall(text)],
+        self.assertEqual(gpu_timing.step_times(text),
                          [("cudnn-conv", 0.3681), ("cublaslt-gemm", 0.0111), ("layer_norm", 0.0068)])
+        # A step computing only a correction's patch is marked; the correction itself is its kind.
+        patched = ("  step 4 slice 's' [patch]: 0.0040 ms (q1 0.0040, q3 0.0041)\n"
+                   "  step 5 cudnn-conv 'p0' (+1) [patch]: 0.0120 ms (q1 0.0110, q3 0.0130)\n"
+                   "  step 6 correction 'r': 0.0050 ms (q1 0.0050, q3 0.0051)\n")
+        self.assertEqual(gpu_timing.step_times(patched),
+                         [("patch:slice", 0.004), ("patch:cudnn-conv", 0.012), ("correction", 0.005)])
         self.assertEqual(gpu_timing.PET_GPU_LINE.search(text).groups(), ("1.0567", "1.0493", "1.0655", "50"))
 
 

@@ -10,10 +10,16 @@ trap 'rm -rf "$out"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
 
 cp "$kit/kit.tar.xz" "$kit/MANIFEST" "$out/"
-before=$(grep '^work/' "$kit/MANIFEST")
+# Work files besides the executor's test models (which a refresh writes again from this checkout).
+executor_models=$(ls tests/kernels/gpu/executor_models/ | sed 's/\.pet$//' | paste -sd '|' -)
+kept_work() { grep '^work/' "$1" | grep -vE "^work/($executor_models)/" | sort; }
+before=$(kept_work "$kit/MANIFEST")
 bash scripts/device/make-kit.sh --refresh-binaries --build "$build" --out "$out" > "$out/log" 2>&1 ||
   fail "make-kit --refresh-binaries failed: $(cat "$out/log")"
-[[ "$(grep '^work/' "$out/MANIFEST")" == "$before" ]] || fail "the refreshed kit's work files differ from the kit's"
+[[ "$(kept_work "$out/MANIFEST")" == "$before" ]] || fail "the refreshed kit's evaluation work files differ from the kit's"
+for model in tests/kernels/gpu/executor_models/*.pet; do
+  grep -q "^work/$(basename "$model" .pet)/model.pet " "$out/MANIFEST" || fail "the refreshed kit lacks $(basename "$model")"
+done
 grep -q "^work files from the kit of $(sed -n 's/^commit //p' "$kit/MANIFEST" | head -1)" "$out/MANIFEST" ||
   fail "the manifest does not name the kit the work files came from"
 grep -q "^bin/pet-gpu " "$out/MANIFEST" || fail "the refreshed kit has no pet-gpu"

@@ -46,6 +46,8 @@ GeneratedKernel generate_concat(const StepContext& context);
 GeneratedKernel generate_split(const StepContext& context);
 // gather.cpp
 GeneratedKernel generate_gather(const StepContext& context);
+// correction.cpp: an Overwrite or LayoutOverwrite node (its patches computed by earlier steps).
+GeneratedKernel generate_correction(const StepContext& context);
 // softmax.cpp, layer_norm.cpp, pool.cpp, reduce.cpp: the hand-written templates, constants filled in.
 GeneratedKernel generate_softmax(const StepContext& context);
 GeneratedKernel generate_layer_norm(const StepContext& context);

@@ -36,6 +36,7 @@ constexpr FamilyEntry kFamilies[] = {
     {StepKind::layer_norm, generate_layer_norm},
     {StepKind::pool, generate_pool},
     {StepKind::reduce, generate_reduce},
+    {StepKind::correction, generate_correction},
 };
 
 constexpr std::string_view kRunOnCpu = "run this model on a CPU target (--target ort-cpu)";
@@ -62,8 +63,6 @@ std::string runner_of(StepKind kind) {
       return "cuDNN";
     case StepKind::cublaslt_gemm:
       return "cuBLASLt";
-    case StepKind::correction:
-      return "pet's correction emitter (corrector/emit_cuda.h)";
     default:
       break;
   }

@@ -12,9 +12,9 @@
 namespace pet::gpu::codegen {
 
 // Whether pet-gpu generates the kernel of steps of this kind: elementwise, transpose, layout, pad,
-// slice, concat, split, gather, expand and copy steps (generated per step) and softmax, layer-norm,
-// pool and reduce steps (hand-written templates, constants filled in). The other kinds run on
-// cuDNN, cuBLASLt or pet's correction emitter.
+// slice, concat, split, gather, expand, copy and correction steps (generated per step) and softmax,
+// layer-norm, pool and reduce steps (hand-written templates, constants filled in). The other kinds
+// run on cuDNN or cuBLASLt.
 bool generates_kernel(StepKind kind);
 
 // The kernel of `plan.steps[step]`; `graph` is the graph the plan was made from. Deterministic:

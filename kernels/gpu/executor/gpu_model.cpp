@@ -91,7 +91,7 @@ std::vector<StepTime> GpuModel::profile(const std::vector<Tensor>& inputs, int w
   for (size_t s = 0; s < steps; ++s) {
     const Step& step = state_->program.plan.steps[s];
     times.push_back({static_cast<int>(s), to_string(step.kind), main_op(*state_, step), node_names(*state_, step),
-                     summarize_runs(ms[s])});
+                     summarize_runs(ms[s]), step.computes_patch});
   }
   return times;
 }

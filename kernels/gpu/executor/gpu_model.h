@@ -53,6 +53,7 @@ struct StepTime {
   std::string op;                  // the main node's op (a conv or GEMM step's, else the last node's)
   std::vector<std::string> nodes;  // the step's node names, ascending node order
   RunSummary ms;                   // over the timed runs
+  bool patch = false;              // computes only patches of corrections (GpuPlan's computes_patch)
 };
 
 class GpuModel {

@@ -13,19 +13,6 @@
 namespace pet::gpu {
 namespace {
 
-// Why a step kind has no backend in the executor yet.
-struct MissingBackend {
-  StepKind kind;
-  const char* why;
-};
-
-constexpr MissingBackend kMissingBackends[] = {
-    {StepKind::correction,
-     "the executor has no lowering of correction steps yet (corrector/emit_cuda.h lowers a correction from the "
-     "original program and its Correction, which a written model does not carry, and its library links the "
-     "verifier's Z3); run the model without corrections (pet-opt --mode taso) or on a CPU target"},
-};
-
 std::optional<Backend> backend_of(StepKind kind) {
   if (kind == StepKind::cudnn_conv) return Backend::cudnn;
   if (kind == StepKind::cublaslt_gemm) return Backend::cublaslt;
@@ -33,11 +20,6 @@ std::optional<Backend> backend_of(StepKind kind) {
   return std::nullopt;
 }
 
-std::string missing_backend_reason(StepKind kind) {
-  for (const MissingBackend& missing : kMissingBackends)
-    if (missing.kind == kind) return missing.why;
-  return "the executor has no backend for this kind of step";
-}
 
 class Preparer {
  public:
@@ -46,7 +28,7 @@ class Preparer {
   StepProgram prepare(int index) {
     const Step& step = program_.plan.steps[static_cast<size_t>(index)];
     std::optional<Backend> backend = backend_of(step.kind);
-    if (!backend) refuse(index, missing_backend_reason(step.kind));
+    if (!backend) refuse(index, "the executor has no backend for this kind of step");
     StepProgram prepared;
     prepared.backend = *backend;
     if (*backend == Backend::cudnn) prepare_conv_step(index, step, prepared);

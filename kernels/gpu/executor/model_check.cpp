@@ -126,9 +126,9 @@ std::string format_time_report(const Graph& graph, const TimeReport& report) {
   for (const StepTime& step : report.steps) total += step.ms.median;
   text += fmt::format("per step (eager, CUDA events around each step; medians add up to {:.4f} ms):\n", total);
   for (const StepTime& step : report.steps)
-    text += fmt::format("  step {} {} '{}'{}: {:.4f} ms (q1 {:.4f}, q3 {:.4f})\n", step.step, step.kind,
+    text += fmt::format("  step {} {} '{}'{}{}: {:.4f} ms (q1 {:.4f}, q3 {:.4f})\n", step.step, step.kind,
                         step.nodes.front(), step.nodes.size() > 1 ? fmt::format(" (+{})", step.nodes.size() - 1) : "",
-                        step.ms.median, step.ms.q1, step.ms.q3);
+                        step.patch ? " [patch]" : "", step.ms.median, step.ms.q1, step.ms.q3);
   return text;
 }
 

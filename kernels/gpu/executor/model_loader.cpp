@@ -239,6 +239,7 @@ std::string step_line(const GpuModel::State& state, int index) {
   const Step& step = state.program.plan.steps[static_cast<size_t>(index)];
   const PlannedNode& main = state.program.plan.nodes[static_cast<size_t>(step.nodes.front())];
   std::string more = step.nodes.size() > 1 ? fmt::format(" (+{} nodes)", step.nodes.size() - 1) : "";
+  if (step.computes_patch) more += " [patch]";
   return fmt::format("step {} {} '{}'{}: {}", index, to_string(step.kind), main.name, more,
                      state.runners[static_cast<size_t>(index)]->describe());
 }

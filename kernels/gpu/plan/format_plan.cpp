@@ -47,6 +47,7 @@ std::string format_extras(const GpuPlan& plan, const Step& step) {
   if (epilogue.residual != kNoValue) extras += " residual=%" + plan.values[static_cast<size_t>(epilogue.residual)].name;
   if (epilogue.activation != kNoActivation) extras += " activation=" + epilogue.activation;
   if (step.workspace_bytes > 0) extras += fmt::format(" workspace={}", step.workspace_bytes);
+  if (step.computes_patch) extras += " patch";
   return extras.empty() ? "" : " |" + extras;
 }
 

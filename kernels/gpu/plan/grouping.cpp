@@ -1,7 +1,8 @@
-// Step grouping: corrections first (their recompute nodes would otherwise fuse elsewhere), then the
-// conv and GEMM epilogues, then elementwise kernels grown backwards from their last node, then
-// single nodes; steps run in the order of their last nodes, a valid order because only a step's
-// last node has readers outside it.
+// Step grouping: corrections first (each Overwrite or LayoutOverwrite its own step), then the conv
+// and GEMM epilogues, then elementwise kernels grown backwards from their last node, then single
+// nodes; steps run in the order of their last nodes, a valid order because only a step's last
+// node has readers outside it. Last, the steps that compute nothing but corrections' patches are
+// marked, so their time counts as the corrections'.
 #include "kernels/gpu/plan/grouping.h"
 
 #include <algorithm>
@@ -23,11 +24,6 @@ bool varies_only_along(const Shape& shape, int rank, int axis) {
   for (int d = 0; d < shape.rank(); ++d)
     if (d + pad != axis && shape[d] != 1) return false;
   return true;
-}
-
-bool is_recompute_kind(StepKind kind) {
-  return kind == StepKind::slice || kind == StepKind::cudnn_conv || kind == StepKind::cublaslt_gemm ||
-         kind == StepKind::elementwise;
 }
 
 class Grouper {
@@ -52,7 +48,10 @@ class Grouper {
   const std::vector<NodeId>& readers(ValueId id) const { return readers_[static_cast<size_t>(id)]; }
 
   int open_step(StepKind kind, NodeId first) {
-    steps_.push_back(Step{kind, {first}, {}, {}, {}, 0});
+    Step step;
+    step.kind = kind;
+    step.nodes = {first};
+    steps_.push_back(std::move(step));
     step_of_[static_cast<size_t>(first)] = static_cast<int>(steps_.size()) - 1;
     return static_cast<int>(steps_.size()) - 1;
   }
@@ -94,17 +93,11 @@ class Grouper {
     }
   }
 
-  // A correction's base (input 0) comes from the program it corrects; its patches are recomputed.
+  // A correction's base (input 0) comes from the program it corrects; its patches are computed by
+  // their own steps (cuDNN, cuBLASLt, generated kernels), before the correction's one kernel.
   void group_corrections() {
-    for (NodeId n = 0; n < static_cast<NodeId>(graph_.nodes().size()); ++n) {
-      if (!is_free(n) || kind_of(n) != StepKind::correction) continue;
-      const Node& node = graph_.node(n);
-      int step = open_step(StepKind::correction, n);
-      std::set<NodeId> pending;
-      for (size_t i = 1; i < node.inputs.size(); ++i) add_producer(node.inputs[i], pending);
-      NodeId base = graph_.value(node.inputs[0]).producer;
-      absorb_producers(step, std::move(pending), [&](NodeId p) { return p != base && is_recompute_kind(kind_of(p)); });
-    }
+    for (NodeId n = 0; n < static_cast<NodeId>(graph_.nodes().size()); ++n)
+      if (is_free(n) && kind_of(n) == StepKind::correction) open_step(StepKind::correction, n);
   }
 
   struct FusableAdd {
@@ -209,7 +202,37 @@ class Grouper {
     for (Step& step : steps_) list_step_values(step);
     std::stable_sort(steps_.begin(), steps_.end(),
                      [](const Step& a, const Step& b) { return a.nodes.back() < b.nodes.back(); });
+    mark_patch_steps();
     return Grouping{std::move(steps_), std::move(aliases_)};
+  }
+
+  // Whether `reader` is a correction node reading `id` as a patch (an input after the base).
+  bool reads_as_patch(NodeId reader, ValueId id) const {
+    const Node& node = graph_.node(reader);
+    return kind_of(reader) == StepKind::correction &&
+           std::find(node.inputs.begin() + 1, node.inputs.end(), id) != node.inputs.end() && node.inputs[0] != id;
+  }
+
+  // From the last step back: a step computes only patches when each of its outputs is read, by
+  // corrections as a patch or by steps that compute only patches, and by nothing else.
+  void mark_patch_steps() {
+    std::vector<int> step_of_node(graph_.nodes().size(), -1);
+    for (size_t s = 0; s < steps_.size(); ++s)
+      for (NodeId n : steps_[s].nodes) step_of_node[static_cast<size_t>(n)] = static_cast<int>(s);
+    for (size_t s = steps_.size(); s-- > 0;) {
+      Step& step = steps_[s];
+      if (step.kind == StepKind::correction) continue;
+      bool only_patches = !step.outputs.empty();
+      for (ValueId id : step.outputs) {
+        if (graph_.is_output(id) || readers(id).empty()) only_patches = false;
+        for (NodeId reader : readers(id)) {
+          int at = step_of_node[static_cast<size_t>(reader)];
+          if (at < 0 || !(reads_as_patch(reader, id) || steps_[static_cast<size_t>(at)].computes_patch))
+            only_patches = false;
+        }
+      }
+      step.computes_patch = only_patches;
+    }
   }
 
   const Graph& graph_;

@@ -1,4 +1,4 @@
-// Groups a graph's nodes into pet-gpu steps: corrections with their recompute nodes, convolutions
+// Groups a graph's nodes into pet-gpu steps: corrections, convolutions
 // and matrix products with their epilogues, elementwise ops into single-output kernels, every other
 // node alone; view nodes get no step.
 #pragma once
@@ -18,8 +18,8 @@ struct Grouping {
 
 // Fuses in this order, each node joining at most one step, and only where every value a step
 // keeps inside has all its readers in the step and is no graph output:
-//  - a correction (LayoutOverwrite, Overwrite) takes the Slice, Conv, MatMul, Gemm and elementwise
-//    nodes that compute its patches (inputs 1..k) and nothing else reads;
+//  - a correction (LayoutOverwrite, Overwrite) is a step of its own; the steps that compute its
+//    patches (inputs 1..k) and nothing else are marked computes_patch;
 //  - a Conv takes a following Add of a per-channel weight (when it has no bias), then an Add of a
 //    value of its output's type (the residual), then a Relu, each the only reader of the one before;
 //  - a MatMul or Gemm takes a following Add of a per-column weight, then a Relu;

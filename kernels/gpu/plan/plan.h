@@ -28,7 +28,7 @@ enum class StepKind : uint8_t {
   layer_norm,     // LayerNormalization: hand-written
   pool,           // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool: hand-written
   reduce,         // ReduceMean, ReduceSum, ReduceMax, ReduceMin: hand-written
-  correction,     // pet's LayoutOverwrite or Overwrite with its recompute nodes: one emitted kernel
+  correction,     // pet's LayoutOverwrite or Overwrite: a generated kernel (its patches: the steps before)
 };
 
 // Why a node has no step.
@@ -98,6 +98,9 @@ struct Step {
   // Bytes of the shared workspace this step may use: the plan's estimate, which the executor
   // raises to what cuDNN's algorithm search or cuBLASLt's heuristic finally asks for.
   int64_t workspace_bytes = 0;
+  // Computes nothing but patches of corrections (what a corrected mutant adds besides its base):
+  // its time counts as the corrections'.
+  bool computes_patch = false;
 };
 
 struct Alias {

@@ -128,6 +128,35 @@ extern "C" __global__ void __launch_bounds__(256) NAME(const float* __restrict__
   expect_compiles(kernel);
 }
 
+// A correction: the LayoutOverwrite reads its base through the Layout's view (expanded [2,2,3],
+// perm [1,0,2]: a transpose of the two halves), then each patch where its box holds the element,
+// the later patch last so it wins, then the fused ReLU; the patch along the whole last axis needs
+// no test there.
+TEST(GpuCodegen, ACorrectionTakesTheLastPatchHoldingTheElementElseTheLaidOutBase) {
+  GeneratedKernel kernel = only_kernel(R"(graph "g" opset 13 {
+  input %m : f32[4,3]
+  input %p : f32[1,3]
+  input %q : f32[2,2]
+  %r = LayoutOverwrite[activation="relu", expanded=[2,2,3], groups=[2,1], offsets=[1,0,2,1], perm=[1,0,2]](%m, %p, %q) : f32[4,3]
+  output %r
+})");
+  EXPECT_EQ(with_placeholder_name(kernel), R"cuda(// pet-gpu correction: LayoutOverwrite -> f32[4,3]
+extern "C" __global__ void __launch_bounds__(256) NAME(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0) {
+  using index = int;
+  for (index i = static_cast<index>(blockIdx.x) * static_cast<index>(blockDim.x) + static_cast<index>(threadIdx.x);
+       i < 12; i += static_cast<index>(gridDim.x) * static_cast<index>(blockDim.x)) {
+    const index c0 = i / 3;
+    const index c1 = i % 3;
+    float value = in0[(i / 6) * 3 + (i / 3 % 2) * 6 + i % 3];
+    if (c0 >= 1 && c0 < 2) value = in1[c0 * 3 + c1 - 3];
+    if (c0 >= 2 && c1 >= 1) value = in2[c0 * 2 + c1 - 5];
+    out0[i] = value > 0.0f ? value : 0.0f;
+  }
+}
+)cuda");
+  expect_compiles(kernel);
+}
+
 // One graph per kernel family, in the forms the evaluation models do not reach; each generated
 // kernel must compile to CUBIN.
 struct FamilyCase {
@@ -338,7 +367,7 @@ TEST(GpuCodegen, AStepOfAnotherBackendIsRefusedNamingItsNode) {
                     0),
             "pet-gpu cannot generate a kernel for step 0 (node 'c', op Conv): it is a cudnn-conv step, which cuDNN "
             "runs; pet-gpu generates the kernels of elementwise, transpose, layout, pad, slice, concat, split, "
-            "gather, expand, copy, softmax, layer-norm, pool and reduce steps only");
+            "gather, expand, copy, softmax, layer-norm, pool, reduce and correction steps only");
 }
 
 TEST(GpuCodegen, APoolOfFourSpatialDimsIsRefusedNamingItsNode) {

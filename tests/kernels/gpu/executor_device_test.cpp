@@ -148,7 +148,8 @@ TEST_P(DeviceModel, StaysNearTheCpuWithTf32) {
   std::cout << format_check_report(graph, report, false);
 }
 
-INSTANTIATE_TEST_SUITE_P(TestModels, DeviceModel, ::testing::Values("conv_block", "conv_nd", "mlp", "attention"));
+INSTANTIATE_TEST_SUITE_P(TestModels, DeviceModel,
+                         ::testing::Values("conv_block", "conv_nd", "mlp", "attention", "correction"));
 
 // The convolution steps' load lines of `graph` loaded with `options`.
 std::vector<std::string> conv_lines(const Graph& graph, const ExecutorOptions& options, GpuModelLoad& loaded) {

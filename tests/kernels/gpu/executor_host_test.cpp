@@ -199,20 +199,29 @@ TEST(GemmConfig, PartlyBroadcastBatchesAreRefusedByName) {
             "run this model on a CPU target (--target ort-cpu)");
 }
 
-TEST(HostProgram, ACorrectionStepRefusesTheModelNamingStepAndNode) {
-  EXPECT_EQ(
-      refusal(R"(graph "g" opset 13 {
+// A written model's correction runs on the device: its patch (Slice, then Sigmoid) as generated
+// steps marked as computing a patch, the Overwrite as one generated kernel after them.
+TEST(HostProgram, ACorrectionIsAGeneratedKernelAfterTheStepsOfItsPatch) {
+  HostProgram program = prepare_host_program(parse_graph(R"(graph "g" opset 13 {
   input %x : f32[4,4]
   %r = Relu(%x) : f32[4,4]
   %s = Slice[ends=[2,4], starts=[0,0], steps=[1,1]](%x) : f32[2,4]
   %p = Sigmoid(%s) : f32[2,4]
   %y = Overwrite[offsets=[0,0]](%r, %p) : f32[4,4]
   output %y
-})"),
-      "pet-gpu's executor cannot run step 1 (correction, node 'y', op Overwrite): the executor has no lowering of "
-      "correction steps yet (corrector/emit_cuda.h lowers a correction from the original program and its "
-      "Correction, which a written model does not carry, and its library links the verifier's Z3); run the model "
-      "without corrections (pet-opt --mode taso) or on a CPU target");
+})"));
+  ASSERT_EQ(program.steps.size(), 4u);
+  EXPECT_FALSE(program.plan.steps[0].computes_patch);  // the Relu: the base
+  EXPECT_EQ(program.plan.steps[1].kind, StepKind::slice);
+  EXPECT_TRUE(program.plan.steps[1].computes_patch);
+  EXPECT_EQ(program.plan.steps[2].kind, StepKind::elementwise);  // the Sigmoid
+  EXPECT_TRUE(program.plan.steps[2].computes_patch);
+  EXPECT_EQ(program.plan.steps[3].kind, StepKind::correction);
+  EXPECT_EQ(program.steps[3].backend, Backend::generated);
+  for (const codegen::GeneratedKernel& kernel : program.distinct_kernels()) {
+    CubinCompilation compiled = compile_to_cubin(kernel.source, kernel.name + ".cu");
+    EXPECT_TRUE(compiled.ok()) << compiled.error;
+  }
 }
 
 TEST(ConvEpilogue, AddsBiasAndResidualInPlace) {
@@ -262,7 +271,7 @@ TEST_P(ExecutorModel, ExportsAsAModelTheOnnxCheckerAccepts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TestModels, ExecutorModel,
-                         ::testing::Values("conv_relu", "conv_block", "conv_nd", "mlp", "attention"));
+                         ::testing::Values("conv_relu", "conv_block", "conv_nd", "mlp", "attention", "correction"));
 
 TEST(ConvDecisionCache, ALaterLoadReadsWhatAnEarlierOneRecordedForItsDeviceOnly) {
   fs::path file = fs::path(::testing::TempDir()) / "pet_conv_decisions.tsv";

@@ -183,9 +183,10 @@ TEST(GpuPlan, ArenaReusesBytesOfValuesNoLongerAlive) {
             "3 softmax [y]: %c(arena 0+1024) -> %y(output)\n");
 }
 
-// A corrected conv as fuse_corrections writes it: the patch's Slice, Conv and the Sigmoid of the
-// other patch are computed for the LayoutOverwrite alone, so they run in its one kernel.
-TEST(GpuPlan, CorrectionTakesItsRecomputeNodes) {
+// A corrected conv as fuse_corrections writes it: the patch's Slice and Conv and the other patch's
+// Sigmoid run as their own steps, marked as computing patches (their time is the correction's),
+// then the LayoutOverwrite is one kernel; the big Conv that reads the same input is no patch.
+TEST(GpuPlan, CorrectionRunsAfterTheStepsThatComputeOnlyItsPatches) {
   EXPECT_EQ(plan_text(R"(graph "g" opset 13 {
   input %m : f32[2,2,12,5]
   input %x : f32[2,2,9,7]
@@ -199,10 +200,12 @@ TEST(GpuPlan, CorrectionTakesItsRecomputeNodes) {
   output %r
   output %big
 })"),
-            "gpu plan: steps 2, aliases 0, arena 0 bytes (no reuse 0), workspace 9072 bytes\n"
-            "0 correction [s, p0, p1, r]: %x(input) %w(weight upload+conv-filter) %q(input) %m(input) -> "
-            "%r(output)\n"
-            "1 cudnn-conv [big]: %x(input) %w(weight upload+conv-filter) -> %big(output) | workspace=9072\n");
+            "gpu plan: steps 5, aliases 0, arena 768 bytes (no reuse 1024), workspace 9072 bytes\n"
+            "0 slice [s]: %x(input) -> %s(arena 0+336) | patch\n"
+            "1 cudnn-conv [p0]: %s(arena 0+336) %w(weight conv-filter) -> %p0(arena 512+80) | workspace=720 patch\n"
+            "2 elementwise [p1]: %q(input) -> %p1(arena 0+80) | patch\n"
+            "3 correction [r]: %m(input) %p0(arena 512+80) %p1(arena 0+80) -> %r(output)\n"
+            "4 cudnn-conv [big]: %x(input) %w(weight conv-filter) -> %big(output) | workspace=9072\n");
 }
 
 TEST(GpuPlanError, UnsupportedOpIsRefusedByName) {
