@@ -153,23 +153,28 @@ stage_memcheck() {
 # pet's CPU executor, computed where the kit was made) and in TF32, then timed as CUDA-graph
 # replays with per-step times. Small models first; each command has its own cap.
 stage_executor() {
-  local file="$RESULTS/executor.txt" passed=0 failed=0 model folder
+  local file="$RESULTS/executor.txt" passed=0 failed=0 timed=0 model folder
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/executor.status"; exit 0; }
   for folder in "$KIT_DIR"/work/*/; do
     model=$(basename "$folder")
-    for mode in --strict --tf32; do
-      echo "== check $model $mode" >> "$file"
-      if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 60 "$KIT_DIR/bin/pet-gpu" check "$folder/model.pet" \
-           --reference "$folder" "$mode" --steps --conv-cache "$CONV_CACHE" >> "$file" 2>&1; then
-        passed=$((passed + 1))
-      else failed=$((failed + 1)); fi
-    done
+    # A folder without references (batch 16: model.pet alone) is timed, not checked.
+    if [[ -f "$folder/input_0.pb" ]]; then
+      for mode in --strict --tf32; do
+        echo "== check $model $mode" >> "$file"
+        if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 60 "$KIT_DIR/bin/pet-gpu" check "$folder/model.pet" \
+             --reference "$folder" "$mode" --steps --conv-cache "$CONV_CACHE" >> "$file" 2>&1; then
+          passed=$((passed + 1))
+        else failed=$((failed + 1)); fi
+      done
+    fi
     echo "== time $model" >> "$file"
-    LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 60 "$KIT_DIR/bin/pet-gpu" time "$folder/model.pet" --tf32 --per-step \
-      --runs 50 --warmup 10 --conv-cache "$CONV_CACHE" >> "$file" 2>&1 || failed=$((failed + 1))
+    if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 60 "$KIT_DIR/bin/pet-gpu" time "$folder/model.pet" --tf32 --per-step \
+         --runs 50 --warmup 10 --conv-cache "$CONV_CACHE" >> "$file" 2>&1; then
+      timed=$((timed + 1))
+    else failed=$((failed + 1)); fi
   done
-  if ((failed)); then echo "failed: $passed checks passed, $failed checks or timings failed" > "$RESULTS/executor.status"
-  else echo "ok: $passed checks passed (strict and tf32), every model timed" > "$RESULTS/executor.status"; fi
+  if ((failed)); then echo "failed: $passed checks passed, $timed models timed, $failed checks or timings failed" > "$RESULTS/executor.status"
+  else echo "ok: $passed checks passed (strict and tf32), $timed models timed" > "$RESULTS/executor.status"; fi
 }
 
 # The timings h100's profile DB lacks (make-kit.sh --misses: pet-opt --target h100 --replay
@@ -192,16 +197,20 @@ stage_measure() {
 # pet's written models (make-kit.sh --written: pet-opt --target h100, modes pet and taso), each
 # checked in FP32-strict mode against pet's CPU executor.
 stage_written() {
-  local file="$RESULTS/written.txt" passed=0 failed=0 folder
+  local file="$RESULTS/written.txt" passed=0 failed=0 untested=0 folder
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/written.status"; exit 0; }
   [[ -d "$KIT_DIR/work-written" ]] || { echo "not in this kit (make-kit.sh --written)" > "$RESULTS/written.status"; exit 0; }
   for folder in "$KIT_DIR"/work-written/*/; do
+    # Batch 16's written models carry no references (the e2e stage times them from seeded inputs).
+    [[ -f "$folder/input_0.pb" ]] || { untested=$((untested + 1)); continue; }
     echo "== check $(basename "$folder") --strict" >> "$file"
     if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" timeout 30 "$KIT_DIR/bin/pet-gpu" check "$folder/model.pet" \
          --reference "$folder" --strict >> "$file" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    # The outcome so far, so a stage cut by its cap still says how far it got.
+    echo "cut short: $passed written models matched, $failed did not, so far" > "$RESULTS/written.status"
   done
-  if ((failed)); then echo "failed: $passed written models matched, $failed did not" > "$RESULTS/written.status"
-  else echo "ok: $passed written models match pet's CPU executor (strict)" > "$RESULTS/written.status"; fi
+  if ((failed)); then echo "failed: $passed written models matched, $failed did not ($untested without references)" > "$RESULTS/written.status"
+  else echo "ok: $passed written models match pet's CPU executor (strict; $untested without references, timed in e2e)" > "$RESULTS/written.status"; fi
 }
 
 # The goals of issues 33 and 36, reported: pet-gpu on the input and on TASO-only's and PET's
@@ -249,8 +258,10 @@ run_stage kit 30
 export LIBRARY_PATH_FOR_KIT="$kit/lib:$(device_library_path)"
 if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$kit/bin/pet-gpu" devices 2>/dev/null | grep -q "^GPU 0:"; then no_device=0; fi
 export NO_DEVICE=$no_device
-declare -A default_caps=([environment]=30 [unit_tests]=80 [executor]=110 [measure]=90 [ceilings]=30 [memcheck]=40
-                         [written]=40 [e2e]=120)
+# The caps sum to 575 s with the kit's (under timeout_s 590); on the H200 on 2026-11-28 the stages
+# took 7, 15, 115 (24 models), -, 1, 3, 60 (18 written models) and 246 s (13 of 18 model-batches).
+declare -A default_caps=([environment]=30 [unit_tests]=40 [executor]=150 [measure]=50 [ceilings]=15 [memcheck]=20
+                         [written]=90 [e2e]=150)
 order=(environment unit_tests executor measure ceilings memcheck written e2e)
 [[ -n "$only_stages" ]] && IFS=, read -r -a order <<< "$only_stages"
 for name in "${order[@]}"; do
