@@ -5,13 +5,16 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/executor.h"
 #include "core/file_safety.h"
 #include "core/text_ir.h"
 #include "kernels/ceilings.h"
@@ -136,6 +139,39 @@ int timing(const CliArgs& parsed, std::ostream& out) {
   return exit_status(report.status);
 }
 
+// pet-gpu serve: the model loaded once, then one answer per request line read from `in` ("time RUNS
+// WARMUP": the time command's end-to-end line; "quit" or the end of the input: done), so a harness
+// interleaving several models times each without loading it again every round.
+int serve(const CliArgs& parsed, std::istream& in, std::ostream& out) {
+  Graph graph = model_argument(parsed, "serve");
+  gpu::ExecutorOptions executor = executor_options(parsed, gpu::MathMode::tf32);
+  gpu::GpuModelLoad loaded = gpu::load_gpu_model(graph, executor);
+  if (loaded.status.outcome == CudaOutcome::no_device) {
+    out << "no CUDA device: " << loaded.status.message << "\n";
+    return 0;
+  }
+  if (!loaded.status.ok()) throw UserError(fmt::format("pet-gpu serve: loading failed: {}", loaded.status.message));
+  std::vector<Tensor> inputs = random_inputs(graph, seed_flag(parsed));
+  const gpu::LoadSummary& load = loaded.model->summary();
+  out << fmt::format("ready: model '{}', {} math, {} steps, load {:.0f} ms\n", graph.name, gpu::to_string(executor.math),
+                     load.steps.size(), load.load_ms)
+      << std::flush;
+  std::string line;
+  while (std::getline(in, line) && line != "quit") {
+    int runs = 0, warmup = -1;
+    char extra = 0;
+    if (std::sscanf(line.c_str(), "time %d %d %c", &runs, &warmup, &extra) != 2 || runs < 1 || warmup < 0) {
+      out << fmt::format("error: '{}' is no request; send 'time RUNS WARMUP' or 'quit'\n", line) << std::flush;
+      continue;
+    }
+    RunSummary timed = loaded.model->time(inputs, warmup, runs);
+    out << fmt::format("end to end: median {:.4f} ms (q1 {:.4f}, q3 {:.4f}) over {} runs after {} warm-ups\n",
+                       timed.median, timed.q1, timed.q3, timed.runs, warmup)
+        << std::flush;
+  }
+  return 0;
+}
+
 // The card the results are keyed by; UserError "no CUDA device" where there is none.
 std::string card_name(int device) {
   DeviceReport report = probe_devices();
@@ -175,6 +211,10 @@ int measure(const CliArgs& parsed, std::ostream& out) {
 }  // namespace
 
 int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return pet_gpu_main(args, std::cin, out, err);
+}
+
+int pet_gpu_main(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   return run_guarded("pet-gpu", err, [&] {
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
       out << kPetGpuHelp;
@@ -199,11 +239,14 @@ int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::o
       return timing(CliArgs("pet-gpu time", rest, {"--seed", "--runs", "--warmup", "--device", "--conv-cache"},
                             {"--strict", "--tf32", "--per-step"}),
                     out);
+    if (args[0] == "serve")
+      return serve(CliArgs("pet-gpu serve", rest, {"--seed", "--device", "--conv-cache"}, {"--strict", "--tf32"}), in,
+                   out);
     if (args[0] == "measure")
       return measure(CliArgs("pet-gpu measure", rest, {"--deadline", "--out", "--device", "--conv-cache"}, {"--strict", "--tf32"}), out);
     throw UserError(
         fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
-                    "time and measure (pet-gpu --help)",
+                    "time, serve and measure (pet-gpu --help)",
                     args[0]));
   });
 }

@@ -1,6 +1,7 @@
 // pet-gpu as a library function: pet's CUDA side on this machine's GPU, callable without a process.
 #pragma once
 
+#include <istream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -9,9 +10,10 @@ namespace pet {
 
 inline constexpr const char* kPetGpuHelp = R"(usage: pet-gpu COMMAND [options]
 
-pet's CUDA side on this machine's GPU. On a machine without one, devices, ceilings, check and time
-say "no CUDA device" and exit 0 (check and time refuse a model the executor cannot run first);
-measure says so and exits 2, as it would write no timing; reference needs no GPU.
+pet's CUDA side on this machine's GPU. On a machine without one, devices, ceilings, check, time
+and serve say "no CUDA device" and exit 0 (check, time and serve refuse a model the executor
+cannot run first; serve reads nothing); measure says so and exits 2, as it would write no timing;
+reference needs no GPU.
 
 commands:
   devices                the CUDA devices; the CUDA runtime, driver, cuDNN, cuBLAS and NVRTC
@@ -32,6 +34,11 @@ commands:
                          passing at 1e-4 in strict FP32
   time MODEL [options]   the forward pass as CUDA-graph replays, timed with CUDA events after
                          warm-up: median and quartiles
+  serve MODEL [options]  loads MODEL once, then answers one line per line read from standard
+                         input: "time RUNS WARMUP" gives the time command's end-to-end line (CUDA-
+                         graph replays of the same seeded inputs), "quit" or the end of the input
+                         ends it; prints "ready: ..." once loaded (--strict | --tf32, --seed N,
+                         --device N, --conv-cache FILE as for time)
   measure FILE --out RESULTS [--deadline S]
                          times the requests of a misses file (pet-opt --export-misses) as
                          pet-opt's measured path would: each request's models loaded from
@@ -78,7 +85,8 @@ time options:
 Exit status: 0 ok or no device here, 1 a CUDA failure or a failed check, 2 a usage error.
 )";
 
-// Exit status as in kPetGpuHelp.
+// Exit status as in kPetGpuHelp; serve reads its requests from `in` (std::cin without it).
 int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int pet_gpu_main(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
 
 }  // namespace pet

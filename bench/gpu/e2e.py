@@ -3,7 +3,7 @@
 
 Per batch, then model, one run: every variant set up and warmed up, then `--rounds` rounds, each
 timing every variant once in a rotating order (round-robin, each round starting one later):
-`pet-gpu time --tf32` on the kit's weight-free models (KIT/work/<model>[_b<B>]/model.pet and
+`pet-gpu serve --tf32` (each model loaded once, timed round by round) on the kit's weight-free models (KIT/work/<model>[_b<B>]/model.pet and
 KIT/work-written/<model>[_b<B>].<taso|pet>/model.pet, seeded random inputs), and PyTorch on the same
 architecture and seeds as models/export_models.py builds it (random inputs, never zeros):
 eager with cudnn.benchmark, that forward replayed from a CUDA graph, and torch.compile (default
@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harnesslib import gpu_results  # noqa: E402
 from harnesslib.petopt import summarize_report  # noqa: E402
 from harnesslib.stats import median, quantile, rotation, spread  # noqa: E402
-from gpu_timing import (EVALUATION_MODELS, captured_graph, event_samples, pet_gpu_step_times,  # noqa: E402
-                        pet_gpu_summary, torch_model)
+from gpu_timing import (EVALUATION_MODELS, PET_GPU_LINE, cache_flags, captured_graph, event_samples,  # noqa: E402
+                        pet_gpu_step_times, pet_gpu_summary, torch_model)
 
 NO_DEVICE = 3
 CEILING_SIZE = 8192
@@ -74,13 +75,57 @@ def summary_of(samples_ms) -> dict:
 
 
 class PetGpuTimer:
-    """One pet-gpu process per round: it loads, warms up and replays its CUDA graph `runs` times."""
+    """`pet-gpu serve`: the model loaded once, in its first round, then timed each round through the
+    process's standard input, so a round costs its runs alone; with a pet-gpu that has no serve
+    command (an older kit), one `pet-gpu time` process per round."""
 
     def __init__(self, pet_gpu: Path, model_file: Path, args):
         self.pet_gpu, self.model_file, self.args = str(pet_gpu), str(model_file), args
+        self.process, self.errors, self.served = None, None, True
+
+    def start(self) -> None:
+        self.errors = tempfile.TemporaryFile(mode="w+")
+        command = [self.pet_gpu, "serve", self.model_file, "--tf32"] + cache_flags(self.args.conv_cache)
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
+                                        text=True, bufsize=1)
+        ready = self.process.stdout.readline()
+        if not ready.startswith("ready: "):
+            self.close()
+            self.errors.seek(0)
+            raise RuntimeError(f"pet-gpu serve {self.model_file}: {(ready + self.errors.read()).strip()[-300:]}")
 
     def time_once(self) -> dict:
-        return pet_gpu_summary(self.pet_gpu, self.model_file, self.args.runs, self.args.warmup, self.args.conv_cache)
+        if self.served and self.process is None:
+            try:
+                self.start()
+            except RuntimeError as error:
+                if "is not a pet-gpu command" not in str(error):
+                    raise
+                self.served = False
+        if not self.served:
+            return pet_gpu_summary(self.pet_gpu, self.model_file, self.args.runs, self.args.warmup,
+                                   self.args.conv_cache)
+        self.process.stdin.write(f"time {self.args.runs} {self.args.warmup}\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        found = PET_GPU_LINE.search(answer)
+        if not found:
+            raise RuntimeError(f"pet-gpu serve {self.model_file}: {answer.strip() or 'no answer (it ended)'}")
+        return {"median": float(found.group(1)), "q1": float(found.group(2)), "q3": float(found.group(3)),
+                "runs": int(found.group(4))}
+
+    def close(self) -> None:
+        """Ends the serving process (quit, then killed if it does not end within 30 s)."""
+        if self.process is None:
+            return
+        try:
+            self.process.stdin.write("quit\n")
+            self.process.stdin.close()
+            self.process.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        self.process = None
 
 
 class TorchTimer:
@@ -230,7 +275,12 @@ def with_written_program(kit: Path, name: str, batch: int, entries: list, args) 
 
 def measure_model(torch, kit: Path, name: str, batch: int, budget: CompileBudget, args) -> list:
     timers, outcomes = set_up(torch, kit, name, batch, budget, args)
-    found = interleave(timers, outcomes, args.rounds)
+    try:
+        found = interleave(timers, outcomes, args.rounds)
+    finally:
+        for timer in timers.values():
+            if hasattr(timer, "close"):
+                timer.close()
     entries = [entry(name, batch, v, found.get(v, []), outcomes.get(v)) for v, _ in gpu_results.VARIANTS]
     entries = with_written_program(kit, name, batch, entries, args)
     timers.clear()

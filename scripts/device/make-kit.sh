@@ -6,6 +6,7 @@
 # (scripts/device/session.sh finds them there).
 #
 #   bash scripts/device/make-kit.sh [--build DIR] [--out DIR] [--target h100|h200] [--written] [--b16] [--misses]
+#                                   [--jobs N]
 #   bash scripts/device/make-kit.sh --refresh-binaries [--build DIR] [--out DIR]
 #
 # Work files: the executor's test models (tests/kernels/gpu/executor_models/) and, where the
@@ -20,7 +21,9 @@
 # exported: models/export_models.py --batch 16), modes taso and pet (pet-opt --target <target> --replay
 # --export-misses), as one misses file,
 # misses/misses.jsonl with its weight-free models in misses/misses.jsonl.models/, which the
-# session's `measure` stage times (pet-gpu measure) and pet-profile --import brings home.
+# session's `measure` stage times (pet-gpu measure) and pet-profile --import brings home; --jobs N
+# runs N of those pet-opt exports at once (the result is the same; 2 on two cores took about
+# 12 minutes for the H200's misses on 2026-11-28, one at a time about twice that).
 # --target names the card the check will run on (default h100; the machines lent here are H200s):
 # the written models and the misses are pet-opt's for that target, and the timings import into its
 # profile DB (bench/profiles/<target>.json).
@@ -41,6 +44,7 @@ written=0
 b16=0
 misses=0
 refresh=0
+jobs=1
 target=h100
 work_commit=""
 while (($#)); do
@@ -51,10 +55,13 @@ while (($#)); do
     --b16) b16=1; shift ;;
     --misses) misses=1; shift ;;
     --refresh-binaries) refresh=1; shift ;;
+    --jobs)
+      [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "make-kit: --jobs takes a positive count, got '${2:-}'" >&2; exit 2; }
+      jobs="$2"; shift 2 ;;
     --target)
       [[ "${2:-}" == h100 || "${2:-}" == h200 ]] || { echo "make-kit: --target takes h100 or h200, got '${2:-}'" >&2; exit 2; }
       target="$2"; shift 2 ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "make-kit: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -173,27 +180,41 @@ done
   fi
 done
 
-# The misses of bench/profiles/<target>.json: each run's requests appended to one file (a request two
-# runs share is kept once), their models in one folder (named by content, so shared ones merge).
-export_misses() {  # model name, batch, model file
-  local mode run
-  for mode in taso pet; do
-    run="$stage/misses-runs/${1}_b$2.$mode.jsonl"
-    "$build/tools/pet-opt" "$3" --target "$target" --replay --mode "$mode" --export-misses "$run" \
-      -o "$stage/misses-runs/out.onnx" >/dev/null || fail "pet-opt --target $target --export-misses failed on $3 ($mode)"
-    cp -n "$run.models/"* "$stage/kit/misses/misses.jsonl.models/" 2>/dev/null || true
-    sed 's/^{"id":[0-9]*,/{/' "$run" >> "$stage/misses-runs/all.jsonl"
-  done
+# The misses of bench/profiles/<target>.json: one pet-opt run per model, batch and mode, up to
+# --jobs of them at once, each into its own file; then, in a fixed order (batch, model, mode),
+# every run's requests appended to one file (a request two runs share is kept once) and their
+# models copied into one folder (named by content, so shared ones merge).
+export_run() {  # run name, model file, mode: writes misses-runs/<name>.jsonl and <name>.status
+  local run="$stage/misses-runs/$1.jsonl"
+  if "$build/tools/pet-opt" "$2" --target "$target" --replay --mode "$3" --export-misses "$run" \
+       -o "$stage/misses-runs/$1.out.onnx" > "$stage/misses-runs/$1.log" 2>&1; then
+    echo 0 > "$stage/misses-runs/$1.status"
+  else
+    echo 1 > "$stage/misses-runs/$1.status"
+  fi
 }
 if [[ $misses == 1 && $refresh == 0 ]]; then
   mkdir -p "$stage/misses-runs" "$stage/kit/misses/misses.jsonl.models"
   : > "$stage/misses-runs/all.jsonl"
+  runs=()
   for batch in 1 16; do
     for model in "${evaluation_models[@]}"; do
       file="$build/models/${model}_b$batch/model.onnx"
       [[ -f "$file" ]] || { echo "make-kit: $file is not exported; the misses leave it out" >&2; continue; }
-      export_misses "$model" "$batch" "$file"
+      for mode in taso pet; do
+        while (($(jobs -rp | wc -l) >= jobs)); do sleep 1; done
+        export_run "${model}_b$batch.$mode" "$file" "$mode" &
+        runs+=("${model}_b$batch.$mode|$file")
+      done
     done
+  done
+  wait
+  for entry in "${runs[@]}"; do
+    name=${entry%%|*}
+    [[ "$(cat "$stage/misses-runs/$name.status" 2>/dev/null)" == 0 ]] ||
+      fail "pet-opt --target $target --export-misses failed on ${entry#*|} ($name): $(tail -n 3 "$stage/misses-runs/$name.log" 2>/dev/null)"
+    cp -n "$stage/misses-runs/$name.jsonl.models/"* "$stage/kit/misses/misses.jsonl.models/" 2>/dev/null || true
+    sed 's/^{"id":[0-9]*,/{/' "$stage/misses-runs/$name.jsonl" >> "$stage/misses-runs/all.jsonl"
   done
   # In the order the card's short time wants them, each kernel group once (scripts/device/order_misses.py).
   python3 scripts/device/order_misses.py < "$stage/misses-runs/all.jsonl" > "$stage/kit/misses/misses.jsonl"

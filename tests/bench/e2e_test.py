@@ -291,5 +291,66 @@ class PetGpuOutput(unittest.TestCase):
         self.assertEqual(gpu_timing.PET_GPU_LINE.search(text).groups(), ("1.0567", "1.0493", "1.0655", "50"))
 
 
+
+
+FAKE_SERVE = """#!/usr/bin/env python3
+import sys
+if sys.argv[1] != "serve":
+    sys.exit(2)
+if "--old" in open(sys.argv[0]).read().split("MARK")[-1]:
+    print("pet-gpu: error: 'serve' is not a pet-gpu command; the commands are ...", file=sys.stderr)
+    sys.exit(2)
+print("ready: model 'm', tf32 math, 3 steps, load 5 ms", flush=True)
+median = 1.0
+for line in sys.stdin:
+    if line.strip() == "quit":
+        break
+    runs, warmup = line.split()[1:]
+    print(f"end to end: median {median:.4f} ms (q1 0.9000, q3 1.1000) over {runs} runs after {warmup} warm-ups",
+          flush=True)
+    median += 1
+open(sys.argv[0] + ".ended", "w").write(" ".join(sys.argv[1:]))
+# MARK
+"""
+
+
+class ServedPetGpu(unittest.TestCase):
+    """PetGpuTimer on a stand-in pet-gpu: serve loads once and answers each round; an older pet-gpu
+    without serve falls back to one time process per round."""
+
+    def fake(self, folder: Path, old: bool = False) -> Path:
+        binary = folder / "pet-gpu"
+        binary.write_text(FAKE_SERVE + ("--old\n" if old else ""))
+        binary.chmod(0o755)
+        return binary
+
+    def test_one_process_answers_every_round_and_quits_at_close(self):
+        with tempfile.TemporaryDirectory() as folder:
+            binary = self.fake(Path(folder))
+            timer = e2e.PetGpuTimer(binary, Path(folder) / "m.pet",
+                                    types.SimpleNamespace(runs=30, warmup=5, conv_cache="decisions.tsv"))
+            rounds = [timer.time_once(), timer.time_once()]
+            timer.close()
+            self.assertEqual(rounds, [{"median": 1.0, "q1": 0.9, "q3": 1.1, "runs": 30},
+                                      {"median": 2.0, "q1": 0.9, "q3": 1.1, "runs": 30}])
+            self.assertEqual((Path(folder) / "pet-gpu.ended").read_text(),
+                             f"serve {Path(folder) / 'm.pet'} --tf32 --conv-cache decisions.tsv")
+
+    def test_a_pet_gpu_without_serve_is_timed_one_process_per_round(self):
+        with tempfile.TemporaryDirectory() as folder:
+            binary = self.fake(Path(folder), old=True)
+            calls = []
+            original = e2e.pet_gpu_summary
+            e2e.pet_gpu_summary = lambda *args: calls.append(args) or {"median": 4.0, "q1": 4.0, "q3": 4.0, "runs": 30}
+            try:
+                timer = e2e.PetGpuTimer(binary, Path(folder) / "m.pet",
+                                        types.SimpleNamespace(runs=30, warmup=5, conv_cache=None))
+                self.assertEqual([timer.time_once()["median"], timer.time_once()["median"]], [4.0, 4.0])
+                timer.close()
+            finally:
+                e2e.pet_gpu_summary = original
+            self.assertEqual(len(calls), 2)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -39,7 +39,7 @@ TEST(PetGpu, AnUnknownCommandNamesTheCommandsThereAre) {
   EXPECT_EQ(ran.status, 2);
   EXPECT_EQ(ran.err,
             "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
-            "time and measure (pet-gpu --help)\n");
+            "time, serve and measure (pet-gpu --help)\n");
 }
 
 TEST(PetGpu, ACeilingsFlagOutOfRangeIsAUsageError) {

@@ -49,6 +49,33 @@ TEST(GpuExecutor, LoadingWithoutADeviceIsTheNoDeviceOutcome) {
   EXPECT_EQ(loaded.model, nullptr);
 }
 
+TEST(GpuExecutor, ServeWithoutADeviceSaysSoAndReadsNothing) {
+  if (has_device()) GTEST_SKIP() << "a CUDA device exists";
+  std::istringstream in("time 5 1\n");
+  std::ostringstream out, err;
+  EXPECT_EQ(pet_gpu_main({"serve", model_path("conv_relu")}, in, out, err), 0) << err.str();
+  EXPECT_EQ(out.str().rfind("no CUDA device: ", 0), 0u) << out.str();
+  EXPECT_EQ(in.tellg(), 0) << "serve read a request without a device";
+}
+
+// serve loads once and answers each request line in order: a time request with the time command's
+// line, anything else with an error naming it; quit ends it, so the request after it is never read.
+TEST(GpuExecutor, ServeAnswersEachTimeRequestAndEndsAtQuit) {
+  if (!has_device()) GTEST_SKIP() << "no CUDA device here";
+  std::istringstream in("time 5 1\nsleep 3\ntime 3 0\nquit\ntime 1 1\n");
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_gpu_main({"serve", model_path("conv_relu"), "--tf32"}, in, out, err), 0) << err.str();
+  std::vector<std::string> lines;
+  std::istringstream text(out.str());
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u) << out.str();
+  EXPECT_EQ(lines[0].rfind("ready: model 'conv_relu', tf32 math, ", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("end to end: median ", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find(" over 5 runs after 1 warm-ups"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[2], "error: 'sleep 3' is no request; send 'time RUNS WARMUP' or 'quit'");
+  EXPECT_NE(lines[3].find(" over 3 runs after 0 warm-ups"), std::string::npos) << lines[3];
+}
+
 TEST(GpuExecutor, CheckAndTimeWithoutADeviceSayNoDeviceAndExitZero) {
   if (has_device()) GTEST_SKIP() << "a CUDA device exists";
   for (const char* command : {"check", "time"}) {
@@ -77,7 +104,7 @@ TEST(GpuExecutor, CommandUsageErrorsNameTheFix) {
   EXPECT_EQ(
       pet_gpu({"bench"}).err,
       "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
-      "time and measure (pet-gpu --help)\n");
+      "time, serve and measure (pet-gpu --help)\n");
 }
 
 TEST(GpuRuntime, RefusesAModelTheExecutorCannotRunByIndexAndNeedsADevice) {
