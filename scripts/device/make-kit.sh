@@ -22,8 +22,8 @@
 # --export-misses), as one misses file,
 # misses/misses.jsonl with its weight-free models in misses/misses.jsonl.models/, which the
 # session's `measure` stage times (pet-gpu measure) and pet-profile --import brings home; --jobs N
-# runs N of those pet-opt exports at once (the result is the same; 2 on two cores took about
-# 12 minutes for the H200's misses on 2026-11-28, one at a time about twice that).
+# runs N of those pet-opt exports at once, the result appended in the same order (on 2026-11-28
+# `--target h200 --b16 --misses --jobs 2` took 29 minutes on two cores, beside a CI run).
 # --target names the card the check will run on (default h100; the machines lent here are H200s):
 # the written models and the misses are pet-opt's for that target, and the timings import into its
 # profile DB (bench/profiles/<target>.json).
