@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# What follows a GPU check here, in one command: the files the device tool brought back laid out
+# under bench/results/<folder>/ (results.tar.gz unpacked beside summary.txt, session.log, e2e.json
+# and measure.results.jsonl), the measured timings imported into the kit target's profile DB
+# (pet-profile --import, with the kit's misses), and the harness's GPU section rendered from
+# e2e.json into <folder>/harness.md. It commits nothing: it prints what to commit.
+#
+#   bash scripts/device/after-check.sh FILES_AT FOLDER [--kit .device/kit.tar.xz] [--db FILE] [--build DIR]
+#                                      [--results DIR]
+#
+# FILES_AT: where the device tool put the returned files (its files_at); FOLDER: the results
+# folder's name under --results (default bench/results; <date>-<card>[/<run>]); --db: the profile
+# DB to extend (default bench/profiles/<the kit's target>.json). Fails, naming the cause, when FILES_AT holds no
+# summary.txt or FOLDER exists already (the returned files are the only copy: nothing is overwritten).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+fail() { echo "after-check: $*" >&2; exit 1; }
+(($# >= 2)) || { sed -n '2,14p' "$0"; exit 2; }
+files_at=$1 name=$2
+shift 2
+kit=.device/kit.tar.xz db="" build=build results=bench/results
+while (($#)); do
+  case "$1" in
+    --kit) kit="$2"; shift 2 ;;
+    --db) db="$2"; shift 2 ;;
+    --build) build="$2"; shift 2 ;;
+    --results) results="$2"; shift 2 ;;
+    *) echo "after-check: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+folder=$results/$name
+[[ -f "$files_at/summary.txt" ]] || fail "$files_at holds no summary.txt: not what a session returned"
+[[ ! -e "$folder" ]] || fail "$folder exists already; name another folder (the returned files are the only copy)"
+
+mkdir -p "$folder"
+for file in summary.txt session.log e2e.json measure.results.jsonl; do
+  [[ -f "$files_at/$file" ]] && cp "$files_at/$file" "$folder/"
+done
+if [[ -f "$files_at/results.tar.gz" ]]; then
+  work=$(mktemp -d)
+  tar -C "$work" -xzf "$files_at/results.tar.gz"
+  cp -n "$work"/results/* "$folder/" 2>/dev/null || true
+  rm -rf "$work"
+fi
+echo "after-check: $folder: $(ls "$folder" | wc -l) files"
+
+# The timings into the profile DB of the kit's target, read with the kit's misses and their models.
+if [[ -s "$folder/measure.results.jsonl" ]]; then
+  if [[ -f "$kit" ]]; then
+    unpacked=$(mktemp -d)
+    trap 'rm -rf "$unpacked"' EXIT
+    tar -C "$unpacked" -xJf "$kit" kit/MANIFEST kit/misses || fail "$kit holds no misses (make-kit.sh --misses)"
+    target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$unpacked/kit/MANIFEST" | head -1)
+    db=${db:-bench/profiles/${target:-h100}.json}
+    "$build/tools/pet-profile" --import "$folder/measure.results.jsonl" --misses "$unpacked/kit/misses/misses.jsonl" \
+      --out "$db"
+  else
+    echo "after-check: no kit at $kit, so the timings are not imported (pet-profile --import needs its misses)"
+  fi
+fi
+
+# The harness's GPU section alone: an empty CPU part merged with the e2e results.
+if [[ -s "$folder/e2e.json" ]]; then
+  empty=$(mktemp -d) rendered=$(mktemp -d)
+  printf 'model,batch,target,threads,variant\n' > "$empty/harness.csv"
+  python3 bench/harness.py --merge "$empty" --gpu-results "$folder/e2e.json" --out "$rendered" > /dev/null
+  # The part header names the empty folder: say instead what was rendered, and how.
+  python3 - "$rendered/harness.md" "$folder/harness.md" "$folder/e2e.json" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+body = text[text.index("- GPU ("):]
+open(sys.argv[2], "w").write(
+    "# pet harness: the GPU's section alone\n\nRendered by scripts/device/after-check.sh from " + sys.argv[3]
+    + " (bench/harness.py --merge over an empty CPU part), so no CPU columns.\n\n" + body)
+PY
+  cp "$rendered/harness.csv" "$folder/"
+  [[ -f "$rendered/speedup_gpu.png" ]] && cp "$rendered/speedup_gpu.png" "$folder/"
+  rm -rf "$empty" "$rendered"
+  echo "after-check: $folder/harness.md: the GPU section of the harness"
+fi
+echo "after-check: now commit $folder${db:+ and $db}"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# after-check.sh on the files the H200 check returned (bench/results/2026-11-28-h200/run3-final, as
+# the device tool hands them over): laid out in a new folder, the harness's GPU section rendered,
+# no import without a kit, and an existing folder or a folder without summary.txt refused.
+#   bash tests/device/after_check_test.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+returned=bench/results/2026-11-28-h200/run3-final
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+
+mkdir -p "$work/files_at/results" "$work/out"
+cp "$returned/summary.txt" "$returned/session.log" "$returned/e2e.json" "$returned/measure.results.jsonl" "$work/files_at/"
+cp "$returned/executor.status" "$returned/conv-cache.tsv" "$work/files_at/results/"
+tar -C "$work/files_at" -czf "$work/files_at/results.tar.gz" results
+rm -rf "$work/files_at/results"
+
+bash scripts/device/after-check.sh "$work/files_at" 2026-11-28-h200 --results "$work/out" --kit "$work/no-kit.tar.xz" \
+  > "$work/log" 2>&1 || fail "after-check failed: $(cat "$work/log")"
+folder=$work/out/2026-11-28-h200
+for file in summary.txt session.log e2e.json measure.results.jsonl executor.status conv-cache.tsv harness.md harness.csv; do
+  [[ -f "$folder/$file" ]] || fail "$file was not laid out"
+done
+grep -q "^## GPU: NVIDIA H200, measured end to end" "$folder/harness.md" || fail "harness.md lacks the GPU section"
+grep -q "^# pet harness: the GPU's section alone" "$folder/harness.md" || fail "harness.md's header names the empty part"
+grep -q "no kit at $work/no-kit.tar.xz, so the timings are not imported" "$work/log" || fail "no word on the import: $(cat "$work/log")"
+
+if bash scripts/device/after-check.sh "$work/files_at" 2026-11-28-h200 --results "$work/out" > "$work/log2" 2>&1; then
+  fail "an existing folder was written over"
+fi
+grep -q "exists already" "$work/log2" || fail "the refusal says: $(cat "$work/log2")"
+mkdir -p "$work/empty"
+if bash scripts/device/after-check.sh "$work/empty" other --results "$work/out" > "$work/log3" 2>&1; then
+  fail "a folder without summary.txt was taken"
+fi
+grep -q "holds no summary.txt" "$work/log3" || fail "the refusal says: $(cat "$work/log3")"
+echo "after-check: laid out $(ls "$folder" | wc -l) files and the GPU section; refusals hold"
