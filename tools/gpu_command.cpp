@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -84,11 +85,18 @@ uint64_t seed_flag(const CliArgs& parsed) {
   return static_cast<uint64_t>(parsed.integer("--seed", static_cast<int64_t>(kDefaultSeed), 0, INT64_MAX));
 }
 
+// A command's value flags with the ones executor_options reads.
+std::vector<std::string> executor_flags(std::vector<std::string> flags) {
+  flags.insert(flags.end(), {"--device", "--conv-cache", "--conv-engines"});
+  return flags;
+}
+
 gpu::ExecutorOptions executor_options(const CliArgs& parsed, gpu::MathMode fallback) {
   gpu::ExecutorOptions options;
   options.math = math_mode(parsed, fallback);
   options.device = static_cast<int>(parsed.integer("--device", 0, 0, 63));
   options.conv_cache = parsed.last("--conv-cache").value_or("");
+  options.conv_engines = static_cast<int>(parsed.integer("--conv-engines", options.conv_engines, 0, 64));
   return options;
 }
 
@@ -232,18 +240,18 @@ int pet_gpu_main(const std::vector<std::string>& args, std::istream& in, std::os
     if (args[0] == "reference")
       return reference(CliArgs("pet-gpu reference", rest, {"--out", "--seed"}, {"--weight-free"}), out);
     if (args[0] == "check")
-      return check(CliArgs("pet-gpu check", rest, {"--reference", "--seed", "--tolerance", "--device", "--conv-cache"},
+      return check(CliArgs("pet-gpu check", rest, executor_flags({"--reference", "--seed", "--tolerance"}),
                            {"--strict", "--tf32", "--steps"}),
                    out);
     if (args[0] == "time")
-      return timing(CliArgs("pet-gpu time", rest, {"--seed", "--runs", "--warmup", "--device", "--conv-cache"},
+      return timing(CliArgs("pet-gpu time", rest, executor_flags({"--seed", "--runs", "--warmup"}),
                             {"--strict", "--tf32", "--per-step"}),
                     out);
     if (args[0] == "serve")
-      return serve(CliArgs("pet-gpu serve", rest, {"--seed", "--device", "--conv-cache"}, {"--strict", "--tf32"}), in,
-                   out);
+      return serve(CliArgs("pet-gpu serve", rest, executor_flags({"--seed"}), {"--strict", "--tf32"}), in, out);
     if (args[0] == "measure")
-      return measure(CliArgs("pet-gpu measure", rest, {"--deadline", "--out", "--device", "--conv-cache"}, {"--strict", "--tf32"}), out);
+      return measure(CliArgs("pet-gpu measure", rest, executor_flags({"--deadline", "--out"}), {"--strict", "--tf32"}),
+                     out);
     throw UserError(
         fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
                     "time, serve and measure (pet-gpu --help)",

@@ -38,7 +38,7 @@ commands:
                          input: "time RUNS WARMUP" gives the time command's end-to-end line (CUDA-
                          graph replays of the same seeded inputs), "quit" or the end of the input
                          ends it; prints "ready: ..." once loaded (--strict | --tf32, --seed N,
-                         --device N, --conv-cache FILE as for time)
+                         --device N, --conv-cache FILE, --conv-engines N as for time)
   measure FILE --out RESULTS [--deadline S]
                          times the requests of a misses file (pet-opt --export-misses) as
                          pet-opt's measured path would: each request's models loaded from
@@ -66,18 +66,21 @@ check options:
   --conv-cache FILE      in TF32, each convolution's choice between cuDNN's legacy API and its
                          graph API's plans (timed at load) read from FILE where an earlier load
                          made it, and appended to FILE where this load makes it
+  --conv-engines N       in TF32, how many of cuDNN's graph-API plans each convolution times
+                         against the legacy API's choice (default 8; 0: the legacy API alone)
 
 measure options:
   --strict | --tf32      the math (default: --tf32, as the h100 and h200 targets are timed)
   --device N             the device (default 0)
-  --conv-cache FILE      as for check
+  --conv-cache FILE, --conv-engines N
+                         as for check
 
 time options:
   --strict | --tf32      the math (default: --tf32)
   --runs N               timed replays (default 100)
   --warmup N             untimed replays first (default 10)
   --per-step             also a profiled eager run: each step's median time under its node names
-  --seed N, --device N, --conv-cache FILE
+  --seed N, --device N, --conv-cache FILE, --conv-engines N
                          as for check
 
   -h, --help             this text

@@ -79,20 +79,22 @@ class PetGpuTimer:
     process's standard input, so a round costs its runs alone; with a pet-gpu that has no serve
     command (an older kit), one `pet-gpu time` process per round."""
 
-    def __init__(self, pet_gpu: Path, model_file: Path, args):
-        self.pet_gpu, self.model_file, self.args = str(pet_gpu), str(model_file), args
+    def __init__(self, pet_gpu: Path, model_file: Path, args, flags=()):
+        self.pet_gpu, self.model_file, self.args, self.flags = str(pet_gpu), str(model_file), args, list(flags)
         self.process, self.errors, self.served = None, None, True
 
     def start(self) -> None:
         self.errors = tempfile.TemporaryFile(mode="w+")
-        command = [self.pet_gpu, "serve", self.model_file, "--tf32"] + cache_flags(self.args.conv_cache)
+        command = [self.pet_gpu, "serve", self.model_file, "--tf32"] + cache_flags(self.args.conv_cache) + self.flags
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
                                         text=True, bufsize=1)
         ready = self.process.stdout.readline()
         if not ready.startswith("ready: "):
-            self.close()
+            self.process.wait()
             self.errors.seek(0)
-            raise RuntimeError(f"pet-gpu serve {self.model_file}: {(ready + self.errors.read()).strip()[-300:]}")
+            said = (ready + self.errors.read()).strip()[-300:]
+            self.close()
+            raise RuntimeError(f"pet-gpu serve {self.model_file}: {said}")
 
     def time_once(self) -> dict:
         if self.served and self.process is None:
@@ -116,6 +118,9 @@ class PetGpuTimer:
 
     def close(self) -> None:
         """Ends the serving process (quit, then killed if it does not end within 30 s)."""
+        if self.errors is not None:
+            self.errors.close()
+            self.errors = None
         if self.process is None:
             return
         try:
@@ -125,6 +130,11 @@ class PetGpuTimer:
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                pipe.close()
+            except OSError:  # stdin of a process that already ended
+                pass
         self.process = None
 
 

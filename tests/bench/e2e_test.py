@@ -1,6 +1,7 @@
 """bench/gpu/e2e.py without a GPU: its refusals (no CUDA device, no kit), and its interleaving, summaries, compile budget and results file driven by stand-in timers."""
 import contextlib
 import io
+import json
 import subprocess
 import sys
 import tempfile
@@ -350,6 +351,49 @@ class ServedPetGpu(unittest.TestCase):
             finally:
                 e2e.pet_gpu_summary = original
             self.assertEqual(len(calls), 2)
+
+
+FAKE_LOGGING_SERVE = """#!/usr/bin/env python3
+import sys
+with open(sys.argv[0] + ".log", "a") as log:
+    log.write(" ".join(sys.argv[1:]) + "\\n")
+legacy = "--conv-engines" in sys.argv
+print("ready: model 'm', tf32 math, 3 steps, load 5 ms", flush=True)
+for line in sys.stdin:
+    if line.strip() == "quit":
+        break
+    runs, warmup = line.split()[1:]
+    median = 2.0 if legacy else 1.0
+    print(f"end to end: median {median:.4f} ms (q1 {median:.4f}, q3 {median:.4f}) over {runs} runs after {warmup} warm-ups",
+          flush=True)
+"""
+
+
+class ConvApis(unittest.TestCase):
+    """bench/gpu/conv_apis.py on a stand-in pet-gpu: two serve processes per model, one with
+    --conv-engines 0, timed in the same rounds, both entries and their ratio written."""
+
+    def test_the_legacy_api_and_the_default_are_timed_side_by_side(self):
+        import conv_apis
+        with tempfile.TemporaryDirectory() as folder:
+            kit = fake_kit(Path(folder) / "kit", models=("resnet18",))
+            (kit / "bin" / "pet-gpu").write_text(FAKE_LOGGING_SERVE)
+            (kit / "bin" / "pet-gpu").chmod(0o755)
+            out = Path(folder) / "conv_apis.json"
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                status = conv_apis.main(["--kit", str(kit), "--out", str(out), "--models", "resnet18,csrnet",
+                                         "--rounds", "2", "--runs", "4"])
+            self.assertEqual(status, 0)
+            commands = sorted((kit / "bin" / "pet-gpu.log").read_text().splitlines())
+            model = kit / "work" / "resnet18" / "model.pet"
+            self.assertEqual(commands, [f"serve {model} --tf32", f"serve {model} --tf32 --conv-engines 0"])
+            results = json.loads(out.read_text())["results"]
+            self.assertEqual([(r["variant"], r["median_us"], r["runs"]) for r in results],
+                             [("legacy-api", 2000.0, 8), ("graph-api", 1000.0, 8)])
+            self.assertIn("csrnet: not in the kit's work folder, left out", printed.getvalue())
+            self.assertIn("resnet18: legacy-api 2000.0 ± 0.0 us; graph-api 1000.0 ± 0.0 us, legacy/graph 2.000x",
+                          printed.getvalue())
 
 
 if __name__ == "__main__":

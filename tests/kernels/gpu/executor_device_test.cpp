@@ -58,6 +58,15 @@ TEST(GpuExecutor, ServeWithoutADeviceSaysSoAndReadsNothing) {
   EXPECT_EQ(in.tellg(), 0) << "serve read a request without a device";
 }
 
+// --conv-engines takes 0 (the legacy API alone) to 64 plans, on every command that loads a model.
+TEST(GpuExecutor, ConvEnginesOutOfRangeIsAUsageError) {
+  for (const char* command : {"check", "time", "serve"}) {
+    Ran ran = pet_gpu({command, model_path("conv_relu"), "--conv-engines", "65"});
+    EXPECT_EQ(ran.status, 2) << command << ": " << ran.err;
+    EXPECT_NE(ran.err.find("--conv-engines"), std::string::npos) << ran.err;
+  }
+}
+
 // serve loads once and answers each request line in order: a time request with the time command's
 // line, anything else with an error naming it; quit ends it, so the request after it is never read.
 TEST(GpuExecutor, ServeAnswersEachTimeRequestAndEndsAtQuit) {

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""pet-gpu's TF32 convolutions on cuDNN's legacy API alone against the default (the graph API's plans where they time faster), side by side on the kit's models.
+
+Per model one interleaved run: two `pet-gpu serve --tf32` processes of the same weight-free model
+(KIT/work/<model>/model.pet, seeded inputs), one with `--conv-engines 0`, each loaded once, then
+`--rounds` rounds timing both in a rotating order, `--runs` CUDA-graph replays after `--warmup`
+each; a variant's median is the median of its round medians, its spread as e2e.py's. Both
+variants on the same card in the same process tree, so the ratio is side by side.
+
+    python3 bench/gpu/conv_apis.py --kit KIT --out conv_apis.json [--models M,...] [--rounds 3]
+Exit status: 0 all measured, 1 a variant failed, 2 a usage error.
+"""
+import argparse
+import json
+import sys
+import types
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from e2e import PetGpuTimer, entry  # noqa: E402
+from gpu_timing import EVALUATION_MODELS  # noqa: E402
+from harnesslib.stats import rotation  # noqa: E402
+
+VARIANTS = {"legacy-api": ["--conv-engines", "0"], "graph-api": []}
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--kit", required=True, help="the unpacked kit: KIT/bin/pet-gpu, KIT/work/<model>/model.pet")
+    parser.add_argument("--out", required=True, help="the results file (JSON)")
+    parser.add_argument("--models", default=",".join(EVALUATION_MODELS), help="comma-separated (default: the nine)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default: 3)")
+    parser.add_argument("--runs", type=int, default=30, help="timed replays per variant and round (default: 30)")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed replays before them (default: 5)")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.runs < 1 or args.warmup < 0:
+        parser.error("--rounds and --runs must be positive, --warmup not negative")
+    args.models = [m for m in args.models.split(",") if m]
+    return args
+
+
+def measure_model(kit: Path, model: str, args) -> list:
+    """Both variants' entries (e2e.py's form) of one model, timed in interleaved rounds."""
+    options = types.SimpleNamespace(runs=args.runs, warmup=args.warmup, conv_cache=None)
+    timers = {v: PetGpuTimer(kit / "bin" / "pet-gpu", kit / "work" / model / "model.pet", options, flags)
+              for v, flags in VARIANTS.items()}
+    names, rounds, outcomes = list(VARIANTS), {v: [] for v in VARIANTS}, {}
+    try:
+        for round_index in range(args.rounds):
+            for index in rotation(len(names), round_index):
+                variant = names[index]
+                if variant in outcomes:
+                    continue
+                try:
+                    rounds[variant].append(timers[variant].time_once())
+                except Exception as error:  # one variant's failure is its own cell
+                    outcomes[variant] = ("failed", str(error)[-300:])
+    finally:
+        for timer in timers.values():
+            timer.close()
+    return [entry(model, 1, v, rounds[v], outcomes.get(v)) for v in names]
+
+
+def main(argv) -> int:
+    args = parse_args(argv)
+    kit = Path(args.kit)
+    if not (kit / "bin" / "pet-gpu").is_file():
+        print(f"conv_apis: no pet-gpu in {kit}/bin; unpack the kit (scripts/device/make-kit.sh)", file=sys.stderr)
+        return 2
+    results, failed = [], False
+    for model in args.models:
+        if not (kit / "work" / model / "model.pet").is_file():
+            print(f"conv_apis: {model}: not in the kit's work folder, left out", flush=True)
+            continue
+        entries = measure_model(kit, model, args)
+        results += entries
+        failed |= any(e["status"] != "ok" for e in entries)
+        legacy, graph = entries
+        ratio = (f", legacy/graph {legacy['median_us'] / graph['median_us']:.3f}x"
+                 if legacy["status"] == graph["status"] == "ok" else "")
+        print(f"{model}: " + "; ".join(f"{e['variant']} " + (f"{e['median_us']:.1f} ± {e['spread_us']:.1f} us"
+                                                              if e["status"] == "ok" else e["reason"])
+                                       for e in entries) + ratio, flush=True)
+        Path(args.out).write_text(json.dumps({"method": vars(args) | {"kit": str(kit)}, "results": results}, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
