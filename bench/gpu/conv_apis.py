@@ -17,10 +17,8 @@ import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from e2e import PetGpuTimer, entry  # noqa: E402
+from e2e import PetGpuTimer, entry, interleave  # noqa: E402
 from gpu_timing import EVALUATION_MODELS  # noqa: E402
-from harnesslib.stats import rotation  # noqa: E402
 
 VARIANTS = {"legacy-api": ["--conv-engines", "0"], "graph-api": []}
 
@@ -45,21 +43,13 @@ def measure_model(kit: Path, model: str, args) -> list:
     options = types.SimpleNamespace(runs=args.runs, warmup=args.warmup, conv_cache=None)
     timers = {v: PetGpuTimer(kit / "bin" / "pet-gpu", kit / "work" / model / "model.pet", options, flags)
               for v, flags in VARIANTS.items()}
-    names, rounds, outcomes = list(VARIANTS), {v: [] for v in VARIANTS}, {}
+    outcomes = {}
     try:
-        for round_index in range(args.rounds):
-            for index in rotation(len(names), round_index):
-                variant = names[index]
-                if variant in outcomes:
-                    continue
-                try:
-                    rounds[variant].append(timers[variant].time_once())
-                except Exception as error:  # one variant's failure is its own cell
-                    outcomes[variant] = ("failed", str(error)[-300:])
+        rounds = interleave(timers, outcomes, args.rounds, order=list(VARIANTS))
     finally:
         for timer in timers.values():
             timer.close()
-    return [entry(model, 1, v, rounds[v], outcomes.get(v)) for v in names]
+    return [entry(model, 1, v, rounds[v], outcomes.get(v)) for v in VARIANTS]
 
 
 def main(argv) -> int:

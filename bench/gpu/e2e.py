@@ -218,9 +218,10 @@ def set_up(torch, kit: Path, name: str, batch: int, budget: CompileBudget, args)
     return timers, outcomes
 
 
-def interleave(timers: dict, outcomes: dict, rounds: int) -> dict:
-    """Per variant, its per-round summaries; a variant that fails leaves the rounds, with its reason."""
-    names = [v for v, _ in gpu_results.VARIANTS if v in timers]
+def interleave(timers: dict, outcomes: dict, rounds: int, order=None) -> dict:
+    """Per variant, its per-round summaries; a variant that fails leaves the rounds, with its reason.
+    The rotation goes through `order` (default: the results format's variants that have a timer)."""
+    names = order or [v for v, _ in gpu_results.VARIANTS if v in timers]
     found = {v: [] for v in names}
     for round_index in range(rounds):
         for index in rotation(len(names), round_index):
