@@ -213,6 +213,7 @@ int measure(const CliArgs& parsed, std::ostream& out) {
   runtime::MeasureOutcome outcome = runtime::measure_requests(
       *gpu_runtime, requests, runtime::models_folder(misses), {card, gpu_runtime->version()}, file, options);
   out << fmt::format("{} on {}; results in {}\n", outcome.stopped, card, *results);
+  out << fmt::format("pet-gpu's loads: {}\n", gpu_runtime->activity());
   return 0;
 }
 

@@ -94,6 +94,8 @@ class Runtime {
   // False for a runtime that records what it is asked to time instead (RecordingRuntime: a GPU
   // target priced here, timed on a GPU machine later); its Timings have no runs.
   virtual bool times() const { return true; }
+  // What the runtime's loads did so far, for a log ("412 loads, mean 23.1 ms; ..."), where it says.
+  virtual std::string activity() const { return {}; }
 };
 
 // The one refusal policy of timing: times `models` interleaved, leaving out each one the runtime

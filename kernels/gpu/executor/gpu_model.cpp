@@ -121,11 +121,21 @@ GpuModelLoad load_gpu_model(const Graph& graph, const ExecutorOptions& options) 
   return load_gpu_model(graph, prepare_host_program(graph), options);
 }
 
-GpuModelLoad load_gpu_model(const Graph& graph, HostProgram program, const ExecutorOptions& options) {
+std::string LoadSummary::timing_line() const {
+  return fmt::format("load {:.1f} ms (context {:.1f}, kernels {:.1f}, memory {:.1f}, searches {:.1f}, eager pass "
+                     "{:.1f}, capture {:.1f}); {} of {} own kernels and {} of {} algorithm searches reused",
+                     load_ms, context_ms, kernels_ms, memory_ms, searches_ms, eager_ms, capture_ms, kernels_reused,
+                     kernels, searches_reused, searches + searches_reused);
+}
+
+GpuModelLoad load_gpu_model(const Graph& graph, HostProgram program, const ExecutorOptions& options,
+                            std::shared_ptr<DeviceSession> session) {
+  PET_CHECK(!session || session->device() == options.device, "a load in a session of another device");
   auto state = std::make_unique<GpuModel::State>();
   state->graph = graph;
   state->options = options;
   state->program = std::move(program);
+  state->session = session ? session : std::make_shared<DeviceSession>(options.device);
   try {
     load_on_device(*state);
   } catch (const CudaFailure& failure) {
@@ -136,7 +146,7 @@ GpuModelLoad load_gpu_model(const Graph& graph, HostProgram program, const Execu
     legacy.conv_engines = 0;
     HostProgram again = state->program;
     state.reset();  // the failed load's device memory goes before the retry takes its own
-    GpuModelLoad retried = load_gpu_model(graph, std::move(again), legacy);
+    GpuModelLoad retried = load_gpu_model(graph, std::move(again), legacy, std::move(session));
     if (retried.model)
       retried.model->note_fallback(fmt::format("the load with cuDNN graph-API convolutions failed ({}); every "
                                                "convolution runs on cuDNN's legacy API",

@@ -1,5 +1,7 @@
-// GpuRuntime: each serialized model written to a private folder, imported, loaded once; timing
-// interleaves the models round by round as the CPU runtimes do, each run one CUDA-graph replay.
+// GpuRuntime: each serialized model written to a private folder, imported, loaded once in the
+// runtime's one device session (so later models reuse the context, the compiled kernels and the
+// algorithm searches of earlier ones); timing interleaves the models round by round as the CPU
+// runtimes do, each run one CUDA-graph replay.
 #include "kernels/gpu/executor/gpu_runtime.h"
 
 #include <cublasLt.h>
@@ -14,6 +16,7 @@
 #include "core/temporary_folder.h"
 #include "kernels/devices.h"
 #include "kernels/gpu/executor/cuda_check.h"
+#include "kernels/gpu/executor/device_session.h"
 #include "kernels/runtime/gpu_kernels_version.h"
 #include "kernels/nvrtc_compile.h"
 
@@ -40,7 +43,8 @@ struct LoadedModel {
 
 class GpuRuntime : public runtime::Runtime {
  public:
-  explicit GpuRuntime(const ExecutorOptions& options) : options_(options) {}
+  explicit GpuRuntime(const ExecutorOptions& options)
+      : options_(options), session_(std::make_shared<DeviceSession>(options.device)) {}
 
   std::string target() const override { return "pet-gpu"; }
   // What a GPU target's profile DB entries are keyed by, besides the card: the math, the libraries
@@ -51,6 +55,7 @@ class GpuRuntime : public runtime::Runtime {
                        format_version(probe_devices().versions.driver), runtime::gpu_kernels_tag());
   }
   std::string compute_precision() const override { return options_.math == MathMode::strict ? "f32" : "tf32"; }
+  std::string activity() const override { return session_->activity().describe(); }
 
   std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
                                            const runtime::TimingOptions& options) override {
@@ -101,7 +106,7 @@ class GpuRuntime : public runtime::Runtime {
   }
 
   LoadedModel load(PreparedModel prepared, uint64_t seed) {
-    GpuModelLoad load = load_gpu_model(prepared.graph, std::move(prepared.program), options_);
+    GpuModelLoad load = load_gpu_model(prepared.graph, std::move(prepared.program), options_, session_);
     if (load.status.outcome == CudaOutcome::no_device)
       throw UserError("no CUDA device: " + load.status.message + "; pet-gpu runs only where a GPU is");
     if (!load.status.ok()) throw InternalError("pet-gpu: " + load.status.message);
@@ -118,6 +123,7 @@ class GpuRuntime : public runtime::Runtime {
   }
 
   ExecutorOptions options_;
+  std::shared_ptr<DeviceSession> session_;
   TemporaryFolder directory_{"pet-gpu", "pet-gpu's models"};
 };
 

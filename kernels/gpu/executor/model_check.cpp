@@ -21,6 +21,7 @@ std::string load_lines(const LoadSummary& load, bool steps) {
       "{:.2f} MiB, CUDA graph of {} nodes; load {:.0f} ms\n",
       load.device, load.steps.size(), load.kernels, load.compile_wall_ms, mib(load.arena_bytes),
       mib(load.workspace_bytes), mib(load.weight_bytes), load.graph_nodes, load.load_ms);
+  text += load.timing_line() + "\n";
   if (!load.fallback.empty()) text += "fallback: " + load.fallback + "\n";
   if (steps)
     for (const std::string& line : load.steps) text += "  " + line + "\n";

@@ -1,6 +1,7 @@
-// load_on_device reads as the load's stages: device, compiled kernels, memory with random data,
-// one runner per step (algorithm searches cached per distinct configuration), the workspace sized
-// to the algorithms chosen, one checked eager pass, then the forward pass captured.
+// load_on_device reads as the load's stages, each timed: the session's context, own kernels (those
+// the session compiled before reused), memory with random data, one runner per step (algorithm
+// searches kept in the session per distinct configuration), the workspace sized to the algorithms
+// chosen, one checked eager pass, then the forward pass captured.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,17 +25,15 @@ namespace {
 // The workspace the searches may offer an algorithm: at least this, at most half the free memory.
 constexpr int64_t kSearchWorkspaceFloor = int64_t{256} << 20;
 
-// A convolution's graph-API plan, or why the legacy choice stays.
-struct EngineChoice {
-  std::optional<EnginePlan> plan;  // none when the legacy choice was as fast
-  float ms = std::numeric_limits<float>::infinity(), legacy_ms = 0;
-  std::string note;  // why the legacy choice stays
-};
-
 class RunnerBuilder {
  public:
   RunnerBuilder(GpuModel::State& state, DeviceBuffer& search, ConvDecisionCache* decisions)
-      : state_(state), memory_(*state.memory), search_(search), decisions_(decisions) {}
+      : state_(state),
+        memory_(*state.memory),
+        search_(search),
+        decisions_(decisions),
+        results_(state.session->searches()),
+        settings_(search_settings(state.options)) {}
 
   std::unique_ptr<StepRunner> build(int index) {
     const StepProgram& program = state_.program.steps[static_cast<size_t>(index)];
@@ -75,11 +74,9 @@ class RunnerBuilder {
                           memory_.zeros(config.output_elements())};
     auto step =
         std::make_unique<ConvStep>(state_.context->cudnn(), config, state_.options.math, pointers, state_.workspace);
-    std::string key = config.key();
-    auto found = conv_choices_.find(key);
-    if (found == conv_choices_.end())
-      found = conv_choices_.emplace(key, step->find_algorithm(search_.data(), search_.bytes())).first;
-    ConvCall call = step->use(found->second, state_.stream(), search_.data());
+    const ConvChoice& choice =
+        searched(results_.conv, settings_ + config.key(), [&] { return step->find_algorithm(search_.data(), search_.bytes()); });
+    ConvCall call = step->use(choice, state_.stream(), search_.data());
     if (epilogue) {
       std::vector<void*> arguments;
       if (config.bias != kNoValue) arguments.push_back(pointers.bias);
@@ -100,18 +97,17 @@ class RunnerBuilder {
     ConvAlignments alignments{alignment_of(pointers.x), alignment_of(pointers.w), alignment_of(pointers.y)};
     std::string key = fmt::format("{} {} bias {} residual {} relu {}", config.key(), alignments.key(),
                                   config.bias != kNoValue, config.residual != kNoValue, config.relu);
-    auto found = engine_choices_.find(key);
-    if (found == engine_choices_.end()) {
+    const EngineChoice& choice = searched(results_.engine, settings_ + key, [&] {
       std::optional<EngineChoice> earlier = cached_choice(key, config, alignments);
-      EngineChoice choice = earlier ? *earlier : timed_choice(step, config, alignments);
+      EngineChoice made = earlier ? *earlier : timed_choice(step, config, alignments);
       if (decisions_ && !earlier)
-        decisions_->record(key, {choice.plan ? choice.plan->engine : -1, choice.ms, choice.legacy_ms});
-      found = engine_choices_.emplace(key, std::move(choice)).first;
-    }
-    if (found->second.plan)
-      step.use_engine(*found->second.plan, found->second.ms, found->second.legacy_ms);
+        decisions_->record(key, {made.plan ? made.plan->engine : -1, made.ms, made.legacy_ms});
+      return made;
+    });
+    if (choice.plan)
+      step.use_engine(*choice.plan, choice.ms, choice.legacy_ms);
     else
-      step.note_engine_search(found->second.note);
+      step.note_engine_search(choice.note);
   }
 
   // Every plan the graph API offers timed against the legacy choice as the step runs it.
@@ -166,14 +162,10 @@ class RunnerBuilder {
       });
     auto step =
         std::make_unique<GemmStep>(state_.context->cublaslt(), config, state_.options.math, pointers, state_.workspace);
-    std::string key = step->search_key();
-    auto found = gemm_choices_.find(key);
-    if (found == gemm_choices_.end())
-      found = gemm_choices_
-                  .emplace(key, step->find_algorithm(state_.stream(), search_.data(), search_.bytes(),
-                                                     state_.options.gemm_candidates, state_.options.gemm_search_runs))
-                  .first;
-    step->use(found->second);
+    step->use(searched(results_.gemm, settings_ + step->search_key(), [&] {
+      return step->find_algorithm(state_.stream(), search_.data(), search_.bytes(), state_.options.gemm_candidates,
+                                  state_.options.gemm_search_runs);
+    }));
     return step;
   }
 
@@ -185,13 +177,31 @@ class RunnerBuilder {
                             [&] { return gemm_c_matrix(*state_.graph.value(config.c).constant, config.n, config.m); });
   }
 
+  // The result under `key`, searched now where no earlier step of this load or of another load in
+  // the session searched it; the summary counts which.
+  template <typename Choice, typename Search>
+  const Choice& searched(std::map<std::string, Choice>& results, const std::string& key, const Search& search) {
+    auto found = results.find(key);
+    if (found != results.end()) {
+      ++state_.summary.searches_reused;
+      return found->second;
+    }
+    ++state_.summary.searches;
+    return results.emplace(key, search()).first->second;
+  }
+
+  // What every search result depends on besides its configuration: the settings of this load.
+  static std::string search_settings(const ExecutorOptions& options) {
+    return fmt::format("{} math, {} engines, GEMM {} candidates x {} runs: ", to_string(options.math),
+                       options.conv_engines, options.gemm_candidates, options.gemm_search_runs);
+  }
+
   GpuModel::State& state_;
   ValueMemory& memory_;
   DeviceBuffer& search_;
   ConvDecisionCache* decisions_;  // null without a cache file
-  std::map<std::string, ConvChoice> conv_choices_;
-  std::map<std::string, GemmChoice> gemm_choices_;
-  std::map<std::string, EngineChoice> engine_choices_;
+  SearchResults& results_;        // the session's, shared with its other loads
+  std::string settings_;
 };
 
 int64_t search_workspace_bytes(const GpuModel::State& state) {
@@ -218,7 +228,7 @@ std::string device_line(int device) {
 
 void build_runners(GpuModel::State& state) {
   state.memory->zeros(conv_zeros(state));
-  DeviceBuffer search(search_workspace_bytes(state));
+  DeviceBuffer& search = state.session->search_buffer(search_workspace_bytes(state));
   std::optional<ConvDecisionCache> decisions;
   if (!state.options.conv_cache.empty())
     decisions.emplace(state.options.conv_cache,
@@ -244,17 +254,23 @@ std::string step_line(const GpuModel::State& state, int index) {
                      state.runners[static_cast<size_t>(index)]->describe());
 }
 
-
-void summarize(GpuModel::State& state, const CompiledKernels& compiled) {
+void summarize(GpuModel::State& state) {
   LoadSummary& summary = state.summary;
   summary.device = device_line(state.context->device());
   for (int s = 0; s < static_cast<int>(state.runners.size()); ++s) summary.steps.push_back(step_line(state, s));
-  summary.kernels = compiled.cubins.size();
-  summary.compile_wall_ms = compiled.wall_ms;
+  summary.kernels = state.kernels->size();
   summary.arena_bytes = state.memory->arena_bytes();
   summary.workspace_bytes = state.workspace.bytes();
   summary.weight_bytes = state.memory->weight_bytes();
   summary.graph_nodes = state.forward->nodes();
+}
+
+// Milliseconds since `start`, which moves to now.
+double lap(std::chrono::steady_clock::time_point& start) {
+  auto now = std::chrono::steady_clock::now();
+  double ms = std::chrono::duration<double, std::milli>(now - start).count();
+  start = now;
+  return ms;
 }
 
 }  // namespace
@@ -281,20 +297,34 @@ void GpuModel::State::run_steps_checked() {
 }
 
 void load_on_device(GpuModel::State& state) {
-  auto start = std::chrono::steady_clock::now();
-  state.context = std::make_unique<DeviceContext>(state.options.device);
-  CompiledKernels compiled = compile_kernels(state.program.distinct_kernels(), state.options.compile_threads);
+  LoadSummary& summary = state.summary;
+  auto start = std::chrono::steady_clock::now(), part = start;
+  state.context = state.session->context();
+  summary.context_ms = lap(part);
+  SessionActivity& activity = state.session->activity();
+  int64_t reused_before = activity.kernels_reused;
+  state.kernels = state.session->kernels(state.program.distinct_kernels(), state.options.compile_threads,
+                                         summary.compile_wall_ms);
+  summary.kernels_reused = static_cast<size_t>(activity.kernels_reused - reused_before);
+  summary.kernels_ms = lap(part);
   state.memory = std::make_unique<ValueMemory>(state.graph, state.program.plan, state.stream());
   state.memory->fill_random(state.options.seed);
-  state.kernels = std::make_unique<LoadedKernels>(compiled);
+  summary.memory_ms = lap(part);
   build_runners(state);
   size_workspace(state);
+  summary.searches_ms = lap(part);
   // One eager pass first: lazy initialization inside cuDNN and cuBLASLt happens outside the capture,
   // and a failing step is named.
   state.run_steps_checked();
+  summary.eager_ms = lap(part);
   state.forward = std::make_unique<CudaGraph>(state.stream(), [&](cudaStream_t stream) { state.enqueue_all(stream); });
-  summarize(state, compiled);
-  state.summary.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  summary.capture_ms = lap(part);
+  summarize(state);
+  summary.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  activity.loads += 1;
+  activity.load_ms += summary.load_ms;
+  activity.searches += summary.searches;
+  activity.searches_reused += summary.searches_reused;
 }
 
 }  // namespace pet::gpu

@@ -1,6 +1,7 @@
 // What a loaded GpuModel holds, in the order it is built and (reversed) torn down: the graph and
-// its host program, the device, the values' memory, the workspace, the loaded kernels, one runner
-// per step and the captured forward pass. Private to the executor.
+// its host program, the session it was loaded in (its own, or one shared with other loads), the
+// device, the values' memory, the workspace, the loaded kernels, one runner per step and the
+// captured forward pass. Private to the executor.
 #pragma once
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include "kernels/gpu/executor/cuda_graph.h"
 #include "kernels/gpu/executor/device_context.h"
 #include "kernels/gpu/executor/device_memory.h"
+#include "kernels/gpu/executor/device_session.h"
 #include "kernels/gpu/executor/gpu_model.h"
 #include "kernels/gpu/executor/host_program.h"
 #include "kernels/gpu/executor/own_kernels.h"
@@ -21,10 +23,11 @@ struct GpuModel::State {
   Graph graph;  // the model's own copy: the plan and the memory refer to it
   HostProgram program;
   ExecutorOptions options;
-  std::unique_ptr<DeviceContext> context;
+  std::shared_ptr<DeviceSession> session;
+  std::shared_ptr<DeviceContext> context;
   std::unique_ptr<ValueMemory> memory;
   DeviceBuffer workspace;  // shared by every step; the runners read its address when they enqueue
-  std::unique_ptr<LoadedKernels> kernels;
+  std::shared_ptr<LoadedKernels> kernels;
   std::vector<std::unique_ptr<StepRunner>> runners;  // by plan step
   std::unique_ptr<CudaGraph> forward;
   LoadSummary summary;
@@ -41,8 +44,9 @@ struct GpuModel::State {
   void run_steps_checked();
 };
 
-// Builds the device side of `state` (program, graph and options set): device, memory, kernels,
-// runners with their algorithms, workspace, the captured forward pass. CudaFailure on a CUDA error.
+// Builds the device side of `state` (program, graph, options and session set): device, memory,
+// kernels, runners with their algorithms, workspace, the captured forward pass. CudaFailure on a
+// CUDA error.
 void load_on_device(GpuModel::State& state);
 
 }  // namespace pet::gpu

@@ -28,11 +28,9 @@ CompiledKernels compile_kernels(const std::vector<codegen::GeneratedKernel>& ker
   return compiled;
 }
 
-LoadedKernels::LoadedKernels(const CompiledKernels& compiled) {
-  for (const auto& [name, cubin] : compiled.cubins) {
-    modules_.push_back(std::make_unique<DriverModule>(cubin));
-    functions_.emplace(name, modules_.back()->function(name));
-  }
+void LoadedKernels::add(const std::string& name, std::shared_ptr<DriverModule> module) {
+  functions_.emplace(name, module->function(name));
+  modules_.push_back(std::move(module));
 }
 
 CUfunction LoadedKernels::function(const std::string& name) const {

@@ -25,15 +25,16 @@ struct CompiledKernels {
 // `threads` 0 uses every core.
 CompiledKernels compile_kernels(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads);
 
-// The compiled kernels loaded into the current context.
+// Compiled kernels loaded into the current context, each module shared with whoever else loaded it
+// (a DeviceSession's later loads).
 class LoadedKernels {
  public:
-  explicit LoadedKernels(const CompiledKernels& compiled);
+  void add(const std::string& name, std::shared_ptr<DriverModule> module);
   CUfunction function(const std::string& name) const;  // internal check for a kernel not loaded
   size_t size() const { return functions_.size(); }
 
  private:
-  std::vector<std::unique_ptr<DriverModule>> modules_;
+  std::vector<std::shared_ptr<DriverModule>> modules_;
   std::map<std::string, CUfunction> functions_;
 };
 

@@ -13,8 +13,10 @@
 #include "core/onnx_export.h"
 #include "core/text_ir.h"
 #include "kernels/devices.h"
+#include "kernels/gpu/executor/device_session.h"
 #include "kernels/gpu/executor/gpu_runtime.h"
 #include "kernels/gpu/executor/model_check.h"
+#include "kernels/gpu/executor/reference.h"
 #include "tests/kernels/device_skip.h"
 #include "tests/kernels/gpu/executor_test_models.h"
 #include "tools/gpu_command.h"
@@ -156,6 +158,7 @@ TEST(GpuRuntime, TimesModelsInterleavedAndNamesEveryStep) {
     EXPECT_FALSE(timing.nodes.empty());
   }
   EXPECT_EQ(timings[0].nodes.front().op, "Conv");
+  EXPECT_EQ(gpu->activity().rfind("2 loads, mean ", 0), 0u) << gpu->activity();
 }
 
 // The tiny conv + ReLU model through cuDNN's fused call, against pet's CPU executor.
@@ -242,6 +245,42 @@ TEST(GpuExecutor, ASecondLoadReadsTheConvolutionDecisionsTheFirstRecorded) {
                   line.find("as an earlier load timed it") != std::string::npos;
     EXPECT_TRUE(reused) << line;
   }
+}
+
+// Loads in one session share what they can: a second load of a model compiles no kernel and runs
+// no algorithm search, makes the same choices and computes the same outputs; a load in another
+// math mode searches for itself.
+TEST(GpuExecutor, ASessionsSecondLoadReusesEveryKernelAndSearch) {
+  ExecutorOptions tf32;
+  tf32.math = MathMode::tf32;
+  auto session = std::make_shared<DeviceSession>(tf32.device);
+  for (const char* name : {"conv_block", "mlp"}) {
+    Graph graph = model(name);
+    GpuModelLoad first = load_gpu_model(graph, prepare_host_program(graph), tf32, session);
+    PET_SKIP_WITHOUT_DEVICE(first);
+    ASSERT_TRUE(first.model) << first.status.message;
+    GpuModelLoad second = load_gpu_model(graph, prepare_host_program(graph), tf32, session);
+    ASSERT_TRUE(second.model) << second.status.message;
+    const LoadSummary& before = first.model->summary();
+    const LoadSummary& after = second.model->summary();
+    std::cout << name << ", first load: " << before.timing_line() << "\n"
+              << name << ", second load: " << after.timing_line() << "\n";
+    EXPECT_GT(before.searches, 0) << name;
+    EXPECT_EQ(after.kernels_reused, after.kernels) << name;
+    EXPECT_EQ(after.searches, 0) << name;
+    EXPECT_EQ(after.searches_reused, before.searches + before.searches_reused) << name;
+    EXPECT_EQ(after.steps, before.steps) << name;
+    std::vector<Tensor> inputs = random_inputs(graph, kDefaultSeed);
+    std::vector<Tensor> first_outputs = first.model->run(inputs), second_outputs = second.model->run(inputs);
+    ASSERT_EQ(first_outputs.size(), second_outputs.size());
+    for (size_t i = 0; i < first_outputs.size(); ++i)
+      EXPECT_LE(relative_l2_error(second_outputs[i], first_outputs[i]), 1e-6) << name << " output " << i;
+  }
+  Graph graph = model("conv_block");
+  GpuModelLoad strict = load_gpu_model(graph, prepare_host_program(graph), ExecutorOptions{}, session);
+  ASSERT_TRUE(strict.model) << strict.status.message;
+  EXPECT_GT(strict.model->summary().searches, 0) << "a strict load took TF32's searches";
+  EXPECT_GT(session->activity().loads, 4);
 }
 
 // Strict FP32, or conv_engines 0, keeps every convolution on the legacy API.

@@ -1,0 +1,78 @@
+// What the loads of one process on one device share, so that a runtime timing thousands of small
+// models (pet-gpu measure) pays each piece once: the context (stream and library handles), each own
+// kernel's module by its name (equal text, equal name), each algorithm search's result by the
+// configuration it searched, and the search buffer. A load given none makes its own, alone.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/gpu/codegen/kernel_text.h"
+#include "kernels/gpu/executor/cublaslt_gemm.h"
+#include "kernels/gpu/executor/cudnn_conv.h"
+#include "kernels/gpu/executor/device_context.h"
+#include "kernels/gpu/executor/device_memory.h"
+#include "kernels/gpu/executor/own_kernels.h"
+
+namespace pet::gpu {
+
+// A convolution's graph-API plan, or why the legacy choice stays.
+struct EngineChoice {
+  std::optional<EnginePlan> plan;  // none when the legacy choice was as fast
+  float ms = std::numeric_limits<float>::infinity(), legacy_ms = 0;
+  std::string note;  // why the legacy choice stays
+};
+
+// The searches' results by key (the loader's keys, which name the settings they depend on).
+struct SearchResults {
+  std::map<std::string, ConvChoice> conv;
+  std::map<std::string, GemmChoice> gemm;
+  std::map<std::string, EngineChoice> engine;
+};
+
+// What the loads so far did and reused, for the measure stage's log.
+struct SessionActivity {
+  int64_t loads = 0;
+  double load_ms = 0;  // all loads added up
+  int64_t kernels_compiled = 0, kernels_reused = 0;
+  int64_t searches = 0, searches_reused = 0;  // convolution, engine and GEMM searches together
+  std::string describe() const;  // "412 loads, mean 23.1 ms; own kernels: 310 compiled, 2,412 reused; ..."
+};
+
+class DeviceSession {
+ public:
+  // Nothing touches the device until the first load asks for the context.
+  explicit DeviceSession(int device) : device_(device) {}
+  DeviceSession(const DeviceSession&) = delete;
+  DeviceSession& operator=(const DeviceSession&) = delete;
+  ~DeviceSession();
+
+  int device() const { return device_; }
+  // The context, created on first use (CudaFailure as DeviceContext's constructor).
+  std::shared_ptr<DeviceContext> context();
+  // `kernels` loaded into the context: those an earlier load compiled are taken as they are, the
+  // rest compiled (on `threads` threads) and loaded. The wall time of the compilation is `wall_ms`.
+  std::shared_ptr<LoadedKernels> kernels(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads,
+                                         double& wall_ms);
+  // A buffer of at least `bytes` for the algorithm searches, grown where an earlier one is smaller.
+  DeviceBuffer& search_buffer(int64_t bytes);
+  SearchResults& searches() { return searches_; }
+
+  SessionActivity& activity() { return activity_; }
+  const SessionActivity& activity() const { return activity_; }
+
+ private:
+  int device_;
+  std::shared_ptr<DeviceContext> context_;
+  std::map<std::string, std::shared_ptr<DriverModule>> modules_;  // by kernel name
+  DeviceBuffer search_;
+  SearchResults searches_;
+  SessionActivity activity_;
+};
+
+}  // namespace pet::gpu
