@@ -23,14 +23,7 @@ std::vector<int64_t> patch_offsets(const Node& node, int patch, int rank) {
 // Overwrite's same-shaped base.
 std::string base_offset(const Node& node) {
   if (node.op() != "LayoutOverwrite") return "i";
-  const auto& expanded = node.attrs.get_ints("expanded");
-  std::vector<int64_t> strides = row_major_strides(expanded);
-  StridedAccess view;
-  for (int64_t factor : node.attrs.get_ints("perm")) {
-    view.dims.push_back(expanded[static_cast<size_t>(factor)]);
-    view.strides.push_back(strides[static_cast<size_t>(factor)]);
-  }
-  return strided_offset(view, "i");
+  return strided_offset(permuted_view(node.attrs.get_ints("expanded"), node.attrs.get_ints("perm")), "i");
 }
 
 // "if (inside the box) value = in<k>[local];" for one patch of an output of `dims`, whose

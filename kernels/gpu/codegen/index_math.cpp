@@ -37,6 +37,16 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims) {
   return strides;
 }
 
+StridedAccess permuted_view(const std::vector<int64_t>& expanded, const std::vector<int64_t>& perm) {
+  std::vector<int64_t> strides = row_major_strides(expanded);
+  StridedAccess view;
+  for (int64_t axis : perm) {
+    view.dims.push_back(expanded[static_cast<size_t>(axis)]);
+    view.strides.push_back(strides[static_cast<size_t>(axis)]);
+  }
+  return view;
+}
+
 StridedAccess simplified(StridedAccess access) {
   PET_CHECK(access.dims.size() == access.strides.size(), "a strided access needs one stride per dim");
   StridedAccess result{{}, {}, access.offset};

@@ -23,6 +23,10 @@ struct StridedAccess {
 int64_t product(const std::vector<int64_t>& dims, size_t from = 0, size_t to = SIZE_MAX);
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims);
 
+// A row-major tensor of dims `expanded` read with its axes in the order `perm` (a Layout's view:
+// the tensor reshaped to `expanded`, then transposed).
+StridedAccess permuted_view(const std::vector<int64_t>& expanded, const std::vector<int64_t>& perm);
+
 // The same reads with unit dims dropped and each pair of neighbours merged where stepping the outer
 // one moves as far as a whole run of the inner one (so a dense read becomes one dim of stride 1).
 StridedAccess simplified(StridedAccess access);

@@ -13,30 +13,6 @@
 namespace pet::gpu::codegen {
 namespace {
 
-// Output axis a reads input axis perm[a].
-StridedAccess transpose_view(const Shape& input, const Attributes& attrs) {
-  std::vector<int64_t> strides = row_major_strides(input.dims());
-  StridedAccess view;
-  for (int64_t axis : attrs.get_ints("perm")) {
-    view.dims.push_back(input[static_cast<int>(axis)]);
-    view.strides.push_back(strides[static_cast<size_t>(axis)]);
-  }
-  return view;
-}
-
-// The output, read row-major, is the input split into `expanded` factors and permuted by `perm`:
-// the merge into output dims (`groups`) changes no order.
-StridedAccess layout_view(const Attributes& attrs) {
-  const auto& expanded = attrs.get_ints("expanded");
-  std::vector<int64_t> strides = row_major_strides(expanded);
-  StridedAccess view;
-  for (int64_t factor : attrs.get_ints("perm")) {
-    view.dims.push_back(expanded[static_cast<size_t>(factor)]);
-    view.strides.push_back(strides[static_cast<size_t>(factor)]);
-  }
-  return view;
-}
-
 // Starts are canonical (clamped, non-negative), steps may be negative.
 StridedAccess slice_view(const Shape& input, const Shape& output, const Attributes& attrs) {
   const auto& starts = attrs.get_ints("starts");
@@ -55,10 +31,10 @@ StridedAccess view_of(const StepContext& context) {
   const Shape& input = context.type(node.inputs.at(0)).shape;
   const Shape& output = context.type(node.outputs.at(0)).shape;
   switch (context.step.kind) {
-    case StepKind::transpose:
-      return transpose_view(input, node.attrs);
-    case StepKind::layout:
-      return layout_view(node.attrs);
+    case StepKind::transpose:  // output axis a reads input axis perm[a]
+      return permuted_view(input.dims(), node.attrs.get_ints("perm"));
+    case StepKind::layout:  // the input split into `expanded` factors, permuted; merging into output dims keeps the order
+      return permuted_view(node.attrs.get_ints("expanded"), node.attrs.get_ints("perm"));
     case StepKind::slice:
       return slice_view(input, output, node.attrs);
     case StepKind::expand:

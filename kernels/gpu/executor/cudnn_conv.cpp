@@ -157,22 +157,29 @@ bool ConvStep::has_epilogue_work() const {
   return config_.bias != kNoValue || config_.residual != kNoValue || config_.relu;
 }
 
+void ConvStep::run_plan(const EnginePlan& plan, cudaStream_t stream, void* workspace) {
+  check_cudnn(run_engine_plan(handle_, stream, plan, pointers_.x, pointers_.w, pointers_.y, workspace),
+              fmt::format("cudnnBackendExecute ({})", plan.describe()));
+  if (!has_epilogue_work()) return;
+  PET_CHECK(epilogue_ != nullptr, "a graph-API convolution needs its epilogue kernel and has none");
+  epilogue_->enqueue(stream);
+}
+
 void ConvStep::run(cudaStream_t stream, void* workspace) {
   if (engine_) {
-    check_cudnn(run_engine_plan(handle_, stream, *engine_, pointers_.x, pointers_.w, pointers_.y, workspace),
-                fmt::format("cudnnBackendExecute ({})", engine_->describe()));
-  } else if (call_ == ConvCall::fused) {
+    run_plan(*engine_, stream, workspace);
+    return;
+  }
+  if (call_ == ConvCall::fused) {
     check_cudnn(fused(stream, workspace), "cudnnConvolutionBiasActivationForward");
     return;
-  } else {
-    check_cudnn(cudnnSetStream(handle_, stream), "cudnnSetStream");
-    const Descriptors& d = *descriptors_;
-    const float one = 1.0f, zero = 0.0f;
-    check_cudnn(cudnnConvolutionForward(handle_, &one, d.x, pointers_.x, d.w, pointers_.w, d.conv, choice_.algo,
-                                        workspace, static_cast<size_t>(choice_.workspace_bytes), &zero, d.y,
-                                        pointers_.y),
-                "cudnnConvolutionForward");
   }
+  check_cudnn(cudnnSetStream(handle_, stream), "cudnnSetStream");
+  const Descriptors& d = *descriptors_;
+  const float one = 1.0f, zero = 0.0f;
+  check_cudnn(cudnnConvolutionForward(handle_, &one, d.x, pointers_.x, d.w, pointers_.w, d.conv, choice_.algo,
+                                      workspace, static_cast<size_t>(choice_.workspace_bytes), &zero, d.y, pointers_.y),
+              "cudnnConvolutionForward");
   if (call_ == ConvCall::forward_then_epilogue) {
     PET_CHECK(epilogue_ != nullptr, "a convolution needs its epilogue kernel and has none");
     epilogue_->enqueue(stream);
@@ -191,12 +198,7 @@ float ConvStep::time(cudaStream_t stream, void* workspace) {
 float ConvStep::time_engine(const EnginePlan& plan, cudaStream_t stream, void* workspace) {
   if (run_engine_plan(handle_, stream, plan, pointers_.x, pointers_.w, pointers_.y, workspace) != CUDNN_STATUS_SUCCESS)
     return std::numeric_limits<float>::infinity();
-  PET_CHECK(!has_epilogue_work() || epilogue_ != nullptr, "a convolution's epilogue is missing while timing a plan");
-  return mean_enqueued_ms(stream, 1, 5, [&] {
-    check_cudnn(run_engine_plan(handle_, stream, plan, pointers_.x, pointers_.w, pointers_.y, workspace),
-                "cudnnBackendExecute (timing a plan)");
-    if (has_epilogue_work()) epilogue_->enqueue(stream);
-  });
+  return mean_enqueued_ms(stream, 1, 5, [&] { run_plan(plan, stream, workspace); });
 }
 
 void ConvStep::use_engine(const EnginePlan& plan, float ms, float legacy_ms) {

@@ -91,6 +91,8 @@ class ConvStep : public StepRunner {
   std::string engine_note_;         // why no plan replaced the legacy choice
   cudnnStatus_t fused(cudaStream_t stream, void* workspace);
   void run(cudaStream_t stream, void* workspace);
+  // The convolution through `plan`, then the epilogue where the step has one.
+  void run_plan(const EnginePlan& plan, cudaStream_t stream, void* workspace);
   bool has_epilogue_work() const;
 };
 
