@@ -1,11 +1,13 @@
-// LayerNormalization steps: rows of the axis and every later dim, one block per row of the
-// hand-written handwritten/layer_norm.cu; scale and bias offsets generated from their broadcast.
+// layer_norm steps (a LayerNormalization node, or the nine standard ops of layer_norm_pattern.h):
+// rows of the axis and every later dim, one block per row of the hand-written
+// handwritten/layer_norm.cu; scale and bias offsets generated from their broadcast.
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "kernels/gpu/codegen/families.h"
 #include "kernels/gpu/codegen/handwritten.h"
 #include "kernels/gpu/codegen/index_math.h"
+#include "kernels/gpu/plan/layer_norm_pattern.h"
 
 namespace pet::gpu::codegen {
 namespace {
@@ -25,35 +27,72 @@ std::string broadcast_offset_function(const std::string& name, const Shape* oper
   return fmt::format("__device__ __forceinline__ index {}(index row, index column) {{ return {}; }}\n", name, offset);
 }
 
+// What the kernel reads and writes, from either form of the step.
+struct LayerNormOperands {
+  ValueId x = kNoValue, scale = kNoValue, bias = kNoValue;
+  ValueId y = kNoValue, mean = kNoValue, inverse_stddev = kNoValue;  // the statistics: kNoValue when not written
+  int axis = 0;
+  float epsilon = 0;
+  std::string source;  // "LayerNormalization", or the pattern's
+};
+
+LayerNormOperands operands_of(const StepContext& context) {
+  const Node& node = context.node();
+  LayerNormOperands operands;
+  if (node.op() == "LayerNormalization") {
+    operands.x = node.inputs.at(0);
+    operands.scale = node.inputs.at(1);
+    operands.bias = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+    operands.y = node.outputs[0];
+    if (node.outputs.size() == 3) {
+      operands.mean = node.outputs[1];
+      operands.inverse_stddev = node.outputs[2];
+    }
+    operands.axis = normalize_axis(node.attrs.get_int("axis"), context.type(operands.x).shape.rank());
+    operands.epsilon = node.attrs.get_float("epsilon");
+    operands.source = "LayerNormalization";
+    return operands;
+  }
+  std::optional<LayerNormPattern> pattern =
+      match_layer_norm(context.graph, context.graph.consumers(), context.step.nodes.front());
+  PET_CHECK(pattern && pattern->nodes == context.step.nodes && pattern->output == context.step.outputs.at(0),
+            "a layer_norm step that is neither a LayerNormalization nor the pattern the plan grouped");
+  operands.x = pattern->x;
+  operands.scale = pattern->scale;
+  operands.bias = pattern->bias;
+  operands.y = pattern->output;
+  operands.axis = pattern->axis;
+  operands.epsilon = pattern->epsilon;
+  operands.source = fmt::format("layer normalization in {} standard ops", pattern->nodes.size());
+  return operands;
+}
+
 }  // namespace
 
 GeneratedKernel generate_layer_norm(const StepContext& context) {
-  const Node& node = context.node();
-  const TensorType& x = context.type(node.inputs.at(0));
-  const Shape& scale = context.type(node.inputs.at(1)).shape;
-  bool has_bias = node.inputs.size() > 2 && node.inputs[2] != kNoValue;
-  bool with_statistics = node.outputs.size() == 3;
-  auto axis = static_cast<size_t>(normalize_axis(node.attrs.get_int("axis"), x.shape.rank()));
+  LayerNormOperands operands = operands_of(context);
+  const TensorType& x = context.type(operands.x);
+  const Shape& scale = context.type(operands.scale).shape;
+  bool has_bias = operands.bias != kNoValue;
+  bool with_statistics = operands.mean != kNoValue;
+  auto axis = static_cast<size_t>(operands.axis);
   int64_t rows = product(x.shape.dims(), 0, axis), width = product(x.shape.dims(), axis);
   int64_t block = reduction_block(width);
   TemplateKernel kernel;
   kernel.family = "layer_norm";
-  kernel.summary = fmt::format("LayerNormalization of {} from axis {}{}{}", x.to_string(), axis,
+  kernel.summary = fmt::format("{} of {} from axis {}{}{}", operands.source, x.to_string(), axis,
                                has_bias ? ", with bias" : "", with_statistics ? ", with statistics" : "");
   kernel.constants = {index_constant("kRows", rows),       index_constant("kWidth", width),
-                      index_constant("kBlock", block),     float_constant("kEpsilon", node.attrs.get_float("epsilon")),
+                      index_constant("kBlock", block),     float_constant("kEpsilon", operands.epsilon),
                       bool_constant("kHasBias", has_bias), bool_constant("kWithStatistics", with_statistics)};
   kernel.functions =
       broadcast_offset_function("scale_offset", &scale, x.shape, axis) +
-      broadcast_offset_function("bias_offset", has_bias ? &context.type(node.inputs[2]).shape : nullptr, x.shape, axis);
+      broadcast_offset_function("bias_offset", has_bias ? &context.type(operands.bias).shape : nullptr, x.shape, axis);
   kernel.libraries = {"block_reduce"};
   kernel.kernel_template = "layer_norm";
-  kernel.arguments = {{node.inputs[0], ArgumentAccess::read},
-                      {node.inputs[1], ArgumentAccess::read},
-                      {has_bias ? node.inputs[2] : kNoValue, ArgumentAccess::read},
-                      {node.outputs[0], ArgumentAccess::write},
-                      {with_statistics ? node.outputs[1] : kNoValue, ArgumentAccess::write},
-                      {with_statistics ? node.outputs[2] : kNoValue, ArgumentAccess::write}};
+  kernel.arguments = {{operands.x, ArgumentAccess::read},          {operands.scale, ArgumentAccess::read},
+                      {operands.bias, ArgumentAccess::read},       {operands.y, ArgumentAccess::write},
+                      {operands.mean, ArgumentAccess::write},      {operands.inverse_stddev, ArgumentAccess::write}};
   kernel.launch = block_per_item_launch(rows, block);
   kernel.largest = x.shape.numel();
   return template_kernel(kernel);

@@ -1,6 +1,6 @@
-// Step grouping: corrections first (each Overwrite or LayoutOverwrite its own step), then the conv
-// and GEMM epilogues, then elementwise kernels grown backwards from their last node, then single
-// nodes; steps run in the order of their last nodes, a valid order because only a step's last
+// Step grouping: corrections first (each Overwrite or LayoutOverwrite its own step), then layer
+// normalizations written out as nine nodes (one layer_norm step each), then the conv and GEMM
+// epilogues, then elementwise kernels grown backwards from their last node, then single nodes; steps run in the order of their last nodes, a valid order because only a step's last
 // node has readers outside it. Last, the steps that compute nothing but corrections' patches are
 // marked, so their time counts as the corrections'.
 #include "kernels/gpu/plan/grouping.h"
@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/ops/fused_activation.h"
+#include "kernels/gpu/plan/layer_norm_pattern.h"
 
 namespace pet::gpu {
 namespace {
@@ -33,6 +34,7 @@ class Grouper {
 
   Grouping run() {
     group_corrections();
+    group_layer_norm_patterns();
     group_with_epilogues(StepKind::cudnn_conv);
     group_with_epilogues(StepKind::cublaslt_gemm);
     group_elementwise();
@@ -98,6 +100,19 @@ class Grouper {
   void group_corrections() {
     for (NodeId n = 0; n < static_cast<NodeId>(graph_.nodes().size()); ++n)
       if (is_free(n) && kind_of(n) == StepKind::correction) open_step(StepKind::correction, n);
+  }
+
+  // Each layer normalization written out in standard ops (layer_norm_pattern.h) whose nodes are
+  // all still free becomes one layer_norm step.
+  void group_layer_norm_patterns() {
+    for (NodeId n = 0; n < static_cast<NodeId>(graph_.nodes().size()); ++n) {
+      if (!is_free(n) || graph_.node(n).op() != "ReduceMean") continue;
+      std::optional<LayerNormPattern> pattern = match_layer_norm(graph_, readers_, n);
+      if (!pattern || !std::all_of(pattern->nodes.begin(), pattern->nodes.end(), [&](NodeId m) { return is_free(m); }))
+        continue;
+      int step = open_step(StepKind::layer_norm, pattern->nodes.front());
+      for (size_t i = 1; i < pattern->nodes.size(); ++i) join(step, pattern->nodes[i]);
+    }
   }
 
   struct FusableAdd {

@@ -188,7 +188,7 @@ TEST_P(DeviceModel, StaysNearTheCpuWithTf32) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TestModels, DeviceModel,
-                         ::testing::Values("conv_block", "conv_nd", "mlp", "attention", "correction"));
+                         ::testing::Values("conv_block", "conv_nd", "mlp", "attention", "correction", "layer_norm_ops"));
 
 // The convolution steps' load lines of `graph` loaded with `options`.
 std::vector<std::string> conv_lines(const Graph& graph, const ExecutorOptions& options, GpuModelLoad& loaded) {

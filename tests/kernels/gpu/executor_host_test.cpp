@@ -271,7 +271,8 @@ TEST_P(ExecutorModel, ExportsAsAModelTheOnnxCheckerAccepts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TestModels, ExecutorModel,
-                         ::testing::Values("conv_relu", "conv_block", "conv_nd", "mlp", "attention", "correction"));
+                         ::testing::Values("conv_relu", "conv_block", "conv_nd", "mlp", "attention", "correction",
+                                           "layer_norm_ops"));
 
 TEST(ConvDecisionCache, ALaterLoadReadsWhatAnEarlierOneRecordedForItsDeviceOnly) {
   fs::path file = fs::path(::testing::TempDir()) / "pet_conv_decisions.tsv";

@@ -88,5 +88,25 @@ TEST_P(ModelPlan, EveryNodeIsPlanned) {
 INSTANTIATE_TEST_SUITE_P(Batch1, ModelPlan, ::testing::ValuesIn(model_names()),
                          [](const ::testing::TestParamInfo<std::string>& param_info) { return param_info.param; });
 
+// BERT's exporter writes each of its 25 layer normalizations out in nine standard ops (opset 13):
+// each is one layer_norm step, as it is after cleanup, and no ReduceMean is left to a reduce step.
+class BertPlan : public ModelPlan {};
+
+TEST_P(BertPlan, WrittenOutLayerNormsAreOneStepEach) {
+  Graph graph = import_onnx(model_file().string());
+  cleanup(graph);
+  GpuPlan plan = plan_for_gpu(graph);
+  int layer_norms = 0, reduces = 0;
+  for (const Step& step : plan.steps) {
+    layer_norms += step.kind == StepKind::layer_norm && step.nodes.size() == 9;
+    reduces += step.kind == StepKind::reduce;
+  }
+  EXPECT_EQ(layer_norms, 25) << step_counts(plan);
+  EXPECT_EQ(reduces, 0) << step_counts(plan);
+}
+
+INSTANTIATE_TEST_SUITE_P(Batch1, BertPlan, ::testing::Values("bert_s128", "bert_s512"),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) { return param_info.param; });
+
 }  // namespace
 }  // namespace pet::gpu

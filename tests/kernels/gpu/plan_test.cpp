@@ -92,6 +92,47 @@ TEST(GpuPlan, ElementwiseNodesReadOnceFuseIntoOneKernel) {
             "-> %y(output)\n");
 }
 
+// Layer normalization as PyTorch exports it below opset 17 (BERT's): nine standard ops, one
+// layer_norm step; the exponent and epsilon constants are its inputs, every intermediate fused.
+constexpr const char* kWrittenOutLayerNorm = R"(graph "g" opset 13 {
+  input %x : f32[2,3,8]
+  const %two : f32[] = [2]
+  const %eps : f32[] = [0.00001]
+  const %gamma : f32[8] = random(5)
+  const %beta : f32[8] = random(6)
+  %mean = ReduceMean[axes=[-1], keepdims=1](%x) : f32[2,3,1]
+  %d = Sub(%x, %mean) : f32[2,3,8]
+  %p = Pow(%d, %two) : f32[2,3,8]
+  %var = ReduceMean[axes=[-1], keepdims=1](%p) : f32[2,3,1]
+  %ve = Add(%var, %eps) : f32[2,3,1]
+  %sd = Sqrt(%ve) : f32[2,3,1]
+  %n = Div(%d, %sd) : f32[2,3,8]
+  %sc = Mul(%n, %gamma) : f32[2,3,8]
+  %y = Add(%sc, %beta) : f32[2,3,8]
+  output %y
+})";
+
+TEST(GpuPlan, LayerNormWrittenOutInStandardOpsIsOneStep) {
+  EXPECT_EQ(plan_text(kWrittenOutLayerNorm),
+            "gpu plan: steps 1, aliases 0, arena 0 bytes (no reuse 0), workspace 0 bytes\n"
+            "0 layer-norm [mean, d, p, var, ve, sd, n, sc, y]: %x(input) %two(weight upload) %eps(weight upload) "
+            "%gamma(weight upload) %beta(weight upload) -> %y(output)\n");
+}
+
+// Where the pattern is not exactly a layer normalization (a cube for the square) or an
+// intermediate is read outside it (a graph output), its nodes plan as they would alone.
+TEST(GpuPlan, LayerNormLookalikesPlanNodeByNode) {
+  std::string cubed = kWrittenOutLayerNorm;
+  cubed.replace(cubed.find("[2]"), 3, "[3]");
+  std::string exposed = kWrittenOutLayerNorm;
+  exposed.replace(exposed.find("  output %y"), 11, "  output %y\n  output %d");
+  for (const std::string& ir : {cubed, exposed}) {
+    std::string plan = plan_text(ir);
+    EXPECT_EQ(plan.find("layer-norm"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("reduce [mean]"), std::string::npos) << plan;
+  }
+}
+
 TEST(GpuPlan, ReshapeIsAViewWithoutAStep) {
   EXPECT_EQ(plan_text(R"(graph "g" opset 13 {
   input %x : f32[2,3,4]
