@@ -18,6 +18,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,6 +37,7 @@ from gpu_timing import (EVALUATION_MODELS, PET_GPU_LINE, cache_flags, captured_g
 NO_DEVICE = 3
 CEILING_SIZE = 8192
 WRITTEN_MODES = {"pet-taso": "taso", "pet": "pet"}
+LOAD_MS = re.compile(r"\bload ([0-9.]+) ms")  # in pet-gpu serve's ready line
 
 
 def parse_args(argv):
@@ -82,6 +84,7 @@ class PetGpuTimer:
     def __init__(self, pet_gpu: Path, model_file: Path, args, flags=()):
         self.pet_gpu, self.model_file, self.args, self.flags = str(pet_gpu), str(model_file), args, list(flags)
         self.process, self.errors, self.served = None, None, True
+        self.load_ms = None  # the serving process's load, as its ready line says
 
     def start(self) -> None:
         self.errors = tempfile.TemporaryFile(mode="w+")
@@ -95,6 +98,8 @@ class PetGpuTimer:
             said = (ready + self.errors.read()).strip()[-300:]
             self.close()
             raise RuntimeError(f"pet-gpu serve {self.model_file}: {said}")
+        loaded = LOAD_MS.search(ready)
+        self.load_ms = float(loaded.group(1)) if loaded else None
 
     def time_once(self) -> dict:
         if self.served and self.process is None:
@@ -285,7 +290,9 @@ def with_written_program(kit: Path, name: str, batch: int, entries: list, args) 
 
 
 def measure_model(torch, kit: Path, name: str, batch: int, budget: CompileBudget, args) -> list:
+    started = time.time()
     timers, outcomes = set_up(torch, kit, name, batch, budget, args)
+    set_up_s = time.time() - started
     try:
         found = interleave(timers, outcomes, args.rounds)
     finally:
@@ -293,6 +300,11 @@ def measure_model(torch, kit: Path, name: str, batch: int, budget: CompileBudget
             if hasattr(timer, "close"):
                 timer.close()
     entries = [entry(name, batch, v, found.get(v, []), outcomes.get(v)) for v, _ in gpu_results.VARIANTS]
+    for e in entries:  # where the stage's seconds went, for the next session's caps
+        if getattr(timers.get(e["variant"]), "load_ms", None) is not None:
+            e["load_ms"] = timers[e["variant"]].load_ms
+    print(f"{name} b{batch}: set-up {set_up_s:.1f} s (PyTorch's variants), rounds and pet-gpu loads "
+          f"{time.time() - started - set_up_s:.1f} s", flush=True)
     entries = with_written_program(kit, name, batch, entries, args)
     timers.clear()
     if hasattr(torch, "_dynamo"):

@@ -330,10 +330,12 @@ class ServedPetGpu(unittest.TestCase):
             binary = self.fake(Path(folder))
             timer = e2e.PetGpuTimer(binary, Path(folder) / "m.pet",
                                     types.SimpleNamespace(runs=30, warmup=5, conv_cache="decisions.tsv"))
+            self.assertIsNone(timer.load_ms)
             rounds = [timer.time_once(), timer.time_once()]
             timer.close()
             self.assertEqual(rounds, [{"median": 1.0, "q1": 0.9, "q3": 1.1, "runs": 30},
                                       {"median": 2.0, "q1": 0.9, "q3": 1.1, "runs": 30}])
+            self.assertEqual(timer.load_ms, 5.0, "the ready line's load time")
             self.assertEqual((Path(folder) / "pet-gpu.ended").read_text(),
                              f"serve {Path(folder) / 'm.pet'} --tf32 --conv-cache decisions.tsv")
 
