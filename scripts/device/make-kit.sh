@@ -123,6 +123,17 @@ for name in "${!carried[@]}"; do
   strip --strip-unneeded "$stage/kit/lib/$name" 2>/dev/null || true
 done
 
+# The card's earlier convolution decisions (each committed conv-cache.tsv of a check on a <target>,
+# oldest first, every line once): the session's loads take them instead of timing those plans again.
+results_root=${PET_KIT_RESULTS:-bench/results}  # the tests point it elsewhere
+decision_files=$(shopt -s nullglob; printf '%s\n' "$results_root"/*-"$target"/conv-cache.tsv \
+  "$results_root"/*-"$target"/*/conv-cache.tsv | sort)
+rm -f "$stage/kit/conv-cache.tsv"
+if [[ -n "$decision_files" ]]; then
+  # shellcheck disable=SC2086  # one path per line, none with spaces (bench/results/<date>-<card>/...)
+  awk '!seen[$0]++' $decision_files > "$stage/kit/conv-cache.tsv"
+fi
+
 # The newest symbol versions anything in the kit asks for, against the oldest device image.
 newest_version() {  # $1: GLIBC or GLIBCXX
   objdump -T "$stage"/kit/bin/* "$stage"/kit/lib/* 2>/dev/null | grep -o "$1_[0-9.]*" | sed "s/^$1_//" |
@@ -229,7 +240,10 @@ fi
   echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), from $build"
   echo "needs at most GLIBC_$glibc, GLIBCXX_$glibcxx"
   echo "from the device: libcublas, libcublasLt, libcudnn*, libnvrtc*, libcuda (driver)"
-  (cd "$stage/kit" && find bin lib work* $([[ -d misses ]] && echo misses) -type f -printf '%p %s\n' | sort)
+  [[ -f "$stage/kit/conv-cache.tsv" ]] &&
+    echo "convolution decisions: $(wc -l < "$stage/kit/conv-cache.tsv") lines from earlier checks on a $target"
+  (cd "$stage/kit" && find bin lib work* $([[ -d misses ]] && echo misses) $([[ -f conv-cache.tsv ]] && echo conv-cache.tsv) \
+    -type f -printf '%p %s\n' | sort)
 } > "$stage/kit/MANIFEST"
 
 mkdir -p "$out"

@@ -251,10 +251,12 @@ device_library_path() {
 }
 
 # Each TF32 load's convolution decisions (cuDNN's legacy API or a graph-API plan, timed at load),
-# shared by every later load of the session and returned with the results.
+# shared by every later load of the session and returned with the results; the kit's decisions
+# from earlier checks on this card (make-kit.sh) are where it starts.
 export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
 say "pet GPU session, results in $OUT"
 run_stage kit 30
+[[ -f "$kit/conv-cache.tsv" ]] && cp "$kit/conv-cache.tsv" "$CONV_CACHE"
 export LIBRARY_PATH_FOR_KIT="$kit/lib:$(device_library_path)"
 if LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$kit/bin/pet-gpu" devices 2>/dev/null | grep -q "^GPU 0:"; then no_device=0; fi
 export NO_DEVICE=$no_device

@@ -6,15 +6,21 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=$1 kit=$2
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
 
 cp "$kit/kit.tar.xz" "$kit/MANIFEST" "$out/"
+# Two earlier checks on the kit's card, the later one repeating a decision of the first.
+target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$kit/MANIFEST" | head -1)
+results=$(mktemp -d)
+trap 'rm -rf "$out" "$results"' EXIT
+mkdir -p "$results/2026-01-02-${target:-h100}/run1" "$results/2026-01-03-${target:-h100}"
+printf 'card\tconv a\t1\t0.5\t0.6\n' > "$results/2026-01-02-${target:-h100}/run1/conv-cache.tsv"
+printf 'card\tconv a\t1\t0.5\t0.6\ncard\tconv b\t-1\t0.7\t0.6\n' > "$results/2026-01-03-${target:-h100}/conv-cache.tsv"
 # Work files besides the executor's test models (which a refresh writes again from this checkout).
 executor_models=$(ls tests/kernels/gpu/executor_models/ | sed 's/\.pet$//' | paste -sd '|' -)
 kept_work() { grep '^work/' "$1" | grep -vE "^work/($executor_models)/" | sort; }
 before=$(kept_work "$kit/MANIFEST")
-bash scripts/device/make-kit.sh --refresh-binaries --build "$build" --out "$out" > "$out/log" 2>&1 ||
+PET_KIT_RESULTS=$results bash scripts/device/make-kit.sh --refresh-binaries --build "$build" --out "$out" > "$out/log" 2>&1 ||
   fail "make-kit --refresh-binaries failed: $(cat "$out/log")"
 [[ "$(kept_work "$out/MANIFEST")" == "$before" ]] || fail "the refreshed kit's evaluation work files differ from the kit's"
 for model in tests/kernels/gpu/executor_models/*.pet; do
@@ -23,6 +29,10 @@ done
 grep -q "^work files from the kit of $(sed -n 's/^commit //p' "$kit/MANIFEST" | head -1)" "$out/MANIFEST" ||
   fail "the manifest does not name the kit the work files came from"
 grep -q "^bin/pet-gpu " "$out/MANIFEST" || fail "the refreshed kit has no pet-gpu"
+grep -q "^convolution decisions: 2 lines from earlier checks" "$out/MANIFEST" ||
+  fail "the kit does not carry the earlier checks' two decisions once each: $(grep -i decisions "$out/MANIFEST")"
+[[ "$(tar -xJOf "$out/kit.tar.xz" kit/conv-cache.tsv | cut -f2 | paste -sd, -)" == "conv a,conv b" ]] ||
+  fail "the kit's conv-cache.tsv is not the earlier decisions, oldest first"
 listing=$(tar -tJf "$out/kit.tar.xz")
 grep -qx "kit/work/conv_relu/model.pet" <<< "$listing" || fail "the archive lost its work files"
 

@@ -47,6 +47,17 @@ OUT="$out/ordered" bash scripts/device/session.sh --kit "$kit" --stages e2e,writ
   fail "session.sh --stages e2e,written failed"
 [[ "$(grep -o 'stage [a-z_0-9]* (cap' "$out/ordered.stdout" | tr '\n' ' ')" == "stage kit (cap stage e2e (cap stage written (cap " ]] ||
   fail "--stages e2e,written ran: $(grep -o 'stage [a-z_0-9]* (cap' "$out/ordered.stdout" | tr '\n' ' ')"
+# The kit's decisions from earlier checks are where the session's decision file starts.
+mkdir -p "$out/seeded-kit"
+tar -xJf "$kit" -C "$out/seeded-kit"
+printf 'card\tconv a\t1\t0.5\t0.6\n' > "$out/seeded-kit/kit/conv-cache.tsv"
+tar -C "$out/seeded-kit" -cJf "$out/seeded-kit.tar.xz" kit
+OUT="$out/seeded" bash scripts/device/session.sh --kit "$out/seeded-kit.tar.xz" --stages environment > "$out/seeded.stdout" 2>&1 ||
+  fail "session.sh with a seeded kit failed"
+mkdir -p "$out/seeded/unpacked"
+tar -xzf "$out/seeded/results.tar.gz" -C "$out/seeded/unpacked"
+cmp -s "$out/seeded-kit/kit/conv-cache.tsv" "$out/seeded/unpacked/results/conv-cache.tsv" ||
+  fail "the session did not start from the kit's convolution decisions"
 if OUT="$out/bad" bash scripts/device/session.sh --cap e2e > "$out/bad.stdout" 2>&1; then fail "--cap e2e was accepted"; fi
 grep -q "^session: --cap takes STAGE=SECONDS, got 'e2e'" "$out/bad.stdout" || fail "--cap e2e's message: $(cat "$out/bad.stdout")"
 echo "dry run: $(tail -n +2 "$out/summary.txt" | wc -l) stages, $(wc -l <<< "$listing") files"
