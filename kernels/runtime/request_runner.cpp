@@ -1,8 +1,10 @@
-// The request runner: one request at a time, each result flushed before the next starts.
+// The request runner: one request at a time, each result flushed before the next starts; the next
+// request's models are read and serialized on another thread while the runtime times this one.
 #include "kernels/runtime/request_runner.h"
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 
 #include <fmt/format.h>
 
@@ -13,20 +15,25 @@
 namespace pet::runtime {
 namespace {
 
-std::vector<std::string> serialized_models(const TimingRequest& request, const std::string& folder, Runtime& runtime) {
+std::vector<std::string> serialized_models(const TimingRequest& request, const std::string& folder,
+                                           const ExportOptions& options) {
   std::vector<std::string> models;
   for (const std::string& file : request.models) {
     std::string path = (std::filesystem::path(folder) / file).string();
-    models.push_back(serialize_onnx(parse_graph(read_whole_file(path, "a request's weight-free model")),
-                                    runtime.export_options()));
+    models.push_back(serialize_onnx(parse_graph(read_whole_file(path, "a request's weight-free model")), options));
   }
   return models;
 }
 
-TimingResult time_request(Runtime& runtime, const TimingRequest& request, const std::string& folder) {
+// `request`'s models, read and serialized on another thread; get() gives them or rethrows.
+std::future<std::vector<std::string>> models_in_background(const TimingRequest& request, const std::string& folder,
+                                                           const ExportOptions& options) {
+  return std::async(std::launch::async, [&request, &folder, options] { return serialized_models(request, folder, options); });
+}
+
+TimingResult time_request(Runtime& runtime, const TimingRequest& request, std::vector<std::string> models) {
   TimingResult result;
   result.request = request;
-  std::vector<std::string> models = serialized_models(request, folder, runtime);
   try {
     result.timings = time_accepted(runtime, models, request.options, result.refused, request.options.purpose.first);
   } catch (const ModelRejected& refusal) {  // the reference: the others cannot be compared without it
@@ -50,12 +57,17 @@ MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingReques
   std::function<double()> elapsed = options.elapsed_s ? options.elapsed_s : steady_clock_from_now();
   out << device_line(device) << std::flush;
   MeasureOutcome outcome;
-  for (const TimingRequest& request : requests) {
+  const ExportOptions export_options = runtime.export_options();
+  std::future<std::vector<std::string>> next;
+  if (!requests.empty()) next = models_in_background(requests.front(), models_folder, export_options);
+  for (size_t i = 0; i < requests.size(); ++i) {
     if (elapsed() >= options.deadline_s) {
       outcome.left = static_cast<int>(requests.size()) - outcome.timed;
       break;
     }
-    out << result_line(time_request(runtime, request, models_folder)) << std::flush;
+    std::vector<std::string> models = next.get();
+    if (i + 1 < requests.size()) next = models_in_background(requests[i + 1], models_folder, export_options);
+    out << result_line(time_request(runtime, requests[i], std::move(models))) << std::flush;
     ++outcome.timed;
   }
   outcome.stopped = outcome.left > 0

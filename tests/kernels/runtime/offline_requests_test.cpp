@@ -119,5 +119,28 @@ TEST(RequestRunner, TimesRequestsInOrderAndStopsCleanlyAtTheDeadline) {
   EXPECT_EQ(fake.calls, 2);
 }
 
+// The next request's models are read while the runtime times the one before, yet a model file that
+// cannot be read still fails only when its request is reached, after the earlier results are out.
+TEST(RequestRunner, AModelThatCannotBeReadFailsWhenItsRequestIsReached) {
+  RecordingRuntime recording("h100");
+  for (const char* text : {kRelu, kConvRelu}) {  // two models, so two files
+    Graph graph = parse_graph(text);
+    TimingOptions options = selection_options();
+    options.purpose.keys = {"model " + graph.name};
+    recording.time_models({serialize_onnx(graph)}, options);
+  }
+  std::filesystem::path misses = pet::testing::private_temp_dir() / "unreadable" / "two.jsonl";
+  std::filesystem::create_directories(misses.parent_path());
+  recording.write(misses.string());
+  std::vector<TimingRequest> requests = read_requests(misses.string());
+  ASSERT_EQ(requests.size(), 2u);
+  std::filesystem::remove(std::filesystem::path(models_folder(misses.string())) / requests[1].models.at(0));
+  pet::testing::FakeGpuRuntime fake;
+  std::ostringstream out;
+  EXPECT_THROW(measure_requests(fake, requests, models_folder(misses.string()), {"card", "fake"}, out, {}), UserError);
+  EXPECT_EQ(parse_results(out.str(), "out").results.size(), 1u) << "the first request's result is written first";
+  EXPECT_EQ(fake.calls, 1);
+}
+
 }  // namespace
 }  // namespace pet::runtime
