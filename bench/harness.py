@@ -114,8 +114,9 @@ def parser() -> argparse.ArgumentParser:
                    "would pass 90 minutes) with their durations estimated from bench/results/*/matrix.csv; run nothing")
     p.add_argument("--merge", nargs="+", default=[], metavar="DIR",
                    help="join these harness runs' folders (parts) into one table in --out; measure nothing")
-    p.add_argument("--gpu-results", default="", metavar="FILE",
-                   help="bench/gpu/e2e.py's results file: adds the GPU's measured columns and charts")
+    p.add_argument("--gpu-results", default="", metavar="FILE[,FILE...]",
+                   help="bench/gpu/e2e.py's results file: adds the GPU's measured columns and charts; several runs on "
+                   "one card merge, each model and batch taken whole from the run that measured most of its variants")
     return p
 
 
@@ -141,7 +142,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     args.pet_extra = (["--profile-db", args.profile_db] if args.profile_db else []) + (["--replay"] if args.replay else [])
     args.pet_extra += (["--time-limit", f"{args.time_limit:g}"] if args.time_limit is not None else []) + args.pet_args.split()
     try:
-        args.gpu_document = gpu_results.load(Path(args.gpu_results)) if args.gpu_results else None
+        files = [Path(f) for f in args.gpu_results.split(",") if f]
+        args.gpu_document = gpu_results.load_all(files) if files else None
     except gpu_results.GpuResultsError as error:
         raise HarnessError(f"--gpu-results {error}") from error
     if not args.openvino_extension:

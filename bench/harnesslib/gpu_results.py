@@ -18,6 +18,10 @@ The file is one JSON object:
               "correction_share_error".
 A variant's median is the median of its per-round medians; its spread is the larger of half the
 interquartile range of those round medians and the median of the rounds' own half-IQRs.
+Several runs on one card (the session's e2e and compile stages) merge into one document whose rows
+of each model and batch all come from one run, the one that measured most of its variants, so every
+ratio stays one of figures timed side by side; such a document lists its runs under "runs" and each
+entry names its run ("run": the index).
 """
 import json
 from pathlib import Path
@@ -73,6 +77,43 @@ def check(document: dict) -> dict:
     for index, entry in enumerate(document["results"]):
         check_entry(entry, index)
     return document
+
+
+def merged(documents: List[dict]) -> dict:
+    """One document of several runs on one card: each model and batch from the run that measured most of its
+    variants (the later run on a tie), its entries marked with the run's index; the first run's header."""
+    if len(documents) == 1:
+        return documents[0]
+    cards = {document["card"] for document in documents}
+    if len(cards) > 1:
+        raise GpuResultsError(f"the runs were on different cards ({', '.join(sorted(cards))}); merge one card's runs")
+    counts = [measured_counts(document) for document in documents]
+    chosen: Dict[tuple, int] = {}
+    order: List[tuple] = []
+    for index, document_counts in enumerate(counts):
+        for key, count in document_counts.items():
+            if key not in chosen:
+                order.append(key)
+            if key not in chosen or count >= counts[chosen[key]][key]:
+                chosen[key] = index
+    results = [dict(entry, run=chosen[key]) for key in order for entry in documents[chosen[key]]["results"]
+               if (entry["model"], int(entry["batch"])) == key]
+    runs = [{"started": document.get("started", ""), "method": document["method"]} for document in documents]
+    return dict(documents[0], results=results, runs=runs)
+
+
+def measured_counts(document: dict) -> Dict[tuple, int]:
+    """Per (model, batch), how many of its variants were measured, in the file's order."""
+    counts: Dict[tuple, int] = {}
+    for entry in document["results"]:
+        key = (entry["model"], int(entry["batch"]))
+        counts[key] = counts.get(key, 0) + (entry["status"] == "ok")
+    return counts
+
+
+def load_all(paths: List[Path]) -> dict:
+    """The checked files merged (merged()); GpuResultsError naming the file that is unreadable or invalid."""
+    return merged([load(path) for path in paths])
 
 
 def load(path: Path) -> dict:

@@ -34,7 +34,7 @@ folder=$results/$name
 [[ ! -e "$folder" ]] || fail "$folder exists already; name another folder (the returned files are the only copy)"
 
 mkdir -p "$folder"
-for file in summary.txt session.log e2e.json measure.results.jsonl; do
+for file in summary.txt session.log e2e.json e2e-compile.json measure.results.jsonl; do
   [[ -f "$files_at/$file" ]] && cp "$files_at/$file" "$folder/"
 done
 if [[ -f "$files_at/results.tar.gz" ]]; then
@@ -60,13 +60,15 @@ if [[ -s "$folder/measure.results.jsonl" ]]; then
   fi
 fi
 
-# The harness's GPU section alone: an empty CPU part merged with the e2e results.
+# The harness's GPU section alone: an empty CPU part merged with the e2e results (and the compile
+# stage's, each model and batch whole from one run).
 if [[ -s "$folder/e2e.json" ]]; then
-  empty=$(mktemp -d) rendered=$(mktemp -d)
+  empty=$(mktemp -d) rendered=$(mktemp -d) gpu_files="$folder/e2e.json"
+  [[ -s "$folder/e2e-compile.json" ]] && gpu_files="$gpu_files,$folder/e2e-compile.json"
   printf 'model,batch,target,threads,variant\n' > "$empty/harness.csv"
-  python3 bench/harness.py --merge "$empty" --gpu-results "$folder/e2e.json" --out "$rendered" > /dev/null
+  python3 bench/harness.py --merge "$empty" --gpu-results "$gpu_files" --out "$rendered" > /dev/null
   # The part header names the empty folder: say instead what was rendered, and how.
-  python3 - "$rendered/harness.md" "$folder/harness.md" "$folder/e2e.json" <<'PY'
+  python3 - "$rendered/harness.md" "$folder/harness.md" "$gpu_files" <<'PY'
 import sys
 text = open(sys.argv[1]).read()
 body = text[text.index("- GPU ("):]

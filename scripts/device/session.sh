@@ -8,21 +8,24 @@
 # Here, as a dry run (every stage says "no device" and still writes its files):
 #   OUT=/tmp/session bash scripts/device/session.sh [--kit .device/kit.tar.xz] [--stages a,b] [--cap stage=S ...]
 # --stages runs only the named stages, in the order given (the kit first); --cap gives a stage another time cap
-# in seconds (the measure stage's deadline and the e2e stage's last model start follow its cap).
+# in seconds (the measure stage's deadline and the e2e stage's last model start follow its cap);
+# --compile-models LIST: the models of the compile stage (only run when --stages names it).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 kit_archive=.device/kit.tar.xz
 only_stages=""
+compile_models=resnet18,csrnet_backend,bert_s128
 declare -A caps=()
 while (($#)); do
   case "$1" in
     --kit) kit_archive="$2"; shift 2 ;;
     --stages) only_stages="$2"; shift 2 ;;
+    --compile-models) compile_models="$2"; shift 2 ;;
     --cap)
       [[ "${2:-}" =~ ^([a-z_0-9]+)=([0-9]+)$ ]] || { echo "session: --cap takes STAGE=SECONDS, got '${2:-}'" >&2; exit 2; }
       caps[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -237,6 +240,26 @@ stage_e2e() {
   esac
 }
 
+# torch.compile beside the other variants for the models --compile-models names (default
+# resnet18,csrnet_backend,bert_s128) at batch 1: e2e.py with a compile budget of half the cap, in a
+# file of its own (e2e-compile.json, straight into $OUT) that after-check.sh merges with e2e.json,
+# each model and batch taken whole from one run. Not in the default stages: name it with --stages.
+stage_compile() {
+  [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/compile.txt"; echo "no device" > "$RESULTS/compile.status"; exit 0; }
+  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" PYTHONUNBUFFERED=1 python3 bench/gpu/e2e.py --kit "$KIT_DIR" \
+    --out "$OUT/e2e-compile.json" --models "$COMPILE_MODELS" --batches 1 --rounds 3 --runs 30 --warmup 5 \
+    --seconds $((STAGE_CAP * 3 / 4)) --compile-budget $((STAGE_CAP / 2)) --conv-cache "$CONV_CACHE" \
+    > "$RESULTS/compile.txt" 2>&1
+  local rc=$? compiled
+  cp "$OUT/e2e-compile.json" "$RESULTS/e2e-compile.json" 2>/dev/null
+  compiled=$(grep -c '"variant": "torch-compile", "status": "ok"' "$RESULTS/e2e-compile.json" 2>/dev/null || echo 0)
+  case $rc in
+    0) echo "ok: $compiled of the models $COMPILE_MODELS compiled and measured (e2e-compile.json)" > "$RESULTS/compile.status" ;;
+    3) echo "no device (e2e.py found no CUDA device)" > "$RESULTS/compile.status" ;;
+    *) echo "failed: exit $rc, $compiled compiled (e2e-compile.json)" > "$RESULTS/compile.status" ;;
+  esac
+}
+
 # ---- where the device's CUDA libraries are: torch's nvidia-* wheels, the driver, then the toolkit
 
 device_library_path() {
@@ -254,6 +277,7 @@ device_library_path() {
 # shared by every later load of the session and returned with the results; the kit's decisions
 # from earlier checks on this card (make-kit.sh) are where it starts.
 export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
+export COMPILE_MODELS="$compile_models"
 say "pet GPU session, results in $OUT"
 run_stage kit 30
 [[ -f "$kit/conv-cache.tsv" ]] && cp "$kit/conv-cache.tsv" "$CONV_CACHE"
@@ -263,7 +287,7 @@ export NO_DEVICE=$no_device
 # The caps sum to 575 s with the kit's (under timeout_s 590); on the H200 on 2026-11-28 the stages
 # took 7, 15, 115 (24 models), -, 1, 3, 60 (18 written models) and 246 s (13 of 18 model-batches).
 declare -A default_caps=([environment]=30 [unit_tests]=40 [executor]=150 [measure]=50 [ceilings]=15 [memcheck]=20
-                         [written]=90 [e2e]=150)
+                         [written]=90 [e2e]=150 [compile]=240)
 order=(environment unit_tests executor measure ceilings memcheck written e2e)
 [[ -n "$only_stages" ]] && IFS=, read -r -a order <<< "$only_stages"
 for name in "${order[@]}"; do

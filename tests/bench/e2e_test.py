@@ -236,6 +236,35 @@ class WholeRun(unittest.TestCase):
 class ResultsFormat(unittest.TestCase):
     FIXTURE = Path(__file__).resolve().parent / "fixtures" / "gpu_e2e_fixture.json"
 
+    def test_runs_on_one_card_merge_each_model_and_batch_whole_from_the_run_that_measured_more(self):
+        document = gpu_results.load(self.FIXTURE)
+
+        def run(started, model_variants):
+            results = []
+            for model, measured in model_variants:
+                for variant, _ in gpu_results.VARIANTS:
+                    ok = variant in measured
+                    results.append(dict(model=model, batch=1, variant=variant, status="ok" if ok else "skipped",
+                                        **({"median_us": 1.0, "spread_us": 0.1, "runs": 9} if ok else
+                                           {"reason": "no compile budget"})))
+            return dict(document, started=started, results=results)
+
+        five = ["input", "pet-taso", "pet", "torch-eager", "torch-cuda-graph"]
+        e2e = run("first", [("resnet18", five), ("resnet50", five)])
+        compile_run = run("second", [("resnet18", five + ["torch-compile"])])
+        merged = gpu_results.merged([e2e, compile_run])
+        rows = {(e["model"], e["variant"]): (e["run"], e["status"]) for e in merged["results"]}
+        self.assertEqual(rows[("resnet18", "torch-compile")], (1, "ok"))
+        self.assertEqual(rows[("resnet18", "input")], (1, "ok"), "the whole row from the compile run")
+        self.assertEqual(rows[("resnet50", "input")], (0, "ok"))
+        self.assertEqual(rows[("resnet50", "torch-compile")], (0, "skipped"))
+        self.assertEqual(len(merged["results"]), 2 * len(gpu_results.VARIANTS))
+        self.assertEqual([r["started"] for r in merged["runs"]], ["first", "second"])
+        gpu_results.check(merged)
+        with self.assertRaises(gpu_results.GpuResultsError) as raised:
+            gpu_results.merged([e2e, dict(compile_run, card="NVIDIA H100 80GB HBM3")])
+        self.assertIn("different cards", str(raised.exception))
+
     def test_the_fixture_is_of_the_format_and_says_it_is_a_fixture(self):
         document = gpu_results.load(self.FIXTURE)
         self.assertTrue(document["fixture"])

@@ -26,6 +26,25 @@ grep -q "^## GPU: NVIDIA H200, measured end to end" "$folder/harness.md" || fail
 grep -q "^# pet harness: the GPU's section alone" "$folder/harness.md" || fail "harness.md's header names the empty part"
 grep -q "no kit at $work/no-kit.tar.xz, so the timings are not imported" "$work/log" || fail "no word on the import: $(cat "$work/log")"
 
+# With the compile stage's file beside it (ResNet-18 at batch 1 again, torch.compile measured this
+# time; a stand-in made from the check's own figures), that model's row comes whole from it.
+python3 - "$returned/e2e.json" "$work/files_at/e2e-compile.json" <<'PY'
+import json, sys
+document = json.load(open(sys.argv[1]))
+rows = [dict(e) for e in document["results"] if (e["model"], e["batch"]) == ("resnet18", 1)]
+for e in rows:
+    if e["variant"] == "torch-compile":
+        e.update(status="ok", median_us=401.5, spread_us=1.5, runs=90, rounds_us=[401.5, 401.0, 402.0])
+        e.pop("reason", None)
+json.dump(dict(document, results=rows, started="later"), open(sys.argv[2], "w"))
+PY
+bash scripts/device/after-check.sh "$work/files_at" 2026-11-28-h200-compile --results "$work/out" \
+  --kit "$work/no-kit.tar.xz" > "$work/log4" 2>&1 || fail "after-check with e2e-compile.json failed: $(cat "$work/log4")"
+compiled=$work/out/2026-11-28-h200-compile
+[[ -f "$compiled/e2e-compile.json" ]] || fail "e2e-compile.json was not laid out"
+grep -E '^resnet18,1,gpu,.*torch-compile' "$compiled/harness.csv" | grep -q ',0.4015,' ||
+  fail "the merged table lacks the compile run's torch.compile time: $(grep torch-compile "$compiled/harness.csv" | head -3)"
+
 if bash scripts/device/after-check.sh "$work/files_at" 2026-11-28-h200 --results "$work/out" > "$work/log2" 2>&1; then
   fail "an existing folder was written over"
 fi

@@ -47,6 +47,11 @@ OUT="$out/ordered" bash scripts/device/session.sh --kit "$kit" --stages e2e,writ
   fail "session.sh --stages e2e,written failed"
 [[ "$(grep -o 'stage [a-z_0-9]* (cap' "$out/ordered.stdout" | tr '\n' ' ')" == "stage kit (cap stage e2e (cap stage written (cap " ]] ||
   fail "--stages e2e,written ran: $(grep -o 'stage [a-z_0-9]* (cap' "$out/ordered.stdout" | tr '\n' ' ')"
+# The compile stage runs only when named, with the models --compile-models gives.
+OUT="$out/compile" bash scripts/device/session.sh --kit "$kit" --stages compile --compile-models resnet18 \
+  > "$out/compile.stdout" 2>&1 || fail "session.sh --stages compile failed"
+grep -qE "^compile +[0-9]+s +no device" "$out/compile/summary.txt" || fail "the compile stage: $(cat "$out/compile/summary.txt")"
+grep -q "stage compile" "$out.stdout" && fail "the compile stage ran without being named"
 # The kit's decisions from earlier checks are where the session's decision file starts.
 mkdir -p "$out/seeded-kit"
 tar -xJf "$kit" -C "$out/seeded-kit"
