@@ -208,10 +208,18 @@ int measure(const CliArgs& parsed, std::ostream& out) {
   gpu::ExecutorOptions executor = executor_options(parsed, gpu::MathMode::tf32);
   std::string card = card_name(executor.device);
   std::unique_ptr<runtime::Runtime> gpu_runtime = gpu::open_gpu_runtime(executor);
+  for (const std::string& earlier : parsed.all("--skip-timed"))
+    if (std::filesystem::exists(earlier) && std::filesystem::exists(*results) &&
+        std::filesystem::equivalent(earlier, *results))
+      throw UserError(fmt::format("--skip-timed '{}' is the --out file, which this run writes anew; give the new "
+                                  "results another file",
+                                  earlier));
+  runtime::MeasuringDevice device{card, gpu_runtime->version()};
+  options.timed_before = runtime::earlier_timings(parsed.all("--skip-timed"), requests, device);
   std::ofstream file(*results, std::ios::trunc);
   if (!file) throw UserError(fmt::format("--out '{}' cannot be written; check its folder", *results));
   runtime::MeasureOutcome outcome = runtime::measure_requests(
-      *gpu_runtime, requests, runtime::models_folder(misses), {card, gpu_runtime->version()}, file, options);
+      *gpu_runtime, requests, runtime::models_folder(misses), device, file, options);
   out << fmt::format("{} on {}; results in {}\n", outcome.stopped, card, *results);
   out << fmt::format("pet-gpu's loads: {}\n", gpu_runtime->activity());
   return 0;
@@ -251,7 +259,7 @@ int pet_gpu_main(const std::vector<std::string>& args, std::istream& in, std::os
     if (args[0] == "serve")
       return serve(CliArgs("pet-gpu serve", rest, executor_flags({"--seed"}), {"--strict", "--tf32"}), in, out);
     if (args[0] == "measure")
-      return measure(CliArgs("pet-gpu measure", rest, executor_flags({"--deadline", "--out"}), {"--strict", "--tf32"}),
+      return measure(CliArgs("pet-gpu measure", rest, executor_flags({"--deadline", "--out", "--skip-timed"}), {"--strict", "--tf32"}),
                      out);
     throw UserError(
         fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "

@@ -39,7 +39,7 @@ commands:
                          graph replays of the same seeded inputs), "quit" or the end of the input
                          ends it; prints "ready: ..." once loaded (--strict | --tf32, --seed N,
                          --device N, --conv-cache FILE, --conv-engines N as for time)
-  measure FILE --out RESULTS [--deadline S]
+  measure FILE --out RESULTS [--deadline S] [--skip-timed RESULTS]
                          times the requests of a misses file (pet-opt --export-misses) as
                          pet-opt's measured path would: each request's models loaded from
                          FILE.models/, interleaved round by round as CUDA-graph replays between
@@ -72,6 +72,8 @@ check options:
 measure options:
   --strict | --tf32      the math (default: --tf32, as the h100 and h200 targets are timed)
   --device N             the device (default 0)
+  --skip-timed RESULTS   leaves out the requests an earlier run timed (its results file, on the
+                         same misses file, card and libraries); repeatable
   --conv-cache FILE, --conv-engines N
                          as for check
 

@@ -5,9 +5,11 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "core/error.h"
 #include "core/file_safety.h"
 #include "core/onnx_export.h"
 #include "core/text_ir.h"
@@ -57,25 +59,54 @@ MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingReques
   std::function<double()> elapsed = options.elapsed_s ? options.elapsed_s : steady_clock_from_now();
   out << device_line(device) << std::flush;
   MeasureOutcome outcome;
+  std::vector<const TimingRequest*> todo;
+  for (const TimingRequest& request : requests)
+    if (options.timed_before.count(request.id) == 0) todo.push_back(&request);
+  outcome.timed_before = static_cast<int>(requests.size() - todo.size());
   const ExportOptions export_options = runtime.export_options();
   std::future<std::vector<std::string>> next;
-  if (!requests.empty()) next = models_in_background(requests.front(), models_folder, export_options);
-  for (size_t i = 0; i < requests.size(); ++i) {
+  if (!todo.empty()) next = models_in_background(*todo.front(), models_folder, export_options);
+  for (size_t i = 0; i < todo.size(); ++i) {
     if (elapsed() >= options.deadline_s) {
-      outcome.left = static_cast<int>(requests.size()) - outcome.timed;
+      outcome.left = static_cast<int>(todo.size()) - outcome.timed;
       break;
     }
     std::vector<std::string> models = next.get();
-    if (i + 1 < requests.size()) next = models_in_background(requests[i + 1], models_folder, export_options);
-    out << result_line(time_request(runtime, requests[i], std::move(models))) << std::flush;
+    if (i + 1 < todo.size()) next = models_in_background(*todo[i + 1], models_folder, export_options);
+    out << result_line(time_request(runtime, *todo[i], std::move(models))) << std::flush;
     ++outcome.timed;
   }
+  std::string before =
+      outcome.timed_before > 0 ? fmt::format(" ({} timed by an earlier run)", outcome.timed_before) : "";
   outcome.stopped = outcome.left > 0
-                        ? fmt::format("deadline of {:g} s reached: {} of {} requests timed, {} left", options.deadline_s,
-                                      outcome.timed, requests.size(), outcome.left)
-                        : fmt::format("all {} requests timed", requests.size());
+                        ? fmt::format("deadline of {:g} s reached: {} of {} requests timed, {} left{}", options.deadline_s,
+                                      outcome.timed, todo.size(), outcome.left, before)
+                        : fmt::format("all {} requests timed{}", todo.size(), before);
   out << stop_line(outcome.stopped) << std::flush;
   return outcome;
+}
+
+std::set<int> earlier_timings(const std::vector<std::string>& earlier, const std::vector<TimingRequest>& requests,
+                              const MeasuringDevice& device) {
+  std::map<int, std::string> by_id;
+  for (const TimingRequest& request : requests) by_id[request.id] = request_line(request);
+  std::set<int> ids;
+  for (const std::string& path : earlier) {
+    TimingResults results = read_results(path);
+    if (results.device.card != device.card || results.device.runtime != device.runtime)
+      throw UserError(fmt::format("--skip-timed '{}' was timed on {} ({}), this run on {} ({}); its timings are not "
+                                  "this run's to continue",
+                                  path, results.device.card, results.device.runtime, device.card, device.runtime));
+    for (const TimingResult& result : results.results) {
+      auto found = by_id.find(result.request.id);
+      if (found == by_id.end() || found->second != request_line(result.request))
+        throw UserError(fmt::format("--skip-timed '{}' answers another misses file: its request {} is not this "
+                                    "file's; pass the results of a run on the same kit",
+                                    path, result.request.id));
+      ids.insert(result.request.id);
+    }
+  }
+  return ids;
 }
 
 }  // namespace pet::runtime

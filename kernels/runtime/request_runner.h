@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,13 @@ struct MeasureOptions {
   double deadline_s = 60;  // no request is started after this many seconds
   // Seconds since the run began (a test passes its own clock).
   std::function<double()> elapsed_s;
+  std::set<int> timed_before;  // ids of requests an earlier run timed (earlier_timings): left out
 };
 
 struct MeasureOutcome {
   int timed = 0;         // requests whose results were written
   int left = 0;          // requests not started because of the deadline
+  int timed_before = 0;  // requests left out because an earlier run timed them
   std::string stopped;   // why the run ended, as the results file's last line says
 };
 
@@ -32,5 +35,11 @@ struct MeasureOutcome {
 MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingRequest>& requests,
                                 const std::string& models_folder, const MeasuringDevice& device, std::ostream& out,
                                 const MeasureOptions& options);
+
+// The ids of `requests` that the results files `earlier` (an earlier run's, on the same misses file)
+// timed. UserError naming the file where it answers another misses file (a result whose request
+// differs from the request of its id) or was timed on another card or runtime than `device`.
+std::set<int> earlier_timings(const std::vector<std::string>& earlier, const std::vector<TimingRequest>& requests,
+                              const MeasuringDevice& device);
 
 }  // namespace pet::runtime

@@ -9,23 +9,27 @@
 #   OUT=/tmp/session bash scripts/device/session.sh [--kit .device/kit.tar.xz] [--stages a,b] [--cap stage=S ...]
 # --stages runs only the named stages, in the order given (the kit first); --cap gives a stage another time cap
 # in seconds (the measure stage's deadline and the e2e stage's last model start follow its cap);
-# --compile-models LIST: the models of the compile stage (only run when --stages names it).
+# --compile-models LIST: the models of the compile stage (only run when --stages names it);
+# --measure-after FILE[,FILE]: the measure stage leaves out what those results (an earlier run's on
+# this kit, carried in .device/) timed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 kit_archive=.device/kit.tar.xz
 only_stages=""
 compile_models=resnet18,csrnet_backend,bert_s128
+measure_after=""
 declare -A caps=()
 while (($#)); do
   case "$1" in
     --kit) kit_archive="$2"; shift 2 ;;
     --stages) only_stages="$2"; shift 2 ;;
     --compile-models) compile_models="$2"; shift 2 ;;
+    --measure-after) measure_after="$2"; shift 2 ;;
     --cap)
       [[ "${2:-}" =~ ^([a-z_0-9]+)=([0-9]+)$ ]] || { echo "session: --cap takes STAGE=SECONDS, got '${2:-}'" >&2; exit 2; }
       caps[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -189,8 +193,11 @@ stage_measure() {
   local file="$RESULTS/measure.txt" misses="$KIT_DIR/misses/misses.jsonl"
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/measure.status"; exit 0; }
   [[ -f "$misses" ]] || { echo "not in this kit (make-kit.sh --misses)" > "$RESULTS/measure.status"; exit 0; }
+  local earlier=() paths=() path
+  IFS=, read -r -a paths <<< "$MEASURE_AFTER"
+  for path in "${paths[@]}"; do [[ -n "$path" ]] && earlier+=(--skip-timed "$path"); done
   LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-gpu" measure "$misses" --deadline $((STAGE_CAP - 20)) \
-    --conv-cache "$CONV_CACHE" --out "$OUT/measure.results.jsonl" > "$file" 2>&1
+    --conv-cache "$CONV_CACHE" --out "$OUT/measure.results.jsonl" "${earlier[@]}" > "$file" 2>&1
   local rc=$?
   cp "$OUT/measure.results.jsonl" "$RESULTS/measure.results.jsonl" 2>/dev/null
   if ((rc == 0)); then echo "ok: $(grep -m1 '; results in ' "$file"); $(grep -m1 "^pet-gpu's loads: " "$file")" > "$RESULTS/measure.status"
@@ -277,7 +284,7 @@ device_library_path() {
 # shared by every later load of the session and returned with the results; the kit's decisions
 # from earlier checks on this card (make-kit.sh) are where it starts.
 export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
-export COMPILE_MODELS="$compile_models"
+export COMPILE_MODELS="$compile_models" MEASURE_AFTER="$measure_after"
 say "pet GPU session, results in $OUT"
 run_stage kit 30
 [[ -f "$kit/conv-cache.tsv" ]] && cp "$kit/conv-cache.tsv" "$CONV_CACHE"

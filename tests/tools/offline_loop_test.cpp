@@ -78,7 +78,7 @@ size_t measure_and_import(const std::string& misses, const std::string& db) {
   {
     std::ofstream out(results);
     runtime::measure_requests(fake, requests, runtime::models_folder(misses), {"NVIDIA H100 80GB HBM3", fake.version()},
-                              out, {.deadline_s = 1e9, .elapsed_s = {}});
+                              out, {.deadline_s = 1e9, .elapsed_s = {}, .timed_before = {}});
   }
   Ran imported = pet_profile({"--import", results, "--misses", misses, "--out", db});
   EXPECT_EQ(imported.status, 0) << imported.err;

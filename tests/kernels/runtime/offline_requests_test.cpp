@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <sstream>
 
 #include "core/error.h"
@@ -35,6 +36,16 @@ const char* kRelu = R"(graph "relu" opset 13 {
 TimingOptions selection_options() {
   return {.threads = 1, .warmup = 2, .runs = 3, .per_node = false, .seed = 7,
           .purpose = {"selection", {"model a", "model b"}, FirstModel::reference}};
+}
+
+// The message of the UserError `call` throws ("(none)" when it throws none).
+std::string user_error(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  return "(none)";
 }
 
 std::string write(const std::string& name, const std::string& text) {
@@ -105,7 +116,7 @@ TEST(RequestRunner, TimesRequestsInOrderAndStopsCleanlyAtTheDeadline) {
   pet::testing::FakeGpuRuntime fake;
   std::ostringstream out;
   double now = 0;
-  MeasureOptions options{.deadline_s = 25, .elapsed_s = [&now] { return now += 10; }};  // 10 s per request
+  MeasureOptions options{.deadline_s = 25, .elapsed_s = [&now] { return now += 10; }, .timed_before = {}};  // 10 s per request
   MeasureOutcome outcome =
       measure_requests(fake, read_requests(misses), models_folder(misses), {"card", "fake"}, out, options);
   EXPECT_EQ(outcome.timed, 2);
@@ -140,6 +151,47 @@ TEST(RequestRunner, AModelThatCannotBeReadFailsWhenItsRequestIsReached) {
   EXPECT_THROW(measure_requests(fake, requests, models_folder(misses.string()), {"card", "fake"}, out, {}), UserError);
   EXPECT_EQ(parse_results(out.str(), "out").results.size(), 1u) << "the first request's result is written first";
   EXPECT_EQ(fake.calls, 1);
+}
+
+// A second run on the same misses file continues where the first stopped: the requests the first
+// timed are left out, and the results of another misses file or another card are refused.
+TEST(RequestRunner, ASecondRunLeavesOutWhatAnEarlierRunTimed) {
+  RecordingRuntime recording("h100");
+  std::string model = serialize_onnx(parse_graph(kRelu));
+  for (int r = 0; r < 3; ++r) {
+    TimingOptions options = selection_options();
+    options.purpose.keys = {"model " + std::to_string(r)};
+    recording.time_models({model}, options);
+  }
+  std::string misses = (pet::testing::private_temp_dir() / "continued.jsonl").string();
+  recording.write(misses);
+  std::vector<TimingRequest> requests = read_requests(misses);
+  pet::testing::FakeGpuRuntime fake;
+  MeasuringDevice device{"card", "fake"};
+  std::ostringstream first;
+  double now = 0;
+  measure_requests(fake, requests, models_folder(misses), device, first,
+                   {.deadline_s = 15, .elapsed_s = [&now] { return now += 10; }, .timed_before = {}});  // request 1 only
+  std::string earlier = write("continued.first.jsonl", first.str());
+
+  MeasureOptions options;
+  options.timed_before = earlier_timings({earlier}, requests, device);
+  EXPECT_EQ(options.timed_before, (std::set<int>{1}));
+  std::ostringstream second;
+  MeasureOutcome outcome = measure_requests(fake, requests, models_folder(misses), device, second, options);
+  EXPECT_EQ(outcome.stopped, "all 2 requests timed (1 timed by an earlier run)");
+  TimingResults results = parse_results(second.str(), "second");
+  ASSERT_EQ(results.results.size(), 2u);
+  EXPECT_EQ(results.results[0].request.id, 2);
+
+  EXPECT_EQ(user_error([&] { earlier_timings({earlier}, requests, {"another card", "fake"}); }),
+            "--skip-timed '" + earlier + "' was timed on card (fake), this run on another card (fake); its timings "
+            "are not this run's to continue");
+  std::vector<TimingRequest> other = requests;
+  other[0].options.runs += 1;
+  EXPECT_EQ(user_error([&] { earlier_timings({earlier}, other, device); }),
+            "--skip-timed '" + earlier + "' answers another misses file: its request 1 is not this file's; pass "
+            "the results of a run on the same kit");
 }
 
 }  // namespace
