@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "tests/os_conditions.h"
 #include "tests/test_temp_dir.h"
+#include "tests/user_error_message.h"
 
 namespace pet {
 namespace {
@@ -42,18 +43,9 @@ std::string read_text(const fs::path& path) {
   return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
 
-std::string user_error(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const UserError& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
-
 // The UserError `body` throws, run as the unprivileged user 65534 (see run_as_nobody).
 std::string run_as_nobody_user_error(const std::function<void()>& body) {
-  return testing::run_as_nobody([&] { return user_error(body); });
+  return testing::run_as_nobody([&] { return testing::user_error_message(body); });
 }
 
 std::vector<std::string> folder_entries(const fs::path& folder) {
@@ -82,7 +74,7 @@ TEST(ContainedDataFile, ParentFolderLocationsAreRefused) {
   fs::path model = fresh_folder("parent");
   write_text(model.parent_path() / "secret.bin", "secret");
   for (std::string location : {"../secret.bin", "sub/../../secret.bin", "./sub/../../etc/passwd", ".."})
-    EXPECT_EQ(user_error([&] { contained_data_file(model.string(), location, "initializer 'w'"); }),
+    EXPECT_EQ(testing::user_error_message([&] { contained_data_file(model.string(), location, "initializer 'w'"); }),
               "initializer 'w' keeps its data at '" + location + "', which leaves the model's folder '" +
                   model.string() +
                   "'; external data must lie inside the model's folder tree: move the file there and give its "
@@ -95,7 +87,7 @@ TEST(ContainedDataFile, AbsoluteLocationsAreRefused) {
   std::string inside = (model / "w.bin").string();
   write_text(inside, "weights");
   for (std::string location : {std::string("/etc/passwd"), inside, std::string("/abs")})
-    EXPECT_EQ(user_error([&] { contained_data_file(model.string(), location, "initializer 'w'"); }),
+    EXPECT_EQ(testing::user_error_message([&] { contained_data_file(model.string(), location, "initializer 'w'"); }),
               "initializer 'w' keeps its data at the absolute location '" + location +
                   "'; external data must be named relative to the model's folder '" + model.string() +
                   "': move the file into that folder and give its relative path")
@@ -110,7 +102,7 @@ TEST(ContainedDataFile, SymbolicLinksLeadingOutsideAreRefused) {
   fs::create_symlink(outside / "secret.bin", model / "w.bin");
   fs::path resolved = fs::canonical(outside / "secret.bin");
   for (std::string location : {"sub/secret.bin", "w.bin", "./sub/../w.bin"})
-    EXPECT_EQ(user_error([&] { contained_data_file(model.string(), location, "attribute 'value' of node 'c'"); }),
+    EXPECT_EQ(testing::user_error_message([&] { contained_data_file(model.string(), location, "attribute 'value' of node 'c'"); }),
               "attribute 'value' of node 'c' keeps its data at '" + location + "', which a symbolic link leads to '" +
                   resolved.string() + "', outside the model's folder '" + fs::canonical(model).string() +
                   "'; copy the data file into the model's folder tree instead of linking to it")
@@ -120,20 +112,20 @@ TEST(ContainedDataFile, SymbolicLinksLeadingOutsideAreRefused) {
 TEST(ContainedDataFile, EmptyMissingAndFolderLocationsAreRefused) {
   fs::path model = fresh_folder("odd");
   fs::create_directories(model / "sub");
-  EXPECT_EQ(user_error([&] { contained_data_file(model.string(), "", "initializer 'w'"); }),
+  EXPECT_EQ(testing::user_error_message([&] { contained_data_file(model.string(), "", "initializer 'w'"); }),
             "initializer 'w' is stored as external data but its 'location' is empty; re-export the model with its "
             "data file next to it");
-  EXPECT_EQ(user_error([&] { contained_data_file(model.string(), "gone.bin", "initializer 'w'"); }),
+  EXPECT_EQ(testing::user_error_message([&] { contained_data_file(model.string(), "gone.bin", "initializer 'w'"); }),
             "initializer 'w' keeps its data in external file '" + (model / "gone.bin").string() +
                 "', which cannot be read (it does not exist); keep the data file next to the model");
-  EXPECT_EQ(user_error([&] { contained_data_file(model.string(), "sub", "initializer 'w'"); }),
+  EXPECT_EQ(testing::user_error_message([&] { contained_data_file(model.string(), "sub", "initializer 'w'"); }),
             "initializer 'w' keeps its data in '" + (model / "sub").string() +
                 "', which is not a regular file; point 'location' at the data file");
   fs::create_symlink("loop.bin", model / "loop.bin");
-  EXPECT_EQ(user_error([&] { contained_data_file(model.string(), "loop.bin", "initializer 'w'"); }),
+  EXPECT_EQ(testing::user_error_message([&] { contained_data_file(model.string(), "loop.bin", "initializer 'w'"); }),
             "initializer 'w' keeps its data at 'loop.bin' in '" + model.string() +
                 "', which cannot be resolved (Too many levels of symbolic links); check the path");
-  EXPECT_EQ(user_error([&] { contained_data_file(model.string(), std::string("w\0.bin", 6), "initializer 'w'"); }),
+  EXPECT_EQ(testing::user_error_message([&] { contained_data_file(model.string(), std::string("w\0.bin", 6), "initializer 'w'"); }),
             "initializer 'w' has an external-data location with a NUL character; re-export the model");
 }
 
@@ -148,7 +140,7 @@ TEST(ParseExternalSize, AcceptsDecimalByteCounts) {
 TEST(ParseExternalSize, RefusesEverythingElse) {
   for (std::string text : {"", "-1", "abc", "1e3", " 12", "12 ", "+5", "0x10", "9223372036854775808",
                            "99999999999999999999999"})
-    EXPECT_EQ(user_error([&] { parse_external_size(text, "offset", "initializer 'w'"); }),
+    EXPECT_EQ(testing::user_error_message([&] { parse_external_size(text, "offset", "initializer 'w'"); }),
               "initializer 'w' has the external-data offset '" + text +
                   "', which is not a byte count from 0 to 9223372036854775807; fix the model's external_data entries")
         << text;
@@ -167,7 +159,7 @@ TEST(ReadFiles, RangesPastTheEndAreUserErrors) {
   fs::path file = fresh_folder("range_end") / "data.bin";
   write_text(file, "0123456789");
   auto message = [&](int64_t offset, int64_t length) {
-    return user_error([&] { read_file_range(file.string(), offset, length, "initializer 'w'"); });
+    return testing::user_error_message([&] { read_file_range(file.string(), offset, length, "initializer 'w'"); });
   };
   EXPECT_EQ(message(8, 4), "initializer 'w': external file '" + file.string() +
                                "' ends before offset 8 + 4 bytes (it has 10); the file is truncated or the model's "
@@ -188,7 +180,7 @@ TEST(ReadFiles, UnreadableExternalDataSaysPermissionDeniedForItsTensor) {
 }
 
 TEST(ReadFiles, MissingFileSaysItDoesNotExist) {
-  EXPECT_EQ(user_error([] { read_whole_file("/nonexistent/m.onnx", "model file"); }),
+  EXPECT_EQ(testing::user_error_message([] { read_whole_file("/nonexistent/m.onnx", "model file"); }),
             "cannot open model file '/nonexistent/m.onnx': it does not exist; check the path");
 }
 
@@ -204,7 +196,7 @@ TEST(ReadFiles, UnreadableFileSaysPermissionDenied) {
 
 TEST(ReadFiles, AFolderSaysSo) {
   fs::path folder = fresh_folder("a_folder");
-  EXPECT_EQ(user_error([&] { read_whole_file(folder.string(), "tensor file"); }),
+  EXPECT_EQ(testing::user_error_message([&] { read_whole_file(folder.string(), "tensor file"); }),
             "cannot open tensor file '" + folder.string() + "': it is a folder; check the file and the disk");
 }
 
@@ -236,7 +228,7 @@ TEST(AtomicWrite, FileSizeLimitIsAUserErrorAndTheOldFileStays) {
   std::string message;
   {
     testing::FileSizeLimit limit(4096);
-    message = user_error([&] { write_file_atomically((folder / "out.onnx").string(), std::string(1 << 16, 'x'), "model"); });
+    message = testing::user_error_message([&] { write_file_atomically((folder / "out.onnx").string(), std::string(1 << 16, 'x'), "model"); });
   }
   EXPECT_EQ(message, "cannot write the model '" + (folder / "out.onnx").string() +
                          "': the file would exceed the file size limit; raise the limit (ulimit -f) or write to a disk "
@@ -275,7 +267,7 @@ TEST(AtomicWrite, FullDiskIsAUserErrorAndTheOldFileStays) {
   std::string target = (folder / "out.onnx").string();
   std::string answer = on_tiny_disk(folder, [&] {
     std::ofstream(target) << "old";
-    std::string message = user_error([&] { write_file_atomically(target, std::string(1 << 20, 'x'), "model"); });
+    std::string message = testing::user_error_message([&] { write_file_atomically(target, std::string(1 << 20, 'x'), "model"); });
     std::vector<std::string> left = folder_entries(folder);
     return message + "|" + read_text(target) + "|" + std::to_string(left.size());
   });
@@ -286,7 +278,7 @@ TEST(AtomicWrite, FullDiskIsAUserErrorAndTheOldFileStays) {
 
 TEST(AtomicWrite, MissingFolderIsAUserError) {
   fs::path target = fresh_folder("missing") / "no" / "out.json";
-  EXPECT_EQ(user_error([&] { write_file_atomically(target.string(), "{}", "report"); }),
+  EXPECT_EQ(testing::user_error_message([&] { write_file_atomically(target.string(), "{}", "report"); }),
             "cannot write the report '" + target.string() +
                 "': it does not exist; create the folder first or choose an existing one");
 }
@@ -303,7 +295,7 @@ TEST(AtomicWrite, UnwritableFolderSaysPermissionDenied) {
 TEST(AtomicWrite, ATargetThatIsAFolderIsAUserErrorAndStays) {
   fs::path folder = fresh_folder("target_folder");
   fs::create_directories(folder / "out.onnx" / "inside");
-  EXPECT_EQ(user_error([&] { write_file_atomically((folder / "out.onnx").string(), "x", "model"); }),
+  EXPECT_EQ(testing::user_error_message([&] { write_file_atomically((folder / "out.onnx").string(), "x", "model"); }),
             "cannot write the model '" + (folder / "out.onnx").string() + "': it is a folder; check the folder and the "
                                                                            "disk");
   EXPECT_TRUE(fs::is_directory(folder / "out.onnx" / "inside"));
@@ -332,7 +324,7 @@ GuardCase guard_case(const std::string& name) {
 }
 
 std::string guard_error(const GuardCase& c, const std::string& output, const std::string& report) {
-  return user_error([&] {
+  return testing::user_error_message([&] {
     guard_output_paths({{c.model, "the input model"}}, {{output, "the output (-o)"}, {report, "the report (--report)"}});
   });
 }
@@ -368,7 +360,7 @@ TEST(OutputGuard, ExternalDataFilesAreInputsToo) {
   GuardCase c = guard_case("external");
   std::string weights = (c.folder / "w.bin").string();
   write_text(weights, "weights");
-  EXPECT_EQ(user_error([&] {
+  EXPECT_EQ(testing::user_error_message([&] {
               guard_output_paths({{c.model, "the input model"}, {weights, "the model's external data"}},
                                  {{c.folder.string() + "/./w.bin", "the output (-o)"}});
             }),
@@ -404,7 +396,7 @@ TEST(OutputGuard, FoldersThatTakeNoNewFilesAreRefusedBeforeAnyWork) {
             "the output (-o) '" + output + "': cannot create files in the folder '" + locked.string() +
                 "' (permission denied); choose a folder this user may write to");
   if (fs::is_directory("/proc/self")) {
-    EXPECT_EQ(user_error([] { guard_output_paths({}, {{"/proc/o.onnx", "the output (-o)"}}); }),
+    EXPECT_EQ(testing::user_error_message([] { guard_output_paths({}, {{"/proc/o.onnx", "the output (-o)"}}); }),
               "the output (-o) '/proc/o.onnx': cannot create files in the folder '/proc' (it takes no new files); "
               "choose a folder this user may write to");
   }
@@ -441,10 +433,10 @@ TEST(OutputFolder, IsCreatedOrRefusedWithTheReason) {
   prepare_output_folder((folder / "a" / "b").string(), "--output-dir");
   EXPECT_TRUE(fs::is_directory(folder / "a" / "b"));
   write_text(folder / "file", "x");
-  EXPECT_EQ(user_error([&] { prepare_output_folder((folder / "file").string(), "--output-dir"); }),
+  EXPECT_EQ(testing::user_error_message([&] { prepare_output_folder((folder / "file").string(), "--output-dir"); }),
             "--output-dir '" + (folder / "file").string() +
                 "' exists and is not a folder; choose a folder for the outputs");
-  EXPECT_EQ(user_error([&] { prepare_output_folder((folder / "file" / "sub").string(), "--output-dir"); }),
+  EXPECT_EQ(testing::user_error_message([&] { prepare_output_folder((folder / "file" / "sub").string(), "--output-dir"); }),
             "--output-dir '" + (folder / "file" / "sub").string() +
                 "' cannot be created (a part of the path is not a folder); choose a folder this user may write to");
 }

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/graph.h"
+#include "tests/user_error_message.h"
 
 namespace pet {
 namespace {
@@ -45,32 +46,23 @@ TEST(Shape, ElementCountsThatOverflowAreDetected) {
   EXPECT_EQ(tensor_bytes({DType::i64, Shape{3, 5}}), 120);
 }
 
-std::string user_error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const UserError& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
-
 // Before: bad_alloc ("internal error") or a wrapped-around element count.
 TEST(Graph, TensorsThatCannotFitAreUserErrorsBeforeAnyAllocation) {
   Graph graph;
-  EXPECT_EQ(user_error_of([&] { graph.add_input("big", {DType::f32, {1000000, 1000000, 1000}}); })
+  EXPECT_EQ(testing::user_error_message([&] { graph.add_input("big", {DType::f32, {1000000, 1000000, 1000}}); })
                 .rfind("input 'big' (f32[1000000,1000000,1000]) would need 4000000000000000 bytes, more than this "
                        "machine's ",
                        0),
             0u);
-  EXPECT_EQ(user_error_of([&] { graph.add_input("wraps", {DType::f32, {1LL << 40, 1LL << 40}}); })
+  EXPECT_EQ(testing::user_error_message([&] { graph.add_input("wraps", {DType::f32, {1LL << 40, 1LL << 40}}); })
                 .rfind("input 'wraps' (f32[1099511627776,1099511627776]) would need more than 2^63 bytes", 0),
             0u);
   ValueId column = graph.add_input("column", {DType::f32, {1000000, 1}});
   ValueId row = graph.add_input("row", {DType::f32, {1, 1000000}});
-  EXPECT_EQ(user_error_of([&] { graph.add_node1("MatMul", {}, {column, row}, "outer"); })
+  EXPECT_EQ(testing::user_error_message([&] { graph.add_node1("MatMul", {}, {column, row}, "outer"); })
                 .rfind("node 'outer' (MatMul): output 0 (f32[1000000,1000000]) would need 4000000000000 bytes", 0),
             0u);
-  EXPECT_EQ(user_error_of([] { Tensor(DType::f32, Shape{1LL << 62}); })
+  EXPECT_EQ(testing::user_error_message([] { Tensor(DType::f32, Shape{1LL << 62}); })
                 .rfind("a tensor (f32[4611686018427387904]) would need more than 2^63 bytes", 0),
             0u);
 }

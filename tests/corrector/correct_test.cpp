@@ -12,6 +12,7 @@
 #include "core/text_ir.h"
 #include "corrector/correct.h"
 #include "verifier/differential.h"
+#include "tests/user_error_message.h"
 
 namespace pet::corrector {
 namespace {
@@ -80,21 +81,12 @@ TEST(Correct, FullVerdictLeavesTheCandidateAlone) {
   EXPECT_EQ(print_graph(corrected.program), print_graph(original));
 }
 
-std::string error_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const UserError& error) {
-    return error.what();
-  }
-  return "no error";
-}
-
 TEST(CorrectErrors, RejectedVerdict) {
   Graph original = correction_cases::seam_example_original();
   Verdict verdict;
   verdict.kind = VerdictKind::Rejected;
   verdict.reason = "wrong at every screening point";
-  EXPECT_EQ(error_of([&] { correct(original, correction_cases::seam_example_mutant(), verdict); }),
+  EXPECT_EQ(testing::user_error_message([&] { correct(original, correction_cases::seam_example_mutant(), verdict); }),
             "correct(): the candidate was rejected (wrong at every screening point); only a Partial verdict has boxes "
             "to correct");
 }
@@ -104,7 +96,7 @@ TEST(CorrectErrors, BoxesForTheWrongNumberOfOutputs) {
   Verdict verdict;
   verdict.kind = VerdictKind::Partial;
   verdict.incorrect_boxes = {{}, {}};
-  EXPECT_EQ(error_of([&] { correct(original, correction_cases::seam_example_mutant(), verdict); }),
+  EXPECT_EQ(testing::user_error_message([&] { correct(original, correction_cases::seam_example_mutant(), verdict); }),
             "correct(): the verdict lists incorrect boxes for 2 outputs, the program has 1; pass the verdict examine() "
             "gave for this candidate");
 }
@@ -114,7 +106,7 @@ TEST(CorrectErrors, BoxOutsideTheOutput) {
   Verdict verdict;
   verdict.kind = VerdictKind::Partial;
   verdict.incorrect_boxes = {{Box{{0, 0, 15, 0}, {1, 4, 17, 8}}}};
-  EXPECT_EQ(error_of([&] { correct(original, correction_cases::seam_example_mutant(), verdict); }),
+  EXPECT_EQ(testing::user_error_message([&] { correct(original, correction_cases::seam_example_mutant(), verdict); }),
             "correct(): incorrect box [0:1, 0:4, 15:17, 0:8] of output 0 is empty or does not fit its shape 2x4x16x8; "
             "pass the verdict examine() gave for this candidate");
 }
@@ -129,7 +121,7 @@ TEST(CorrectErrors, CandidateWithAnotherInterface) {
   Verdict verdict;
   verdict.kind = VerdictKind::Partial;
   verdict.incorrect_boxes = {{}};
-  EXPECT_EQ(error_of([&] { correct(original, other, verdict); }),
+  EXPECT_EQ(testing::user_error_message([&] { correct(original, other, verdict); }),
             "correct(): the candidate's inputs (f32[2,4,16,8]) differ from the original's (f32[2,4,16,8], "
             "f32[4,4,3,3]); a mutant must have the original's input and output types, in order");
 }
@@ -144,7 +136,7 @@ TEST(CorrectErrors, ConvBoxThatReadsOnlyPadding) {
   Verdict verdict;
   verdict.kind = VerdictKind::Partial;
   verdict.incorrect_boxes = {{Box{{0, 0, 0, 0}, {1, 1, 1, 2}}}};
-  EXPECT_EQ(error_of([&] { correct(original, original, verdict); }),
+  EXPECT_EQ(testing::user_error_message([&] { correct(original, original, verdict); }),
             "node 'y' (Conv): output box [0:1, 0:1, 0:1, 0:2] reads only padding on axis 2; such boxes cannot "
             "be recomputed from a slice of the input");
 }

@@ -7,18 +7,10 @@
 
 #include "core/error.h"
 #include "search/vocabulary.h"
+#include "tests/user_error_message.h"
 
 namespace pet {
 namespace {
-
-std::string user_error(const std::function<void()>& parse) {
-  try {
-    parse();
-  } catch (const UserError& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
 
 TEST(Vocabulary, ModesPrintAsTheirFlagValuesAndParseBack) {
   std::vector<std::string> printed;
@@ -52,14 +44,14 @@ TEST(Vocabulary, SubprogramAndEvidenceKindsPrintAsTheReportsSpellThem) {
 }
 
 TEST(Vocabulary, MisspellingsNameTheFlagAndTheValidValues) {
-  EXPECT_EQ(user_error([] { parse_mode("fast"); }),
+  EXPECT_EQ(testing::user_error_message([] { parse_mode("fast"); }),
             "--mode 'fast' is not one of none, taso, pet, pet-eq-only, pet-neq-only");
-  EXPECT_EQ(user_error([] { parse_mode("Pet", "--modes:"); }),
+  EXPECT_EQ(testing::user_error_message([] { parse_mode("Pet", "--modes:"); }),
             "--modes: 'Pet' is not one of none, taso, pet, pet-eq-only, pet-neq-only");
-  EXPECT_EQ(user_error([] { parse_stop_reason("done"); }),
+  EXPECT_EQ(testing::user_error_message([] { parse_stop_reason("done"); }),
             "stop reason 'done' is not one of converged, candidate-limit, work-limit, expansion-limit, time-limit, no-search");
-  EXPECT_EQ(user_error([] { parse_subprogram_kind("region"); }), "subprogram kind 'region' is not one of linear, group");
-  EXPECT_EQ(user_error([] { parse_evidence_kind("proof"); }),
+  EXPECT_EQ(testing::user_error_message([] { parse_subprogram_kind("region"); }), "subprogram kind 'region' is not one of linear, group");
+  EXPECT_EQ(testing::user_error_message([] { parse_evidence_kind("proof"); }),
             "evidence kind 'proof' is not one of z3-proof, random-test, partial+correction, construction");
 }
 

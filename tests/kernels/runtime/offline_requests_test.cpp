@@ -15,6 +15,7 @@
 #include "kernels/runtime/timing_request.h"
 #include "tests/kernels/runtime/fake_gpu_runtime.h"
 #include "tests/test_temp_dir.h"
+#include "tests/user_error_message.h"
 
 namespace pet::runtime {
 namespace {
@@ -36,16 +37,6 @@ const char* kRelu = R"(graph "relu" opset 13 {
 TimingOptions selection_options() {
   return {.threads = 1, .warmup = 2, .runs = 3, .per_node = false, .seed = 7,
           .purpose = {"selection", {"model a", "model b"}, FirstModel::reference}};
-}
-
-// The message of the UserError `call` throws ("(none)" when it throws none).
-std::string user_error(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const UserError& error) {
-    return error.what();
-  }
-  return "(none)";
 }
 
 std::string write(const std::string& name, const std::string& text) {
@@ -184,12 +175,12 @@ TEST(RequestRunner, ASecondRunLeavesOutWhatAnEarlierRunTimed) {
   ASSERT_EQ(results.results.size(), 2u);
   EXPECT_EQ(results.results[0].request.id, 2);
 
-  EXPECT_EQ(user_error([&] { earlier_timings({earlier}, requests, {"another card", "fake"}); }),
+  EXPECT_EQ(pet::testing::user_error_message([&] { earlier_timings({earlier}, requests, {"another card", "fake"}); }),
             "--skip-timed '" + earlier + "' was timed on card (fake), this run on another card (fake); its timings "
             "are not this run's to continue");
   std::vector<TimingRequest> other = requests;
   other[0].options.runs += 1;
-  EXPECT_EQ(user_error([&] { earlier_timings({earlier}, other, device); }),
+  EXPECT_EQ(pet::testing::user_error_message([&] { earlier_timings({earlier}, other, device); }),
             "--skip-timed '" + earlier + "' answers another misses file: its request 1 is not this file's; pass "
             "the results of a run on the same kit");
 }
