@@ -94,16 +94,23 @@ TEST(RecordingRuntime, RecordsEachRequestOnceAndAnswersNotMeasured) {
   EXPECT_EQ(conv.nodes()[0].name, parse_graph(kConvRelu).nodes()[0].name) << "node names travel for the per-node rows";
 }
 
-TEST(RequestRunner, TimesRequestsInOrderAndStopsCleanlyAtTheDeadline) {
+// A misses file of `count` selection requests of the Relu model (keys "model 0", ...), written to
+// `name` in the test's folder; its path.
+std::string recorded_selections(const std::string& name, int count) {
   RecordingRuntime recording("h100");
   std::string model = serialize_onnx(parse_graph(kRelu));
-  for (int r = 0; r < 4; ++r) {
+  for (int r = 0; r < count; ++r) {
     TimingOptions options = selection_options();
     options.purpose.keys = {"model " + std::to_string(r)};
     recording.time_models({model}, options);
   }
-  std::string misses = (pet::testing::private_temp_dir() / "four.jsonl").string();
+  std::string misses = (pet::testing::private_temp_dir() / name).string();
   recording.write(misses);
+  return misses;
+}
+
+TEST(RequestRunner, TimesRequestsInOrderAndStopsCleanlyAtTheDeadline) {
+  std::string misses = recorded_selections("four.jsonl", 4);
   pet::testing::FakeGpuRuntime fake;
   std::ostringstream out;
   double now = 0;
@@ -147,15 +154,7 @@ TEST(RequestRunner, AModelThatCannotBeReadFailsWhenItsRequestIsReached) {
 // A second run on the same misses file continues where the first stopped: the requests the first
 // timed are left out, and the results of another misses file or another card are refused.
 TEST(RequestRunner, ASecondRunLeavesOutWhatAnEarlierRunTimed) {
-  RecordingRuntime recording("h100");
-  std::string model = serialize_onnx(parse_graph(kRelu));
-  for (int r = 0; r < 3; ++r) {
-    TimingOptions options = selection_options();
-    options.purpose.keys = {"model " + std::to_string(r)};
-    recording.time_models({model}, options);
-  }
-  std::string misses = (pet::testing::private_temp_dir() / "continued.jsonl").string();
-  recording.write(misses);
+  std::string misses = recorded_selections("continued.jsonl", 3);
   std::vector<TimingRequest> requests = read_requests(misses);
   pet::testing::FakeGpuRuntime fake;
   MeasuringDevice device{"card", "fake"};
