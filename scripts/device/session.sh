@@ -259,7 +259,9 @@ stage_compile() {
     > "$RESULTS/compile.txt" 2>&1
   local rc=$? compiled
   cp "$OUT/e2e-compile.json" "$RESULTS/e2e-compile.json" 2>/dev/null
-  compiled=$(grep -c '"variant": "torch-compile", "status": "ok"' "$RESULTS/e2e-compile.json" 2>/dev/null || echo 0)
+  compiled=$(python3 -c 'import json, sys
+print(sum(e["variant"] == "torch-compile" and e["status"] == "ok" for e in json.load(open(sys.argv[1]))["results"]))' \
+    "$RESULTS/e2e-compile.json" 2>/dev/null || echo 0)
   case $rc in
     0) echo "ok: $compiled of the models $COMPILE_MODELS compiled and measured (e2e-compile.json)" > "$RESULTS/compile.status" ;;
     3) echo "no device (e2e.py found no CUDA device)" > "$RESULTS/compile.status" ;;
