@@ -3,12 +3,13 @@
 // measure, a misses file timed through the executor's runtime (kernels/runtime/request_runner.h).
 #include "tools/gpu_command.h"
 
+#include <charconv>
 #include <cstdint>
 #include <filesystem>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,15 @@ int timing(const CliArgs& parsed, std::ostream& out) {
   return exit_status(report.status);
 }
 
+// A whole word as a number in [minimum, 1e9]; nullopt for anything else.
+std::optional<int> count_word(const std::string& word, int minimum) {
+  int value = 0;
+  auto [stop, error] = std::from_chars(word.data(), word.data() + word.size(), value);
+  if (error != std::errc() || stop != word.data() + word.size() || value < minimum || value > 1'000'000'000)
+    return std::nullopt;
+  return value;
+}
+
 // pet-gpu serve: the model loaded once, then one answer per request line read from `in` ("time RUNS
 // WARMUP": the time command's end-to-end line; "quit" or the end of the input: done), so a harness
 // interleaving several models times each without loading it again every round.
@@ -166,15 +176,14 @@ int serve(const CliArgs& parsed, std::istream& in, std::ostream& out) {
       << std::flush;
   std::string line;
   while (std::getline(in, line) && line != "quit") {
-    int runs = 0, warmup = -1;
-    char extra = 0;
-    if (std::sscanf(line.c_str(), "time %d %d %c", &runs, &warmup, &extra) != 2 || runs < 1 || warmup < 0) {
+    std::optional<ServeTimeRequest> request = parse_serve_request(line);
+    if (!request) {
       out << fmt::format("error: '{}' is no request; send 'time RUNS WARMUP' or 'quit'\n", line) << std::flush;
       continue;
     }
-    RunSummary timed = loaded.model->time(inputs, warmup, runs);
+    RunSummary timed = loaded.model->time(inputs, request->warmup, request->runs);
     out << fmt::format("end to end: median {:.4f} ms (q1 {:.4f}, q3 {:.4f}) over {} runs after {} warm-ups\n",
-                       timed.median, timed.q1, timed.q3, timed.runs, warmup)
+                       timed.median, timed.q1, timed.q3, timed.runs, request->warmup)
         << std::flush;
   }
   return 0;
@@ -226,6 +235,15 @@ int measure(const CliArgs& parsed, std::ostream& out) {
 }
 
 }  // namespace
+
+std::optional<ServeTimeRequest> parse_serve_request(const std::string& line) {
+  std::istringstream words(line);
+  std::string verb, runs, warmup, extra;
+  if (!(words >> verb >> runs >> warmup) || verb != "time" || (words >> extra)) return std::nullopt;
+  std::optional<int> run_count = count_word(runs, 1), warmup_count = count_word(warmup, 0);
+  if (!run_count || !warmup_count) return std::nullopt;
+  return ServeTimeRequest{*run_count, *warmup_count};
+}
 
 int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return pet_gpu_main(args, std::cin, out, err);

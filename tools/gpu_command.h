@@ -3,6 +3,7 @@
 
 #include <istream>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,13 @@ time options:
 
 Exit status: 0 ok or no device here, 1 a CUDA failure or a failed check, 2 a usage error.
 )";
+
+// serve's request "time RUNS WARMUP" (RUNS at least 1, WARMUP at least 0, words separated by
+// blanks); nullopt for any other line, which serve answers with an error naming it.
+struct ServeTimeRequest {
+  int runs = 0, warmup = 0;
+};
+std::optional<ServeTimeRequest> parse_serve_request(const std::string& line);
 
 // Exit status as in kPetGpuHelp; serve reads its requests from `in` (std::cin without it).
 int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -93,18 +93,6 @@ void compute_matmul_plain(KernelContext& context) {
   }
 }
 
-void compute_matmul_f32(KernelContext& context);
-
-void compute_matmul(KernelContext& context) {
-  if (context.input(0).dtype() != DType::f32) {
-    visit_dtype(context.input(0).dtype(), [&]<DType D>() {
-      if constexpr (kMatMulDTypes.contains(D)) compute_matmul_plain<D>(context);
-    });
-    return;
-  }
-  compute_matmul_f32(context);
-}
-
 void compute_matmul_f32(KernelContext& context) {
   const Tensor& a = context.input(0);
   const Tensor& b = context.input(1);
@@ -127,6 +115,16 @@ void compute_matmul_f32(KernelContext& context) {
     sgemm(false, false, s.m, s.n, s.k, 1.0f, a_data + a_offset * s.m * s.k, s.k, b_data + b_offset * s.k * s.n, s.n,
           0.0f, c_data + i * s.m * s.n, s.n);
   }
+}
+
+void compute_matmul(KernelContext& context) {
+  if (context.input(0).dtype() != DType::f32) {
+    visit_dtype(context.input(0).dtype(), [&]<DType D>() {
+      if constexpr (kMatMulDTypes.contains(D)) compute_matmul_plain<D>(context);
+    });
+    return;
+  }
+  compute_matmul_f32(context);
 }
 
 Cost matmul_cost(const CostContext& context) {

@@ -127,5 +127,19 @@ TEST(PetGpu, ReferenceWeightFreeWritesAModelThatRegeneratesItsOwnReferences) {
   EXPECT_EQ(read.outputs[0].content_hash(), expected.outputs[0].content_hash());
 }
 
+// serve's requests, read without a device: "time RUNS WARMUP" with whole numbers in range, blanks
+// between the words; anything else is no request.
+TEST(PetGpu, ServeReadsTimeRequestsAndNothingElse) {
+  auto parsed = [](const std::string& line) {
+    std::optional<ServeTimeRequest> request = parse_serve_request(line);
+    return request ? std::to_string(request->runs) + "/" + std::to_string(request->warmup) : "none";
+  };
+  EXPECT_EQ(parsed("time 30 5"), "30/5");
+  EXPECT_EQ(parsed("  time  1   0 "), "1/0");
+  for (const char* line : {"time 0 5", "time 5 -1", "time 5", "time 5 1 x", "time 5x 1", "time 5 1.5", "sleep 3",
+                           "", "quit", "time 99999999999 1"})
+    EXPECT_EQ(parsed(line), "none") << line;
+}
+
 }  // namespace
 }  // namespace pet
