@@ -73,7 +73,12 @@ MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingReques
     }
     std::vector<std::string> models = next.get();
     if (i + 1 < todo.size()) next = models_in_background(*todo[i + 1], models_folder, export_options);
-    out << result_line(time_request(runtime, *todo[i], std::move(models))) << std::flush;
+    TimingResult result = time_request(runtime, *todo[i], std::move(models));
+    for (const std::string& refusal : result.refused) {
+      if (refusal.empty()) continue;
+      if (outcome.refused++ == 0) outcome.first_refusal = refusal;
+    }
+    out << result_line(result) << std::flush;
     ++outcome.timed;
   }
   std::string before =

@@ -25,6 +25,8 @@ struct MeasureOutcome {
   int timed = 0;         // requests whose results were written
   int left = 0;          // requests not started because of the deadline
   int timed_before = 0;  // requests left out because an earlier run timed them
+  int refused = 0;       // models the runtime refused, over all requests timed
+  std::string first_refusal;  // the first of those refusals, as the runtime said it
   std::string stopped;   // why the run ended, as the results file's last line says
 };
 

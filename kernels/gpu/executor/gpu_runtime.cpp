@@ -5,6 +5,7 @@
 #include "kernels/gpu/executor/gpu_runtime.h"
 
 #include <cublasLt.h>
+#include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <fmt/format.h>
 
@@ -62,7 +63,7 @@ class GpuRuntime : public runtime::Runtime {
     std::vector<PreparedModel> prepared;  // every model's refusal before any device work
     for (size_t i = 0; i < models.size(); ++i) prepared.push_back(prepare(models[i], i));
     std::vector<LoadedModel> loaded;
-    for (PreparedModel& model : prepared) loaded.push_back(load(std::move(model), options.seed));
+    for (size_t i = 0; i < prepared.size(); ++i) loaded.push_back(load(std::move(prepared[i]), i, options.seed));
     std::vector<runtime::Timing> timings(models.size());
     guarded([&] {
       for (LoadedModel& model : loaded) model.model->time(model.inputs, options.warmup, 0);
@@ -76,7 +77,7 @@ class GpuRuntime : public runtime::Runtime {
   }
 
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int) override {
-    LoadedModel loaded = load(prepare(model, 0), kDefaultSeed);
+    LoadedModel loaded = load(prepare(model, 0), 0, kDefaultSeed);
     std::vector<Tensor> outputs;
     guarded([&] { outputs = loaded.model->run(inputs); });
     return outputs;
@@ -105,14 +106,28 @@ class GpuRuntime : public runtime::Runtime {
     }
   }
 
-  LoadedModel load(PreparedModel prepared, uint64_t seed) {
+  // A load that fails on a device still usable afterwards (cuDNN refusing a configuration, say) is
+  // that model's refusal, so the other models of a request, and the requests after it, are timed;
+  // a failure that leaves the device unusable is the runtime's.
+  LoadedModel load(PreparedModel prepared, size_t index, uint64_t seed) {
     GpuModelLoad load = load_gpu_model(prepared.graph, std::move(prepared.program), options_, session_);
     if (load.status.outcome == CudaOutcome::no_device)
       throw UserError("no CUDA device: " + load.status.message + "; pet-gpu runs only where a GPU is");
-    if (!load.status.ok()) throw InternalError("pet-gpu: " + load.status.message);
+    if (!load.status.ok()) {
+      if (!device_usable())
+        throw InternalError("pet-gpu: " + load.status.message + " (the device is unusable after it)");
+      throw runtime::ModelRejected(index, fmt::format("pet-gpu could not load model {}: {}", index, load.status.message));
+    }
     LoadedModel loaded{std::move(prepared.graph), std::move(load.model), {}};
     loaded.inputs = random_inputs(loaded.graph, seed);
     return loaded;
+  }
+
+  // Whether the device still runs work: a sticky error (an illegal address, a failed launch) makes
+  // every later call fail; a library's refusal leaves nothing behind.
+  static bool device_usable() {
+    cudaGetLastError();  // clears an error that is not sticky
+    return cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess;
   }
 
   static std::vector<runtime::NodeTime> node_times(LoadedModel& loaded, int runs) {

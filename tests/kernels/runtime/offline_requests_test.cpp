@@ -184,5 +184,41 @@ TEST(RequestRunner, ASecondRunLeavesOutWhatAnEarlierRunTimed) {
             "the results of a run on the same kit");
 }
 
+// A runtime that refuses every model with a Conv, as pet-gpu refuses a model it cannot load.
+class ConvRefusingRuntime : public pet::testing::FakeGpuRuntime {
+ public:
+  std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) override {
+    for (size_t i = 0; i < models.size(); ++i)
+      if (models[i].find("Conv") != std::string::npos)
+        throw ModelRejected(i, "pet-gpu could not load model " + std::to_string(i) + ": cuDNN refused it");
+    return FakeGpuRuntime::time_models(models, options);
+  }
+};
+
+// A model the runtime refuses is that request's data: the run goes on, and says how many it refused.
+TEST(RequestRunner, RefusedModelsAreCountedAndTheRunGoesOn) {
+  RecordingRuntime recording("h100");
+  TimingOptions groups = selection_options();
+  groups.purpose = {"kernel-groups", {"group conv", "group relu"}, FirstModel::like_the_others};
+  recording.time_models({serialize_onnx(parse_graph(kConvRelu)), serialize_onnx(parse_graph(kRelu))}, groups);
+  TimingOptions relu = selection_options();
+  relu.purpose.keys = {"model relu"};
+  recording.time_models({serialize_onnx(parse_graph(kRelu))}, relu);
+  std::string misses = (pet::testing::private_temp_dir() / "refusing.jsonl").string();
+  recording.write(misses);
+  ConvRefusingRuntime runtime;
+  std::ostringstream out;
+  MeasureOutcome outcome = measure_requests(runtime, read_requests(misses), models_folder(misses), {"card", "fake"},
+                                            out, {});
+  EXPECT_EQ(outcome.timed, 2);
+  EXPECT_EQ(outcome.refused, 1);
+  EXPECT_EQ(outcome.first_refusal, "pet-gpu could not load model 0: cuDNN refused it");
+  TimingResults results = parse_results(out.str(), "out");
+  ASSERT_EQ(results.results.size(), 2u);
+  EXPECT_FALSE(results.results[0].timings[0].measured());
+  EXPECT_TRUE(results.results[0].timings[1].measured());
+  EXPECT_TRUE(results.results[1].timings[0].measured());
+}
+
 }  // namespace
 }  // namespace pet::runtime
