@@ -97,7 +97,9 @@ if ((refresh)); then
   [[ -f "$out/kit.tar.xz" ]] || fail "--refresh-binaries: no kit at $out/kit.tar.xz to refresh"
   tar -C "$stage" -xJf "$out/kit.tar.xz" || fail "--refresh-binaries: $out/kit.tar.xz does not unpack"
   rm -rf "$stage/kit/bin" "$stage/kit/lib"
-  work_commit=$(sed -n 's/^commit //p' "$stage/kit/MANIFEST" | head -1)
+  # The commit the work files were made at: a refreshed kit's own record of it, else the kit's commit.
+  work_commit=$(sed -n 's/^work files from the kit of //p' "$stage/kit/MANIFEST" | head -1)
+  [[ -n "$work_commit" ]] || work_commit=$(sed -n 's/^commit //p' "$stage/kit/MANIFEST" | head -1)
   target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$stage/kit/MANIFEST" | head -1)
   target=${target:-h100}
 fi

@@ -29,6 +29,11 @@ done
 grep -q "^work files from the kit of $(sed -n 's/^commit //p' "$kit/MANIFEST" | head -1)" "$out/MANIFEST" ||
   fail "the manifest does not name the kit the work files came from"
 grep -q "^bin/pet-gpu " "$out/MANIFEST" || fail "the refreshed kit has no pet-gpu"
+# A refreshed kit refreshed again still names the kit its work files came from.
+PET_KIT_RESULTS=$results bash scripts/device/make-kit.sh --refresh-binaries --build "$build" --out "$out" > "$out/log" 2>&1 ||
+  fail "a second --refresh-binaries failed: $(cat "$out/log")"
+grep -q "^work files from the kit of $(sed -n 's/^commit //p' "$kit/MANIFEST" | head -1)" "$out/MANIFEST" ||
+  fail "a second refresh lost the kit the work files came from: $(grep '^work files' "$out/MANIFEST")"
 grep -q "^convolution decisions: 2 lines from earlier checks" "$out/MANIFEST" ||
   fail "the kit does not carry the earlier checks' two decisions once each: $(grep -i decisions "$out/MANIFEST")"
 [[ "$(tar -xJOf "$out/kit.tar.xz" kit/conv-cache.tsv | cut -f2 | paste -sd, -)" == "conv a,conv b" ]] ||
