@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Orders timing requests for the card's short time, and times each kernel group once.
 
-pet-gpu measure stops at its deadline wherever it is, so the requests that decide what is written
-come first (the selection's end-to-end runs, then the in-context runs, the ranked programs) and
-kernel groups last, each kind in the order it was asked. A request asked twice is kept once. A
+pet-gpu measure stops at its deadline wherever it is (a later run continues with --skip-timed), so
+what outlives the next export comes first: the cleaned inputs' in-context runs and the kernel
+groups, keyed by what they compute, which price every later program; then the selection's and the
+ranked programs' end-to-end runs, programs chosen on the estimates of the DB the kit was made with,
+which the next export replaces once the groups are timed. Each kind keeps the order it was asked. A request asked twice is kept once. A
 kernel group (a key) that an earlier kernel-groups request already times is dropped from the later
 ones with its model, since pet-profile --import makes one DB entry per key; a request left without
 keys goes. The kept requests are numbered from 1.
@@ -13,8 +15,8 @@ usage: order_misses.py < requests (one JSON line each, with or without ids) > mi
 import json
 import sys
 
-RANKS = {"selection": 0, "in-context": 1, "ranked": 2}
 GROUPS = "kernel-groups"
+RANKS = {"in-context": 0, GROUPS: 1, "selection": 2, "ranked": 3}
 
 
 def asked_requests(lines):
@@ -45,7 +47,7 @@ def without_timed_groups(request, timed):
 
 
 def ordered(requests):
-    ranked = sorted(enumerate(requests), key=lambda pair: (RANKS.get(pair[1]["kind"], 3), pair[0]))
+    ranked = sorted(enumerate(requests), key=lambda pair: (RANKS.get(pair[1]["kind"], len(RANKS)), pair[0]))
     timed, kept = set(), []
     for _, request in ranked:
         if request["kind"] == GROUPS and not request.get("first_is_reference", False):
