@@ -1,4 +1,4 @@
-// layer_norm steps (a LayerNormalization node, or the nine standard ops of layer_norm_pattern.h):
+// layer_norm steps (a LayerNormalization node, or the nine standard ops the plan matched):
 // rows of the axis and every later dim, one block per row of the hand-written
 // handwritten/layer_norm.cu; scale and bias offsets generated from their broadcast.
 #include <fmt/format.h>
@@ -7,7 +7,6 @@
 #include "kernels/gpu/codegen/families.h"
 #include "kernels/gpu/codegen/handwritten.h"
 #include "kernels/gpu/codegen/index_math.h"
-#include "kernels/gpu/plan/layer_norm_pattern.h"
 
 namespace pet::gpu::codegen {
 namespace {
@@ -53,10 +52,8 @@ LayerNormOperands operands_of(const StepContext& context) {
     operands.source = "LayerNormalization";
     return operands;
   }
-  std::optional<LayerNormPattern> pattern =
-      match_layer_norm(context.graph, context.graph.consumers(), context.step.nodes.front());
-  PET_CHECK(pattern && pattern->nodes == context.step.nodes && pattern->output == context.step.outputs.at(0),
-            "a layer_norm step that is neither a LayerNormalization nor the pattern the plan grouped");
+  const std::optional<LayerNormPattern>& pattern = context.step.layer_norm_ops;
+  PET_CHECK(pattern.has_value(), "a layer_norm step that is neither a LayerNormalization nor a grouped pattern");
   operands.x = pattern->x;
   operands.scale = pattern->scale;
   operands.bias = pattern->bias;

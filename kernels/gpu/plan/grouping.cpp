@@ -1,8 +1,9 @@
 // Step grouping: corrections first (each Overwrite or LayoutOverwrite its own step), then layer
 // normalizations written out as nine nodes (one layer_norm step each), then the conv and GEMM
-// epilogues, then elementwise kernels grown backwards from their last node, then single nodes; steps run in the order of their last nodes, a valid order because only a step's last
-// node has readers outside it. Last, the steps that compute nothing but corrections' patches are
-// marked, so their time counts as the corrections'.
+// epilogues, then elementwise kernels grown backwards from their last node, then single nodes;
+// steps run in the order of their last nodes, a valid order because only a step's last node has
+// readers outside it. Last, the steps that compute nothing but corrections' patches are marked,
+// so their time counts as the corrections'.
 #include "kernels/gpu/plan/grouping.h"
 
 #include <algorithm>
@@ -112,6 +113,7 @@ class Grouper {
         continue;
       int step = open_step(StepKind::layer_norm, pattern->nodes.front());
       for (size_t i = 1; i < pattern->nodes.size(); ++i) join(step, pattern->nodes[i]);
+      steps_[static_cast<size_t>(step)].layer_norm_ops = std::move(pattern);
     }
   }
 

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/graph.h"
+#include "kernels/gpu/plan/layer_norm_pattern.h"
 
 namespace pet::gpu {
 
@@ -25,7 +27,7 @@ enum class StepKind : uint8_t {
   expand,         // Expand: a generated broadcast kernel
   copy,           // a view that must own its bytes (it is a graph output): one device copy
   softmax,        // Softmax, LogSoftmax: hand-written
-  layer_norm,     // LayerNormalization: hand-written
+  layer_norm,     // LayerNormalization, or its nine standard ops (Step::layer_norm_ops): hand-written
   pool,           // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool: hand-written
   reduce,         // ReduceMean, ReduceSum, ReduceMax, ReduceMin: hand-written
   correction,     // pet's LayoutOverwrite or Overwrite: a generated kernel (its patches: the steps before)
@@ -101,6 +103,8 @@ struct Step {
   // Computes nothing but patches of corrections (what a corrected mutant adds besides its base):
   // its time counts as the corrections'.
   bool computes_patch = false;
+  // A layer_norm step written out in standard ops: what the grouping matched (its operands).
+  std::optional<LayerNormPattern> layer_norm_ops;
 };
 
 struct Alias {
