@@ -53,17 +53,21 @@ std::vector<std::string> CliArgs::all(const std::string& flag) const {
   return found == values_.end() ? std::vector<std::string>{} : found->second;
 }
 
-// Plain decimal text only: std::stoll and std::stod also take leading blanks, a '+', hex
-// ("0x10") and "inf" or "nan", none of which a user means as a budget.
+std::optional<int64_t> decimal_integer(const std::string& text, int64_t low, int64_t high) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc{} || stop != end || value < low || value > high) return std::nullopt;
+  return value;
+}
+
+// Plain decimal text only (decimal_integer); std::stod would also take "inf" or "nan".
 int64_t CliArgs::integer(const std::string& flag, int64_t fallback, int64_t low, int64_t high) const {
   auto text = last(flag);
   if (!text) return fallback;
-  int64_t value = 0;
-  const char* end = text->data() + text->size();
-  auto [stop, error] = std::from_chars(text->data(), end, value);
-  if (error != std::errc{} || stop != end || value < low || value > high)
-    throw UserError(fmt::format("{} '{}' must be an integer from {} to {}", flag, *text, low, high));
-  return value;
+  std::optional<int64_t> value = decimal_integer(*text, low, high);
+  if (!value) throw UserError(fmt::format("{} '{}' must be an integer from {} to {}", flag, *text, low, high));
+  return *value;
 }
 
 double CliArgs::number(const std::string& flag, double fallback) const {

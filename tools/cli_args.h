@@ -1,12 +1,17 @@
 // A small command-line parser shared by the tools: flags with values, repeats and positionals.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace pet {
+
+// `text` as a plain decimal integer in [low, high]: no blanks, '+', hex, "inf" or "nan" (std::stoll
+// takes some of those, none of which a user means as a count); nullopt otherwise.
+std::optional<int64_t> decimal_integer(const std::string& text, int64_t low, int64_t high);
 
 class CliArgs {
  public:

@@ -3,7 +3,6 @@
 // measure, a misses file timed through the executor's runtime (kernels/runtime/request_runner.h).
 #include "tools/gpu_command.h"
 
-#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -148,15 +147,6 @@ int timing(const CliArgs& parsed, std::ostream& out) {
   return exit_status(report.status);
 }
 
-// A whole word as a number in [minimum, 1e9]; nullopt for anything else.
-std::optional<int> count_word(const std::string& word, int minimum) {
-  int value = 0;
-  auto [stop, error] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (error != std::errc() || stop != word.data() + word.size() || value < minimum || value > 1'000'000'000)
-    return std::nullopt;
-  return value;
-}
-
 // pet-gpu serve: the model loaded once, then one answer per request line read from `in` ("time RUNS
 // WARMUP": the time command's end-to-end line; "quit" or the end of the input: done), so a harness
 // interleaving several models times each without loading it again every round.
@@ -243,9 +233,11 @@ std::optional<ServeTimeRequest> parse_serve_request(const std::string& line) {
   std::istringstream words(line);
   std::string verb, runs, warmup, extra;
   if (!(words >> verb >> runs >> warmup) || verb != "time" || (words >> extra)) return std::nullopt;
-  std::optional<int> run_count = count_word(runs, 1), warmup_count = count_word(warmup, 0);
+  constexpr int64_t kMostRuns = 1'000'000'000;
+  std::optional<int64_t> run_count = decimal_integer(runs, 1, kMostRuns);
+  std::optional<int64_t> warmup_count = decimal_integer(warmup, 0, kMostRuns);
   if (!run_count || !warmup_count) return std::nullopt;
-  return ServeTimeRequest{*run_count, *warmup_count};
+  return ServeTimeRequest{static_cast<int>(*run_count), static_cast<int>(*warmup_count)};
 }
 
 int pet_gpu_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -280,8 +272,9 @@ int pet_gpu_main(const std::vector<std::string>& args, std::istream& in, std::os
     if (args[0] == "serve")
       return serve(CliArgs("pet-gpu serve", rest, executor_flags({"--seed"}), {"--strict", "--tf32"}), in, out);
     if (args[0] == "measure")
-      return measure(CliArgs("pet-gpu measure", rest, executor_flags({"--deadline", "--out", "--skip-timed"}), {"--strict", "--tf32"}),
-                     out);
+      return measure(
+          CliArgs("pet-gpu measure", rest, executor_flags({"--deadline", "--out", "--skip-timed"}), {"--strict", "--tf32"}),
+          out);
     throw UserError(
         fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
                     "time, serve and measure (pet-gpu --help)",
