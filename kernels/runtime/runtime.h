@@ -94,7 +94,7 @@ class Runtime {
   // False for a runtime that records what it is asked to time instead (RecordingRuntime: a GPU
   // target priced here, timed on a GPU machine later); its Timings have no runs.
   virtual bool times() const { return true; }
-  // What the runtime's loads did so far, for a log ("412 loads, mean 23.1 ms; ..."), where it says.
+  // What the runtime's loads did so far, for a log ("L loads, mean M ms; ..."), where it says.
   virtual std::string activity() const { return {}; }
 };
 

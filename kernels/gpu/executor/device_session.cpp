@@ -1,5 +1,5 @@
 // DeviceSession: the context made on first use, modules kept by kernel name, the search buffer
-// grown on demand; what the loads did is counted for the log.
+// grown on demand; each finished load counted for the log.
 #include "kernels/gpu/executor/device_session.h"
 
 #include <fmt/format.h>
@@ -22,9 +22,8 @@ std::shared_ptr<DeviceContext> DeviceSession::context() {
   return context_;
 }
 
-std::shared_ptr<LoadedKernels> DeviceSession::kernels(const std::vector<codegen::GeneratedKernel>& kernels,
-                                                      unsigned threads, double& wall_ms) {
-  auto loaded = std::make_shared<LoadedKernels>();
+SessionKernels DeviceSession::kernels(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads) {
+  SessionKernels given{std::make_shared<LoadedKernels>(), 0, 0};
   std::vector<codegen::GeneratedKernel> missing;
   for (const codegen::GeneratedKernel& kernel : kernels) {
     auto found = modules_.find(kernel.name);
@@ -32,18 +31,26 @@ std::shared_ptr<LoadedKernels> DeviceSession::kernels(const std::vector<codegen:
       missing.push_back(kernel);
       continue;
     }
-    loaded->add(kernel.name, found->second);
-    ++activity_.kernels_reused;
+    given.loaded->add(kernel.name, found->second);
+    ++given.reused;
   }
   CompiledKernels compiled = compile_kernels(missing, threads);
-  wall_ms = compiled.wall_ms;
+  given.compile_wall_ms = compiled.wall_ms;
   for (const auto& [name, cubin] : compiled.cubins) {
     auto module = std::make_shared<DriverModule>(cubin);
     modules_.emplace(name, module);
-    loaded->add(name, std::move(module));
-    ++activity_.kernels_compiled;
+    given.loaded->add(name, std::move(module));
   }
-  return loaded;
+  return given;
+}
+
+void DeviceSession::record(const LoadSummary& load) {
+  activity_.loads += 1;
+  activity_.load_ms += load.load_ms;
+  activity_.kernels_reused += static_cast<int64_t>(load.kernels_reused);
+  activity_.kernels_compiled += static_cast<int64_t>(load.kernels - load.kernels_reused);
+  activity_.searches += load.searches;
+  activity_.searches_reused += load.searches_reused;
 }
 
 DeviceBuffer& DeviceSession::search_buffer(int64_t bytes) {

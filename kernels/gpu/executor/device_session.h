@@ -17,6 +17,7 @@
 #include "kernels/gpu/executor/cudnn_conv.h"
 #include "kernels/gpu/executor/device_context.h"
 #include "kernels/gpu/executor/device_memory.h"
+#include "kernels/gpu/executor/gpu_model.h"
 #include "kernels/gpu/executor/own_kernels.h"
 
 namespace pet::gpu {
@@ -41,7 +42,15 @@ struct SessionActivity {
   double load_ms = 0;  // all loads added up
   int64_t kernels_compiled = 0, kernels_reused = 0;
   int64_t searches = 0, searches_reused = 0;  // convolution, engine and GEMM searches together
-  std::string describe() const;  // "412 loads, mean 23.1 ms; own kernels: 310 compiled, 2,412 reused; ..."
+  // "L loads, mean M ms; own kernels: C compiled, R reused; algorithm searches: S run, T reused"
+  std::string describe() const;
+};
+
+// A load's own kernels as the session gave them.
+struct SessionKernels {
+  std::shared_ptr<LoadedKernels> loaded;
+  size_t reused = 0;           // of them, those an earlier load compiled
+  double compile_wall_ms = 0;  // compiling the rest
 };
 
 class DeviceSession {
@@ -56,14 +65,14 @@ class DeviceSession {
   // The context, created on first use (CudaFailure as DeviceContext's constructor).
   std::shared_ptr<DeviceContext> context();
   // `kernels` loaded into the context: those an earlier load compiled are taken as they are, the
-  // rest compiled (on `threads` threads) and loaded. The wall time of the compilation is `wall_ms`.
-  std::shared_ptr<LoadedKernels> kernels(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads,
-                                         double& wall_ms);
+  // rest compiled (on `threads` threads) and loaded.
+  SessionKernels kernels(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads);
   // A buffer of at least `bytes` for the algorithm searches, grown where an earlier one is smaller.
   DeviceBuffer& search_buffer(int64_t bytes);
   SearchResults& searches() { return searches_; }
 
-  SessionActivity& activity() { return activity_; }
+  // Counts a finished load in the activity.
+  void record(const LoadSummary& load);
   const SessionActivity& activity() const { return activity_; }
 
  private:

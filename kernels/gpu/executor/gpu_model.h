@@ -46,8 +46,8 @@ struct LoadSummary {
   double context_ms = 0, kernels_ms = 0, memory_ms = 0, searches_ms = 0, eager_ms = 0, capture_ms = 0;
   size_t kernels_reused = 0;                // own kernels an earlier load of the session compiled
   int64_t searches = 0, searches_reused = 0;  // algorithm searches run, and taken from earlier loads
-  // "load 23.1 ms (context 0.0, kernels 1.2, memory 0.4, searches 18.0, eager pass 1.1, capture 2.4);
-  // 3 of 5 own kernels and 4 of 6 searches reused"
+  // "load T ms (context T, kernels T, memory T, searches T, eager pass T, capture T); K of N own
+  // kernels and S of M algorithm searches reused"
   std::string timing_line() const;
   int64_t arena_bytes = 0, workspace_bytes = 0, weight_bytes = 0;
   size_t graph_nodes = 0;  // nodes of the captured CUDA graph

@@ -18,10 +18,9 @@ double mib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
 std::string load_lines(const LoadSummary& load, bool steps) {
   std::string text = fmt::format(
       "{}\nloaded: {} steps, {} own kernels compiled in {:.0f} ms, arena {:.2f} MiB, workspace {:.2f} MiB, weights "
-      "{:.2f} MiB, CUDA graph of {} nodes; load {:.0f} ms\n",
+      "{:.2f} MiB, CUDA graph of {} nodes\n{}\n",
       load.device, load.steps.size(), load.kernels, load.compile_wall_ms, mib(load.arena_bytes),
-      mib(load.workspace_bytes), mib(load.weight_bytes), load.graph_nodes, load.load_ms);
-  text += load.timing_line() + "\n";
+      mib(load.workspace_bytes), mib(load.weight_bytes), load.graph_nodes, load.timing_line());
   if (!load.fallback.empty()) text += "fallback: " + load.fallback + "\n";
   if (steps)
     for (const std::string& line : load.steps) text += "  " + line + "\n";

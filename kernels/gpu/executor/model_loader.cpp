@@ -74,8 +74,8 @@ class RunnerBuilder {
                           memory_.zeros(config.output_elements())};
     auto step =
         std::make_unique<ConvStep>(state_.context->cudnn(), config, state_.options.math, pointers, state_.workspace);
-    const ConvChoice& choice =
-        searched(results_.conv, settings_ + config.key(), [&] { return step->find_algorithm(search_.data(), search_.bytes()); });
+    const ConvChoice& choice = searched(results_.conv, settings_ + config.key(),
+                                        [&] { return step->find_algorithm(search_.data(), search_.bytes()); });
     ConvCall call = step->use(choice, state_.stream(), search_.data());
     if (epilogue) {
       std::vector<void*> arguments;
@@ -301,11 +301,10 @@ void load_on_device(GpuModel::State& state) {
   auto start = std::chrono::steady_clock::now(), part = start;
   state.context = state.session->context();
   summary.context_ms = lap(part);
-  SessionActivity& activity = state.session->activity();
-  int64_t reused_before = activity.kernels_reused;
-  state.kernels = state.session->kernels(state.program.distinct_kernels(), state.options.compile_threads,
-                                         summary.compile_wall_ms);
-  summary.kernels_reused = static_cast<size_t>(activity.kernels_reused - reused_before);
+  SessionKernels kernels = state.session->kernels(state.program.distinct_kernels(), state.options.compile_threads);
+  state.kernels = std::move(kernels.loaded);
+  summary.kernels_reused = kernels.reused;
+  summary.compile_wall_ms = kernels.compile_wall_ms;
   summary.kernels_ms = lap(part);
   state.memory = std::make_unique<ValueMemory>(state.graph, state.program.plan, state.stream());
   state.memory->fill_random(state.options.seed);
@@ -321,10 +320,7 @@ void load_on_device(GpuModel::State& state) {
   summary.capture_ms = lap(part);
   summarize(state);
   summary.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  activity.loads += 1;
-  activity.load_ms += summary.load_ms;
-  activity.searches += summary.searches;
-  activity.searches_reused += summary.searches_reused;
+  state.session->record(summary);
 }
 
 }  // namespace pet::gpu
