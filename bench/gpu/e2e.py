@@ -3,8 +3,9 @@
 
 Per batch, then model, one run: every variant set up and warmed up, then `--rounds` rounds, each
 timing every variant once in a rotating order (round-robin, each round starting one later):
-`pet-gpu serve --tf32` (each model loaded once, timed round by round) on the kit's weight-free models (KIT/work/<model>[_b<B>]/model.pet and
-KIT/work-written/<model>[_b<B>].<taso|pet>/model.pet, seeded random inputs), and PyTorch on the same
+`pet-gpu serve --tf32` (each model loaded once, timed round by round) on the kit's weight-free
+models (KIT/work/<model>[_b<B>]/model.pet and KIT/work-written/<model>[_b<B>].<taso|pet>/model.pet,
+seeded random inputs), and PyTorch on the same
 architecture and seeds as models/export_models.py builds it (random inputs, never zeros):
 eager with cudnn.benchmark, that forward replayed from a CUDA graph, and torch.compile (default
 mode) while --compile-budget allows. TF32 on both sides (pet-gpu --tf32; torch allow_tf32 for
@@ -380,7 +381,9 @@ def run_all(torch, kit: Path, args) -> int:
             write(document, out)
             print_entries(entries)
     failed = sum(e["status"] == "failed" for e in document["results"])
-    print(f"e2e: wrote {out}: {sum(e['status'] == 'ok' for e in document['results'])} measured, {failed} failed")
+    measured = [e for e in document["results"] if e["status"] == "ok"]
+    compiled = sum(e["variant"] == "torch-compile" for e in measured)
+    print(f"e2e: wrote {out}: {len(measured)} measured ({compiled} with torch.compile), {failed} failed")
     return 1 if failed else 0
 
 

@@ -223,50 +223,46 @@ stage_written() {
   else echo "ok: $passed written models match pet's CPU executor (strict; $untested without references, timed in e2e)" > "$RESULTS/written.status"; fi
 }
 
+# run_e2e NAME FILE [e2e.py flags]: bench/gpu/e2e.py with the stages' common flags (3 rounds of 30
+# replays after 5 warm-ups, no model started after three quarters of the cap, the session's
+# convolution decisions), its results straight into $OUT/FILE as it goes (a run the device tool
+# cuts short still returns the models it finished; the results archive is packed only between
+# stages), its log in NAME.txt and one outcome line in NAME.status with e2e.py's own counts.
+run_e2e() {
+  local name=$1 json=$2 rc counts
+  shift 2
+  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" PYTHONUNBUFFERED=1 python3 bench/gpu/e2e.py --kit "$KIT_DIR" \
+    --out "$OUT/$json" --rounds 3 --runs 30 --warmup 5 --seconds $((STAGE_CAP * 3 / 4)) --conv-cache "$CONV_CACHE" \
+    "$@" > "$RESULTS/$name.txt" 2>&1
+  rc=$?
+  cp "$OUT/$json" "$RESULTS/$json" 2>/dev/null
+  counts=$(grep -m1 "^e2e: wrote " "$RESULTS/$name.txt" | sed 's/^e2e: wrote [^:]*: //')
+  case $rc in
+    0) echo "ok: every variant started was measured: ${counts:-no summary line} ($json)" > "$RESULTS/$name.status" ;;
+    3) echo "no device (e2e.py found no CUDA device)" > "$RESULTS/$name.status" ;;
+    *) echo "failed: exit $rc, ${counts:-no summary line} ($json)" > "$RESULTS/$name.status" ;;
+  esac
+}
+export -f run_e2e
+
 # The goals of issues 33 and 36, reported: pet-gpu on the input and on TASO-only's and PET's
 # written models (the kit's work-written folders, from make-kit.sh --written) against PyTorch eager
 # with cudnn.benchmark and in a CUDA graph, same architectures and seeds, batch 1 then batch 16
-# where the kit has it (make-kit.sh --b16), TF32 on both
-# sides, interleaved in rounds (bench/gpu/e2e.py, format pet-gpu-e2e/1, which harness.py
-# --gpu-results reads); no model starts after three quarters of the cap. torch.compile needs a check of its own
-# (docs/GPU.md).
-# e2e.py rewrites its file after every model straight into $OUT, so a run the device tool cuts
-# short still returns the models it finished (the results archive is packed only between stages).
+# where the kit has it (make-kit.sh --b16), TF32 on both sides, interleaved in rounds
+# (bench/gpu/e2e.py, format pet-gpu-e2e/1, which harness.py --gpu-results reads); torch.compile is
+# the compile stage's.
 stage_e2e() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/e2e.txt"; echo "no device" > "$RESULTS/e2e.status"; exit 0; }
-  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" PYTHONUNBUFFERED=1 python3 bench/gpu/e2e.py --kit "$KIT_DIR" \
-    --out "$OUT/e2e.json" --batches 1,16 --rounds 3 --runs 30 --warmup 5 --seconds $((STAGE_CAP * 3 / 4)) \
-    --compile-budget 0 --conv-cache "$CONV_CACHE" > "$RESULTS/e2e.txt" 2>&1
-  local rc=$?
-  cp "$OUT/e2e.json" "$RESULTS/e2e.json" 2>/dev/null
-  case $rc in
-    0) echo "ok: every variant measured (e2e.json)" > "$RESULTS/e2e.status" ;;
-    3) echo "no device (e2e.py found no CUDA device)" > "$RESULTS/e2e.status" ;;
-    *) echo "failed: exit $rc, $(grep -c '"status": "failed"' "$RESULTS/e2e.json" 2>/dev/null || echo 0) variants failed" \
-         > "$RESULTS/e2e.status" ;;
-  esac
+  run_e2e e2e e2e.json --batches 1,16 --compile-budget 0
 }
 
 # torch.compile beside the other variants for the models --compile-models names (default
-# resnet18,csrnet_backend,bert_s128) at batch 1: e2e.py with a compile budget of half the cap, in a
-# file of its own (e2e-compile.json, straight into $OUT) that after-check.sh merges with e2e.json,
-# each model and batch taken whole from one run. Not in the default stages: name it with --stages.
+# resnet18,csrnet_backend,bert_s128) at batch 1, its compile budget half the cap, in a file of its
+# own (e2e-compile.json) that after-check.sh merges with e2e.json, each model and batch taken whole
+# from one run. Not in the default stages: name it with --stages.
 stage_compile() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/compile.txt"; echo "no device" > "$RESULTS/compile.status"; exit 0; }
-  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" PYTHONUNBUFFERED=1 python3 bench/gpu/e2e.py --kit "$KIT_DIR" \
-    --out "$OUT/e2e-compile.json" --models "$COMPILE_MODELS" --batches 1 --rounds 3 --runs 30 --warmup 5 \
-    --seconds $((STAGE_CAP * 3 / 4)) --compile-budget $((STAGE_CAP / 2)) --conv-cache "$CONV_CACHE" \
-    > "$RESULTS/compile.txt" 2>&1
-  local rc=$? compiled
-  cp "$OUT/e2e-compile.json" "$RESULTS/e2e-compile.json" 2>/dev/null
-  compiled=$(python3 -c 'import json, sys
-print(sum(e["variant"] == "torch-compile" and e["status"] == "ok" for e in json.load(open(sys.argv[1]))["results"]))' \
-    "$RESULTS/e2e-compile.json" 2>/dev/null || echo 0)
-  case $rc in
-    0) echo "ok: $compiled of the models $COMPILE_MODELS compiled and measured (e2e-compile.json)" > "$RESULTS/compile.status" ;;
-    3) echo "no device (e2e.py found no CUDA device)" > "$RESULTS/compile.status" ;;
-    *) echo "failed: exit $rc, $compiled compiled (e2e-compile.json)" > "$RESULTS/compile.status" ;;
-  esac
+  run_e2e compile e2e-compile.json --models "$COMPILE_MODELS" --batches 1 --compile-budget $((STAGE_CAP / 2))
 }
 
 # ---- where the device's CUDA libraries are: torch's nvidia-* wheels, the driver, then the toolkit

@@ -210,8 +210,10 @@ class WholeRun(unittest.TestCase):
                 kit, out = fake_kit(Path(folder) / "kit", models=("a", "b")), Path(folder) / "e2e.json"
                 args = e2e.parse_args(["--kit", str(kit), "--out", str(out), "--models", "a,b", "--batches", "1,16",
                                        "--seconds", seconds])
-                with contextlib.redirect_stdout(io.StringIO()):
+                printed = io.StringIO()
+                with contextlib.redirect_stdout(printed):
                     self.assertEqual(e2e.run_all(fake_torch(), kit, args), 0)
+                self.last_line = printed.getvalue().splitlines()[-1]
                 return gpu_results.load(out)
         finally:
             e2e.torch_timers, e2e.PetGpuTimer = original
@@ -226,6 +228,8 @@ class WholeRun(unittest.TestCase):
                          {(b, v): s for b in (1, 16) for v, s in [
                              ("input", "ok" if b == 1 else "missing"), ("pet-taso", "missing"), ("pet", "missing"),
                              ("torch-eager", "ok"), ("torch-cuda-graph", "skipped"), ("torch-compile", "skipped")]})
+        # the session's e2e and compile stages quote this line's counts as their outcome
+        self.assertRegex(self.last_line, r"^e2e: wrote .*e2e\.json: 6 measured \(0 with torch\.compile\), 0 failed$")
 
     def test_models_not_started_in_time_are_skipped_with_the_reason(self):
         document = self.run_all("1e-9")
