@@ -30,7 +30,8 @@ std::vector<std::string> serialized_models(const TimingRequest& request, const s
 // `request`'s models, read and serialized on another thread; get() gives them or rethrows.
 std::future<std::vector<std::string>> models_in_background(const TimingRequest& request, const std::string& folder,
                                                            const ExportOptions& options) {
-  return std::async(std::launch::async, [&request, &folder, options] { return serialized_models(request, folder, options); });
+  return std::async(std::launch::async,
+                    [&request, &folder, options] { return serialized_models(request, folder, options); });
 }
 
 TimingResult time_request(Runtime& runtime, const TimingRequest& request, std::vector<std::string> models) {
@@ -84,8 +85,8 @@ MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingReques
   std::string before =
       outcome.timed_before > 0 ? fmt::format(" ({} timed by an earlier run)", outcome.timed_before) : "";
   outcome.stopped = outcome.left > 0
-                        ? fmt::format("deadline of {:g} s reached: {} of {} requests timed, {} left{}", options.deadline_s,
-                                      outcome.timed, todo.size(), outcome.left, before)
+                        ? fmt::format("deadline of {:g} s reached: {} of {} requests timed, {} left{}",
+                                      options.deadline_s, outcome.timed, todo.size(), outcome.left, before)
                         : fmt::format("all {} requests timed{}", todo.size(), before);
   out << stop_line(outcome.stopped) << std::flush;
   return outcome;

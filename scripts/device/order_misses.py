@@ -5,8 +5,8 @@ pet-gpu measure stops at its deadline wherever it is (a later run continues with
 what outlives the next export comes first: the cleaned inputs' in-context runs and the kernel
 groups, keyed by what they compute, which price every later program; then the selection's and the
 ranked programs' end-to-end runs, programs chosen on the estimates of the DB the kit was made with,
-which the next export replaces once the groups are timed. Each kind keeps the order it was asked. A request asked twice is kept once. A
-kernel group (a key) that an earlier kernel-groups request already times is dropped from the later
+which the next export replaces once the groups are timed. Each kind keeps the order it was asked.
+A request asked twice is kept once. A kernel group (a key) that an earlier kernel-groups request already times is dropped from the later
 ones with its model, since pet-profile --import makes one DB entry per key; a request left without
 keys goes. The kept requests are numbered from 1.
 

@@ -27,7 +27,8 @@ grep -q "^# pet harness: the GPU's section alone" "$folder/harness.md" || fail "
 grep -q "no kit at $work/no-kit.tar.xz, so the timings are not imported" "$work/log" || fail "no word on the import: $(cat "$work/log")"
 
 # With the compile stage's file beside it (ResNet-18 at batch 1 again, torch.compile measured this
-# time; a stand-in made from the check's own figures), that model's row comes whole from it.
+# time: a stand-in from the check's own rows with an invented torch.compile figure, 401.5 us), that
+# model's row comes whole from it.
 python3 - "$returned/e2e.json" "$work/files_at/e2e-compile.json" <<'PY'
 import json, sys
 document = json.load(open(sys.argv[1]))

@@ -33,7 +33,7 @@ StridedAccess view_of(const StepContext& context) {
   switch (context.step.kind) {
     case StepKind::transpose:  // output axis a reads input axis perm[a]
       return permuted_view(input.dims(), node.attrs.get_ints("perm"));
-    case StepKind::layout:  // the input split into `expanded` factors, permuted; merging into output dims keeps the order
+    case StepKind::layout:  // the input split into `expanded` factors, permuted (merged output dims keep the order)
       return permuted_view(node.attrs.get_ints("expanded"), node.attrs.get_ints("perm"));
     case StepKind::slice:
       return slice_view(input, output, node.attrs);

@@ -116,7 +116,8 @@ class GpuRuntime : public runtime::Runtime {
     if (!load.status.ok()) {
       if (!device_usable())
         throw InternalError("pet-gpu: " + load.status.message + " (the device is unusable after it)");
-      throw runtime::ModelRejected(index, fmt::format("pet-gpu could not load model {}: {}", index, load.status.message));
+      throw runtime::ModelRejected(index,
+                                   fmt::format("pet-gpu could not load model {}: {}", index, load.status.message));
     }
     LoadedModel loaded{std::move(prepared.graph), std::move(load.model), {}};
     loaded.inputs = random_inputs(loaded.graph, seed);

@@ -20,7 +20,6 @@ std::optional<Backend> backend_of(StepKind kind) {
   return std::nullopt;
 }
 
-
 class Preparer {
  public:
   Preparer(const Graph& graph, HostProgram& program) : graph_(graph), program_(program) {}
