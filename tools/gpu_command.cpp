@@ -1,6 +1,7 @@
 // pet-gpu's commands: devices (report, loaded libraries, self-test), ceilings, the executor's
-// reference, check and time (kernels/gpu/executor/model_check.h does the work; here the flags), and
-// measure, a misses file timed through the executor's runtime (kernels/runtime/request_runner.h).
+// reference, check and time (kernels/gpu/executor/model_check.h does the work; here the flags),
+// measure, a misses file timed through the executor's runtime (kernels/runtime/request_runner.h),
+// and worker, that runtime serving pet-opt --live (kernels/runtime/worker_server.h).
 #include "tools/gpu_command.h"
 
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include "kernels/gpu/executor/model_check.h"
 #include "kernels/gpu/executor/reference.h"
 #include "kernels/runtime/request_runner.h"
+#include "kernels/runtime/worker_server.h"
 #include "kernels/loaded_libraries.h"
 #include "kernels/nvrtc_compile.h"
 #include "kernels/self_test.h"
@@ -179,13 +181,11 @@ int serve(const CliArgs& parsed, std::istream& in, std::ostream& out) {
   return 0;
 }
 
-// The card the results are keyed by; UserError "no CUDA device" where there is none.
-std::string card_name(int device) {
+// The card the results are keyed by; UserError "no CUDA device: ...; <where>" where there is none.
+std::string card_name(int device, const std::string& where) {
   DeviceReport report = probe_devices();
   if (report.status.outcome == CudaOutcome::no_device)
-    throw UserError(fmt::format("no CUDA device: {}; pet-gpu measure times requests on a GPU machine (the measure "
-                                "stage of scripts/device/session.sh)",
-                                report.status.message));
+    throw UserError(fmt::format("no CUDA device: {}; {}", report.status.message, where));
   if (!report.status.ok()) throw InternalError("pet-gpu: " + report.status.message);
   if (device >= static_cast<int>(report.devices.size()))
     throw UserError(fmt::format("--device {}: this machine has {} CUDA device{}", device, report.devices.size(),
@@ -205,7 +205,8 @@ int measure(const CliArgs& parsed, std::ostream& out) {
   if (!(options.deadline_s > 0)) throw UserError("--deadline must be a positive number of seconds");
   std::vector<runtime::TimingRequest> requests = runtime::read_requests(misses);
   gpu::ExecutorOptions executor = executor_options(parsed, gpu::MathMode::tf32);
-  std::string card = card_name(executor.device);
+  std::string card = card_name(
+      executor.device, "pet-gpu measure times requests on a GPU machine (the measure stage of scripts/device/session.sh)");
   std::unique_ptr<runtime::Runtime> gpu_runtime = gpu::open_gpu_runtime(executor);
   for (const std::string& earlier : parsed.all("--skip-timed"))
     if (std::filesystem::exists(earlier) && std::filesystem::exists(*results) &&
@@ -224,6 +225,27 @@ int measure(const CliArgs& parsed, std::ostream& out) {
     out << fmt::format("pet-gpu refused {} model{} (each a refusal in its result line); the first: {}\n",
                        outcome.refused, outcome.refused == 1 ? "" : "s", outcome.first_refusal);
   out << fmt::format("pet-gpu's loads: {}\n", gpu_runtime->activity());
+  return 0;
+}
+
+// pet-gpu worker: pet-opt's GPU runtime in a process of its own (pet-opt --live): JSON requests on
+// `in`, one reply line each on `out` (kernels/runtime/worker_server.h); the version reply names the
+// card and the math. Without a device every request is answered with that refusal.
+int worker(const CliArgs& parsed, std::istream& in, std::ostream& out) {
+  gpu::ExecutorOptions executor = executor_options(parsed, gpu::MathMode::tf32);
+  std::string card;
+  try {
+    card = card_name(executor.device, "pet-gpu worker times on this machine's GPU, and pet-opt --live needs one");
+  } catch (const UserError& error) {
+    runtime::refuse_worker(error.what(), in, out);
+    return 0;
+  }
+  std::unique_ptr<runtime::Runtime> gpu_runtime = gpu::open_gpu_runtime(executor);
+  nlohmann::json version = {{"ok", true},
+                            {"version", gpu_runtime->version()},
+                            {"card", card},
+                            {"precision", gpu_runtime->compute_precision()}};
+  runtime::serve_worker(*gpu_runtime, version, in, out);
   return 0;
 }
 
@@ -271,13 +293,15 @@ int pet_gpu_main(const std::vector<std::string>& args, std::istream& in, std::os
                     out);
     if (args[0] == "serve")
       return serve(CliArgs("pet-gpu serve", rest, executor_flags({"--seed"}), {"--strict", "--tf32"}), in, out);
+    if (args[0] == "worker")
+      return worker(CliArgs("pet-gpu worker", rest, executor_flags({}), {"--strict", "--tf32"}), in, out);
     if (args[0] == "measure")
       return measure(
           CliArgs("pet-gpu measure", rest, executor_flags({"--deadline", "--out", "--skip-timed"}), {"--strict", "--tf32"}),
           out);
     throw UserError(
         fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
-                    "time, serve and measure (pet-gpu --help)",
+                    "time, serve, measure and worker (pet-gpu --help)",
                     args[0]));
   });
 }

@@ -13,8 +13,8 @@ inline constexpr const char* kPetGpuHelp = R"(usage: pet-gpu COMMAND [options]
 
 pet's CUDA side on this machine's GPU. On a machine without one, devices, ceilings, check, time
 and serve say "no CUDA device" and exit 0 (check, time and serve refuse a model the executor
-cannot run first; serve reads nothing); measure says so and exits 2, as it would write no timing;
-reference needs no GPU.
+cannot run first; serve reads nothing), worker answers every request so; measure says so and
+exits 2, as it would write no timing; reference needs no GPU.
 
 commands:
   devices                the CUDA devices; the CUDA runtime, driver, cuDNN, cuBLAS and NVRTC
@@ -47,6 +47,12 @@ commands:
                          CUDA events, after its warm-ups, per step where it asks; one result line
                          per request, flushed as it goes; no request starts after S seconds
                          (default 60); import RESULTS with pet-profile --import
+  worker                 pet-opt --live's runtime on this machine's GPU: one JSON request per line
+                         on standard input (time models interleaved, run one model), one JSON
+                         reply per line on standard output (kernels/runtime/json_worker.h); the
+                         models are loaded in one device session (--strict | --tf32, default
+                         --tf32; --device N, --conv-cache FILE, --conv-engines N as for time);
+                         without a device every request is answered "no CUDA device"
 
 ceilings options:
   --device N             the device (default 0)

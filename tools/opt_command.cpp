@@ -240,7 +240,7 @@ WrittenCheckOptions written_check_options(const OptRequest& request, const Optim
   options.reference_outputs = request.optimize.hooks.reference_outputs;
   options.seed = request.optimize.seed;
   options.tolerance = request.optimize.tolerance;
-  if (request.optimize.target.spec.timed_here())
+  if (request.optimize.target.spec.timed_here() || request.optimize.target.live)
     options.runtime_target = TargetSpec::parse(request.optimize.target.spec.name(), result.target.target.threads);
   return options;
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "kernels/runtime/gpu_worker_runtime.h"
 #include "kernels/runtime/openvino_runtime.h"
 #include "kernels/runtime/ort_runtime.h"
 
@@ -66,10 +67,10 @@ std::unique_ptr<runtime::Runtime> TargetSpec::open_runtime() const {
   switch (kind_) {
     case Kind::onnxruntime_cpu: return runtime::open_ort_runtime();
     case Kind::openvino_cpu: return runtime::open_openvino_runtime();
-    case Kind::gpu:
+    case Kind::gpu: return runtime::open_gpu_worker_runtime(/*strict=*/true);
     case Kind::device: break;
   }
-  PET_CHECK(false, fmt::format("target {} is a GPU: it has no runtime to open here", name_));
+  PET_CHECK(false, fmt::format("target {} is an analytic spec: it has no runtime to open", name_));
   return nullptr;
 }
 

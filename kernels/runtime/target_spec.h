@@ -56,8 +56,10 @@ class TargetSpec {
   // How the written model carries its corrections on this target, for messages.
   std::string correction_form() const;
 
-  // Opens the runtime of a target timed here. UserError when it is unavailable here (saying what
-  // to install); an internal check for a GPU.
+  // Opens the runtime of a measured target: a CPU target's, or for a GPU pet-gpu's worker on this
+  // machine's card in strict FP32 (the math outputs are checked in; --live times through its own
+  // TF32 worker). UserError when it is unavailable here (saying what to install); an internal
+  // check for an analytic spec.
   std::unique_ptr<runtime::Runtime> open_runtime() const;
 
  private:

@@ -9,6 +9,7 @@
 #include "corrector/program_cost.h"
 #include "kernels/runtime/cpu_peak.h"
 #include "kernels/runtime/runtime.h"
+#include "kernels/runtime/target_spec.h"
 
 namespace pet::cost {
 namespace {
@@ -31,14 +32,15 @@ runtime::CpuPeak fresh_peak(int threads) {
 
 std::optional<PeakRate> peak_rate(const CostModel& cost) {
   const Measurement* measurement = cost.measurement();
-  if (!measurement) return std::nullopt;
+  // The floor is a CPU's: a GPU target, timed on its card or replayed, has none here.
+  if (!measurement || TargetSpec::parse(measurement->target.name).timed_elsewhere()) return std::nullopt;
   double recorded_us = 0;  // the recorded time of one GFLOP at the peak (0: none)
   PeakRate recorded{0, "", CostSource::replayed};
   if (std::optional<ProfileEntry> stored = cost.find_entry(kPeakKey); stored && stored->microseconds > 0) {
     recorded_us = stored->microseconds;
     recorded = {1e6 / recorded_us, stored->method, CostSource::replayed};
   }
-  if (!measurement->runtime || !measurement->runtime->times())  // replayed, or a GPU: no CPU peak to read here
+  if (!measurement->runtime || !measurement->runtime->times())  // replayed: no CPU peak to read here
     return recorded_us > 0 ? std::optional<PeakRate>(recorded) : std::nullopt;
   runtime::CpuPeak peak = fresh_peak(measurement->target.threads);
   auto [gflops, what] = runtime::peak_in_precision(peak, measurement->runtime->compute_precision());

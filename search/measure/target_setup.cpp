@@ -10,6 +10,7 @@
 #include "core/data_path.h"
 #include "core/error.h"
 #include "kernels/runtime/gpu_kernels_version.h"
+#include "kernels/runtime/gpu_worker_runtime.h"
 
 namespace pet {
 namespace {
@@ -61,21 +62,51 @@ size_t TargetSetup::write_misses() const {
 
 std::string profile_db_path(const TargetOptions& options) {
   if (!options.profile_db.empty()) return options.profile_db;
-  if (options.spec.timed_elsewhere()) return data_path("bench/profiles/" + options.spec.name() + ".json");
+  if (options.spec.timed_elsewhere() && !options.live)
+    return data_path("bench/profiles/" + options.spec.name() + ".json");
+  if (options.live) return default_measured_profile_db();
   return options.spec.timed_here() ? default_measured_profile_db() : "";
 }
 
 namespace {
 
+// A GPU target timed on this machine's card (--live): pet-gpu's worker, which must time on the card
+// the target names; the DB read and saved as a CPU target's, the card's spec for what it lacks.
+void open_live_gpu_target(const TargetOptions& options, TargetSetup& setup) {
+  const TargetSpec& target = options.spec;
+  if (options.replay)
+    throw UserError("--live times on this machine's GPU and --replay times nothing: pass one of them");
+  if (!options.export_misses.empty())
+    throw UserError("--live times on this machine's GPU, so nothing is left to export: drop --export-misses");
+  std::unique_ptr<runtime::GpuWorkerRuntime> worker = runtime::open_gpu_worker_runtime();
+  if (!runtime::card_is_target(worker->card(), target.name()))
+    throw UserError(fmt::format("--live --target {} times on that card, and this machine's GPU is an {}; choose the "
+                                "target this card is ({}), or drop --live to replay bench/profiles/{}.json",
+                                target.name(), worker->card(), fmt::join(TargetSpec::gpu_names(), " or "),
+                                target.name()));
+  cost::ProfileDb db = load_measured_db(setup.profile_db, false);
+  if (options.remeasure) db = cost::ProfileDb{};
+  setup.loaded = db;
+  cost::Measurement measurement;
+  measurement.target = {target.name(), true, 1, worker->version(), worker->card()};
+  measurement.runtime = worker.get();
+  measurement.corrections_fused = true;
+  measurement.timing.threads = 1;
+  measurement.timing.seed = options.seed;
+  setup.runtime = std::move(worker);
+  setup.cost.emplace(cost::load_device(target.name()), std::move(db), std::move(measurement));
+}
+
 // A GPU target: its DB's times recorded with this build's GPU kernels (on the first card the DB
 // names, when several), else nothing recorded and every cost estimated; a recording runtime when
-// the misses are exported.
+// the misses are exported; the card itself with --live.
 void open_gpu_target(const TargetOptions& options, TargetSetup& setup) {
+  if (options.live) return open_live_gpu_target(options, setup);
   const TargetSpec& target = options.spec;
   if (options.remeasure)
-    throw UserError(fmt::format("--remeasure: target {} is timed on a GPU machine, not here; export what its profile "
-                                "DB lacks with --export-misses FILE, time it there with pet-gpu measure FILE and import "
-                                "the results with pet-profile --import",
+    throw UserError(fmt::format("--remeasure: target {} is timed on a GPU machine, not here; on a machine with that "
+                                "card add --live, elsewhere export what its profile DB lacks with --export-misses FILE, "
+                                "time it there with pet-gpu measure FILE and import the results with pet-profile --import",
                                 target.name()));
   cost::ProfileDb db = cost::ProfileDb::load(setup.profile_db);
   cost::Measurement measurement;
@@ -106,6 +137,11 @@ void open_target(const TargetOptions& options, TargetSetup& setup) {
     throw UserError(fmt::format("--export-misses writes the timings a GPU target's profile DB lacks; target {} {}, so "
                                 "drop --export-misses or choose --target {}",
                                 target.name(), target.timed_here() ? "is timed here" : "is estimated, never timed",
+                                fmt::join(TargetSpec::gpu_names(), " or ")));
+  if (options.live && !target.timed_elsewhere())
+    throw UserError(fmt::format("--live times a GPU target on this machine's card; target {} {}, so drop --live or "
+                                "choose --target {}",
+                                target.name(), target.timed_here() ? "is timed here already" : "is estimated, never timed",
                                 fmt::join(TargetSpec::gpu_names(), " or ")));
   if (target.timed_elsewhere()) return open_gpu_target(options, setup);
   if (!target.measured()) {

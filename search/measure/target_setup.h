@@ -20,7 +20,8 @@ namespace pet {
 struct TargetOptions {
   TargetSpec spec;
   std::string profile_db;  // empty: the per-user DB for a target timed here, the repository's for a GPU
-  bool replay = false;     // read the DB only: nothing is timed (always so for a GPU target)
+  bool replay = false;     // read the DB only: nothing is timed (so for a GPU target unless live)
+  bool live = false;       // GPU targets: time on this machine's card through `pet-gpu worker`
   bool remeasure = false;  // measured targets: price with nothing stored, save the new times over the DB's
   // Measured targets: fit the cost model's per-op scales on the cleaned input run whole under the
   // runtime's profiler before the search, or price with the stand-alone group times as they are.
@@ -36,8 +37,8 @@ struct TargetOptions {
 std::string default_measured_profile_db();
 
 // The profile DB `options` use, resolved here alone: the file given, else the per-user DB for a
-// target timed here, the repository's bench/profiles/NAME.json for a GPU, none for an analytic spec
-// (empty).
+// target timed here (a GPU timed live included), the repository's bench/profiles/NAME.json for a GPU
+// replayed, none for an analytic spec (empty).
 std::string profile_db_path(const TargetOptions& options);
 
 // The target `options` name, opened as optimize() opens it: for a measured target its runtime

@@ -1,13 +1,20 @@
 // pet-gpu in-process: help, usage errors, and the no-device answers every command gives on a CPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "core/executor.h"
+#include "core/file_safety.h"
+#include "core/onnx_export.h"
 #include "core/text_ir.h"
 #include "kernels/devices.h"
 #include "kernels/gpu/executor/reference.h"
+#include "kernels/runtime/tensor_wire.h"
 #include "tests/test_temp_dir.h"
 #include "tools/gpu_command.h"
 
@@ -39,7 +46,7 @@ TEST(PetGpu, AnUnknownCommandNamesTheCommandsThereAre) {
   EXPECT_EQ(ran.status, 2);
   EXPECT_EQ(ran.err,
             "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
-            "time, serve and measure (pet-gpu --help)\n");
+            "time, serve, measure and worker (pet-gpu --help)\n");
 }
 
 TEST(PetGpu, ACeilingsFlagOutOfRangeIsAUsageError) {
@@ -94,6 +101,66 @@ TEST(PetGpu, DevicesOnADevicePassesTheSelfTest) {
   Ran ran = pet_gpu({"devices"});
   EXPECT_EQ(ran.status, 0) << ran.out << ran.err;
   EXPECT_NE(ran.out.find("GPU 0: self-test passed"), std::string::npos) << ran.out;
+}
+
+TEST(PetGpu, WorkerWithoutADeviceAnswersEveryRequestWithThatRefusal) {
+  if (has_device()) GTEST_SKIP() << "a CUDA device exists";
+  std::istringstream in("{\"version\": true}\n{\"models\": []}\n");
+  std::ostringstream out, err;
+  EXPECT_EQ(pet_gpu_main({"worker"}, in, out, err), 0) << err.str();
+  std::istringstream replies(out.str());
+  int answered = 0;
+  for (std::string line; std::getline(replies, line); ++answered) {
+    nlohmann::json reply = nlohmann::json::parse(line);
+    EXPECT_EQ(reply["ok"], false);
+    EXPECT_EQ(reply["index"], -1);
+    EXPECT_EQ(reply["error"].get<std::string>().rfind("no CUDA device: ", 0), 0u) << line;
+  }
+  EXPECT_EQ(answered, 2);
+}
+
+// pet-opt --live's runtime on the card: the version reply names the card the DB is keyed by, a
+// timing request gets its runs, a run request the outputs, in the worker's TF32.
+TEST(PetGpu, WorkerOnADeviceNamesItsCardTimesAndRunsAModel) {
+  if (!has_device()) GTEST_SKIP() << "no CUDA device here";
+  Graph graph = parse_graph(R"(graph "conv_relu" opset 13 {
+  input %x : f32[1,8,16,16]
+  const %w : f32[16,8,3,3] = random(1, 0.2)
+  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[1,16,16,16]
+  %y = Relu(%c) : f32[1,16,16,16]
+  output %y
+})");
+  std::filesystem::path model = testing::private_temp_dir() / "worker_conv_relu.onnx";
+  write_file_atomically(model.string(), serialize_onnx(graph, {}), "a test model");
+  std::vector<Tensor> inputs = random_inputs(graph, 3);
+  nlohmann::json run = {{"run", {{"model", model.string()}, {"threads", 1}, {"inputs", {runtime::tensor_to_wire(inputs[0])}}}}};
+  std::istringstream in("{\"version\": true}\n" +
+                        nlohmann::json({{"models", {model.string(), model.string()}}, {"warmup", 2}, {"runs", 5}}).dump() +
+                        "\n" + run.dump() + "\n");
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_gpu_main({"worker"}, in, out, err), 0) << err.str();
+  std::istringstream lines(out.str());
+  std::vector<nlohmann::json> replies;
+  for (std::string line; std::getline(lines, line);) replies.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(replies.size(), 3u) << out.str();
+  EXPECT_EQ(replies[0]["card"], probe_devices().devices.at(0).name);
+  EXPECT_EQ(replies[0]["precision"], "tf32");
+  EXPECT_EQ(replies[0]["version"].get<std::string>().rfind("pet-gpu tf32 math (cuDNN ", 0), 0u) << replies[0];
+  ASSERT_EQ(replies[1]["ok"], true) << replies[1];
+  ASSERT_EQ(replies[1]["timings"].size(), 2u);
+  for (const nlohmann::json& timing : replies[1]["timings"]) {
+    ASSERT_EQ(timing["runs_us"].size(), 5u);
+    for (double us : timing["runs_us"]) EXPECT_GT(us, 0);
+  }
+  ASSERT_EQ(replies[2]["ok"], true) << replies[2];
+  Tensor output = runtime::tensor_from_wire(replies[2]["outputs"][0]);
+  Tensor expected = execute(graph, inputs)[0];
+  double error = 0, norm = 0;
+  for (int64_t i = 0; i < expected.numel(); ++i) {
+    error += (output.f32()[i] - expected.f32()[i]) * (output.f32()[i] - expected.f32()[i]);
+    norm += expected.f32()[i] * expected.f32()[i];
+  }
+  EXPECT_LT(std::sqrt(error / norm), 1e-2) << "TF32's relative L2 error";
 }
 
 // Before: a model's weights had to travel to the GPU machine. After: reference --weight-free writes

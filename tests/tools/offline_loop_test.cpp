@@ -16,6 +16,7 @@
 #include "kernels/runtime/timing_request.h"
 #include "search/cost/cost_model.h"
 #include "tests/kernels/runtime/fake_gpu_runtime.h"
+#include "tests/scoped_env.h"
 #include "tests/test_temp_dir.h"
 #include "tools/commands.h"
 #include "tools/profile_command.h"
@@ -177,6 +178,69 @@ TEST(OfflineLoop, ExportMeasureImportUntilTheReplayEstimatesNothingThenItsChoice
                           "  kernel costs: 0 measured (0.0 s), 9 replayed, 0 estimated; profile DB " + db + "\n"),
             std::string::npos)
       << last.out;
+}
+
+// pet-opt --live on a machine with the card: pet-gpu's worker (here its test double, PET_GPU) times
+// what the offline loop would export; the run saves it, and a replay of that DB writes the same model.
+TEST(LiveGpu, PetOptTimesOnTheCardThroughTheWorkerAndItsReplayWritesTheSameModel) {
+  ScopedEnv worker("PET_GPU", PET_FAKE_GPU_WORKER);
+  ScopedEnv card("PET_FAKE_GPU_CARD", nullptr);
+  fs::path work = folder("live");
+  std::string model = write(work / "two_convs.pet", kTwoConvs);
+  std::string db = (work / "db.json").string();  // no file yet: a live run starts empty
+  auto run = [&](const std::string& how, const std::string& output) {
+    Ran ran = pet_opt({model, "--target", "h200", how, "--profile-db", db, "--mode", "taso", "-o", output});
+    EXPECT_EQ(ran.status, 0) << ran.err;
+    return ran;
+  };
+  std::string live_output = (work / "live.onnx").string(), replay_output = (work / "replay.onnx").string();
+  Ran live = run("--live", live_output);
+  nlohmann::json report = nlohmann::json::parse(read_whole_file((work / "live.json").string(), "report"));
+  EXPECT_GT(report["target"]["kernel_costs"]["measured"].get<int>(), 0) << live.out;
+  EXPECT_EQ(report["target"]["kernel_costs"]["estimated"], 0) << live.out;
+  EXPECT_EQ(report["target"]["cpu"], "NVIDIA H200 (test double)");
+  EXPECT_EQ(report["target"]["selection"]["source"], "measured");
+  EXPECT_EQ(report["target"]["selection"]["chosen"], "program 1") << live.out;
+  EXPECT_NE(live.out.find("  chose program 1: program 1 is 1.152x faster than the input, beyond the spread\n"),
+            std::string::npos)
+      << live.out;
+  EXPECT_NE(live.out.find("  recorded on: NVIDIA H200 (test double) (fake pet-gpu tf32 math (a test double), "),
+            std::string::npos)
+      << live.out;
+  EXPECT_EQ(live.out.find("physical floor"), std::string::npos) << "a CPU's floor, on a GPU target:\n" << live.out;
+  // The written model ran on the card too, in strict FP32, and matched pet's executor.
+  EXPECT_EQ(report["written_check"]["runtime"]["target"], "h200");
+  EXPECT_EQ(report["written_check"]["runtime"]["passed"], true) << report["written_check"].dump();
+  for (const cost::ProfileEntry& entry : cost::ProfileDb::load(db).entries())
+    EXPECT_EQ(entry.device, "h200 | fake pet-gpu tf32 math (a test double), " + runtime::gpu_kernels_tag() +
+                                " | NVIDIA H200 (test double) | 1 thread");
+
+  Ran replay = run("--replay", replay_output);
+  nlohmann::json replayed = nlohmann::json::parse(read_whole_file((work / "replay.json").string(), "report"));
+  EXPECT_EQ(replayed["target"]["kernel_costs"]["measured"], 0) << replay.out;
+  EXPECT_EQ(replayed["target"]["kernel_costs"]["estimated"], 0) << replay.out;
+  EXPECT_EQ(replayed["target"]["selection"]["source"], "replayed");
+  EXPECT_EQ(read_whole_file(replay_output, "replayed model"), read_whole_file(live_output, "live model"));
+}
+
+TEST(LiveGpuErrors, LiveNeedsAGpuTargetOfThisCardAndNoReplayOrExport) {
+  ScopedEnv worker("PET_GPU", PET_FAKE_GPU_WORKER);
+  fs::path work = folder("live_errors");
+  std::string model = write(work / "two_convs.pet", kTwoConvs), output = (work / "o.pet").string();
+  EXPECT_EQ(pet_opt({model, "--target", "a100", "--live", "-o", output}).err,
+            "pet-opt: error: --live times a GPU target on this machine's card; target a100 is estimated, never timed, "
+            "so drop --live or choose --target h100 or h200\n");
+  EXPECT_EQ(pet_opt({model, "--target", "h200", "--live", "--replay", "-o", output}).err,
+            "pet-opt: error: --live times on this machine's GPU and --replay times nothing: pass one of them\n");
+  EXPECT_EQ(pet_opt({model, "--target", "h200", "--live", "--export-misses", (work / "m.jsonl").string(), "-o",
+                     output}).err,
+            "pet-opt: error: --live times on this machine's GPU, so nothing is left to export: drop --export-misses\n");
+  ScopedEnv card("PET_FAKE_GPU_CARD", "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(pet_opt({model, "--target", "h100", "--live", "-o", output}).err,
+            "pet-opt: error: --live --target h100 times on that card, and this machine's GPU is an NVIDIA "
+            "A100-SXM4-80GB; choose the target this card is (h100 or h200), or drop --live to replay "
+            "bench/profiles/h100.json\n");
+  EXPECT_FALSE(fs::exists(output));
 }
 
 TEST(OfflineLoopErrors, ExportingMissesOfATargetTimedHereOrEstimatedSaysWhatTheFlagIsFor) {

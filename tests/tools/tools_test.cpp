@@ -378,9 +378,9 @@ TEST(PetOpt, RemeasureWithReplayOrAnEstimatedTargetIsAUserError) {
   std::ostringstream h100_out, h100_err;
   EXPECT_EQ(pet_opt_main({conv_bn_model(), "--target", "h100", "--remeasure"}, h100_out, h100_err), 2);
   EXPECT_EQ(h100_err.str(),
-            "pet-opt: error: --remeasure: target h100 is timed on a GPU machine, not here; export what its profile DB "
-            "lacks with --export-misses FILE, time it there with pet-gpu measure FILE and import the results with "
-            "pet-profile --import\n");
+            "pet-opt: error: --remeasure: target h100 is timed on a GPU machine, not here; on a machine with that card "
+            "add --live, elsewhere export what its profile DB lacks with --export-misses FILE, time it there with "
+            "pet-gpu measure FILE and import the results with pet-profile --import\n");
 }
 
 TEST(PetOpt, ReplayingADbWithoutTheTargetSaysHowToMeasureIt) {

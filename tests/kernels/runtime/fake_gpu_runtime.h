@@ -1,12 +1,14 @@
 // A test double behind runtime::Runtime standing in for pet-gpu on a GPU machine: every model is
 // imported and "timed" by a fixed rule (per node, a 5 us launch plus 1 us per thousand output
 // elements, so fewer kernels pay), with per-node rows under the nodes' names, and this build's GPU
-// kernels in its version.
+// kernels in its version; a model it cannot import is refused as pet-gpu refuses one, and a run
+// computes with pet's CPU executor.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "core/executor.h"
 #include "core/onnx_import.h"
 #include "core/file_safety.h"
 #include "core/temporary_folder.h"
@@ -25,10 +27,8 @@ class FakeGpuRuntime : public runtime::Runtime {
                                            const runtime::TimingOptions& options) override {
     ++calls;
     std::vector<runtime::Timing> timings;
-    for (const std::string& bytes : models) {
-      std::string path = (folder_.path() / "model.onnx").string();
-      write_file_atomically(path, bytes, "a fake-timed model");
-      Graph graph = import_onnx(path);
+    for (size_t i = 0; i < models.size(); ++i) {
+      Graph graph = imported(models[i], i);
       runtime::Timing timing;
       double total = 0;
       for (const Node& node : graph.nodes()) {
@@ -41,11 +41,23 @@ class FakeGpuRuntime : public runtime::Runtime {
     }
     return timings;
   }
-  std::vector<Tensor> run_model(const std::string&, const std::vector<Tensor>&, int) override { return {}; }
+  std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int) override {
+    return execute(imported(model, 0), inputs);
+  }
 
   int calls = 0;
 
  private:
+  Graph imported(const std::string& bytes, size_t index) {
+    std::string path = (folder_.path() / "model.onnx").string();
+    write_file_atomically(path, bytes, "a fake-timed model");
+    try {
+      return import_onnx(path);
+    } catch (const UserError& error) {
+      throw runtime::ModelRejected(index, std::string("the fake pet-gpu refuses it: ") + error.what());
+    }
+  }
+
   TemporaryFolder folder_{"pet-fake-gpu", "the fake GPU runtime's models"};
 };
 

@@ -15,10 +15,13 @@
 #include "core/text_ir.h"
 #include "kernels/runtime/ort_runtime.h"
 #include "kernels/runtime/tensor_wire.h"
+#include "tests/scoped_env.h"
 #include "tests/test_temp_dir.h"
 
 namespace pet::runtime {
 namespace {
+
+using testing::ScopedEnv;
 
 const char* kConvRelu = R"(graph "conv_relu" opset 13 {
   input %x : f32[1,8,16,16]
@@ -43,22 +46,6 @@ std::string serialized(const char* ir) {
   return model.SerializeAsString();
 }
 
-// Sets an environment variable for one scope and puts the old value back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // Three outputs of the three element types pet holds, from two inputs.
 const char* kThreeTypes = R"(graph "three_types" opset 13 {

@@ -1,0 +1,29 @@
+// `pet-gpu worker`'s test double: the worker loop of kernels/runtime/worker_server.h over
+// FakeGpuRuntime, so pet-opt --live runs end to end where there is no GPU (PET_GPU names it).
+// $PET_FAKE_GPU_CARD names its card (default "NVIDIA H200 (test double)"); $PET_FAKE_GPU_REFUSE
+// makes it a worker without a device, answering every request with that text.
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/runtime/worker_server.h"
+#include "tests/kernels/runtime/fake_gpu_runtime.h"
+
+int main(int argc, char** argv) {
+  using namespace pet;
+  if (const char* refuse = std::getenv("PET_FAKE_GPU_REFUSE")) {
+    runtime::refuse_worker(refuse, std::cin, std::cout);
+    return 0;
+  }
+  const char* card = std::getenv("PET_FAKE_GPU_CARD");
+  bool strict = argc > 2 && std::string(argv[2]) == "--strict";
+  testing::FakeGpuRuntime fake;
+  nlohmann::json version = {{"ok", true},
+                            {"version", fake.version()},
+                            {"card", card != nullptr ? card : "NVIDIA H200 (test double)"},
+                            {"precision", strict ? "f32" : "tf32"}};
+  runtime::serve_worker(fake, version, std::cin, std::cout);
+  return 0;
+}
