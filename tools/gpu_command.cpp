@@ -5,6 +5,7 @@
 #include "tools/gpu_command.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -245,7 +246,8 @@ int worker(const CliArgs& parsed, std::istream& in, std::ostream& out) {
                             {"version", gpu_runtime->version()},
                             {"card", card},
                             {"precision", gpu_runtime->compute_precision()}};
-  runtime::serve_worker(*gpu_runtime, version, in, out);
+  const char* gpu_lock = std::getenv("PET_GPU_LOCK");  // several workers on one GPU: one times at a time
+  runtime::serve_worker(*gpu_runtime, version, in, out, gpu_lock != nullptr ? gpu_lock : "");
   return 0;
 }
 

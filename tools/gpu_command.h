@@ -52,7 +52,9 @@ commands:
                          reply per line on standard output (kernels/runtime/json_worker.h); the
                          models are loaded in one device session (--strict | --tf32, default
                          --tf32; --device N, --conv-cache FILE, --conv-engines N as for time);
-                         without a device every request is answered "no CUDA device"
+                         with $PET_GPU_LOCK naming a file, each request is answered holding
+                         an exclusive lock on it, so several workers on one GPU time one at a
+                         time; without a device every request is answered "no CUDA device"
 
 ceilings options:
   --device N             the device (default 0)

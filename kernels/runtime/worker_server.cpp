@@ -2,9 +2,12 @@
 // and every refusal or failure turned into a reply line instead of ending the worker.
 #include "kernels/runtime/worker_server.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/file_lock.h"
 #include "core/file_safety.h"
 #include "kernels/runtime/tensor_wire.h"
 
@@ -79,11 +82,16 @@ json answer_worker_request(Runtime& runtime, const json& version_reply, const st
   }
 }
 
-void serve_worker(Runtime& runtime, const json& version_reply, std::istream& in, std::ostream& out) {
+void serve_worker(Runtime& runtime, const json& version_reply, std::istream& in, std::ostream& out,
+                  const std::string& gpu_lock) {
   std::string line;
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    out << answer_worker_request(runtime, version_reply, line).dump() << '\n' << std::flush;
+    std::optional<FileLock> held;
+    if (!gpu_lock.empty()) held.emplace(gpu_lock, "pet-gpu worker's GPU lock");
+    json reply = answer_worker_request(runtime, version_reply, line);
+    held.reset();
+    out << reply.dump() << '\n' << std::flush;
   }
 }
 

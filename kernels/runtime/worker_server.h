@@ -17,8 +17,11 @@ namespace pet::runtime {
 // a malformed request, an unreadable file or the runtime's own failure is index -1.
 nlohmann::json answer_worker_request(Runtime& runtime, const nlohmann::json& version_reply, const std::string& line);
 
-// Answers each non-blank line of `in` with one line on `out`, flushed, until `in` ends.
-void serve_worker(Runtime& runtime, const nlohmann::json& version_reply, std::istream& in, std::ostream& out);
+// Answers each non-blank line of `in` with one line on `out`, flushed, until `in` ends. With a
+// `gpu_lock` file, each request is answered holding an exclusive lock on it, so workers of several
+// processes sharing one GPU time one at a time (their waits are outside every timing).
+void serve_worker(Runtime& runtime, const nlohmann::json& version_reply, std::istream& in, std::ostream& out,
+                  const std::string& gpu_lock = "");
 
 // A worker that has no runtime to serve (no device): every request, the version request included, is
 // answered {"ok": false, "index": -1, "error": reason}, which the client reports as the reason.

@@ -1,11 +1,6 @@
 // The profile DB: measured kernel times, read and written as sorted, stable JSON.
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/file_lock.h"
 #include "core/file_safety.h"
 #include "search/cost/cost_model.h"
 
@@ -125,37 +121,9 @@ void ProfileDb::save(const std::string& path) const {
   write_file_atomically(path, to_json_text(), "profile DB");
 }
 
-namespace {
-
-// An exclusive advisory lock on a file beside the DB, held for one read-merge-write.
-class DbLock {
- public:
-  explicit DbLock(const std::string& db_path) : path_(db_path + ".lock") {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0)
-      throw UserError(fmt::format("profile DB '{}': cannot create the lock file '{}': {}; check that its folder is "
-                                  "writable",
-                                  db_path, path_, std::strerror(errno)));
-    while (::flock(fd_, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
-      ::close(fd_);
-      throw UserError(fmt::format("profile DB '{}': cannot lock '{}': {}", db_path, path_, std::strerror(errno)));
-    }
-  }
-  ~DbLock() { ::close(fd_); }  // closing releases the lock
-  DbLock(const DbLock&) = delete;
-  DbLock& operator=(const DbLock&) = delete;
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
-
-}  // namespace
-
 void ProfileDb::save_merged(const std::string& path, const ProfileDb& loaded) const {
   create_parent_folder(path);
-  DbLock lock(path);
+  FileLock lock(path + ".lock", fmt::format("profile DB '{}'", path));  // one read-merge-write at a time
   ProfileDb merged = std::filesystem::exists(path) ? load(path) : ProfileDb{};
   for (const auto& [where, entry] : entries_) {
     auto before = loaded.entries_.find(where);

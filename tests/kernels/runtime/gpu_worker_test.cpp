@@ -3,12 +3,17 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <atomic>
+#include <chrono>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "core/executor.h"
+#include "core/file_lock.h"
 #include "core/file_safety.h"
 #include "core/onnx_export.h"
 #include "core/text_ir.h"
@@ -118,6 +123,30 @@ TEST(WorkerServer, AWorkerWithoutARuntimeRefusesEveryRequestWithItsReason) {
   EXPECT_EQ(out.str(),
             "{\"error\":\"no CUDA device: none here\",\"index\":-1,\"ok\":false}\n"
             "{\"error\":\"no CUDA device: none here\",\"index\":-1,\"ok\":false}\n");
+}
+
+// Before: two pet-opt --live runs on one card timed at once, each slowing the other. After: with a
+// GPU lock file, a worker answers only while it holds the lock.
+TEST(WorkerServer, WithAGpuLockARequestWaitsForTheLockHolder) {
+  testing::FakeGpuRuntime fake;
+  std::string relu = model_file("locked_relu.onnx", serialized(kRelu));
+  std::string lock = (testing::private_temp_dir() / "gpu.lock").string();
+  std::istringstream in(json({{"models", {relu}}, {"runs", 1}}).dump() + "\n");
+  std::ostringstream out;
+  std::atomic<bool> answered = false;
+  std::optional<FileLock> holder;
+  holder.emplace(lock, "the test's hold");
+  std::thread worker([&] {
+    serve_worker(fake, kVersion, in, out, lock);
+    answered = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(answered) << "the worker answered while another held the GPU";
+  EXPECT_EQ(fake.calls, 0);
+  holder.reset();
+  worker.join();
+  EXPECT_TRUE(answered);
+  EXPECT_EQ(json::parse(out.str())["ok"], true);
 }
 
 TEST(GpuWorkerRuntime, TimesRefusesAndRunsThroughTheWorkerProcess) {
