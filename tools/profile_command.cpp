@@ -2,6 +2,7 @@
 #include "tools/profile_command.h"
 
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -46,15 +47,34 @@ int import_results(const CliArgs& args, std::ostream& out) {
   return 0;
 }
 
+// A DB pet-opt --live wrote elsewhere, added entry by entry (same key and device: replaced).
+int merge_db(const CliArgs& args, std::ostream& out) {
+  if (args.has("--import") || args.has("--misses"))
+    throw UserError("pet-profile --merge adds a profile DB; --import RESULTS --misses FILE imports pet-gpu measure's "
+                    "results: one of them per run");
+  std::string source = *args.last("--merge");
+  std::string db_path = required(args, "--out", "DB, the profile DB to extend");
+  if (std::filesystem::exists(db_path) && std::filesystem::equivalent(source, db_path))
+    throw UserError(fmt::format("pet-profile --merge '{}' is the --out DB itself; name the DB to add", source));
+  cost::ProfileDb added = cost::ProfileDb::load(source);
+  added.save_merged(db_path, cost::ProfileDb{});
+  std::map<std::string, int> by_device;
+  for (const cost::ProfileEntry& entry : added.entries()) ++by_device[entry.device];
+  out << fmt::format("merged {} entries from {} into {}\n", added.entries().size(), source, db_path);
+  for (const auto& [device, count] : by_device) out << fmt::format("  {} under '{}'\n", count, device);
+  return 0;
+}
+
 }  // namespace
 
 int pet_profile_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return run_guarded("pet-profile", err, [&] {
-    CliArgs parsed("pet-profile", args, {"--import", "--misses", "--out"}, {"--help", "-h"});
+    CliArgs parsed("pet-profile", args, {"--import", "--misses", "--merge", "--out"}, {"--help", "-h"});
     if (parsed.has("--help") || parsed.has("-h") || args.empty()) {
       out << kPetProfileHelp;
       return args.empty() ? 2 : 0;
     }
+    if (parsed.has("--merge")) return merge_db(parsed, out);
     return import_results(parsed, out);
   });
 }

@@ -8,6 +8,7 @@
 namespace pet {
 
 inline constexpr const char* kPetProfileHelp = R"(usage: pet-profile --import RESULTS --misses FILE --out DB.json
+       pet-profile --merge DB --out DB.json
 
 Turns the timings a GPU machine returned for exported misses into profile DB entries, with the
 functions pet-opt's measured path records its own timings with. The loop: here,
@@ -16,12 +17,15 @@ writes what h100's profile DB lacks; there,
   pet-gpu measure FILE --deadline S --out RESULTS
 times it in pet-gpu; here again, this command adds the results to the DB, under a key naming the
 target, the card, the libraries pet-gpu loaded and the version of pet's GPU kernels, so that
-pet-opt --target h100 replays them (only while its kernels are the same).
+pet-opt --target h100 replays them (only while its kernels are the same). --merge adds a DB that
+pet-opt --live wrote on a GPU machine (the live stage of scripts/device/session.sh) instead.
 
 options:
   --import RESULTS   the results file of pet-gpu measure (a run cut short imports what it finished)
   --misses FILE      the misses file those results answer (its models, FILE.models/, are read for
                      the in-context runs)
+  --merge DB         a profile DB whose every entry is added (an entry of the same key and device
+                     replaced)
   --out DB           the profile DB to extend (created when absent), e.g. bench/profiles/h100.json
   -h, --help         this text
 )";

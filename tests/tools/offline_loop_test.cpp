@@ -221,6 +221,25 @@ TEST(LiveGpu, PetOptTimesOnTheCardThroughTheWorkerAndItsReplayWritesTheSameModel
   EXPECT_EQ(replayed["target"]["kernel_costs"]["estimated"], 0) << replay.out;
   EXPECT_EQ(replayed["target"]["selection"]["source"], "replayed");
   EXPECT_EQ(read_whole_file(replay_output, "replayed model"), read_whole_file(live_output, "live model"));
+
+  // Brought home: merged into the committed DB beside what it held, it replays the same.
+  std::string committed = write(work / "committed.json",
+                                R"({"entries": [{"key": "Relu(f32[1,8]) f32", "device": "h100 | other | card | 1 thread",)"
+                                R"( "microseconds": 4, "method": "end to end", "libraries": "x", "date": "2026-11-28",)"
+                                R"( "spread_us": 0, "runs": 3}]})" "\n");
+  size_t live_entries = cost::ProfileDb::load(db).entries().size();
+  Ran merged = pet_profile({"--merge", db, "--out", committed});
+  ASSERT_EQ(merged.status, 0) << merged.err;
+  EXPECT_EQ(merged.out, fmt::format("merged {} entries from {} into {}\n  {} under 'h200 | fake pet-gpu tf32 math (a "
+                                    "test double), {} | NVIDIA H200 (test double) | 1 thread'\n",
+                                    live_entries, db, committed, live_entries, runtime::gpu_kernels_tag()));
+  EXPECT_EQ(cost::ProfileDb::load(committed).entries().size(), live_entries + 1);
+  Ran from_committed = pet_opt({model, "--target", "h200", "--replay", "--profile-db", committed, "--mode", "taso", "-o",
+                                (work / "from_committed.onnx").string()});
+  ASSERT_EQ(from_committed.status, 0) << from_committed.err;
+  EXPECT_EQ(read_whole_file((work / "from_committed.onnx").string(), "model"), read_whole_file(live_output, "live model"));
+  EXPECT_EQ(pet_profile({"--merge", db, "--out", db}).err,
+            "pet-profile: error: pet-profile --merge '" + db + "' is the --out DB itself; name the DB to add\n");
 }
 
 TEST(LiveGpuErrors, LiveNeedsAGpuTargetOfThisCardAndNoReplayOrExport) {
