@@ -234,6 +234,8 @@ int measure(const CliArgs& parsed, std::ostream& out) {
 // card and the math. Without a device every request is answered with that refusal.
 int worker(const CliArgs& parsed, std::istream& in, std::ostream& out) {
   gpu::ExecutorOptions executor = executor_options(parsed, gpu::MathMode::tf32);
+  const char* conv_cache = std::getenv("PET_GPU_CONV_CACHE");  // pet-opt starts the worker without flags for it
+  if (executor.conv_cache.empty() && conv_cache != nullptr) executor.conv_cache = conv_cache;
   std::string card;
   try {
     card = card_name(executor.device, "pet-gpu worker times on this machine's GPU, and pet-opt --live needs one");

@@ -54,7 +54,8 @@ commands:
                          --tf32; --device N, --conv-cache FILE, --conv-engines N as for time);
                          with $PET_GPU_LOCK naming a file, each request is answered holding
                          an exclusive lock on it, so several workers on one GPU time one at a
-                         time; without a device every request is answered "no CUDA device"
+                         time; $PET_GPU_CONV_CACHE is its --conv-cache when none is given;
+                         without a device every request is answered "no CUDA device"
 
 ceilings options:
   --device N             the device (default 0)

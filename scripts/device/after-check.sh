@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What follows a GPU check here, in one command: the files the device tool brought back laid out
-# under bench/results/<folder>/ (results.tar.gz unpacked beside summary.txt, session.log, e2e.json
-# and measure.results.jsonl), the measured timings imported into the kit target's profile DB
-# (pet-profile --import, with the kit's misses), and the harness's GPU section rendered from
-# e2e.json into <folder>/harness.md. It commits nothing: it prints what to commit.
+# under bench/results/<folder>/ (results.tar.gz unpacked beside summary.txt, session.log, e2e.json,
+# measure.results.jsonl and live-db.json), the measured timings imported into the kit target's
+# profile DB (pet-profile --import, with the kit's misses) and the live stage's DB merged into it
+# (pet-profile --merge), and the harness's GPU section rendered from e2e.json into
+# <folder>/harness.md. It commits nothing: it prints what to commit.
 #
 #   bash scripts/device/after-check.sh FILES_AT FOLDER [--kit .device/kit.tar.xz] [--db FILE] [--build DIR]
 #                                      [--results DIR]
@@ -34,7 +35,7 @@ folder=$results/$name
 [[ ! -e "$folder" ]] || fail "$folder exists already; name another folder (the returned files are the only copy)"
 
 mkdir -p "$folder"
-for file in summary.txt session.log e2e.json e2e-compile.json measure.results.jsonl; do
+for file in summary.txt session.log e2e.json e2e-compile.json measure.results.jsonl live-db.json; do
   [[ -f "$files_at/$file" ]] && cp "$files_at/$file" "$folder/"
 done
 if [[ -f "$files_at/results.tar.gz" ]]; then
@@ -45,19 +46,33 @@ if [[ -f "$files_at/results.tar.gz" ]]; then
 fi
 echo "after-check: $folder: $(ls "$folder" | wc -l) files"
 
-# The timings into the profile DB of the kit's target, read with the kit's misses and their models.
+# The profile DB of the kit's target (its manifest says which), unless --db names one.
+kit_target() {
+  local manifest
+  manifest=$(tar -xJOf "$kit" kit/MANIFEST 2>/dev/null) || fail "$kit holds no MANIFEST: not a kit of make-kit.sh"
+  sed -n 's/^target \([a-z0-9]*\) .*/\1/p' <<< "$manifest" | head -1
+}
+
+# The timings into that DB, read with the kit's misses and their models.
 if [[ -s "$folder/measure.results.jsonl" ]]; then
   if [[ -f "$kit" ]]; then
     unpacked=$(mktemp -d)
     trap 'rm -rf "$unpacked"' EXIT
     tar -C "$unpacked" -xJf "$kit" kit/MANIFEST kit/misses || fail "$kit holds no misses (make-kit.sh --misses)"
-    target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$unpacked/kit/MANIFEST" | head -1)
-    db=${db:-bench/profiles/${target:-h100}.json}
+    db=${db:-bench/profiles/$(kit_target).json}
     "$build/tools/pet-profile" --import "$folder/measure.results.jsonl" --misses "$unpacked/kit/misses/misses.jsonl" \
       --out "$db"
   else
     echo "after-check: no kit at $kit, so the timings are not imported (pet-profile --import needs its misses)"
   fi
+fi
+
+# What the live stage's pet-opt --live runs measured (its DB started from this session's measure
+# results, so an entry already imported is merged again, unchanged).
+if [[ -s "$folder/live-db.json" ]]; then
+  [[ -n "$db" || -f "$kit" ]] || fail "no kit at $kit to name the target of live-db.json; pass --db FILE"
+  db=${db:-bench/profiles/$(kit_target).json}
+  "$build/tools/pet-profile" --merge "$folder/live-db.json" --out "$db"
 fi
 
 # The harness's GPU section alone: an empty CPU part merged with the e2e results (and the compile

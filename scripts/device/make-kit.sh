@@ -70,9 +70,10 @@ readonly max_kit_bytes=$((40 * 1024 * 1024))
 # The oldest device image: glibc 2.35, libstdc++ of GCC 12 (GLIBCXX_3.4.30).
 readonly max_glibc=2.35 max_glibcxx=3.4.30
 
-# Built by tools/ and tests/ with -DPET_BUILD_CUDA=ON.
+# Built by tools/ and tests/ with -DPET_BUILD_CUDA=ON; pet-opt and pet-profile for the live stage
+# (pet-opt --live on the card, pet-gpu worker beside it).
 binaries=(
-  tools/pet-gpu tools/pet-devices
+  tools/pet-gpu tools/pet-devices tools/pet-opt tools/pet-profile
   tests/pet_kernels_tests tests/pet_cuda_emit_tests
   tests/kernels/gpu/pet_gpu_executor_tests tests/kernels/gpu/pet_gpu_codegen_tests
 )
@@ -81,8 +82,9 @@ evaluation_models=(resnet18 resnet50 inception_v3_299 inception_v3_330 csrnet cs
 cuda_from_device='^(libcublas|libcublasLt|libcudnn[a-z_]*|libnvrtc[a-z-]*|libcuda|libnvidia-[a-z-]*)\.so'
 # Present on every glibc-based image.
 base_system='^(linux-vdso|ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libz)\.so'
-# Carried from this machine: Debian's fmt, protobuf, onnx, our CUDA runtime, and what they load.
-carried_allowed='^(libfmt|libprotobuf|libonnx|libonnx_proto|libcudart|libz3|libopenblas|libgfortran|libquadmath|libgomp)\.so'
+# Carried from this machine: Debian's fmt, protobuf, onnx, our CUDA runtime, and what they load;
+# pet-opt's Z3 and OpenVINO (linked, never opened on the card) with its TBB.
+carried_allowed='^(libfmt|libprotobuf|libonnx|libonnx_proto|libcudart|libz3|libopenblas|libgfortran|libquadmath|libgomp|libopenvino|libtbb)\.so'
 
 fail() { echo "make-kit: $*" >&2; exit 1; }
 
@@ -124,6 +126,11 @@ for name in "${!carried[@]}"; do
   cp -L "${carried[$name]}" "$stage/kit/lib/$name"
   strip --strip-unneeded "$stage/kit/lib/$name" 2>/dev/null || true
 done
+
+# What pet-opt reads at run time (core/data_path.h, PET_DATA_DIR=<kit>/data there): the rule library.
+rm -rf "$stage/kit/data"
+mkdir -p "$stage/kit/data/mutant/rules"
+cp mutant/rules/library-*.json "$stage/kit/data/mutant/rules/"
 
 # The card's earlier convolution decisions (each committed conv-cache.tsv of a check on a <target>,
 # oldest first, every line once): the session's loads take them instead of timing those plans again.
@@ -244,7 +251,7 @@ fi
   echo "from the device: libcublas, libcublasLt, libcudnn*, libnvrtc*, libcuda (driver)"
   [[ -f "$stage/kit/conv-cache.tsv" ]] &&
     echo "convolution decisions: $(wc -l < "$stage/kit/conv-cache.tsv") lines from earlier checks on a $target"
-  (cd "$stage/kit" && find bin lib work* $([[ -d misses ]] && echo misses) $([[ -f conv-cache.tsv ]] && echo conv-cache.tsv) \
+  (cd "$stage/kit" && find bin lib data work* $([[ -d misses ]] && echo misses) $([[ -f conv-cache.tsv ]] && echo conv-cache.tsv) \
     -type f -printf '%p %s\n' | sort)
 } > "$stage/kit/MANIFEST"
 

@@ -12,6 +12,8 @@
 # --compile-models LIST: the models of the compile stage (only run when --stages names it);
 # --measure-after FILE[,FILE]: the measure stage leaves out what those results (an earlier run's on
 # this kit, carried in .device/) timed.
+# --live-models LIST: the work models of the live stage, in order (default below; <model>_b16 for
+# batch 16); --live-jobs N: its pet-opt runs at once (default 1).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -19,6 +21,8 @@ kit_archive=.device/kit.tar.xz
 only_stages=""
 compile_models=resnet18,csrnet_backend,bert_s128
 measure_after=""
+live_models=resnet18,csrnet_backend,resnet18_b16,inception_v3_299,bert_s128,resnet50,csrnet,r3d_18,csrnet_backend_b16
+live_jobs=1
 declare -A caps=()
 while (($#)); do
   case "$1" in
@@ -26,10 +30,14 @@ while (($#)); do
     --stages) only_stages="$2"; shift 2 ;;
     --compile-models) compile_models="$2"; shift 2 ;;
     --measure-after) measure_after="$2"; shift 2 ;;
+    --live-models) live_models="$2"; shift 2 ;;
+    --live-jobs)
+      [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "session: --live-jobs takes a positive count, got '${2:-}'" >&2; exit 2; }
+      live_jobs="$2"; shift 2 ;;
     --cap)
       [[ "${2:-}" =~ ^([a-z_0-9]+)=([0-9]+)$ ]] || { echo "session: --cap takes STAGE=SECONDS, got '${2:-}'" >&2; exit 2; }
       caps[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -265,6 +273,61 @@ stage_compile() {
   run_e2e compile e2e-compile.json --models "$COMPILE_MODELS" --batches 1 --compile-budget $((STAGE_CAP / 2))
 }
 
+# pet-opt --live on the card, as a user with this GPU runs it: each of LIVE_MODELS (the kit's work
+# models, weight-free: their weights regenerated from seeds) in modes taso then pet, searched here on
+# the device's cores and timed through pet-gpu worker, LIVE_JOBS runs at once sharing one GPU lock
+# (their timings one at a time) and the session's convolution decisions. Every run adds its times to one profile DB, $OUT/live-db.json,
+# started from the measure stage's results where this session has them, and keeps its report and
+# summary; a run is given the time left before the cap, and one cut there saves nothing (pet-opt
+# saves at its end). after-check.sh merges the DB into bench/profiles/<target>.json.
+stage_live() {
+  local file="$RESULTS/live.txt" folder="$RESULTS/live" db="$OUT/live-db.json" scratch target started deadline
+  [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/live.status"; exit 0; }
+  [[ -x "$KIT_DIR/bin/pet-opt" ]] || { echo "not in this kit (pet-opt)" > "$RESULTS/live.status"; exit 0; }
+  target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$KIT_DIR/MANIFEST" | head -1)
+  started=$(date +%s) deadline=$(($(date +%s) + STAGE_CAP - 15))
+  scratch=$(mktemp -d)
+  mkdir -p "$folder"
+  [[ -f "$db" ]] || echo '{"entries": []}' > "$db"
+  if [[ -s "$OUT/measure.results.jsonl" ]]; then
+    LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-profile" --import "$OUT/measure.results.jsonl" \
+      --misses "$KIT_DIR/misses/misses.jsonl" --out "$db" >> "$file" 2>&1
+  fi
+  live_run() {  # name, model file, mode: pet-opt --live until the deadline
+    local left=$((deadline - $(date +%s)))
+    PET_DATA_DIR="$KIT_DIR/data" PET_GPU_LOCK="$RESULTS/gpu.lock" PET_GPU_CONV_CACHE="$CONV_CACHE" \
+      LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" \
+      timeout --kill-after=5 "$left" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live --profile-db "$db" \
+      --mode "$3" -o "$scratch/$1.onnx" --report "$folder/$1.json" > "$folder/$1.txt" 2>&1
+    echo $? > "$folder/$1.status"
+  }
+  local models=() model mode run runs=()
+  IFS=, read -r -a models <<< "$LIVE_MODELS"
+  for model in "${models[@]}"; do
+    [[ -f "$KIT_DIR/work/$model/model.pet" ]] || { echo "$model: not in this kit" >> "$file"; continue; }
+    for mode in taso pet; do
+      while (($(jobs -rp | wc -l) >= LIVE_JOBS)); do wait -n; done
+      (($(date +%s) + 30 < deadline)) || break 2
+      echo "[$(date -u +%H:%M:%S)] start $model.$mode" >> "$file"
+      live_run "$model.$mode" "$KIT_DIR/work/$model/model.pet" "$mode" &
+      runs+=("$model.$mode")
+    done
+  done
+  wait
+  local finished=0 cut=0 failed=0 status
+  for run in "${runs[@]}"; do
+    status=$(cat "$folder/$run.status" 2>/dev/null || echo 1)
+    case $status in
+      0) finished=$((finished + 1)); echo "$run: $(grep -m1 'kernel costs:' "$folder/$run.txt" | sed 's/^ *//')" >> "$file" ;;
+      124|137) cut=$((cut + 1)); echo "$run: cut at the cap (nothing saved)" >> "$file" ;;
+      *) failed=$((failed + 1)); echo "$run: failed (exit $status): $(tail -n 1 "$folder/$run.txt")" >> "$file" ;;
+    esac
+  done
+  rm -rf "$scratch"
+  local outcome="$finished of ${#runs[@]} runs started finished ($cut cut at the cap, $failed failed) in $(($(date +%s) - started)) s, $(grep -c '"key"' "$db") entries in live-db.json"
+  if ((failed)); then echo "failed: $outcome" > "$RESULTS/live.status"; else echo "ok: $outcome" > "$RESULTS/live.status"; fi
+}
+
 # ---- where the device's CUDA libraries are: torch's nvidia-* wheels, the driver, then the toolkit
 
 device_library_path() {
@@ -282,7 +345,7 @@ device_library_path() {
 # shared by every later load of the session and returned with the results; the kit's decisions
 # from earlier checks on this card (make-kit.sh) are where it starts.
 export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
-export COMPILE_MODELS="$compile_models" MEASURE_AFTER="$measure_after"
+export COMPILE_MODELS="$compile_models" MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
 say "pet GPU session, results in $OUT"
 run_stage kit 30
 [[ -f "$kit/conv-cache.tsv" ]] && cp "$kit/conv-cache.tsv" "$CONV_CACHE"
@@ -292,7 +355,7 @@ export NO_DEVICE=$no_device
 # The caps sum to 575 s with the kit's (under timeout_s 590); on the H200 on 2026-11-28 the stages
 # took 7, 15, 115 (24 models), -, 1, 3, 60 (18 written models) and 246 s (13 of 18 model-batches).
 declare -A default_caps=([environment]=30 [unit_tests]=40 [executor]=150 [measure]=50 [ceilings]=15 [memcheck]=20
-                         [written]=90 [e2e]=150 [compile]=240)
+                         [written]=90 [e2e]=150 [compile]=240 [live]=240)
 order=(environment unit_tests executor measure ceilings memcheck written e2e)
 [[ -n "$only_stages" ]] && IFS=, read -r -a order <<< "$only_stages"
 for name in "${order[@]}"; do

@@ -46,6 +46,25 @@ compiled=$work/out/2026-11-28-h200-compile
 grep -E '^resnet18,1,gpu,.*torch-compile' "$compiled/harness.csv" | grep -q ',0.4015,' ||
   fail "the merged table lacks the compile run's torch.compile time: $(grep torch-compile "$compiled/harness.csv" | head -3)"
 
+# The live stage's DB comes back as live-db.json and is merged into the DB (here --db, as no kit names it).
+cp -r "$work/files_at" "$work/files_live"
+rm "$work/files_live/measure.results.jsonl"
+entry='"microseconds": 4, "method": "end to end", "libraries": "x", "date": "2026-11-28", "spread_us": 0, "runs": 3'
+echo '{"entries": [{"key": "Relu(f32[1,8]) f32", "device": "h200 | pet-gpu live | NVIDIA H200 | 1 thread", '"$entry"'}]}' \
+  > "$work/files_live/live-db.json"
+echo '{"entries": [{"key": "Relu(f32[1,9]) f32", "device": "h200 | pet-gpu earlier | NVIDIA H200 | 1 thread", '"$entry"'}]}' \
+  > "$work/db.json"
+bash scripts/device/after-check.sh "$work/files_live" 2026-11-28-h200-live --results "$work/out" --kit "$work/no-kit.tar.xz" \
+  --db "$work/db.json" > "$work/log5" 2>&1 || fail "after-check with live-db.json failed: $(cat "$work/log5")"
+[[ -f "$work/out/2026-11-28-h200-live/live-db.json" ]] || fail "live-db.json was not laid out"
+grep -q "^merged 1 entries from .*live-db.json into $work/db.json" "$work/log5" || fail "no merge: $(cat "$work/log5")"
+[[ $(grep -c '"key"' "$work/db.json") == 2 ]] || fail "the merged DB: $(cat "$work/db.json")"
+if bash scripts/device/after-check.sh "$work/files_live" 2026-11-28-h200-live2 --results "$work/out" \
+     --kit "$work/no-kit.tar.xz" > "$work/log6" 2>&1; then
+  fail "live-db.json was merged without a target"
+fi
+grep -q "pass --db FILE" "$work/log6" || fail "the refusal says: $(cat "$work/log6")"
+
 if bash scripts/device/after-check.sh "$work/files_at" 2026-11-28-h200 --results "$work/out" > "$work/log2" 2>&1; then
   fail "an existing folder was written over"
 fi

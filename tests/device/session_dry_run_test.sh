@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The GPU session script's dry run on a machine without a GPU: every stage runs, says "no device"
-# (the kit stage "ok"), and the three result files come back with every stage's files inside.
-#   bash tests/device/session_dry_run_test.sh KIT_ARCHIVE
+# (the kit stage "ok"), and the three result files come back with every stage's files inside; with
+# FAKE_WORKER (pet_fake_gpu_worker), the live stage also runs on a stand-in card.
+#   bash tests/device/session_dry_run_test.sh KIT_ARCHIVE [FAKE_WORKER]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 kit=$1
+fake_worker=${2:-}
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   echo "a GPU is visible here: the dry run is for machines without one"; exit 77
 fi
@@ -63,6 +65,44 @@ mkdir -p "$out/seeded/unpacked"
 tar -xzf "$out/seeded/results.tar.gz" -C "$out/seeded/unpacked"
 cmp -s "$out/seeded-kit/kit/conv-cache.tsv" "$out/seeded/unpacked/results/conv-cache.tsv" ||
   fail "the session did not start from the kit's convolution decisions"
+# The live stage runs only when named; without a device it says so.
+OUT="$out/live-nodevice" bash scripts/device/session.sh --kit "$kit" --stages live > "$out/live-nodevice.stdout" 2>&1 ||
+  fail "session.sh --stages live failed"
+grep -qE "^live +[0-9]+s +no device" "$out/live-nodevice/summary.txt" || fail "the live stage: $(cat "$out/live-nodevice/summary.txt")"
+grep -q "stage live" "$out.stdout" && fail "the live stage ran without being named"
+if OUT="$out/bad-jobs" bash scripts/device/session.sh --live-jobs 0 > "$out/bad-jobs.stdout" 2>&1; then fail "--live-jobs 0 was accepted"; fi
+grep -q "^session: --live-jobs takes a positive count, got '0'" "$out/bad-jobs.stdout" || fail "--live-jobs 0's message"
+if [[ -n "$fake_worker" ]]; then
+  # The live stage on a stand-in card: the kit's pet-gpu replaced by a script that reports one GPU and
+  # answers pet-opt --live with the fake worker (its times by a fixed rule); the kit's libraries and
+  # misses left out to keep it small (this machine has the libraries).
+  mkdir -p "$out/fake-kit"
+  tar -xJf "$kit" -C "$out/fake-kit"
+  rm -rf "$out/fake-kit/kit/lib" "$out/fake-kit/kit/misses" "$out/fake-kit/kit/work-written"
+  mkdir -p "$out/fake-kit/kit/lib"
+  cat > "$out/fake-kit/kit/bin/pet-gpu" <<STUB
+#!/usr/bin/env bash
+case "\$1" in
+  devices) echo "GPU 0: NVIDIA H200 (test double)" ;;
+  worker) exec "$fake_worker" "\$@" ;;
+  *) echo "no CUDA device: a stand-in for pet-gpu"; exit 0 ;;
+esac
+STUB
+  chmod +x "$out/fake-kit/kit/bin/pet-gpu"
+  tar -C "$out/fake-kit" -cJf "$out/fake-kit.tar.xz" kit
+  OUT="$out/live" bash scripts/device/session.sh --kit "$out/fake-kit.tar.xz" --stages live \
+    --live-models conv_relu,not_a_model,mlp --cap live=240 > "$out/live.stdout" 2>&1 || fail "session.sh --stages live failed"
+  grep -qE "^live +[0-9]+s +ok: 4 of 4 runs started finished \(0 cut at the cap, 0 failed\) in [0-9]+ s, [1-9][0-9]* entries in live-db.json" \
+    "$out/live/summary.txt" || { cat "$out/live.stdout"; fail "the live stage on the stand-in: $(cat "$out/live/summary.txt")"; }
+  grep -q '"device": "h200 | fake pet-gpu tf32 math (a test double), kernels [0-9a-f]* | NVIDIA H200 (test double) | 1 thread"' \
+    "$out/live/live-db.json" || fail "live-db.json holds no entry of the stand-in card"
+  mkdir -p "$out/live/unpacked"
+  tar -xzf "$out/live/results.tar.gz" -C "$out/live/unpacked"
+  for run in conv_relu.taso conv_relu.pet mlp.taso mlp.pet; do
+    [[ -s "$out/live/unpacked/results/live/$run.json" ]] || fail "no report of $run"
+  done
+  grep -q "^not_a_model: not in this kit" "$out/live/unpacked/results/live.txt" || fail "live.txt does not name the missing model"
+fi
 if OUT="$out/bad" bash scripts/device/session.sh --cap e2e > "$out/bad.stdout" 2>&1; then fail "--cap e2e was accepted"; fi
 grep -q "^session: --cap takes STAGE=SECONDS, got 'e2e'" "$out/bad.stdout" || fail "--cap e2e's message: $(cat "$out/bad.stdout")"
 echo "dry run: $(tail -n +2 "$out/summary.txt" | wc -l) stages, $(wc -l <<< "$listing") files"

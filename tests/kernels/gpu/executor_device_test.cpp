@@ -112,10 +112,7 @@ TEST(GpuExecutor, CommandUsageErrorsNameTheFix) {
   EXPECT_EQ(pet_gpu({"check", model_path("conv_relu"), "--strict", "--tf32"}).err,
             "pet-gpu: error: --strict and --tf32 exclude each other\n");
   EXPECT_EQ(pet_gpu({"time"}).err, "pet-gpu: error: pet-gpu time takes one model file, 0 given (pet-gpu --help)\n");
-  EXPECT_EQ(
-      pet_gpu({"bench"}).err,
-      "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
-      "time, serve and measure (pet-gpu --help)\n");
+  // An unknown command: PetGpu.AnUnknownCommandNamesTheCommandsThereAre (tests/kernels/gpu_command_test.cpp).
 }
 
 TEST(GpuRuntime, RefusesAModelTheExecutorCannotRunByIndexAndNeedsADevice) {
