@@ -11,15 +11,16 @@
 #
 # Work files: the executor's test models (tests/kernels/gpu/executor_models/) and, where the
 # build has exported them (build/models), the nine evaluation models at batch 1. --written adds
-# pet's written models of those nine (pet-opt --target <target> --replay, modes pet and taso; about
-# five minutes on two cores) under work-written/, which the session's `written` stage checks, each
-# with pet-opt's report.json (its transformations, which the e2e stage attaches to its results).
+# pet's written models of those nine (pet-opt --target <target> --replay on their weight-free forms,
+# modes pet and taso; about five minutes on two cores) under work-written/, which the session's
+# `written` stage checks, each with pet-opt's report.json (its transformations, which the e2e stage
+# attaches to its results).
 # --b16 adds the same models at batch 16 where exported (models/export_models.py --batch 16) as
 # model.pet only (work/<model>_b16/, and work-written/<model>_b16.<mode>/ with --written): the e2e
 # stage times them from seeded inputs, so no input or reference travels (about ten minutes more).
 # --misses adds what bench/profiles/<target>.json lacks for those nine at batch 1 and 16 (where
 # exported: models/export_models.py --batch 16), modes taso and pet (pet-opt --target <target> --replay
-# --export-misses), as one misses file,
+# --export-misses on their weight-free forms), as one misses file,
 # misses/misses.jsonl with its weight-free models in misses/misses.jsonl.models/, which the
 # session's `measure` stage times (pet-gpu measure) and pet-profile --import brings home; --jobs N
 # runs N of those pet-opt exports at once, the result appended in the same order (on 2026-11-28
@@ -167,7 +168,21 @@ write_model_only() {  # name, model file, work folder
   cp "$stage/kit/scratch/reference/model.pet" "$stage/kit/$3/$1/model.pet"
   rm -rf "$stage/kit/scratch"
 }
-# pet's written model of one evaluation model in one mode, with its report.json beside it.
+# The weight-free form of an evaluation model (the kit's work/<name>/model.pet where the kit has it):
+# what pet-opt reads for the written models and the misses, as the live stage's pet-opt --live does
+# on the card, so the profile DB's model keys (hashes of the graph, its weights included) are the
+# same on both sides and a replay here reproduces a choice made there.
+weight_free_model() {  # name (<model>_b<batch>), model file: prints the .pet's path
+  local name=${1%_b1} folder
+  if [[ -f "$stage/kit/work/$name/model.pet" ]]; then echo "$stage/kit/work/$name/model.pet"; return; fi
+  folder="$stage/weight-free/$name"
+  mkdir -p "$folder"
+  "$build/tools/pet-gpu" reference "$2" --out "$folder" --weight-free --seed 2026 >/dev/null ||
+    fail "pet-gpu reference --weight-free failed on $2"
+  echo "$folder/model.pet"
+}
+# pet's written model of one evaluation model in one mode (from its weight-free form), with its
+# report.json beside it.
 write_written() {  # folder name, model file, mode, writer (write_work or write_model_only)
   "$build/tools/pet-opt" "$2" --target "$target" --replay --mode "$3" -o "$stage/$1.$3.onnx" \
     --report "$stage/$1.$3.json" >/dev/null || fail "pet-opt --target $target --mode $3 failed on $2"
@@ -187,13 +202,15 @@ done
   fi
   write_work "$model" "$file"
   if [[ $written == 1 ]]; then
-    for mode in pet taso; do write_written "$model" "$file" "$mode" write_work; done
+    for mode in pet taso; do write_written "$model" "$stage/kit/work/$model/model.pet" "$mode" write_work; done
   fi
   file16="$build/models/${model}_b16/model.onnx"
   if [[ $b16 == 1 && -f "$file16" ]]; then
     write_model_only "${model}_b16" "$file16" work
     if [[ $written == 1 ]]; then
-      for mode in pet taso; do write_written "${model}_b16" "$file16" "$mode" write_model_only; done
+      for mode in pet taso; do
+        write_written "${model}_b16" "$stage/kit/work/${model}_b16/model.pet" "$mode" write_model_only
+      done
     fi
   elif [[ $b16 == 1 ]]; then
     echo "make-kit: $file16 is not exported (models/export_models.py --batch 16); the kit leaves ${model}_b16 out" >&2
@@ -221,6 +238,7 @@ if [[ $misses == 1 && $refresh == 0 ]]; then
     for model in "${evaluation_models[@]}"; do
       file="$build/models/${model}_b$batch/model.onnx"
       [[ -f "$file" ]] || { echo "make-kit: $file is not exported; the misses leave it out" >&2; continue; }
+      file=$(weight_free_model "${model}_b$batch" "$file")
       for mode in taso pet; do
         while (($(jobs -rp | wc -l) >= jobs)); do sleep 1; done
         export_run "${model}_b$batch.$mode" "$file" "$mode" &
