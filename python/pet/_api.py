@@ -326,7 +326,8 @@ def targets() -> list:
             found.append({"name": name, "kind": "measured", "available": False, "version": None, "why": str(error)})
     for name in _pet.gpu_targets():
         found.append({"name": name, "kind": "replayed", "available": True, "version": None,
-                      "why": f"timed on a GPU machine (pet-gpu measure), replayed from bench/profiles/{name}.json"})
+                      "why": f"timed on a GPU machine (pet-gpu measure), replayed from bench/profiles/{name}.json; "
+                             "live=True times on this machine's card where it is one (pet-gpu worker)"})
     for name in ANALYTIC_DEVICES:
         found.append({"name": name, "kind": "estimated", "available": True, "version": None,
                       "why": "priced by the analytic roofline from pet's device spec"})
