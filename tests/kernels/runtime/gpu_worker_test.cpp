@@ -1,7 +1,6 @@
 // pet-gpu's worker protocol without a GPU: the worker loop over the fake pet-gpu in-process, and
 // pet-opt's client (GpuWorkerRuntime) talking to the fake worker process PET_GPU names.
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 
 #include <atomic>
 #include <chrono>
@@ -45,11 +44,7 @@ const char* kRelu = R"(graph "relu" opset 13 {
   output %z
 })";
 
-std::string serialized(const char* ir) {
-  onnx::ModelProto model;
-  export_onnx_proto(parse_graph(ir), model);
-  return model.SerializeAsString();
-}
+std::string serialized(const char* ir) { return serialize_onnx(parse_graph(ir), {}); }
 
 std::string model_file(const std::string& name, const std::string& bytes) {
   std::string path = (testing::private_temp_dir() / name).string();
