@@ -4,6 +4,8 @@
 // and worker, that runtime serving pet-opt --live (kernels/runtime/worker_server.h).
 #include "tools/gpu_command.h"
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -229,6 +231,22 @@ int measure(const CliArgs& parsed, std::ostream& out) {
   return 0;
 }
 
+// Where the process's standard output carries the worker's replies: a stream on a copy of it, with
+// standard output itself pointed at standard error, so a library that prints cannot break a reply
+// line. Nothing for another stream (a test's).
+std::optional<std::ofstream> private_reply_stream(std::ostream& out) {
+  if (&out != &std::cout) return std::nullopt;
+  std::cout.flush();
+  int copy = ::dup(STDOUT_FILENO);
+  if (copy < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return std::nullopt;
+  std::optional<std::ofstream> replies(std::in_place, fmt::format("/proc/self/fd/{}", copy));
+  if (!*replies) {
+    ::dup2(copy, STDOUT_FILENO);  // no such path here: the replies go to standard output as they are
+    return std::nullopt;
+  }
+  return replies;
+}
+
 // pet-gpu worker: pet-opt's GPU runtime in a process of its own (pet-opt --live): JSON requests on
 // `in`, one reply line each on `out` (kernels/runtime/worker_server.h); the version reply names the
 // card and the math. Without a device every request is answered with that refusal.
@@ -236,11 +254,13 @@ int worker(const CliArgs& parsed, std::istream& in, std::ostream& out) {
   gpu::ExecutorOptions executor = executor_options(parsed, gpu::MathMode::tf32);
   const char* conv_cache = std::getenv("PET_GPU_CONV_CACHE");  // pet-opt starts the worker without flags for it
   if (executor.conv_cache.empty() && conv_cache != nullptr) executor.conv_cache = conv_cache;
+  std::optional<std::ofstream> private_replies = private_reply_stream(out);
+  std::ostream& replies = private_replies ? *private_replies : out;
   std::string card;
   try {
     card = card_name(executor.device, "pet-gpu worker times on this machine's GPU, and pet-opt --live needs one");
   } catch (const UserError& error) {
-    runtime::refuse_worker(error.what(), in, out);
+    runtime::refuse_worker(error.what(), in, replies);
     return 0;
   }
   std::unique_ptr<runtime::Runtime> gpu_runtime = gpu::open_gpu_runtime(executor);
@@ -249,7 +269,7 @@ int worker(const CliArgs& parsed, std::istream& in, std::ostream& out) {
                             {"card", card},
                             {"precision", gpu_runtime->compute_precision()}};
   const char* gpu_lock = std::getenv("PET_GPU_LOCK");  // several workers on one GPU: one times at a time
-  runtime::serve_worker(*gpu_runtime, version, in, out, gpu_lock != nullptr ? gpu_lock : "");
+  runtime::serve_worker(*gpu_runtime, version, in, replies, gpu_lock != nullptr ? gpu_lock : "");
   return 0;
 }
 
