@@ -41,7 +41,7 @@ done
 if [[ -f "$files_at/results.tar.gz" ]]; then
   work=$(mktemp -d)
   tar -C "$work" -xzf "$files_at/results.tar.gz"
-  cp -n "$work"/results/* "$folder/" 2>/dev/null || true
+  cp -rn "$work"/results/* "$folder/" 2>/dev/null || true
   rm -rf "$work"
 fi
 echo "after-check: $folder: $(ls "$folder" | wc -l) files"

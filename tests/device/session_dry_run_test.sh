@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The GPU session script's dry run on a machine without a GPU: every stage runs, says "no device"
 # (the kit stage "ok"), and the three result files come back with every stage's files inside; with
-# FAKE_WORKER (pet_fake_gpu_worker), the live stage also runs on a stand-in card.
-#   bash tests/device/session_dry_run_test.sh KIT_ARCHIVE [FAKE_WORKER]
+# FAKE_WORKER (pet_fake_gpu_worker) and the BUILD folder, the live stage also runs on a stand-in
+# card, and its DB, brought home by after-check.sh, replays each run's choice (replay-live.sh).
+#   bash tests/device/session_dry_run_test.sh KIT_ARCHIVE [FAKE_WORKER BUILD]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 kit=$1
 fake_worker=${2:-}
+build=${3:-build}
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   echo "a GPU is visible here: the dry run is for machines without one"; exit 77
 fi
@@ -102,6 +104,14 @@ STUB
     [[ -s "$out/live/unpacked/results/live/$run.json" ]] || fail "no report of $run"
   done
   grep -q "^not_a_model: not in this kit" "$out/live/unpacked/results/live.txt" || fail "live.txt does not name the missing model"
+  # Home: the DB merged into a stand-in for bench/profiles/h200.json, each run replayed from it.
+  echo '{"entries": []}' > "$out/h200.json"
+  bash scripts/device/after-check.sh "$out/live" 2026-11-28-h200 --results "$out/home" --kit "$out/fake-kit.tar.xz" \
+    --db "$out/h200.json" --build "$build" > "$out/after-check.stdout" 2>&1 || fail "after-check: $(cat "$out/after-check.stdout")"
+  bash scripts/device/replay-live.sh "$out/home/2026-11-28-h200" --kit "$out/fake-kit.tar.xz" --db "$out/h200.json" \
+    --build "$build" > "$out/replay.stdout" 2>&1 || fail "replay-live: $(cat "$out/replay.stdout")"
+  [[ $(grep -c ": ok$" "$out/home/2026-11-28-h200/replay-live.txt") == 4 ]] ||
+    fail "replay-live.txt: $(cat "$out/home/2026-11-28-h200/replay-live.txt")"
 fi
 if OUT="$out/bad" bash scripts/device/session.sh --cap e2e > "$out/bad.stdout" 2>&1; then fail "--cap e2e was accepted"; fi
 grep -q "^session: --cap takes STAGE=SECONDS, got 'e2e'" "$out/bad.stdout" || fail "--cap e2e's message: $(cat "$out/bad.stdout")"
