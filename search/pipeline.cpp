@@ -431,15 +431,10 @@ void save_measurements(Run& run) {
   run.result.target.misses_file = run.setup.export_misses;
 }
 
-}  // namespace
-
-OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
-  check_options(options);
-  throw_if_cancelled(options.hooks.cancelled);
-  Run run{original, options, {}, OptimizeResult{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}, ""}, {}, {}, {}, {}};
-  StageClock clock(run.result.times, options.hooks.cancelled);
+// Every stage in order, each ending on the stage clock (which asks the cancellation hook).
+void run_stages(Run& run, StageClock& clock) {
   const Graph& program = run.result.graph;
-  set_up_target(run, options.target_options());
+  set_up_target(run, run.options.target_options());
   clock.end("target", program);
   clean_up(run);
   clock.end("cleanup", program);
@@ -455,9 +450,29 @@ OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
   clock.end("select", program);
   check(run);
   clock.end("differential", program);
-  // A cancelled run stops before this stage: its measurements are not saved either.
   save_measurements(run);
   clock.end_run("save", program);
+}
+
+// A run cancelled once its target was open keeps what it measured: every time taken is whole (the
+// search asks its hook between timings), so the next run replays it instead of timing it again.
+void keep_measurements_of_cancelled(const Run& run) {
+  if (run.setup.cost) run.setup.save_measurements();
+}
+
+}  // namespace
+
+OptimizeResult optimize(const Graph& original, const OptimizeOptions& options) {
+  check_options(options);
+  throw_if_cancelled(options.hooks.cancelled);
+  Run run{original, options, {}, OptimizeResult{original, {}, {}, {}, {}, 0, 0, "", {}, {}, {}, ""}, {}, {}, {}, {}};
+  StageClock clock(run.result.times, options.hooks.cancelled);
+  try {
+    run_stages(run, clock);
+  } catch (const Cancelled&) {
+    keep_measurements_of_cancelled(run);
+    throw;
+  }
   return run.result;
 }
 

@@ -11,6 +11,10 @@ namespace pet {
 // Each returns the exit status: 0 ok, 1 internal error (or a failed check), 2 user error, 130
 // cancelled (an in-process caller's hook stopped the run).
 int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// pet_opt_main whose run stops when `cancelled` says so (pet-opt's main: after SIGINT or SIGTERM),
+// writing nothing but keeping in the profile DB what it measured.
+int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                 const std::function<bool()>& cancelled);
 int pet_run_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // Calls `body`, mapping UserError to status 2, Cancelled to 130 and any other exception to status

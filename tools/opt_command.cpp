@@ -345,6 +345,11 @@ int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err) {
 }
 
 int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return pet_opt_main(args, out, err, {});
+}
+
+int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                 const std::function<bool()>& cancelled) {
   return run_guarded("pet-opt", err, [&] {
     CliArgs parsed = parse_opt_args(args);
     if (parsed.has("--help") || parsed.has("-h")) {
@@ -353,6 +358,7 @@ int pet_opt_main(const std::vector<std::string>& args, std::ostream& out, std::o
     }
     OptRequest request = parse_opt_request(parsed);
     request.optimize.hooks.progress = progress_display(err);
+    request.optimize.hooks.cancelled = cancelled;
     return run_opt_request(request, out, err);
   });
 }

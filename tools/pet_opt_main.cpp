@@ -1,10 +1,26 @@
-// pet-opt: a thin main over pet_opt_main.
+// pet-opt: a thin main over pet_opt_main; SIGINT or SIGTERM cancels the run (a second one ends it).
+#include <atomic>
 #include <csignal>
 #include <iostream>
 
 #include "tools/commands.h"
 
+namespace {
+
+std::atomic<bool> stop_requested{false};  // lock-free, so a signal handler may set it
+
+extern "C" void request_stop(int signal) {
+  if (stop_requested.exchange(true)) {  // the second signal: no waiting for the run to wind down
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);  // a write past the file size limit fails with EFBIG, which pet reports
-  return pet::pet_opt_main({argv + 1, argv + argc}, std::cout, std::cerr);
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
+  return pet::pet_opt_main({argv + 1, argv + argc}, std::cout, std::cerr, [] { return stop_requested.load(); });
 }

@@ -81,6 +81,9 @@ class WorkerProcess {
 
   // Spawns `command` (its first word looked up on PATH); 0 or the errno that stopped it. The pipes
   // are close-on-exec, so no other child inherits the worker's stdin and keeps it open after stop().
+  // The worker has a process group of its own: a Ctrl-C at the terminal (or a timeout's signal to
+  // the group) reaches pet, which cancels its run once the request in flight is answered, instead
+  // of killing the worker under that request; the end of its stdin is what ends the worker.
   int start(const std::vector<std::string>& command, const fs::path& stderr_path) {
     int to_child[2], from_child[2];
     if (pipe2(to_child, O_CLOEXEC) != 0) return errno;
@@ -99,7 +102,12 @@ class WorkerProcess {
     std::vector<char*> argv;
     for (std::string& word : words) argv.push_back(word.data());
     argv.push_back(nullptr);
-    int error = posix_spawnp(&pid_, words.front().c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    int error = posix_spawnp(&pid_, words.front().c_str(), &actions, &attributes, argv.data(), environ);
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     close(to_child[0]);
     close(from_child[1]);

@@ -278,14 +278,15 @@ stage_compile() {
 # the device's cores and timed through pet-gpu worker, LIVE_JOBS runs at once sharing one GPU lock
 # (their timings one at a time) and the session's convolution decisions. Every run adds its times to one profile DB, $OUT/live-db.json,
 # started from the measure stage's results where this session has them, and keeps its report and
-# summary; a run is given the time left before the cap, and one cut there saves nothing (pet-opt
-# saves at its end). after-check.sh merges the DB into bench/profiles/<target>.json.
+# summary; a run is given the time left before the cap, where SIGTERM cancels it and it keeps in
+# the DB what it measured (20 s later it is killed, saving nothing). after-check.sh merges the DB
+# into bench/profiles/<target>.json.
 stage_live() {
   local file="$RESULTS/live.txt" folder="$RESULTS/live" db="$OUT/live-db.json" scratch target started deadline
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/live.status"; exit 0; }
   [[ -x "$KIT_DIR/bin/pet-opt" ]] || { echo "not in this kit (pet-opt)" > "$RESULTS/live.status"; exit 0; }
   target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$KIT_DIR/MANIFEST" | head -1)
-  started=$(date +%s) deadline=$(($(date +%s) + STAGE_CAP - 15))
+  started=$(date +%s) deadline=$(($(date +%s) + STAGE_CAP - 30))
   scratch=$(mktemp -d)
   mkdir -p "$folder"
   [[ -f "$db" ]] || echo '{"entries": []}' > "$db"
@@ -297,7 +298,7 @@ stage_live() {
     local left=$((deadline - $(date +%s)))
     PET_DATA_DIR="$KIT_DIR/data" PET_GPU_LOCK="$RESULTS/gpu.lock" PET_GPU_CONV_CACHE="$CONV_CACHE" \
       LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" \
-      timeout --kill-after=5 "$left" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live --profile-db "$db" \
+      timeout --kill-after=20 "$left" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live --profile-db "$db" \
       --mode "$3" -o "$scratch/$1.onnx" --report "$folder/$1.json" > "$folder/$1.txt" 2>&1
     echo $? > "$folder/$1.status"
   }
@@ -319,7 +320,8 @@ stage_live() {
     status=$(cat "$folder/$run.status" 2>/dev/null || echo 1)
     case $status in
       0) finished=$((finished + 1)); echo "$run: $(grep -m1 'kernel costs:' "$folder/$run.txt" | sed 's/^ *//')" >> "$file" ;;
-      124|137) cut=$((cut + 1)); echo "$run: cut at the cap (nothing saved)" >> "$file" ;;
+      124) cut=$((cut + 1)); echo "$run: cancelled at the cap (what it measured is kept)" >> "$file" ;;
+      137) cut=$((cut + 1)); echo "$run: killed at the cap (nothing saved)" >> "$file" ;;
       *) failed=$((failed + 1)); echo "$run: failed (exit $status): $(tail -n 1 "$folder/$run.txt")" >> "$file" ;;
     esac
   done

@@ -242,6 +242,29 @@ TEST(LiveGpu, PetOptTimesOnTheCardThroughTheWorkerAndItsReplayWritesTheSameModel
             "pet-profile: error: pet-profile --merge '" + db + "' is the --out DB itself; name the DB to add\n");
 }
 
+// Before: a run cancelled (Ctrl-C, a session's deadline) threw away every time it had taken. After:
+// what it measured before the cancellation is in the DB, and the next run replays it.
+TEST(LiveGpu, ACancelledRunWritesNothingButKeepsWhatItMeasured) {
+  ScopedEnv worker("PET_GPU", PET_FAKE_GPU_WORKER);
+  ScopedEnv card("PET_FAKE_GPU_CARD", nullptr);
+  fs::path work = folder("live_cancelled");
+  std::string model = write(work / "two_convs.pet", kTwoConvs), db = (work / "db.json").string();
+  std::string output = (work / "out.onnx").string();
+  int asked = 0;  // the hook's 4th question comes as the calibration stage ends, its times taken
+  std::ostringstream out, err;
+  int status = pet_opt_main({model, "--target", "h200", "--live", "--profile-db", db, "--mode", "taso", "-o", output},
+                            out, err, [&] { return ++asked >= 4; });
+  EXPECT_EQ(status, 130) << err.str();
+  EXPECT_EQ(err.str(), "pet-opt: cancelled; nothing was written\n");
+  EXPECT_FALSE(fs::exists(output));
+  ASSERT_TRUE(fs::exists(db)) << "the cancelled run's times were dropped";
+  std::vector<cost::ProfileEntry> kept = cost::ProfileDb::load(db).entries();
+  EXPECT_FALSE(kept.empty());
+  bool in_context = false;
+  for (const cost::ProfileEntry& entry : kept) in_context |= entry.key.starts_with("in-context model ");
+  EXPECT_TRUE(in_context) << "the calibration's run of the cleaned input is among the " << kept.size() << " entries";
+}
+
 TEST(LiveGpuErrors, LiveNeedsAGpuTargetOfThisCardAndNoReplayOrExport) {
   ScopedEnv worker("PET_GPU", PET_FAKE_GPU_WORKER);
   fs::path work = folder("live_errors");
