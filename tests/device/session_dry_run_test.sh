@@ -82,11 +82,13 @@ if [[ -n "$fake_worker" ]]; then
   tar -xJf "$kit" -C "$out/fake-kit"
   rm -rf "$out/fake-kit/kit/lib" "$out/fake-kit/kit/misses" "$out/fake-kit/kit/work-written"
   mkdir -p "$out/fake-kit/kit/lib"
+  target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$out/fake-kit/kit/MANIFEST" | head -1)
+  card="NVIDIA ${target^^} (test double)"  # the card of the kit's target
   cat > "$out/fake-kit/kit/bin/pet-gpu" <<STUB
 #!/usr/bin/env bash
 case "\$1" in
-  devices) echo "GPU 0: NVIDIA H200 (test double)" ;;
-  worker) exec "$fake_worker" "\$@" ;;
+  devices) echo "GPU 0: $card" ;;
+  worker) PET_FAKE_GPU_CARD="$card" exec "$fake_worker" "\$@" ;;
   *) echo "no CUDA device: a stand-in for pet-gpu"; exit 0 ;;
 esac
 STUB
@@ -96,7 +98,7 @@ STUB
     --live-models conv_relu,not_a_model,mlp --cap live=240 > "$out/live.stdout" 2>&1 || fail "session.sh --stages live failed"
   grep -qE "^live +[0-9]+s +ok: 4 of 4 runs started finished \(0 cut at the cap, 0 failed\) in [0-9]+ s, [1-9][0-9]* entries in live-db.json" \
     "$out/live/summary.txt" || { cat "$out/live.stdout"; fail "the live stage on the stand-in: $(cat "$out/live/summary.txt")"; }
-  grep -q '"device": "h200 | fake pet-gpu tf32 math (a test double), kernels [0-9a-f]* | NVIDIA H200 (test double) | 1 thread"' \
+  grep -q "\"device\": \"$target | fake pet-gpu tf32 math (a test double), kernels [0-9a-f]* | $card | 1 thread\"" \
     "$out/live/live-db.json" || fail "live-db.json holds no entry of the stand-in card"
   mkdir -p "$out/live/unpacked"
   tar -xzf "$out/live/results.tar.gz" -C "$out/live/unpacked"
@@ -104,14 +106,14 @@ STUB
     [[ -s "$out/live/unpacked/results/live/$run.json" ]] || fail "no report of $run"
   done
   grep -q "^not_a_model: not in this kit" "$out/live/unpacked/results/live.txt" || fail "live.txt does not name the missing model"
-  # Home: the DB merged into a stand-in for bench/profiles/h200.json, each run replayed from it.
-  echo '{"entries": []}' > "$out/h200.json"
-  bash scripts/device/after-check.sh "$out/live" 2026-11-28-h200 --results "$out/home" --kit "$out/fake-kit.tar.xz" \
-    --db "$out/h200.json" --build "$build" > "$out/after-check.stdout" 2>&1 || fail "after-check: $(cat "$out/after-check.stdout")"
-  bash scripts/device/replay-live.sh "$out/home/2026-11-28-h200" --kit "$out/fake-kit.tar.xz" --db "$out/h200.json" \
+  # Home: the DB merged into a stand-in for bench/profiles/<target>.json, each run replayed from it.
+  echo '{"entries": []}' > "$out/card-db.json"
+  bash scripts/device/after-check.sh "$out/live" 2026-11-28-card --results "$out/home" --kit "$out/fake-kit.tar.xz" \
+    --db "$out/card-db.json" --build "$build" > "$out/after-check.stdout" 2>&1 || fail "after-check: $(cat "$out/after-check.stdout")"
+  bash scripts/device/replay-live.sh "$out/home/2026-11-28-card" --kit "$out/fake-kit.tar.xz" --db "$out/card-db.json" \
     --build "$build" > "$out/replay.stdout" 2>&1 || fail "replay-live: $(cat "$out/replay.stdout")"
-  [[ $(grep -c ": ok$" "$out/home/2026-11-28-h200/replay-live.txt") == 4 ]] ||
-    fail "replay-live.txt: $(cat "$out/home/2026-11-28-h200/replay-live.txt")"
+  [[ $(grep -c ": ok$" "$out/home/2026-11-28-card/replay-live.txt") == 4 ]] ||
+    fail "replay-live.txt: $(cat "$out/home/2026-11-28-card/replay-live.txt")"
 fi
 if OUT="$out/bad" bash scripts/device/session.sh --cap e2e > "$out/bad.stdout" 2>&1; then fail "--cap e2e was accepted"; fi
 grep -q "^session: --cap takes STAGE=SECONDS, got 'e2e'" "$out/bad.stdout" || fail "--cap e2e's message: $(cat "$out/bad.stdout")"
