@@ -13,6 +13,7 @@
 // or its runtime (InternalError). Tensors travel as kernels/runtime/tensor_wire.h writes them.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
