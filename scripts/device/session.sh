@@ -13,7 +13,8 @@
 # --measure-after FILE[,FILE]: the measure stage leaves out what those results (an earlier run's on
 # this kit, carried in .device/) timed.
 # --live-models LIST: the work models of the live stage, in order (default below; <model>_b16 for
-# batch 16); --live-jobs N: its pet-opt runs at once (default 1).
+# batch 16); --live-jobs N: its pet-opt runs at once (default 1); --live-db FILE: the DB it starts
+# from (an earlier run's returned live-db.json, carried in .device/) instead of an empty one.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -23,6 +24,7 @@ compile_models=resnet18,csrnet_backend,bert_s128
 measure_after=""
 live_models=resnet18,csrnet_backend,resnet18_b16,inception_v3_299,bert_s128,resnet50,csrnet,r3d_18,csrnet_backend_b16
 live_jobs=1
+live_db=""
 declare -A caps=()
 while (($#)); do
   case "$1" in
@@ -31,13 +33,16 @@ while (($#)); do
     --compile-models) compile_models="$2"; shift 2 ;;
     --measure-after) measure_after="$2"; shift 2 ;;
     --live-models) live_models="$2"; shift 2 ;;
+    --live-db)
+      [[ -f "${2:-}" ]] || { echo "session: --live-db names no file: '${2:-}'" >&2; exit 2; }
+      live_db="$2"; shift 2 ;;
     --live-jobs)
       [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "session: --live-jobs takes a positive count, got '${2:-}'" >&2; exit 2; }
       live_jobs="$2"; shift 2 ;;
     --cap)
       [[ "${2:-}" =~ ^([a-z_0-9]+)=([0-9]+)$ ]] || { echo "session: --cap takes STAGE=SECONDS, got '${2:-}'" >&2; exit 2; }
       caps[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -289,7 +294,7 @@ stage_live() {
   started=$(date +%s) deadline=$(($(date +%s) + STAGE_CAP - 30))
   scratch=$(mktemp -d)
   mkdir -p "$folder"
-  [[ -f "$db" ]] || echo '{"entries": []}' > "$db"
+  if [[ ! -f "$db" && -n "$LIVE_DB" ]]; then cp "$LIVE_DB" "$db"; elif [[ ! -f "$db" ]]; then echo '{"entries": []}' > "$db"; fi
   if [[ -s "$OUT/measure.results.jsonl" ]]; then
     LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-profile" --import "$OUT/measure.results.jsonl" \
       --misses "$KIT_DIR/misses/misses.jsonl" --out "$db" >> "$file" 2>&1
@@ -348,6 +353,7 @@ device_library_path() {
 # from earlier checks on this card (make-kit.sh) are where it starts.
 export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
 export COMPILE_MODELS="$compile_models" MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
+export LIVE_DB="${live_db:+$(cd "$(dirname "$live_db")" && pwd)/$(basename "$live_db")}"
 say "pet GPU session, results in $OUT"
 run_stage kit 30
 [[ -f "$kit/conv-cache.tsv" ]] && cp "$kit/conv-cache.tsv" "$CONV_CACHE"

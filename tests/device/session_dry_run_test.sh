@@ -74,6 +74,10 @@ grep -qE "^live +[0-9]+s +no device" "$out/live-nodevice/summary.txt" || fail "t
 grep -q "stage live" "$out.stdout" && fail "the live stage ran without being named"
 if OUT="$out/bad-jobs" bash scripts/device/session.sh --live-jobs 0 > "$out/bad-jobs.stdout" 2>&1; then fail "--live-jobs 0 was accepted"; fi
 grep -q "^session: --live-jobs takes a positive count, got '0'" "$out/bad-jobs.stdout" || fail "--live-jobs 0's message"
+if OUT="$out/bad-db" bash scripts/device/session.sh --live-db "$out/none.json" > "$out/bad-db.stdout" 2>&1; then
+  fail "--live-db of no file was accepted"
+fi
+grep -q "^session: --live-db names no file: '$out/none.json'" "$out/bad-db.stdout" || fail "--live-db's message"
 if [[ -n "$fake_worker" ]]; then
   # The live stage on a stand-in card: the kit's pet-gpu replaced by a script that reports one GPU and
   # answers pet-opt --live with the fake worker (its times by a fixed rule); the kit's libraries and
@@ -106,6 +110,13 @@ STUB
     [[ -s "$out/live/unpacked/results/live/$run.json" ]] || fail "no report of $run"
   done
   grep -q "^not_a_model: not in this kit" "$out/live/unpacked/results/live.txt" || fail "live.txt does not name the missing model"
+  # A second run started from the first's DB (--live-db) times nothing the first timed.
+  OUT="$out/live2" bash scripts/device/session.sh --kit "$out/fake-kit.tar.xz" --stages live --live-models conv_relu \
+    --live-db "$out/live/live-db.json" > "$out/live2.stdout" 2>&1 || fail "session.sh --live-db failed"
+  mkdir -p "$out/live2/unpacked"
+  tar -xzf "$out/live2/results.tar.gz" -C "$out/live2/unpacked"
+  grep -q "^conv_relu.taso: kernel costs: 0 measured (0.0 s), [1-9][0-9]* replayed, 0 estimated" \
+    "$out/live2/unpacked/results/live.txt" || fail "the run from --live-db: $(cat "$out/live2/unpacked/results/live.txt")"
   # Home: the DB merged into a stand-in for bench/profiles/<target>.json, each run replayed from it.
   echo '{"entries": []}' > "$out/card-db.json"
   bash scripts/device/after-check.sh "$out/live" 2026-11-28-card --results "$out/home" --kit "$out/fake-kit.tar.xz" \
