@@ -2,13 +2,12 @@
 // their kept mutants' families out, with the stage's statistics.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include <fmt/format.h>
 
 #include "core/text_ir.h"
 #include "search/generate/generate_stage.h"
 #include "search/pipeline.h"
+#include "tests/scoped_env.h"
 
 namespace pet::search {
 namespace {
@@ -114,11 +113,10 @@ TEST(GenerateStage, ThePipelineReportsItAndDumpsItsMutantsUnderPetDebug) {
   options.search.beam = 2;
   options.generate.mutation_rounds = 1;
   options.generate.top_k = 2;
-  setenv("PET_DEBUG", "1", 1);
+  pet::testing::ScopedEnv debug("PET_DEBUG", "1");
   ::testing::internal::CaptureStderr();
   OptimizeResult result = optimize(parse_graph(kBatchedConv), options);
   std::string dump = ::testing::internal::GetCapturedStderr();
-  unsetenv("PET_DEBUG");
   EXPECT_NE(dump.find("// after cleanup\n"), std::string::npos);
   size_t after = dump.find("// after generate\n");
   ASSERT_NE(after, std::string::npos) << dump;

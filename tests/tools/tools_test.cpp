@@ -17,6 +17,7 @@
 #include "kernels/runtime/cpu_peak.h"
 #include "search/pipeline.h"
 #include "tests/error/onnx_model_builder.h"
+#include "tests/scoped_env.h"
 #include "tools/commands.h"
 #include "tools/help_text.h"
 #include "tools/opt_flags.h"
@@ -160,12 +161,11 @@ TEST(WrittenCheck, AnUnavailableRuntimeIsSkippedAndSaysWhy) {
   Graph original = import_onnx(path);
   WrittenCheckOptions options;
   options.runtime_target = TargetSpec::parse("ort-cpu", 1);
-  const char* old = std::getenv("PET_PYTHON");
-  std::string saved = old ? old : "";
-  setenv("PET_PYTHON", "/nonexistent/python3", 1);
-  WrittenCheck check = check_written_model(original, path, file_bytes(path), options);
-  if (old) setenv("PET_PYTHON", saved.c_str(), 1);
-  else unsetenv("PET_PYTHON");
+  WrittenCheck check;
+  {
+    ScopedEnv python("PET_PYTHON", "/nonexistent/python3");
+    check = check_written_model(original, path, file_bytes(path), options);
+  }
   EXPECT_TRUE(check.passed) << "the file itself passed its three draws";
   ASSERT_TRUE(check.runtime);
   EXPECT_NE(check.runtime->unavailable.find("ONNX Runtime is not available"), std::string::npos)
