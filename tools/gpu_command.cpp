@@ -258,7 +258,7 @@ int worker(const CliArgs& parsed, std::istream& in, std::ostream& out) {
   std::ostream& replies = private_replies ? *private_replies : out;
   std::string card;
   try {
-    card = card_name(executor.device, "pet-gpu worker times on this machine's GPU, and pet-opt --live needs one");
+    card = card_name(executor.device, "pet-gpu worker runs where a CUDA device is");
   } catch (const UserError& error) {
     runtime::refuse_worker(error.what(), in, replies);
     return 0;

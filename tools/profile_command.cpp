@@ -49,18 +49,19 @@ int import_results(const CliArgs& args, std::ostream& out) {
 
 // A DB pet-opt --live wrote elsewhere, added entry by entry (same key and device: replaced).
 int merge_db(const CliArgs& args, std::ostream& out) {
-  if (args.has("--import") || args.has("--misses"))
+  if (args.has("--import") || args.has("--misses") || !args.positionals().empty())
     throw UserError("pet-profile --merge adds a profile DB; --import RESULTS --misses FILE imports pet-gpu measure's "
-                    "results: one of them per run");
+                    "results: one of them per run, and no other arguments");
   std::string source = *args.last("--merge");
   std::string db_path = required(args, "--out", "DB, the profile DB to extend");
   if (std::filesystem::exists(db_path) && std::filesystem::equivalent(source, db_path))
     throw UserError(fmt::format("pet-profile --merge '{}' is the --out DB itself; name the DB to add", source));
   cost::ProfileDb added = cost::ProfileDb::load(source);
   added.save_merged(db_path, cost::ProfileDb{});
+  std::vector<cost::ProfileEntry> entries = added.entries();
   std::map<std::string, int> by_device;
-  for (const cost::ProfileEntry& entry : added.entries()) ++by_device[entry.device];
-  out << fmt::format("merged {} entries from {} into {}\n", added.entries().size(), source, db_path);
+  for (const cost::ProfileEntry& entry : entries) ++by_device[entry.device];
+  out << fmt::format("merged {} entries from {} into {}\n", entries.size(), source, db_path);
   for (const auto& [device, count] : by_device) out << fmt::format("  {} under '{}'\n", count, device);
   return 0;
 }

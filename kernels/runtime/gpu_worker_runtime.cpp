@@ -39,15 +39,13 @@ WorkerSpec gpu_worker(bool strict) {
 
 std::string GpuWorkerRuntime::card() const { return version_reply().value("card", std::string()); }
 
-std::string GpuWorkerRuntime::compute_precision() const {
-  return version_reply().value("precision", std::string("tf32"));
-}
+std::string GpuWorkerRuntime::compute_precision() const { return version_reply().value("precision", std::string()); }
 
 std::unique_ptr<GpuWorkerRuntime> open_gpu_worker_runtime(bool strict) {
   auto worker = std::make_unique<GpuWorkerRuntime>(gpu_worker(strict));
-  if (worker->card().empty())
-    throw UserError(fmt::format("pet-gpu's worker ('{}') answered without naming its card; it is older than this "
-                                "pet-opt: build both from one checkout",
+  if (worker->card().empty() || worker->compute_precision().empty())
+    throw UserError(fmt::format("pet-gpu's worker ('{}') answered without naming its card and math; it is older "
+                                "than this pet-opt: build both from one checkout",
                                 pet_gpu_program()));
   return worker;
 }

@@ -2,6 +2,7 @@
 // and every refusal or failure turned into a reply line instead of ending the worker.
 #include "kernels/runtime/worker_server.h"
 
+#include <functional>
 #include <optional>
 
 #include <fmt/format.h>
@@ -63,6 +64,16 @@ json run_request(Runtime& runtime, const json& run) {
   return {{"ok", true}, {"outputs", outputs}};
 }
 
+// Each non-blank line of `in` answered by `answer`, one flushed line on `out`, until `in` ends.
+void answer_lines(std::istream& in, std::ostream& out, const std::function<json(const std::string&)>& answer) {
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json reply = answer(line);
+    out << reply.dump() << '\n' << std::flush;
+  }
+}
+
 }  // namespace
 
 json answer_worker_request(Runtime& runtime, const json& version_reply, const std::string& line) {
@@ -84,23 +95,15 @@ json answer_worker_request(Runtime& runtime, const json& version_reply, const st
 
 void serve_worker(Runtime& runtime, const json& version_reply, std::istream& in, std::ostream& out,
                   const std::string& gpu_lock) {
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+  answer_lines(in, out, [&](const std::string& line) {
     std::optional<FileLock> held;
     if (!gpu_lock.empty()) held.emplace(gpu_lock, "pet-gpu worker's GPU lock");
-    json reply = answer_worker_request(runtime, version_reply, line);
-    held.reset();
-    out << reply.dump() << '\n' << std::flush;
-  }
+    return answer_worker_request(runtime, version_reply, line);
+  });
 }
 
 void refuse_worker(const std::string& reason, std::istream& in, std::ostream& out) {
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    out << refusal(-1, reason).dump() << '\n' << std::flush;
-  }
+  answer_lines(in, out, [&](const std::string&) { return refusal(-1, reason); });
 }
 
 }  // namespace pet::runtime

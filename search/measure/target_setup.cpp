@@ -64,11 +64,21 @@ std::string profile_db_path(const TargetOptions& options) {
   if (!options.profile_db.empty()) return options.profile_db;
   if (options.spec.timed_elsewhere() && !options.live)
     return data_path("bench/profiles/" + options.spec.name() + ".json");
-  if (options.live) return default_measured_profile_db();
-  return options.spec.timed_here() ? default_measured_profile_db() : "";
+  return options.spec.timed_here() || options.live ? default_measured_profile_db() : "";
 }
 
 namespace {
+
+// What a GPU target's measurement is, however its times come: one stream, corrections fused into
+// its kernels, the run's seed; `target` says whose times they are.
+cost::Measurement gpu_measurement(const cost::Target& target, const TargetOptions& options) {
+  cost::Measurement measurement;
+  measurement.target = target;
+  measurement.corrections_fused = true;
+  measurement.timing.threads = 1;
+  measurement.timing.seed = options.seed;
+  return measurement;
+}
 
 // A GPU target timed on this machine's card (--live): pet-gpu's worker, which must time on the card
 // the target names; the DB read and saved as a CPU target's, the card's spec for what it lacks.
@@ -87,12 +97,8 @@ void open_live_gpu_target(const TargetOptions& options, TargetSetup& setup) {
   cost::ProfileDb db = load_measured_db(setup.profile_db, false);
   if (options.remeasure) db = cost::ProfileDb{};
   setup.loaded = db;
-  cost::Measurement measurement;
-  measurement.target = {target.name(), true, 1, worker->version(), worker->card()};
+  cost::Measurement measurement = gpu_measurement({target.name(), true, 1, worker->version(), worker->card()}, options);
   measurement.runtime = worker.get();
-  measurement.corrections_fused = true;
-  measurement.timing.threads = 1;
-  measurement.timing.seed = options.seed;
   setup.runtime = std::move(worker);
   setup.cost.emplace(cost::load_device(target.name()), std::move(db), std::move(measurement));
 }
@@ -109,16 +115,13 @@ void open_gpu_target(const TargetOptions& options, TargetSetup& setup) {
                                 "time it there with pet-gpu measure FILE and import the results with pet-profile --import",
                                 target.name()));
   cost::ProfileDb db = cost::ProfileDb::load(setup.profile_db);
-  cost::Measurement measurement;
-  measurement.target = {target.name(), true, 1, "", ""};
+  cost::Target recorded_with_these_kernels = {target.name(), true, 1, "", ""};
   for (const cost::Target& recorded : db.measured_targets(target.name(), 1))
     if (recorded.runtime.ends_with(runtime::gpu_kernels_tag())) {
-      measurement.target = recorded;
+      recorded_with_these_kernels = recorded;
       break;
     }
-  measurement.corrections_fused = true;
-  measurement.timing.threads = 1;
-  measurement.timing.seed = options.seed;
+  cost::Measurement measurement = gpu_measurement(recorded_with_these_kernels, options);
   if (!options.export_misses.empty()) {
     setup.recording = std::make_unique<runtime::RecordingRuntime>(target.name());
     setup.export_misses = options.export_misses;

@@ -240,6 +240,9 @@ TEST(LiveGpu, PetOptTimesOnTheCardThroughTheWorkerAndItsReplayWritesTheSameModel
   EXPECT_EQ(read_whole_file((work / "from_committed.onnx").string(), "model"), read_whole_file(live_output, "live model"));
   EXPECT_EQ(pet_profile({"--merge", db, "--out", db}).err,
             "pet-profile: error: pet-profile --merge '" + db + "' is the --out DB itself; name the DB to add\n");
+  EXPECT_EQ(pet_profile({"--merge", db, "--import", "r.jsonl", "--out", committed}).err,
+            "pet-profile: error: pet-profile --merge adds a profile DB; --import RESULTS --misses FILE imports pet-gpu "
+            "measure's results: one of them per run, and no other arguments\n");
 }
 
 // Before: a run cancelled (Ctrl-C, a session's deadline) threw away every time it had taken. After:
