@@ -21,6 +21,7 @@
 #include "kernels/runtime/tensor_wire.h"
 #include "kernels/runtime/worker_server.h"
 #include "tests/kernels/runtime/fake_gpu_runtime.h"
+#include "tests/kernels/runtime/runtime_test_models.h"
 #include "tests/scoped_env.h"
 #include "tests/test_temp_dir.h"
 
@@ -30,21 +31,11 @@ namespace {
 using nlohmann::json;
 using testing::ScopedEnv;
 
-const char* kAddRelu = R"(graph "add_relu" opset 13 {
-  input %x : f32[1,64]
-  const %b : f32[64] = random(3)
-  %y = Add(%x, %b) : f32[1,64]
-  %z = Relu(%y) : f32[1,64]
-  output %z
-})";
-
 const char* kRelu = R"(graph "relu" opset 13 {
   input %x : f32[2,3000]
   %z = Relu(%x) : f32[2,3000]
   output %z
 })";
-
-std::string serialized(const char* ir) { return serialize_onnx(parse_graph(ir), {}); }
 
 std::string model_file(const std::string& name, const std::string& bytes) {
   std::string path = (testing::private_temp_dir() / name).string();

@@ -2,7 +2,6 @@
 #include "kernels/runtime/openvino_runtime.h"
 
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <string>
@@ -12,15 +11,10 @@
 #include "core/graph.h"
 #include "core/onnx_export.h"
 #include "core/text_ir.h"
+#include "tests/kernels/runtime/runtime_test_models.h"
 
 namespace pet::runtime {
 namespace {
-
-std::string serialized(const std::string& ir) {
-  onnx::ModelProto model;
-  export_onnx_proto(parse_graph(ir), model);
-  return model.SerializeAsString();
-}
 
 std::string conv_relu_model() {
   return serialized(R"(graph "conv_relu" opset 13 {

@@ -1,6 +1,5 @@
 // ONNX Runtime's worker for real: tiny pet graphs in, interleaved run times and per-node times out.
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 
 #include <sys/stat.h>
 
@@ -15,6 +14,7 @@
 #include "core/text_ir.h"
 #include "kernels/runtime/ort_runtime.h"
 #include "kernels/runtime/tensor_wire.h"
+#include "tests/kernels/runtime/runtime_test_models.h"
 #include "tests/scoped_env.h"
 #include "tests/test_temp_dir.h"
 
@@ -31,21 +31,6 @@ const char* kConvRelu = R"(graph "conv_relu" opset 13 {
   %z = Relu(%y) : f32[1,16,16,16]
   output %z
 })";
-
-const char* kAddRelu = R"(graph "add_relu" opset 13 {
-  input %x : f32[1,64]
-  const %b : f32[64] = random(3)
-  %y = Add(%x, %b) : f32[1,64]
-  %z = Relu(%y) : f32[1,64]
-  output %z
-})";
-
-std::string serialized(const char* ir) {
-  onnx::ModelProto model;
-  export_onnx_proto(parse_graph(ir), model);
-  return model.SerializeAsString();
-}
-
 
 // Three outputs of the three element types pet holds, from two inputs.
 const char* kThreeTypes = R"(graph "three_types" opset 13 {
