@@ -56,7 +56,18 @@ static uint64_t node_output_hash(const Graph& graph, const Node& node, const std
   return hasher.value();
 }
 
-std::vector<uint64_t> value_hashes(const Graph& graph) {
+static uint64_t constant_hash(const Tensor& tensor, ConstantHashing hashing) {
+  if (hashing == ConstantHashing::content || !is_weight(tensor)) return tensor.content_hash();
+  Hasher hasher;
+  hasher.add("weight");
+  hasher.add(static_cast<uint64_t>(tensor.dtype()));
+  for (int64_t d : tensor.shape().dims()) hasher.add(static_cast<uint64_t>(d));
+  return hasher.value();
+}
+
+bool is_weight(const Tensor& tensor) { return tensor.dtype() == DType::f32 && tensor.numel() > kInlineElements; }
+
+std::vector<uint64_t> value_hashes(const Graph& graph, ConstantHashing hashing) {
   std::vector<uint64_t> hashes(graph.values().size(), 0);
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const TensorType& type = graph.value(graph.inputs()[i]).type;
@@ -68,15 +79,15 @@ std::vector<uint64_t> value_hashes(const Graph& graph) {
     hashes[static_cast<size_t>(graph.inputs()[i])] = hasher.value();
   }
   for (size_t v = 0; v < graph.values().size(); ++v)
-    if (graph.values()[v].constant) hashes[v] = graph.values()[v].constant->content_hash();
+    if (graph.values()[v].constant) hashes[v] = constant_hash(*graph.values()[v].constant, hashing);
   for (const Node& node : graph.nodes())
     for (size_t i = 0; i < node.outputs.size(); ++i)
       hashes[static_cast<size_t>(node.outputs[i])] = node_output_hash(graph, node, hashes, i);
   return hashes;
 }
 
-uint64_t structural_hash(const Graph& graph) {
-  std::vector<uint64_t> hashes = value_hashes(graph);
+static uint64_t graph_hash(const Graph& graph, ConstantHashing hashing) {
+  std::vector<uint64_t> hashes = value_hashes(graph, hashing);
   std::vector<uint64_t> node_hashes;
   for (const Node& node : graph.nodes()) node_hashes.push_back(hashes[static_cast<size_t>(node.outputs.at(0))]);
   std::sort(node_hashes.begin(), node_hashes.end());
@@ -86,5 +97,9 @@ uint64_t structural_hash(const Graph& graph) {
   for (uint64_t h : node_hashes) hasher.add(h);
   return hasher.value();
 }
+
+uint64_t structural_hash(const Graph& graph) { return graph_hash(graph, ConstantHashing::content); }
+
+uint64_t timing_hash(const Graph& graph) { return graph_hash(graph, ConstantHashing::weights_by_type); }
 
 }  // namespace pet

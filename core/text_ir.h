@@ -15,11 +15,12 @@
 #include <string>
 
 #include "core/graph.h"
+#include "core/structural_hash.h"
 
 namespace pet {
 
 struct PrintOptions {
-  int64_t inline_limit = 16;  // constants up to this many elements print their values
+  int64_t inline_limit = kInlineElements;  // constants up to this many elements print their values
   bool node_names = false;    // append "@name" to each node line
   // Larger f32 constants print as random(SEED, SCALE): seeded uniform noise in [-SCALE, SCALE)
   // with the constant's own root mean square, so a model travels without its weights (a GPU

@@ -14,7 +14,8 @@ namespace pet::search {
 struct Program {
   Graph graph;
   double cost = 0;    // microseconds, after the search-time finalize passes
-  uint64_t hash = 0;  // structural_hash(graph): dedup key and tie-breaker
+  uint64_t hash = 0;         // structural_hash(graph): dedup key, the last tie-breaker
+  uint64_t timing_hash = 0;  // timing_hash(graph): the tie-breaker, alike in a model and its weight-free form
   std::vector<Transformation> history;
 };
 
@@ -22,10 +23,12 @@ struct Program {
 double program_score(const Graph& graph, const cost::CostModel& cost);
 
 // The search's order: lower cost first, then fewer transformations (an equal-cost rewrite is not
-// worth reporting), then the hash (never pointer or insertion order).
+// worth reporting), then the timing hash, so a model searches as its weight-free form does and
+// asks a runtime for the same times, then the hash (never pointer or insertion order).
 inline bool better(const Program& a, const Program& b) {
   if (a.cost != b.cost) return a.cost < b.cost;
   if (a.history.size() != b.history.size()) return a.history.size() < b.history.size();
+  if (a.timing_hash != b.timing_hash) return a.timing_hash < b.timing_hash;
   return a.hash < b.hash;
 }
 

@@ -67,6 +67,7 @@ double SearchSpace::score(const Graph& graph) const { return program_score(graph
 Program SearchSpace::make_program(Graph graph, std::vector<Transformation> history) const {
   Program program;
   program.hash = structural_hash(graph);
+  program.timing_hash = timing_hash(graph);
   program.cost = score(graph);
   program.graph = std::move(graph);
   program.history = std::move(history);
@@ -106,6 +107,7 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
     Program candidate;
     candidate.graph = std::move(graph);
     candidate.hash = hash;
+    candidate.timing_hash = timing_hash(candidate.graph);
     step.cost_before_us = program.cost;
     candidate.history = program.history;
     candidate.history.push_back(std::move(step));

@@ -2,22 +2,26 @@
 # After a check with a live stage (scripts/device/session.sh --stages live), here: each live run's
 # model, the kit's weight-free work model it read there, optimized again with --replay from the
 # profile DB its times were merged into (after-check.sh), which must make the run's choice with no
-# cost estimated. Writes FOLDER/replay-live.txt, one line per run, and fails when one differs.
+# cost estimated; and so must the evaluation model it stands for, the ONNX file with its weights
+# (MODELS/<model>_b1 or _b16, where it was exported), since the DB's keys are blind to weight
+# values. Writes FOLDER/replay-live.txt, one line per run, and fails when one differs.
 #
 #   bash scripts/device/replay-live.sh FOLDER [--kit .device/kit.tar.xz] [--db FILE] [--build DIR]
+#                                             [--models DIR]
 #
 # FOLDER: the results folder after-check.sh laid out (its live/<model>.<mode>.json reports); --db:
-# default bench/profiles/<the kit's target>.json.
+# default bench/profiles/<the kit's target>.json; --models: default BUILD/models.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 fail() { echo "replay-live: $*" >&2; exit 1; }
-(($# >= 1)) || { sed -n '2,11p' "$0"; exit 2; }
+(($# >= 1)) || { sed -n '2,15p' "$0"; exit 2; }
 folder=$1
 shift
-kit=.device/kit.tar.xz db="" build=build
+kit=.device/kit.tar.xz db="" build=build models=""
 while (($#)); do
   case "$1" in
+    --models) models="$2"; shift 2 ;;
     --kit) kit="$2"; shift 2 ;;
     --db) db="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
@@ -32,6 +36,7 @@ trap 'rm -rf "$unpacked"' EXIT
 tar -C "$unpacked" -xJf "$kit" kit/MANIFEST kit/work || fail "$kit does not unpack"
 target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$unpacked/kit/MANIFEST" | head -1)
 db=${db:-bench/profiles/${target:-h100}.json}
+models=${models:-$build/models}
 
 # A report's model (its folder under the kit's work/), mode and choice.
 read_report() {
@@ -46,21 +51,44 @@ r = json.load(open(sys.argv[1]))
 print(r["chosen"], r["target"]["kernel_costs"]["estimated"])' "$1"
 }
 
+# The exported evaluation model a kit work model stands for (resnet18 -> resnet18_b1, resnet18_b16
+# itself); empty where it was not exported here.
+evaluation_model() {
+  local name=$1
+  [[ "$name" == *_b16 ]] || name=${name}_b1
+  [[ -f "$models/$name/model.onnx" ]] && echo "$models/$name/model.onnx"
+  return 0
+}
+
+# One replay of MODEL as run RUN (a name for its files), compared with the live choice: prints
+# "the replay CHOSEN with N costs estimated: ok|DIFFERS", or why it failed; status 1 when not ok.
+replay_one() {  # model, run, mode, live choice
+  if ! "$build/tools/pet-opt" "$1" --target "$target" --replay --profile-db "$db" --mode "$3" \
+       -o "$unpacked/$2.onnx" --report "$unpacked/$2.json" > "$unpacked/$2.log" 2>&1; then
+    echo "the replay failed: $(tail -n 1 "$unpacked/$2.log")"
+    return 1
+  fi
+  local replayed estimated
+  read -r replayed estimated < <(read_replay "$unpacked/$2.json")
+  if [[ "$replayed" == "$4" && "$estimated" == 0 ]]; then
+    echo "the replay $replayed with $estimated costs estimated: ok"
+  else
+    echo "the replay $replayed with $estimated costs estimated: DIFFERS"
+    return 1
+  fi
+}
+
 differed=0
 : > "$folder/replay-live.txt"
 for report in "${reports[@]}"; do
   read -r model mode chosen < <(read_report "$report")
   run=$(basename "$report" .json)
-  if ! "$build/tools/pet-opt" "$unpacked/kit/work/$model/model.pet" --target "$target" --replay --profile-db "$db" \
-       --mode "$mode" -o "$unpacked/$run.onnx" --report "$unpacked/$run.json" > "$unpacked/$run.log" 2>&1; then
-    echo "$run: the replay failed: $(tail -n 1 "$unpacked/$run.log")" >> "$folder/replay-live.txt"
-    differed=1
-    continue
-  fi
-  read -r replayed estimated < <(read_replay "$unpacked/$run.json")
-  verdict=ok
-  [[ "$replayed" == "$chosen" && "$estimated" == 0 ]] || { verdict=DIFFERS; differed=1; }
-  echo "$run: live chose $chosen, the replay $replayed with $estimated costs estimated: $verdict" >> "$folder/replay-live.txt"
+  line=$(replay_one "$unpacked/kit/work/$model/model.pet" "$run" "$mode" "$chosen") || differed=1
+  echo "$run: live chose $chosen, $line" >> "$folder/replay-live.txt"
+  onnx=$(evaluation_model "$model")
+  [[ -n "$onnx" ]] || continue
+  line=$(replay_one "$onnx" "$run.onnx" "$mode" "$chosen") || differed=1
+  echo "$run on $onnx (its weights): $line" >> "$folder/replay-live.txt"
 done
 cat "$folder/replay-live.txt"
 ((differed == 0)) || fail "a replay differs from its live run ($folder/replay-live.txt)"

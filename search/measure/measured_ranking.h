@@ -65,7 +65,7 @@ class MeasuredRanking {
   std::set<std::string> recorded_;  // keys a recording runtime was asked for: not asked again
 };
 
-// The profile DB key of a program's ranked (reference-scaled) end-to-end time.
+// The profile DB key of a program's ranked (reference-scaled) end-to-end time, by timing hash.
 std::string ranked_key(const Graph& finalized);
 
 // The kind of a ranked request (runtime::TimingPurpose): the reference (the cleaned input) and the

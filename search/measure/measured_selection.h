@@ -53,7 +53,8 @@ struct Selection {
 Selection select_fastest(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
                          const SelectionOptions& options);
 
-// The profile DB key of a whole model's end-to-end time.
+// The profile DB key of a whole model's end-to-end time: its timing hash, which its weight-free
+// form and the same model with other weights share.
 std::string model_key(const Graph& graph);
 
 // The kind of a selection request (runtime::TimingPurpose): every candidate timed end to end

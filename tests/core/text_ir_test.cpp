@@ -192,5 +192,36 @@ TEST(StructuralHash, SeesAttributeAndConstantChanges) {
   EXPECT_NE(structural_hash(a), structural_hash(b));
 }
 
+// Before: a profile DB's whole-model keys hashed the weights, so times recorded on a model's
+// weight-free form (all that travels to a GPU) never replayed on the model. After: the timing
+// hash keeps shapes, ops and small constants, and only the weights' values are blind to it.
+TEST(TimingHash, AModelAndItsWeightFreeFormShareItWhileSmallConstantsAndShapesStillCount) {
+  auto model = [](const std::string& weight, const std::string& shift, int first_index, int width) {
+    std::string indices;
+    for (int i = 0; i < 20; ++i) indices += fmt::format("{}{}", i ? "," : "", i == 0 ? first_index : i);
+    return parse_graph(fmt::format(R"(graph "g" opset 13 {{
+      input %x : f32[4,{0}]
+      const %w : f32[{0}] = {1}
+      const %b : f32[1] = {2}
+      const %i : i64[20] = [{3}]
+      %y = Add(%x, %w) : f32[4,{0}]
+      %g = Gather[axis=1](%y, %i) : f32[4,20]
+      %o = Add(%g, %b) : f32[4,20]
+      output %o
+    }})",
+                                   width, weight, shift, indices));
+  };
+  Graph original = model("random(7, 0.5)", "[3]", 0, 32);
+  Graph weight_free = parse_graph(print_graph(original, PrintOptions{.weight_free = true}));
+  ASSERT_NE(structural_hash(weight_free), structural_hash(original)) << "other weights, another computation";
+  EXPECT_EQ(timing_hash(weight_free), timing_hash(original));
+  EXPECT_EQ(timing_hash(model("random(8, 2)", "[3]", 0, 32)), timing_hash(original)) << "other weights";
+  EXPECT_NE(timing_hash(model("random(7, 0.5)", "[4]", 0, 32)), timing_hash(original)) << "a small constant";
+  EXPECT_NE(timing_hash(model("random(7, 0.5)", "[3]", 25, 32)), timing_hash(original)) << "an index";
+  EXPECT_NE(timing_hash(model("random(7, 0.5)", "[3]", 0, 48)), timing_hash(original)) << "other shapes";
+  EXPECT_TRUE(is_weight(*original.value(*original.find_value("w")).constant));
+  EXPECT_FALSE(is_weight(*original.value(*original.find_value("i")).constant)) << "indices are never weights";
+}
+
 }  // namespace
 }  // namespace pet

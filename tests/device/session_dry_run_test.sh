@@ -121,10 +121,17 @@ STUB
   echo '{"entries": []}' > "$out/card-db.json"
   bash scripts/device/after-check.sh "$out/live" 2026-11-28-card --results "$out/home" --kit "$out/fake-kit.tar.xz" \
     --db "$out/card-db.json" --build "$build" > "$out/after-check.stdout" 2>&1 || fail "after-check: $(cat "$out/after-check.stdout")"
+  # conv_relu as a user has it: an ONNX file with its own weights, not the weight-free form's.
+  mkdir -p "$out/models/conv_relu_b1"
+  "$build/tools/pet-opt" tests/kernels/gpu/executor_models/conv_relu.pet --mode none --target "$target" --replay \
+    --profile-db "$out/card-db.json" -o "$out/models/conv_relu_b1/model.onnx" > "$out/models.stdout" 2>&1 ||
+    fail "conv_relu as ONNX: $(cat "$out/models.stdout")"
   bash scripts/device/replay-live.sh "$out/home/2026-11-28-card" --kit "$out/fake-kit.tar.xz" --db "$out/card-db.json" \
-    --build "$build" > "$out/replay.stdout" 2>&1 || fail "replay-live: $(cat "$out/replay.stdout")"
-  [[ $(grep -c ": ok$" "$out/home/2026-11-28-card/replay-live.txt") == 4 ]] ||
+    --build "$build" --models "$out/models" > "$out/replay.stdout" 2>&1 || fail "replay-live: $(cat "$out/replay.stdout")"
+  [[ $(grep -c ": ok$" "$out/home/2026-11-28-card/replay-live.txt") == 6 ]] ||
     fail "replay-live.txt: $(cat "$out/home/2026-11-28-card/replay-live.txt")"
+  grep -q "^conv_relu.pet on $out/models/conv_relu_b1/model.onnx (its weights): the replay .* with 0 costs estimated: ok$" \
+    "$out/home/2026-11-28-card/replay-live.txt" || fail "no replay of the ONNX form: $(cat "$out/home/2026-11-28-card/replay-live.txt")"
 fi
 if OUT="$out/bad" bash scripts/device/session.sh --cap e2e > "$out/bad.stdout" 2>&1; then fail "--cap e2e was accepted"; fi
 grep -q "^session: --cap takes STAGE=SECONDS, got 'e2e'" "$out/bad.stdout" || fail "--cap e2e's message: $(cat "$out/bad.stdout")"

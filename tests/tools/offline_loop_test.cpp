@@ -11,6 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_safety.h"
+#include "core/onnx_export.h"
+#include "core/onnx_import.h"
+#include "core/text_ir.h"
 #include "kernels/runtime/gpu_kernels_version.h"
 #include "kernels/runtime/request_runner.h"
 #include "kernels/runtime/timing_request.h"
@@ -243,6 +246,36 @@ TEST(LiveGpu, PetOptTimesOnTheCardThroughTheWorkerAndItsReplayWritesTheSameModel
   EXPECT_EQ(pet_profile({"--merge", db, "--import", "r.jsonl", "--out", committed}).err,
             "pet-profile: error: pet-profile --merge adds a profile DB; --import RESULTS --misses FILE imports pet-gpu "
             "measure's results: one of them per run, and no other arguments\n");
+}
+
+// Before: only a model's weight-free form travels to the card, and a profile DB's whole-model keys
+// hashed the weights, so what a live run timed there replayed on that form alone and a user's own
+// model (the same network with its weights) estimated its in-context, ranked and selection times.
+// After: those keys are timing hashes, blind to the weights' values, and the search breaks its ties
+// by them, so the model with its weights replays the live run's choice with nothing estimated.
+TEST(LiveGpu, TimesTakenOnAWeightFreeFormReplayOnTheModelWithItsWeights) {
+  ScopedEnv worker("PET_GPU", PET_FAKE_GPU_WORKER);
+  ScopedEnv card("PET_FAKE_GPU_CARD", nullptr);
+  fs::path work = folder("live_weight_free");
+  std::string model = (work / "two_convs.onnx").string();
+  write_file_atomically(model, serialize_onnx(parse_graph(kTwoConvs)), "a test model");
+  std::string weight_free = write(work / "model.pet", print_graph(import_onnx(model), {.node_names = true,
+                                                                                       .weight_free = true}));
+  ASSERT_NE(read_whole_file(weight_free, "model").find("random("), std::string::npos) << "weights regenerated there";
+  std::string db = (work / "db.json").string();
+  Ran live = pet_opt({weight_free, "--target", "h200", "--live", "--profile-db", db, "--mode", "taso", "-o",
+                      (work / "live.onnx").string()});
+  ASSERT_EQ(live.status, 0) << live.err;
+  Ran replay = pet_opt({model, "--target", "h200", "--replay", "--profile-db", db, "--mode", "taso", "-o",
+                        (work / "replay.onnx").string()});
+  ASSERT_EQ(replay.status, 0) << replay.err;
+  nlohmann::json measured = nlohmann::json::parse(read_whole_file((work / "live.json").string(), "report"));
+  nlohmann::json replayed = nlohmann::json::parse(read_whole_file((work / "replay.json").string(), "report"));
+  EXPECT_EQ(replayed["target"]["kernel_costs"]["measured"], 0) << replay.out;
+  EXPECT_EQ(replayed["target"]["kernel_costs"]["estimated"], 0) << replay.out;
+  EXPECT_EQ(replayed["target"]["selection"]["source"], "replayed");
+  EXPECT_EQ(replayed["target"]["selection"]["chosen"], measured["target"]["selection"]["chosen"]) << replay.out;
+  EXPECT_EQ(replayed["target"]["selection"]["chosen"], "program 1") << replay.out;
 }
 
 // Before: a run cancelled (Ctrl-C, a session's deadline) threw away every time it had taken. After:

@@ -12,9 +12,9 @@
 #include "core/onnx_export.h"
 #include "core/onnx_import.h"
 #include "core/onnx_tensor.h"
-#include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "kernels/runtime/cpu_peak.h"
+#include "search/measure/measured_selection.h"
 #include "search/pipeline.h"
 #include "tests/error/onnx_model_builder.h"
 #include "tests/scoped_env.h"
@@ -287,7 +287,7 @@ TEST(PetOpt, KeepingTheInputWritesTheInputsOwnBytes) {
             0)
       << err.str();
   // The recorded end-to-end times edited so that the input is by far the fastest candidate.
-  const std::string input_key = fmt::format("model {:016x}", structural_hash(import_onnx(model)));
+  const std::string input_key = model_key(import_onnx(model));
   cost::ProfileDb edited;
   bool recorded = false;
   for (cost::ProfileEntry entry : cost::ProfileDb::load(db).entries()) {
@@ -346,7 +346,7 @@ TEST(PetOpt, RemeasureTimesEverythingAgainAndSavesOverTheDb) {
   // Every group it priced, the input's end-to-end time and the rest it timed replace the stored
   // times; entries this run did not need (a program the first run timed and this one did not
   // reach: the new times can change the finalists) stay as they were.
-  const std::string input_key = fmt::format("model {:016x}", structural_hash(import_onnx(model)));
+  const std::string input_key = model_key(import_onnx(model));
   cost::ProfileDb after = cost::ProfileDb::load(db);
   ASSERT_NE(slowed.find(after.entries().front().device, input_key), nullptr) << "the first run timed the input";
   int replaced = 0;
