@@ -5,7 +5,9 @@ Per batch, then model, one run: every variant set up and warmed up, then `--roun
 timing every variant once in a rotating order (round-robin, each round starting one later):
 `pet-gpu serve --tf32` (each model loaded once, timed round by round) on the kit's weight-free
 models (KIT/work/<model>[_b<B>]/model.pet and KIT/work-written/<model>[_b<B>].<taso|pet>/model.pet,
-seeded random inputs), and PyTorch on the same
+seeded random inputs; with --written DIR, the models pet-opt --live wrote on this card earlier in the
+session, DIR/<model>[_b<B>].<taso|pet>.onnx with its report beside it, in place of the kit's), and
+PyTorch on the same
 architecture and seeds as models/export_models.py builds it (random inputs, never zeros):
 eager with cudnn.benchmark, that forward replayed from a CUDA graph, and torch.compile (default
 mode) while --compile-budget allows. TF32 on both sides (pet-gpu --tf32; torch allow_tf32 for
@@ -13,6 +15,7 @@ matmuls and convolutions). Times are CUDA-event medians; clocks are read (nvidia
 The format is bench/harnesslib/gpu_results.py's; the file is rewritten after every model.
 
     python3 bench/gpu/e2e.py --kit KIT --out e2e.json [--models M,...] [--batches 1,16] [--compile-budget S]
+                             [--written DIR]
 Exit status: 0 all measured, 1 some variant failed, 2 a usage error, 3 no CUDA device (nothing measured).
 """
 import argparse
@@ -53,6 +56,9 @@ def parse_args(argv):
     parser.add_argument("--compile-budget", type=float, default=0,
                         help="seconds torch.compile may spend compiling, over all models (default: 0, not compiled)")
     parser.add_argument("--seconds", type=float, default=0, help="start no model after this many seconds (0: no limit)")
+    parser.add_argument("--written", default=None,
+                        help="pet-opt --live's written models of this session (DIR/<model>[_b<B>].<mode>.onnx and "
+                             ".json), timed in place of the kit's where there (default: the kit's alone)")
     parser.add_argument("--conv-cache", default=None,
                         help="pet-gpu's --conv-cache FILE: each convolution's choice timed by the first load, "
                              "reused by the later rounds' processes (default: every load times its own)")
@@ -64,12 +70,37 @@ def parse_args(argv):
     return args
 
 
-def kit_files(kit: Path, model: str, batch: int) -> dict:
-    """{variant: model.pet path} of pet-gpu's variants; the batch-1 folders carry no _b1 suffix."""
+def kit_files(kit: Path, model: str, batch: int, written=None) -> dict:
+    """{variant: model file} of pet-gpu's variants; the batch-1 folders carry no _b1 suffix. A written model
+    pet-opt --live chose on the card (in `written`, a folder) stands in for the kit's, chosen here."""
     folder = model if batch == 1 else f"{model}_b{batch}"
     files = {"input": kit / "work" / folder / "model.pet"}
-    files.update({v: kit / "work-written" / f"{folder}.{mode}" / "model.pet" for v, mode in WRITTEN_MODES.items()})
+    for variant, mode in WRITTEN_MODES.items():
+        live = Path(written) / f"{folder}.{mode}.onnx" if written else None
+        files[variant] = live if live and live.is_file() else kit / "work-written" / f"{folder}.{mode}" / "model.pet"
     return files
+
+
+def live_first(models: list, written) -> list:
+    """The models in order, those with a model pet-opt --live wrote (at any batch) first: a stage cut at its cap
+    then has timed what the card chose."""
+    if not written:
+        return list(models)
+    live = {re.sub(r"_b[0-9]+$", "", path.name.split(".")[0]) for path in Path(written).glob("*.onnx")}
+    return sorted(models, key=lambda model: model not in live)
+
+
+def written_source(written) -> str:
+    """Where the TASO-only and PET models came from, for the results' header."""
+    live = sorted(path.name[:-len(".onnx")] for path in Path(written).glob("*.onnx")) if written else []
+    if not live:
+        return "the kit's (make-kit.sh --written)"
+    return f"pet-opt --live on this card for {', '.join(live)}; the kit's (make-kit.sh --written) for the rest"
+
+
+def report_of(written_model: Path) -> Path:
+    """The pet-opt report of a written model: beside a live run's output as <run>.json, report.json in a kit folder."""
+    return written_model.with_suffix(".json") if written_model.suffix == ".onnx" else written_model.parent / "report.json"
 
 
 def summary_of(samples_ms) -> dict:
@@ -208,7 +239,7 @@ def torch_timers(torch, name: str, batch: int, budget: CompileBudget, args):
 def set_up(torch, kit: Path, name: str, batch: int, budget: CompileBudget, args):
     """Every variant's timer, or its status and reason when it has none."""
     timers, outcomes = {}, {}
-    for variant, path in kit_files(kit, name, batch).items():
+    for variant, path in kit_files(kit, name, batch, args.written).items():
         if path.is_file():
             timers[variant] = PetGpuTimer(kit / "bin" / "pet-gpu", path, args)
         else:
@@ -254,16 +285,17 @@ def entry(name: str, batch: int, variant: str, rounds: list, outcome) -> dict:
 
 
 def written_program(path: Path) -> dict:
-    """What pet wrote (its report.json beside the written model.pet, make-kit.sh --written): transformations
-    by family and whether a corrected partial mutant is in the program; {} when the kit has no report."""
-    report_file = path.parent / "report.json"
+    """What pet wrote (its report: report_of(path)): transformations by family, whether a corrected partial
+    mutant is in the program, and what chose it: "card" (pet-opt --live, this session) or "kit" (make-kit.sh
+    --written, pet-opt --replay on the profile DB of the kit's day); {} without a report."""
+    report_file = report_of(path)
     if not report_file.is_file():
         return {}
     report = json.loads(report_file.read_text())
     figures = summarize_report(report)
     evidence = [s.get("evidence_kind", "") for s in report.get("transformations", [])]
     return {"transformations": figures["transformations"], "by_family": figures["by_family"],
-            "corrected_mutant": "partial_correction" in evidence}
+            "corrected_mutant": "partial_correction" in evidence, "chosen_on": "card" if path.suffix == ".onnx" else "kit"}
 
 
 def correction_share(pet_gpu: Path, path: Path, args) -> dict:
@@ -280,7 +312,7 @@ def correction_share(pet_gpu: Path, path: Path, args) -> dict:
 
 def with_written_program(kit: Path, name: str, batch: int, entries: list, args) -> list:
     """The TASO-only and PET entries with what pet wrote and, for a measured PET program, the corrections' share."""
-    files = kit_files(kit, name, batch)
+    files = kit_files(kit, name, batch, args.written)
     for e in entries:
         if e["variant"] not in WRITTEN_MODES or not files[e["variant"]].is_file():
             continue
@@ -348,6 +380,7 @@ def header(torch, kit: Path, args) -> dict:
                          "cudnn": str(torch.backends.cudnn.version()), "pet_gpu": kit_commit(kit)},
             "math": "tf32", "clocks": {"before": smi_line(CLOCK_FIELDS)}, "ceiling": ceiling(torch),
             "method": {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup, "conv_cache": bool(args.conv_cache),
+                       "written": written_source(args.written),
                        "compile_budget_s": args.compile_budget,
                        "order": "round-robin over the variants, each round starting one later"},
             "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "results": []}
@@ -369,7 +402,7 @@ def run_all(torch, kit: Path, args) -> int:
     document, started, budget = header(torch, kit, args), time.time(), CompileBudget(args.compile_budget)
     out = Path(args.out)
     for batch in args.batches:  # every model at the first batch before any at the next: a cut run keeps whole tables
-        for name in args.models:
+        for name in live_first(args.models, args.written):
             if args.seconds and time.time() - started > args.seconds:
                 reason = f"not started: {time.time() - started:.0f} s of --seconds {args.seconds:g} spent"
                 entries = [dict(model=name, batch=batch, variant=v, status="skipped", reason=reason)

@@ -8,12 +8,13 @@ The file is one JSON object:
   math        "tf32": TF32 for matmuls and convolutions on both sides (pet-gpu --tf32, torch allow_tf32)
   clocks      {"before", "after"}: nvidia-smi's clocks, power and temperature lines, read, never set
   ceiling     {"tf32_gemm_tflops", "how"}: the measured cuBLAS TF32 GEMM rate, the floor's rate
-  method      {"rounds", "runs", "warmup", "compile_budget_s", "order"}
+  method      {"rounds", "runs", "warmup", "compile_budget_s", "order", "written" (where the written models came from)}
   results     one entry per model, batch and variant (VARIANTS): {"model", "batch", "variant", "status"
               (STATUSES), "reason" (unless ok), "median_us", "spread_us", "runs", "rounds_us" (when ok)}
-              The TASO-only and PET entries may add what pet wrote (the kit's report.json): "transformations"
+              The TASO-only and PET entries may add what pet wrote (its pet-opt report): "transformations"
               (count), "by_family" ("family=count;..."), "corrected_mutant" (a corrected partial mutant is in
-              the program), and for a measured program with one, "correction_steps" and "correction_share" (the
+              the program), "chosen_on" ("card": pet-opt --live in the session; "kit": make-kit.sh --written),
+              and for a measured program with one, "correction_steps" and "correction_share" (the
               correction kernels' fraction of the per-step time, pet-gpu time --per-step) or
               "correction_share_error".
 A variant's median is the median of its per-round medians; its spread is the larger of half the
@@ -150,7 +151,7 @@ def entry_row(entry: dict, document: dict) -> dict:
     row = {"model": entry["model"], "batch": int(entry["batch"]), "target": GPU_TARGET, "threads": GPU_THREADS,
            "variant": entry["variant"], "label": VARIANT_LABELS[entry["variant"]], "card": document["card"],
            "repeats": document["method"].get("rounds", "")}
-    for key in ("transformations", "by_family", "corrected_mutant", "correction_share"):
+    for key in ("transformations", "by_family", "corrected_mutant", "correction_share", "chosen_on"):
         if key in entry:
             row[key] = entry[key]
     if entry["status"] == "ok":

@@ -9,7 +9,7 @@ from harnesslib.variants import INPUT, PEER_LABELS, label_of, mode_of
 
 COLUMNS = ["model", "batch", "target", "threads", "variant", "median_ms", "spread_ms", "speedup_vs_input",
            "opt_seconds", "check", "label", "max_abs_error", "flops", "floor_ms", "floor_fraction",
-           "gpu_estimate_us", "transformations", "by_evidence", "by_family", "corrected_mutant", "correction_share", "chosen", "stop_reason", "seed",
+           "gpu_estimate_us", "transformations", "by_evidence", "by_family", "corrected_mutant", "correction_share", "chosen_on", "chosen", "stop_reason", "seed",
            "repeats", "card"]
 GPU_LABEL = "H100 estimate (analytic, not measured)"
 
@@ -229,15 +229,21 @@ def written_programs_table(rows: List[dict]) -> List[str]:
     written = [r for r in rows if r.get("by_family") is not None and r.get("transformations") not in (None, "")]
     if not written:
         return []
-    lines = ["", "What pet wrote (pet-opt --replay in the kit, for the card's target) and the correction kernels' share of "
-             "the PET program's time (pet-gpu time --per-step):", "",
-             "| model | batch | variant | transformations | by family | corrected partial mutant | corrections' share |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["", "What pet wrote for the card's target, chosen on the card (pet-opt --live in the session) or in the kit "
+             "(pet-opt --replay on the profile DB of its day), and the correction kernels' share of the PET program's "
+             "time (pet-gpu time --per-step):", "",
+             "| model | batch | variant | chosen on | transformations | by family | corrected partial mutant | "
+             "corrections' share |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in written:
         corrected = "yes" if r.get("corrected_mutant") in (True, "True") else "no"
-        lines.append(f"| {r['model']} | {r['batch']} | {column_title(r['variant'], True)} | {r['transformations']} | "
-                     f"{r['by_family'] or '-'} | {corrected} | {share_text(r)} |")
+        chosen_on = CHOSEN_ON.get(r.get("chosen_on") or "kit", r.get("chosen_on"))  # none: a file from before --live
+        lines.append(f"| {r['model']} | {r['batch']} | {column_title(r['variant'], True)} | {chosen_on} | "
+                     f"{r['transformations']} | {r['by_family'] or '-'} | {corrected} | {share_text(r)} |")
     return lines
+
+
+CHOSEN_ON = {"card": "the card (--live)", "kit": "the kit (--replay)"}
 
 
 def group_title(target: str, threads: int, rows: List[dict]) -> str:

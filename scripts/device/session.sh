@@ -263,10 +263,11 @@ export -f run_e2e
 # with cudnn.benchmark and in a CUDA graph, same architectures and seeds, batch 1 then batch 16
 # where the kit has it (make-kit.sh --b16), TF32 on both sides, interleaved in rounds
 # (bench/gpu/e2e.py, format pet-gpu-e2e/1, which harness.py --gpu-results reads); torch.compile is
-# the compile stage's.
+# the compile stage's. After a live stage in the same session, the models pet-opt --live wrote
+# (chosen on this card) are timed in place of the kit's, those models first.
 stage_e2e() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/e2e.txt"; echo "no device" > "$RESULTS/e2e.status"; exit 0; }
-  run_e2e e2e e2e.json --batches 1,16 --compile-budget 0
+  run_e2e e2e e2e.json --batches 1,16 --compile-budget 0 --written "$LIVE_WRITTEN"
 }
 
 # torch.compile beside the other variants for the models --compile-models names (default
@@ -285,15 +286,15 @@ stage_compile() {
 # started from the measure stage's results where this session has them, and keeps its report and
 # summary; a run is given the time left before the cap, where SIGTERM cancels it and it keeps in
 # the DB what it measured (20 s later it is killed, saving nothing). after-check.sh merges the DB
-# into bench/profiles/<target>.json.
+# into bench/profiles/<target>.json. Each finished run's written model stays in $LIVE_WRITTEN
+# (<run>.onnx and its report <run>.json; on the device only: BERT's is 430 MB) for the e2e stage.
 stage_live() {
-  local file="$RESULTS/live.txt" folder="$RESULTS/live" db="$OUT/live-db.json" scratch target started deadline
+  local file="$RESULTS/live.txt" folder="$RESULTS/live" db="$OUT/live-db.json" target started deadline
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/live.status"; exit 0; }
   [[ -x "$KIT_DIR/bin/pet-opt" ]] || { echo "not in this kit (pet-opt)" > "$RESULTS/live.status"; exit 0; }
   target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$KIT_DIR/MANIFEST" | head -1)
   started=$(date +%s) deadline=$(($(date +%s) + STAGE_CAP - 30))
-  scratch=$(mktemp -d)
-  mkdir -p "$folder"
+  mkdir -p "$folder" "$LIVE_WRITTEN"
   if [[ ! -f "$db" && -n "$LIVE_DB" ]]; then cp "$LIVE_DB" "$db"; elif [[ ! -f "$db" ]]; then echo '{"entries": []}' > "$db"; fi
   if [[ -s "$OUT/measure.results.jsonl" ]]; then
     LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-profile" --import "$OUT/measure.results.jsonl" \
@@ -304,8 +305,10 @@ stage_live() {
     PET_DATA_DIR="$KIT_DIR/data" PET_GPU_LOCK="$RESULTS/gpu.lock" PET_GPU_CONV_CACHE="$CONV_CACHE" \
       LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" \
       timeout --kill-after=20 "$left" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live --profile-db "$db" \
-      --mode "$3" -o "$scratch/$1.onnx" --report "$folder/$1.json" > "$folder/$1.txt" 2>&1
-    echo $? > "$folder/$1.status"
+      --mode "$3" -o "$LIVE_WRITTEN/$1.onnx" --report "$folder/$1.json" > "$folder/$1.txt" 2>&1
+    local status=$?
+    [[ $status == 0 ]] && cp "$folder/$1.json" "$LIVE_WRITTEN/$1.json"
+    echo $status > "$folder/$1.status"
   }
   local models=() model mode run runs=()
   IFS=, read -r -a models <<< "$LIVE_MODELS"
@@ -330,7 +333,7 @@ stage_live() {
       *) failed=$((failed + 1)); echo "$run: failed (exit $status): $(tail -n 1 "$folder/$run.txt")" >> "$file" ;;
     esac
   done
-  rm -rf "$scratch"
+  echo "written models kept for the e2e stage: $(find "$LIVE_WRITTEN" -name '*.onnx' | wc -l)" >> "$file"
   local outcome="$finished of ${#runs[@]} runs started finished ($cut cut at the cap, $failed failed) in $(($(date +%s) - started)) s, $(grep -c '"key"' "$db") entries in live-db.json"
   if ((failed)); then echo "failed: $outcome" > "$RESULTS/live.status"; else echo "ok: $outcome" > "$RESULTS/live.status"; fi
 }
@@ -352,6 +355,7 @@ device_library_path() {
 # shared by every later load of the session and returned with the results; the kit's decisions
 # from earlier checks on this card (make-kit.sh) are where it starts.
 export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
+export LIVE_WRITTEN="$work/live-written"
 export COMPILE_MODELS="$compile_models" MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
 export LIVE_DB="${live_db:+$(cd "$(dirname "$live_db")" && pwd)/$(basename "$live_db")}"
 say "pet GPU session, results in $OUT"

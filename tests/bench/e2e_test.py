@@ -85,6 +85,34 @@ class Measuring(unittest.TestCase):
                           "pet": kit / "work-written/resnet18.pet/model.pet"})
         self.assertEqual(e2e.kit_files(kit, "resnet18", 16)["pet"], kit / "work-written/resnet18_b16.pet/model.pet")
 
+    def test_a_model_pet_opt_live_wrote_on_the_card_stands_in_for_the_kits_and_says_so(self):
+        """Before: the e2e stage timed the kit's written models, chosen here on estimates, even after the live
+        stage chose others on the card. After: a live run's output, where the session has one, is timed instead."""
+        with tempfile.TemporaryDirectory() as folder:
+            kit, live = fake_kit(Path(folder) / "kit", models=("resnet18",)), Path(folder) / "live-written"
+            live.mkdir()
+            (live / "resnet18.pet.onnx").write_text("")
+            (live / "resnet18.pet.json").write_text('{"transformations": [{"kind": "mutant", "name": "conv-layout", '
+                                                    '"evidence_kind": "partial_correction"}]}')
+            (kit / "work-written" / "resnet18.taso").mkdir(parents=True)
+            (kit / "work-written" / "resnet18.taso" / "model.pet").write_text("")
+            (kit / "work-written" / "resnet18.taso" / "report.json").write_text('{"transformations": []}')
+            files = e2e.kit_files(kit, "resnet18", 1, live)
+            self.assertEqual(files["pet"], live / "resnet18.pet.onnx")
+            self.assertEqual(files["pet-taso"], kit / "work-written/resnet18.taso/model.pet", "no live run of taso")
+            self.assertEqual(e2e.kit_files(kit, "resnet18", 16, live)["pet"], kit / "work-written/resnet18_b16.pet/model.pet")
+            self.assertEqual(e2e.written_program(files["pet"]),
+                             {"transformations": 1, "by_family": "mutant:conv-layout=1", "corrected_mutant": True,
+                              "chosen_on": "card"})
+            self.assertEqual(e2e.written_program(files["pet-taso"])["chosen_on"], "kit")
+            (live / "csrnet_b16.taso.onnx").write_text("")
+            self.assertEqual(e2e.live_first(["bert_s128", "csrnet", "resnet50", "resnet18"], live),
+                             ["csrnet", "resnet18", "bert_s128", "resnet50"], "what the card chose is timed first")
+            self.assertEqual(e2e.live_first(["bert_s128", "csrnet"], None), ["bert_s128", "csrnet"])
+            self.assertEqual(e2e.written_source(live), "pet-opt --live on this card for csrnet_b16.taso, resnet18.pet; "
+                                                       "the kit's (make-kit.sh --written) for the rest")
+            self.assertEqual(e2e.written_source(Path(folder) / "no-live-stage"), "the kit's (make-kit.sh --written)")
+
     def test_rounds_go_round_robin_each_starting_one_later(self):
         log = []
         timers = {v: Timer(v, log, [summary(1, 1, 1)] * 3) for v in ["input", "pet", "torch-eager"]}
@@ -130,7 +158,7 @@ class Measuring(unittest.TestCase):
         try:
             with tempfile.TemporaryDirectory() as folder:
                 kit = fake_kit(Path(folder) / "kit")
-                args = types.SimpleNamespace(rounds=2, runs=50, warmup=10)
+                args = types.SimpleNamespace(rounds=2, runs=50, warmup=10, written=None)
                 entries = e2e.measure_model(torch, kit, "m", 1, e2e.CompileBudget(0), args)
         finally:
             e2e.torch_timers, e2e.PetGpuTimer = original
@@ -162,7 +190,8 @@ class WrittenPrograms(unittest.TestCase):
             e2e.pet_gpu_step_times = step_times
             try:
                 entries = e2e.with_written_program(kit, "m", 1, entries,
-                                                   types.SimpleNamespace(runs=5, warmup=1, conv_cache="decisions.tsv"))
+                                                   types.SimpleNamespace(runs=5, warmup=1, conv_cache="decisions.tsv",
+                                                                         written=None))
             finally:
                 e2e.pet_gpu_step_times = original
         self.assertEqual([call[2:] for call in calls], [(5, 1, "decisions.tsv")])  # pet's written model, the cache

@@ -136,10 +136,12 @@ class HarnessSmoke(unittest.TestCase):
 
     def test_the_gpu_section_says_what_pet_wrote_and_the_corrections_share(self):
         text = (self.out / "harness.md").read_text()
-        self.assertIn("| model | batch | variant | transformations | by family | corrected partial mutant | "
+        self.assertIn("| model | batch | variant | chosen on | transformations | by family | corrected partial mutant | "
                       "corrections' share |", text)
-        self.assertIn("| resnet18 | 16 | TASO-only (pet-gpu) | 2 | rule:conv-relu=2 | no | - |", text)
-        self.assertIn("| resnet18 | 16 | PET (pet-gpu) | 3 | mutant:conv-layout=1;rule:conv-relu=2 | yes | 4.3 % |", text)
+        # An entry without "chosen_on" is of a file from before the live stage: the kit's written model.
+        self.assertIn("| resnet18 | 16 | TASO-only (pet-gpu) | the kit (--replay) | 2 | rule:conv-relu=2 | no | - |", text)
+        self.assertIn("| resnet18 | 16 | PET (pet-gpu) | the card (--live) | 3 | mutant:conv-layout=1;rule:conv-relu=2 | yes "
+                      "| 4.3 % |", text)
 
 
 if __name__ == "__main__":

@@ -110,6 +110,8 @@ STUB
     [[ -s "$out/live/unpacked/results/live/$run.json" ]] || fail "no report of $run"
   done
   grep -q "^not_a_model: not in this kit" "$out/live/unpacked/results/live.txt" || fail "live.txt does not name the missing model"
+  grep -q "^written models kept for the e2e stage: 4$" "$out/live/unpacked/results/live.txt" ||
+    fail "the live runs' written models were not kept for e2e: $(cat "$out/live/unpacked/results/live.txt")"
   # A second run started from the first's DB (--live-db) times nothing the first timed.
   OUT="$out/live2" bash scripts/device/session.sh --kit "$out/fake-kit.tar.xz" --stages live --live-models conv_relu \
     --live-db "$out/live/live-db.json" > "$out/live2.stdout" 2>&1 || fail "session.sh --live-db failed"
