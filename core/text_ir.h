@@ -21,12 +21,12 @@ namespace pet {
 
 struct PrintOptions {
   int64_t inline_limit = kInlineElements;  // constants up to this many elements print their values
-  bool node_names = false;    // append "@name" to each node line
-  // Larger f32 constants print as random(SEED, SCALE): seeded uniform noise in [-SCALE, SCALE)
-  // with the constant's own root mean square, so a model travels without its weights (a GPU
-  // check) and is regenerated bit for bit wherever it is parsed, its activations as large as the
-  // original's. The seed is the constant's content hash. Other constants print inline, whatever
-  // their size, so the text parses without a blob table.
+  bool node_names = false;                 // append "@name" to each node line
+  // Weights (is_weight, whatever inline_limit says) print as random(SEED, SCALE): seeded uniform
+  // noise in [-SCALE, SCALE) with the constant's own root mean square, so a model travels without
+  // its weights (a GPU check) and is regenerated bit for bit wherever it is parsed, its
+  // activations as large as the original's. The seed is the constant's content hash. Other
+  // constants print inline, whatever their size, so the text parses without a blob table.
   bool weight_free = false;
 };
 
