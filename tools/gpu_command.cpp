@@ -224,6 +224,7 @@ int measure(const CliArgs& parsed, std::ostream& out) {
   runtime::MeasureOutcome outcome = runtime::measure_requests(
       *gpu_runtime, requests, runtime::models_folder(misses), device, file, options);
   out << fmt::format("{} on {}; results in {}\n", outcome.stopped, card, *results);
+  out << fmt::format("time by kind: {}\n", runtime::by_kind_text(outcome));
   if (outcome.refused > 0)
     out << fmt::format("pet-gpu refused {} model{} (each a refusal in its result line); the first: {}\n",
                        outcome.refused, outcome.refused == 1 ? "" : "s", outcome.first_refusal);

@@ -67,14 +67,21 @@ MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingReques
   const ExportOptions export_options = runtime.export_options();
   std::future<std::vector<std::string>> next;
   if (!todo.empty()) next = models_in_background(*todo.front(), models_folder, export_options);
+  double now = elapsed();  // one reading per request: its end is the next one's start
   for (size_t i = 0; i < todo.size(); ++i) {
-    if (elapsed() >= options.deadline_s) {
+    if (now >= options.deadline_s) {
       outcome.left = static_cast<int>(todo.size()) - outcome.timed;
       break;
     }
     std::vector<std::string> models = next.get();
     if (i + 1 < todo.size()) next = models_in_background(*todo[i + 1], models_folder, export_options);
     TimingResult result = time_request(runtime, *todo[i], std::move(models));
+    double ended = elapsed();
+    result.seconds = ended - now;
+    now = ended;
+    auto& [count, seconds] = outcome.by_kind[todo[i]->options.purpose.kind];
+    ++count;
+    seconds += result.seconds;
     for (const std::string& refusal : result.refused) {
       if (refusal.empty()) continue;
       if (outcome.refused++ == 0) outcome.first_refusal = refusal;
@@ -90,6 +97,13 @@ MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingReques
                         : fmt::format("all {} requests timed{}", todo.size(), before);
   out << stop_line(outcome.stopped) << std::flush;
   return outcome;
+}
+
+std::string by_kind_text(const MeasureOutcome& outcome) {
+  std::string text;
+  for (const auto& [kind, totals] : outcome.by_kind)
+    text += fmt::format("{}{} {} in {:.1f} s", text.empty() ? "" : ", ", kind, totals.first, totals.second);
+  return text.empty() ? "none" : text;
 }
 
 std::set<int> earlier_timings(const std::vector<std::string>& earlier, const std::vector<TimingRequest>& requests,

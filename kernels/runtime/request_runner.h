@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <ostream>
 #include <set>
 #include <string>
@@ -28,7 +29,13 @@ struct MeasureOutcome {
   int refused = 0;       // models the runtime refused, over all requests timed
   std::string first_refusal;  // the first of those refusals, as the runtime said it
   std::string stopped;   // why the run ended, as the results file's last line says
+  // Per request kind, how many were timed and their wall time there (loads included), for a
+  // session to plan what its next measure stage reaches.
+  std::map<std::string, std::pair<int, double>> by_kind;
 };
+
+// "in-context 3 in 41.2 s, kernel-groups 120 in 30.1 s" (kinds in name order); "none" when empty.
+std::string by_kind_text(const MeasureOutcome& outcome);
 
 // Writes device_line(device), then one result_line per request timed, then stop_line. Models are
 // read from `models_folder` (weight-free textual IR) and serialized in the runtime's export form. A

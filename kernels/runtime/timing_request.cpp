@@ -1,6 +1,7 @@
 // The offline loop's line formats, written and read back with every field checked.
 #include "kernels/runtime/timing_request.h"
 
+#include <cmath>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -125,6 +126,11 @@ TimingResult read_result(const Json& json, const Place& place) {
   if (!timings.is_array()) throw UserError(fmt::format("{}: \"timings\" must be a list", place.at()));
   for (const Json& timing : timings) result.timings.push_back(read_timing(timing, place));
   result.refused = texts_field(json, "refused", place);
+  if (json.contains("seconds")) {
+    if (!json["seconds"].is_number() || json["seconds"].get<double>() < 0)
+      throw UserError(fmt::format("{}: \"seconds\" is a non-negative number", place.at()));
+    result.seconds = json["seconds"].get<double>();
+  }
   size_t models = result.request.models.size();
   if (result.timings.size() != models || result.refused.size() != models)
     throw UserError(fmt::format("{}: {} models but {} timings and {} refusals; one of each per model", place.at(),
@@ -150,7 +156,9 @@ std::string device_line(const MeasuringDevice& device) {
 std::string result_line(const TimingResult& result) {
   Json timings = Json::array();
   for (const Timing& timing : result.timings) timings.push_back(timing_json(timing));
-  return Json{{"request", request_json(result.request)}, {"timings", timings}, {"refused", result.refused}}.dump() + "\n";
+  Json json{{"request", request_json(result.request)}, {"timings", timings}, {"refused", result.refused}};
+  if (result.seconds >= 0) json["seconds"] = std::round(result.seconds * 1000) / 1000;
+  return json.dump() + "\n";
 }
 
 std::string stop_line(const std::string& reason) { return Json{{"stopped", reason}}.dump() + "\n"; }

@@ -30,6 +30,7 @@ struct TimingResult {
   TimingRequest request;  // echoed, so a results file says what it measured
   std::vector<Timing> timings;
   std::vector<std::string> refused;
+  double seconds = -1;  // the request's wall time there, loads included; negative: not recorded
 };
 
 struct TimingResults {

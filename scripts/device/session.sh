@@ -213,7 +213,7 @@ stage_measure() {
     --conv-cache "$CONV_CACHE" --out "$OUT/measure.results.jsonl" "${earlier[@]}" > "$file" 2>&1
   local rc=$?
   cp "$OUT/measure.results.jsonl" "$RESULTS/measure.results.jsonl" 2>/dev/null
-  if ((rc == 0)); then echo "ok: $(grep -m1 '; results in ' "$file"); $(grep -m1 "^pet-gpu's loads: " "$file")" > "$RESULTS/measure.status"
+  if ((rc == 0)); then echo "ok: $(grep -m1 '; results in ' "$file"); $(grep -m1 "^time by kind: " "$file"); $(grep -m1 "^pet-gpu's loads: " "$file")" > "$RESULTS/measure.status"
   else echo "failed: pet-gpu measure exited $rc, $(grep -c '"request"' "$RESULTS/measure.results.jsonl" 2>/dev/null || echo 0) results written" > "$RESULTS/measure.status"; fi
 }
 

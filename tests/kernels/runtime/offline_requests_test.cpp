@@ -66,14 +66,23 @@ TEST(TimingRequest, ABadLineNamesTheFileAndLineAndTheField) {
 }
 
 TEST(TimingResults, ALastLineCutMidWriteIsLeftOutAndTheRestKept) {
-  TimingResult result{{1, "h100", selection_options(), {"a.pet", "b.pet"}}, {{{5, 6, 7}, {}}, {{3, 3, 4}, {}}}, {"", ""}};
+  TimingResult result{{1, "h100", selection_options(), {"a.pet", "b.pet"}}, {{{5, 6, 7}, {}}, {{3, 3, 4}, {}}}, {"", ""}, 2.5};
   std::string text = device_line({"NVIDIA H200", "pet-gpu tf32 math (...), kernels 0"}) + result_line(result);
   TimingResults read = parse_results(text + result_line(result).substr(0, 40), "cut.jsonl");
   EXPECT_EQ(read.device.card, "NVIDIA H200");
   ASSERT_EQ(read.results.size(), 1u);
   EXPECT_EQ(read.results[0].timings[1].runs_us, (std::vector<double>{3, 3, 4}));
+  EXPECT_EQ(read.results[0].seconds, 2.5);
   EXPECT_EQ(read.stopped, "") << "a cut run has no stop line";
   EXPECT_THROW(parse_results(result_line(result), "headless.jsonl"), UserError);
+  std::string negative = result_line(result);
+  negative.replace(negative.find("\"seconds\":2.5"), 13, "\"seconds\":-1");
+  try {
+    parse_results(device_line({"NVIDIA H200", "pet-gpu"}) + negative, "negative.jsonl");
+    FAIL() << "a negative request time was read";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()), "negative.jsonl:2: \"seconds\" is a non-negative number");
+  }
 }
 
 TEST(RecordingRuntime, RecordsEachRequestOnceAndAnswersNotMeasured) {
@@ -126,6 +135,12 @@ TEST(RequestRunner, TimesRequestsInOrderAndStopsCleanlyAtTheDeadline) {
   EXPECT_EQ(results.results[0].timings[0].runs_us.size(), 3u);
   EXPECT_EQ(results.stopped, outcome.stopped);
   EXPECT_EQ(fake.calls, 2);
+  // Each request's wall time there is in its result line, and the run sums them by kind: what a
+  // session reads to plan its next measure stage.
+  EXPECT_EQ(results.results[0].seconds, 10);
+  EXPECT_NE(out.str().find(R"("seconds":10.0)"), std::string::npos) << out.str();
+  EXPECT_EQ(by_kind_text(outcome), "selection 2 in 20.0 s");
+  EXPECT_EQ(by_kind_text(MeasureOutcome{}), "none");
 }
 
 // The next request's models are read while the runtime times the one before, yet a model file that
