@@ -1,6 +1,7 @@
 // pet-profile: a GPU machine's results of exported misses imported into a profile DB.
 #include "tools/profile_command.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -66,15 +67,63 @@ int merge_db(const CliArgs& args, std::ostream& out) {
   return 0;
 }
 
+// What an entry's key times, from the prefixes the measured path writes.
+std::string entry_kind(const std::string& key) {
+  if (key.starts_with("in-context model ")) return "in context";
+  if (key.starts_with("ranked model ")) return "ranked";
+  if (key.starts_with("model ")) return "end to end";
+  return "kernel groups";
+}
+
+// One device's line: its entries by kind and dates, and for a GPU device whether this build replays them.
+std::string device_summary(const std::string& device, const std::vector<const cost::ProfileEntry*>& entries) {
+  std::map<std::string, int> kinds{{"kernel groups", 0}, {"in context", 0}, {"ranked", 0}, {"end to end", 0}};
+  std::string first = entries.front()->date, last = first;
+  for (const cost::ProfileEntry* entry : entries) {
+    ++kinds[entry_kind(entry->key)];
+    first = std::min(first, entry->date);
+    last = std::max(last, entry->date);
+  }
+  std::string text = fmt::format("  '{}': {} entr{} ({} kernel groups, {} in context, {} ranked, {} end to end), "
+                                 "recorded {}\n",
+                                 device, entries.size(), entries.size() == 1 ? "y" : "ies", kinds["kernel groups"], kinds["in context"], kinds["ranked"],
+                                 kinds["end to end"], first == last ? first : first + " to " + last);
+  if (device.find(", kernels ") == std::string::npos) return text;
+  if (device.find(runtime::gpu_kernels_tag() + " |") != std::string::npos)
+    return text + "    this build's GPU kernels: pet-opt replays them\n";
+  return text + fmt::format("    other GPU kernels than this build's ({}): pet-opt built from these sources replays "
+                            "none of them\n",
+                            runtime::gpu_kernels_tag());
+}
+
+int summarize_db(const CliArgs& args, std::ostream& out) {
+  if (args.has("--import") || args.has("--misses") || args.has("--merge") || args.has("--out") ||
+      !args.positionals().empty())
+    throw UserError("pet-profile --summary DB reads one profile DB and changes nothing; give it no other arguments");
+  std::string path = *args.last("--summary");
+  if (!std::filesystem::exists(path))
+    throw UserError(fmt::format("pet-profile --summary: '{}' does not exist; name a profile DB, e.g. "
+                                "bench/profiles/h200.json",
+                                path));
+  std::vector<cost::ProfileEntry> entries = cost::ProfileDb::load(path).entries();
+  std::map<std::string, std::vector<const cost::ProfileEntry*>> by_device;
+  for (const cost::ProfileEntry& entry : entries) by_device[entry.device].push_back(&entry);
+  out << fmt::format("{}: {} entries, {} device{}\n", path, entries.size(), by_device.size(),
+                     by_device.size() == 1 ? "" : "s");
+  for (const auto& [device, of_device] : by_device) out << device_summary(device, of_device);
+  return 0;
+}
+
 }  // namespace
 
 int pet_profile_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return run_guarded("pet-profile", err, [&] {
-    CliArgs parsed("pet-profile", args, {"--import", "--misses", "--merge", "--out"}, {"--help", "-h"});
+    CliArgs parsed("pet-profile", args, {"--import", "--misses", "--merge", "--out", "--summary"}, {"--help", "-h"});
     if (parsed.has("--help") || parsed.has("-h") || args.empty()) {
       out << kPetProfileHelp;
       return args.empty() ? 2 : 0;
     }
+    if (parsed.has("--summary")) return summarize_db(parsed, out);
     if (parsed.has("--merge")) return merge_db(parsed, out);
     return import_results(parsed, out);
   });

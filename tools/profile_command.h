@@ -9,6 +9,7 @@ namespace pet {
 
 inline constexpr const char* kPetProfileHelp = R"(usage: pet-profile --import RESULTS --misses FILE --out DB.json
        pet-profile --merge DB --out DB.json
+       pet-profile --summary DB
 
 Turns the timings a GPU machine returned for exported misses into profile DB entries, with the
 functions pet-opt's measured path records its own timings with. The loop: here,
@@ -19,6 +20,7 @@ times it in pet-gpu; here again, this command adds the results to the DB, under 
 target, the card, the libraries pet-gpu loaded and the version of pet's GPU kernels, so that
 pet-opt --target h100 replays them (only while its kernels are the same). --merge adds a DB that
 pet-opt --live wrote on a GPU machine (the live stage of scripts/device/session.sh) instead.
+--summary says what a DB holds for each device, and which GPU entries this build replays.
 
 options:
   --import RESULTS   the results file of pet-gpu measure (a run cut short imports what it finished)
@@ -27,6 +29,8 @@ options:
   --merge DB         a profile DB whose every entry is added (an entry of the same key and device
                      replaced)
   --out DB           the profile DB to extend (created when absent), e.g. bench/profiles/h100.json
+  --summary DB       per device: its entries by kind (kernel groups, in context, ranked, end to
+                     end) and dates; for a GPU device, whether its kernels are this build's
   -h, --help         this text
 )";
 

@@ -96,4 +96,6 @@ PY
   rm -rf "$empty" "$rendered"
   echo "after-check: $folder/harness.md: the GPU section of the harness"
 fi
+# What the DB now holds per device, and whether this build replays it.
+[[ -n "$db" && -f "$db" ]] && "$build/tools/pet-profile" --summary "$db"
 echo "after-check: now commit $folder${db:+ and $db}"

@@ -59,6 +59,7 @@ bash scripts/device/after-check.sh "$work/files_live" 2026-11-28-h200-live --res
 [[ -f "$work/out/2026-11-28-h200-live/live-db.json" ]] || fail "live-db.json was not laid out"
 grep -q "^merged 1 entries from .*live-db.json into $work/db.json" "$work/log5" || fail "no merge: $(cat "$work/log5")"
 [[ $(grep -c '"key"' "$work/db.json") == 2 ]] || fail "the merged DB: $(cat "$work/db.json")"
+grep -q "^$work/db.json: 2 entries, " "$work/log5" || fail "no summary of the DB: $(cat "$work/log5")"
 if bash scripts/device/after-check.sh "$work/files_live" 2026-11-28-h200-live2 --results "$work/out" \
      --kit "$work/no-kit.tar.xz" > "$work/log6" 2>&1; then
   fail "live-db.json was merged without a target"

@@ -321,6 +321,46 @@ TEST(LiveGpuErrors, LiveNeedsAGpuTargetOfThisCardAndNoReplayOrExport) {
   EXPECT_FALSE(fs::exists(output));
 }
 
+// Before: a committed DB whose entries were of an earlier build's GPU kernels looked like any other,
+// and only a replay's "0 replayed" showed it. After: --summary says, per device, what it holds and
+// whether this build replays it.
+TEST(ProfileSummary, EachDeviceItsEntriesByKindItsDatesAndWhetherThisBuildReplaysItsGpuKernels) {
+  fs::path work = folder("summary");
+  auto entry = [](const std::string& key, const std::string& device, const std::string& date) {
+    return fmt::format(R"({{"key": "{}", "device": "{}", "microseconds": 4, "method": "m", "libraries": "x", )"
+                       R"("date": "{}", "spread_us": 0, "runs": 3}})",
+                       key, device, date);
+  };
+  const std::string stale = "h200 | pet-gpu tf32 math (x), kernels 0000000000000000 | NVIDIA H200 | 1 thread";
+  const std::string current = "h200 | pet-gpu tf32 math (x), " + runtime::gpu_kernels_tag() + " | NVIDIA H200 | 1 thread";
+  const std::string cpu = "ort-cpu | onnxruntime 1.0 | a CPU | 1 thread";
+  std::string db = write(work / "db.json",
+                         "{\"entries\": [" + entry("model 00000000000000aa", stale, "2026-11-28") + ", " +
+                             entry("Relu(f32[1,8]) f32", current, "2026-11-29") + ", " +
+                             entry("in-context model 00000000000000bb | Relu(f32[1,8]) f32", current, "2026-11-30") +
+                             ", " + entry("ranked model 00000000000000cc", current, "2026-11-29") + ", " +
+                             entry("Relu(f32[1,8]) f32", cpu, "2026-11-27") + "]}\n");
+  Ran summary = pet_profile({"--summary", db});
+  ASSERT_EQ(summary.status, 0) << summary.err;
+  EXPECT_EQ(summary.out,
+            db + ": 5 entries, 3 devices\n"
+                 "  '" + stale + "': 1 entry (0 kernel groups, 0 in context, 0 ranked, 1 end to end), recorded "
+                 "2026-11-28\n"
+                 "    other GPU kernels than this build's (" + runtime::gpu_kernels_tag() + "): pet-opt built from "
+                 "these sources replays none of them\n"
+                 "  '" + current + "': 3 entries (1 kernel groups, 1 in context, 1 ranked, 0 end to end), recorded "
+                 "2026-11-29 to 2026-11-30\n"
+                 "    this build's GPU kernels: pet-opt replays them\n"
+                 "  '" + cpu + "': 1 entry (1 kernel groups, 0 in context, 0 ranked, 0 end to end), recorded "
+                 "2026-11-27\n");
+  EXPECT_EQ(pet_profile({"--summary", (work / "none.json").string()}).err,
+            "pet-profile: error: pet-profile --summary: '" + (work / "none.json").string() +
+                "' does not exist; name a profile DB, e.g. bench/profiles/h200.json\n");
+  EXPECT_EQ(pet_profile({"--summary", db, "--out", db}).err,
+            "pet-profile: error: pet-profile --summary DB reads one profile DB and changes nothing; give it no other "
+            "arguments\n");
+}
+
 TEST(OfflineLoopErrors, ExportingMissesOfATargetTimedHereOrEstimatedSaysWhatTheFlagIsFor) {
   fs::path work = folder("errors");
   std::string model = write(work / "two_convs.pet", kTwoConvs);
