@@ -301,13 +301,14 @@ stage_live() {
       --misses "$KIT_DIR/misses/misses.jsonl" --out "$db" >> "$file" 2>&1
   fi
   live_run() {  # name, model file, mode: pet-opt --live until the deadline
-    local left=$((deadline - $(date +%s)))
+    local left=$((deadline - $(date +%s))) begun=$(date +%s)
     PET_DATA_DIR="$KIT_DIR/data" PET_GPU_LOCK="$RESULTS/gpu.lock" PET_GPU_CONV_CACHE="$CONV_CACHE" \
       LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" \
       timeout --kill-after=20 "$left" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live --profile-db "$db" \
       --mode "$3" -o "$LIVE_WRITTEN/$1.onnx" --report "$folder/$1.json" > "$folder/$1.txt" 2>&1
     local status=$?
     [[ $status == 0 ]] && cp "$folder/$1.json" "$LIVE_WRITTEN/$1.json"
+    echo $(($(date +%s) - begun)) > "$folder/$1.seconds"
     echo $status > "$folder/$1.status"
   }
   local models=() model mode run runs=()
@@ -323,14 +324,15 @@ stage_live() {
     done
   done
   wait
-  local finished=0 cut=0 failed=0 status
+  local finished=0 cut=0 failed=0 status took
   for run in "${runs[@]}"; do
     status=$(cat "$folder/$run.status" 2>/dev/null || echo 1)
+    took="; $(cat "$folder/$run.seconds" 2>/dev/null || echo "?") s in all"
     case $status in
-      0) finished=$((finished + 1)); echo "$run: $(grep -m1 'kernel costs:' "$folder/$run.txt" | sed 's/^ *//')" >> "$file" ;;
-      124) cut=$((cut + 1)); echo "$run: cancelled at the cap (what it measured is kept)" >> "$file" ;;
-      137) cut=$((cut + 1)); echo "$run: killed at the cap (nothing saved)" >> "$file" ;;
-      *) failed=$((failed + 1)); echo "$run: failed (exit $status): $(tail -n 1 "$folder/$run.txt")" >> "$file" ;;
+      0) finished=$((finished + 1)); echo "$run: $(grep -m1 'kernel costs:' "$folder/$run.txt" | sed 's/^ *//')$took" >> "$file" ;;
+      124) cut=$((cut + 1)); echo "$run: cancelled at the cap (what it measured is kept)$took" >> "$file" ;;
+      137) cut=$((cut + 1)); echo "$run: killed at the cap (nothing saved)$took" >> "$file" ;;
+      *) failed=$((failed + 1)); echo "$run: failed (exit $status): $(tail -n 1 "$folder/$run.txt")$took" >> "$file" ;;
     esac
   done
   echo "written models kept for the e2e stage: $(find "$LIVE_WRITTEN" -name '*.onnx' | wc -l)" >> "$file"

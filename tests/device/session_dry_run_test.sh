@@ -117,7 +117,7 @@ STUB
     --live-db "$out/live/live-db.json" > "$out/live2.stdout" 2>&1 || fail "session.sh --live-db failed"
   mkdir -p "$out/live2/unpacked"
   tar -xzf "$out/live2/results.tar.gz" -C "$out/live2/unpacked"
-  grep -q "^conv_relu.taso: kernel costs: 0 measured (0.0 s), [1-9][0-9]* replayed, 0 estimated" \
+  grep -q "^conv_relu.taso: kernel costs: 0 measured (0.0 s), [1-9][0-9]* replayed, 0 estimated; profile DB .*; [0-9]* s in all$" \
     "$out/live2/unpacked/results/live.txt" || fail "the run from --live-db: $(cat "$out/live2/unpacked/results/live.txt")"
   # Home: the DB merged into a stand-in for bench/profiles/<target>.json, each run replayed from it.
   echo '{"entries": []}' > "$out/card-db.json"
