@@ -307,7 +307,8 @@ stage_live() {
       timeout --kill-after=20 "$left" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live --profile-db "$db" \
       --mode "$3" -o "$LIVE_WRITTEN/$1.onnx" --report "$folder/$1.json" > "$folder/$1.txt" 2>&1
     local status=$?
-    [[ $status == 0 ]] && cp "$folder/$1.json" "$LIVE_WRITTEN/$1.json"
+    # Only a finished run's model is the card's choice: anything a failed run left is not timed.
+    if [[ $status == 0 ]]; then cp "$folder/$1.json" "$LIVE_WRITTEN/$1.json"; else rm -f "$LIVE_WRITTEN/$1.onnx"; fi
     echo $(($(date +%s) - begun)) > "$folder/$1.seconds"
     echo $status > "$folder/$1.status"
   }
