@@ -107,7 +107,6 @@ std::vector<Program> SearchSpace::expand(const Program& program, const MoveKinds
     Program candidate;
     candidate.graph = std::move(graph);
     candidate.hash = hash;
-    candidate.timing_hash = timing_hash(candidate.graph);
     step.cost_before_us = program.cost;
     candidate.history = program.history;
     candidate.history.push_back(std::move(step));
@@ -243,6 +242,7 @@ void SearchSpace::score_all(std::vector<Program>& candidates, const CancelHook& 
   for_each_in_parallel(candidates.size(), threads_, [&](size_t i) {
     throw_if_cancelled(cancelled);  // scoring on a measured target times kernel groups: seconds each
     Program& candidate = candidates[i];
+    candidate.timing_hash = timing_hash(candidate.graph);  // the order's tie-breaker, beside its cost
     candidate.cost = score(candidate.graph);
     candidate.history.back().cost_after_us = candidate.cost;
   });

@@ -62,8 +62,8 @@ class SearchSpace {
                               const std::function<bool(uint64_t)>& is_new, const SearchBudget& budget) const;
 
  private:
-  // Scores the candidates (and their last step's cost after) on threads_ threads; Cancelled when
-  // `cancelled` says so before one is scored.
+  // Scores the candidates (and their last step's cost after) and gives each its timing hash, on
+  // threads_ threads; Cancelled when `cancelled` says so before one is scored.
   void score_all(std::vector<Program>& candidates, const CancelHook& cancelled) const;
   using Options = std::vector<MutantOption>;  // full first, then partial; each sorted by cost
   const cost::CostModel& cost_;
