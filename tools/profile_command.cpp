@@ -11,6 +11,9 @@
 #include "kernels/runtime/gpu_kernels_version.h"
 #include "kernels/runtime/timing_request.h"
 #include "search/cost/cost_model.h"
+#include "search/cost/in_context.h"
+#include "search/measure/measured_ranking.h"
+#include "search/measure/measured_selection.h"
 #include "search/measure/timing_import.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -67,27 +70,20 @@ int merge_db(const CliArgs& args, std::ostream& out) {
   return 0;
 }
 
-// What an entry's key times, from the prefixes the measured path writes.
-std::string entry_kind(const std::string& key) {
-  if (key.starts_with("in-context model ")) return "in context";
-  if (key.starts_with("ranked model ")) return "ranked";
-  if (key.starts_with("model ")) return "end to end";
-  return "kernel groups";
-}
-
 // One device's line: its entries by kind and dates, and for a GPU device whether this build replays them.
 std::string device_summary(const std::string& device, const std::vector<const cost::ProfileEntry*>& entries) {
-  std::map<std::string, int> kinds{{"kernel groups", 0}, {"in context", 0}, {"ranked", 0}, {"end to end", 0}};
+  std::map<std::string, int> kinds;  // by entry_kind: the request kind whose timings made the entry
   std::string first = entries.front()->date, last = first;
   for (const cost::ProfileEntry* entry : entries) {
     ++kinds[entry_kind(entry->key)];
     first = std::min(first, entry->date);
     last = std::max(last, entry->date);
   }
-  std::string text = fmt::format("  '{}': {} entr{} ({} kernel groups, {} in context, {} ranked, {} end to end), "
-                                 "recorded {}\n",
-                                 device, entries.size(), entries.size() == 1 ? "y" : "ies", kinds["kernel groups"], kinds["in context"], kinds["ranked"],
-                                 kinds["end to end"], first == last ? first : first + " to " + last);
+  std::string text = fmt::format("  '{}': {} entr{} ({} {}, {} {}, {} {}, {} {}), recorded {}\n", device,
+                                 entries.size(), entries.size() == 1 ? "y" : "ies", kinds[cost::kKernelGroups],
+                                 cost::kKernelGroups, kinds[cost::kInContext], cost::kInContext,
+                                 kinds[search::kRanked], search::kRanked, kinds[kSelection], kSelection,
+                                 first == last ? first : first + " to " + last);
   if (device.find(", kernels ") == std::string::npos) return text;
   if (device.find(runtime::gpu_kernels_tag() + " |") != std::string::npos)
     return text + "    this build's GPU kernels: pet-opt replays them\n";

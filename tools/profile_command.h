@@ -29,8 +29,9 @@ options:
   --merge DB         a profile DB whose every entry is added (an entry of the same key and device
                      replaced)
   --out DB           the profile DB to extend (created when absent), e.g. bench/profiles/h100.json
-  --summary DB       per device: its entries by kind (kernel groups, in context, ranked, end to
-                     end) and dates; for a GPU device, whether its kernels are this build's
+  --summary DB       per device: its entries by the request kind that made them (kernel-groups,
+                     in-context, ranked, selection) and dates; for a GPU device, whether its
+                     kernels are this build's
   -h, --help         this text
 )";
 

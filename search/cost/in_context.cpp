@@ -55,7 +55,7 @@ double clamped(double scale) { return std::clamp(scale, kMinScale, kMaxScale); }
 }  // namespace
 
 std::string in_context_base(const Graph& graph) {
-  return fmt::format("in-context model {:016x}", timing_hash(graph));
+  return fmt::format("{}{:016x}", kInContextKeyPrefix, timing_hash(graph));
 }
 
 GroupAttribution attribute_rows(const Graph& graph, const KernelGrouping& grouping,

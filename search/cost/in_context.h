@@ -47,8 +47,10 @@ struct ContextScales {
   double reorder_factor() const { return fitted ? reorder * end_to_end : 1; }
 };
 
-// The profile DB keys of a graph's in-context run start with this (the graph's structural hash).
+// The profile DB keys of a graph's in-context run start with this (the graph's timing hash).
 std::string in_context_base(const Graph& graph);
+inline constexpr const char* kInContextKeyPrefix = "in-context model ";  // in_context_base's, and its entries'
+
 
 // The kind of the timing requests of an in-context run (runtime::TimingPurpose): two of them, the
 // graph profiled per node, then run with the profiler off; the purpose's one key is the base.

@@ -22,7 +22,7 @@ constexpr double kRefused = std::numeric_limits<double>::max() / 4;
 }  // namespace
 
 std::string ranked_key(const Graph& finalized) {
-  return fmt::format("ranked model {:016x}", timing_hash(finalized));
+  return fmt::format("{}{:016x}", kRankedKeyPrefix, timing_hash(finalized));
 }
 
 MeasuredRanking::MeasuredRanking(const cost::CostModel& cost, const Graph& reference, RankingOptions options,

@@ -67,6 +67,7 @@ class MeasuredRanking {
 
 // The profile DB key of a program's ranked (reference-scaled) end-to-end time, by timing hash.
 std::string ranked_key(const Graph& finalized);
+inline constexpr const char* kRankedKeyPrefix = "ranked model ";
 
 // The kind of a ranked request (runtime::TimingPurpose): the reference (the cleaned input) and the
 // programs, keyed by ranked_key, timed end to end together.

@@ -121,7 +121,7 @@ void choose_by_prediction(Selection& selection) {
 
 }  // namespace
 
-std::string model_key(const Graph& graph) { return fmt::format("model {:016x}", timing_hash(graph)); }
+std::string model_key(const Graph& graph) { return fmt::format("{}{:016x}", kModelKeyPrefix, timing_hash(graph)); }
 
 std::vector<cost::ProfileEntry> selection_entries(const cost::Target& target, const std::vector<std::string>& keys,
                                                   const std::vector<runtime::Timing>& timings,

@@ -56,6 +56,7 @@ Selection select_fastest(const std::vector<SelectionCandidate>& candidates, cons
 // The profile DB key of a whole model's end-to-end time: its timing hash, which its weight-free
 // form and the same model with other weights share.
 std::string model_key(const Graph& graph);
+inline constexpr const char* kModelKeyPrefix = "model ";
 
 // The kind of a selection request (runtime::TimingPurpose): every candidate timed end to end
 // together, the input first, each keyed by model_key.

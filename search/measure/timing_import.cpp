@@ -63,6 +63,13 @@ std::vector<cost::ProfileEntry> entries_of(const runtime::TimingResult& result, 
 
 }  // namespace
 
+std::string entry_kind(const std::string& key) {
+  if (key.starts_with(cost::kInContextKeyPrefix)) return cost::kInContext;
+  if (key.starts_with(search::kRankedKeyPrefix)) return search::kRanked;
+  if (key.starts_with(kModelKeyPrefix)) return kSelection;
+  return cost::kKernelGroups;
+}
+
 cost::Target measured_on(const runtime::MeasuringDevice& device, const runtime::TimingRequest& request) {
   return {request.target, true, request.options.threads, device.runtime, device.card};
 }

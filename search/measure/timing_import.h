@@ -23,6 +23,10 @@ struct ImportReport {
 // an unknown kind or a result that does not fit its request.
 ImportReport import_timings(const runtime::TimingResults& results, const std::string& models_folder, cost::ProfileDb& db);
 
+// The kind of request whose timings make an entry keyed `key` (cost::kKernelGroups, cost::kInContext,
+// search::kRanked or kSelection), from the form the key makers give it.
+std::string entry_kind(const std::string& key);
+
 // The target a results file's entries are keyed by: the request's target on the card that timed it.
 cost::Target measured_on(const runtime::MeasuringDevice& device, const runtime::TimingRequest& request);
 

@@ -18,6 +18,7 @@
 #include "kernels/runtime/request_runner.h"
 #include "kernels/runtime/timing_request.h"
 #include "search/cost/cost_model.h"
+#include "search/cost/in_context.h"
 #include "tests/kernels/runtime/fake_gpu_runtime.h"
 #include "tests/scoped_env.h"
 #include "tests/test_temp_dir.h"
@@ -300,7 +301,7 @@ TEST(LiveGpu, ACancelledRunWritesNothingButKeepsWhatItMeasured) {
   std::vector<cost::ProfileEntry> kept = cost::ProfileDb::load(db).entries();
   EXPECT_FALSE(kept.empty());
   bool in_context = false;
-  for (const cost::ProfileEntry& entry : kept) in_context |= entry.key.starts_with("in-context model ");
+  for (const cost::ProfileEntry& entry : kept) in_context |= entry.key.starts_with(cost::kInContextKeyPrefix);
   EXPECT_TRUE(in_context) << "the calibration's run of the cleaned input is among the " << kept.size() << " entries";
 }
 
@@ -347,14 +348,14 @@ TEST(ProfileSummary, EachDeviceItsEntriesByKindItsDatesAndWhetherThisBuildReplay
   ASSERT_EQ(summary.status, 0) << summary.err;
   EXPECT_EQ(summary.out,
             db + ": 5 entries, 3 devices\n"
-                 "  '" + stale + "': 1 entry (0 kernel groups, 0 in context, 0 ranked, 1 end to end), recorded "
+                 "  '" + stale + "': 1 entry (0 kernel-groups, 0 in-context, 0 ranked, 1 selection), recorded "
                  "2026-11-28\n"
                  "    other GPU kernels than this build's (" + runtime::gpu_kernels_tag() + "): pet-opt built from "
                  "these sources replays none of them\n"
-                 "  '" + current + "': 3 entries (1 kernel groups, 1 in context, 1 ranked, 0 end to end), recorded "
+                 "  '" + current + "': 3 entries (1 kernel-groups, 1 in-context, 1 ranked, 0 selection), recorded "
                  "2026-11-29 to 2026-11-30\n"
                  "    this build's GPU kernels: pet-opt replays them\n"
-                 "  '" + cpu + "': 1 entry (1 kernel groups, 0 in context, 0 ranked, 0 end to end), recorded "
+                 "  '" + cpu + "': 1 entry (1 kernel-groups, 0 in-context, 0 ranked, 0 selection), recorded "
                  "2026-11-27\n");
   EXPECT_EQ(pet_profile({"--summary", (work / "none.json").string()}).err,
             "pet-profile: error: pet-profile --summary: '" + (work / "none.json").string() +
