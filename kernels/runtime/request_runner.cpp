@@ -79,9 +79,9 @@ MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingReques
     double ended = elapsed();
     result.seconds = ended - now;
     now = ended;
-    auto& [count, seconds] = outcome.by_kind[todo[i]->options.purpose.kind];
-    ++count;
-    seconds += result.seconds;
+    KindTotals& kind = outcome.by_kind[todo[i]->options.purpose.kind];
+    ++kind.requests;
+    kind.seconds += result.seconds;
     for (const std::string& refusal : result.refused) {
       if (refusal.empty()) continue;
       if (outcome.refused++ == 0) outcome.first_refusal = refusal;
@@ -102,7 +102,7 @@ MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingReques
 std::string by_kind_text(const MeasureOutcome& outcome) {
   std::string text;
   for (const auto& [kind, totals] : outcome.by_kind)
-    text += fmt::format("{}{} {} in {:.1f} s", text.empty() ? "" : ", ", kind, totals.first, totals.second);
+    text += fmt::format("{}{} {} in {:.1f} s", text.empty() ? "" : ", ", kind, totals.requests, totals.seconds);
   return text.empty() ? "none" : text;
 }
 

@@ -22,6 +22,12 @@ struct MeasureOptions {
   std::set<int> timed_before;  // ids of requests an earlier run timed (earlier_timings): left out
 };
 
+// The requests of one kind a run timed, and their wall time there (loads included).
+struct KindTotals {
+  int requests = 0;
+  double seconds = 0;
+};
+
 struct MeasureOutcome {
   int timed = 0;         // requests whose results were written
   int left = 0;          // requests not started because of the deadline
@@ -29,9 +35,8 @@ struct MeasureOutcome {
   int refused = 0;       // models the runtime refused, over all requests timed
   std::string first_refusal;  // the first of those refusals, as the runtime said it
   std::string stopped;   // why the run ended, as the results file's last line says
-  // Per request kind, how many were timed and their wall time there (loads included), for a
-  // session to plan what its next measure stage reaches.
-  std::map<std::string, std::pair<int, double>> by_kind;
+  // By request kind, for a session to plan what its next measure stage reaches.
+  std::map<std::string, KindTotals> by_kind;
 };
 
 // "in-context 3 in 41.2 s, kernel-groups 120 in 30.1 s" (kinds in name order); "none" when empty.
