@@ -12,11 +12,15 @@
 #include "kernels/runtime/timing_request.h"
 #include "search/cost/cost_model.h"
 #include "search/cost/in_context.h"
+#include "search/cost/kernel_groups.h"
+#include "search/cost/roofline.h"
+#include "search/cost/workload.h"
 #include "search/measure/measured_ranking.h"
 #include "search/measure/measured_selection.h"
 #include "search/measure/timing_import.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/model_format.h"
 
 namespace pet {
 namespace {
@@ -110,16 +114,59 @@ int summarize_db(const CliArgs& args, std::ostream& out) {
   return 0;
 }
 
+nlohmann::json node_estimate(const std::vector<cost::DeviceSpec>& devices, const Graph& graph, NodeId id) {
+  const Node& node = graph.node(id);
+  cost::Workload work = cost::describe_workload(graph, node);
+  nlohmann::json us = nlohmann::json::array();
+  for (const cost::DeviceSpec& device : devices) us.push_back(cost::kernel_time(device, work).total_us);
+  return {{"node", id}, {"output", graph.value(node.outputs.at(0)).name}, {"op", node.op()},
+          {"engine", cost::engine_name(work.engine)}, {"flops", work.flops}, {"bytes", work.bytes}, {"us", us}};
+}
+
+// The analytic estimate of each kernel group of a model under each device spec: a header line
+// naming the model and the devices, then one JSON line per group in graph order, its "us" one
+// value per device (what a GPU target prices a group its profile DB lacks at).
+int estimate_model(const CliArgs& args, std::ostream& out) {
+  if (args.has("--import") || args.has("--misses") || args.has("--merge") || args.has("--out") ||
+      !args.positionals().empty())
+    throw UserError("pet-profile --estimate MODEL --device NAME|FILE prints estimates and changes nothing; give it no "
+                    "other arguments");
+  std::string model = *args.last("--estimate");
+  std::vector<std::string> names = args.all("--device");
+  if (names.empty())
+    throw UserError("pet-profile --estimate needs --device NAME|FILE, the device spec (h100, h200, a100, v100 or a "
+                    "JSON file); see pet-profile --help");
+  std::vector<cost::DeviceSpec> devices;
+  for (const std::string& name : names) devices.push_back(cost::load_device(name));
+  Graph graph = read_model(model, {});
+  out << nlohmann::json{{"model", model}, {"devices", names}}.dump() << "\n";
+  cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  for (size_t g = 0; g < grouping.groups.size(); ++g) {
+    const cost::KernelGroup& group = grouping.groups[g];
+    nlohmann::json nodes = nlohmann::json::array();
+    std::vector<double> total(devices.size(), 0.0);
+    for (NodeId id : group.nodes) {
+      nodes.push_back(node_estimate(devices, graph, id));
+      for (size_t d = 0; d < devices.size(); ++d) total[d] += nodes.back()["us"][d].get<double>();
+    }
+    nlohmann::json line = {{"group", g}, {"head", nodes[0]["output"]}, {"ops", cost::context_class(graph, group)},
+                           {"us", total}, {"nodes", nodes}};
+    out << line.dump() << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int pet_profile_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return run_guarded("pet-profile", err, [&] {
-    CliArgs parsed("pet-profile", args, {"--import", "--misses", "--merge", "--out", "--summary"}, {"--help", "-h"});
+    CliArgs parsed("pet-profile", args, {"--import", "--misses", "--merge", "--out", "--summary", "--estimate", "--device"}, {"--help", "-h"});
     if (parsed.has("--help") || parsed.has("-h") || args.empty()) {
       out << kPetProfileHelp;
       return args.empty() ? 2 : 0;
     }
     if (parsed.has("--summary")) return summarize_db(parsed, out);
+    if (parsed.has("--estimate")) return estimate_model(parsed, out);
     if (parsed.has("--merge")) return merge_db(parsed, out);
     return import_results(parsed, out);
   });

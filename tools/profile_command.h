@@ -10,6 +10,7 @@ namespace pet {
 inline constexpr const char* kPetProfileHelp = R"(usage: pet-profile --import RESULTS --misses FILE --out DB.json
        pet-profile --merge DB --out DB.json
        pet-profile --summary DB
+       pet-profile --estimate MODEL --device NAME|FILE
 
 Turns the timings a GPU machine returned for exported misses into profile DB entries, with the
 functions pet-opt's measured path records its own timings with. The loop: here,
@@ -21,6 +22,9 @@ target, the card, the libraries pet-gpu loaded and the version of pet's GPU kern
 pet-opt --target h100 replays them (only while its kernels are the same). --merge adds a DB that
 pet-opt --live wrote on a GPU machine (the live stage of scripts/device/session.sh) instead.
 --summary says what a DB holds for each device, and which GPU entries this build replays.
+--estimate prints what each device spec's analytic model estimates for each kernel group of a model
+(what a GPU target prices a group its DB lacks at), one JSON line per group (times in µs, one per
+--device given), for comparing with a card's per-step times (bench/gpu/fit_spec.py).
 
 options:
   --import RESULTS   the results file of pet-gpu measure (a run cut short imports what it finished)
@@ -32,6 +36,9 @@ options:
   --summary DB       per device: its entries by the request kind that made them (kernel-groups,
                      in-context, ranked, selection) and dates; for a GPU device, whether its
                      kernels are this build's
+  --estimate MODEL   an ONNX or textual IR model whose kernel groups to estimate
+  --device SPEC      with --estimate: a device spec, h100, h200, a100, v100 or a JSON file (repeat
+                     it for several)
   -h, --help         this text
 )";
 

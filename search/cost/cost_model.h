@@ -41,6 +41,7 @@ struct EfficiencyCurves {
   double bandwidth_half_bytes = 0;
   double permute_bandwidth = 0;
   double unhidden = 0;
+  double conv_fixed_us = 0;  // a tensor-core convolution's time beyond one launch (>= 0)
 };
 
 // One device's figures (search/cost/devices/<name>.json); peak rates in units per second.

@@ -14,30 +14,51 @@
 namespace pet::cost {
 namespace {
 
+enum class Range { fraction, positive, non_negative };  // fraction: a share of some peak, in (0, 1]
+
 struct CurveField {
   const char* name;
   double EfficiencyCurves::*member;
-  bool fraction;  // a share of some peak, in (0, 1]
+  Range range;
 };
 
 constexpr CurveField kCurveFields[] = {
-    {"gemm_peak", &EfficiencyCurves::gemm_peak, true},
-    {"conv_peak", &EfficiencyCurves::conv_peak, true},
-    {"tile_m", &EfficiencyCurves::tile_m, false},
-    {"tile_n", &EfficiencyCurves::tile_n, false},
-    {"split_k_max", &EfficiencyCurves::split_k_max, false},
-    {"split_k_min_depth", &EfficiencyCurves::split_k_min_depth, false},
-    {"tensor_core_alignment", &EfficiencyCurves::tensor_core_alignment, false},
-    {"unaligned", &EfficiencyCurves::unaligned, true},
-    {"dilated", &EfficiencyCurves::dilated, true},
-    {"grouped", &EfficiencyCurves::grouped, true},
-    {"depthwise", &EfficiencyCurves::depthwise, true},
-    {"cuda_core", &EfficiencyCurves::cuda_core, true},
-    {"bandwidth_peak", &EfficiencyCurves::bandwidth_peak, true},
-    {"bandwidth_half_bytes", &EfficiencyCurves::bandwidth_half_bytes, false},
-    {"permute_bandwidth", &EfficiencyCurves::permute_bandwidth, true},
-    {"unhidden", &EfficiencyCurves::unhidden, true},
+    {"gemm_peak", &EfficiencyCurves::gemm_peak, Range::fraction},
+    {"conv_peak", &EfficiencyCurves::conv_peak, Range::fraction},
+    {"tile_m", &EfficiencyCurves::tile_m, Range::positive},
+    {"tile_n", &EfficiencyCurves::tile_n, Range::positive},
+    {"split_k_max", &EfficiencyCurves::split_k_max, Range::positive},
+    {"split_k_min_depth", &EfficiencyCurves::split_k_min_depth, Range::positive},
+    {"tensor_core_alignment", &EfficiencyCurves::tensor_core_alignment, Range::positive},
+    {"unaligned", &EfficiencyCurves::unaligned, Range::fraction},
+    {"dilated", &EfficiencyCurves::dilated, Range::fraction},
+    {"grouped", &EfficiencyCurves::grouped, Range::fraction},
+    {"depthwise", &EfficiencyCurves::depthwise, Range::fraction},
+    {"cuda_core", &EfficiencyCurves::cuda_core, Range::fraction},
+    {"bandwidth_peak", &EfficiencyCurves::bandwidth_peak, Range::fraction},
+    {"bandwidth_half_bytes", &EfficiencyCurves::bandwidth_half_bytes, Range::positive},
+    {"permute_bandwidth", &EfficiencyCurves::permute_bandwidth, Range::fraction},
+    {"unhidden", &EfficiencyCurves::unhidden, Range::fraction},
+    {"conv_fixed_us", &EfficiencyCurves::conv_fixed_us, Range::non_negative},
 };
+
+bool in_range(double value, Range range) {
+  switch (range) {
+    case Range::fraction: return value > 0 && value <= 1;
+    case Range::positive: return value > 0;
+    case Range::non_negative: return value >= 0;
+  }
+  return false;
+}
+
+const char* range_text(Range range) {
+  switch (range) {
+    case Range::fraction: return "a number in (0, 1]";
+    case Range::positive: return "a positive number";
+    case Range::non_negative: return "a number >= 0";
+  }
+  return "";
+}
 
 double positive_number(const nlohmann::json& object, const char* field, const std::string& source) {
   auto found = object.find(field);
@@ -60,9 +81,9 @@ EfficiencyCurves read_curves(const nlohmann::json& efficiency, const std::string
     bool documented = found != efficiency.end() && found->is_object() && found->contains("value") &&
                       (*found)["value"].is_number() && found->contains("doc") && (*found)["doc"].is_string();
     double value = documented ? (*found)["value"].get<double>() : 0.0;
-    if (!documented || value <= 0 || (field.fraction && value > 1))
+    if (!documented || !in_range(value, field.range))
       throw UserError(fmt::format("device spec '{}': efficiency \"{}\" must be {{\"value\": {}, \"doc\": \"what it means\"}}",
-                                  source, field.name, field.fraction ? "a number in (0, 1]" : "a positive number"));
+                                  source, field.name, range_text(field.range)));
     curves.*field.member = value;
   }
   return curves;

@@ -89,8 +89,19 @@ KernelTime kernel_time(const DeviceSpec& device, const Workload& work) {
   KernelTime time;
   time.compute_us = seconds.compute * 1e6;
   time.memory_us = seconds.memory * 1e6;
-  time.total_us = device.launch_overhead_us + overlapped(seconds, c.unhidden) * 1e6;
+  double fixed_us = work.engine == Engine::TensorCoreConv ? c.conv_fixed_us : 0.0;
+  time.total_us = device.launch_overhead_us + fixed_us + overlapped(seconds, c.unhidden) * 1e6;
   return time;
+}
+
+const char* engine_name(Engine engine) {
+  switch (engine) {
+    case Engine::TensorCoreGemm: return "tensor-core-gemm";
+    case Engine::TensorCoreConv: return "tensor-core-conv";
+    case Engine::DepthwiseConv: return "depthwise-conv";
+    case Engine::CudaCore: return "cuda-core";
+  }
+  return "unknown";
 }
 
 }  // namespace pet::cost

@@ -45,6 +45,10 @@ struct KernelTime {
 
 KernelTime kernel_time(const DeviceSpec& device, const Workload& work);
 
+// The engine's name as reports print it: "tensor-core-gemm", "tensor-core-conv", "depthwise-conv",
+// "cuda-core".
+const char* engine_name(Engine engine);
+
 // Fraction of peak bandwidth reached when moving `bytes` (rises with size, saturates).
 double bandwidth_efficiency(const EfficiencyCurves& curves, double bytes);
 

@@ -280,6 +280,20 @@ TEST(DeviceSpec, UndocumentedCurveParameterIsAnError) {
                     "device spec 'x.json': \"fp32_tflops\" is missing or not a positive number");
 }
 
+// conv_fixed_us may be 0 (no card of that kind measured) but not negative.
+TEST(DeviceSpec, ConvFixedTimeIsANonNegativeNumber) {
+  std::string text = read_text(std::string(PET_SOURCE_DIR) + "/search/cost/devices/h100.json");
+  EXPECT_EQ(parse_device(text, "h100.json").curves.conv_fixed_us, 0.0);
+  std::string field = "\"conv_fixed_us\": {\"value\": 0,";
+  auto at = text.find(field);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, field.size(), "\"conv_fixed_us\": {\"value\": -1,");
+  expect_user_error([&] { parse_device(text, "h100.json"); },
+                    "device spec 'h100.json': efficiency \"conv_fixed_us\" must be {\"value\": a number >= 0, "
+                    "\"doc\": \"what it means\"}");
+  EXPECT_GT(load_device("h200").curves.conv_fixed_us, 0.0);  // fitted to an H200's per-step times
+}
+
 // ---- profile DB ----
 
 TEST(ProfileDb, MalformedFilesAreUserErrorsNamingTheFile) {
@@ -427,6 +441,24 @@ TEST(Roofline, SmallGemmsWasteSmsAndUnalignedChannelsSlowTensorCores) {
   Workload unaligned = big;
   unaligned.output_channels = 4094;
   EXPECT_GT(kernel_time(device, unaligned).compute_us, 1.5 * kernel_time(device, big).compute_us);
+}
+
+// Before: on the H200 a batch-1 convolution took 10-20 µs however small (cuDNN's graph-API engine,
+// its split-K reduction and the epilogue kernel), and the roofline priced it at one launch. After:
+// a spec's conv_fixed_us is added to every tensor-core convolution, and to nothing else.
+TEST(Roofline, ConvFixedTimeIsAddedToTensorCoreConvolutionsAlone) {
+  DeviceSpec device = h100().device();
+  Workload conv{2.0 * 49 * 64 * 576, 4.0 * (49 * 64 * 2 + 64 * 576), Engine::TensorCoreConv, {1, 49, 64, 576}, 576, 64};
+  Workload gemm = conv;
+  gemm.engine = Engine::TensorCoreGemm;
+  Workload relu{49.0 * 64, 8.0 * 49 * 64, Engine::CudaCore, {}, 0, 0};
+  double conv_before = kernel_time(device, conv).total_us, gemm_before = kernel_time(device, gemm).total_us;
+  double relu_before = kernel_time(device, relu).total_us;
+  device.curves.conv_fixed_us = 7.5;
+  EXPECT_DOUBLE_EQ(kernel_time(device, conv).total_us, conv_before + 7.5);
+  EXPECT_DOUBLE_EQ(kernel_time(device, gemm).total_us, gemm_before);
+  EXPECT_DOUBLE_EQ(kernel_time(device, relu).total_us, relu_before);
+  EXPECT_EQ(engine_name(Engine::TensorCoreConv), std::string("tensor-core-conv"));
 }
 
 TEST(Roofline, BandwidthEfficiencyRisesWithBytesMoved) {

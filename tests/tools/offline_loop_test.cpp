@@ -365,6 +365,41 @@ TEST(ProfileSummary, EachDeviceItsEntriesByKindItsDatesAndWhetherThisBuildReplay
             "arguments\n");
 }
 
+// --estimate lays the analytic spec's prices over a model's kernel groups, one line each, so a card's
+// per-step times can be set beside them (bench/gpu/fit_spec.py): its lines sum, per device, to what
+// the analytic cost model prices the whole graph at.
+TEST(ProfileEstimate, EachKernelGroupsEstimatePerDeviceSumsToTheAnalyticGraphCost) {
+  fs::path work = folder("estimate");
+  std::string model = write(work / "two_convs.pet", kTwoConvs);
+  Ran ran = pet_profile({"--estimate", model, "--device", "h100", "--device", "h200"});
+  ASSERT_EQ(ran.status, 0) << ran.err;
+  std::istringstream lines(ran.out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(nlohmann::json::parse(line), nlohmann::json({{"model", model}, {"devices", {"h100", "h200"}}}));
+  std::vector<std::string> heads;
+  double h100_us = 0, h200_us = 0;
+  while (std::getline(lines, line)) {
+    nlohmann::json group = nlohmann::json::parse(line);
+    heads.push_back(group["head"].get<std::string>() + " " + group["ops"].get<std::string>());
+    double nodes_us = 0;
+    for (const nlohmann::json& node : group["nodes"]) nodes_us += node["us"][0].get<double>();
+    EXPECT_DOUBLE_EQ(group["us"][0].get<double>(), nodes_us);
+    h100_us += group["us"][0].get<double>();
+    h200_us += group["us"][1].get<double>();
+  }
+  Graph graph = parse_graph(kTwoConvs);
+  EXPECT_EQ(heads, (std::vector<std::string>{"c1 Conv+Relu+Add", "c2 Conv+Relu"}));
+  EXPECT_NEAR(h100_us, cost::CostModel(cost::load_device("h100")).graph_cost(graph), 1e-9);
+  EXPECT_NEAR(h200_us, cost::CostModel(cost::load_device("h200")).graph_cost(graph), 1e-9);
+  EXPECT_EQ(pet_profile({"--estimate", model}).err,
+            "pet-profile: error: pet-profile --estimate needs --device NAME|FILE, the device spec (h100, h200, a100, "
+            "v100 or a JSON file); see pet-profile --help\n");
+  EXPECT_EQ(pet_profile({"--estimate", model, "--device", "h200", "--out", "db.json"}).err,
+            "pet-profile: error: pet-profile --estimate MODEL --device NAME|FILE prints estimates and changes "
+            "nothing; give it no other arguments\n");
+}
+
 TEST(OfflineLoopErrors, ExportingMissesOfATargetTimedHereOrEstimatedSaysWhatTheFlagIsFor) {
   fs::path work = folder("errors");
   std::string model = write(work / "two_convs.pet", kTwoConvs);

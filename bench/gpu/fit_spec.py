@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Fits a GPU device spec's efficiency values to the per-step times a check measured on the card.
+
+The analytic spec (search/cost/devices/<card>.json) prices every kernel group a GPU target's
+profile DB lacks. A check's executor stage times every work model step by step on the card
+(`pet-gpu time`: per step, CUDA events around each step; end to end, CUDA-graph replays). This
+script lays pet-profile --estimate's per-node estimates over those steps (each node belongs to the
+step whose first node is the last one at or before it in graph order), scales each model's step
+times to its CUDA-graph end-to-end time (what the search's costs stand for), and fits the spec's
+launch overhead and efficiency values by greedy coordinate descent in log space: each round tries
+every value times each factor and keeps the one move that lowers the error most. The error is, per
+model, the squared natural log of estimate over measured summed over steps weighted by their share
+of the model's time, averaged over models (every model counts once). It also fits on batch-1
+models alone and reports the error on the batch-16 ones it never saw.
+
+    python3 bench/gpu/fit_spec.py --executor bench/results/2026-11-28-h200/run3-final/executor.txt \
+        --work KIT/work --spec h200 --out-spec fitted.json --report fit.md
+"""
+
+import argparse
+import concurrent.futures
+import copy
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SPECS = os.path.join(REPO, "search", "cost", "devices")
+
+# (where in the spec, "fraction" in (0, 1], "positive" or "non_negative"); the tile sizes and the
+# alignment are the libraries' structure, not fitted.
+FITTED = [
+    (("launch_overhead_us",), "positive"),
+    (("efficiency", "gemm_peak"), "fraction"),
+    (("efficiency", "split_k_max"), "positive"),
+    (("efficiency", "split_k_min_depth"), "positive"),
+    (("efficiency", "conv_peak"), "fraction"),
+    (("efficiency", "unaligned"), "fraction"),
+    (("efficiency", "dilated"), "fraction"),
+    (("efficiency", "grouped"), "fraction"),
+    (("efficiency", "depthwise"), "fraction"),
+    (("efficiency", "cuda_core"), "fraction"),
+    (("efficiency", "bandwidth_peak"), "fraction"),
+    (("efficiency", "bandwidth_half_bytes"), "positive"),
+    (("efficiency", "permute_bandwidth"), "fraction"),
+    (("efficiency", "unhidden"), "fraction"),
+    (("efficiency", "conv_fixed_us"), "non_negative"),
+]
+FACTORS = [0.25, 0.5, 0.7, 0.85, 1.2, 1.4, 2.0, 4.0]
+STEPS_US = [1.0, 4.0, 8.0]  # a value that may be 0 also moves by these, so it can leave 0
+
+TIME_SECTION = re.compile(r"^== time (\S+)\n(.*?)(?=^== |\Z)", re.M | re.S)
+END_TO_END = re.compile(r"^end to end: median ([\d.]+) ms", re.M)
+STEP = re.compile(r"^  step (\d+) (\S+) '([^']*)'(?: \(\+(\d+)\))?: ([\d.]+) ms", re.M)
+
+
+def parse_executor(text):
+    """{model: {"e2e_ms", "steps": [{"kind", "head", "ms"}]}} from the executor stage's output."""
+    models = {}
+    for match in TIME_SECTION.finditer(text):
+        model, body = match.group(1), match.group(2)
+        e2e = END_TO_END.search(body)
+        steps = [{"kind": kind, "head": head, "ms": float(ms)} for _, kind, head, _, ms in STEP.findall(body)]
+        if e2e and steps:
+            models[model] = {"e2e_ms": float(e2e.group(1)), "steps": steps}
+    return models
+
+
+def read_spec(name_or_path):
+    path = name_or_path if os.path.exists(name_or_path) else os.path.join(SPECS, name_or_path + ".json")
+    with open(path) as f:
+        return json.load(f)
+
+
+def get_value(spec, where):
+    node = spec
+    for key in where[:-1]:
+        node = node[key]
+    value = node[where[-1]]
+    return value["value"] if isinstance(value, dict) else value
+
+
+def with_value(spec, where, value):
+    out = copy.deepcopy(spec)
+    node = out
+    for key in where[:-1]:
+        node = node[key]
+    if isinstance(node[where[-1]], dict):
+        node[where[-1]]["value"] = value
+    else:
+        node[where[-1]] = value
+    return out
+
+
+def estimates(pet_profile, model_path, spec_paths):
+    """Per node of the model: (graph position, output name, [µs per spec])."""
+    args = [pet_profile, "--estimate", model_path]
+    for path in spec_paths:
+        args += ["--device", path]
+    run = subprocess.run(args, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"fit_spec: {' '.join(args[:3])} failed: {run.stderr.strip()}")
+    nodes = []
+    for line in run.stdout.splitlines()[1:]:
+        for node in json.loads(line)["nodes"]:
+            nodes.append((node["node"], node["output"], node["us"]))
+    return sorted(nodes)
+
+
+def step_estimates(steps, nodes, n_specs):
+    """Each step's estimate per spec: the nodes from its head up to the next step's head."""
+    position = {output: index for index, output, _ in nodes}
+    heads = [position.get(step["head"]) for step in steps]
+    totals = [[0.0] * n_specs for _ in steps]
+    known = sorted((pos, s) for s, pos in enumerate(heads) if pos is not None)
+    if not known:
+        return None
+    for index, _, us in nodes:
+        owner = known[0][1]
+        for pos, s in known:
+            if pos <= index:
+                owner = s
+            else:
+                break
+        for d in range(n_specs):
+            totals[owner][d] += us[d]
+    return totals, sum(1 for h in heads if h is None)
+
+
+class Problem:
+    """The measured steps of each model, and the nodes each step's estimate sums."""
+
+    def __init__(self, measured, work, pet_profile):
+        self.measured = measured
+        self.work = work
+        self.pet_profile = pet_profile
+        self.unmatched = {}  # per model: steps whose first node the model file does not have
+
+    def evaluate(self, specs, models):
+        """Per model: [(step, measured µs scaled to the CUDA graph, [estimate µs per spec])]."""
+        with tempfile.TemporaryDirectory() as folder:
+            paths = []
+            for i, spec in enumerate(specs):
+                paths.append(os.path.join(folder, f"spec{i}.json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(spec, f)
+            with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+                futures = {m: pool.submit(estimates, self.pet_profile, os.path.join(self.work, m, "model.pet"), paths)
+                           for m in models}
+                per_model = {}
+                for model, future in futures.items():
+                    steps = self.measured[model]["steps"]
+                    laid = step_estimates(steps, future.result(), len(specs))
+                    if laid is None:
+                        continue
+                    totals, self.unmatched[model] = laid
+                    scale = self.measured[model]["e2e_ms"] / sum(s["ms"] for s in steps)
+                    per_model[model] = [(step, step["ms"] * 1000 * scale, est) for step, est in zip(steps, totals)]
+                return per_model
+
+
+def error(per_model, d):
+    """Mean over models of the time-share-weighted squared log error of spec d's step estimates."""
+    errors = []
+    for rows in per_model.values():
+        total = sum(measured for _, measured, _ in rows)
+        errors.append(sum(measured / total * math.log(max(est[d], 1e-3) / measured) ** 2 for _, measured, est in rows))
+    return statistics.mean(errors)
+
+
+def candidates(spec):
+    out = []
+    for where, kind in FITTED:
+        value = get_value(spec, where)
+        for factor in FACTORS:
+            moved = value * factor
+            if kind == "fraction":
+                moved = min(moved, 1.0)
+            if moved != value:
+                out.append((where, moved))
+        if kind == "non_negative":
+            out += [(where, value + step) for step in STEPS_US]
+            out += [(where, value - step) for step in STEPS_US if value - step >= 0]
+    return out
+
+
+def fit(problem, spec, models, rounds, log):
+    current = spec
+    best = error(problem.evaluate([current], models), 0)
+    log(f"  start: error {best:.4f}")
+    for round_index in range(rounds):
+        moves = candidates(current)
+        per_model = problem.evaluate([current] + [with_value(current, w, v) for w, v in moves], models)
+        scored = sorted((error(per_model, i + 1), i) for i in range(len(moves)))
+        new_error, i = scored[0]
+        if new_error >= best * (1 - 1e-4):
+            log(f"  round {round_index + 1}: no move lowers the error; stopped")
+            break
+        where, value = moves[i]
+        log(f"  round {round_index + 1}: {'.'.join(where)} {get_value(current, where):.4g} -> {value:.4g}, "
+            f"error {best:.4f} -> {new_error:.4f}")
+        current, best = with_value(current, where, value), new_error
+    return current, best
+
+
+def summary_rows(per_model, d):
+    """Per step kind: steps, median |log2 ratio|, share-weighted mean |log2 ratio|; per model totals."""
+    by_kind = {}
+    for rows in per_model.values():
+        total = sum(m for _, m, _ in rows)
+        for step, measured, est in rows:
+            by_kind.setdefault(step["kind"], []).append((abs(math.log2(max(est[d], 1e-3) / measured)), measured / total))
+    kinds = {k: (len(v), statistics.median(e for e, _ in v), sum(e * w for e, w in v) / sum(w for _, w in v))
+             for k, v in by_kind.items()}
+    totals = {m: (sum(x for _, x, _ in rows), sum(e[d] for _, _, e in rows)) for m, rows in per_model.items()}
+    return kinds, totals
+
+
+def report(problem, base, fitted, held_out_fit, models, b1, b16, spec_name, executor):
+    per_model = problem.evaluate([base, fitted], models)
+    held = problem.evaluate([base, held_out_fit], b16)
+    kinds0, totals0 = summary_rows(per_model, 0)
+    kinds1, _ = summary_rows(per_model, 1)
+    _, totals1 = summary_rows(per_model, 1)
+    lines = [f"# {spec_name}: the analytic spec against the card's per-step times", "",
+             f"Measured: `{executor}` (per step: `pet-gpu time`'s CUDA events; each model's steps scaled "
+             "to its CUDA-graph end-to-end median). Estimated: `pet-profile --estimate` with the spec as "
+             "committed before and as fitted. Error: |log2(estimate / measured)|, so 1.0 is a factor of 2.", "",
+             f"Fit error (mean over {len(models)} models of the time-weighted squared ln ratio): "
+             f"{error(per_model, 0):.4f} before, {error(per_model, 1):.4f} fitted; "
+             f"{sum(len(rows) for rows in per_model.values())} steps, "
+             f"{sum(problem.unmatched.get(m, 0) for m in models)} of them headed by a node the model file lacks.", "",
+             f"Held out: fitted on the {len(b1)} batch-1 models alone, the {len(b16)} batch-16 models it never "
+             f"saw: {error(held, 0):.4f} with the spec before, {error(held, 1):.4f} with that fit.", "",
+             "| step kind | steps | median error before | fitted | time-weighted before | fitted |",
+             "|---|---|---|---|---|---|"]
+    for kind in sorted(kinds0, key=lambda k: -kinds0[k][0]):
+        n, med0, w0 = kinds0[kind]
+        _, med1, w1 = kinds1[kind]
+        lines.append(f"| {kind} | {n} | {med0:.2f} | {med1:.2f} | {w0:.2f} | {w1:.2f} |")
+    lines += ["", "| model | measured (CUDA graph) ms | estimated before ms | fitted ms |", "|---|---|---|---|"]
+    for model in models:
+        if model in totals0:
+            measured, before = totals0[model]
+            lines.append(f"| {model} | {measured / 1000:.3f} | {before / 1000:.3f} | {totals1[model][1] / 1000:.3f} |")
+    lines += ["", "| value | before | fitted |", "|---|---|---|"]
+    for where, _ in FITTED:
+        lines.append(f"| {'.'.join(where)} | {get_value(base, where):.4g} | {get_value(fitted, where):.4g} |")
+    return "\n".join(lines) + "\n"
+
+
+def spec_text(spec):
+    """The spec as search/cost/devices/*.json lay it out: one line per field and per efficiency value."""
+    lines = ["{"]
+    items = list(spec.items())
+    for i, (key, value) in enumerate(items):
+        comma = "," if i + 1 < len(items) else ""
+        if isinstance(value, dict):
+            lines.append(f"  {json.dumps(key)}: {{")
+            entries = list(value.items())
+            for j, (name, entry) in enumerate(entries):
+                lines.append(f"    {json.dumps(name)}: {json.dumps(entry, ensure_ascii=False)}" + ("," if j + 1 < len(entries) else ""))
+            lines.append("  }" + comma)
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def rounded(spec):
+    """Fitted values to 4 significant digits, as a spec file shows them."""
+    out = copy.deepcopy(spec)
+    for where, _ in FITTED:
+        out = with_value(out, where, float(f"{get_value(out, where):.4g}"))
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--executor", required=True, help="a check's executor.txt (the executor stage's output)")
+    parser.add_argument("--work", required=True, help="the kit's work folder: <model>/model.pet as the card ran them")
+    parser.add_argument("--spec", required=True, help="the device spec to start from: h200, h100 or a JSON file")
+    parser.add_argument("--pet-profile", default=os.path.join(REPO, "build", "tools", "pet-profile"))
+    parser.add_argument("--rounds", type=int, default=60, help="coordinate-descent rounds at most (60)")
+    parser.add_argument("--out-spec", help="write the fitted spec here")
+    parser.add_argument("--report", help="write the before/fitted comparison (Markdown) here")
+    args = parser.parse_args(argv)
+
+    with open(args.executor) as f:
+        measured = parse_executor(f.read())
+    models = sorted(m for m in measured if os.path.exists(os.path.join(args.work, m, "model.pet")))
+    if not models:
+        sys.exit(f"fit_spec: no model timed in {args.executor} has {args.work}/<model>/model.pet")
+    b16 = [m for m in models if m.endswith("_b16")]
+    b1 = [m for m in models if m not in b16]
+    problem = Problem(measured, args.work, args.pet_profile)
+    base = read_spec(args.spec)
+    log = lambda text: print(text, flush=True)  # noqa: E731
+    log(f"fit_spec: {len(models)} models timed in {args.executor}")
+    log("fit on every model:")
+    fitted, _ = fit(problem, base, models, args.rounds, log)
+    fitted = rounded(fitted)
+    log("fit on the batch-1 models alone (held out: batch 16):")
+    held_out_fit, _ = fit(problem, base, b1, args.rounds, log)
+    text = report(problem, base, fitted, held_out_fit, models, b1, b16, base.get("name", args.spec), args.executor)
+    print(text)
+    if args.report:
+        with open(args.report, "w") as f:
+            f.write(text)
+    if args.out_spec:
+        per_model = problem.evaluate([base, fitted], models)
+        held = problem.evaluate([base, held_out_fit], b16)
+        fitted["fit"] = {
+            "measured": f"{args.executor}: pet-gpu time's per-step medians of {len(models)} models, each scaled to its "
+                        "CUDA-graph end-to-end median",
+            "how": "bench/gpu/fit_spec.py: greedy coordinate descent in log space over launch_overhead_us and the "
+                   "efficiency values but the tile sizes and the alignment",
+            "error_before": round(error(per_model, 0), 4), "error_fitted": round(error(per_model, 1), 4),
+            "held_out": f"fitted on the {len(b1)} batch-1 models alone, the {len(b16)} batch-16 ones: "
+                        f"{error(held, 0):.4f} before, {error(held, 1):.4f} fitted"}
+        with open(args.out_spec, "w") as f:
+            f.write(spec_text(fitted))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
