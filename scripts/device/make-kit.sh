@@ -48,6 +48,8 @@ refresh=0
 jobs=1
 target=h100
 work_commit=""
+# The checkout as the kit starts: a kit built for an hour beside later commits names the one it began at.
+kit_commit="$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
 while (($#)); do
   case "$1" in
     --build) build="$2"; shift 2 ;;
@@ -260,7 +262,7 @@ fi
 
 {
   echo "pet GPU kit"
-  echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "commit $kit_commit"
   [[ -n "$work_commit" ]] && echo "work files from the kit of $work_commit"
 
   echo "target $target (written models and misses)"
