@@ -221,9 +221,16 @@ def summary_rows(per_model, d):
     return kinds, totals
 
 
+def held_out_text(problem, base, held_out_fit, b1, b16):
+    if held_out_fit is None:
+        return "Held out: nothing (a held-out check needs models at batch 1 and at batch 16)."
+    held = problem.evaluate([base, held_out_fit], b16)
+    return (f"Held out: fitted on the {len(b1)} batch-1 models alone, the {len(b16)} batch-16 models it never "
+            f"saw: {error(held, 0):.4f} with the spec before, {error(held, 1):.4f} with that fit.")
+
+
 def report(problem, base, fitted, held_out_fit, models, b1, b16, spec_name, executor):
     per_model = problem.evaluate([base, fitted], models)
-    held = problem.evaluate([base, held_out_fit], b16)
     kinds0, totals0 = summary_rows(per_model, 0)
     kinds1, _ = summary_rows(per_model, 1)
     _, totals1 = summary_rows(per_model, 1)
@@ -235,8 +242,7 @@ def report(problem, base, fitted, held_out_fit, models, b1, b16, spec_name, exec
              f"{error(per_model, 0):.4f} before, {error(per_model, 1):.4f} fitted; "
              f"{sum(len(rows) for rows in per_model.values())} steps, "
              f"{sum(problem.unmatched.get(m, 0) for m in models)} of them headed by a node the model file lacks.", "",
-             f"Held out: fitted on the {len(b1)} batch-1 models alone, the {len(b16)} batch-16 models it never "
-             f"saw: {error(held, 0):.4f} with the spec before, {error(held, 1):.4f} with that fit.", "",
+             held_out_text(problem, base, held_out_fit, b1, b16), "",
              "| step kind | steps | median error before | fitted | time-weighted before | fitted |",
              "|---|---|---|---|---|---|"]
     for kind in sorted(kinds0, key=lambda k: -kinds0[k][0]):
@@ -304,8 +310,10 @@ def main(argv=None):
     log("fit on every model:")
     fitted, _ = fit(problem, base, models, args.rounds, log)
     fitted = rounded(fitted)
-    log("fit on the batch-1 models alone (held out: batch 16):")
-    held_out_fit, _ = fit(problem, base, b1, args.rounds, log)
+    held_out_fit = None
+    if b1 and b16:
+        log("fit on the batch-1 models alone (held out: batch 16):")
+        held_out_fit, _ = fit(problem, base, b1, args.rounds, log)
     text = report(problem, base, fitted, held_out_fit, models, b1, b16, base.get("name", args.spec), args.executor)
     print(text)
     if args.report:
@@ -313,15 +321,13 @@ def main(argv=None):
             f.write(text)
     if args.out_spec:
         per_model = problem.evaluate([base, fitted], models)
-        held = problem.evaluate([base, held_out_fit], b16)
         fitted["fit"] = {
             "measured": f"{args.executor}: pet-gpu time's per-step medians of {len(models)} models, each scaled to its "
                         "CUDA-graph end-to-end median",
             "how": "bench/gpu/fit_spec.py: greedy coordinate descent in log space over launch_overhead_us and the "
                    "efficiency values but the tile sizes and the alignment",
             "error_before": round(error(per_model, 0), 4), "error_fitted": round(error(per_model, 1), 4),
-            "held_out": f"fitted on the {len(b1)} batch-1 models alone, the {len(b16)} batch-16 ones: "
-                        f"{error(held, 0):.4f} before, {error(held, 1):.4f} fitted"}
+            "held_out": held_out_text(problem, base, held_out_fit, b1, b16)}
         with open(args.out_spec, "w") as f:
             f.write(spec_text(fitted))
     return 0

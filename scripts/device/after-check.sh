@@ -3,8 +3,9 @@
 # under bench/results/<folder>/ (results.tar.gz unpacked beside summary.txt, session.log, e2e.json,
 # measure.results.jsonl and live-db.json), the measured timings imported into the kit target's
 # profile DB (pet-profile --import, with the kit's misses) and the live stage's DB merged into it
-# (pet-profile --merge), and the harness's GPU section rendered from e2e.json into
-# <folder>/harness.md. It commits nothing: it prints what to commit.
+# (pet-profile --merge), the harness's GPU section rendered from e2e.json into <folder>/harness.md,
+# and the executor stage's per-step times set beside the target's analytic spec (spec-fit.md, and
+# a fitted spec to adopt or not). It commits nothing: it prints what to commit.
 #
 #   bash scripts/device/after-check.sh FILES_AT FOLDER [--kit .device/kit.tar.xz] [--db FILE] [--build DIR]
 #                                      [--results DIR]
@@ -96,6 +97,27 @@ PY
   rm -rf "$empty" "$rendered"
   echo "after-check: $folder/harness.md: the GPU section of the harness"
 fi
+# The executor stage's per-step times against the target's analytic spec (bench/gpu/fit_spec.py on
+# the kit's work models, which that stage timed): the committed spec's error and a fit, reported;
+# adopting the fit is a decision (it changes what pet-opt writes, so the next kit's too).
+if [[ -s "$folder/executor.txt" ]]; then
+  if [[ -f "$kit" ]]; then
+    spec_target=$(kit_target)
+    models=$(mktemp -d)
+    tar -C "$models" -xJf "$kit" kit/work || fail "$kit holds no work models"
+    python3 bench/gpu/fit_spec.py --executor "$folder/executor.txt" --work "$models/kit/work" --spec "$spec_target" \
+      --pet-profile "$build/tools/pet-profile" --report "$folder/spec-fit.md" \
+      --out-spec "$folder/$spec_target-fitted.json" > "$folder/spec-fit.log" 2>&1 ||
+      fail "bench/gpu/fit_spec.py failed: $(tail -3 "$folder/spec-fit.log")"
+    rm -rf "$models"
+    echo "after-check: $folder/spec-fit.md: $(sed -n 's/^Fit error[^:]*: //p' "$folder/spec-fit.md")"
+    echo "after-check: to adopt the fit: cp $folder/$spec_target-fitted.json search/cost/devices/$spec_target.json" \
+      "(then rebuild, and the kit: pet-opt's choices change)"
+  else
+    echo "after-check: no kit at $kit, so the executor's step times are not set beside the spec (its work models)"
+  fi
+fi
+
 # What the DB now holds per device, and whether this build replays it.
 [[ -n "$db" && -f "$db" ]] && "$build/tools/pet-profile" --summary "$db"
 echo "after-check: now commit $folder${db:+ and $db}"

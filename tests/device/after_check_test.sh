@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # after-check.sh on the files the H200 check returned (bench/results/2026-11-28-h200/run3-final, as
 # the device tool hands them over): laid out in a new folder, the harness's GPU section rendered,
-# no import without a kit, and an existing folder or a folder without summary.txt refused.
+# no import without a kit, the executor's step times set beside the spec with one, and an existing
+# folder or a folder without summary.txt refused.
 #   bash tests/device/after_check_test.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -65,6 +66,38 @@ if bash scripts/device/after-check.sh "$work/files_live" 2026-11-28-h200-live2 -
   fail "live-db.json was merged without a target"
 fi
 grep -q "pass --db FILE" "$work/log6" || fail "the refusal says: $(cat "$work/log6")"
+
+# The executor stage's step times come back in results.tar.gz: with a kit (here a stand-in holding one
+# work model, whose two steps were timed at what a spec with 10 µs more per convolution prices them),
+# the committed spec's error and a fit that lowers it are reported, and nothing under search/ changes.
+mkdir -p "$work/tiny/kit/work/convs" "$work/files_exec/results"
+echo "target h200 (written models and misses)" > "$work/tiny/kit/MANIFEST"
+cat > "$work/tiny/kit/work/convs/model.pet" <<'PET'
+graph "convs" opset 13 {
+  input %x : f32[1,64,28,28]
+  const %w1 : f32[64,64,3,3] = random(1, 0.05)
+  const %w2 : f32[128,64,1,1] = random(2, 0.05)
+  %c1 = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w1) : f32[1,64,28,28]
+  %r1 = Relu(%c1) : f32[1,64,28,28]
+  %c2 = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[2,2]](%r1, %w2) : f32[1,128,14,14]
+  output %c2
+}
+PET
+tar -C "$work/tiny" -cJf "$work/tiny.tar.xz" kit
+printf '== time convs\nend to end: median 0.0400 ms (q1 0.04, q3 0.04)\n  step 0 cudnn-conv '"'c1'"' (+1): 0.0250 ms (q1 0, q3 0)\n  step 1 cudnn-conv '"'c2'"': 0.0150 ms (q1 0, q3 0)\n' \
+  > "$work/files_exec/results/executor.txt"
+cp "$returned/summary.txt" "$work/files_exec/"
+tar -C "$work/files_exec" -czf "$work/files_exec/results.tar.gz" results
+rm -rf "$work/files_exec/results"
+spec_before=$(md5sum search/cost/devices/h200.json)
+bash scripts/device/after-check.sh "$work/files_exec" 2026-11-28-h200-exec --results "$work/out" --kit "$work/tiny.tar.xz" \
+  > "$work/log7" 2>&1 || fail "after-check with executor.txt failed: $(cat "$work/log7")"
+exec_folder=$work/out/2026-11-28-h200-exec
+[[ -f "$exec_folder/spec-fit.md" && -f "$exec_folder/h200-fitted.json" ]] || fail "no fit report: $(cat "$work/log7")"
+grep -q "^after-check: $exec_folder/spec-fit.md: [0-9.]* before, [0-9.]* fitted" "$work/log7" || fail "no errors said: $(cat "$work/log7")"
+grep -q "to adopt the fit: cp $exec_folder/h200-fitted.json search/cost/devices/h200.json" "$work/log7" ||
+  fail "no word on adopting it: $(cat "$work/log7")"
+[[ "$(md5sum search/cost/devices/h200.json)" == "$spec_before" ]] || fail "the committed spec was changed"
 
 if bash scripts/device/after-check.sh "$work/files_at" 2026-11-28-h200 --results "$work/out" > "$work/log2" 2>&1; then
   fail "an existing folder was written over"
