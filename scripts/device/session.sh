@@ -14,7 +14,11 @@
 # this kit, carried in .device/) timed.
 # --live-models LIST: the work models of the live stage, in order (default below; <model>_b16 for
 # batch 16); --live-jobs N: its pet-opt runs at once (default 1); --live-db FILE: the DB it starts
-# from (an earlier run's returned live-db.json, carried in .device/) instead of an empty one.
+# from (an earlier run's returned live-db.json, carried in .device/) instead of an empty one;
+# --live-written DIR: where its finished runs' written models stay for the e2e stage (default: this
+# call's temporary folder; out/live-written, ignored by git and never carried, outlives the call on
+# a machine kept warm, so a second call's e2e stage times the first call's models too; one folder
+# per kit).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -25,6 +29,7 @@ measure_after=""
 live_models=resnet18,csrnet_backend,resnet18_b16,inception_v3_299,bert_s128,resnet50,csrnet,r3d_18,csrnet_backend_b16
 live_jobs=1
 live_db=""
+live_written=""
 declare -A caps=()
 while (($#)); do
   case "$1" in
@@ -36,13 +41,16 @@ while (($#)); do
     --live-db)
       [[ -f "${2:-}" ]] || { echo "session: --live-db names no file: '${2:-}'" >&2; exit 2; }
       live_db="$2"; shift 2 ;;
+    --live-written)
+      [[ -n "${2:-}" ]] || { echo "session: --live-written takes a folder" >&2; exit 2; }
+      live_written="$2"; shift 2 ;;
     --live-jobs)
       [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "session: --live-jobs takes a positive count, got '${2:-}'" >&2; exit 2; }
       live_jobs="$2"; shift 2 ;;
     --cap)
       [[ "${2:-}" =~ ^([a-z_0-9]+)=([0-9]+)$ ]] || { echo "session: --cap takes STAGE=SECONDS, got '${2:-}'" >&2; exit 2; }
       caps[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -358,7 +366,8 @@ device_library_path() {
 # shared by every later load of the session and returned with the results; the kit's decisions
 # from earlier checks on this card (make-kit.sh) are where it starts.
 export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
-export LIVE_WRITTEN="$work/live-written"
+if [[ -n "$live_written" ]]; then mkdir -p "$live_written" && LIVE_WRITTEN=$(cd "$live_written" && pwd); else LIVE_WRITTEN="$work/live-written"; fi
+export LIVE_WRITTEN
 export COMPILE_MODELS="$compile_models" MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
 export LIVE_DB="${live_db:+$(cd "$(dirname "$live_db")" && pwd)/$(basename "$live_db")}"
 say "pet GPU session, results in $OUT"

@@ -99,7 +99,8 @@ STUB
   chmod +x "$out/fake-kit/kit/bin/pet-gpu"
   tar -C "$out/fake-kit" -cJf "$out/fake-kit.tar.xz" kit
   OUT="$out/live" bash scripts/device/session.sh --kit "$out/fake-kit.tar.xz" --stages live \
-    --live-models conv_relu,not_a_model,mlp --cap live=240 > "$out/live.stdout" 2>&1 || fail "session.sh --stages live failed"
+    --live-models conv_relu,not_a_model,mlp --cap live=240 --live-written "$out/kept" > "$out/live.stdout" 2>&1 ||
+    fail "session.sh --stages live failed"
   grep -qE "^live +[0-9]+s +ok: 4 of 4 runs started finished \(0 cut at the cap, 0 failed\) in [0-9]+ s, [1-9][0-9]* entries in live-db.json" \
     "$out/live/summary.txt" || { cat "$out/live.stdout"; fail "the live stage on the stand-in: $(cat "$out/live/summary.txt")"; }
   grep -q "\"device\": \"$target | fake pet-gpu tf32 math (a test double), kernels [0-9a-f]* | $card | 1 thread\"" \
@@ -112,13 +113,19 @@ STUB
   grep -q "^not_a_model: not in this kit" "$out/live/unpacked/results/live.txt" || fail "live.txt does not name the missing model"
   grep -q "^written models kept for the e2e stage: 4$" "$out/live/unpacked/results/live.txt" ||
     fail "the live runs' written models were not kept for e2e: $(cat "$out/live/unpacked/results/live.txt")"
-  # A second run started from the first's DB (--live-db) times nothing the first timed.
+  # --live-written kept them past the call: conv_relu and mlp, each mode's model and report.
+  [[ $(ls "$out/kept" | sort | tr '\n' ' ') == "conv_relu.pet.json conv_relu.pet.onnx conv_relu.taso.json conv_relu.taso.onnx mlp.pet.json mlp.pet.onnx mlp.taso.json mlp.taso.onnx " ]] ||
+    fail "--live-written kept: $(ls "$out/kept")"
+  # A second run started from the first's DB (--live-db) times nothing the first timed, and its e2e
+  # stage would find the first call's models beside its own.
   OUT="$out/live2" bash scripts/device/session.sh --kit "$out/fake-kit.tar.xz" --stages live --live-models conv_relu \
-    --live-db "$out/live/live-db.json" > "$out/live2.stdout" 2>&1 || fail "session.sh --live-db failed"
+    --live-db "$out/live/live-db.json" --live-written "$out/kept" > "$out/live2.stdout" 2>&1 || fail "session.sh --live-db failed"
   mkdir -p "$out/live2/unpacked"
   tar -xzf "$out/live2/results.tar.gz" -C "$out/live2/unpacked"
   grep -q "^conv_relu.taso: kernel costs: 0 measured (0.0 s), [1-9][0-9]* replayed, 0 estimated; profile DB .*; [0-9]* s in all$" \
     "$out/live2/unpacked/results/live.txt" || fail "the run from --live-db: $(cat "$out/live2/unpacked/results/live.txt")"
+  grep -q "^written models kept for the e2e stage: 4$" "$out/live2/unpacked/results/live.txt" ||
+    fail "the second call does not see the first's models: $(cat "$out/live2/unpacked/results/live.txt")"
   # Home: the DB merged into a stand-in for bench/profiles/<target>.json, each run replayed from it.
   echo '{"entries": []}' > "$out/card-db.json"
   bash scripts/device/after-check.sh "$out/live" 2026-11-28-card --results "$out/home" --kit "$out/fake-kit.tar.xz" \
