@@ -32,12 +32,13 @@ import tempfile
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SPECS = os.path.join(REPO, "search", "cost", "devices")
 
-# (where in the spec, "fraction" in (0, 1], "positive" or "non_negative"); the tile sizes and the
-# alignment are the libraries' structure, not fitted.
+# (where in the spec, "fraction" in (0, 1], "positive", "count" (at least 1) or "non_negative"), as
+# search/cost/device_spec.cpp checks them; the tile sizes and the alignment are the libraries'
+# structure, not fitted.
 FITTED = [
     (("launch_overhead_us",), "positive"),
     (("efficiency", "gemm_peak"), "fraction"),
-    (("efficiency", "split_k_max"), "positive"),
+    (("efficiency", "split_k_max"), "count"),
     (("efficiency", "split_k_min_depth"), "positive"),
     (("efficiency", "conv_peak"), "fraction"),
     (("efficiency", "unaligned"), "fraction"),
@@ -181,6 +182,8 @@ def candidates(spec):
             moved = value * factor
             if kind == "fraction":
                 moved = min(moved, 1.0)
+            if kind == "count":
+                moved = max(moved, 1.0)
             if moved != value:
                 out.append((where, moved))
         if kind == "non_negative":

@@ -14,7 +14,8 @@
 namespace pet::cost {
 namespace {
 
-enum class Range { fraction, positive, non_negative };  // fraction: a share of some peak, in (0, 1]
+// fraction: a share of some peak, in (0, 1]; count: a size or a number of slices, at least 1.
+enum class Range { fraction, positive, count, non_negative };
 
 struct CurveField {
   const char* name;
@@ -25,11 +26,11 @@ struct CurveField {
 constexpr CurveField kCurveFields[] = {
     {"gemm_peak", &EfficiencyCurves::gemm_peak, Range::fraction},
     {"conv_peak", &EfficiencyCurves::conv_peak, Range::fraction},
-    {"tile_m", &EfficiencyCurves::tile_m, Range::positive},
-    {"tile_n", &EfficiencyCurves::tile_n, Range::positive},
-    {"split_k_max", &EfficiencyCurves::split_k_max, Range::positive},
+    {"tile_m", &EfficiencyCurves::tile_m, Range::count},
+    {"tile_n", &EfficiencyCurves::tile_n, Range::count},
+    {"split_k_max", &EfficiencyCurves::split_k_max, Range::count},
     {"split_k_min_depth", &EfficiencyCurves::split_k_min_depth, Range::positive},
-    {"tensor_core_alignment", &EfficiencyCurves::tensor_core_alignment, Range::positive},
+    {"tensor_core_alignment", &EfficiencyCurves::tensor_core_alignment, Range::count},
     {"unaligned", &EfficiencyCurves::unaligned, Range::fraction},
     {"dilated", &EfficiencyCurves::dilated, Range::fraction},
     {"grouped", &EfficiencyCurves::grouped, Range::fraction},
@@ -46,6 +47,7 @@ bool in_range(double value, Range range) {
   switch (range) {
     case Range::fraction: return value > 0 && value <= 1;
     case Range::positive: return value > 0;
+    case Range::count: return value >= 1;
     case Range::non_negative: return value >= 0;
   }
   return false;
@@ -55,6 +57,7 @@ const char* range_text(Range range) {
   switch (range) {
     case Range::fraction: return "a number in (0, 1]";
     case Range::positive: return "a positive number";
+    case Range::count: return "a number >= 1";
     case Range::non_negative: return "a number >= 0";
   }
   return "";

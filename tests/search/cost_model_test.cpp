@@ -294,6 +294,18 @@ TEST(DeviceSpec, ConvFixedTimeIsANonNegativeNumber) {
   EXPECT_GT(load_device("h200").curves.conv_fixed_us, 0.0);  // fitted to an H200's per-step times
 }
 
+// A split-K limit or a tile size below 1 has no meaning (the tile model would clamp into an empty range).
+TEST(DeviceSpec, SplitKLimitAndTileSizesAreCountsOfAtLeastOne) {
+  std::string text = read_text(std::string(PET_SOURCE_DIR) + "/search/cost/devices/h100.json");
+  std::string field = "\"split_k_max\": {\"value\": 8,";
+  auto at = text.find(field);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, field.size(), "\"split_k_max\": {\"value\": 0.5,");
+  expect_user_error([&] { parse_device(text, "h100.json"); },
+                    "device spec 'h100.json': efficiency \"split_k_max\" must be {\"value\": a number >= 1, "
+                    "\"doc\": \"what it means\"}");
+}
+
 // ---- profile DB ----
 
 TEST(ProfileDb, MalformedFilesAreUserErrorsNamingTheFile) {
