@@ -280,15 +280,19 @@ TEST(DeviceSpec, UndocumentedCurveParameterIsAnError) {
                     "device spec 'x.json': \"fp32_tflops\" is missing or not a positive number");
 }
 
+// h100.json's text with one efficiency value replaced ("value": `from` -> `to`).
+std::string h100_with(const std::string& field, const std::string& from, const std::string& to) {
+  std::string text = read_text(std::string(PET_SOURCE_DIR) + "/search/cost/devices/h100.json");
+  std::string before = "\"" + field + "\": {\"value\": " + from + ",";
+  auto at = text.find(before);
+  EXPECT_NE(at, std::string::npos) << before;
+  return at == std::string::npos ? text : text.replace(at, before.size(), "\"" + field + "\": {\"value\": " + to + ",");
+}
+
 // conv_fixed_us may be 0 (no card of that kind measured) but not negative.
 TEST(DeviceSpec, ConvFixedTimeIsANonNegativeNumber) {
-  std::string text = read_text(std::string(PET_SOURCE_DIR) + "/search/cost/devices/h100.json");
-  EXPECT_EQ(parse_device(text, "h100.json").curves.conv_fixed_us, 0.0);
-  std::string field = "\"conv_fixed_us\": {\"value\": 0,";
-  auto at = text.find(field);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, field.size(), "\"conv_fixed_us\": {\"value\": -1,");
-  expect_user_error([&] { parse_device(text, "h100.json"); },
+  EXPECT_EQ(load_device("h100").curves.conv_fixed_us, 0.0);
+  expect_user_error([] { parse_device(h100_with("conv_fixed_us", "0", "-1"), "h100.json"); },
                     "device spec 'h100.json': efficiency \"conv_fixed_us\" must be {\"value\": a number >= 0, "
                     "\"doc\": \"what it means\"}");
   EXPECT_GT(load_device("h200").curves.conv_fixed_us, 0.0);  // fitted to an H200's per-step times
@@ -296,13 +300,11 @@ TEST(DeviceSpec, ConvFixedTimeIsANonNegativeNumber) {
 
 // A split-K limit or a tile size below 1 has no meaning (the tile model would clamp into an empty range).
 TEST(DeviceSpec, SplitKLimitAndTileSizesAreCountsOfAtLeastOne) {
-  std::string text = read_text(std::string(PET_SOURCE_DIR) + "/search/cost/devices/h100.json");
-  std::string field = "\"split_k_max\": {\"value\": 8,";
-  auto at = text.find(field);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, field.size(), "\"split_k_max\": {\"value\": 0.5,");
-  expect_user_error([&] { parse_device(text, "h100.json"); },
+  expect_user_error([] { parse_device(h100_with("split_k_max", "8", "0.5"), "h100.json"); },
                     "device spec 'h100.json': efficiency \"split_k_max\" must be {\"value\": a number >= 1, "
+                    "\"doc\": \"what it means\"}");
+  expect_user_error([] { parse_device(h100_with("tile_m", "128", "0.5"), "h100.json"); },
+                    "device spec 'h100.json': efficiency \"tile_m\" must be {\"value\": a number >= 1, "
                     "\"doc\": \"what it means\"}");
 }
 
