@@ -123,21 +123,10 @@ nlohmann::json node_estimate(const std::vector<cost::DeviceSpec>& devices, const
           {"engine", cost::engine_name(work.engine)}, {"flops", work.flops}, {"bytes", work.bytes}, {"us", us}};
 }
 
-// The analytic estimate of each kernel group of a model under each device spec: a header line
-// naming the model and the devices, then one JSON line per group in graph order, its "us" one
-// value per device (what a GPU target prices a group its profile DB lacks at).
-int estimate_model(const CliArgs& args, std::ostream& out) {
-  if (args.has("--import") || args.has("--misses") || args.has("--merge") || args.has("--out") ||
-      !args.positionals().empty())
-    throw UserError("pet-profile --estimate MODEL --device NAME|FILE prints estimates and changes nothing; give it no "
-                    "other arguments");
-  std::string model = *args.last("--estimate");
-  std::vector<std::string> names = args.all("--device");
-  if (names.empty())
-    throw UserError("pet-profile --estimate needs --device NAME|FILE, the device spec (h100, h200, a100, v100 or a "
-                    "JSON file); see pet-profile --help");
-  std::vector<cost::DeviceSpec> devices;
-  for (const std::string& name : names) devices.push_back(cost::load_device(name));
+// One model's lines: a header naming the model and the devices, then one JSON line per kernel group
+// in graph order, its "us" one value per device (what a GPU target prices a group its DB lacks at).
+void estimate_groups(const std::string& model, const std::vector<std::string>& names,
+                     const std::vector<cost::DeviceSpec>& devices, std::ostream& out) {
   Graph graph = read_model(model, {});
   out << nlohmann::json{{"model", model}, {"devices", names}}.dump() << "\n";
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
@@ -153,6 +142,22 @@ int estimate_model(const CliArgs& args, std::ostream& out) {
                            {"us", total}, {"nodes", nodes}};
     out << line.dump() << "\n";
   }
+}
+
+// The analytic estimate of each kernel group of each model (--estimate, repeatable) under each
+// device spec (--device, repeatable).
+int estimate_models(const CliArgs& args, std::ostream& out) {
+  if (args.has("--import") || args.has("--misses") || args.has("--merge") || args.has("--out") ||
+      !args.positionals().empty())
+    throw UserError("pet-profile --estimate MODEL --device NAME|FILE prints estimates and changes nothing; give it no "
+                    "other arguments");
+  std::vector<std::string> names = args.all("--device");
+  if (names.empty())
+    throw UserError("pet-profile --estimate needs --device NAME|FILE, the device spec (h100, h200, a100, v100 or a "
+                    "JSON file); see pet-profile --help");
+  std::vector<cost::DeviceSpec> devices;
+  for (const std::string& name : names) devices.push_back(cost::load_device(name));
+  for (const std::string& model : args.all("--estimate")) estimate_groups(model, names, devices, out);
   return 0;
 }
 
@@ -166,7 +171,7 @@ int pet_profile_main(const std::vector<std::string>& args, std::ostream& out, st
       return args.empty() ? 2 : 0;
     }
     if (parsed.has("--summary")) return summarize_db(parsed, out);
-    if (parsed.has("--estimate")) return estimate_model(parsed, out);
+    if (parsed.has("--estimate")) return estimate_models(parsed, out);
     if (parsed.has("--merge")) return merge_db(parsed, out);
     return import_results(parsed, out);
   });

@@ -10,7 +10,7 @@ namespace pet {
 inline constexpr const char* kPetProfileHelp = R"(usage: pet-profile --import RESULTS --misses FILE --out DB.json
        pet-profile --merge DB --out DB.json
        pet-profile --summary DB
-       pet-profile --estimate MODEL --device NAME|FILE
+       pet-profile --estimate MODEL [--estimate MODEL2 ...] --device NAME|FILE [--device ...]
 
 Turns the timings a GPU machine returned for exported misses into profile DB entries, with the
 functions pet-opt's measured path records its own timings with. The loop: here,
@@ -36,7 +36,8 @@ options:
   --summary DB       per device: its entries by the request kind that made them (kernel-groups,
                      in-context, ranked, selection) and dates; for a GPU device, whether its
                      kernels are this build's
-  --estimate MODEL   an ONNX or textual IR model whose kernel groups to estimate
+  --estimate MODEL   an ONNX or textual IR model whose kernel groups to estimate (repeat it for
+                     several: each model's lines follow its own header line)
   --device SPEC      with --estimate: a device spec, h100, h200, a100, v100 or a JSON file (repeat
                      it for several)
   -h, --help         this text

@@ -13,8 +13,18 @@ model, the squared natural log of estimate over measured summed over steps weigh
 of the model's time, averaged over models (every model counts once). It also fits on batch-1
 models alone and reports the error on the batch-16 ones it never saw.
 
+A second source, or the only one: kernel groups timed stand-alone on the card, the very unit the
+spec prices (`--db DB --misses FILE`: the DB's kernel-group entries of the spec's card, recorded by
+pet-profile --import from a measure stage's results or by pet-opt --live, for the keys of the
+misses file's kernel-groups requests, whose models it names). Their error is the mean squared log
+ratio over groups; with both sources the fit lowers the mean of the two.
+
     python3 bench/gpu/fit_spec.py --executor bench/results/2026-11-28-h200/run3-final/executor.txt \
         --work KIT/work --spec h200 --out-spec fitted.json --report fit.md
+    python3 bench/gpu/fit_spec.py --db bench/profiles/h200.json --misses KIT/misses/misses.jsonl --spec h200
+
+Exit status 0, 2 for a usage error, 3 when the DB is the only source and holds no kernel-group
+time of the spec's card for the misses file's requests (nothing to fit).
 """
 
 import argparse
@@ -52,6 +62,7 @@ FITTED = [
     (("efficiency", "unhidden"), "fraction"),
     (("efficiency", "conv_fixed_us"), "non_negative"),
 ]
+NOTHING_TO_FIT = 3  # exit status: the only source named holds nothing of the spec's card
 FACTORS = [0.25, 0.5, 0.7, 0.85, 1.2, 1.4, 2.0, 4.0]
 STEPS_US = [1.0, 4.0, 8.0]  # a value that may be 0 also moves by these, so it can leave 0
 
@@ -168,6 +179,92 @@ class Problem:
                 return per_model
 
 
+def model_totals(pet_profile, model_paths, spec_paths):
+    """Per model: the sum of its kernel groups' estimates, one per spec (one pet-profile run)."""
+    args = [pet_profile]
+    for path in model_paths:
+        args += ["--estimate", path]
+    for path in spec_paths:
+        args += ["--device", path]
+    run = subprocess.run(args, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"fit_spec: pet-profile --estimate ({len(model_paths)} models) failed: {run.stderr.strip()}")
+    totals, model = {}, None
+    for line in run.stdout.splitlines():
+        record = json.loads(line)
+        if "model" in record:
+            model = record["model"]
+            totals[model] = [0.0] * len(spec_paths)
+        else:
+            totals[model] = [t + us for t, us in zip(totals[model], record["us"])]
+    return totals
+
+
+def read_groups(db_path, misses_path, card):
+    """[(key, model file, measured µs)]: the DB's kernel-group entries of `card` (the spec's name,
+    the device key's first field) whose key a kernel-groups request of the misses file names; of
+    several entries of one key (other kernels, other dates) the newest."""
+    models = {}
+    with open(misses_path) as f:
+        for line in f:
+            request = json.loads(line)
+            if request.get("kind") == "kernel-groups":
+                for key, model in zip(request["keys"], request["models"]):
+                    models[key] = os.path.join(misses_path + ".models", model)
+    with open(db_path) as f:
+        entries = json.load(f)["entries"]
+    newest = {}
+    for entry in entries:
+        if entry["device"].split(" | ")[0] == card and entry["key"] in models:
+            if entry["key"] not in newest or entry["date"] >= newest[entry["key"]]["date"]:
+                newest[entry["key"]] = entry
+    return [(key, models[key], newest[key]["microseconds"]) for key in sorted(newest)]
+
+
+class GroupProblem:
+    """Kernel groups timed stand-alone on the card, each with the model that computes it alone."""
+
+    BATCH = 200  # models per pet-profile run
+
+    def __init__(self, groups, pet_profile):
+        self.groups = groups
+        self.pet_profile = pet_profile
+
+    def evaluate(self, specs):
+        """[(key, measured µs, [estimate µs per spec])]."""
+        with tempfile.TemporaryDirectory() as folder:
+            paths = []
+            for i, spec in enumerate(specs):
+                paths.append(os.path.join(folder, f"spec{i}.json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(spec, f)
+            files = [model for _, model, _ in self.groups]
+            batches = [files[i:i + self.BATCH] for i in range(0, len(files), self.BATCH)]
+            totals = {}
+            with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+                for part in pool.map(lambda batch: model_totals(self.pet_profile, batch, paths), batches):
+                    totals.update(part)
+        return [(key, max(measured, 0.05), totals[model]) for key, model, measured in self.groups]
+
+    def errors(self, specs):
+        rows = self.evaluate(specs)
+        return [statistics.mean(math.log(max(est[d], 1e-3) / measured) ** 2 for _, measured, est in rows)
+                for d in range(len(specs))]
+
+
+def step_objective(problem, models):
+    """Each spec's error on the executor's steps of `models`."""
+    def errors(specs):
+        per_model = problem.evaluate(specs, models)
+        return [error(per_model, d) for d in range(len(specs))]
+    return errors
+
+
+def mean_objective(objectives):
+    """Each spec's mean error over the sources."""
+    return lambda specs: [statistics.mean(errs) for errs in zip(*(objective(specs) for objective in objectives))]
+
+
 def error(per_model, d):
     """Mean over models of the time-share-weighted squared log error of spec d's step estimates."""
     errors = []
@@ -195,15 +292,15 @@ def candidates(spec):
     return out
 
 
-def fit(problem, spec, models, rounds, log):
+def fit(objective, spec, rounds, log):
+    """Greedy coordinate descent: `objective(specs)` gives each spec's error."""
     current = spec
-    best = error(problem.evaluate([current], models), 0)
+    best = objective([current])[0]
     log(f"  start: error {best:.4f}")
     for round_index in range(rounds):
         moves = candidates(current)
-        per_model = problem.evaluate([current] + [with_value(current, w, v) for w, v in moves], models)
-        scored = sorted((error(per_model, i + 1), i) for i in range(len(moves)))
-        new_error, i = scored[0]
+        errors = objective([current] + [with_value(current, w, v) for w, v in moves])
+        new_error, i = min((errors[i + 1], i) for i in range(len(moves)))
         if new_error >= best * (1 - 1e-4):
             log(f"  round {round_index + 1}: no move lowers the error; stopped")
             break
@@ -235,13 +332,11 @@ def held_out_text(problem, base, held_out_fit, b1, b16):
             f"saw: {error(held, 0):.4f} with the spec before, {error(held, 1):.4f} with that fit.")
 
 
-def report(problem, base, fitted, held_out_fit, models, b1, b16, spec_name, executor):
+def step_report(problem, base, fitted, held_out_fit, models, b1, b16, executor):
     per_model = problem.evaluate([base, fitted], models)
     kinds0, totals0 = summary_rows(per_model, 0)
-    kinds1, _ = summary_rows(per_model, 1)
-    _, totals1 = summary_rows(per_model, 1)
-    lines = [f"# {spec_name}: the analytic spec against the card's per-step times", "",
-             f"Measured: `{executor}` (per step: `pet-gpu time`'s CUDA events; each model's steps scaled "
+    kinds1, totals1 = summary_rows(per_model, 1)
+    lines = [f"Measured: `{executor}` (per step: `pet-gpu time`'s CUDA events; each model's steps scaled "
              "to its CUDA-graph end-to-end median). Estimated: `pet-profile --estimate` with the spec as "
              "committed before and as fitted. Error: |log2(estimate / measured)|, so 1.0 is a factor of 2.", "",
              f"Fit error (mean over {len(models)} models of the time-weighted squared ln ratio): "
@@ -260,7 +355,33 @@ def report(problem, base, fitted, held_out_fit, models, b1, b16, spec_name, exec
         if model in totals0:
             measured, before = totals0[model]
             lines.append(f"| {model} | {measured / 1000:.3f} | {before / 1000:.3f} | {totals1[model][1] / 1000:.3f} |")
-    lines += ["", "| value | before | fitted |", "|---|---|---|"]
+    return lines
+
+
+def group_report(groups, base, fitted, db):
+    """The kernel groups' errors before and fitted, overall and by the group's first op."""
+    rows = groups.evaluate([base, fitted])
+    by_op = {}
+    for key, measured, est in rows:
+        by_op.setdefault(key.split("[")[0].split("(")[0], []).append(
+            [abs(math.log2(max(e, 1e-3) / measured)) for e in est])
+    errors = groups.errors([base, fitted])
+    lines = [f"Kernel groups timed stand-alone on the card (`{db}`, the spec's card's kernel-group entries "
+             f"for the misses file's requests): {len(rows)} groups; mean squared ln ratio {errors[0]:.4f} before, "
+             f"{errors[1]:.4f} fitted.", "",
+             "| first op | groups | median error before | fitted |", "|---|---|---|---|"]
+    for op in sorted(by_op, key=lambda o: -len(by_op[o])):
+        values = by_op[op]
+        lines.append(f"| {op} | {len(values)} | {statistics.median(v[0] for v in values):.2f} | "
+                     f"{statistics.median(v[1] for v in values):.2f} |")
+    return lines
+
+
+def report(sections, base, fitted, spec_name):
+    lines = [f"# {spec_name}: the analytic spec against the card's times", ""]
+    for section in sections:
+        lines += section + [""]
+    lines += ["| value | before | fitted |", "|---|---|---|"]
     for where, _ in FITTED:
         lines.append(f"| {'.'.join(where)} | {get_value(base, where):.4g} | {get_value(fitted, where):.4g} |")
     return "\n".join(lines) + "\n"
@@ -293,47 +414,74 @@ def rounded(spec):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--executor", required=True, help="a check's executor.txt (the executor stage's output)")
-    parser.add_argument("--work", required=True, help="the kit's work folder: <model>/model.pet as the card ran them")
+    parser.add_argument("--executor", help="a check's executor.txt (the executor stage's output)")
+    parser.add_argument("--work", help="with --executor: the kit's work folder, <model>/model.pet as the card ran them")
+    parser.add_argument("--db", help="a profile DB with the card's kernel-group times (with --misses)")
+    parser.add_argument("--misses", help="the misses file whose kernel-groups requests name those groups' models")
     parser.add_argument("--spec", required=True, help="the device spec to start from: h200, h100 or a JSON file")
     parser.add_argument("--pet-profile", default=os.path.join(REPO, "build", "tools", "pet-profile"))
     parser.add_argument("--rounds", type=int, default=60, help="coordinate-descent rounds at most (60)")
     parser.add_argument("--out-spec", help="write the fitted spec here")
     parser.add_argument("--report", help="write the before/fitted comparison (Markdown) here")
     args = parser.parse_args(argv)
+    if bool(args.executor) != bool(args.work) or bool(args.db) != bool(args.misses) or not (args.executor or args.db):
+        parser.error("give --executor FILE --work DIR, --db DB --misses FILE, or both pairs")
 
-    with open(args.executor) as f:
-        measured = parse_executor(f.read())
-    models = sorted(m for m in measured if os.path.exists(os.path.join(args.work, m, "model.pet")))
-    if not models:
-        sys.exit(f"fit_spec: no model timed in {args.executor} has {args.work}/<model>/model.pet")
-    b16 = [m for m in models if m.endswith("_b16")]
-    b1 = [m for m in models if m not in b16]
-    problem = Problem(measured, args.work, args.pet_profile)
     base = read_spec(args.spec)
     log = lambda text: print(text, flush=True)  # noqa: E731
-    log(f"fit_spec: {len(models)} models timed in {args.executor}")
-    log("fit on every model:")
-    fitted, _ = fit(problem, base, models, args.rounds, log)
+    objectives, sources = [], []
+    problem = groups = None
+    models, b1, b16 = [], [], []
+    if args.executor:
+        with open(args.executor) as f:
+            measured = parse_executor(f.read())
+        models = sorted(m for m in measured if os.path.exists(os.path.join(args.work, m, "model.pet")))
+        if not models:
+            sys.exit(f"fit_spec: no model timed in {args.executor} has {args.work}/<model>/model.pet")
+        b16 = [m for m in models if m.endswith("_b16")]
+        b1 = [m for m in models if m not in b16]
+        problem = Problem(measured, args.work, args.pet_profile)
+        objectives.append(step_objective(problem, models))
+        sources.append(f"{args.executor}: pet-gpu time's per-step medians of {len(models)} models, each scaled to "
+                       "its CUDA-graph end-to-end median")
+        log(f"fit_spec: {len(models)} models timed in {args.executor}")
+    found = read_groups(args.db, args.misses, base["name"]) if args.db else []
+    if args.db and not found:
+        log(f"fit_spec: {args.db} holds no kernel-group time of {base['name']} for a request of {args.misses}")
+        if not objectives:
+            return NOTHING_TO_FIT
+    if found:
+        groups = GroupProblem(found, args.pet_profile)
+        objectives.append(groups.errors)
+        sources.append(f"{args.db}: {len(found)} kernel groups timed stand-alone")
+        log(f"fit_spec: {len(found)} kernel groups timed in {args.db}")
+    objective = objectives[0] if len(objectives) == 1 else mean_objective(objectives)
+    log("fit:")
+    fitted, _ = fit(objective, base, args.rounds, log)
     fitted = rounded(fitted)
     held_out_fit = None
     if b1 and b16:
-        log("fit on the batch-1 models alone (held out: batch 16):")
-        held_out_fit, _ = fit(problem, base, b1, args.rounds, log)
-    text = report(problem, base, fitted, held_out_fit, models, b1, b16, base.get("name", args.spec), args.executor)
+        log("fit on the batch-1 models' steps alone (held out: batch 16):")
+        held_out_fit, _ = fit(step_objective(problem, b1), base, args.rounds, log)
+    sections = []
+    if problem:
+        sections.append(step_report(problem, base, fitted, held_out_fit, models, b1, b16, args.executor))
+    if groups:
+        sections.append(group_report(groups, base, fitted, args.db))
+    text = report(sections, base, fitted, base.get("name", args.spec))
     print(text)
     if args.report:
         with open(args.report, "w") as f:
             f.write(text)
     if args.out_spec:
-        per_model = problem.evaluate([base, fitted], models)
+        errors = objective([base, fitted])
         fitted["fit"] = {
-            "measured": f"{args.executor}: pet-gpu time's per-step medians of {len(models)} models, each scaled to its "
-                        "CUDA-graph end-to-end median",
+            "measured": "; ".join(sources),
             "how": "bench/gpu/fit_spec.py: greedy coordinate descent in log space over launch_overhead_us and the "
                    "efficiency values but the tile sizes and the alignment",
-            "error_before": round(error(per_model, 0), 4), "error_fitted": round(error(per_model, 1), 4),
-            "held_out": held_out_text(problem, base, held_out_fit, b1, b16)}
+            "error_before": round(errors[0], 4), "error_fitted": round(errors[1], 4)}
+        if problem:
+            fitted["fit"]["held_out"] = held_out_text(problem, base, held_out_fit, b1, b16)
         with open(args.out_spec, "w") as f:
             f.write(spec_text(fitted))
     return 0

@@ -97,25 +97,37 @@ PY
   rm -rf "$empty" "$rendered"
   echo "after-check: $folder/harness.md: the GPU section of the harness"
 fi
-# The executor stage's per-step times against the target's analytic spec (bench/gpu/fit_spec.py on
-# the kit's work models, which that stage timed): the committed spec's error and a fit, reported;
-# adopting the fit is a decision (it changes what pet-opt writes, so the next kit's too).
-if [[ -s "$folder/executor.txt" ]]; then
-  if [[ -f "$kit" ]]; then
-    spec_target=$(kit_target)
-    models=$(mktemp -d)
-    tar -C "$models" -xJf "$kit" kit/work || fail "$kit holds no work models"
-    python3 bench/gpu/fit_spec.py --executor "$folder/executor.txt" --work "$models/kit/work" --spec "$spec_target" \
-      --pet-profile "$build/tools/pet-profile" --report "$folder/spec-fit.md" \
-      --out-spec "$folder/$spec_target-fitted.json" > "$folder/spec-fit.log" 2>&1 ||
+# The card's times against the target's analytic spec (bench/gpu/fit_spec.py): the executor
+# stage's per-step times of the kit's work models, and the DB's kernel-group times of the kit's
+# misses (what the measure stage and the live runs timed): the committed spec's error and a fit,
+# reported; adopting the fit is a decision (it changes what pet-opt writes, so the next kit's too).
+if [[ -f "$kit" ]] && [[ -s "$folder/executor.txt" || ( -n "$db" && -f "$db" ) ]]; then
+  spec_target=$(kit_target)
+  unpacked_kit=$(mktemp -d)
+  tar -C "$unpacked_kit" -xJf "$kit" kit/work kit/misses 2>/dev/null || tar -C "$unpacked_kit" -xJf "$kit" kit/work ||
+    fail "$kit holds no work models"
+  sources=()
+  [[ -s "$folder/executor.txt" ]] && sources+=(--executor "$folder/executor.txt" --work "$unpacked_kit/kit/work")
+  [[ -n "$db" && -f "$db" && -f "$unpacked_kit/kit/misses/misses.jsonl" ]] &&
+    sources+=(--db "$db" --misses "$unpacked_kit/kit/misses/misses.jsonl")
+  if ((${#sources[@]})); then
+    status=0
+    python3 bench/gpu/fit_spec.py "${sources[@]}" --spec "$spec_target" --pet-profile "$build/tools/pet-profile" \
+      --report "$folder/spec-fit.md" --out-spec "$folder/$spec_target-fitted.json" > "$folder/spec-fit.log" 2>&1 || status=$?
+    if ((status == 3)); then
+      rm -f "$folder/spec-fit.log"
+      echo "after-check: no kernel-group time of $spec_target for the kit's misses in $db, and no executor stage: no spec fit"
+    elif ((status)); then
       fail "bench/gpu/fit_spec.py failed: $(tail -3 "$folder/spec-fit.log")"
-    rm -rf "$models"
-    echo "after-check: $folder/spec-fit.md: $(sed -n 's/^Fit error[^:]*: //p' "$folder/spec-fit.md")"
-    echo "after-check: to adopt the fit: cp $folder/$spec_target-fitted.json search/cost/devices/$spec_target.json" \
-      "(then rebuild, and the kit: pet-opt's choices change)"
-  else
-    echo "after-check: no kit at $kit, so the executor's step times are not set beside the spec (its work models)"
+    else
+      echo "after-check: $folder/spec-fit.md: $(grep -m1 -o '[0-9.]* before, [0-9.]* fitted' "$folder/spec-fit.md")"
+      echo "after-check: to adopt the fit: cp $folder/$spec_target-fitted.json search/cost/devices/$spec_target.json" \
+        "(then rebuild, and the kit: pet-opt's choices change)"
+    fi
   fi
+  rm -rf "$unpacked_kit"
+elif [[ -s "$folder/executor.txt" ]]; then
+  echo "after-check: no kit at $kit, so the executor's step times are not set beside the spec (its work models)"
 fi
 
 # What the DB now holds per device, and whether this build replays it.

@@ -85,12 +85,67 @@ class Fitting(unittest.TestCase):
             base = fit_spec.read_spec("h200")
             start = fit_spec.error(problem.evaluate([base], ["convs"]), 0)
             logged = []
-            fitted, end = fit_spec.fit(problem, base, ["convs"], 40, logged.append)
+            fitted, end = fit_spec.fit(fit_spec.step_objective(problem, ["convs"]), base, 40, logged.append)
         print(f"fit error {start:.4f} -> {end:.6f}; {len(logged)} lines logged")
         self.assertGreater(start, 0.01)
         self.assertLess(end, start * 0.05)
         self.assertTrue(logged[0].startswith("  start: error"))
         self.assertGreater(fit_spec.get_value(fitted, ("efficiency", "conv_fixed_us")), 0)
+
+
+GROUP_A = """graph "a" opset 13 {
+  input %x : f32[1,64,28,28]
+  const %w : f32[64,64,3,3] = random(1, 0.05)
+  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[1,64,28,28]
+  %y = Relu(%c) : f32[1,64,28,28]
+  output %y
+}
+"""
+GROUP_B = """graph "b" opset 13 {
+  input %x : f32[1,256,14,14]
+  %y = Relu(%x) : f32[1,256,14,14]
+  output %y
+}
+"""
+
+
+class KernelGroupsFromADb(unittest.TestCase):
+    def test_the_cards_newest_times_of_the_misses_groups_are_read_and_a_fit_finds_them_again(self):
+        """Before: a DB holding the card's kernel-group times (one key twice, one of another card, one no
+        request names) beside the misses file whose requests name their models. After: the newest time of
+        each requested key of the card, and a fit that brings the error down to a fraction."""
+        truth = fit_spec.with_value(fit_spec.read_spec("h200"), ("efficiency", "conv_fixed_us"), 12.0)
+        with tempfile.TemporaryDirectory() as folder:
+            folder = Path(folder)
+            (folder / "misses.jsonl.models").mkdir()
+            (folder / "misses.jsonl.models" / "a.pet").write_text(GROUP_A)
+            (folder / "misses.jsonl.models" / "b.pet").write_text(GROUP_B)
+            request = {"id": 1, "kind": "kernel-groups", "keys": ["Conv(a)", "Relu(b)"], "models": ["a.pet", "b.pet"]}
+            (folder / "misses.jsonl").write_text(json.dumps({"id": 2, "kind": "selection", "keys": ["model x"],
+                                                             "models": ["a.pet"]}) + "\n" + json.dumps(request) + "\n")
+            (folder / "truth.json").write_text(fit_spec.spec_text(truth))
+            totals = fit_spec.model_totals(PET_PROFILE, [str(folder / "misses.jsonl.models" / m) for m in ("a.pet", "b.pet")],
+                                           [str(folder / "truth.json")])
+            a_us, b_us = (totals[str(folder / "misses.jsonl.models" / m)][0] for m in ("a.pet", "b.pet"))
+            card = "h200 | pet-gpu tf32 math (x), kernels 0 | NVIDIA H200 | 1 thread"
+
+            def entry(key, device, us, date):
+                return {"key": key, "device": device, "microseconds": us, "method": "m", "libraries": "x", "date": date}
+            db = {"entries": [entry("Conv(a)", card, a_us, "2026-11-29"), entry("Conv(a)", card, 999.0, "2026-11-01"),
+                              entry("Relu(b)", card, b_us, "2026-11-29"),
+                              entry("Relu(b)", card.replace("h200", "h100", 1), 1.0, "2026-11-30"),
+                              entry("model x", card, 5.0, "2026-11-29")]}
+            (folder / "db.json").write_text(json.dumps(db))
+            groups = fit_spec.read_groups(str(folder / "db.json"), str(folder / "misses.jsonl"), "h200")
+            self.assertEqual([(key, Path(model).name, us) for key, model, us in groups],
+                             [("Conv(a)", "a.pet", a_us), ("Relu(b)", "b.pet", b_us)])
+            problem = fit_spec.GroupProblem(groups, PET_PROFILE)
+            base = fit_spec.read_spec("h200")
+            start = problem.errors([base])[0]
+            fitted, end = fit_spec.fit(problem.errors, base, 40, lambda _: None)
+        print(f"kernel-group fit error {start:.4f} -> {end:.6f}")
+        self.assertGreater(start, 0.01)
+        self.assertLess(end, start * 0.05)
 
 
 if __name__ == "__main__":

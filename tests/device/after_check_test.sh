@@ -83,6 +83,9 @@ graph "convs" opset 13 {
   output %c2
 }
 PET
+mkdir -p "$work/tiny/kit/misses/misses.jsonl.models"
+cp "$work/tiny/kit/work/convs/model.pet" "$work/tiny/kit/misses/misses.jsonl.models/g.pet"
+echo '{"id": 1, "kind": "kernel-groups", "keys": ["Conv(g)"], "models": ["g.pet"]}' > "$work/tiny/kit/misses/misses.jsonl"
 tar -C "$work/tiny" -cJf "$work/tiny.tar.xz" kit
 printf '== time convs\nend to end: median 0.0400 ms (q1 0.04, q3 0.04)\n  step 0 cudnn-conv '"'c1'"' (+1): 0.0250 ms (q1 0, q3 0)\n  step 1 cudnn-conv '"'c2'"': 0.0150 ms (q1 0, q3 0)\n' \
   > "$work/files_exec/results/executor.txt"
@@ -98,6 +101,21 @@ grep -q "^after-check: $exec_folder/spec-fit.md: [0-9.]* before, [0-9.]* fitted"
 grep -q "to adopt the fit: cp $exec_folder/h200-fitted.json search/cost/devices/h200.json" "$work/log7" ||
   fail "no word on adopting it: $(cat "$work/log7")"
 [[ "$(md5sum search/cost/devices/h200.json)" == "$spec_before" ]] || fail "the committed spec was changed"
+# The kit's misses with a DB: the card's kernel-group time of a requested key is a second source;
+# a DB without one, and no executor stage, is no fit at all (said, not failed).
+group_entry='"method": "m", "libraries": "x", "date": "2026-11-29"'
+echo '{"entries": [{"key": "Conv(g)", "device": "h200 | pet-gpu x | NVIDIA H200 | 1 thread", "microseconds": 40, '"$group_entry"'}]}' \
+  > "$work/group-db.json"
+bash scripts/device/after-check.sh "$work/files_exec" 2026-11-28-h200-groups --results "$work/out" --kit "$work/tiny.tar.xz" \
+  --db "$work/group-db.json" > "$work/log8" 2>&1 || fail "after-check with kernel-group times failed: $(cat "$work/log8")"
+grep -q "^Kernel groups timed stand-alone on the card .*: 1 groups;" "$work/out/2026-11-28-h200-groups/spec-fit.md" ||
+  fail "the fit left out the DB's kernel group: $(cat "$work/out/2026-11-28-h200-groups/spec-fit.md")"
+echo '{"entries": []}' > "$work/empty-db.json"
+rm -rf "$work/files_none" && mkdir -p "$work/files_none" && cp "$returned/summary.txt" "$work/files_none/"
+bash scripts/device/after-check.sh "$work/files_none" 2026-11-28-h200-none --results "$work/out" --kit "$work/tiny.tar.xz" \
+  --db "$work/empty-db.json" > "$work/log9" 2>&1 || fail "after-check with nothing to fit failed: $(cat "$work/log9")"
+grep -q "no kernel-group time of h200 for the kit's misses in $work/empty-db.json, and no executor stage: no spec fit" \
+  "$work/log9" || fail "nothing to fit, said: $(cat "$work/log9")"
 
 if bash scripts/device/after-check.sh "$work/files_at" 2026-11-28-h200 --results "$work/out" > "$work/log2" 2>&1; then
   fail "an existing folder was written over"
