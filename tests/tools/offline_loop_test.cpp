@@ -2,6 +2,7 @@
 // fake pet-gpu, pet-profile --import, and pet-opt --replay on what was imported.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <fstream>
@@ -392,6 +393,12 @@ TEST(ProfileEstimate, EachKernelGroupsEstimatePerDeviceSumsToTheAnalyticGraphCos
   EXPECT_EQ(heads, (std::vector<std::string>{"c1 Conv+Relu+Add", "c2 Conv+Relu"}));
   EXPECT_NEAR(h100_us, cost::CostModel(cost::load_device("h100")).graph_cost(graph), 1e-9);
   EXPECT_NEAR(h200_us, cost::CostModel(cost::load_device("h200")).graph_cost(graph), 1e-9);
+  Ran twice = pet_profile({"--estimate", model, "--estimate", model, "--device", "h200"});
+  ASSERT_EQ(twice.status, 0) << twice.err;
+  std::string header = nlohmann::json({{"model", model}, {"devices", {"h200"}}}).dump();
+  EXPECT_EQ(twice.out.find(header), 0u);
+  EXPECT_NE(twice.out.find(header, 1), std::string::npos);  // each model's lines after its own header
+  EXPECT_EQ(std::count(twice.out.begin(), twice.out.end(), '\n'), 6);
   EXPECT_EQ(pet_profile({"--estimate", model}).err,
             "pet-profile: error: pet-profile --estimate needs --device NAME|FILE, the device spec (h100, h200, a100, "
             "v100 or a JSON file); see pet-profile --help\n");
