@@ -109,6 +109,16 @@ def with_value(spec, where, value):
     return out
 
 
+def write_specs(folder, specs):
+    """Each spec as a file in `folder`, for pet-profile --device; their paths in order."""
+    paths = []
+    for i, spec in enumerate(specs):
+        paths.append(os.path.join(folder, f"spec{i}.json"))
+        with open(paths[-1], "w") as f:
+            json.dump(spec, f)
+    return paths
+
+
 def estimates(pet_profile, model_path, spec_paths):
     """Per node of the model: (graph position, output name, [µs per spec])."""
     args = [pet_profile, "--estimate", model_path]
@@ -157,11 +167,7 @@ class Problem:
     def evaluate(self, specs, models):
         """Per model: [(step, measured µs scaled to the CUDA graph, [estimate µs per spec])]."""
         with tempfile.TemporaryDirectory() as folder:
-            paths = []
-            for i, spec in enumerate(specs):
-                paths.append(os.path.join(folder, f"spec{i}.json"))
-                with open(paths[-1], "w") as f:
-                    json.dump(spec, f)
+            paths = write_specs(folder, specs)
             with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
                 futures = {m: pool.submit(estimates, self.pet_profile, os.path.join(self.work, m, "model.pet"), paths)
                            for m in models}
@@ -233,11 +239,7 @@ class GroupProblem:
     def evaluate(self, specs):
         """[(key, measured µs, [estimate µs per spec])]."""
         with tempfile.TemporaryDirectory() as folder:
-            paths = []
-            for i, spec in enumerate(specs):
-                paths.append(os.path.join(folder, f"spec{i}.json"))
-                with open(paths[-1], "w") as f:
-                    json.dump(spec, f)
+            paths = write_specs(folder, specs)
             files = [model for _, model, _ in self.groups]
             batches = [files[i:i + self.BATCH] for i in range(0, len(files), self.BATCH)]
             totals = {}
