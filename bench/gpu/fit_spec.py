@@ -119,19 +119,31 @@ def write_specs(folder, specs):
     return paths
 
 
-def estimates(pet_profile, model_path, spec_paths):
-    """Per node of the model: (graph position, output name, [µs per spec])."""
-    args = [pet_profile, "--estimate", model_path]
+def estimate_groups(pet_profile, model_paths, spec_paths):
+    """Per model: its kernel groups as pet-profile --estimate prints them (one run for them all)."""
+    args = [pet_profile]
+    for path in model_paths:
+        args += ["--estimate", path]
     for path in spec_paths:
         args += ["--device", path]
     run = subprocess.run(args, capture_output=True, text=True)
     if run.returncode != 0:
-        sys.exit(f"fit_spec: {' '.join(args[:3])} failed: {run.stderr.strip()}")
-    nodes = []
-    for line in run.stdout.splitlines()[1:]:
-        for node in json.loads(line)["nodes"]:
-            nodes.append((node["node"], node["output"], node["us"]))
-    return sorted(nodes)
+        sys.exit(f"fit_spec: pet-profile --estimate ({len(model_paths)} models) failed: {run.stderr.strip()}")
+    groups, model = {}, None
+    for line in run.stdout.splitlines():
+        record = json.loads(line)
+        if "model" in record:
+            model = record["model"]
+            groups[model] = []
+        else:
+            groups[model].append(record)
+    return groups
+
+
+def estimates(pet_profile, model_path, spec_paths):
+    """Per node of the model: (graph position, output name, [µs per spec])."""
+    groups = estimate_groups(pet_profile, [model_path], spec_paths)[model_path]
+    return sorted((node["node"], node["output"], node["us"]) for group in groups for node in group["nodes"])
 
 
 def step_estimates(steps, nodes, n_specs):
@@ -187,23 +199,8 @@ class Problem:
 
 def model_totals(pet_profile, model_paths, spec_paths):
     """Per model: the sum of its kernel groups' estimates, one per spec (one pet-profile run)."""
-    args = [pet_profile]
-    for path in model_paths:
-        args += ["--estimate", path]
-    for path in spec_paths:
-        args += ["--device", path]
-    run = subprocess.run(args, capture_output=True, text=True)
-    if run.returncode != 0:
-        sys.exit(f"fit_spec: pet-profile --estimate ({len(model_paths)} models) failed: {run.stderr.strip()}")
-    totals, model = {}, None
-    for line in run.stdout.splitlines():
-        record = json.loads(line)
-        if "model" in record:
-            model = record["model"]
-            totals[model] = [0.0] * len(spec_paths)
-        else:
-            totals[model] = [t + us for t, us in zip(totals[model], record["us"])]
-    return totals
+    return {model: [sum(us) for us in zip(*(group["us"] for group in groups))] if groups else [0.0] * len(spec_paths)
+            for model, groups in estimate_groups(pet_profile, model_paths, spec_paths).items()}
 
 
 def read_groups(db_path, misses_path, card):
