@@ -170,8 +170,8 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
                               .start = std::chrono::steady_clock::now(),
                               .progress = options.hooks.progress,
                               .cancelled = options.hooks.cancelled,
-                              .excluded_seconds = [&cost, &stats, before = cost.measuring_seconds()] {
-                                return cost.measuring_seconds() - before + stats.ranking.seconds;
+                              .excluded_seconds = [&cost, &stats, before = cost.runtime_seconds()] {
+                                return cost.runtime_seconds() - before + stats.ranking.seconds;
                               }};
   budget.report(fmt::format("{} subprograms: {} full and {} partial mutants", mutants.stats.subprograms(),
                             mutants.stats.mutants_full, mutants.stats.mutants_partial));

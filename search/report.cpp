@@ -170,6 +170,7 @@ nlohmann::ordered_json target_json(const OptimizeResult& result, bool with_times
   if (with_times) {
     json["profile_db"] = report.profile_db;
     json["kernel_costs"]["measuring_seconds"] = report.sources.measuring_seconds;
+    json["kernel_costs"]["recording_seconds"] = report.sources.recording_seconds;
   }
   if (!report.misses_file.empty()) json["misses_exported"] = report.misses;
   json["selection"] = selection_json(report.selection);

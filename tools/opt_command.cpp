@@ -137,7 +137,7 @@ std::string gpu_summary(const TargetReport& report) {
                         "machine with pet-gpu measure {} --out RESULTS, then pet-profile --import RESULTS --misses {} "
                         "--out DB)\n",
                         report.misses, report.misses == 1 ? "" : "s", report.misses_file,
-                        report.sources.measuring_seconds, report.misses_file, report.misses_file);
+                        report.sources.recording_seconds, report.misses_file, report.misses_file);
   return text;
 }
 
@@ -158,11 +158,9 @@ std::string measured_summary(const OptimizeResult& result) {
     if (!candidate.rejected.empty()) text += fmt::format("  {} not timed: {}\n", candidate.label, candidate.rejected);
   text += fmt::format("  chose {}: {}\n", selection.candidates[selection.chosen].label, selection.reason);
   const cost::CostSources& sources = result.target.sources;
-  // An exporting run measures nothing: its seconds went into recording the misses, which its export line says.
-  bool exported = !result.target.misses_file.empty();
-  text += fmt::format("  kernel costs: {} measured{}, {} replayed, {} estimated; profile DB {}\n", sources.measured,
-                      exported ? "" : fmt::format(" ({:.1f} s)", sources.measuring_seconds), sources.replayed,
-                      sources.estimated, result.target.profile_db);
+  text += fmt::format("  kernel costs: {} measured ({:.1f} s), {} replayed, {} estimated; profile DB {}\n",
+                      sources.measured, sources.measuring_seconds, sources.replayed, sources.estimated,
+                      result.target.profile_db);
   text += gpu_summary(result.target);
   if (result.target.calibrated)
     text += fmt::format("  calibration: predicted {:.1f} us for the cleaned input, measured {:.1f} us ({:+.1f}%; the "

@@ -145,7 +145,9 @@ struct CostSources {
   int64_t measured = 0;   // timed in the runtime during this run
   int64_t replayed = 0;   // read from the profile DB
   int64_t estimated = 0;  // neither: the analytic fallback (a replayed DB without the entry)
-  double measuring_seconds = 0;  // wall clock spent timing kernel groups
+  double measuring_seconds = 0;  // wall clock spent timing kernel groups and in-context runs
+  // Wall clock spent handing them to a runtime that records them instead (an exporting run's misses).
+  double recording_seconds = 0;
 };
 
 // How a measured target's kernel groups are timed; `runtime` null replays the DB read-only.
@@ -200,7 +202,8 @@ class CostModel {
   std::optional<ProfileEntry> find_entry(const std::string& key) const;
   void add_entry(ProfileEntry entry) const;
   CostSources sources() const;
-  double measuring_seconds() const;  // wall clock spent timing kernel groups so far
+  // Wall clock spent in the runtime so far, timing or recording: time the search's budget does not charge.
+  double runtime_seconds() const;
   NodeCost node_cost(const Graph& graph, NodeId node) const;
   // Sum over nodes; nodes whose inputs are all constants (weight preparation) cost nothing.
   double graph_cost(const Graph& graph) const;  // microseconds
@@ -240,7 +243,10 @@ class CostModel {
   mutable std::mutex measuring_;  // one measurement at a time: they would disturb each other
   mutable std::map<std::string, NodeCost> memo_;
   mutable std::map<std::string, GroupTime> group_memo_;
+  // Adds a runtime call's wall clock to measuring or recording, as the runtime times or records.
+  void add_runtime_seconds(double seconds) const;  // under mutex_
   mutable double measuring_seconds_ = 0;
+  mutable double recording_seconds_ = 0;
   ContextScales scales_;  // set once, before the search reads costs (calibrate_in_context)
 };
 

@@ -194,7 +194,7 @@ bool CostModel::measure_context_run(const Graph& graph, const KernelGrouping& gr
   std::vector<ProfileEntry> entries =
       context_run_entries(measurement_->target, graph, grouping, base, profiled, plain);
   std::lock_guard lock(mutex_);
-  measuring_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  add_runtime_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   for (ProfileEntry& entry : entries) profile_.add(std::move(entry));
   return !entries.empty();
 }

@@ -51,7 +51,6 @@ struct ContextScales {
 std::string in_context_base(const Graph& graph);
 inline constexpr const char* kInContextKeyPrefix = "in-context model ";  // in_context_base's, and its entries'
 
-
 // The kind of the timing requests of an in-context run (runtime::TimingPurpose): two of them, the
 // graph profiled per node, then run with the profiler off; the purpose's one key is the base.
 inline constexpr const char* kInContext = "in-context";

@@ -115,12 +115,17 @@ CostSources CostModel::sources() const {
     if (time.source == CostSource::estimated) ++sources.estimated;
   }
   sources.measuring_seconds = measuring_seconds_;
+  sources.recording_seconds = recording_seconds_;
   return sources;
 }
 
-double CostModel::measuring_seconds() const {
+double CostModel::runtime_seconds() const {
   std::lock_guard lock(mutex_);
-  return measuring_seconds_;
+  return measuring_seconds_ + recording_seconds_;
+}
+
+void CostModel::add_runtime_seconds(double seconds) const {
+  (measurement_->runtime->times() ? measuring_seconds_ : recording_seconds_) += seconds;
 }
 
 std::optional<CostModel::GroupTime> CostModel::stored_group_time(const std::string& key) const {
@@ -268,7 +273,7 @@ void CostModel::measure_groups(const Graph& graph, const std::vector<const Kerne
   std::vector<std::optional<runtime::Timing>> timings = time_each(*measurement_->runtime, models, options);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard lock(mutex_);
-  measuring_seconds_ += seconds;
+  add_runtime_seconds(seconds);
   for (size_t i = 0; i < todo.size(); ++i) {
     std::vector<ProfileEntry> entries;
     if (timings[i]) entries = kernel_group_entries(measurement_->target, todo[i]->key, *timings[i]);
