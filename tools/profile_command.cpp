@@ -114,11 +114,14 @@ int summarize_db(const CliArgs& args, std::ostream& out) {
   return 0;
 }
 
-nlohmann::json node_estimate(const std::vector<cost::DeviceSpec>& devices, const Graph& graph, NodeId id) {
+// One node's description and price per device (estimated_node_us: a correction's values inside its kernel).
+nlohmann::json node_estimate(const std::vector<cost::DeviceSpec>& devices, const Graph& graph, NodeId id,
+                             bool in_correction_kernel) {
   const Node& node = graph.node(id);
   cost::Workload work = cost::describe_workload(graph, node);
   nlohmann::json us = nlohmann::json::array();
-  for (const cost::DeviceSpec& device : devices) us.push_back(cost::kernel_time(device, work).total_us);
+  for (const cost::DeviceSpec& device : devices)
+    us.push_back(cost::estimated_node_us(device, graph, id, in_correction_kernel));
   return {{"node", id}, {"output", graph.value(node.outputs.at(0)).name}, {"op", node.op()},
           {"engine", cost::engine_name(work.engine)}, {"flops", work.flops}, {"bytes", work.bytes}, {"us", us}};
 }
@@ -130,12 +133,13 @@ void estimate_groups(const std::string& model, const std::vector<std::string>& n
   Graph graph = read_model(model, {});
   out << nlohmann::json{{"model", model}, {"devices", names}}.dump() << "\n";
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  std::vector<bool> in_correction_kernel = cost::fused_correction_nodes(graph);
   for (size_t g = 0; g < grouping.groups.size(); ++g) {
     const cost::KernelGroup& group = grouping.groups[g];
     nlohmann::json nodes = nlohmann::json::array();
     std::vector<double> total(devices.size(), 0.0);
     for (NodeId id : group.nodes) {
-      nodes.push_back(node_estimate(devices, graph, id));
+      nodes.push_back(node_estimate(devices, graph, id, in_correction_kernel[static_cast<size_t>(id)]));
       for (size_t d = 0; d < devices.size(); ++d) total[d] += nodes.back()["us"][d].get<double>();
     }
     nlohmann::json line = {{"group", g}, {"head", nodes[0]["output"]}, {"ops", cost::context_class(graph, group)},

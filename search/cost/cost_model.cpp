@@ -45,11 +45,13 @@ NodeCost CostModel::node_cost(const Graph& graph, NodeId id) const {
 // A correction's recomputation runs inside the emitted overwrite kernel: no launch of its own,
 // slices are index offsets of its reads, and the arithmetic is plain CUDA-core work spread over
 // every SM (one thread per recomputed element) reading at the streaming bandwidth.
-double CostModel::fused_correction_time(const Graph& graph, const Node& node) const {
-  if (node.def->traits.layout_only) return 0;
+double estimated_node_us(const DeviceSpec& device, const Graph& graph, NodeId id, bool in_correction_kernel) {
+  const Node& node = graph.node(id);
   Workload work = describe_workload(graph, node);
-  double compute_us = work.flops / (device_.fp32_flops * device_.curves.cuda_core) * 1e6;
-  double memory_us = work.bytes / (device_.bandwidth * device_.curves.bandwidth_peak) * 1e6;
+  if (!in_correction_kernel) return kernel_time(device, work).total_us;
+  if (node.def->traits.layout_only) return 0;
+  double compute_us = work.flops / (device.fp32_flops * device.curves.cuda_core) * 1e6;
+  double memory_us = work.bytes / (device.bandwidth * device.curves.bandwidth_peak) * 1e6;
   return std::max(compute_us, memory_us);
 }
 
@@ -82,7 +84,7 @@ double CostModel::graph_cost(const Graph& graph) const {
   double total = 0;
   for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
     if (fused[static_cast<size_t>(id)]) {
-      total += fused_correction_time(graph, graph.node(id));
+      total += estimated_node_us(device_, graph, id, true);
       continue;
     }
     total += node_cost(graph, id).microseconds;

@@ -137,6 +137,12 @@ std::string today();
 // LayoutOverwrite's correction operand): the emitted correction kernel recomputes them in place.
 std::vector<bool> fused_correction_nodes(const Graph& graph);
 
+// The analytic spec's price of one node as a GPU runs it: its kernel's roofline time, or, for a node
+// that only computes a correction's values (`in_correction_kernel`: fused_correction_nodes), its
+// share of the emitted correction kernel, which recomputes it in place. What a GPU target prices a
+// kernel group its profile DB lacks at is the sum over the group's nodes.
+double estimated_node_us(const DeviceSpec& device, const Graph& graph, NodeId node, bool in_correction_kernel);
+
 // Where one kernel group's cost came from.
 enum class CostSource { measured, replayed, estimated };
 
@@ -224,7 +230,6 @@ class CostModel {
   // Times the graph whole and records its run; false when nothing was recorded (refused, not measured).
   bool measure_context_run(const Graph& graph, const KernelGrouping& grouping, const std::string& base);
   std::vector<GroupTime> group_times(const Graph& graph, const KernelGrouping& grouping) const;
-  double fused_correction_time(const Graph& graph, const Node& node) const;
   double measured_graph_cost(const Graph& graph) const;
   // The fallback's estimate; with `fused` (fused_correction_nodes of the graph) a correction's values
   // are priced inside its kernel.

@@ -139,8 +139,7 @@ std::optional<CostModel::GroupTime> CostModel::stored_group_time(const std::stri
 double CostModel::estimated_group_cost(const Graph& graph, const KernelGroup& group, const std::vector<bool>* fused) const {
   double total = 0;
   for (NodeId id : group.nodes)
-    total += fused && (*fused)[static_cast<size_t>(id)] ? fused_correction_time(graph, graph.node(id))
-                                                        : kernel_time(device_, describe_workload(graph, graph.node(id))).total_us;
+    total += estimated_node_us(device_, graph, id, fused && (*fused)[static_cast<size_t>(id)]);
   return total;
 }
 

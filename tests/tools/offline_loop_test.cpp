@@ -393,6 +393,22 @@ TEST(ProfileEstimate, EachKernelGroupsEstimatePerDeviceSumsToTheAnalyticGraphCos
   EXPECT_EQ(heads, (std::vector<std::string>{"c1 Conv+Relu+Add", "c2 Conv+Relu"}));
   EXPECT_NEAR(h100_us, cost::CostModel(cost::load_device("h100")).graph_cost(graph), 1e-9);
   EXPECT_NEAR(h200_us, cost::CostModel(cost::load_device("h200")).graph_cost(graph), 1e-9);
+  // A corrected program: the nodes that only compute a correction's values are priced inside its
+  // emitted kernel, as a GPU target prices them (not as kernels of their own).
+  std::string corrected = std::string(PET_SOURCE_DIR) + "/tests/kernels/gpu/executor_models/correction.pet";
+  Ran with_correction = pet_profile({"--estimate", corrected, "--device", "h200"});
+  ASSERT_EQ(with_correction.status, 0) << with_correction.err;
+  double corrected_us = 0;
+  std::istringstream corrected_lines(with_correction.out);
+  std::getline(corrected_lines, line);
+  while (std::getline(corrected_lines, line)) corrected_us += nlohmann::json::parse(line)["us"][0].get<double>();
+  std::ifstream corrected_file(corrected);
+  std::stringstream corrected_text;
+  corrected_text << corrected_file.rdbuf();
+  Graph corrected_graph = parse_graph(corrected_text.str());
+  std::vector<bool> in_kernel = cost::fused_correction_nodes(corrected_graph);
+  ASSERT_GT(std::count(in_kernel.begin(), in_kernel.end(), true), 0);
+  EXPECT_NEAR(corrected_us, cost::CostModel(cost::load_device("h200")).graph_cost(corrected_graph), 1e-9);
   Ran twice = pet_profile({"--estimate", model, "--estimate", model, "--device", "h200"});
   ASSERT_EQ(twice.status, 0) << twice.err;
   std::string header = nlohmann::json({{"model", model}, {"devices", {"h200"}}}).dump();
