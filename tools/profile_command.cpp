@@ -114,20 +114,24 @@ int summarize_db(const CliArgs& args, std::ostream& out) {
   return 0;
 }
 
-// One node's description and price per device (estimated_node_us: a correction's values inside its kernel).
-nlohmann::json node_estimate(const std::vector<cost::DeviceSpec>& devices, const Graph& graph, NodeId id,
-                             bool in_correction_kernel) {
+// One node's description, its place in pet-gpu's kernels and its price per device.
+nlohmann::json node_estimate(const Graph& graph, NodeId id, cost::KernelPlace place, const std::vector<double>& us) {
+  static const char* const kPlaces[] = {"own kernel", "fused", "correction kernel"};
   const Node& node = graph.node(id);
   cost::Workload work = cost::describe_workload(graph, node);
-  nlohmann::json us = nlohmann::json::array();
-  for (const cost::DeviceSpec& device : devices)
-    us.push_back(cost::estimated_node_us(device, graph, id, in_correction_kernel));
-  return {{"node", id}, {"output", graph.value(node.outputs.at(0)).name}, {"op", node.op()},
-          {"engine", cost::engine_name(work.engine)}, {"flops", work.flops}, {"bytes", work.bytes}, {"us", us}};
+  return {{"node", id},
+          {"output", graph.value(node.outputs.at(0)).name},
+          {"op", node.op()},
+          {"engine", cost::engine_name(work.engine)},
+          {"place", kPlaces[static_cast<int>(place)]},
+          {"flops", work.flops},
+          {"bytes", work.bytes},
+          {"us", us}};
 }
 
 // One model's lines: a header naming the model and the devices, then one JSON line per kernel group
-// in graph order, its "us" one value per device (what a GPU target prices a group its DB lacks at).
+// in graph order, its "us" one value per device (what a GPU target prices a group its DB lacks at:
+// estimated_group_us, the sum over its nodes at their places in pet-gpu's kernels).
 void estimate_groups(const std::string& model, const std::vector<std::string>& names,
                      const std::vector<cost::DeviceSpec>& devices, std::ostream& out) {
   Graph graph = read_model(model, {});
@@ -136,12 +140,18 @@ void estimate_groups(const std::string& model, const std::vector<std::string>& n
   std::vector<bool> in_correction_kernel = cost::fused_correction_nodes(graph);
   for (size_t g = 0; g < grouping.groups.size(); ++g) {
     const cost::KernelGroup& group = grouping.groups[g];
-    nlohmann::json nodes = nlohmann::json::array();
+    std::vector<cost::KernelPlace> places = cost::gpu_kernel_places(graph, grouping, group, in_correction_kernel);
+    std::vector<std::vector<double>> node_us(group.nodes.size());  // [node][device]
     std::vector<double> total(devices.size(), 0.0);
-    for (NodeId id : group.nodes) {
-      nodes.push_back(node_estimate(devices, graph, id, in_correction_kernel[static_cast<size_t>(id)]));
-      for (size_t d = 0; d < devices.size(); ++d) total[d] += nodes.back()["us"][d].get<double>();
+    for (size_t d = 0; d < devices.size(); ++d) {
+      std::vector<double> us = cost::estimated_group_us(devices[d], graph, grouping, group, in_correction_kernel);
+      for (size_t i = 0; i < us.size(); ++i) {
+        node_us[i].push_back(us[i]);
+        total[d] += us[i];
+      }
     }
+    nlohmann::json nodes = nlohmann::json::array();
+    for (size_t i = 0; i < group.nodes.size(); ++i) nodes.push_back(node_estimate(graph, group.nodes[i], places[i], node_us[i]));
     nlohmann::json line = {{"group", g}, {"head", nodes[0]["output"]}, {"ops", cost::context_class(graph, group)},
                            {"us", total}, {"nodes", nodes}};
     out << line.dump() << "\n";

@@ -137,11 +137,34 @@ std::string today();
 // LayoutOverwrite's correction operand): the emitted correction kernel recomputes them in place.
 std::vector<bool> fused_correction_nodes(const Graph& graph);
 
+// Where a GPU runs a node of a kernel group, as pet-gpu forms its steps (kernels/gpu/plan/grouping.h).
+enum class KernelPlace {
+  own_kernel,         // a kernel of its own: a launch, its reads and its write
+  fused,              // inside the kernel of the node before it (a cuDNN or cuBLASLt epilogue, an
+                      // elementwise chain): its arithmetic and the reads of its other operands
+  correction_kernel,  // recomputed in place by an emitted correction kernel (fused_correction_nodes)
+};
+
+// Each node's place when pet-gpu runs `group` of `grouping`: the head its own kernel; after a Conv
+// (without a fused activation) a per-channel bias Add when it has no bias, a residual Add and an
+// activation ride in its epilogue, after a MatMul or Gemm a per-column bias Add and an activation;
+// after an elementwise head every node; any other epilogue is one elementwise kernel, its first
+// node that kernel's own. `in_correction_kernel` (fused_correction_nodes of the graph) wins.
+std::vector<KernelPlace> gpu_kernel_places(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
+                                           const std::vector<bool>& in_correction_kernel);
+
 // The analytic spec's price of one node as a GPU runs it: its kernel's roofline time, or, for a node
 // that only computes a correction's values (`in_correction_kernel`: fused_correction_nodes), its
-// share of the emitted correction kernel, which recomputes it in place. What a GPU target prices a
-// kernel group its profile DB lacks at is the sum over the group's nodes.
+// share of the emitted correction kernel, which recomputes it in place.
 double estimated_node_us(const DeviceSpec& device, const Graph& graph, NodeId node, bool in_correction_kernel);
+
+// The analytic spec's price of each node of `group` as pet-gpu runs it (gpu_kernel_places): a node
+// of its own kernel or of a correction's as estimated_node_us; a node fused into the kernel before it
+// its arithmetic on CUDA cores or the reads of its other operands, whichever is slower (no launch,
+// and the chain's value never leaves the kernel). Their sum is what a GPU target prices a kernel
+// group its profile DB lacks at.
+std::vector<double> estimated_group_us(const DeviceSpec& device, const Graph& graph, const KernelGrouping& grouping,
+                                       const KernelGroup& group, const std::vector<bool>& in_correction_kernel);
 
 // Where one kernel group's cost came from.
 enum class CostSource { measured, replayed, estimated };
@@ -164,9 +187,10 @@ struct Measurement {
   // The target writes each correction as the standard-op lowering it runs fastest
   // (TargetSpec::picks_correction_lowering_by_measurement).
   bool picks_correction_lowering = false;
-  // The target runs each correction as one emitted kernel that recomputes its values in place (a
-  // GPU): a group the DB lacks is estimated with those values priced inside that kernel.
-  bool corrections_fused = false;
+  // The target runs pet-gpu's kernels: each correction one emitted kernel that recomputes its values
+  // in place, epilogues and elementwise chains fused. A group the DB lacks is estimated at the
+  // places pet-gpu runs its nodes (gpu_kernel_places), not one kernel per node.
+  bool pet_gpu_kernels = false;
 };
 
 // The profile DB entries of one timing, as the live path records them and pet-profile --import
@@ -231,11 +255,12 @@ class CostModel {
   bool measure_context_run(const Graph& graph, const KernelGrouping& grouping, const std::string& base);
   std::vector<GroupTime> group_times(const Graph& graph, const KernelGrouping& grouping) const;
   double measured_graph_cost(const Graph& graph) const;
-  // The fallback's estimate; with `fused` (fused_correction_nodes of the graph) a correction's values
-  // are priced inside its kernel.
-  double estimated_group_cost(const Graph& graph, const KernelGroup& group, const std::vector<bool>* fused = nullptr) const;
+  // The fallback's estimate: one kernel per node, or with `in_correction_kernel` (a target running
+  // pet-gpu's kernels: fused_correction_nodes of the graph) at the group's gpu_kernel_places.
+  double estimated_group_cost(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
+                              const std::vector<bool>* in_correction_kernel = nullptr) const;
   // Times the groups in the runtime (one interleaved batch) and records them.
-  void measure_groups(const Graph& graph, const std::vector<const KernelGroup*>& groups) const;
+  void measure_groups(const Graph& graph, const KernelGrouping& grouping, const std::vector<const KernelGroup*>& groups) const;
   std::optional<GroupTime> stored_group_time(const std::string& key) const;  // under mutex_
   double with_reorders_at_edges(const Graph& graph, const KernelGrouping& grouping, const std::vector<GroupTime>& times,
                                 const ContextScales& scales) const;

@@ -136,10 +136,14 @@ std::optional<CostModel::GroupTime> CostModel::stored_group_time(const std::stri
                    profile_.lookup(device, key + kReorderOut).value_or(0), CostSource::replayed};
 }
 
-double CostModel::estimated_group_cost(const Graph& graph, const KernelGroup& group, const std::vector<bool>* fused) const {
+double CostModel::estimated_group_cost(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
+                                       const std::vector<bool>* in_correction_kernel) const {
   double total = 0;
-  for (NodeId id : group.nodes)
-    total += estimated_node_us(device_, graph, id, fused && (*fused)[static_cast<size_t>(id)]);
+  if (in_correction_kernel) {
+    for (double us : estimated_group_us(device_, graph, grouping, group, *in_correction_kernel)) total += us;
+    return total;
+  }
+  for (NodeId id : group.nodes) total += estimated_node_us(device_, graph, id, false);
   return total;
 }
 
@@ -169,24 +173,25 @@ std::vector<CostModel::GroupTime> CostModel::group_times(const Graph& graph, con
       if (std::optional<GroupTime> stored = stored_group_time(group.key)) {
         group_memo_.emplace(group.key, *stored);
       } else if (!measurement_->runtime) {
-        group_memo_.emplace(group.key, GroupTime{estimated_group_cost(graph, group), 0, 0, CostSource::estimated});
+        group_memo_.emplace(group.key, GroupTime{estimated_group_cost(graph, grouping, group), 0, 0, CostSource::estimated});
       } else {
         missing.push_back(&group);
       }
     }
   }
-  if (!missing.empty()) measure_groups(graph, missing);
+  if (!missing.empty()) measure_groups(graph, grouping, missing);
   std::vector<GroupTime> times;
   {
     std::lock_guard lock(mutex_);
     for (const KernelGroup& group : groups) times.push_back(group_memo_.at(group.key));
   }
-  // A target that fuses corrections prices an estimated group in this graph: whether its nodes only
-  // compute a correction's values depends on the graph, not on the group's key.
-  if (measurement_->corrections_fused) {
-    std::vector<bool> fused = fused_correction_nodes(graph);
+  // A target running pet-gpu's kernels prices an estimated group in this graph: whether its nodes
+  // only compute a correction's values depends on the graph, not on the group's key.
+  if (measurement_->pet_gpu_kernels) {
+    std::vector<bool> in_correction_kernel = fused_correction_nodes(graph);
     for (size_t g = 0; g < groups.size(); ++g)
-      if (times[g].source == CostSource::estimated) times[g].kernel_us = estimated_group_cost(graph, groups[g], &fused);
+      if (times[g].source == CostSource::estimated)
+        times[g].kernel_us = estimated_group_cost(graph, grouping, groups[g], &in_correction_kernel);
   }
   return times;
 }
@@ -249,7 +254,8 @@ double CostModel::reorders_at_edges(const Graph& graph, const KernelGrouping& gr
   return total;
 }
 
-void CostModel::measure_groups(const Graph& graph, const std::vector<const KernelGroup*>& groups) const {
+void CostModel::measure_groups(const Graph& graph, const KernelGrouping& grouping,
+                               const std::vector<const KernelGroup*>& groups) const {
   std::lock_guard one_at_a_time(measuring_);
   std::vector<const KernelGroup*> todo;
   {
@@ -279,7 +285,7 @@ void CostModel::measure_groups(const Graph& graph, const std::vector<const Kerne
     for (ProfileEntry& entry : entries) profile_.add(std::move(entry));
     std::optional<GroupTime> time = stored_group_time(todo[i]->key);
     if (!time) {  // refused, or not measured (a recording runtime): estimated
-      group_memo_.emplace(todo[i]->key, GroupTime{estimated_group_cost(graph, *todo[i]), 0, 0, CostSource::estimated});
+      group_memo_.emplace(todo[i]->key, GroupTime{estimated_group_cost(graph, grouping, *todo[i]), 0, 0, CostSource::estimated});
       continue;
     }
     time->source = CostSource::measured;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/ops/fused_activation.h"
 
 namespace pet::cost {
 namespace {
@@ -73,7 +74,10 @@ Workload describe_workload(const Graph& graph, const Node& node) {
   else
     describe_gemm(graph, node, work);
   GemmShape& g = work.gemm;
-  g.k = counts.flops / (2.0 * g.batch * g.m * g.n);  // the reduction depth, from the op's own count
+  // The reduction depth, from the op's own count less a fused activation's flop per output element,
+  // which the epilogue applies after the reduction (the same price as the Relu node it replaced).
+  double epilogue_flops = ops::activation_op(node.attrs) ? static_cast<double>(graph.value(node.outputs[0]).type.shape.numel()) : 0.0;
+  g.k = (counts.flops - epilogue_flops) / (2.0 * g.batch * g.m * g.n);
   if (work.engine == Engine::TensorCoreGemm) work.reduction_channels = g.k;
   return work;
 }

@@ -74,7 +74,7 @@ namespace {
 cost::Measurement gpu_measurement(const cost::Target& target, const TargetOptions& options) {
   cost::Measurement measurement;
   measurement.target = target;
-  measurement.corrections_fused = true;
+  measurement.pet_gpu_kernels = true;
   measurement.timing.threads = 1;
   measurement.timing.seed = options.seed;
   return measurement;

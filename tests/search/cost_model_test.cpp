@@ -208,7 +208,7 @@ TEST(CostModel, AGpuTargetsMeasuredGroupOverridesTheRooflineAndTheAnalyticSpecRe
   std::string key = kernel_groups(graph).groups.at(0).key;
   Measurement measurement;
   measurement.target = {"h100", true, 1, "pet-gpu tf32 math (...), kernels 0123456789abcdef", "NVIDIA H100 80GB HBM3"};
-  measurement.corrections_fused = true;
+  measurement.pet_gpu_kernels = true;
   ProfileDb db;
   db.add({key, measurement.target.db_device(), 12.5, "end to end", "pet-gpu", "2026-11-28", 0.1, 7});
   CostModel replayed(load_device("h100"), db, measurement);
@@ -219,6 +219,89 @@ TEST(CostModel, AGpuTargetsMeasuredGroupOverridesTheRooflineAndTheAnalyticSpecRe
   CostModel estimated(load_device("h100"), ProfileDb{}, measurement);
   EXPECT_EQ(estimated.graph_cost(graph), h100().graph_cost(graph));
   EXPECT_EQ(estimated.sources().estimated, 1);
+}
+
+// The places of each kernel group's nodes in pet-gpu's kernels, one string per group ("own fused ...").
+std::vector<std::string> kernel_places(const Graph& graph) {
+  static const char* const kNames[] = {"own", "fused", "correction"};
+  KernelGrouping grouping = kernel_groups(graph);
+  std::vector<bool> in_correction_kernel = fused_correction_nodes(graph);
+  std::vector<std::string> out;
+  for (const KernelGroup& group : grouping.groups) {
+    std::vector<std::string> names;
+    for (KernelPlace place : gpu_kernel_places(graph, grouping, group, in_correction_kernel))
+      names.push_back(kNames[static_cast<int>(place)]);
+    out.push_back(fmt::format("{}", fmt::join(names, " ")));
+  }
+  return out;
+}
+
+Measurement gpu_target_measurement() {
+  Measurement measurement;
+  measurement.target = {"h100", true, 1, "", ""};
+  measurement.pet_gpu_kernels = true;
+  return measurement;
+}
+
+TEST(CostModel, AGpuTargetEstimatesAGroupAsPetGpuFusesItsEpilogue) {
+  Graph conv_epilogue = parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[1,64,56,56]
+  input %skip : f32[1,64,56,56]
+  const %w : f32[64,64,3,3] = random(1)
+  const %b : f32[1,64,1,1] = random(2)
+  %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w) : f32[1,64,56,56]
+  %cb = Add(%c, %b) : f32[1,64,56,56]
+  %s = Add(%cb, %skip) : f32[1,64,56,56]
+  %r = Relu(%s) : f32[1,64,56,56]
+  output %r
+})");
+  // before: four kernels, as a CPU runtime's fallback prices them; after: cuDNN's bias, residual and ReLU epilogue
+  EXPECT_EQ(kernel_places(conv_epilogue), (std::vector<std::string>{"own fused fused fused"}));
+  double per_node = CostModel(load_device("h100"), ProfileDb{}, Measurement{}).graph_cost(conv_epilogue);
+  double fused = CostModel(load_device("h100"), ProfileDb{}, gpu_target_measurement()).graph_cost(conv_epilogue);
+  double conv_alone = h100().node_cost(conv_epilogue, 0).microseconds;
+  EXPECT_LT(fused, per_node - 3 * load_device("h100").launch_overhead_us);
+  EXPECT_GT(fused, conv_alone);
+  // The residual's read (1x64x56x56 floats) is the epilogue's main cost: no launch, no write.
+  EXPECT_NEAR(fused - conv_alone, 64 * 56 * 56 * 4 / (load_device("h100").bandwidth * load_device("h100").curves.bandwidth_peak) * 1e6,
+              0.05 * (fused - conv_alone));
+
+  // A convolution with its own bias: a per-channel Add is no residual, so it opens an elementwise
+  // kernel, and the ReLU joins that kernel.
+  EXPECT_EQ(kernel_places(parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[1,8,8,8]
+  const %w : f32[8,8,1,1] = random(1)
+  const %bias : f32[8] = random(2)
+  const %b : f32[1,8,1,1] = random(3)
+  %c = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w, %bias) : f32[1,8,8,8]
+  %cb = Add(%c, %b) : f32[1,8,8,8]
+  %r = Relu(%cb) : f32[1,8,8,8]
+  output %r
+})")),
+            (std::vector<std::string>{"own own fused"}));
+  // A GEMM takes a per-column bias and a ReLU; the Sigmoid after them is a kernel of its own.
+  EXPECT_EQ(kernel_places(parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[4,16]
+  const %w : f32[16,32] = random(1)
+  const %b : f32[32] = random(2)
+  %m = MatMul(%x, %w) : f32[4,32]
+  %mb = Add(%m, %b) : f32[4,32]
+  %r = Relu(%mb) : f32[4,32]
+  %s = Sigmoid(%r) : f32[4,32]
+  output %s
+})")),
+            (std::vector<std::string>{"own fused fused own"}));
+  // An elementwise head and its chain are one kernel; after a pool the chain is one more.
+  EXPECT_EQ(kernel_places(parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[1,8,8,8]
+  const %k : f32[1] = random(1)
+  %p = MaxPool[ceil_mode=0, dilations=[1,1], kernel_shape=[2,2], pads=[0,0,0,0], strides=[2,2]](%x) : f32[1,8,4,4]
+  %a = Mul(%p, %k) : f32[1,8,4,4]
+  %r = Relu(%a) : f32[1,8,4,4]
+  %e = Exp(%r) : f32[1,8,4,4]
+  output %e
+})")),
+            (std::vector<std::string>{"own own fused fused"}));
 }
 
 TEST(CostModel, MemoReturnsTheSameCostForTheSameSignature) {
