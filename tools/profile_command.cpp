@@ -116,14 +116,13 @@ int summarize_db(const CliArgs& args, std::ostream& out) {
 
 // One node's description, its place in pet-gpu's kernels and its price per device.
 nlohmann::json node_estimate(const Graph& graph, NodeId id, cost::KernelPlace place, const std::vector<double>& us) {
-  static const char* const kPlaces[] = {"own kernel", "fused", "correction kernel"};
   const Node& node = graph.node(id);
   cost::Workload work = cost::describe_workload(graph, node);
   return {{"node", id},
           {"output", graph.value(node.outputs.at(0)).name},
           {"op", node.op()},
           {"engine", cost::engine_name(work.engine)},
-          {"place", kPlaces[static_cast<int>(place)]},
+          {"place", cost::kernel_place_name(place)},
           {"flops", work.flops},
           {"bytes", work.bytes},
           {"us", us}};

@@ -128,6 +128,16 @@ size_t epilogue_length(const Graph& graph, const KernelGrouping& grouping, const
 
 }  // namespace
 
+const char* kernel_place_name(KernelPlace place) {
+  switch (place) {
+    case KernelPlace::own_kernel: return "own kernel";
+    case KernelPlace::fused: return "fused";
+    case KernelPlace::correction_kernel: return "correction kernel";
+  }
+  PET_CHECK(false, "unknown kernel place");
+  return "";
+}
+
 std::vector<KernelPlace> gpu_kernel_places(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
                                            const std::vector<bool>& in_correction_kernel) {
   const std::vector<NodeId>& nodes = group.nodes;

@@ -145,6 +145,9 @@ enum class KernelPlace {
   correction_kernel,  // recomputed in place by an emitted correction kernel (fused_correction_nodes)
 };
 
+// "own kernel", "fused", "correction kernel": as pet-profile --estimate prints a place.
+const char* kernel_place_name(KernelPlace place);
+
 // Each node's place when pet-gpu runs `group` of `grouping`: the head its own kernel; after a Conv
 // (without a fused activation) a per-channel bias Add when it has no bias, a residual Add and an
 // activation ride in its epilogue, after a MatMul or Gemm a per-column bias Add and an activation;

@@ -221,17 +221,16 @@ TEST(CostModel, AGpuTargetsMeasuredGroupOverridesTheRooflineAndTheAnalyticSpecRe
   EXPECT_EQ(estimated.sources().estimated, 1);
 }
 
-// The places of each kernel group's nodes in pet-gpu's kernels, one string per group ("own fused ...").
+// The places of each kernel group's nodes in pet-gpu's kernels, one string per group ("own kernel, fused").
 std::vector<std::string> kernel_places(const Graph& graph) {
-  static const char* const kNames[] = {"own", "fused", "correction"};
   KernelGrouping grouping = kernel_groups(graph);
   std::vector<bool> in_correction_kernel = fused_correction_nodes(graph);
   std::vector<std::string> out;
   for (const KernelGroup& group : grouping.groups) {
     std::vector<std::string> names;
     for (KernelPlace place : gpu_kernel_places(graph, grouping, group, in_correction_kernel))
-      names.push_back(kNames[static_cast<int>(place)]);
-    out.push_back(fmt::format("{}", fmt::join(names, " ")));
+      names.push_back(kernel_place_name(place));
+    out.push_back(fmt::format("{}", fmt::join(names, ", ")));
   }
   return out;
 }
@@ -256,7 +255,7 @@ TEST(CostModel, AGpuTargetEstimatesAGroupAsPetGpuFusesItsEpilogue) {
   output %r
 })");
   // before: four kernels, as a CPU runtime's fallback prices them; after: cuDNN's bias, residual and ReLU epilogue
-  EXPECT_EQ(kernel_places(conv_epilogue), (std::vector<std::string>{"own fused fused fused"}));
+  EXPECT_EQ(kernel_places(conv_epilogue), (std::vector<std::string>{"own kernel, fused, fused, fused"}));
   double per_node = CostModel(load_device("h100"), ProfileDb{}, Measurement{}).graph_cost(conv_epilogue);
   double fused = CostModel(load_device("h100"), ProfileDb{}, gpu_target_measurement()).graph_cost(conv_epilogue);
   double conv_alone = h100().node_cost(conv_epilogue, 0).microseconds;
@@ -278,7 +277,7 @@ TEST(CostModel, AGpuTargetEstimatesAGroupAsPetGpuFusesItsEpilogue) {
   %r = Relu(%cb) : f32[1,8,8,8]
   output %r
 })")),
-            (std::vector<std::string>{"own own fused"}));
+            (std::vector<std::string>{"own kernel, own kernel, fused"}));
   // A GEMM takes a per-column bias and a ReLU; the Sigmoid after them is a kernel of its own.
   EXPECT_EQ(kernel_places(parse_graph(R"(graph "g" opset 13 {
   input %x : f32[4,16]
@@ -290,7 +289,7 @@ TEST(CostModel, AGpuTargetEstimatesAGroupAsPetGpuFusesItsEpilogue) {
   %s = Sigmoid(%r) : f32[4,32]
   output %s
 })")),
-            (std::vector<std::string>{"own fused fused own"}));
+            (std::vector<std::string>{"own kernel, fused, fused, own kernel"}));
   // An elementwise head and its chain are one kernel; after a pool the chain is one more.
   EXPECT_EQ(kernel_places(parse_graph(R"(graph "g" opset 13 {
   input %x : f32[1,8,8,8]
@@ -301,7 +300,7 @@ TEST(CostModel, AGpuTargetEstimatesAGroupAsPetGpuFusesItsEpilogue) {
   %e = Exp(%r) : f32[1,8,4,4]
   output %e
 })")),
-            (std::vector<std::string>{"own own fused fused"}));
+            (std::vector<std::string>{"own kernel, own kernel, fused, fused"}));
 }
 
 TEST(CostModel, MemoReturnsTheSameCostForTheSameSignature) {
