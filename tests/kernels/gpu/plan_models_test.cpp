@@ -3,6 +3,7 @@
 // and the plan passes plan_checks.h. Prints each model's steps by kind and its arena figures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -12,6 +13,8 @@
 
 #include "core/onnx_import.h"
 #include "kernels/gpu/plan/plan.h"
+#include "search/cost/cost_model.h"
+#include "search/cost/kernel_groups.h"
 #include "search/passes/cleanup.h"
 #include "search/passes/finalize.h"
 #include "tests/kernels/gpu/plan_checks.h"
@@ -83,6 +86,41 @@ TEST_P(ModelPlan, EveryNodeIsPlanned) {
   expect_sound_plan(GetParam() + " after cleanup", graph);
   finalize(graph);
   expect_sound_plan(GetParam() + " after finalize", graph);
+}
+
+// Per kernel group of `graph` whose estimate and plan disagree: its ops, the kernels the GPU
+// fallback prices (gpu_kernel_places: own kernels) and the steps pet-gpu plans for its stand-alone model.
+std::map<std::string, std::string> estimate_plan_mismatches(const std::string& what, const Graph& graph) {
+  cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  std::vector<bool> in_correction_kernel = cost::fused_correction_nodes(graph);
+  std::map<std::string, std::string> mismatches;
+  long fused = 0;
+  for (const cost::KernelGroup& group : grouping.groups) {
+    std::vector<cost::KernelPlace> places = cost::gpu_kernel_places(graph, grouping, group, in_correction_kernel);
+    long kernels = std::count(places.begin(), places.end(), cost::KernelPlace::own_kernel);
+    fused += std::count(places.begin(), places.end(), cost::KernelPlace::fused);
+    GpuPlan plan = plan_for_gpu(cost::kernel_group_model(graph, group));
+    long steps = static_cast<long>(plan.steps.size());
+    if (kernels != steps)
+      mismatches[cost::context_class(graph, group)] = fmt::format("{} priced, {} planned ({})", kernels, steps, step_counts(plan));
+  }
+  std::cout << fmt::format("  {}: {} kernel groups, {} nodes priced inside the kernel before them, {} differ from the plan\n",
+                           what, grouping.groups.size(), fused, mismatches.size());
+  return mismatches;
+}
+
+// The GPU fallback's kernels are pet-gpu's steps: each kernel group of the model, cleaned up and
+// finalized, is priced as the number of kernels pet-gpu plans for its stand-alone model, the
+// model a measure stage times in its place.
+TEST_P(ModelPlan, TheFallbackPricesEachKernelGroupAsTheKernelsPetGpuPlansForIt) {
+  ASSERT_TRUE(fs::exists(model_file())) << model_file() << " is missing: run models/export_models.py";
+  Graph graph = import_onnx(model_file().string());
+  cleanup(graph);
+  std::map<std::string, std::string> cleaned = estimate_plan_mismatches(GetParam() + " after cleanup", graph);
+  finalize(graph);
+  std::map<std::string, std::string> finalized = estimate_plan_mismatches(GetParam() + " after finalize", graph);
+  for (const auto& [ops, why] : cleaned) ADD_FAILURE() << GetParam() << " after cleanup, " << ops << ": " << why;
+  for (const auto& [ops, why] : finalized) ADD_FAILURE() << GetParam() << " after finalize, " << ops << ": " << why;
 }
 
 INSTANTIATE_TEST_SUITE_P(Batch1, ModelPlan, ::testing::ValuesIn(model_names()),
