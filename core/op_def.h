@@ -36,6 +36,7 @@ struct OpTraits {
   bool layout_only = false;        // moves elements without arithmetic
   bool commutative = false;        // inputs 0 and 1 may swap
   bool identity_like = false;      // output 0 equals input 0 (Identity, inference Dropout)
+  bool view = false;               // output 0 is input 0's bytes read row-major under another shape (Reshape)
   bool compute_heavy = false;      // conv/matmul-class op the search groups and profiles
   bool type_only = false;          // output depends only on input types (Shape): always folded
 

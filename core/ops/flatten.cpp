@@ -42,6 +42,7 @@ OpDef make_Flatten() {
   def.traits.linearity = Linearity::Joint;
   def.traits.linear_inputs = {0};
   def.traits.layout_only = true;
+  def.traits.view = true;
   def.infer = infer_flatten;
   def.compute = flatten_kernel;
   def.cost = data_movement_cost;

@@ -109,6 +109,7 @@ OpDef make_Reshape() {
   def.traits.linearity = Linearity::Joint;
   def.traits.linear_inputs = {0};
   def.traits.layout_only = true;
+  def.traits.view = true;
   def.infer = infer_reshape;
   def.compute = reshape_kernel;
   def.cost = data_movement_cost;

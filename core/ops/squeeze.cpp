@@ -68,6 +68,7 @@ OpDef make_Squeeze() {
   def.traits.linearity = Linearity::Joint;
   def.traits.linear_inputs = {0};
   def.traits.layout_only = true;
+  def.traits.view = true;
   def.infer = infer_squeeze;
   def.compute = squeeze_kernel;
   def.cost = data_movement_cost;

@@ -59,6 +59,7 @@ OpDef make_Unsqueeze() {
   def.traits.linearity = Linearity::Joint;
   def.traits.linear_inputs = {0};
   def.traits.layout_only = true;
+  def.traits.view = true;
   def.infer = infer_unsqueeze;
   def.compute = unsqueeze_kernel;
   def.cost = data_movement_cost;

@@ -133,19 +133,26 @@ const char* kernel_place_name(KernelPlace place) {
     case KernelPlace::own_kernel: return "own kernel";
     case KernelPlace::fused: return "fused";
     case KernelPlace::correction_kernel: return "correction kernel";
+    case KernelPlace::view: return "view";
   }
   PET_CHECK(false, "unknown kernel place");
   return "";
+}
+
+bool runs_as_view(const Graph& graph, const Node& node) {
+  if (!node.def->traits.view && !node.def->traits.identity_like) return false;
+  return std::none_of(node.outputs.begin(), node.outputs.end(), [&](ValueId id) { return graph.is_output(id); });
 }
 
 std::vector<KernelPlace> gpu_kernel_places(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
                                            const std::vector<bool>& in_correction_kernel) {
   const std::vector<NodeId>& nodes = group.nodes;
   const Node& head = graph.node(nodes[0]);
-  bool elementwise_head = head.def->traits.elementwise && !head.def->traits.compute_heavy;
+  bool view_head = runs_as_view(graph, head);
+  bool elementwise_head = !view_head && head.def->traits.elementwise && !head.def->traits.compute_heavy;
   size_t in_head_kernel = elementwise_head ? nodes.size() - 1 : epilogue_length(graph, grouping, nodes);
   std::vector<KernelPlace> places(nodes.size(), KernelPlace::fused);
-  places[0] = KernelPlace::own_kernel;
+  places[0] = view_head ? KernelPlace::view : KernelPlace::own_kernel;
   if (in_head_kernel + 1 < nodes.size()) places[in_head_kernel + 1] = KernelPlace::own_kernel;  // the epilogue's kernel
   for (size_t i = 0; i < nodes.size(); ++i)
     if (in_correction_kernel[static_cast<size_t>(nodes[i])]) places[i] = KernelPlace::correction_kernel;
@@ -160,6 +167,10 @@ std::vector<double> estimated_group_us(const DeviceSpec& device, const Graph& gr
   std::vector<double> us;
   for (size_t i = 0; i < group.nodes.size(); ++i) {
     NodeId id = group.nodes[i];
+    if (places[i] == KernelPlace::view) {
+      us.push_back(0);
+      continue;
+    }
     if (places[i] != KernelPlace::fused) {
       us.push_back(estimated_node_us(device, graph, id, places[i] == KernelPlace::correction_kernel));
       continue;

@@ -143,12 +143,18 @@ enum class KernelPlace {
   fused,              // inside the kernel of the node before it (a cuDNN or cuBLASLt epilogue, an
                       // elementwise chain): its arithmetic and the reads of its other operands
   correction_kernel,  // recomputed in place by an emitted correction kernel (fused_correction_nodes)
+  view,               // no kernel: its output is its input's bytes (a view op whose output is no graph output)
 };
 
-// "own kernel", "fused", "correction kernel": as pet-profile --estimate prints a place.
+// "own kernel", "fused", "correction kernel", "view": as pet-profile --estimate prints a place.
 const char* kernel_place_name(KernelPlace place);
 
-// Each node's place when pet-gpu runs `group` of `grouping`: the head its own kernel; after a Conv
+// Whether pet-gpu runs `node` as no kernel at all: a view (traits.view or identity_like) whose output
+// is no graph output reads its input's bytes in place.
+bool runs_as_view(const Graph& graph, const Node& node);
+
+// Each node's place when pet-gpu runs `group` of `grouping`: the head its own kernel, or none when it
+// runs as a view (then the node after it opens an elementwise kernel); after a Conv
 // (without a fused activation) a per-channel bias Add when it has no bias, a residual Add and an
 // activation ride in its epilogue, after a MatMul or Gemm a per-column bias Add and an activation;
 // after an elementwise head every node; any other epilogue is one elementwise kernel, its first
@@ -162,7 +168,7 @@ std::vector<KernelPlace> gpu_kernel_places(const Graph& graph, const KernelGroup
 double estimated_node_us(const DeviceSpec& device, const Graph& graph, NodeId node, bool in_correction_kernel);
 
 // The analytic spec's price of each node of `group` as pet-gpu runs it (gpu_kernel_places): a node
-// of its own kernel or of a correction's as estimated_node_us; a node fused into the kernel before it
+// of its own kernel or of a correction's as estimated_node_us, a view nothing; a node fused into the kernel before it
 // its arithmetic on CUDA cores or the reads of its other operands, whichever is slower (no launch,
 // and the chain's value never leaves the kernel). Their sum is what a GPU target prices a kernel
 // group its profile DB lacks at.
@@ -257,6 +263,7 @@ class CostModel {
   // Times the graph whole and records its run; false when nothing was recorded (refused, not measured).
   bool measure_context_run(const Graph& graph, const KernelGrouping& grouping, const std::string& base);
   std::vector<GroupTime> group_times(const Graph& graph, const KernelGrouping& grouping) const;
+  bool free_on_gpu(const Graph& graph, const KernelGroup& group) const;
   double measured_graph_cost(const Graph& graph) const;
   // The fallback's estimate: one kernel per node, or with `in_correction_kernel` (a target running
   // pet-gpu's kernels: fused_correction_nodes of the graph) at the group's gpu_kernel_places.

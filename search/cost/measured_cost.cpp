@@ -163,13 +163,19 @@ double CostModel::standalone_graph_cost(const Graph& graph) const {
   return with_reorders_at_edges(graph, grouping, group_times(graph, grouping), ContextScales{});
 }
 
+// A group pet-gpu runs as no kernel: a lone view (runs_as_view). Its stand-alone model would time a
+// copy that the graph never makes, so it is neither timed, nor exported, nor counted.
+bool CostModel::free_on_gpu(const Graph& graph, const KernelGroup& group) const {
+  return measurement_->pet_gpu_kernels && group.nodes.size() == 1 && runs_as_view(graph, graph.node(group.nodes[0]));
+}
+
 std::vector<CostModel::GroupTime> CostModel::group_times(const Graph& graph, const KernelGrouping& grouping) const {
   const std::vector<KernelGroup>& groups = grouping.groups;
   std::vector<const KernelGroup*> missing;
   {
     std::lock_guard lock(mutex_);
     for (const KernelGroup& group : groups) {
-      if (group_memo_.count(group.key)) continue;
+      if (group_memo_.count(group.key) || free_on_gpu(graph, group)) continue;
       if (std::optional<GroupTime> stored = stored_group_time(group.key)) {
         group_memo_.emplace(group.key, *stored);
       } else if (!measurement_->runtime) {
@@ -183,7 +189,8 @@ std::vector<CostModel::GroupTime> CostModel::group_times(const Graph& graph, con
   std::vector<GroupTime> times;
   {
     std::lock_guard lock(mutex_);
-    for (const KernelGroup& group : groups) times.push_back(group_memo_.at(group.key));
+    for (const KernelGroup& group : groups)
+      times.push_back(free_on_gpu(graph, group) ? GroupTime{0, 0, 0, CostSource::estimated} : group_memo_.at(group.key));
   }
   // A target running pet-gpu's kernels prices an estimated group in this graph: whether its nodes
   // only compute a correction's values depends on the graph, not on the group's key.

@@ -27,6 +27,8 @@ std::vector<std::string> facet_problems(const OpDef& def) {
     need(input >= 0 && input < def.max_inputs, "linear inputs within its inputs (" + std::to_string(input) + ")");
   need(!(def.traits.layout_only && def.traits.linearity == Linearity::Multilinear),
        "a coherent linearity: layout-only ops are jointly linear, not multilinear");
+  need(!def.traits.view || (def.traits.layout_only && def.min_inputs >= 1),
+       "a view's facets: layout-only, reading input 0 (traits.view)");
   for (const AttrSpec& spec : def.attrs)
     if (spec.default_value) need(attr_kind(*spec.default_value) == spec.kind, "a default of the declared kind for '" + spec.name + "'");
   return problems;

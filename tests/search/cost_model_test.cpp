@@ -303,6 +303,37 @@ TEST(CostModel, AGpuTargetEstimatesAGroupAsPetGpuFusesItsEpilogue) {
             (std::vector<std::string>{"own kernel, own kernel, fused, fused"}));
 }
 
+// A Reshape before a MatMul, its output a graph output or not.
+Graph reshape_then_matmul(bool reshape_is_output) {
+  return parse_graph(fmt::format(R"(graph "g" opset 13 {{
+  input %x : f32[8,16]
+  const %w : f32[32,8] = random(1)
+  %v = Reshape[shape=[4,32]](%x) : f32[4,32]
+  %m = MatMul(%v, %w) : f32[4,8]
+  output %m{}
+}})",
+                                 reshape_is_output ? "\n  output %v" : ""));
+}
+
+TEST(CostModel, AGpuTargetPricesAViewAsNothingUnlessItIsAGraphOutput) {
+  Graph inside = reshape_then_matmul(false);
+  EXPECT_EQ(kernel_places(inside), (std::vector<std::string>{"view", "own kernel"}));
+  // before: a target timing every group (a CPU runtime) prices and counts the Reshape; after: pet-gpu
+  // reads the MatMul's input in place, so nothing is priced, timed or counted for it
+  CostModel per_group(load_device("h100"), ProfileDb{}, Measurement{});
+  CostModel gpu(load_device("h100"), ProfileDb{}, gpu_target_measurement());
+  double matmul = gpu.graph_cost(inside);
+  EXPECT_EQ(gpu.sources().estimated, 1);
+  EXPECT_GT(per_group.graph_cost(inside), matmul);
+  EXPECT_EQ(per_group.sources().estimated, 2);
+  // A view whose output the graph returns is a copy of its own.
+  Graph returned = reshape_then_matmul(true);
+  EXPECT_EQ(kernel_places(returned), (std::vector<std::string>{"own kernel", "own kernel"}));
+  CostModel gpu_returned(load_device("h100"), ProfileDb{}, gpu_target_measurement());
+  EXPECT_GT(gpu_returned.graph_cost(returned), matmul);
+  EXPECT_EQ(gpu_returned.sources().estimated, 2);
+}
+
 TEST(CostModel, MemoReturnsTheSameCostForTheSameSignature) {
   Graph graph = parse_graph(R"(graph "g" opset 13 {
   input %x : f32[1,64,28,28]

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/registry.h"
 
 namespace pet::gpu {
 namespace {
@@ -52,9 +53,6 @@ constexpr OpEntry kOpTable[] = {
     {"LayoutOverwrite", StepKind::correction, DataPath::arithmetic},
 };
 
-// Ops whose output is their input's bytes read row-major under another shape.
-constexpr const char* kViewOps[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"};
-
 constexpr std::string_view kRunOnCpu = "run this model on a CPU target (--target ort-cpu)";
 constexpr int kMaxConvSpatialDims = 3;
 
@@ -66,9 +64,7 @@ struct Planned {
 std::optional<Planned> lookup(const OpDef& def) {
   for (const OpEntry& entry : kOpTable)
     if (def.name == entry.op) return Planned{{NodeRole::step, entry.kind}, entry.path};
-  for (const char* op : kViewOps)
-    if (def.name == op) return Planned{{NodeRole::view, StepKind::copy}, DataPath::movement};
-  if (def.traits.identity_like) return Planned{{NodeRole::view, StepKind::copy}, DataPath::movement};
+  if (def.traits.view || def.traits.identity_like) return Planned{{NodeRole::view, StepKind::copy}, DataPath::movement};
   if (def.traits.elementwise) return Planned{{NodeRole::step, StepKind::elementwise}, DataPath::arithmetic};
   return std::nullopt;
 }
@@ -77,7 +73,8 @@ std::optional<Planned> lookup(const OpDef& def) {
 std::string capabilities() {
   std::string ops = "elementwise and identity-like ops";
   for (const OpEntry& entry : kOpTable) ops += fmt::format(", {}", entry.op);
-  for (const char* op : kViewOps) ops += fmt::format(", {}", op);
+  for (const OpDef* def : OpRegistry::global().all())
+    if (def->traits.view) ops += fmt::format(", {}", def->name);
   return ops;
 }
 
