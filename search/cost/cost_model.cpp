@@ -1,5 +1,6 @@
-// The analytic cost model: the roofline of each node; nodes that only prepare constants cost
-// nothing because finalize folds them before anything runs.
+// The analytic cost model: the roofline of each node, and for a GPU target's fallback each node's
+// place in pet-gpu's kernels; nodes that only prepare constants cost nothing because finalize
+// folds them before anything runs.
 #include "search/cost/cost_model.h"
 
 #include <algorithm>
