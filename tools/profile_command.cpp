@@ -139,11 +139,11 @@ void estimate_groups(const std::string& model, const std::vector<std::string>& n
   std::vector<bool> in_correction_kernel = cost::fused_correction_nodes(graph);
   for (size_t g = 0; g < grouping.groups.size(); ++g) {
     const cost::KernelGroup& group = grouping.groups[g];
-    std::vector<cost::KernelPlace> places = cost::gpu_kernel_places(graph, grouping, group, in_correction_kernel);
+    std::vector<cost::KernelPlace> places = cost::gpu_kernel_places(graph, grouping, group, &in_correction_kernel);
     std::vector<std::vector<double>> node_us(group.nodes.size());  // [node][device]
     std::vector<double> total(devices.size(), 0.0);
     for (size_t d = 0; d < devices.size(); ++d) {
-      std::vector<double> us = cost::estimated_group_us(devices[d], graph, grouping, group, in_correction_kernel);
+      std::vector<double> us = cost::estimated_group_us(devices[d], graph, grouping, group, &in_correction_kernel);
       for (size_t i = 0; i < us.size(); ++i) {
         node_us[i].push_back(us[i]);
         total[d] += us[i];

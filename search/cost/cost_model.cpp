@@ -146,7 +146,7 @@ bool runs_as_view(const Graph& graph, const Node& node) {
 }
 
 std::vector<KernelPlace> gpu_kernel_places(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
-                                           const std::vector<bool>& in_correction_kernel) {
+                                           const std::vector<bool>* in_correction_kernel) {
   const std::vector<NodeId>& nodes = group.nodes;
   const Node& head = graph.node(nodes[0]);
   bool view_head = runs_as_view(graph, head);
@@ -155,15 +155,15 @@ std::vector<KernelPlace> gpu_kernel_places(const Graph& graph, const KernelGroup
   std::vector<KernelPlace> places(nodes.size(), KernelPlace::fused);
   places[0] = view_head ? KernelPlace::view : KernelPlace::own_kernel;
   if (in_head_kernel + 1 < nodes.size()) places[in_head_kernel + 1] = KernelPlace::own_kernel;  // the epilogue's kernel
-  for (size_t i = 0; i < nodes.size(); ++i)
-    if (in_correction_kernel[static_cast<size_t>(nodes[i])]) places[i] = KernelPlace::correction_kernel;
+  for (size_t i = 0; in_correction_kernel && i < nodes.size(); ++i)
+    if ((*in_correction_kernel)[static_cast<size_t>(nodes[i])]) places[i] = KernelPlace::correction_kernel;
   return places;
 }
 
 // A node fused into the kernel before it reads only its other operands: the chain's value stays in
 // registers, and the kernel's one write is already in its first node's price.
 std::vector<double> estimated_group_us(const DeviceSpec& device, const Graph& graph, const KernelGrouping& grouping,
-                                       const KernelGroup& group, const std::vector<bool>& in_correction_kernel) {
+                                       const KernelGroup& group, const std::vector<bool>* in_correction_kernel) {
   std::vector<KernelPlace> places = gpu_kernel_places(graph, grouping, group, in_correction_kernel);
   std::vector<double> us;
   for (size_t i = 0; i < group.nodes.size(); ++i) {

@@ -158,9 +158,10 @@ bool runs_as_view(const Graph& graph, const Node& node);
 // (without a fused activation) a per-channel bias Add when it has no bias, a residual Add and an
 // activation ride in its epilogue, after a MatMul or Gemm a per-column bias Add and an activation;
 // after an elementwise head every node; any other epilogue is one elementwise kernel, its first
-// node that kernel's own. `in_correction_kernel` (fused_correction_nodes of the graph) wins.
+// node that kernel's own. `in_correction_kernel` (fused_correction_nodes of the graph) wins; null
+// when no node computes a correction's values.
 std::vector<KernelPlace> gpu_kernel_places(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
-                                           const std::vector<bool>& in_correction_kernel);
+                                           const std::vector<bool>* in_correction_kernel);
 
 // The analytic spec's price of one node as a GPU runs it: its kernel's roofline time, or, for a node
 // that only computes a correction's values (`in_correction_kernel`: fused_correction_nodes), its
@@ -173,7 +174,7 @@ double estimated_node_us(const DeviceSpec& device, const Graph& graph, NodeId no
 // and the chain's value never leaves the kernel). Their sum is what a GPU target prices a kernel
 // group its profile DB lacks at.
 std::vector<double> estimated_group_us(const DeviceSpec& device, const Graph& graph, const KernelGrouping& grouping,
-                                       const KernelGroup& group, const std::vector<bool>& in_correction_kernel);
+                                       const KernelGroup& group, const std::vector<bool>* in_correction_kernel);
 
 // Where one kernel group's cost came from.
 enum class CostSource { measured, replayed, estimated };
@@ -265,8 +266,8 @@ class CostModel {
   std::vector<GroupTime> group_times(const Graph& graph, const KernelGrouping& grouping) const;
   bool free_on_gpu(const Graph& graph, const KernelGroup& group) const;
   double measured_graph_cost(const Graph& graph) const;
-  // The fallback's estimate: one kernel per node, or with `in_correction_kernel` (a target running
-  // pet-gpu's kernels: fused_correction_nodes of the graph) at the group's gpu_kernel_places.
+  // The fallback's estimate: one kernel per node, or on a target running pet-gpu's kernels at the
+  // group's gpu_kernel_places (`in_correction_kernel`: fused_correction_nodes of the graph, or null).
   double estimated_group_cost(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
                               const std::vector<bool>* in_correction_kernel = nullptr) const;
   // Times the groups in the runtime (one interleaved batch) and records them.

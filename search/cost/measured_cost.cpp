@@ -139,8 +139,8 @@ std::optional<CostModel::GroupTime> CostModel::stored_group_time(const std::stri
 double CostModel::estimated_group_cost(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
                                        const std::vector<bool>* in_correction_kernel) const {
   double total = 0;
-  if (in_correction_kernel) {
-    for (double us : estimated_group_us(device_, graph, grouping, group, *in_correction_kernel)) total += us;
+  if (measurement_->pet_gpu_kernels) {
+    for (double us : estimated_group_us(device_, graph, grouping, group, in_correction_kernel)) total += us;
     return total;
   }
   for (NodeId id : group.nodes) total += estimated_node_us(device_, graph, id, false);
@@ -192,12 +192,17 @@ std::vector<CostModel::GroupTime> CostModel::group_times(const Graph& graph, con
     for (const KernelGroup& group : groups)
       times.push_back(free_on_gpu(graph, group) ? GroupTime{0, 0, 0, CostSource::estimated} : group_memo_.at(group.key));
   }
-  // A target running pet-gpu's kernels prices an estimated group in this graph: whether its nodes
-  // only compute a correction's values depends on the graph, not on the group's key.
+  // A target running pet-gpu's kernels prices again, in this graph, an estimated group with a node that
+  // only computes a correction's values: that depends on the graph, not on the group's key (the memo
+  // holds the group's price without corrections).
   if (measurement_->pet_gpu_kernels) {
     std::vector<bool> in_correction_kernel = fused_correction_nodes(graph);
+    auto computes_correction = [&](const KernelGroup& group) {
+      return std::any_of(group.nodes.begin(), group.nodes.end(),
+                         [&](NodeId id) { return in_correction_kernel[static_cast<size_t>(id)]; });
+    };
     for (size_t g = 0; g < groups.size(); ++g)
-      if (times[g].source == CostSource::estimated)
+      if (times[g].source == CostSource::estimated && computes_correction(groups[g]))
         times[g].kernel_us = estimated_group_cost(graph, grouping, groups[g], &in_correction_kernel);
   }
   return times;

@@ -228,7 +228,7 @@ std::vector<std::string> kernel_places(const Graph& graph) {
   std::vector<std::string> out;
   for (const KernelGroup& group : grouping.groups) {
     std::vector<std::string> names;
-    for (KernelPlace place : gpu_kernel_places(graph, grouping, group, in_correction_kernel))
+    for (KernelPlace place : gpu_kernel_places(graph, grouping, group, &in_correction_kernel))
       names.push_back(kernel_place_name(place));
     out.push_back(fmt::format("{}", fmt::join(names, ", ")));
   }

@@ -96,7 +96,7 @@ std::map<std::string, std::string> estimate_plan_mismatches(const std::string& w
   std::map<std::string, std::string> mismatches;
   long fused = 0, views = 0;
   for (const cost::KernelGroup& group : grouping.groups) {
-    std::vector<cost::KernelPlace> places = cost::gpu_kernel_places(graph, grouping, group, in_correction_kernel);
+    std::vector<cost::KernelPlace> places = cost::gpu_kernel_places(graph, grouping, group, &in_correction_kernel);
     long kernels = std::count(places.begin(), places.end(), cost::KernelPlace::own_kernel);
     fused += std::count(places.begin(), places.end(), cost::KernelPlace::fused);
     GpuPlan plan = plan_for_gpu(cost::kernel_group_model(graph, group));
