@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/broadcast_axis.h"
 #include "core/error.h"
 #include "core/ops/fused_activation.h"
 #include "search/cost/roofline.h"
@@ -84,15 +85,10 @@ double estimated_node_us(const DeviceSpec& device, const Graph& graph, NodeId id
 namespace {
 
 // Whether `value` is a bias for an output of `rank` dimensions: computed from constants, and 1 on
-// every axis but `axis`.
+// every axis but `axis` (as pet-gpu's grouping asks of an epilogue's bias).
 bool is_bias(const Graph& graph, const KernelGrouping& grouping, ValueId value, int rank, int axis) {
-  if (!grouping.constant_derived[static_cast<size_t>(value)]) return false;
-  const Shape& shape = graph.value(value).type.shape;
-  int pad = rank - shape.rank();
-  if (pad < 0) return false;
-  for (int d = 0; d < shape.rank(); ++d)
-    if (d + pad != axis && shape[d] != 1) return false;
-  return true;
+  return grouping.constant_derived[static_cast<size_t>(value)] &&
+         varies_only_along(graph.value(value).type.shape, rank, axis);
 }
 
 // The steps of a cuDNN convolution's or a cuBLASLt GEMM's epilogue, in the order pet-gpu fuses them.

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "core/broadcast_axis.h"
 #include "core/ops/fused_activation.h"
 #include "kernels/gpu/plan/layer_norm_pattern.h"
 
@@ -18,15 +19,6 @@ namespace {
 
 // The op cuDNN's and cuBLASLt's epilogues add with.
 constexpr const char* kAddOp = "Add";
-
-// `shape` broadcast against an output of `rank` dimensions is 1 everywhere except at `axis`.
-bool varies_only_along(const Shape& shape, int rank, int axis) {
-  int pad = rank - shape.rank();
-  if (pad < 0) return false;
-  for (int d = 0; d < shape.rank(); ++d)
-    if (d + pad != axis && shape[d] != 1) return false;
-  return true;
-}
 
 class Grouper {
  public:
