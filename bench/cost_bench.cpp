@@ -1,5 +1,6 @@
 // Pricing a whole model with the cost model: the search asks for graph costs constantly, so with
-// the memo warm a ResNet-18 must cost microseconds. Models come from PET_MODELS_DIR (default: the
+// the memo warm a ResNet-18 must cost microseconds. A measured target cuts every graph into kernel
+// groups first: the CPU runtimes' rule beside pet-gpu's steps, which asks pet-gpu's plan. Models come from PET_MODELS_DIR (default: the
 // build's models/ folder, filled by `ctest -R models.export` or models/export_models.py).
 #include <benchmark/benchmark.h>
 
@@ -9,6 +10,7 @@
 #include "core/onnx_import.h"
 #include "search/passes/cleanup.h"
 #include "search/cost/cost_model.h"
+#include "search/cost/kernel_groups.h"
 
 namespace pet {
 namespace {
@@ -47,8 +49,48 @@ void BM_GraphCostCold(benchmark::State& state, const std::string& name) {
   }
 }
 
+// Cutting a model into kernel groups, as a measured target does for every graph it prices.
+void BM_KernelGroups(benchmark::State& state, const std::string& name, cost::GroupingRule rule) {
+  Graph graph;
+  if (!load(state, name, graph)) return;
+  size_t groups = 0;
+  for (auto _ : state) groups = cost::kernel_groups(graph, rule).groups.size();
+  state.counters["nodes"] = static_cast<double>(graph.nodes().size());
+  state.counters["groups"] = static_cast<double>(groups);
+}
+
+// A measured target replaying an empty DB, every group estimated once and then memoized: the
+// search's case on a GPU target (pet-gpu's steps) and on a CPU one (the runtimes' groups).
+void BM_MeasuredTargetGraphCostWarm(benchmark::State& state, const std::string& name, bool pet_gpu) {
+  Graph graph;
+  if (!load(state, name, graph)) return;
+  cost::Measurement measurement;
+  measurement.target = {pet_gpu ? "h200" : "ort-cpu", true, 1, "", ""};
+  measurement.pet_gpu_kernels = pet_gpu;
+  cost::CostModel model(cost::load_device("h200"), cost::ProfileDb{}, measurement);
+  double microseconds = model.graph_cost(graph);
+  for (auto _ : state) benchmark::DoNotOptimize(model.graph_cost(graph));
+  state.counters["model_us_estimated"] = microseconds;
+}
+
 BENCHMARK_CAPTURE(BM_GraphCostWarm, resnet18, std::string("resnet18"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_GraphCostCold, resnet18, std::string("resnet18"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_KernelGroups, resnet18_runtime, std::string("resnet18"), cost::GroupingRule::runtime_epilogues)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_KernelGroups, resnet18_pet_gpu, std::string("resnet18"), cost::GroupingRule::pet_gpu_steps)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_KernelGroups, bert_s128_runtime, std::string("bert_s128"), cost::GroupingRule::runtime_epilogues)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_KernelGroups, bert_s128_pet_gpu, std::string("bert_s128"), cost::GroupingRule::pet_gpu_steps)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_MeasuredTargetGraphCostWarm, resnet18_cpu_groups, std::string("resnet18"), false)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_MeasuredTargetGraphCostWarm, resnet18_pet_gpu_steps, std::string("resnet18"), true)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_MeasuredTargetGraphCostWarm, bert_s128_cpu_groups, std::string("bert_s128"), false)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_MeasuredTargetGraphCostWarm, bert_s128_pet_gpu_steps, std::string("bert_s128"), true)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace pet

@@ -129,21 +129,20 @@ nlohmann::json node_estimate(const Graph& graph, NodeId id, cost::KernelPlace pl
 }
 
 // One model's lines: a header naming the model and the devices, then one JSON line per kernel group
-// in graph order, its "us" one value per device (what a GPU target prices a group its DB lacks at:
-// estimated_group_us, the sum over its nodes at their places in pet-gpu's kernels).
+// (a pet-gpu step, in pet-gpu's order), its "us" one value per device (what a GPU target prices a
+// group its DB lacks at: estimated_group_us, the sum over its nodes at their places in the step).
 void estimate_groups(const std::string& model, const std::vector<std::string>& names,
                      const std::vector<cost::DeviceSpec>& devices, std::ostream& out) {
   Graph graph = read_model(model, {});
   out << nlohmann::json{{"model", model}, {"devices", names}}.dump() << "\n";
-  cost::KernelGrouping grouping = cost::kernel_groups(graph);
-  std::vector<bool> in_correction_kernel = cost::fused_correction_nodes(graph);
+  cost::KernelGrouping grouping = cost::kernel_groups(graph, cost::GroupingRule::pet_gpu_steps);
   for (size_t g = 0; g < grouping.groups.size(); ++g) {
     const cost::KernelGroup& group = grouping.groups[g];
-    std::vector<cost::KernelPlace> places = cost::gpu_kernel_places(graph, grouping, group, &in_correction_kernel);
+    std::vector<cost::KernelPlace> places = cost::gpu_kernel_places(grouping, group);
     std::vector<std::vector<double>> node_us(group.nodes.size());  // [node][device]
     std::vector<double> total(devices.size(), 0.0);
     for (size_t d = 0; d < devices.size(); ++d) {
-      std::vector<double> us = cost::estimated_group_us(devices[d], graph, grouping, group, &in_correction_kernel);
+      std::vector<double> us = cost::estimated_group_us(devices[d], graph, grouping, group);
       for (size_t i = 0; i < us.size(); ++i) {
         node_us[i].push_back(us[i]);
         total[d] += us[i];

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "core/broadcast_axis.h"
 #include "core/error.h"
 #include "core/ops/fused_activation.h"
 #include "search/cost/roofline.h"
@@ -48,26 +47,11 @@ NodeCost CostModel::node_cost(const Graph& graph, NodeId id) const {
 
 namespace {
 
-// The bytes of `node`'s inputs other than `chain` (the value the kernel before it hands on).
-double other_operand_bytes(const Graph& graph, const Node& node, ValueId chain) {
-  double bytes = 0;
-  for (ValueId input : node.inputs)
-    if (input != kNoValue && input != chain) bytes += static_cast<double>(tensor_bytes(graph.value(input).type).value_or(0));
-  return bytes;
-}
-
 // The slower of a node's arithmetic on CUDA cores over every SM and `bytes` at the streaming bandwidth.
 double inside_a_kernel_us(const DeviceSpec& device, const Workload& work, double bytes) {
   double compute_us = work.flops / (device.fp32_flops * device.curves.cuda_core) * 1e6;
   double memory_us = bytes / (device.bandwidth * device.curves.bandwidth_peak) * 1e6;
   return std::max(compute_us, memory_us);
-}
-
-// The chain value `node` reads from the group's node before it (its only input from inside).
-ValueId chain_input(const Graph& graph, const Node& node, NodeId before) {
-  for (ValueId input : node.inputs)
-    if (input != kNoValue && graph.value(input).producer == before) return input;
-  return kNoValue;
 }
 
 }  // namespace
@@ -82,99 +66,55 @@ double estimated_node_us(const DeviceSpec& device, const Graph& graph, NodeId id
   return node.def->traits.layout_only ? 0 : inside_a_kernel_us(device, work, work.bytes);
 }
 
-namespace {
-
-// Whether `value` is a bias for an output of `rank` dimensions: computed from constants, and 1 on
-// every axis but `axis` (as pet-gpu's grouping asks of an epilogue's bias).
-bool is_bias(const Graph& graph, const KernelGrouping& grouping, ValueId value, int rank, int axis) {
-  return grouping.constant_derived[static_cast<size_t>(value)] &&
-         varies_only_along(graph.value(value).type.shape, rank, axis);
-}
-
-// The steps of a cuDNN convolution's or a cuBLASLt GEMM's epilogue, in the order pet-gpu fuses them.
-enum class EpilogueStep { bias, residual, activation, done };
-
-// How many of `nodes` after the head ride in the head's own epilogue (grouping.cpp's fuse_epilogue).
-size_t epilogue_length(const Graph& graph, const KernelGrouping& grouping, const std::vector<NodeId>& nodes) {
-  const Node& head = graph.node(nodes[0]);
-  bool conv = head.op() == "Conv", gemm = head.op() == "MatMul" || head.op() == "Gemm";
-  if ((!conv && !gemm) || ops::activation_op(head.attrs)) return 0;
-  const TensorType& out = graph.value(head.outputs[0]).type;
-  int bias_axis = conv ? 1 : out.shape.rank() - 1;
-  EpilogueStep next = conv && head.inputs.size() > 2 ? EpilogueStep::residual : EpilogueStep::bias;
-  size_t fused = 0;
-  for (size_t i = 1; i < nodes.size() && next != EpilogueStep::done; ++i) {
-    const Node& node = graph.node(nodes[i]);
-    ValueId chain = chain_input(graph, node, nodes[i - 1]);
-    ValueId other = node.inputs.size() == 2 ? node.inputs[node.inputs[0] == chain ? 1 : 0] : kNoValue;
-    bool add = node.op() == "Add" && other != kNoValue && graph.value(node.outputs[0]).type == out;
-    if (next == EpilogueStep::bias && add && out.dtype == DType::f32 &&
-        is_bias(graph, grouping, other, out.shape.rank(), bias_axis)) {
-      next = conv ? EpilogueStep::residual : EpilogueStep::activation;
-    } else if (next <= EpilogueStep::residual && conv && add && graph.value(other).type == out) {
-      next = EpilogueStep::activation;
-    } else if (ops::activation_for_op(node.op())) {
-      next = EpilogueStep::done;
-    } else {
-      break;
-    }
-    fused = i;
-  }
-  return fused;
-}
-
-}  // namespace
-
 const char* kernel_place_name(KernelPlace place) {
   switch (place) {
     case KernelPlace::own_kernel: return "own kernel";
     case KernelPlace::fused: return "fused";
-    case KernelPlace::correction_kernel: return "correction kernel";
     case KernelPlace::view: return "view";
   }
   PET_CHECK(false, "unknown kernel place");
   return "";
 }
 
-bool runs_as_view(const Graph& graph, const Node& node) {
-  if (!node.def->traits.view && !node.def->traits.identity_like) return false;
-  return std::none_of(node.outputs.begin(), node.outputs.end(), [&](ValueId id) { return graph.is_output(id); });
-}
-
-std::vector<KernelPlace> gpu_kernel_places(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
-                                           const std::vector<bool>* in_correction_kernel) {
+std::vector<KernelPlace> gpu_kernel_places(const KernelGrouping& grouping, const KernelGroup& group) {
+  PET_CHECK(grouping.rule == GroupingRule::pet_gpu_steps, "pet-gpu's kernel places are those of its steps");
   const std::vector<NodeId>& nodes = group.nodes;
-  const Node& head = graph.node(nodes[0]);
-  bool view_head = runs_as_view(graph, head);
-  bool elementwise_head = !view_head && head.def->traits.elementwise && !head.def->traits.compute_heavy;
-  size_t in_head_kernel = elementwise_head ? nodes.size() - 1 : epilogue_length(graph, grouping, nodes);
   std::vector<KernelPlace> places(nodes.size(), KernelPlace::fused);
-  places[0] = view_head ? KernelPlace::view : KernelPlace::own_kernel;
-  if (in_head_kernel + 1 < nodes.size()) places[in_head_kernel + 1] = KernelPlace::own_kernel;  // the epilogue's kernel
-  for (size_t i = 0; in_correction_kernel && i < nodes.size(); ++i)
-    if ((*in_correction_kernel)[static_cast<size_t>(nodes[i])]) places[i] = KernelPlace::correction_kernel;
+  places[0] = group.in_place ? KernelPlace::view : KernelPlace::own_kernel;
   return places;
 }
 
-// A node fused into the kernel before it reads only its other operands: the chain's value stays in
-// registers, and the kernel's one write is already in its first node's price.
+namespace {
+
+// The bytes of the operands of `node` that come from outside `group` (inside it, they stay in the kernel).
+double outside_operand_bytes(const Graph& graph, const Node& node, const KernelGroup& group) {
+  double bytes = 0;
+  for (ValueId input : node.inputs) {
+    if (input == kNoValue) continue;
+    NodeId producer = graph.value(input).producer;
+    if (producer >= 0 && std::find(group.nodes.begin(), group.nodes.end(), producer) != group.nodes.end()) continue;
+    bytes += static_cast<double>(tensor_bytes(graph.value(input).type).value_or(0));
+  }
+  return bytes;
+}
+
+}  // namespace
+
+// A node fused into its step's kernel reads only its operands from outside the step: the values the
+// step computes stay in registers or shared memory, and the kernel's write is in its first node's price.
 std::vector<double> estimated_group_us(const DeviceSpec& device, const Graph& graph, const KernelGrouping& grouping,
-                                       const KernelGroup& group, const std::vector<bool>* in_correction_kernel) {
-  std::vector<KernelPlace> places = gpu_kernel_places(graph, grouping, group, in_correction_kernel);
+                                       const KernelGroup& group) {
+  std::vector<KernelPlace> places = gpu_kernel_places(grouping, group);
   std::vector<double> us;
   for (size_t i = 0; i < group.nodes.size(); ++i) {
-    NodeId id = group.nodes[i];
-    if (places[i] == KernelPlace::view) {
-      us.push_back(0);
-      continue;
+    const Node& node = graph.node(group.nodes[i]);
+    switch (places[i]) {
+      case KernelPlace::view: us.push_back(0); break;
+      case KernelPlace::own_kernel: us.push_back(estimated_node_us(device, graph, group.nodes[i], false)); break;
+      case KernelPlace::fused:
+        us.push_back(inside_a_kernel_us(device, describe_workload(graph, node), outside_operand_bytes(graph, node, group)));
+        break;
     }
-    if (places[i] != KernelPlace::fused) {
-      us.push_back(estimated_node_us(device, graph, id, places[i] == KernelPlace::correction_kernel));
-      continue;
-    }
-    const Node& node = graph.node(id);
-    double reads = other_operand_bytes(graph, node, chain_input(graph, node, group.nodes[i - 1]));
-    us.push_back(inside_a_kernel_us(device, describe_workload(graph, node), reads));
   }
   return us;
 }

@@ -137,44 +137,37 @@ std::string today();
 // LayoutOverwrite's correction operand): the emitted correction kernel recomputes them in place.
 std::vector<bool> fused_correction_nodes(const Graph& graph);
 
-// Where a GPU runs a node of a kernel group, as pet-gpu forms its steps (kernels/gpu/plan/grouping.h).
+// Where a GPU runs a node of a kernel group, which on a GPU target is one pet-gpu step
+// (GroupingRule::pet_gpu_steps).
 enum class KernelPlace {
-  own_kernel,         // a kernel of its own: a launch, its reads and its write
-  fused,              // inside the kernel of the node before it (a cuDNN or cuBLASLt epilogue, an
-                      // elementwise chain): its arithmetic and the reads of its other operands
-  correction_kernel,  // recomputed in place by an emitted correction kernel (fused_correction_nodes)
-  view,               // no kernel: its output is its input's bytes (a view op whose output is no graph output)
+  own_kernel,  // the step's kernel: a launch, its reads and its write (a step's first node)
+  fused,       // inside its step's kernel (a cuDNN or cuBLASLt epilogue, an elementwise tree, a
+               // written-out layer normalization): its arithmetic and the reads of its operands
+               // from outside the step
+  view,        // no kernel (KernelGroup::in_place): a view op whose output is no graph output, a
+               // Concat its producers write straight into, a Split into pieces of its input
 };
 
-// "own kernel", "fused", "correction kernel", "view": as pet-profile --estimate prints a place.
+// "own kernel", "fused", "view": as pet-profile --estimate prints a place.
 const char* kernel_place_name(KernelPlace place);
 
-// Whether pet-gpu runs `node` as no kernel at all: a view (traits.view or identity_like) whose output
-// is no graph output reads its input's bytes in place.
-bool runs_as_view(const Graph& graph, const Node& node);
-
-// Each node's place when pet-gpu runs `group` of `grouping`: the head its own kernel, or none when it
-// runs as a view (then the node after it opens an elementwise kernel); after a Conv
-// (without a fused activation) a per-channel bias Add when it has no bias, a residual Add and an
-// activation ride in its epilogue, after a MatMul or Gemm a per-column bias Add and an activation;
-// after an elementwise head every node; any other epilogue is one elementwise kernel, its first
-// node that kernel's own. `in_correction_kernel` (fused_correction_nodes of the graph) wins; null
-// when no node computes a correction's values.
-std::vector<KernelPlace> gpu_kernel_places(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
-                                           const std::vector<bool>* in_correction_kernel);
+// Each node's place in `group`, one step of `grouping` (whose rule must be pet_gpu_steps): a group
+// pet-gpu runs in place none, else the first node the step's kernel and every other node fused into it.
+std::vector<KernelPlace> gpu_kernel_places(const KernelGrouping& grouping, const KernelGroup& group);
 
 // The analytic spec's price of one node as a GPU runs it: its kernel's roofline time, or, for a node
-// that only computes a correction's values (`in_correction_kernel`: fused_correction_nodes), its
-// share of the emitted correction kernel, which recomputes it in place.
+// that only computes a correction's values (`in_correction_kernel`: fused_correction_nodes, the
+// analytic targets' model of PET's fused corrections), its share of a correction kernel that
+// recomputes it in place.
 double estimated_node_us(const DeviceSpec& device, const Graph& graph, NodeId node, bool in_correction_kernel);
 
-// The analytic spec's price of each node of `group` as pet-gpu runs it (gpu_kernel_places): a node
-// of its own kernel or of a correction's as estimated_node_us, a view nothing; a node fused into the kernel before it
-// its arithmetic on CUDA cores or the reads of its other operands, whichever is slower (no launch,
-// and the chain's value never leaves the kernel). Their sum is what a GPU target prices a kernel
-// group its profile DB lacks at.
+// The analytic spec's price of each node of `group` as pet-gpu runs it (gpu_kernel_places): the
+// step's first node as estimated_node_us, a view nothing, a node fused into the step its arithmetic
+// on CUDA cores or the reads of its operands from outside the step, whichever is slower (no launch,
+// no write). Their sum is what a GPU target prices a step its profile DB lacks at; pet-gpu computes
+// a correction's patches in steps of their own, and they are priced as such.
 std::vector<double> estimated_group_us(const DeviceSpec& device, const Graph& graph, const KernelGrouping& grouping,
-                                       const KernelGroup& group, const std::vector<bool>* in_correction_kernel);
+                                       const KernelGroup& group);
 
 // Where one kernel group's cost came from.
 enum class CostSource { measured, replayed, estimated };
@@ -197,10 +190,13 @@ struct Measurement {
   // The target writes each correction as the standard-op lowering it runs fastest
   // (TargetSpec::picks_correction_lowering_by_measurement).
   bool picks_correction_lowering = false;
-  // The target runs pet-gpu's kernels: each correction one emitted kernel that recomputes its values
-  // in place, epilogues and elementwise chains fused. A group the DB lacks is estimated at the
-  // places pet-gpu runs its nodes (gpu_kernel_places), not one kernel per node.
+  // The target runs pet-gpu's kernels: its kernel groups are pet-gpu's steps
+  // (GroupingRule::pet_gpu_steps), and a group the DB lacks is estimated at the places pet-gpu runs
+  // its nodes (gpu_kernel_places), not one kernel per node.
   bool pet_gpu_kernels = false;
+  GroupingRule grouping_rule() const {
+    return pet_gpu_kernels ? GroupingRule::pet_gpu_steps : GroupingRule::runtime_epilogues;
+  }
 };
 
 // The profile DB entries of one timing, as the live path records them and pet-profile --import
@@ -264,12 +260,11 @@ class CostModel {
   // Times the graph whole and records its run; false when nothing was recorded (refused, not measured).
   bool measure_context_run(const Graph& graph, const KernelGrouping& grouping, const std::string& base);
   std::vector<GroupTime> group_times(const Graph& graph, const KernelGrouping& grouping) const;
-  bool free_on_gpu(const Graph& graph, const KernelGroup& group) const;
+  bool free_on_gpu(const KernelGroup& group) const;
   double measured_graph_cost(const Graph& graph) const;
   // The fallback's estimate: one kernel per node, or on a target running pet-gpu's kernels at the
-  // group's gpu_kernel_places (`in_correction_kernel`: fused_correction_nodes of the graph, or null).
-  double estimated_group_cost(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
-                              const std::vector<bool>* in_correction_kernel = nullptr) const;
+  // group's gpu_kernel_places.
+  double estimated_group_cost(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group) const;
   // Times the groups in the runtime (one interleaved batch) and records them.
   void measure_groups(const Graph& graph, const KernelGrouping& grouping, const std::vector<const KernelGroup*>& groups) const;
   std::optional<GroupTime> stored_group_time(const std::string& key) const;  // under mutex_

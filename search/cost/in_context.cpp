@@ -201,7 +201,7 @@ bool CostModel::measure_context_run(const Graph& graph, const KernelGrouping& gr
 
 ContextScales CostModel::calibrate_in_context(const Graph& graph) {
   PET_CHECK(measurement_, "in-context calibration is for a measured target");
-  KernelGrouping grouping = kernel_groups(graph);
+  KernelGrouping grouping = kernel_groups(graph, measurement_->grouping_rule());
   std::vector<GroupTime> times = group_times(graph, grouping);
   std::vector<double> standalone;
   for (const GroupTime& time : times) standalone.push_back(time.kernel_us);

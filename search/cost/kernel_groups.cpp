@@ -8,6 +8,8 @@
 
 #include "core/error.h"
 #include "core/ops/fused_activation.h"
+#include "kernels/gpu/plan/grouping.h"
+#include "kernels/gpu/plan/storage.h"
 #include "search/cost/cost_model.h"
 #include "search/passes/constant_source.h"
 
@@ -81,8 +83,15 @@ bool folded_before_running(const Graph& graph, const Node& node) {
   return true;
 }
 
-KernelGrouping kernel_groups(const Graph& graph, int max_epilogue) {
-  KernelGrouping result{{}, std::vector<int>(graph.nodes().size(), -1), constant_derived_values(graph), graph.consumers()};
+namespace {
+
+// The CPU runtimes' groups: a head and up to three elementwise nodes after it.
+constexpr int kMaxRuntimeEpilogue = 3;
+
+KernelGrouping runtime_epilogue_groups(const Graph& graph) {
+  const int max_epilogue = kMaxRuntimeEpilogue;
+  KernelGrouping result{{}, std::vector<int>(graph.nodes().size(), -1), constant_derived_values(graph), graph.consumers(),
+                        GroupingRule::runtime_epilogues};
   const std::vector<bool>& derived = result.constant_derived;
   std::vector<int>& group_of = result.group_of_node;
   for (NodeId head = 0; head < static_cast<NodeId>(graph.nodes().size()); ++head) {
@@ -102,6 +111,58 @@ KernelGrouping kernel_groups(const Graph& graph, int max_epilogue) {
     result.groups.push_back({nodes, group_key(graph, derived, nodes)});
   }
   return result;
+}
+
+// How pet-gpu runs each node, as its plan asks (a node computed from constants only, or one pet-gpu
+// refuses, left outside the grouping), and which nodes it refuses.
+std::vector<gpu::NodeSupport> pet_gpu_support(const Graph& graph, const std::vector<bool>& derived,
+                                              std::vector<NodeId>& refused) {
+  std::vector<gpu::NodeSupport> support;
+  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
+    const Node& node = graph.node(id);
+    gpu::NodeSupport outside{gpu::NodeRole::outside, gpu::StepKind::elementwise};
+    if (computed_from_constants(derived, node)) {
+      support.push_back(outside);
+      continue;
+    }
+    try {
+      support.push_back(gpu::support_for(graph, node));
+    } catch (const UserError&) {
+      support.push_back(outside);
+      refused.push_back(id);
+    }
+  }
+  return support;
+}
+
+KernelGrouping pet_gpu_step_groups(const Graph& graph) {
+  KernelGrouping result{{}, std::vector<int>(graph.nodes().size(), -1), constant_derived_values(graph), graph.consumers(),
+                        GroupingRule::pet_gpu_steps};
+  std::vector<NodeId> refused;
+  std::vector<gpu::NodeSupport> support = pet_gpu_support(graph, result.constant_derived, refused);
+  gpu::Grouping steps = gpu::group_nodes(graph, support, result.constant_derived);
+  // The plan's storage decides which Concats and Splits share their inputs' or output's bytes.
+  std::vector<gpu::PlannedValue> values;
+  for (const Value& value : graph.values()) values.push_back({value.name, value.type, {}});
+  gpu::assign_storage(graph, steps, values);
+  std::vector<KernelGroup> groups;
+  for (const gpu::Step& step : steps.steps) groups.push_back({step.nodes, "", false});
+  for (const gpu::Alias& alias : steps.aliases) groups.push_back({{alias.node}, "", true});
+  for (NodeId id : refused) groups.push_back({{id}, "", false});
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const KernelGroup& a, const KernelGroup& b) { return a.nodes.back() < b.nodes.back(); });
+  for (KernelGroup& group : groups) {
+    for (NodeId id : group.nodes) result.group_of_node[static_cast<size_t>(id)] = static_cast<int>(result.groups.size());
+    group.key = group_key(graph, result.constant_derived, group.nodes);
+    result.groups.push_back(std::move(group));
+  }
+  return result;
+}
+
+}  // namespace
+
+KernelGrouping kernel_groups(const Graph& graph, GroupingRule rule) {
+  return rule == GroupingRule::pet_gpu_steps ? pet_gpu_step_groups(graph) : runtime_epilogue_groups(graph);
 }
 
 std::string context_class(const Graph& graph, const KernelGroup& group) {

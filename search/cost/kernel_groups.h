@@ -1,5 +1,5 @@
-// Kernel groups: the units a measured target is timed in, each an op plus the elementwise ops
-// that follow it alone, so a runtime's fused epilogues are priced as the runtime runs them.
+// Kernel groups: the units a measured target is timed in, each what its runtime runs as one kernel
+// (a CPU runtime: an op plus the elementwise ops that follow it alone; pet-gpu: one of its steps).
 #pragma once
 
 #include <string>
@@ -12,11 +12,28 @@ namespace pet::cost {
 struct KernelGroup {
   std::vector<NodeId> nodes;  // in graph order; nodes[0] is the head
   std::string key;            // the profile DB key: each node's signature, internal inputs as #k
+  // pet-gpu runs it as no kernel (GroupingRule::pet_gpu_steps only): a view of its input, a Concat
+  // its producers write straight into, or a Split into pieces of its input (kernels/gpu/plan/storage.h).
+  bool in_place = false;
 };
 
 // Per value: a constant, or computed from constants only (weights the search has rearranged but
 // not yet folded, which finalize folds before anything runs).
 std::vector<bool> constant_derived_values(const Graph& graph);
+
+// How a target's runtime cuts a graph into kernels.
+enum class GroupingRule {
+  // The CPU runtimes (ONNX Runtime, OpenVINO): a head node followed by up to three elementwise
+  // nodes, each the only reader of the previous one's output, whose other inputs are constants or
+  // computed outside the group; groups in graph order by head.
+  runtime_epilogues,
+  // pet-gpu (the h100 and h200 targets): its steps as kernels/gpu/plan/grouping.h forms them (a
+  // convolution or GEMM with its epilogue, an elementwise tree, a written-out layer normalization,
+  // a correction alone, the steps computing its patches their own), each view, Concat and Split
+  // pet-gpu runs in place (KernelGroup::in_place) and each node it cannot run alone; groups in
+  // pet-gpu's order, by last node.
+  pet_gpu_steps,
+};
 
 // A graph cut into kernel groups, with the facts about the graph the grouping computed (the
 // measured cost model reads them again to place layout reorders).
@@ -25,12 +42,11 @@ struct KernelGrouping {
   std::vector<int> group_of_node;              // -1 for nodes computed from constants only
   std::vector<bool> constant_derived;          // constant_derived_values(graph)
   std::vector<std::vector<NodeId>> readers;    // graph.consumers()
+  GroupingRule rule = GroupingRule::runtime_epilogues;
 };
 
-// Every node that runs (not computed from constants only) is in exactly one group, in graph order. A
-// group is a head node followed by up to `max_epilogue` elementwise nodes, each the only reader
-// of the previous one's output, whose other inputs are constants or computed outside the group.
-KernelGrouping kernel_groups(const Graph& graph, int max_epilogue = 3);
+// Every node that runs (not computed from constants only) is in exactly one group, as `rule` cuts them.
+KernelGrouping kernel_groups(const Graph& graph, GroupingRule rule = GroupingRule::runtime_epilogues);
 
 // The ops a group runs, a fused activation spelled as its own op ("Conv+Add+Relu", "Concat+Relu"):
 // the class its in-context scale is fitted for. A Relu after a Concat is a kernel of its own in

@@ -136,11 +136,10 @@ std::optional<CostModel::GroupTime> CostModel::stored_group_time(const std::stri
                    profile_.lookup(device, key + kReorderOut).value_or(0), CostSource::replayed};
 }
 
-double CostModel::estimated_group_cost(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group,
-                                       const std::vector<bool>* in_correction_kernel) const {
+double CostModel::estimated_group_cost(const Graph& graph, const KernelGrouping& grouping, const KernelGroup& group) const {
   double total = 0;
   if (measurement_->pet_gpu_kernels) {
-    for (double us : estimated_group_us(device_, graph, grouping, group, in_correction_kernel)) total += us;
+    for (double us : estimated_group_us(device_, graph, grouping, group)) total += us;
     return total;
   }
   for (NodeId id : group.nodes) total += estimated_node_us(device_, graph, id, false);
@@ -153,21 +152,20 @@ double CostModel::estimated_group_cost(const Graph& graph, const KernelGrouping&
 // ran without reorders is layout-neutral when it is elementwise (it follows its producer) and
 // plain otherwise.
 double CostModel::measured_graph_cost(const Graph& graph) const {
-  KernelGrouping grouping = kernel_groups(graph);
+  KernelGrouping grouping = kernel_groups(graph, measurement_->grouping_rule());
   return with_reorders_at_edges(graph, grouping, group_times(graph, grouping), scales_);
 }
 
 double CostModel::standalone_graph_cost(const Graph& graph) const {
   PET_CHECK(measurement_, "stand-alone group times exist for a measured target only");
-  KernelGrouping grouping = kernel_groups(graph);
+  KernelGrouping grouping = kernel_groups(graph, measurement_->grouping_rule());
   return with_reorders_at_edges(graph, grouping, group_times(graph, grouping), ContextScales{});
 }
 
-// A group pet-gpu runs as no kernel: a lone view (runs_as_view). Its stand-alone model would time a
-// copy that the graph never makes, so it is neither timed, nor exported, nor counted.
-bool CostModel::free_on_gpu(const Graph& graph, const KernelGroup& group) const {
-  return measurement_->pet_gpu_kernels && group.nodes.size() == 1 && runs_as_view(graph, graph.node(group.nodes[0]));
-}
+// A group pet-gpu runs as no kernel (KernelGroup::in_place: a view, a Concat written in place, a
+// Split into views). Its stand-alone model would time a copy that the graph never makes, so it is
+// neither timed, nor exported, nor counted.
+bool CostModel::free_on_gpu(const KernelGroup& group) const { return measurement_->pet_gpu_kernels && group.in_place; }
 
 std::vector<CostModel::GroupTime> CostModel::group_times(const Graph& graph, const KernelGrouping& grouping) const {
   const std::vector<KernelGroup>& groups = grouping.groups;
@@ -175,7 +173,7 @@ std::vector<CostModel::GroupTime> CostModel::group_times(const Graph& graph, con
   {
     std::lock_guard lock(mutex_);
     for (const KernelGroup& group : groups) {
-      if (group_memo_.count(group.key) || free_on_gpu(graph, group)) continue;
+      if (group_memo_.count(group.key) || free_on_gpu(group)) continue;
       if (std::optional<GroupTime> stored = stored_group_time(group.key)) {
         group_memo_.emplace(group.key, *stored);
       } else if (!measurement_->runtime) {
@@ -190,20 +188,7 @@ std::vector<CostModel::GroupTime> CostModel::group_times(const Graph& graph, con
   {
     std::lock_guard lock(mutex_);
     for (const KernelGroup& group : groups)
-      times.push_back(free_on_gpu(graph, group) ? GroupTime{0, 0, 0, CostSource::estimated} : group_memo_.at(group.key));
-  }
-  // A target running pet-gpu's kernels prices again, in this graph, an estimated group with a node that
-  // only computes a correction's values: that depends on the graph, not on the group's key (the memo
-  // holds the group's price without corrections).
-  if (measurement_->pet_gpu_kernels) {
-    std::vector<bool> in_correction_kernel = fused_correction_nodes(graph);
-    auto computes_correction = [&](const KernelGroup& group) {
-      return std::any_of(group.nodes.begin(), group.nodes.end(),
-                         [&](NodeId id) { return in_correction_kernel[static_cast<size_t>(id)]; });
-    };
-    for (size_t g = 0; g < groups.size(); ++g)
-      if (times[g].source == CostSource::estimated && computes_correction(groups[g]))
-        times[g].kernel_us = estimated_group_cost(graph, grouping, groups[g], &in_correction_kernel);
+      times.push_back(free_on_gpu(group) ? GroupTime{0, 0, 0, CostSource::estimated} : group_memo_.at(group.key));
   }
   return times;
 }

@@ -31,7 +31,8 @@ std::vector<cost::ProfileEntry> context_entries(const cost::Target& target, cons
   const runtime::TimingRequest& request = pair.plain->request;
   std::string path = (std::filesystem::path(models_folder) / request.models.at(0)).string();
   Graph graph = parse_graph(read_whole_file(path, "the in-context run's weight-free model"));
-  return cost::context_run_entries(target, graph, cost::kernel_groups(graph), context_key(*pair.plain),
+  return cost::context_run_entries(target, graph, cost::kernel_groups(graph, cost::GroupingRule::pet_gpu_steps),
+                                   context_key(*pair.plain),
                                    pair.profiled->timings.at(0), pair.plain->timings.at(0));
 }
 

@@ -221,14 +221,14 @@ TEST(CostModel, AGpuTargetsMeasuredGroupOverridesTheRooflineAndTheAnalyticSpecRe
   EXPECT_EQ(estimated.sources().estimated, 1);
 }
 
-// The places of each kernel group's nodes in pet-gpu's kernels, one string per group ("own kernel, fused").
+// The places of each kernel group's nodes in pet-gpu's kernels, one string per group, each group one
+// pet-gpu step ("own kernel, fused").
 std::vector<std::string> kernel_places(const Graph& graph) {
-  KernelGrouping grouping = kernel_groups(graph);
-  std::vector<bool> in_correction_kernel = fused_correction_nodes(graph);
+  KernelGrouping grouping = kernel_groups(graph, GroupingRule::pet_gpu_steps);
   std::vector<std::string> out;
   for (const KernelGroup& group : grouping.groups) {
     std::vector<std::string> names;
-    for (KernelPlace place : gpu_kernel_places(graph, grouping, group, &in_correction_kernel))
+    for (KernelPlace place : gpu_kernel_places(grouping, group))
       names.push_back(kernel_place_name(place));
     out.push_back(fmt::format("{}", fmt::join(names, ", ")));
   }
@@ -266,7 +266,7 @@ TEST(CostModel, AGpuTargetEstimatesAGroupAsPetGpuFusesItsEpilogue) {
               0.05 * (fused - conv_alone));
 
   // A convolution with its own bias: a per-channel Add is no residual, so it opens an elementwise
-  // kernel, and the ReLU joins that kernel.
+  // step, and the ReLU joins that step.
   EXPECT_EQ(kernel_places(parse_graph(R"(graph "g" opset 13 {
   input %x : f32[1,8,8,8]
   const %w : f32[8,8,1,1] = random(1)
@@ -277,7 +277,7 @@ TEST(CostModel, AGpuTargetEstimatesAGroupAsPetGpuFusesItsEpilogue) {
   %r = Relu(%cb) : f32[1,8,8,8]
   output %r
 })")),
-            (std::vector<std::string>{"own kernel, own kernel, fused"}));
+            (std::vector<std::string>{"own kernel", "own kernel, fused"}));
   // A GEMM takes a per-column bias and a ReLU; the Sigmoid after them is a kernel of its own.
   EXPECT_EQ(kernel_places(parse_graph(R"(graph "g" opset 13 {
   input %x : f32[4,16]
@@ -289,8 +289,8 @@ TEST(CostModel, AGpuTargetEstimatesAGroupAsPetGpuFusesItsEpilogue) {
   %s = Sigmoid(%r) : f32[4,32]
   output %s
 })")),
-            (std::vector<std::string>{"own kernel, fused, fused, own kernel"}));
-  // An elementwise head and its chain are one kernel; after a pool the chain is one more.
+            (std::vector<std::string>{"own kernel, fused, fused", "own kernel"}));
+  // After a pool, the elementwise chain is one step.
   EXPECT_EQ(kernel_places(parse_graph(R"(graph "g" opset 13 {
   input %x : f32[1,8,8,8]
   const %k : f32[1] = random(1)
@@ -300,7 +300,74 @@ TEST(CostModel, AGpuTargetEstimatesAGroupAsPetGpuFusesItsEpilogue) {
   %e = Exp(%r) : f32[1,8,4,4]
   output %e
 })")),
-            (std::vector<std::string>{"own kernel, own kernel, fused, fused"}));
+            (std::vector<std::string>{"own kernel", "own kernel, fused, fused"}));
+}
+
+// A layer normalization written out in nine standard ops, as BERT's exporter writes it.
+const char* kWrittenOutLayerNorm = R"(graph "g" opset 13 {
+  input %x : f32[128,768]
+  const %two : f32[] = [2]
+  const %eps : f32[] = [0.000001]
+  const %gamma : f32[768] = random(1)
+  const %beta : f32[768] = random(2)
+  %mean = ReduceMean[axes=[-1], keepdims=1](%x) : f32[128,1]
+  %d = Sub(%x, %mean) : f32[128,768]
+  %sq = Pow(%d, %two) : f32[128,768]
+  %var = ReduceMean[axes=[-1], keepdims=1](%sq) : f32[128,1]
+  %ve = Add(%var, %eps) : f32[128,1]
+  %sd = Sqrt(%ve) : f32[128,1]
+  %n = Div(%d, %sd) : f32[128,768]
+  %g = Mul(%n, %gamma) : f32[128,768]
+  %y = Add(%g, %beta) : f32[128,768]
+  output %y
+})";
+
+// Before: kernel groups of at most an op and three elementwise nodes cut it into four, each timed
+// and priced with a launch and a round trip through memory; after: one group, pet-gpu's one
+// layer_norm step, priced as one kernel.
+TEST(CostModel, AGpuTargetsKernelGroupsArePetGpusStepsSoAWrittenOutLayerNormIsOneGroup) {
+  Graph graph = parse_graph(kWrittenOutLayerNorm);
+  EXPECT_EQ(kernel_groups(graph).groups.size(), 4u);
+  KernelGrouping steps = kernel_groups(graph, GroupingRule::pet_gpu_steps);
+  ASSERT_EQ(steps.groups.size(), 1u);
+  EXPECT_EQ(steps.groups[0].nodes.size(), 9u);
+  EXPECT_EQ(kernel_places(graph),
+            (std::vector<std::string>{"own kernel, fused, fused, fused, fused, fused, fused, fused, fused"}));
+  CostModel gpu(load_device("h200"), ProfileDb{}, gpu_target_measurement());
+  double one_step = gpu.graph_cost(graph);
+  EXPECT_EQ(gpu.sources().estimated, 1);
+  // Fused, no node but the first pays a launch and no intermediate value goes to memory: below nine
+  // kernels, one per node, by more than their eight extra launches.
+  double per_node = CostModel(load_device("h200"), ProfileDb{}, Measurement{}).graph_cost(graph);
+  EXPECT_LT(one_step, per_node - 8 * gpu.device().launch_overhead_us);
+  EXPECT_GT(one_step, gpu.device().launch_overhead_us);
+}
+
+// A corrected convolution: the patch (a Slice and a Conv of its rows) and the correction that writes it.
+const char* kCorrectedConv = R"(graph "g" opset 13 {
+  input %m : f32[1,8,16,16]
+  input %x : f32[1,8,18,18]
+  const %w : f32[8,8,3,3] = random(1)
+  %s = Slice[ends=[1,8,3,18], starts=[0,0,0,0], steps=[1,1,1,1]](%x) : f32[1,8,3,18]
+  %p = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%s, %w) : f32[1,8,1,16]
+  %o = Overwrite[offsets=[0,0,0,0]](%m, %p) : f32[1,8,16,16]
+  output %o
+})";
+
+// pet-gpu computes a correction's patches in steps of their own before the correction's one kernel
+// (kernels/gpu/codegen/correction.cpp), so a GPU target prices them as steps: before, the patch's
+// Slice and Conv were priced as recomputed inside the correction kernel, without launches; after,
+// three steps, each with its launch.
+TEST(CostModel, AGpuTargetPricesACorrectionsPatchesAsTheStepsPetGpuRunsThemIn) {
+  Graph graph = parse_graph(kCorrectedConv);
+  EXPECT_EQ(kernel_places(graph), (std::vector<std::string>{"own kernel", "own kernel", "own kernel"}));
+  CostModel gpu(load_device("h200"), ProfileDb{}, gpu_target_measurement());
+  double steps = gpu.graph_cost(graph);
+  EXPECT_EQ(gpu.sources().estimated, 3);
+  double each_alone = 0;
+  for (NodeId id = 0; id < 3; ++id) each_alone += estimated_node_us(gpu.device(), graph, id, false);
+  EXPECT_DOUBLE_EQ(steps, each_alone);
+  EXPECT_GT(steps, CostModel(load_device("h200")).graph_cost(graph)) << "the analytic model recomputes patches in place";
 }
 
 // A Reshape before a MatMul, its output a graph output or not.
@@ -332,6 +399,34 @@ TEST(CostModel, AGpuTargetPricesAViewAsNothingUnlessItIsAGraphOutput) {
   CostModel gpu_returned(load_device("h100"), ProfileDb{}, gpu_target_measurement());
   EXPECT_GT(gpu_returned.graph_cost(returned), matmul);
   EXPECT_EQ(gpu_returned.sources().estimated, 2);
+}
+
+// Two convolutions concatenated along channels, at batch `n`.
+Graph concat_of_convs(int n) {
+  return parse_graph(fmt::format(R"(graph "g" opset 13 {{
+  input %x : f32[{0},8,8,8]
+  const %w1 : f32[8,8,1,1] = random(1)
+  const %w2 : f32[8,8,1,1] = random(2)
+  %a = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w1) : f32[{0},8,8,8]
+  %b = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%x, %w2) : f32[{0},8,8,8]
+  %c = Concat[axis=1](%a, %b) : f32[{0},16,8,8]
+  %y = Relu(%c) : f32[{0},16,8,8]
+  output %y
+}})",
+                                 n));
+}
+
+// At batch 1 each channel block is one byte range, so the convolutions write straight into the
+// Concat's output and pet-gpu runs no kernel for it (storage.h); at batch 2 it is a copy kernel.
+TEST(CostModel, AGpuTargetPricesAConcatWrittenInPlaceAsNothing) {
+  EXPECT_EQ(kernel_places(concat_of_convs(1)), (std::vector<std::string>{"own kernel", "own kernel", "view", "own kernel"}));
+  EXPECT_EQ(kernel_places(concat_of_convs(2)),
+            (std::vector<std::string>{"own kernel", "own kernel", "own kernel", "own kernel"}));
+  CostModel gpu(load_device("h200"), ProfileDb{}, gpu_target_measurement());
+  gpu.graph_cost(concat_of_convs(1));
+  // Distinct groups: one convolution key (the weights' values are not in it), the ReLU; the Concat
+  // in place is neither priced, timed nor counted.
+  EXPECT_EQ(gpu.sources().estimated, 2);
 }
 
 TEST(CostModel, MemoReturnsTheSameCostForTheSameSignature) {

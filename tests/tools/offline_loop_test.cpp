@@ -189,7 +189,7 @@ TEST(OfflineLoop, ExportMeasureImportUntilTheReplayEstimatesNothingThenItsChoice
   // The golden choice: the merged convs, measured (here by the fake) beyond both spreads.
   EXPECT_EQ(report["target"]["selection"]["chosen"], "program 1") << last.out;
   EXPECT_NE(last.out.find("  chose program 1: program 1 is 1.152x faster than the input, beyond the spread\n"
-                          "  kernel costs: 0 measured (0.0 s), 9 replayed, 0 estimated; profile DB " + db + "\n"),
+                          "  kernel costs: 0 measured (0.0 s), 5 replayed, 0 estimated; profile DB " + db + "\n"),
             std::string::npos)
       << last.out;
 }
@@ -407,13 +407,14 @@ TEST(ProfileEstimate, EachKernelGroupsEstimatePerDeviceSumsToWhatAGpuTargetEstim
     h200_us += group["us"][1].get<double>();
   }
   Graph graph = parse_graph(kTwoConvs);
-  EXPECT_EQ(heads, (std::vector<std::string>{"c1 Conv+Relu+Add", "c2 Conv+Relu"}));
-  EXPECT_EQ(places, (std::vector<std::string>{"own kernel", "fused", "own kernel", "own kernel", "fused"}))
-      << "a Relu rides in the convolution's epilogue, the Add after it is a kernel of its own";
+  // One line per pet-gpu step, in pet-gpu's order: each convolution with its ReLU, then the Add.
+  EXPECT_EQ(heads, (std::vector<std::string>{"c1 Conv+Relu", "c2 Conv+Relu", "y Add"}));
+  EXPECT_EQ(places, (std::vector<std::string>{"own kernel", "fused", "own kernel", "fused", "own kernel"}))
+      << "a Relu rides in the convolution's epilogue, the Add after it is a step of its own";
   EXPECT_NEAR(h100_us, estimated_by_gpu_target("h100", graph), 1e-9);
   EXPECT_NEAR(h200_us, estimated_by_gpu_target("h200", graph), 1e-9);
-  // A corrected program: the nodes that only compute a correction's values are priced inside its
-  // emitted kernel, as a GPU target prices them (not as kernels of their own).
+  // A corrected program: pet-gpu computes the patches in steps of their own before the correction's
+  // kernel, and the estimate prices them as those steps, as a GPU target does.
   std::string corrected = std::string(PET_SOURCE_DIR) + "/tests/kernels/gpu/executor_models/correction.pet";
   Ran with_correction = pet_profile({"--estimate", corrected, "--device", "h200"});
   ASSERT_EQ(with_correction.status, 0) << with_correction.err;
@@ -433,7 +434,7 @@ TEST(ProfileEstimate, EachKernelGroupsEstimatePerDeviceSumsToWhatAGpuTargetEstim
   std::string header = nlohmann::json({{"model", model}, {"devices", {"h200"}}}).dump();
   EXPECT_EQ(twice.out.find(header), 0u);
   EXPECT_NE(twice.out.find(header, 1), std::string::npos);  // each model's lines after its own header
-  EXPECT_EQ(std::count(twice.out.begin(), twice.out.end(), '\n'), 6);
+  EXPECT_EQ(std::count(twice.out.begin(), twice.out.end(), '\n'), 8);
   EXPECT_EQ(pet_profile({"--estimate", model}).err,
             "pet-profile: error: pet-profile --estimate needs --device NAME|FILE, the device spec (h100, h200, a100, "
             "v100 or a JSON file); see pet-profile --help\n");

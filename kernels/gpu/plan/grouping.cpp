@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "core/broadcast_axis.h"
 #include "core/ops/fused_activation.h"
@@ -22,8 +23,12 @@ constexpr const char* kAddOp = "Add";
 
 class Grouper {
  public:
-  Grouper(const Graph& graph, const std::vector<NodeSupport>& support)
-      : graph_(graph), support_(support), readers_(graph.consumers()), step_of_(graph.nodes().size(), -1) {}
+  Grouper(const Graph& graph, const std::vector<NodeSupport>& support, std::vector<bool> known_before_running)
+      : graph_(graph),
+        support_(support),
+        known_(std::move(known_before_running)),
+        readers_(graph.consumers()),
+        step_of_(graph.nodes().size(), -1) {}
 
   Grouping run() {
     group_corrections();
@@ -41,6 +46,7 @@ class Grouper {
     return step_of_[static_cast<size_t>(n)] < 0 && support_[static_cast<size_t>(n)].role == NodeRole::step;
   }
   const std::vector<NodeId>& readers(ValueId id) const { return readers_[static_cast<size_t>(id)]; }
+  bool known(ValueId id) const { return known_[static_cast<size_t>(id)]; }
 
   int open_step(StepKind kind, NodeId first) {
     Step step;
@@ -123,7 +129,7 @@ class Grouper {
     if (add.op() != kAddOp || add.inputs.size() != 2) return std::nullopt;
     ValueId other = add.inputs[0] == current ? add.inputs[1] : add.inputs[0];
     if (other == current || graph_.value(add.outputs[0]).type != graph_.value(current).type) return std::nullopt;
-    if (!fits(graph_.value(other))) return std::nullopt;
+    if (!fits(other)) return std::nullopt;
     return FusableAdd{*reader, other};
   }
 
@@ -145,9 +151,9 @@ class Grouper {
     ValueId current = graph_.node(steps_[static_cast<size_t>(step)].nodes.back()).outputs[0];
     const TensorType& out = graph_.value(current).type;
     int bias_axis = kind == StepKind::cudnn_conv ? 1 : out.shape.rank() - 1;
-    auto is_bias = [&](const Value& other) {
-      return other.constant && other.type.dtype == DType::f32 &&
-             varies_only_along(other.type.shape, out.shape.rank(), bias_axis);
+    auto is_bias = [&](ValueId other) {
+      const TensorType& type = graph_.value(other).type;
+      return known(other) && type.dtype == DType::f32 && varies_only_along(type.shape, out.shape.rank(), bias_axis);
     };
     if (epilogue.bias == kNoValue)
       if (std::optional<FusableAdd> add = fusable_add(current, is_bias)) {
@@ -156,7 +162,7 @@ class Grouper {
         current = graph_.node(add->node).outputs[0];
       }
     if (kind == StepKind::cudnn_conv)
-      if (std::optional<FusableAdd> add = fusable_add(current, [&](const Value& other) { return other.type == out; })) {
+      if (std::optional<FusableAdd> add = fusable_add(current, [&](ValueId other) { return graph_.value(other).type == out; })) {
         join(step, add->node);
         epilogue.residual = add->other;
         current = graph_.node(add->node).outputs[0];
@@ -180,7 +186,7 @@ class Grouper {
 
   void group_remaining() {
     for (NodeId n = 0; n < static_cast<NodeId>(graph_.nodes().size()); ++n) {
-      if (step_of_[static_cast<size_t>(n)] >= 0) continue;
+      if (step_of_[static_cast<size_t>(n)] >= 0 || support_[static_cast<size_t>(n)].role == NodeRole::outside) continue;
       if (support_[static_cast<size_t>(n)].role == NodeRole::step) {
         open_step(kind_of(n), n);
         continue;
@@ -246,6 +252,7 @@ class Grouper {
 
   const Graph& graph_;
   const std::vector<NodeSupport>& support_;
+  std::vector<bool> known_;  // per value: a constant, or folded before anything runs
   std::vector<std::vector<NodeId>> readers_;
   std::vector<int> step_of_;
   std::vector<Step> steps_;
@@ -255,7 +262,15 @@ class Grouper {
 }  // namespace
 
 Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support) {
-  return Grouper(graph, support).run();
+  std::vector<bool> constants(graph.values().size(), false);
+  for (ValueId id = 0; id < static_cast<ValueId>(graph.values().size()); ++id)
+    constants[static_cast<size_t>(id)] = graph.is_constant(id);
+  return group_nodes(graph, support, constants);
+}
+
+Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support,
+                     const std::vector<bool>& known_before_running) {
+  return Grouper(graph, support, known_before_running).run();
 }
 
 }  // namespace pet::gpu

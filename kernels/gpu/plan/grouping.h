@@ -28,4 +28,10 @@ struct Grouping {
 // from outside) and outputs (the last node's); workspace estimates are left to the caller.
 Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support);
 
+// The same grouping of a graph not yet finalized, as a cost model asks it: `known_before_running`
+// (per value) holds the constants and the values finalize will fold, which count as constants where
+// an epilogue asks for a weight; nodes whose role is `outside` get no step and join none.
+Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support,
+                     const std::vector<bool>& known_before_running);
+
 }  // namespace pet::gpu

@@ -12,6 +12,9 @@ namespace pet::gpu {
 enum class NodeRole : uint8_t {
   step,  // a kernel of `kind` runs it (possibly fused with its neighbours)
   view,  // its output is its input's bytes under another shape: no kernel
+  // Left to the caller: no step, no alias, joins nothing (a node computed before the plan runs, or
+  // one pet-gpu cannot run that a cost model prices on its own). The plan itself never uses it.
+  outside,
 };
 
 struct NodeSupport {
