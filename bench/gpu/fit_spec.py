@@ -203,10 +203,20 @@ def model_totals(pet_profile, model_paths, spec_paths):
             for model, groups in estimate_groups(pet_profile, model_paths, spec_paths).items()}
 
 
+KERNELS = re.compile(r", kernels ([0-9a-f]+) \|")
+
+
+def kernels_of(device):
+    """The pet-gpu kernels tag a DB entry's device names ("... kernels 678da8de81847f48 | card | ..."), or ""."""
+    match = KERNELS.search(device)
+    return match.group(1) if match else ""
+
+
 def read_groups(db_path, misses_path, card):
-    """[(key, model file, measured µs)]: the DB's kernel-group entries of `card` (the spec's name,
-    the device key's first field) whose key a kernel-groups request of the misses file names; of
-    several entries of one key (other kernels, other dates) the newest."""
+    """([(key, model file, measured µs)], kernels tag, entries left out): the DB's kernel-group entries of
+    `card` (the spec's name, the device key's first field) whose key a kernel-groups request of the misses
+    file names, all timed with one version of pet-gpu's kernels (the one of the newest such entry: times
+    of other kernels time other code); of several entries of one key, the newest."""
     models = {}
     with open(misses_path) as f:
         for line in f:
@@ -216,12 +226,18 @@ def read_groups(db_path, misses_path, card):
                     models[key] = os.path.join(misses_path + ".models", model)
     with open(db_path) as f:
         entries = json.load(f)["entries"]
+    requested = [e for e in entries if e["device"].split(" | ")[0] == card and e["key"] in models]
+    if not requested:
+        return [], "", 0
+    kernels = kernels_of(max(requested, key=lambda e: (e["date"], kernels_of(e["device"])))["device"])
     newest = {}
-    for entry in entries:
-        if entry["device"].split(" | ")[0] == card and entry["key"] in models:
-            if entry["key"] not in newest or entry["date"] >= newest[entry["key"]]["date"]:
-                newest[entry["key"]] = entry
-    return [(key, models[key], newest[key]["microseconds"]) for key in sorted(newest)]
+    for entry in requested:
+        if kernels_of(entry["device"]) != kernels:
+            continue
+        if entry["key"] not in newest or entry["date"] >= newest[entry["key"]]["date"]:
+            newest[entry["key"]] = entry
+    left_out = len({e["key"] for e in requested} - set(newest))
+    return [(key, models[key], newest[key]["microseconds"]) for key in sorted(newest)], kernels, left_out
 
 
 class GroupProblem:
@@ -444,7 +460,7 @@ def main(argv=None):
         sources.append(f"{args.executor}: pet-gpu time's per-step medians of {len(models)} models, each scaled to "
                        "its CUDA-graph end-to-end median")
         log(f"fit_spec: {len(models)} models timed in {args.executor}")
-    found = read_groups(args.db, args.misses, base["name"]) if args.db else []
+    found, kernels, left_out = read_groups(args.db, args.misses, base["name"]) if args.db else ([], "", 0)
     if args.db and not found:
         log(f"fit_spec: {args.db} holds no kernel-group time of {base['name']} for a request of {args.misses}")
         if not objectives:
@@ -452,8 +468,10 @@ def main(argv=None):
     if found:
         groups = GroupProblem(found, args.pet_profile)
         objectives.append(groups.errors)
-        sources.append(f"{args.db}: {len(found)} kernel groups timed stand-alone")
-        log(f"fit_spec: {len(found)} kernel groups timed in {args.db}")
+        sources.append(f"{args.db}: {len(found)} kernel groups timed stand-alone with pet-gpu's kernels {kernels}"
+                       + (f" ({left_out} more timed only with other kernels, left out)" if left_out else ""))
+        log(f"fit_spec: {len(found)} kernel groups timed in {args.db} with pet-gpu's kernels {kernels}"
+            + (f"; {left_out} timed only with other kernels left out" if left_out else ""))
     objective = objectives[0] if len(objectives) == 1 else mean_objective(objectives)
     log("fit:")
     fitted, _ = fit(objective, base, args.rounds, log)

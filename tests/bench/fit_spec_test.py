@@ -136,9 +136,10 @@ class KernelGroupsFromADb(unittest.TestCase):
                               entry("Relu(b)", card.replace("h200", "h100", 1), 1.0, "2026-11-30"),
                               entry("model x", card, 5.0, "2026-11-29")]}
             (folder / "db.json").write_text(json.dumps(db))
-            groups = fit_spec.read_groups(str(folder / "db.json"), str(folder / "misses.jsonl"), "h200")
+            groups, kernels, left_out = fit_spec.read_groups(str(folder / "db.json"), str(folder / "misses.jsonl"), "h200")
             self.assertEqual([(key, Path(model).name, us) for key, model, us in groups],
                              [("Conv(a)", "a.pet", a_us), ("Relu(b)", "b.pet", b_us)])
+            self.assertEqual((kernels, left_out), ("0", 0))
             problem = fit_spec.GroupProblem(groups, PET_PROFILE)
             base = fit_spec.read_spec("h200")
             start = problem.errors([base])[0]
@@ -147,6 +148,25 @@ class KernelGroupsFromADb(unittest.TestCase):
         self.assertGreater(start, 0.01)
         self.assertLess(end, start * 0.05)
 
+
+class KernelGroupsOfOneKernelsVersion(unittest.TestCase):
+    def test_only_times_of_the_newest_entrys_kernels_are_read(self):
+        """Before: a key timed with this check's kernels, another only with an older build's (whose code
+        differs). After: the first alone, the kernels named, the other counted as left out."""
+        with tempfile.TemporaryDirectory() as folder:
+            folder = Path(folder)
+            request = {"id": 1, "kind": "kernel-groups", "keys": ["Conv(a)", "Relu(b)"], "models": ["a.pet", "b.pet"]}
+            (folder / "misses.jsonl").write_text(json.dumps(request) + "\n")
+            new = "h200 | pet-gpu tf32 math (x), kernels 678da8de81847f48 | NVIDIA H200 | 1 thread"
+            old = new.replace("678da8de81847f48", "6e9f164521bbcbde")
+            db = {"entries": [
+                {"key": "Conv(a)", "device": new, "microseconds": 10.0, "method": "m", "libraries": "x", "date": "2026-11-30"},
+                {"key": "Conv(a)", "device": old, "microseconds": 30.0, "method": "m", "libraries": "x", "date": "2026-11-28"},
+                {"key": "Relu(b)", "device": old, "microseconds": 3.0, "method": "m", "libraries": "x", "date": "2026-11-28"}]}
+            (folder / "db.json").write_text(json.dumps(db))
+            groups, kernels, left_out = fit_spec.read_groups(str(folder / "db.json"), str(folder / "misses.jsonl"), "h200")
+        self.assertEqual([(key, us) for key, _, us in groups], [("Conv(a)", 10.0)])
+        self.assertEqual((kernels, left_out), ("678da8de81847f48", 1))
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1])
