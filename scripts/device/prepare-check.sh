@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Prepares a GPU check from a fresh checkout in one command. Every session starts from a new
+# checkout, so no earlier build or kit is left, and a session drawn a GPU runs this first: the tools,
+# a CUDA build, the evaluation models at batch 1 and 16, the kit, and the session script's dry run
+# on that kit. Then it prints the one call to make. Each step's wall time is printed and kept in
+# .device/prepare.txt, beside the kit.
+#
+#   bash scripts/device/prepare-check.sh [--target h200|h100] [--misses] [--jobs N]
+#
+# The kit holds the binaries, the weight-free work models and pet's written models (make-kit.sh
+# --written --b16). In the check, the live stage times on the card what pet-opt --live asks, and the
+# e2e stage times the models the live stage wrote, then the kit's. --misses adds the timing requests
+# the profile DB lacks (make-kit.sh --misses --jobs N) and a measure stage to the check: what
+# bench/profiles/<target>.json needs for every evaluation model, at the price of the longest step
+# here. --target names the card (default h200, the card lent so far).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+target=h200
+misses=0
+jobs=2
+fail() { echo "prepare-check: $*" >&2; exit 1; }
+usage() { echo "prepare-check: $*" >&2; exit 2; }
+while (($#)); do
+  case "$1" in
+    --target)
+      [[ "${2:-}" == h100 || "${2:-}" == h200 ]] || usage "--target takes h100 or h200, got '${2:-}'"
+      target="$2"; shift 2 ;;
+    --misses) misses=1; shift ;;
+    --jobs)
+      [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage "--jobs takes a positive count, got '${2:-}'"
+      jobs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) usage "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[[ -x /usr/local/cuda/bin/nvcc ]] ||
+  fail "no CUDA toolkit at /usr/local/cuda: the kit's binaries are built with nvcc (the project's machines have it)"
+
+mkdir -p .device
+log=.device/prepare.txt
+: > "$log"
+began=$(date +%s)
+step() {  # name, command...: runs it, prints and keeps its wall time
+  local name=$1 start
+  shift
+  start=$(date +%s)
+  "$@" || fail "$name failed: $*"
+  echo "prepare-check: $name: $(($(date +%s) - start)) s" | tee -a "$log"
+}
+
+stages=environment,unit_tests,live,e2e
+caps=(--cap live=330 --cap e2e=150)
+kit_flags=(--target "$target" --written --b16)
+if ((misses)); then
+  stages=environment,unit_tests,measure,live,e2e
+  caps=(--cap measure=120 --cap live=260 --cap e2e=130)
+  kit_flags+=(--misses --jobs "$jobs")
+fi
+
+step tools bash scripts/install-deps.sh
+step configure cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPET_BUILD_CUDA=ON -DPET_BUILD_TESTS=ON
+step build cmake --build build -j"$(nproc)"
+step models /usr/bin/python3 models/export_models.py --out build/models --batch 1 16
+step kit bash scripts/device/make-kit.sh "${kit_flags[@]}"
+
+dry=$(mktemp -d)
+step dry_run env OUT="$dry" bash scripts/device/session.sh --stages "$stages" "${caps[@]}" --live-written "$dry/written"
+# Here every stage says "no device"; the kit must unpack and the unit tests pass with their device tests skipped.
+grep -qE "^kit +[0-9]+s +ok: commit" "$dry/summary.txt" || fail "the dry run did not unpack the kit: $(cat "$dry/summary.txt")"
+for stage in ${stages//,/ }; do
+  grep -qE "^$stage +[0-9]+s +no device" "$dry/summary.txt" || fail "the dry run's stage $stage: $(cat "$dry/summary.txt")"
+done
+grep -qE "^unit_tests +[0-9]+s +no device: [0-9]+ passed, 0 failed" "$dry/summary.txt" ||
+  fail "the dry run's unit tests: $(grep '^unit_tests' "$dry/summary.txt")"
+rm -rf "$dry"
+
+echo "prepare-check: ready in $(($(date +%s) - began)) s; the kit: .device/kit.tar.xz, $(du -m .device/kit.tar.xz | cut -f1) MiB" |
+  tee -a "$log"
+cat <<EOF | tee -a "$log"
+The check, one call of the device tool with carry [".device"] and timeout_s 590:
+  OUT=\$OUT bash scripts/device/session.sh --stages $stages ${caps[*]} --live-written out/live-written
+Then here: bash scripts/device/after-check.sh FILES_AT $(date -u +%F)-$target/run1, commit, give_back
+(docs/GPU.md, "The next check").
+EOF
