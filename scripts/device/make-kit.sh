@@ -12,19 +12,21 @@
 # Work files: the executor's test models (tests/kernels/gpu/executor_models/) and, where the
 # build has exported them (build/models), the nine evaluation models at batch 1. --written adds
 # pet's written models of those nine (pet-opt --target <target> --replay on their weight-free forms,
-# modes pet and taso; about five minutes on two cores) under work-written/, which the session's
+# modes pet and taso) under work-written/, which the session's
 # `written` stage checks, each with pet-opt's report.json (its transformations, which the e2e stage
 # attaches to its results).
 # --b16 adds the same models at batch 16 where exported (models/export_models.py --batch 16) as
 # model.pet only (work/<model>_b16/, and work-written/<model>_b16.<mode>/ with --written): the e2e
-# stage times them from seeded inputs, so no input or reference travels (about ten minutes more).
+# stage times them from seeded inputs, so no input or reference travels (--written --b16: 36
+# pet-opt runs, 44 minutes on two cores one at a time on 2026-11-29).
 # --misses adds what bench/profiles/<target>.json lacks for those nine at batch 1 and 16 (where
 # exported: models/export_models.py --batch 16), modes taso and pet (pet-opt --target <target> --replay
 # --export-misses on their weight-free forms), as one misses file,
 # misses/misses.jsonl with its weight-free models in misses/misses.jsonl.models/, which the
-# session's `measure` stage times (pet-gpu measure) and pet-profile --import brings home; --jobs N
-# runs N of those pet-opt exports at once, the result appended in the same order (on 2026-11-28
-# `--target h200 --b16 --misses --jobs 2` took 29 minutes on two cores, beside a CI run).
+# session's `measure` stage times (pet-gpu measure) and pet-profile --import brings home (on
+# 2026-11-28 `--target h200 --b16 --misses --jobs 2` took 29 minutes on two cores, beside a CI run).
+# --jobs N runs N pet-opt runs at once, of the written models and of the misses exports, their
+# results taken in the same order whatever the order they finish in.
 # --target names the card the check will run on (default h100; the machines lent here are H200s):
 # the written models and the misses are pet-opt's for that target, and the timings import into its
 # profile DB (bench/profiles/<target>.json).
@@ -184,12 +186,32 @@ weight_free_model() {  # name (<model>_b<batch>), model file: prints the .pet's 
   echo "$folder/model.pet"
 }
 # pet's written model of one evaluation model in one mode (from its weight-free form), with its
-# report.json beside it.
-write_written() {  # folder name, model file, mode, writer (write_work or write_model_only)
-  "$build/tools/pet-opt" "$2" --target "$target" --replay --mode "$3" -o "$stage/$1.$3.onnx" \
-    --report "$stage/$1.$3.json" >/dev/null || fail "pet-opt --target $target --mode $3 failed on $2"
-  "$4" "$1.$3" "$stage/$1.$3.onnx" work-written
-  cp "$stage/$1.$3.json" "$stage/kit/work-written/$1.$3/report.json"
+# report.json beside it: the pet-opt run (up to --jobs at once, each its own files), then, one at a
+# time and in a fixed order, its work folder.
+written_run() {  # folder name, model file, mode: writes <name>.<mode>.onnx, .json, .log and .status
+  if "$build/tools/pet-opt" "$2" --target "$target" --replay --mode "$3" -o "$stage/$1.$3.onnx" \
+       --report "$stage/$1.$3.json" > "$stage/$1.$3.log" 2>&1; then
+    echo 0 > "$stage/$1.$3.status"
+  else
+    echo 1 > "$stage/$1.$3.status"
+  fi
+}
+written_runs=()
+start_written() {  # folder name, model file, mode, writer (write_work or write_model_only)
+  while (($(jobs -rp | wc -l) >= jobs)); do sleep 1; done
+  written_run "$1" "$2" "$3" &
+  written_runs+=("$1|$2|$3|$4")
+}
+finish_written() {  # each run's work folder under work-written/, in the order they were started
+  local entry name file mode writer
+  wait
+  for entry in "${written_runs[@]}"; do
+    IFS='|' read -r name file mode writer <<< "$entry"
+    [[ "$(cat "$stage/$name.$mode.status" 2>/dev/null)" == 0 ]] ||
+      fail "pet-opt --target $target --mode $mode failed on $file: $(tail -n 3 "$stage/$name.$mode.log" 2>/dev/null)"
+    "$writer" "$name.$mode" "$stage/$name.$mode.onnx" work-written
+    cp "$stage/$name.$mode.json" "$stage/kit/work-written/$name.$mode/report.json"
+  done
 }
 # The executor's test models are small and follow this checkout, so a refresh writes them again too.
 for model in tests/kernels/gpu/executor_models/*.pet; do
@@ -204,20 +226,21 @@ done
   fi
   write_work "$model" "$file"
   if [[ $written == 1 ]]; then
-    for mode in pet taso; do write_written "$model" "$stage/kit/work/$model/model.pet" "$mode" write_work; done
+    for mode in pet taso; do start_written "$model" "$stage/kit/work/$model/model.pet" "$mode" write_work; done
   fi
   file16="$build/models/${model}_b16/model.onnx"
   if [[ $b16 == 1 && -f "$file16" ]]; then
     write_model_only "${model}_b16" "$file16" work
     if [[ $written == 1 ]]; then
       for mode in pet taso; do
-        write_written "${model}_b16" "$stage/kit/work/${model}_b16/model.pet" "$mode" write_model_only
+        start_written "${model}_b16" "$stage/kit/work/${model}_b16/model.pet" "$mode" write_model_only
       done
     fi
   elif [[ $b16 == 1 ]]; then
     echo "make-kit: $file16 is not exported (models/export_models.py --batch 16); the kit leaves ${model}_b16 out" >&2
   fi
 done
+((refresh)) || finish_written
 
 # The misses of bench/profiles/<target>.json: one pet-opt run per model, batch and mode, up to
 # --jobs of them at once, each into its own file; then, in a fixed order (batch, model, mode),

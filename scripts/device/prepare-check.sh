@@ -10,9 +10,10 @@
 # The kit holds the binaries, the weight-free work models and pet's written models (make-kit.sh
 # --written --b16). In the check, the live stage times on the card what pet-opt --live asks, and the
 # e2e stage times the models the live stage wrote, then the kit's. --misses adds the timing requests
-# the profile DB lacks (make-kit.sh --misses --jobs N) and a measure stage to the check: what
+# the profile DB lacks (make-kit.sh --misses) and a measure stage to the check: what
 # bench/profiles/<target>.json needs for every evaluation model, at the price of the longest step
-# here. --target names the card (default h200, the card lent so far).
+# here. --jobs N: the kit's pet-opt runs at once (default 2, the cores here). --target names the
+# card (default h200, the card lent so far).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -30,7 +31,7 @@ while (($#)); do
     --jobs)
       [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage "--jobs takes a positive count, got '${2:-}'"
       jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) usage "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -51,11 +52,11 @@ step() {  # name, command...: runs it, prints and keeps its wall time
 
 stages=environment,unit_tests,live,e2e
 caps=(--cap live=330 --cap e2e=150)
-kit_flags=(--target "$target" --written --b16)
+kit_flags=(--target "$target" --written --b16 --jobs "$jobs")
 if ((misses)); then
   stages=environment,unit_tests,measure,live,e2e
   caps=(--cap measure=120 --cap live=260 --cap e2e=130)
-  kit_flags+=(--misses --jobs "$jobs")
+  kit_flags+=(--misses)
 fi
 
 step tools bash scripts/install-deps.sh

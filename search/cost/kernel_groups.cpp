@@ -89,7 +89,6 @@ namespace {
 constexpr int kMaxRuntimeEpilogue = 3;
 
 KernelGrouping runtime_epilogue_groups(const Graph& graph) {
-  const int max_epilogue = kMaxRuntimeEpilogue;
   KernelGrouping result{{}, std::vector<int>(graph.nodes().size(), -1), constant_derived_values(graph), graph.consumers(),
                         GroupingRule::runtime_epilogues};
   const std::vector<bool>& derived = result.constant_derived;
@@ -99,7 +98,7 @@ KernelGrouping runtime_epilogue_groups(const Graph& graph) {
     int group = static_cast<int>(result.groups.size());
     std::vector<NodeId> nodes = {head};
     group_of[static_cast<size_t>(head)] = group;
-    while (static_cast<int>(nodes.size()) <= max_epilogue && graph.node(nodes.back()).outputs.size() == 1) {
+    while (static_cast<int>(nodes.size()) <= kMaxRuntimeEpilogue && graph.node(nodes.back()).outputs.size() == 1) {
       ValueId out = graph.node(nodes.back()).outputs[0];
       NodeId next = only_reader(graph, result.readers, out);
       if (next < 0 || group_of[static_cast<size_t>(next)] >= 0 ||

@@ -401,6 +401,22 @@ TEST(CostModel, AGpuTargetPricesAViewAsNothingUnlessItIsAGraphOutput) {
   EXPECT_EQ(gpu_returned.sources().estimated, 2);
 }
 
+// pet-gpu refuses arithmetic on i64 values (kernels/gpu/plan/op_support.h): such a node is a group
+// of its own, priced as one kernel, and the grouping goes on around it.
+TEST(CostModel, ANodePetGpuCannotRunIsAGroupOfItsOwn) {
+  Graph graph = parse_graph(R"(graph "g" opset 13 {
+  input %a : i64[8]
+  %b = Add(%a, %a) : i64[8]
+  %c = Cast[to="f32"](%b) : f32[8]
+  %d = Relu(%c) : f32[8]
+  output %d
+})");
+  EXPECT_EQ(kernel_places(graph), (std::vector<std::string>{"own kernel", "own kernel, fused"}));
+  CostModel gpu(load_device("h200"), ProfileDb{}, gpu_target_measurement());
+  EXPECT_GT(gpu.graph_cost(graph), 2 * gpu.device().launch_overhead_us);
+  EXPECT_EQ(gpu.sources().estimated, 2);
+}
+
 // Two convolutions concatenated along channels, at batch `n`.
 Graph concat_of_convs(int n) {
   return parse_graph(fmt::format(R"(graph "g" opset 13 {{
