@@ -105,8 +105,10 @@ fi
 if [[ -f "$kit" ]] && [[ -s "$folder/executor.txt" || ( -n "$db" && -f "$db" ) ]]; then
   spec_target=$(kit_target)
   unpacked_kit=$(mktemp -d)
-  tar -C "$unpacked_kit" -xJf "$kit" kit/work kit/misses 2>/dev/null || tar -C "$unpacked_kit" -xJf "$kit" kit/work ||
-    fail "$kit holds no work models"
+  # One pass over the archive: a kit without misses makes tar report the missing member, and only
+  # the work models are required.
+  tar -C "$unpacked_kit" -xJf "$kit" --wildcards 'kit/work/*' 'kit/misses/*' 2>/dev/null || true
+  [[ -d "$unpacked_kit/kit/work" ]] || fail "$kit holds no work models"
   sources=()
   [[ -s "$folder/executor.txt" ]] && sources+=(--executor "$folder/executor.txt" --work "$unpacked_kit/kit/work")
   [[ -n "$db" && -f "$db" && -f "$unpacked_kit/kit/misses/misses.jsonl" ]] &&
