@@ -8,7 +8,6 @@
 
 #include "core/error.h"
 #include "core/ops/fused_activation.h"
-#include "kernels/gpu/plan/grouping.h"
 #include "kernels/gpu/plan/storage.h"
 #include "search/cost/cost_model.h"
 #include "search/passes/constant_source.h"
@@ -116,20 +115,14 @@ KernelGrouping runtime_epilogue_groups(const Graph& graph) {
 // refuses, left outside the grouping), and which nodes it refuses.
 std::vector<gpu::NodeSupport> pet_gpu_support(const Graph& graph, const std::vector<bool>& derived,
                                               std::vector<NodeId>& refused) {
+  const gpu::NodeSupport outside{gpu::NodeRole::outside, gpu::StepKind::elementwise};
   std::vector<gpu::NodeSupport> support;
   for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {
     const Node& node = graph.node(id);
-    gpu::NodeSupport outside{gpu::NodeRole::outside, gpu::StepKind::elementwise};
-    if (computed_from_constants(derived, node)) {
-      support.push_back(outside);
-      continue;
-    }
-    try {
-      support.push_back(gpu::support_for(graph, node));
-    } catch (const UserError&) {
-      support.push_back(outside);
-      refused.push_back(id);
-    }
+    std::optional<gpu::NodeSupport> runnable =
+        computed_from_constants(derived, node) ? outside : gpu::runnable_support(graph, node);
+    if (!runnable) refused.push_back(id);
+    support.push_back(runnable.value_or(outside));
   }
   return support;
 }
@@ -139,11 +132,7 @@ KernelGrouping pet_gpu_step_groups(const Graph& graph) {
                         GroupingRule::pet_gpu_steps};
   std::vector<NodeId> refused;
   std::vector<gpu::NodeSupport> support = pet_gpu_support(graph, result.constant_derived, refused);
-  gpu::Grouping steps = gpu::group_nodes(graph, support, result.constant_derived);
-  // The plan's storage decides which Concats and Splits share their inputs' or output's bytes.
-  std::vector<gpu::PlannedValue> values;
-  for (const Value& value : graph.values()) values.push_back({value.name, value.type, {}});
-  gpu::assign_storage(graph, steps, values);
+  gpu::Grouping steps = gpu::planned_steps(graph, support, result.constant_derived);
   std::vector<KernelGroup> groups;
   for (const gpu::Step& step : steps.steps) groups.push_back({step.nodes, "", false});
   for (const gpu::Alias& alias : steps.aliases) groups.push_back({{alias.node}, "", true});

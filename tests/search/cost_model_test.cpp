@@ -205,7 +205,7 @@ TEST(CostModel, WeightPreparationOnConstantsIsFoldedAndFree) {
 
 TEST(CostModel, AGpuTargetsMeasuredGroupOverridesTheRooflineAndTheAnalyticSpecReadsNoDb) {
   Graph graph = parse_graph(conv_ir("1,64,56,56", "64,64,3,3", "1,64,56,56", kSame3x3));
-  std::string key = kernel_groups(graph).groups.at(0).key;
+  std::string key = kernel_groups(graph, GroupingRule::pet_gpu_steps).groups.at(0).key;
   Measurement measurement;
   measurement.target = {"h100", true, 1, "pet-gpu tf32 math (...), kernels 0123456789abcdef", "NVIDIA H100 80GB HBM3"};
   measurement.pet_gpu_kernels = true;

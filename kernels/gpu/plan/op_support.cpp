@@ -100,23 +100,30 @@ std::optional<DType> other_element_type(const Graph& graph, const Node& node) {
   return std::nullopt;
 }
 
-void check_shape_limits(const Graph& graph, const Node& node, const Planned& planned) {
+// Why pet-gpu cannot run a node its op table knows: the refusal's " on ... values" part and what it runs instead.
+struct Limit {
+  std::string how;
+  std::string what_runs;
+};
+
+std::optional<Limit> shape_limit(const Graph& graph, const Node& node, const Planned& planned) {
   if (std::optional<DType> type = other_element_type(graph, node))
-    refuse(node, fmt::format(" on {} values", dtype_name(*type)),
-           "f32 arithmetic and moves i64 and bool data; other element types run in the CPU runtimes");
+    return Limit{fmt::format(" on {} values", dtype_name(*type)),
+                 "f32 arithmetic and moves i64 and bool data; other element types run in the CPU runtimes"};
   if (planned.path == DataPath::arithmetic && touches_i64(graph, node))
-    refuse(node, " on i64 values",
-           "arithmetic in f32 and moves i64 and bool data only through data-movement and index ops (shape "
-           "arithmetic is folded at import when shapes are static)");
+    return Limit{" on i64 values",
+                 "arithmetic in f32 and moves i64 and bool data only through data-movement and index ops (shape "
+                 "arithmetic is folded at import when shapes are static)"};
   if (planned.support.kind == StepKind::cudnn_conv && planned.support.role == NodeRole::step) {
     int spatial = graph.value(node.inputs.at(0)).type.shape.rank() - 2;
     if (spatial > kMaxConvSpatialDims)
-      refuse(node, fmt::format(" with {} spatial dimensions", spatial),
-             "convolutions of 1 to 3 spatial dimensions (1-D as 2-D with a unit height)");
+      return Limit{fmt::format(" with {} spatial dimensions", spatial),
+                   "convolutions of 1 to 3 spatial dimensions (1-D as 2-D with a unit height)"};
   }
   if (planned.support.role == NodeRole::view && node.outputs.size() > 1)
-    refuse(node, fmt::format(" with {} outputs", node.outputs.size()),
-           "identity-like ops as a view of their input, which gives one output");
+    return Limit{fmt::format(" with {} outputs", node.outputs.size()),
+                 "identity-like ops as a view of their input, which gives one output"};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -124,7 +131,13 @@ void check_shape_limits(const Graph& graph, const Node& node, const Planned& pla
 NodeSupport support_for(const Graph& graph, const Node& node) {
   std::optional<Planned> planned = lookup(*node.def);
   if (!planned) refuse(node, "", capabilities());
-  check_shape_limits(graph, node, *planned);
+  if (std::optional<Limit> limit = shape_limit(graph, node, *planned)) refuse(node, limit->how, limit->what_runs);
+  return planned->support;
+}
+
+std::optional<NodeSupport> runnable_support(const Graph& graph, const Node& node) {
+  std::optional<Planned> planned = lookup(*node.def);
+  if (!planned || shape_limit(graph, node, *planned)) return std::nullopt;
   return planned->support;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/graph.h"
 #include "kernels/gpu/plan/plan.h"
@@ -27,5 +28,9 @@ struct NodeSupport {
 // set, an arithmetic op on i64 values, a Conv of more than 3 spatial dims, and an identity-like
 // op with more than one output.
 NodeSupport support_for(const Graph& graph, const Node& node);
+
+// support_for without the refusal: nullopt for a node support_for refuses (a cost model pricing
+// graphs pet-gpu may not run asks this on every graph it prices).
+std::optional<NodeSupport> runnable_support(const Graph& graph, const Node& node);
 
 }  // namespace pet::gpu

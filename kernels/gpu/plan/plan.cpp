@@ -19,12 +19,6 @@ std::vector<NodeSupport> support_for_nodes(const Graph& graph) {
   return support;
 }
 
-std::vector<PlannedValue> planned_values(const Graph& graph) {
-  std::vector<PlannedValue> values;
-  for (const Value& value : graph.values()) values.push_back({value.name, value.type, {}});
-  return values;
-}
-
 std::vector<PlannedNode> planned_nodes(const Graph& graph) {
   std::vector<PlannedNode> nodes;
   for (const Node& node : graph.nodes()) nodes.push_back({node.name, node.op()});

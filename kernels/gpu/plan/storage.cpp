@@ -163,6 +163,20 @@ StorageRoot storage_root(const std::vector<PlannedValue>& values, ValueId id) {
   return root;
 }
 
+std::vector<PlannedValue> planned_values(const Graph& graph) {
+  std::vector<PlannedValue> values;
+  for (const Value& value : graph.values()) values.push_back({value.name, value.type, {}});
+  return values;
+}
+
+Grouping planned_steps(const Graph& graph, const std::vector<NodeSupport>& support,
+                       const std::vector<bool>& known_before_running) {
+  Grouping grouping = group_nodes(graph, support, known_before_running);
+  std::vector<PlannedValue> values = planned_values(graph);
+  assign_storage(graph, grouping, values);
+  return grouping;
+}
+
 void assign_storage(const Graph& graph, Grouping& grouping, std::vector<PlannedValue>& values) {
   StorageAssigner(graph, grouping, values).run();
 }

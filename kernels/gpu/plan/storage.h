@@ -21,4 +21,13 @@ namespace pet::gpu {
 // Weights get one preparation per distinct use by the final steps.
 void assign_storage(const Graph& graph, Grouping& grouping, std::vector<PlannedValue>& values);
 
+// Each value's name and type, its storage not yet assigned (what assign_storage fills).
+std::vector<PlannedValue> planned_values(const Graph& graph);
+
+// The steps and aliases pet-gpu runs a graph not yet finalized as, without running it: group_nodes
+// with `known_before_running`, then assign_storage's Concats and Splits in place (the values
+// themselves thrown away). A cost model prices graphs by them.
+Grouping planned_steps(const Graph& graph, const std::vector<NodeSupport>& support,
+                       const std::vector<bool>& known_before_running);
+
 }  // namespace pet::gpu

@@ -6,14 +6,32 @@
 
 #include "core/error.h"
 #include "core/text_ir.h"
+#include "kernels/gpu/plan/op_support.h"
 #include "kernels/gpu/plan/plan.h"
 
 namespace pet::gpu {
 namespace {
 
-std::string plan_text(const std::string& ir) { return format_plan(plan_for_gpu(parse_graph(ir))); }
+// runnable_support (a cost model's question) says no exactly where support_for refuses, node by node.
+void expect_runnable_support_agrees(const Graph& graph) {
+  for (const Node& node : graph.nodes()) {
+    bool refused = false;
+    try {
+      support_for(graph, node);
+    } catch (const UserError&) {
+      refused = true;
+    }
+    EXPECT_EQ(runnable_support(graph, node).has_value(), !refused) << node.name;
+  }
+}
+
+std::string plan_text(const std::string& ir) {
+  expect_runnable_support_agrees(parse_graph(ir));
+  return format_plan(plan_for_gpu(parse_graph(ir)));
+}
 
 std::string refusal(const std::string& ir) {
+  expect_runnable_support_agrees(parse_graph(ir));
   try {
     plan_for_gpu(parse_graph(ir));
   } catch (const UserError& error) {
