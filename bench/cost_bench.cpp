@@ -1,6 +1,7 @@
 // Pricing a whole model with the cost model: the search asks for graph costs constantly, so with
 // the memo warm a ResNet-18 must cost microseconds. A measured target cuts every graph into kernel
-// groups first: the CPU runtimes' rule beside pet-gpu's steps, which asks pet-gpu's plan. Models come from PET_MODELS_DIR (default: the
+// groups first: the CPU runtimes' rule beside pet-gpu's steps, which asks pet-gpu's plan. Compare
+// the two in one run, interleaved: --benchmark_enable_random_interleaving=true --benchmark_repetitions=9. Models come from PET_MODELS_DIR (default: the
 // build's models/ folder, filled by `ctest -R models.export` or models/export_models.py).
 #include <benchmark/benchmark.h>
 
