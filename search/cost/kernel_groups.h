@@ -27,7 +27,7 @@ enum class GroupingRule {
   // nodes, each the only reader of the previous one's output, whose other inputs are constants or
   // computed outside the group; groups in graph order by head.
   runtime_epilogues,
-  // pet-gpu (the h100 and h200 targets): its steps as kernels/gpu/plan/grouping.h forms them (a
+  // pet-gpu (the h100 and h200 targets): its steps as its plan forms them (gpu::planned_steps; a
   // convolution or GEMM with its epilogue, an elementwise tree, a written-out layer normalization,
   // a correction alone, the steps computing its patches their own), each view, Concat and Split
   // pet-gpu runs in place (KernelGroup::in_place) and each node it cannot run alone; groups in
