@@ -180,6 +180,7 @@ std::string read_whole_file(const std::string& path, const std::string& what) {
   if (::fstat(fd.get(), &info) != 0) throw read_error(path, what, errno);
   if (S_ISDIR(info.st_mode)) throw read_error(path, what, EISDIR);
   std::string bytes;
+  if (S_ISREG(info.st_mode)) bytes.reserve(static_cast<size_t>(info.st_size));  // no regrowth copies
   char chunk[1 << 16];
   for (;;) {
     ssize_t got = ::read(fd.get(), chunk, sizeof(chunk));

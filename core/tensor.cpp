@@ -184,7 +184,7 @@ int64_t Tensor::as_int(int64_t index) const {
 
 std::vector<int64_t> Tensor::to_int_vector() const {
   std::vector<int64_t> values(static_cast<size_t>(numel()));
-  for (int64_t i = 0; i < numel(); ++i) values[static_cast<size_t>(i)] = as_int(i);
+  for (int64_t i = 0, end = numel(); i < end; ++i) values[static_cast<size_t>(i)] = as_int(i);
   return values;
 }
 

@@ -68,7 +68,7 @@ std::string constant_text(const Tensor& tensor, const PrintOptions& options) {
   bool inline_all = options.weight_free && tensor.dtype() != DType::f32;
   if (tensor.numel() > options.inline_limit && !inline_all) return fmt::format("blob({:016x})", tensor.content_hash());
   std::string text = "[";
-  for (int64_t i = 0; i < tensor.numel(); ++i) {
+  for (int64_t i = 0, end = tensor.numel(); i < end; ++i) {
     if (i) text += ',';
     text += element_text(tensor, i);
   }

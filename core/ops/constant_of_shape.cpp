@@ -58,7 +58,7 @@ static void export_constant_of_shape(const Node& node, OnnxExportNode& out) {
     return;
   }
   Tensor full(dtype, Shape(shape));
-  for (int64_t i = 0; i < full.numel(); ++i)
+  for (int64_t i = 0, end = full.numel(); i < end; ++i)
     std::memcpy(full.mutable_raw() + static_cast<size_t>(i) * dtype_size(dtype), scalar.raw(), dtype_size(dtype));
   out.add_node("Identity", {out.add_constant(full)}, {out.output(0)}, {});
 }

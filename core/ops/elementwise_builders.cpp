@@ -77,9 +77,8 @@ OpDef broadcasting_def(const std::string& name, DTypeSet types, int inputs, OpTr
 
 void broadcast_first_input(KernelContext& context) {
   Tensor& out = context.outputs[0];
-  BroadcastIndex first(context.input(0).shape(), out.shape());
-  if (first.identity()) out = context.input(0);
-  else gather_elements(context.input(0), first.offsets(), out);
+  if (context.input(0).shape() == out.shape()) out = context.input(0);
+  else broadcast_elements(context.input(0), out);
 }
 
 static constexpr DTypeSet kBoolOnly = {DType::boolean};

@@ -67,34 +67,31 @@ void map_elements(const Tensor& in, Tensor& out, const Fn& fn) {
   for (size_t i = 0; i < src.size(); ++i) dst[i] = narrow<Out>(fn(widen<D>(src[i])));
 }
 
-// Position in `index`'s input of output element i.
-inline size_t broadcast_offset(const BroadcastIndex& index, int64_t i) {
-  return static_cast<size_t>(index.identity() ? i : index.offsets()[static_cast<size_t>(i)]);
-}
-
 // out[i] = fn(a[i], b[i]) with a and b broadcast to out's shape; Out is the output's type.
 template <DType D, DType Out, typename Fn>
 void map_broadcast_pairs(const Tensor& a, const Tensor& b, Tensor& out, const Fn& fn) {
-  BroadcastIndex index_a(a.shape(), out.shape());
-  BroadcastIndex index_b(b.shape(), out.shape());
   auto x = a.view<D>();
   auto y = b.view<D>();
   auto z = out.mutable_view<Out>();
-  for (int64_t i = 0; i < out.numel(); ++i)
-    z[static_cast<size_t>(i)] =
-        narrow<Out>(fn(widen<D>(x[broadcast_offset(index_a, i)]), widen<D>(y[broadcast_offset(index_b, i)])));
+  BroadcastIndex index_a(a.shape(), out.shape());
+  BroadcastIndex index_b(b.shape(), out.shape());
+  if (index_a.identity() && index_b.identity()) {
+    for (size_t i = 0; i < z.size(); ++i) z[i] = narrow<Out>(fn(widen<D>(x[i]), widen<D>(y[i])));
+    return;
+  }
+  BroadcastIndex::Cursor at_a = index_a.cursor();
+  BroadcastIndex::Cursor at_b = index_b.cursor();
+  for (size_t i = 0; i < z.size(); ++i) z[i] = narrow<Out>(fn(widen<D>(x[at_a.next()]), widen<D>(y[at_b.next()])));
 }
 
 // out[i] = fn(out[i], in[i]) with `in` broadcast to out's shape (one rounding per input).
 template <DType D, typename Fn>
 void fold_broadcast(const Tensor& in, Tensor& out, const Fn& fn) {
-  BroadcastIndex index(in.shape(), out.shape());
   auto src = in.view<D>();
   auto dst = out.mutable_view<D>();
-  for (int64_t i = 0; i < out.numel(); ++i) {
-    auto at = static_cast<size_t>(i);
-    dst[at] = narrow<D>(fn(widen<D>(dst[at]), widen<D>(src[broadcast_offset(index, i)])));
-  }
+  BroadcastIndex index(in.shape(), out.shape());
+  BroadcastIndex::Cursor at = index.cursor();
+  for (size_t i = 0; i < dst.size(); ++i) dst[i] = narrow<D>(fn(widen<D>(dst[i]), widen<D>(src[at.next()])));
 }
 
 // ---- Shape rules and the OpDef common to every builder (elementwise_builders.cpp).

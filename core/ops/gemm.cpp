@@ -53,10 +53,10 @@ void compute_gemm(KernelContext& context) {
   if (has_c) {
     const Tensor& c = context.input(2);
     auto beta = static_cast<float>(context.attrs.get_float("beta"));
-    BroadcastIndex index(c.shape(), y.shape());
+    BroadcastIndex c_index(c.shape(), y.shape());
+    BroadcastIndex::Cursor at = c_index.cursor();
     auto values = c.f32();
-    for (size_t i = 0; i < out.size(); ++i)
-      out[i] = beta * values[index.identity() ? i : static_cast<size_t>(index.offsets()[i])];
+    for (size_t i = 0; i < out.size(); ++i) out[i] = beta * values[at.next()];
   }
   if (s.k == 0) return;
   sgemm(context.attrs.get_int("transA") != 0, context.attrs.get_int("transB") != 0, s.m, s.n, s.k,

@@ -13,7 +13,7 @@ uint64_t global_average_pool_point(const PointContext& context) {
   Shape spatial(std::vector<int64_t>(x.dims().begin() + 2, x.dims().end()));
   int64_t index[kMaxRank] = {context.index[0], context.index[1]};
   uint64_t total = 0;
-  for (int64_t flat = 0; flat < spatial.numel(); ++flat) {
+  for (int64_t flat = 0, end = spatial.numel(); flat < end; ++flat) {
     unravel_index(flat, spatial, index + 2);
     total = field::add(total, context.pull(0, index));
   }

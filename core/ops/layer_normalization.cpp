@@ -32,15 +32,15 @@ static ShapeResult infer_layer_normalization(const ShapeContext& context) {
 // out = out * scale (+ bias), with scale and bias broadcast to out's shape.
 static void apply_affine(KernelContext& context, Tensor& out) {
   BroadcastIndex scale_index(context.input(1).shape(), out.shape());
+  BroadcastIndex::Cursor scale_at = scale_index.cursor();
   auto scale = context.input(1).f32();
   auto values = out.mutable_f32();
-  for (size_t i = 0; i < values.size(); ++i)
-    values[i] *= scale[scale_index.identity() ? i : static_cast<size_t>(scale_index.offsets()[i])];
+  for (size_t i = 0; i < values.size(); ++i) values[i] *= scale[scale_at.next()];
   if (!context.has_input(2)) return;
   BroadcastIndex bias_index(context.input(2).shape(), out.shape());
+  BroadcastIndex::Cursor bias_at = bias_index.cursor();
   auto bias = context.input(2).f32();
-  for (size_t i = 0; i < values.size(); ++i)
-    values[i] += bias[bias_index.identity() ? i : static_cast<size_t>(bias_index.offsets()[i])];
+  for (size_t i = 0; i < values.size(); ++i) values[i] += bias[bias_at.next()];
 }
 
 static void compute_layer_normalization(KernelContext& context) {

@@ -86,9 +86,9 @@ void compute_matmul_plain(KernelContext& context) {
   const storage_t<D>* a_data = a.view<D>().data();
   const storage_t<D>* b_data = b.view<D>().data();
   storage_t<D>* c_data = context.outputs[0].mutable_view<D>().data();
-  for (int64_t i = 0; i < batch.numel(); ++i) {
-    int64_t a_offset = a_index.identity() ? i : a_index.offsets()[static_cast<size_t>(i)];
-    int64_t b_offset = b_index.identity() ? i : b_index.offsets()[static_cast<size_t>(i)];
+  for (int64_t i = 0, count = batch.numel(); i < count; ++i) {
+    int64_t a_offset = a_index.offset(i);
+    int64_t b_offset = b_index.offset(i);
     matmul_plain<D>(a_data + a_offset * s.m * s.k, b_data + b_offset * s.k * s.n, c_data + i * s.m * s.n, s);
   }
 }
@@ -110,8 +110,8 @@ void compute_matmul_f32(KernelContext& context) {
   }
   BroadcastIndex a_index(s.a_batch, batch), b_index(s.b_batch, batch);
   for (int64_t i = 0; i < count; ++i) {
-    int64_t a_offset = a_index.identity() ? i : a_index.offsets()[static_cast<size_t>(i)];
-    int64_t b_offset = b_index.identity() ? i : b_index.offsets()[static_cast<size_t>(i)];
+    int64_t a_offset = a_index.offset(i);
+    int64_t b_offset = b_index.offset(i);
     sgemm(false, false, s.m, s.n, s.k, 1.0f, a_data + a_offset * s.m * s.k, s.k, b_data + b_offset * s.k * s.n, s.n,
           0.0f, c_data + i * s.m * s.n, s.n);
   }

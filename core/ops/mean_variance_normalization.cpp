@@ -30,8 +30,8 @@ template <typename Fn>
 static std::vector<double> slot_sums(std::span<const float> values, const BroadcastIndex& slots, size_t count,
                                      const Fn& fn) {
   std::vector<double> sums(count, 0.0);
-  for (size_t i = 0; i < values.size(); ++i)
-    sums[slots.identity() ? i : static_cast<size_t>(slots.offsets()[i])] += fn(values[i], i);
+  BroadcastIndex::Cursor slot = slots.cursor();
+  for (size_t i = 0; i < values.size(); ++i) sums[slot.next()] += fn(values[i], i);
   return sums;
 }
 
@@ -40,7 +40,7 @@ static void compute_mean_variance_normalization(KernelContext& context) {
   Shape kept = x.shape();
   for (int64_t axis : context.attrs.get_ints("axes")) kept[normalize_axis(axis, x.shape().rank())] = 1;
   BroadcastIndex slots(kept, x.shape());
-  auto slot = [&](size_t i) { return slots.identity() ? i : static_cast<size_t>(slots.offsets()[i]); };
+  auto slot = [&](size_t i) { return static_cast<size_t>(slots.offset(static_cast<int64_t>(i))); };
   auto count = static_cast<size_t>(kept.numel());
   double per_slot = count == 0 ? 1.0 : static_cast<double>(x.numel()) / static_cast<double>(count);
   auto values = x.f32();

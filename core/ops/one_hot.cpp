@@ -37,7 +37,7 @@ static void compute_one_hot(KernelContext& context) {
   std::vector<int64_t> off_offsets(static_cast<size_t>(out.numel()), 0);
   gather_elements(values, off_offsets, out);  // everything off
   std::vector<int64_t> hot;
-  for (int64_t i = 0; i < indices.numel(); ++i) {
+  for (int64_t i = 0, end = indices.numel(); i < end; ++i) {
     double raw = is_float_dtype(indices.dtype()) ? std::trunc(indices.as_double(i)) : static_cast<double>(indices.as_int(i));
     if (wrap && raw < 0) raw += static_cast<double>(depth);
     if (raw < 0 || raw >= static_cast<double>(depth)) continue;  // out of range: all off

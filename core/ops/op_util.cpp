@@ -39,9 +39,37 @@ Refusable<Shape> broadcast_inputs(const ShapeContext& context, int first, int co
   return result;
 }
 
-BroadcastIndex::BroadcastIndex(const Shape& input, const Shape& out) {
-  identity_ = input == out;
-  if (identity_) return;
+namespace {
+
+// The axes [first, last) of `out` (right-aligned with `input`) that the input keeps (its dimension
+// equals the output's, which is not 1), when no broadcast axis lies between two of them; then the
+// input's offset of output element i is (i / elements after `last`) % elements in the block.
+std::optional<std::pair<int, int>> kept_block(const Shape& input, const Shape& out) {
+  int rank = out.rank();
+  int first = rank, last = rank;
+  bool broadcast_since_first = false;
+  for (int axis = 0; axis < rank; ++axis) {
+    int own = axis - (rank - input.rank());
+    int64_t dim = own < 0 ? 1 : input[own];
+    if (out[axis] == 1) continue;  // neither kept nor broadcast
+    if (dim != out[axis]) {
+      if (first < rank) broadcast_since_first = true;
+      continue;
+    }
+    if (broadcast_since_first) return std::nullopt;
+    if (first == rank) first = axis;
+    last = axis + 1;
+  }
+  return std::pair{first, last};
+}
+
+int64_t product(const Shape& shape, int first, int last) {
+  int64_t count = 1;
+  for (int axis = first; axis < last; ++axis) count *= shape[axis];
+  return count;
+}
+
+std::vector<int64_t> listed_offsets(const Shape& input, const Shape& out) {
   int rank = out.rank();
   std::vector<int64_t> in_strides(static_cast<size_t>(rank), 0);
   std::vector<int64_t> own = input.strides();
@@ -49,11 +77,12 @@ BroadcastIndex::BroadcastIndex(const Shape& input, const Shape& out) {
     int axis = rank - input.rank() + i;
     in_strides[static_cast<size_t>(axis)] = input[i] == 1 ? 0 : own[static_cast<size_t>(i)];
   }
-  offsets_.resize(static_cast<size_t>(out.numel()));
+  int64_t count = out.numel();
+  std::vector<int64_t> offsets(static_cast<size_t>(count));
   std::vector<int64_t> index(static_cast<size_t>(rank), 0);
   int64_t offset = 0;
-  for (int64_t flat = 0; flat < out.numel(); ++flat) {
-    offsets_[static_cast<size_t>(flat)] = offset;
+  for (int64_t flat = 0; flat < count; ++flat) {
+    offsets[static_cast<size_t>(flat)] = offset;
     for (int axis = rank - 1; axis >= 0; --axis) {  // odometer increment
       auto a = static_cast<size_t>(axis);
       if (++index[a] < out[axis]) {
@@ -64,6 +93,20 @@ BroadcastIndex::BroadcastIndex(const Shape& input, const Shape& out) {
       index[a] = 0;
     }
   }
+  return offsets;
+}
+
+}  // namespace
+
+BroadcastIndex::BroadcastIndex(const Shape& input, const Shape& out) {
+  identity_ = input == out;
+  if (out.numel() == 0) return;
+  if (std::optional<std::pair<int, int>> block = kept_block(input, out)) {
+    inner_ = product(out, block->second, out.rank());
+    span_ = product(out, block->first, block->second);
+    return;
+  }
+  listed_ = listed_offsets(input, out);
 }
 
 namespace {
@@ -128,6 +171,17 @@ OpDef with_bfloat16_through_float(OpDef def, bool mixed_float_inputs) {
     else kernel(context);
   };
   return def;
+}
+
+void broadcast_elements(const Tensor& src, Tensor& dst) {
+  PET_CHECK(src.dtype() == dst.dtype(), "broadcast_elements dtype mismatch");
+  size_t width = dtype_size(src.dtype());
+  const std::byte* from = src.raw();
+  std::byte* to = dst.mutable_raw();
+  BroadcastIndex index(src.shape(), dst.shape());
+  BroadcastIndex::Cursor offsets = index.cursor();
+  for (int64_t i = 0, count = dst.numel(); i < count; ++i)
+    std::memcpy(to + static_cast<size_t>(i) * width, from + offsets.next() * width, width);
 }
 
 void gather_elements(const Tensor& src, const std::vector<int64_t>& offsets, Tensor& dst) {

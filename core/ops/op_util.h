@@ -20,22 +20,56 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 // Broadcast of all present input shapes, or a refusal naming the shapes.
 Refusable<Shape> broadcast_inputs(const ShapeContext& context, int first = 0, int count = -1);
 
-// Element offsets of an input broadcast to `out`: offset(out_index) for each output element.
-// Fast paths for equal shapes and scalars are taken by callers via is_same/is_scalar.
+// Where each output element reads an input broadcast to the output's shape. When the input's
+// non-unit axes are one block of the output's axes (equal shapes, a scalar, a bias over the last
+// axes, a per-channel vector, a row statistic: almost every broadcast a model makes), an offset is
+// (i / inner) % span and a Cursor walks it with two counters; any other pattern lists its offsets.
 class BroadcastIndex {
  public:
   BroadcastIndex(const Shape& input, const Shape& out);
-  // Offsets of every output element into the input, in output order.
-  const std::vector<int64_t>& offsets() const { return offsets_; }
   bool identity() const { return identity_; }
+  // The input offset of output element `i` (random access).
+  int64_t offset(int64_t i) const {
+    return listed_.empty() ? (i / inner_) % span_ : listed_[static_cast<size_t>(i)];
+  }
+
+  // Reads the offsets in output order: next() gives element 0's, then element 1's, ...
+  class Cursor {
+   public:
+    explicit Cursor(const BroadcastIndex& index)
+        : listed_(index.listed_.empty() ? nullptr : index.listed_.data()), inner_(index.inner_), span_(index.span_) {}
+    size_t next() {
+      if (listed_) return static_cast<size_t>(*listed_++);
+      int64_t at = block_;
+      if (++within_ == inner_) {
+        within_ = 0;
+        if (++block_ == span_) block_ = 0;
+      }
+      return static_cast<size_t>(at);
+    }
+
+   private:
+    const int64_t* listed_;
+    int64_t inner_;
+    int64_t span_;
+    int64_t within_ = 0;  // position inside the current run of `inner_` equal offsets
+    int64_t block_ = 0;   // the current offset, cycling through `span_`
+  };
+  // A cursor reads the index's list: it must not outlive the index (hence no cursor of a temporary).
+  Cursor cursor() const& { return Cursor(*this); }
+  Cursor cursor() && = delete;
 
  private:
   bool identity_ = false;
-  std::vector<int64_t> offsets_;
+  int64_t inner_ = 1;            // output elements per input element, in a block pattern
+  int64_t span_ = 1;             // input elements in a block pattern
+  std::vector<int64_t> listed_;  // every offset, for other patterns
 };
 
 // Copy of `src` elements selected by `offsets` into `dst` (any dtype).
 void gather_elements(const Tensor& src, const std::vector<int64_t>& offsets, Tensor& dst);
+// Copy of `src` broadcast to `dst`'s shape (any dtype).
+void broadcast_elements(const Tensor& src, Tensor& dst);
 
 // Cost of an op that touches every element once: flops = output elements x flops_per_element.
 Cost elementwise_cost(const CostContext& context, double flops_per_element = 1.0);

@@ -66,7 +66,7 @@ static void pad_typed(const Tensor& input, Tensor& out, const std::vector<std::v
   int64_t row = out.shape()[rank - 1];
   const std::vector<int64_t>& inner = sources.back();
   std::vector<int64_t> index(static_cast<size_t>(rank - 1), 0);
-  for (int64_t done = 0; done < out.numel(); done += row) {
+  for (int64_t done = 0, end = out.numel(); done < end; done += row) {
     int64_t base = 0;
     bool filled = false;
     for (size_t a = 0; a + 1 < sources.size(); ++a) {

@@ -95,7 +95,7 @@ Tensor scatter_indices(const std::vector<ExportedPatch>& patches, int depth) {
   for (const ExportedPatch& patch : patches) {
     Shape leading(std::vector<int64_t>(patch.box.shape.dims().begin(), patch.box.shape.dims().begin() + depth));
     std::vector<int64_t> index(static_cast<size_t>(depth));
-    for (int64_t r = 0; r < leading.numel(); ++r, ++count) {
+    for (int64_t r = 0, end = leading.numel(); r < end; ++r, ++count) {
       int64_t rest = r;
       for (int d = depth - 1; d >= 0; --d) {
         index[static_cast<size_t>(d)] = rest % leading[d];
@@ -137,7 +137,7 @@ Tensor box_mask(const Shape& shape, const PatchBox& box) {
   Shape mask_shape(dims);
   std::vector<uint8_t> values(static_cast<size_t>(mask_shape.numel()));
   std::vector<int64_t> index(static_cast<size_t>(shape.rank()));
-  for (int64_t flat = 0; flat < mask_shape.numel(); ++flat) {
+  for (int64_t flat = 0, end = mask_shape.numel(); flat < end; ++flat) {
     int64_t rest = flat;
     bool inside = true;
     for (int d = shape.rank() - 1; d >= 0; --d) {

@@ -45,13 +45,14 @@ static ShapeResult infer_pow(const ShapeContext& context) {
 template <DType Base, DType Exponent>
 static void compute_typed_pow(const Tensor& base, const Tensor& exponent, Tensor& out) {
   BroadcastIndex base_index(base.shape(), out.shape());
+  BroadcastIndex::Cursor base_at = base_index.cursor();
   BroadcastIndex exponent_index(exponent.shape(), out.shape());
+  BroadcastIndex::Cursor exponent_at = exponent_index.cursor();
   auto b = base.view<Base>();
   auto e = exponent.view<Exponent>();
   auto result = out.mutable_view<Base>();
-  for (int64_t i = 0; i < out.numel(); ++i)
-    result[static_cast<size_t>(i)] = narrow<Base>(power(widen<Base>(b[broadcast_offset(base_index, i)]),
-                                                        widen<Exponent>(e[broadcast_offset(exponent_index, i)])));
+  for (size_t i = 0; i < result.size(); ++i)
+    result[i] = narrow<Base>(power(widen<Base>(b[base_at.next()]), widen<Exponent>(e[exponent_at.next()])));
 }
 
 static void compute_pow(KernelContext& context) {

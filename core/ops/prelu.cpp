@@ -48,9 +48,10 @@ static void compute_typed_prelu(const Tensor& x, const Tensor& slope, const Broa
   auto in = x.view<D>();
   auto slopes = slope.view<D>();
   auto result = out.mutable_view<D>();
+  BroadcastIndex::Cursor slope_at = slope_index.cursor();
   for (size_t i = 0; i < in.size(); ++i) {
     compute_t<D> value = widen<D>(in[i]);
-    compute_t<D> s = widen<D>(slopes[slope_index.identity() ? i : static_cast<size_t>(slope_index.offsets()[i])]);
+    compute_t<D> s = widen<D>(slopes[slope_at.next()]);
     if constexpr (std::is_signed_v<compute_t<D>>)  // floats are signed too; unsigned x is never below 0
       if (!(value >= 0)) value = wrapping_mul(s, value);
     result[i] = narrow<D>(value);

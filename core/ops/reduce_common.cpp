@@ -114,11 +114,12 @@ template <DType D>
 static void reduce_into(const Tensor& in, const Shape& kept, Reduction reduction, storage_t<D>* out,
                         const std::vector<double>& shifts = {}) {
   using Accumulator = accumulator_t<D>;
-  BroadcastIndex slots(kept, in.shape());
+  BroadcastIndex kept_index(kept, in.shape());
+  BroadcastIndex::Cursor slots = kept_index.cursor();
   std::vector<Accumulator> totals(static_cast<size_t>(kept.numel()), initial_total<D>(reduction));
   const storage_t<D>* values = in.view<D>().data();
-  for (int64_t i = 0; i < in.numel(); ++i) {
-    auto slot = static_cast<size_t>(slots.identity() ? i : slots.offsets()[static_cast<size_t>(i)]);
+  for (int64_t i = 0, count = in.numel(); i < count; ++i) {
+    size_t slot = slots.next();
     auto value = static_cast<Accumulator>(widen<D>(values[i]));
     if (!shifts.empty()) value -= static_cast<Accumulator>(shifts[slot]);
     totals[slot] = fold(reduction, totals[slot], value);

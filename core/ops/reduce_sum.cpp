@@ -18,7 +18,7 @@ uint64_t reduce_sum_point(const PointContext& context) {
   Shape reduced(reduced_dims);
   int64_t index[kMaxRank];
   uint64_t total = 0;
-  for (int64_t flat = 0; flat < reduced.numel(); ++flat) {
+  for (int64_t flat = 0, end = reduced.numel(); flat < end; ++flat) {
     int64_t inner[kMaxRank];
     unravel_index(flat, reduced, inner);
     int out_axis = 0;

@@ -232,7 +232,7 @@ std::vector<double> read_scales(const OnnxImportNode& node, const Tensor& tensor
     node.fail(fmt::format("scales has {} entries for {} resized axes", tensor.numel(), count),
               "give one scale per resized axis");
   std::vector<double> scales;
-  for (int64_t i = 0; i < tensor.numel(); ++i) scales.push_back(static_cast<float>(tensor.as_double(i)));
+  for (int64_t i = 0, end = tensor.numel(); i < end; ++i) scales.push_back(static_cast<float>(tensor.as_double(i)));
   for (double s : scales)
     if (!(s > 0)) node.fail(fmt::format("scale {} is not positive", s), "give positive scales");
   return scales;

@@ -34,7 +34,7 @@ static void compute_reverse_sequence(KernelContext& context) {
     if (length < 0 || length > steps)
       throw UserError(fmt::format("ReverseSequence: sequence length {} is outside [0, {}]", length, steps));
   std::vector<int64_t> offsets(static_cast<size_t>(x.numel()));
-  for (int64_t i = 0; i < x.numel(); ++i) {
+  for (int64_t i = 0, end = x.numel(); i < end; ++i) {
     int64_t b = (i / strides[batch_axis]) % dims[batch_axis], t = (i / strides[time_axis]) % steps;
     int64_t length = lengths[static_cast<size_t>(b)];
     offsets[static_cast<size_t>(i)] = t < length ? i + (length - 1 - 2 * t) * strides[time_axis] : i;

@@ -18,9 +18,6 @@ static ShapeResult infer_where(const ShapeContext& context) {
   return {{context.input(1).dtype, shape}};
 }
 
-static size_t broadcast_offset(const BroadcastIndex& index, int64_t i) {
-  return static_cast<size_t>(index.identity() ? i : index.offsets()[static_cast<size_t>(i)]);
-}
 
 static void compute_where(KernelContext& context) {
   const Tensor& condition = context.input(0);
@@ -28,15 +25,18 @@ static void compute_where(KernelContext& context) {
   const Tensor& y = context.input(2);
   Tensor& out = context.outputs[0];
   BroadcastIndex condition_index(condition.shape(), out.shape());
+  BroadcastIndex::Cursor condition_at = condition_index.cursor();
   BroadcastIndex x_index(x.shape(), out.shape());
+  BroadcastIndex::Cursor x_at = x_index.cursor();
   BroadcastIndex y_index(y.shape(), out.shape());
+  BroadcastIndex::Cursor y_at = y_index.cursor();
   size_t width = dtype_size(out.dtype());
   auto chosen = condition.b8();
   std::byte* to = out.mutable_raw();
-  for (int64_t i = 0; i < out.numel(); ++i) {
-    bool take_x = chosen[broadcast_offset(condition_index, i)] != 0;
-    const std::byte* from = take_x ? x.raw() + broadcast_offset(x_index, i) * width
-                                   : y.raw() + broadcast_offset(y_index, i) * width;
+  for (int64_t i = 0, count = out.numel(); i < count; ++i) {
+    bool take_x = chosen[condition_at.next()] != 0;
+    size_t x_offset = x_at.next(), y_offset = y_at.next();  // both cursors advance every element
+    const std::byte* from = take_x ? x.raw() + x_offset * width : y.raw() + y_offset * width;
     std::memcpy(to + static_cast<size_t>(i) * width, from, width);
   }
 }
