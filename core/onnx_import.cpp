@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 #include <onnx/checker.h>
@@ -479,7 +480,8 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
     Importer importer(model, model_folder(path));
     Graph graph = importer.run();
     std::string onnx_rejection;
-    auto onnx_types = infer_onnx_types(model, onnx_rejection);
+    // The importer is done with the model: ONNX's shape inference takes it without copying its weights.
+    auto onnx_types = infer_onnx_types(std::move(model), onnx_rejection);
     if (!onnx_rejection.empty()) throw UserError(onnx_rejection);
     for (const auto& [value, ours, node] : importer.inferred_types()) {
       auto found = onnx_types.find(value);
