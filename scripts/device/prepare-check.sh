@@ -5,7 +5,7 @@
 # on that kit. Then it prints the one call to make. Each step's wall time is printed and kept in
 # .device/prepare.txt, beside the kit.
 #
-#   bash scripts/device/prepare-check.sh [--target h200|h100] [--misses] [--jobs N]
+#   bash scripts/device/prepare-check.sh [--target h200|h100] [--misses] [--jobs N] [--fresh]
 #
 # The kit holds the binaries, the weight-free work models and pet's written models (make-kit.sh
 # --written --b16). In the check, the live stage times on the card what pet-opt --live asks, and the
@@ -13,13 +13,17 @@
 # the profile DB lacks (make-kit.sh --misses) and a measure stage to the check: what
 # bench/profiles/<target>.json needs for every evaluation model, at the price of the longest step
 # here. --jobs N: the kit's pet-opt runs at once (default 2, the cores here). --target names the
-# card (default h200, the card lent so far).
+# card (default h200, the card lent so far). A kit already in .device made by this script at the
+# checked-out commit, with no uncommitted changes and the same flags, is used as it is (a machine
+# kept from an earlier session keeps it: run this at the end of a session to leave one ready);
+# --fresh makes a new one all the same.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 target=h200
 misses=0
 jobs=2
+fresh=0
 fail() { echo "prepare-check: $*" >&2; exit 1; }
 usage() { echo "prepare-check: $*" >&2; exit 2; }
 while (($#)); do
@@ -28,10 +32,11 @@ while (($#)); do
       [[ "${2:-}" == h100 || "${2:-}" == h200 ]] || usage "--target takes h100 or h200, got '${2:-}'"
       target="$2"; shift 2 ;;
     --misses) misses=1; shift ;;
+    --fresh) fresh=1; shift ;;
     --jobs)
       [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage "--jobs takes a positive count, got '${2:-}'"
       jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) usage "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -40,7 +45,7 @@ done
 
 mkdir -p .device
 log=.device/prepare.txt
-: > "$log"
+made_with=.device/made-with  # the commit and flags of the kit in .device, written once it is made
 began=$(date +%s)
 step() {  # name, command...: runs it, prints and keeps its wall time
   local name=$1 start
@@ -52,18 +57,34 @@ step() {  # name, command...: runs it, prints and keeps its wall time
 
 stages=environment,unit_tests,live,e2e
 caps=(--cap live=330 --cap e2e=150)
-kit_flags=(--target "$target" --written --b16 --jobs "$jobs")
+kit_flags=(--target "$target" --written --b16)
 if ((misses)); then
   stages=environment,unit_tests,measure,live,e2e
   caps=(--cap measure=120 --cap live=260 --cap e2e=130)
   kit_flags+=(--misses)
 fi
+head_commit=$(git rev-parse HEAD)
+kit_record="commit $head_commit, make-kit.sh ${kit_flags[*]}"
+reuse=0
+if ((!fresh)) && git diff --quiet HEAD && [[ -f .device/kit.tar.xz && -f "$made_with" ]] &&
+  [[ "$(cat "$made_with")" == "$kit_record" ]]; then
+  reuse=1
+fi
+: > "$log"
 
 step tools bash scripts/install-deps.sh
 step configure cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPET_BUILD_CUDA=ON -DPET_BUILD_TESTS=ON
 step build cmake --build build -j"$(nproc)"
 step models /usr/bin/python3 models/export_models.py --out build/models --batch 1 16
-step kit bash scripts/device/make-kit.sh "${kit_flags[@]}"
+if ((reuse)); then
+  echo "prepare-check: kit: the one in .device was made at this commit with these flags ($kit_record); kept (--fresh remakes it)" |
+    tee -a "$log"
+else
+  rm -f "$made_with"
+  step kit bash scripts/device/make-kit.sh "${kit_flags[@]}" --jobs "$jobs"
+  # Recorded only for a kit made from one commit, unchanged while it was made.
+  if [[ "$(git rev-parse HEAD)" == "$head_commit" ]] && git diff --quiet HEAD; then echo "$kit_record" > "$made_with"; fi
+fi
 
 dry=$(mktemp -d)
 step dry_run env OUT="$dry" bash scripts/device/session.sh --stages "$stages" "${caps[@]}" --live-written "$dry/written"

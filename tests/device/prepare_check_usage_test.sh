@@ -14,6 +14,7 @@ expect_usage_error() {  # expected message, arguments...
 expect_usage_error "prepare-check: --target takes h100 or h200, got 'a100'" --target a100
 expect_usage_error "prepare-check: --jobs takes a positive count, got '0'" --misses --jobs 0
 expect_usage_error "prepare-check: unknown argument '--written' (see --help)" --written
-bash scripts/device/prepare-check.sh --help | grep -q "^#   bash scripts/device/prepare-check.sh \[--target h200|h100\] \[--misses\] \[--jobs N\]$" ||
+bash scripts/device/prepare-check.sh --help |
+  grep -q "^#   bash scripts/device/prepare-check.sh \\[--target h200|h100\\] \\[--misses\\] \\[--jobs N\\] \\[--fresh\\]$" ||
   fail "--help does not print the usage line"
 echo "prepare-check: usage errors ok"
