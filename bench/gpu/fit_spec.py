@@ -4,8 +4,10 @@
 The analytic spec (search/cost/devices/<card>.json) prices every kernel group a GPU target's
 profile DB lacks. A check's executor stage times every work model step by step on the card
 (`pet-gpu time`: per step, CUDA events around each step; end to end, CUDA-graph replays). This
-script lays pet-profile --estimate's per-node estimates over those steps (each node belongs to the
-step whose first node is the last one at or before it in graph order), scales each model's step
+script matches each step to the kernel group pet-profile --estimate prices as that step (the same
+first node and the same node count: a GPU target's kernel groups are pet-gpu's steps; a step the
+card ran otherwise than this build plans, such as an older kernels' version, is left out and
+counted), scales each model's step
 times to its CUDA-graph end-to-end time (what the search's costs stand for), and fits the spec's
 launch overhead and efficiency values by greedy coordinate descent in log space: each round tries
 every value times each factor and keeps the one move that lowers the error most. The error is, per
@@ -72,12 +74,13 @@ STEP = re.compile(r"^  step (\d+) (\S+) '([^']*)'(?: \(\+(\d+)\))?: ([\d.]+) ms"
 
 
 def parse_executor(text):
-    """{model: {"e2e_ms", "steps": [{"kind", "head", "ms"}]}} from the executor stage's output."""
+    """{model: {"e2e_ms", "steps": [{"kind", "head", "nodes", "ms"}]}} from the executor stage's output."""
     models = {}
     for match in TIME_SECTION.finditer(text):
         model, body = match.group(1), match.group(2)
         e2e = END_TO_END.search(body)
-        steps = [{"kind": kind, "head": head, "ms": float(ms)} for _, kind, head, _, ms in STEP.findall(body)]
+        steps = [{"kind": kind, "head": head, "nodes": 1 + int(more or 0), "ms": float(ms)}
+                 for _, kind, head, more, ms in STEP.findall(body)]
         if e2e and steps:
             models[model] = {"e2e_ms": float(e2e.group(1)), "steps": steps}
     return models
@@ -141,30 +144,20 @@ def estimate_groups(pet_profile, model_paths, spec_paths):
 
 
 def estimates(pet_profile, model_path, spec_paths):
-    """Per node of the model: (graph position, output name, [µs per spec])."""
+    """Per kernel group of the model: (head output, node count, [µs per spec])."""
     groups = estimate_groups(pet_profile, [model_path], spec_paths)[model_path]
-    return sorted((node["node"], node["output"], node["us"]) for group in groups for node in group["nodes"])
+    return [(group["head"], len(group["nodes"]), group["us"]) for group in groups]
 
 
-def step_estimates(steps, nodes, n_specs):
-    """Each step's estimate per spec (the nodes from its head up to the next step's head) and how many
-    steps' heads the model lacks; None when it has none of them."""
-    position = {output: index for index, output, _ in nodes}
-    heads = [position.get(step["head"]) for step in steps]
-    totals = [[0.0] * n_specs for _ in steps]
-    known = sorted((pos, s) for s, pos in enumerate(heads) if pos is not None)
-    if not known:
+def step_estimates(steps, groups):
+    """[(step index, [µs per spec])] for the steps a kernel group prices as they ran (its head and node
+    count), and how many steps none does; None when none is matched."""
+    by_step = {(head, count): us for head, count, us in groups}
+    matched = [(s, by_step[(step["head"], step["nodes"])]) for s, step in enumerate(steps)
+               if (step["head"], step["nodes"]) in by_step]
+    if not matched:
         return None
-    for index, _, us in nodes:
-        owner = known[0][1]
-        for pos, s in known:
-            if pos <= index:
-                owner = s
-            else:
-                break
-        for d in range(n_specs):
-            totals[owner][d] += us[d]
-    return totals, sum(1 for h in heads if h is None)
+    return matched, len(steps) - len(matched)
 
 
 class Problem:
@@ -174,7 +167,7 @@ class Problem:
         self.measured = measured
         self.work = work
         self.pet_profile = pet_profile
-        self.unmatched = {}  # per model: steps whose first node the model file does not have
+        self.unmatched = {}  # per model: steps no kernel group of the model file prices as they ran
 
     def evaluate(self, specs, models):
         """Per model: [(step, measured µs scaled to the CUDA graph, [estimate µs per spec])]."""
@@ -186,14 +179,14 @@ class Problem:
                 per_model = {}
                 for model, future in futures.items():
                     steps = self.measured[model]["steps"]
-                    laid = step_estimates(steps, future.result(), len(specs))
+                    laid = step_estimates(steps, future.result())
                     if laid is None:
                         continue
-                    totals, self.unmatched[model] = laid
+                    matched, self.unmatched[model] = laid
                     scale = self.measured[model]["e2e_ms"] / sum(s["ms"] for s in steps)
                     # A step timed at 0.0000 ms (below the printed precision) counts as 0.05 µs.
-                    per_model[model] = [(step, max(step["ms"] * 1000 * scale, 0.05), est)
-                                        for step, est in zip(steps, totals)]
+                    per_model[model] = [(steps[s], max(steps[s]["ms"] * 1000 * scale, 0.05), est)
+                                        for s, est in matched]
                 return per_model
 
 
@@ -357,7 +350,8 @@ def step_report(problem, base, fitted, held_out_fit, models, b1, b16, executor):
              f"Fit error (mean over {len(models)} models of the time-weighted squared ln ratio): "
              f"{error(per_model, 0):.4f} before, {error(per_model, 1):.4f} fitted; "
              f"{sum(len(rows) for rows in per_model.values())} steps, "
-             f"{sum(problem.unmatched.get(m, 0) for m in models)} of them headed by a node the model file lacks.", "",
+             f"{sum(problem.unmatched.get(m, 0) for m in models)} more left out, which the card ran otherwise than "
+             "this build's kernel groups (no group has their first node and node count).", "",
              held_out_text(problem, base, held_out_fit, b1, b16), "",
              "| step kind | steps | median error before | fitted | time-weighted before | fitted |",
              "|---|---|---|---|---|---|"]
@@ -365,7 +359,8 @@ def step_report(problem, base, fitted, held_out_fit, models, b1, b16, executor):
         n, med0, w0 = kinds0[kind]
         _, med1, w1 = kinds1[kind]
         lines.append(f"| {kind} | {n} | {med0:.2f} | {med1:.2f} | {w0:.2f} | {w1:.2f} |")
-    lines += ["", "| model | measured (CUDA graph) ms | estimated before ms | fitted ms |", "|---|---|---|---|"]
+    lines += ["", "| model | measured ms (matched steps, scaled to the CUDA graph) | estimated before ms | fitted ms |",
+              "|---|---|---|---|"]
     for model in models:
         if model in totals0:
             measured, before = totals0[model]

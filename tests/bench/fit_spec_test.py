@@ -46,15 +46,20 @@ class ReadingAndLaying(unittest.TestCase):
     def test_time_sections_with_steps_are_read_and_everything_else_left_out(self):
         models = fit_spec.parse_executor(EXECUTOR)
         self.assertEqual(models, {"m": {"e2e_ms": 0.03, "steps": [
-            {"kind": "cudnn-conv", "head": "c1", "ms": 0.025}, {"kind": "elementwise", "head": "y", "ms": 0.015}]}})
+            {"kind": "cudnn-conv", "head": "c1", "nodes": 2, "ms": 0.025},
+            {"kind": "elementwise", "head": "y", "nodes": 1, "ms": 0.015}]}})
 
-    def test_each_node_counts_for_the_step_whose_head_is_the_last_at_or_before_it(self):
-        nodes = [(0, "a", [1.0]), (1, "b", [2.0]), (2, "c", [4.0]), (3, "d", [8.0])]
-        steps = [{"head": "a"}, {"head": "zz"}, {"head": "c"}]
-        totals, unmatched = fit_spec.step_estimates(steps, nodes, 1)
-        self.assertEqual(totals, [[3.0], [0.0], [12.0]])
-        self.assertEqual(unmatched, 1)
-        self.assertIsNone(fit_spec.step_estimates([{"head": "zz"}], nodes, 1))
+    def test_a_step_is_priced_by_the_group_with_its_first_node_and_node_count(self):
+        """Before: groups a (1 node), b (1), c (2 nodes), n (9 nodes: a layer normalization); steps a, zz
+        (no such group), c as 2 nodes, and n as the first of four kernels (an older pet-gpu's). After: a
+        and c priced by their groups, the other two left out."""
+        groups = [("a", 1, [1.0]), ("b", 1, [2.0]), ("c", 2, [12.0]), ("n", 9, [5.0])]
+        steps = [{"head": "a", "nodes": 1}, {"head": "zz", "nodes": 1}, {"head": "c", "nodes": 2},
+                 {"head": "n", "nodes": 1}]
+        matched, left_out = fit_spec.step_estimates(steps, groups)
+        self.assertEqual(matched, [(0, [1.0]), (2, [12.0])])
+        self.assertEqual(left_out, 2)
+        self.assertIsNone(fit_spec.step_estimates([{"head": "zz", "nodes": 1}], groups))
 
     def test_a_fitted_spec_file_reads_back_as_the_same_spec(self):
         spec = fit_spec.read_spec("h200")
@@ -77,7 +82,8 @@ class Fitting(unittest.TestCase):
             out = subprocess.run([PET_PROFILE, "--estimate", str(work / "convs" / "model.pet"), "--device",
                                   str(spec_path)], capture_output=True, text=True, check=True).stdout.splitlines()
             groups = [json.loads(line) for line in out[1:]]
-            steps = "".join(f"  step {i} kind '{g['head']}': {g['us'][0] / 1000:.6f} ms (q1 0, q3 0)\n"
+            more = lambda g: f" (+{len(g['nodes']) - 1})" if len(g["nodes"]) > 1 else ""  # noqa: E731
+            steps = "".join(f"  step {i} kind '{g['head']}'{more(g)}: {g['us'][0] / 1000:.6f} ms (q1 0, q3 0)\n"
                             for i, g in enumerate(groups))
             total_ms = sum(g["us"][0] for g in groups) / 1000
             measured = fit_spec.parse_executor(f"== time convs\nend to end: median {total_ms:.6f} ms\n{steps}")
