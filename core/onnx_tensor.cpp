@@ -196,7 +196,8 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
   require_allocatable({dtype, Shape(dims)}, what, "the model is too large for this machine");
   bool external = proto.data_location() == onnx::TensorProto::EXTERNAL;
   if (external || proto.has_raw_data()) {
-    std::string bytes = external ? read_external_data(proto, base_dir, what, nbytes) : proto.raw_data();
+    std::string external_bytes = external ? read_external_data(proto, base_dir, what, nbytes) : std::string();
+    const std::string& bytes = external ? external_bytes : proto.raw_data();  // raw data read in place, not copied
     if (static_cast<int64_t>(bytes.size()) != nbytes)
       throw UserError(fmt::format("{} has {} bytes of data but shape {} needs {}; the file may be truncated", what,
                                   bytes.size(), Shape(dims).to_string(), nbytes));
