@@ -343,6 +343,22 @@ TEST(CostModel, AGpuTargetsKernelGroupsArePetGpusStepsSoAWrittenOutLayerNormIsOn
   EXPECT_GT(one_step, gpu.device().launch_overhead_us);
 }
 
+// Before: a search rewrite left the scale computed from constants (finalize folds it before
+// pet-gpu runs), and the layer_norm pattern, asking for a constant, left the nine nodes to the
+// other rules: five groups; after: the scale counts as known, and the nine nodes are one group, as
+// pet-gpu will run them.
+TEST(CostModel, AWrittenOutLayerNormWhoseScaleFinalizeFoldsIsStillOneGroup) {
+  std::string text = kWrittenOutLayerNorm;
+  auto replace_once = [&](const std::string& from, const std::string& to) { text.replace(text.find(from), from.size(), to); };
+  replace_once("  const %gamma : f32[768] = random(1)\n", "  const %half : f32[768] = random(1)\n  const %doubler : f32[] = [2]\n");
+  replace_once("  %mean = ", "  %gamma = Mul(%half, %doubler) : f32[768]\n  %mean = ");
+  Graph graph = parse_graph(text);
+  ASSERT_FALSE(graph.is_constant(graph.node(0).outputs[0]));  // the scale, computed
+  KernelGrouping steps = kernel_groups(graph, GroupingRule::pet_gpu_steps);
+  ASSERT_EQ(steps.groups.size(), 1u);
+  EXPECT_EQ(steps.groups[0].nodes.size(), 9u);
+}
+
 // A corrected convolution: the patch (a Slice and a Conv of its rows) and the correction that writes it.
 const char* kCorrectedConv = R"(graph "g" opset 13 {
   input %m : f32[1,8,16,16]

@@ -106,7 +106,7 @@ class Grouper {
   void group_layer_norm_patterns() {
     for (NodeId n = 0; n < static_cast<NodeId>(graph_.nodes().size()); ++n) {
       if (!is_free(n) || graph_.node(n).op() != "ReduceMean") continue;
-      std::optional<LayerNormPattern> pattern = match_layer_norm(graph_, readers_, n);
+      std::optional<LayerNormPattern> pattern = match_layer_norm(graph_, readers_, known_, n);
       if (!pattern || !std::all_of(pattern->nodes.begin(), pattern->nodes.end(), [&](NodeId m) { return is_free(m); }))
         continue;
       int step = open_step(StepKind::layer_norm, pattern->nodes.front());

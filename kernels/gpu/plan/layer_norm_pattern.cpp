@@ -9,7 +9,8 @@ namespace {
 
 class Matcher {
  public:
-  Matcher(const Graph& graph, const std::vector<std::vector<NodeId>>& readers) : graph_(graph), readers_(readers) {}
+  Matcher(const Graph& graph, const std::vector<std::vector<NodeId>>& readers, const std::vector<bool>& known)
+      : graph_(graph), readers_(readers), known_(known) {}
 
   std::optional<LayerNormPattern> match(NodeId first) {
     const Node& mean = graph_.node(first);
@@ -89,9 +90,9 @@ class Matcher {
     return scalar(inputs[0] == operand ? inputs[1] : inputs[0]);
   }
 
-  // An f32 constant that varies only along the normalized axes of a value of `rank` dims.
+  // A known f32 value that varies only along the normalized axes of a value of `rank` dims.
   bool per_column(ValueId id) const {
-    if (!graph_.is_constant(id) || graph_.value(id).type.dtype != DType::f32) return false;
+    if (id == kNoValue || !known_[static_cast<size_t>(id)] || graph_.value(id).type.dtype != DType::f32) return false;
     const Shape& shape = graph_.value(id).type.shape;
     int rank = graph_.value(pattern_.x).type.shape.rank(), pad = rank - shape.rank();
     if (pad < 0) return false;
@@ -128,14 +129,15 @@ class Matcher {
 
   const Graph& graph_;
   const std::vector<std::vector<NodeId>>& readers_;
+  const std::vector<bool>& known_;
   LayerNormPattern pattern_;
 };
 
 }  // namespace
 
 std::optional<LayerNormPattern> match_layer_norm(const Graph& graph, const std::vector<std::vector<NodeId>>& readers,
-                                                 NodeId first) {
-  return Matcher(graph, readers).match(first);
+                                                 const std::vector<bool>& known, NodeId first) {
+  return Matcher(graph, readers, known).match(first);
 }
 
 }  // namespace pet::gpu

@@ -20,9 +20,11 @@ struct LayerNormPattern {
 };
 
 // The pattern whose first ReduceMean is `first`, with every intermediate value read only inside it
-// and none a graph output, the exponent exactly 2, epsilon, scale and bias f32 constants, and scale
-// and bias varying along the normalized axes only; nullopt otherwise. `readers` is graph.consumers().
+// and none a graph output, the exponent exactly 2 and epsilon f32 scalar constants, scale and bias
+// f32 values `known` marks (per value: a constant, or for a graph not yet finalized a value finalize
+// will fold, as a cost model asks) varying along the normalized axes only; nullopt otherwise.
+// `readers` is graph.consumers().
 std::optional<LayerNormPattern> match_layer_norm(const Graph& graph, const std::vector<std::vector<NodeId>>& readers,
-                                                 NodeId first);
+                                                 const std::vector<bool>& known, NodeId first);
 
 }  // namespace pet::gpu
