@@ -18,7 +18,6 @@ static ShapeResult infer_where(const ShapeContext& context) {
   return {{context.input(1).dtype, shape}};
 }
 
-
 static void compute_where(KernelContext& context) {
   const Tensor& condition = context.input(0);
   const Tensor& x = context.input(1);
