@@ -132,7 +132,7 @@ KernelGrouping pet_gpu_step_groups(const Graph& graph) {
                         GroupingRule::pet_gpu_steps};
   std::vector<NodeId> refused;
   std::vector<gpu::NodeSupport> support = pet_gpu_support(graph, result.constant_derived, refused);
-  gpu::Grouping steps = gpu::planned_steps(graph, support, result.constant_derived);
+  gpu::Grouping steps = gpu::planned_steps(graph, support, result.constant_derived, result.readers);
   std::vector<KernelGroup> groups;
   for (const gpu::Step& step : steps.steps) groups.push_back({step.nodes, "", false});
   for (const gpu::Alias& alias : steps.aliases) groups.push_back({{alias.node}, "", true});

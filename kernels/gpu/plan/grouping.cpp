@@ -23,11 +23,9 @@ constexpr const char* kAddOp = "Add";
 
 class Grouper {
  public:
-  Grouper(const Graph& graph, const std::vector<NodeSupport>& support, std::vector<bool> known_before_running)
-      : graph_(graph),
-        support_(support),
-        known_(std::move(known_before_running)),
-        readers_(graph.consumers()),
+  Grouper(const Graph& graph, const std::vector<NodeSupport>& support, const std::vector<bool>& known_before_running,
+          const std::vector<std::vector<NodeId>>& readers)
+      : graph_(graph), support_(support), known_(known_before_running), readers_(readers),
         step_of_(graph.nodes().size(), -1) {}
 
   Grouping run() {
@@ -252,8 +250,8 @@ class Grouper {
 
   const Graph& graph_;
   const std::vector<NodeSupport>& support_;
-  std::vector<bool> known_;  // per value: a constant, or folded before anything runs
-  std::vector<std::vector<NodeId>> readers_;
+  const std::vector<bool>& known_;  // per value: a constant, or folded before anything runs
+  const std::vector<std::vector<NodeId>>& readers_;  // graph.consumers()
   std::vector<int> step_of_;
   std::vector<Step> steps_;
   std::vector<Alias> aliases_;
@@ -265,12 +263,12 @@ Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support
   std::vector<bool> constants(graph.values().size(), false);
   for (ValueId id = 0; id < static_cast<ValueId>(graph.values().size()); ++id)
     constants[static_cast<size_t>(id)] = graph.is_constant(id);
-  return group_nodes(graph, support, constants);
+  return group_nodes(graph, support, constants, graph.consumers());
 }
 
 Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support,
-                     const std::vector<bool>& known_before_running) {
-  return Grouper(graph, support, known_before_running).run();
+                     const std::vector<bool>& known_before_running, const std::vector<std::vector<NodeId>>& readers) {
+  return Grouper(graph, support, known_before_running, readers).run();
 }
 
 }  // namespace pet::gpu

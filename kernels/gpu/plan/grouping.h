@@ -30,8 +30,9 @@ Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support
 
 // The same grouping of a graph not yet finalized, as a cost model asks it: `known_before_running`
 // (per value) holds the constants and the values finalize will fold, which count as constants where
-// an epilogue asks for a weight; nodes whose role is `outside` get no step and join none.
+// an epilogue asks for a weight; nodes whose role is `outside` get no step and join none. `readers`
+// is graph.consumers(), which the caller has already.
 Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support,
-                     const std::vector<bool>& known_before_running);
+                     const std::vector<bool>& known_before_running, const std::vector<std::vector<NodeId>>& readers);
 
 }  // namespace pet::gpu

@@ -25,9 +25,9 @@ void assign_storage(const Graph& graph, Grouping& grouping, std::vector<PlannedV
 std::vector<PlannedValue> planned_values(const Graph& graph);
 
 // The steps and aliases pet-gpu runs a graph not yet finalized as, without running it: group_nodes
-// with `known_before_running`, then assign_storage's Concats and Splits in place (the values
-// themselves thrown away). A cost model prices graphs by them.
+// with `known_before_running` and `readers` (graph.consumers()), then assign_storage's Concats and
+// Splits in place (the values themselves thrown away). A cost model prices graphs by them.
 Grouping planned_steps(const Graph& graph, const std::vector<NodeSupport>& support,
-                       const std::vector<bool>& known_before_running);
+                       const std::vector<bool>& known_before_running, const std::vector<std::vector<NodeId>>& readers);
 
 }  // namespace pet::gpu
