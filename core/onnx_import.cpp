@@ -477,13 +477,18 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
     // pet's own shape rules check every node first: they name the node at fault, and ONNX 1.12's
     // shape inference crashes on some malformed nodes (a Conv on a rank-2 input dereferences a
     // null pointer), so it only sees models pet's rules accept.
-    Importer importer(model, model_folder(path));
-    Graph graph = importer.run();
+    Graph graph;
+    std::vector<Importer::InferredType> inferred;
+    {
+      Importer importer(model, model_folder(path));
+      graph = importer.run();
+      inferred = importer.inferred_types();
+    }
     std::string onnx_rejection;
-    // The importer is done with the model: ONNX's shape inference takes it without copying its weights.
+    // The importer is gone: ONNX's shape inference takes the model without copying its weights.
     auto onnx_types = infer_onnx_types(std::move(model), onnx_rejection);
     if (!onnx_rejection.empty()) throw UserError(onnx_rejection);
-    for (const auto& [value, ours, node] : importer.inferred_types()) {
+    for (const auto& [value, ours, node] : inferred) {
       auto found = onnx_types.find(value);
       PET_CHECK(found == onnx_types.end() || found->second == ours,
                 fmt::format("node '{}': pet infers {} for '{}' but ONNX shape inference says {}", node,
