@@ -185,21 +185,23 @@ weight_free_model() {  # name (<model>_b<batch>), model file: prints the .pet's 
     fail "pet-gpu reference --weight-free failed on $2"
   echo "$folder/model.pet"
 }
-# pet's written model of one evaluation model in one mode (from its weight-free form), with its
-# report.json beside it: the pet-opt run (up to --jobs at once, each its own files), then, one at a
-# time and in a fixed order, its work folder.
-written_run() {  # folder name, model file, mode: writes <name>.<mode>.onnx, .json, .log and .status
-  if "$build/tools/pet-opt" "$2" --target "$target" --replay --mode "$3" -o "$stage/$1.$3.onnx" \
-       --report "$stage/$1.$3.json" > "$stage/$1.$3.log" 2>&1; then
-    echo 0 > "$stage/$1.$3.status"
-  else
-    echo 1 > "$stage/$1.$3.status"
-  fi
+# pet-opt runs, up to --jobs at once: each in the background, its output in PREFIX.log and its
+# outcome in PREFIX.status; the caller waits, then reads the outcomes in its own order.
+start_pet_opt() {  # prefix, pet-opt arguments...
+  local prefix=$1
+  shift
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  { if "$build/tools/pet-opt" "$@" > "$prefix.log" 2>&1; then echo 0; else echo 1; fi > "$prefix.status"; } &
 }
+require_success() {  # prefix, what ran: fails with the run's last lines unless it succeeded
+  [[ "$(cat "$1.status" 2>/dev/null)" == 0 ]] || fail "$2 failed: $(tail -n 3 "$1.log" 2>/dev/null)"
+}
+# pet's written model of one evaluation model in one mode (from its weight-free form), with its
+# report.json beside it: the pet-opt run, then, one at a time and in a fixed order, its work folder.
 written_runs=()
 start_written() {  # folder name, model file, mode, writer (write_work or write_model_only)
-  while (($(jobs -rp | wc -l) >= jobs)); do sleep 1; done
-  written_run "$1" "$2" "$3" &
+  start_pet_opt "$stage/$1.$3" "$2" --target "$target" --replay --mode "$3" -o "$stage/$1.$3.onnx" \
+    --report "$stage/$1.$3.json"
   written_runs+=("$1|$2|$3|$4")
 }
 finish_written() {  # each run's work folder under work-written/, in the order they were started
@@ -207,8 +209,7 @@ finish_written() {  # each run's work folder under work-written/, in the order t
   wait
   for entry in "${written_runs[@]}"; do
     IFS='|' read -r name file mode writer <<< "$entry"
-    [[ "$(cat "$stage/$name.$mode.status" 2>/dev/null)" == 0 ]] ||
-      fail "pet-opt --target $target --mode $mode failed on $file: $(tail -n 3 "$stage/$name.$mode.log" 2>/dev/null)"
+    require_success "$stage/$name.$mode" "pet-opt --target $target --mode $mode on $file"
     "$writer" "$name.$mode" "$stage/$name.$mode.onnx" work-written
     cp "$stage/$name.$mode.json" "$stage/kit/work-written/$name.$mode/report.json"
   done
@@ -246,15 +247,6 @@ done
 # --jobs of them at once, each into its own file; then, in a fixed order (batch, model, mode),
 # every run's requests appended to one file (a request two runs share is kept once) and their
 # models copied into one folder (named by content, so shared ones merge).
-export_run() {  # run name, model file, mode: writes misses-runs/<name>.jsonl and <name>.status
-  local run="$stage/misses-runs/$1.jsonl"
-  if "$build/tools/pet-opt" "$2" --target "$target" --replay --mode "$3" --export-misses "$run" \
-       -o "$stage/misses-runs/$1.out.onnx" > "$stage/misses-runs/$1.log" 2>&1; then
-    echo 0 > "$stage/misses-runs/$1.status"
-  else
-    echo 1 > "$stage/misses-runs/$1.status"
-  fi
-}
 if [[ $misses == 1 && $refresh == 0 ]]; then
   mkdir -p "$stage/misses-runs" "$stage/kit/misses/misses.jsonl.models"
   : > "$stage/misses-runs/all.jsonl"
@@ -265,17 +257,17 @@ if [[ $misses == 1 && $refresh == 0 ]]; then
       [[ -f "$file" ]] || { echo "make-kit: $file is not exported; the misses leave it out" >&2; continue; }
       file=$(weight_free_model "${model}_b$batch" "$file")
       for mode in taso pet; do
-        while (($(jobs -rp | wc -l) >= jobs)); do sleep 1; done
-        export_run "${model}_b$batch.$mode" "$file" "$mode" &
-        runs+=("${model}_b$batch.$mode|$file")
+        name="${model}_b$batch.$mode"
+        start_pet_opt "$stage/misses-runs/$name" "$file" --target "$target" --replay --mode "$mode" \
+          --export-misses "$stage/misses-runs/$name.jsonl" -o "$stage/misses-runs/$name.out.onnx"
+        runs+=("$name|$file")
       done
     done
   done
   wait
   for entry in "${runs[@]}"; do
     name=${entry%%|*}
-    [[ "$(cat "$stage/misses-runs/$name.status" 2>/dev/null)" == 0 ]] ||
-      fail "pet-opt --target $target --export-misses failed on ${entry#*|} ($name): $(tail -n 3 "$stage/misses-runs/$name.log" 2>/dev/null)"
+    require_success "$stage/misses-runs/$name" "pet-opt --target $target --export-misses on ${entry#*|} ($name)"
     cp -n "$stage/misses-runs/$name.jsonl.models/"* "$stage/kit/misses/misses.jsonl.models/" 2>/dev/null || true
     sed 's/^{"id":[0-9]*,/{/' "$stage/misses-runs/$name.jsonl" >> "$stage/misses-runs/all.jsonl"
   done
@@ -286,6 +278,12 @@ fi
 {
   echo "pet GPU kit"
   echo "commit $kit_commit"
+  # What the work files are: prepare-check.sh keeps a kit whose commit and this line match its own.
+  if ((refresh)); then
+    echo "made with make-kit.sh --refresh-binaries"
+  else
+    echo "made with make-kit.sh --target $target$( ((written)) && echo " --written")$( ((b16)) && echo " --b16")$( ((misses)) && echo " --misses")"
+  fi
   [[ -n "$work_commit" ]] && echo "work files from the kit of $work_commit"
 
   echo "target $target (written models and misses)"

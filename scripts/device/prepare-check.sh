@@ -13,10 +13,10 @@
 # the profile DB lacks (make-kit.sh --misses) and a measure stage to the check: what
 # bench/profiles/<target>.json needs for every evaluation model, at the price of the longest step
 # here. --jobs N: the kit's pet-opt runs at once (default 2, the cores here). --target names the
-# card (default h200, the card lent so far). A kit already in .device made by this script at the
-# checked-out commit, with no uncommitted changes and the same flags, is used as it is (a machine
-# kept from an earlier session keeps it: run this at the end of a session to leave one ready);
-# --fresh makes a new one all the same.
+# card (default h200, the card lent so far). A kit already in .device whose manifest names the
+# checked-out commit (made with no uncommitted changes, none now either) and these flags is used as
+# it is (a machine kept from an earlier session keeps it: run this at the end of a session to leave
+# one ready); --fresh makes a new one all the same.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -45,7 +45,6 @@ done
 
 mkdir -p .device
 log=.device/prepare.txt
-made_with=.device/made-with  # the commit and flags of the kit in .device, written once it is made
 began=$(date +%s)
 step() {  # name, command...: runs it, prints and keeps its wall time
   local name=$1 start
@@ -63,11 +62,10 @@ if ((misses)); then
   caps=(--cap measure=120 --cap live=260 --cap e2e=130)
   kit_flags+=(--misses)
 fi
-head_commit=$(git rev-parse HEAD)
-kit_record="commit $head_commit, make-kit.sh ${kit_flags[*]}"
+kit_record="commit $(git rev-parse HEAD), made with make-kit.sh ${kit_flags[*]}"
 reuse=0
-if ((!fresh)) && git diff --quiet HEAD && [[ -f .device/kit.tar.xz && -f "$made_with" ]] &&
-  [[ "$(cat "$made_with")" == "$kit_record" ]]; then
+if ((!fresh)) && git diff --quiet HEAD && [[ -f .device/kit.tar.xz && -f .device/MANIFEST ]] &&
+  grep -qx "commit $(git rev-parse HEAD)" .device/MANIFEST && grep -qx "made with make-kit.sh ${kit_flags[*]}" .device/MANIFEST; then
   reuse=1
 fi
 : > "$log"
@@ -80,10 +78,7 @@ if ((reuse)); then
   echo "prepare-check: kit: the one in .device was made at this commit with these flags ($kit_record); kept (--fresh remakes it)" |
     tee -a "$log"
 else
-  rm -f "$made_with"
   step kit bash scripts/device/make-kit.sh "${kit_flags[@]}" --jobs "$jobs"
-  # Recorded only for a kit made from one commit, unchanged while it was made.
-  if [[ "$(git rev-parse HEAD)" == "$head_commit" ]] && git diff --quiet HEAD; then echo "$kit_record" > "$made_with"; fi
 fi
 
 dry=$(mktemp -d)

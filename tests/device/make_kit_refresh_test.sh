@@ -29,6 +29,11 @@ done
 grep -q "^work files from the kit of $(sed -n 's/^commit //p' "$kit/MANIFEST" | head -1)" "$out/MANIFEST" ||
   fail "the manifest does not name the kit the work files came from"
 grep -q "^bin/pet-gpu " "$out/MANIFEST" || fail "the refreshed kit has no pet-gpu"
+# The record prepare-check.sh compares: the kit's flags, and a refresh that is no such kit.
+grep -qx "made with make-kit.sh --target ${target:-h100}" "$kit/MANIFEST" ||
+  fail "the kit (make-kit.sh with no work flags) does not record how it was made: $(grep '^made with' "$kit/MANIFEST")"
+grep -qx "made with make-kit.sh --refresh-binaries" "$out/MANIFEST" ||
+  fail "the refreshed kit does not say it is a refresh: $(grep '^made with' "$out/MANIFEST")"
 # A refreshed kit refreshed again still names the kit its work files came from.
 PET_KIT_RESULTS=$results bash scripts/device/make-kit.sh --refresh-binaries --build "$build" --out "$out" > "$out/log" 2>&1 ||
   fail "a second --refresh-binaries failed: $(cat "$out/log")"
