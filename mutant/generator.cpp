@@ -36,7 +36,8 @@ struct SearchState {
 
 class Search {
  public:
-  Search(const Graph& original, const GeneratorOptions& options) : original_(original), options_(options) {
+  Search(const Graph& original, const GeneratorOptions& options)
+      : original_(original), options_(options), reference_(original, options.examine.seed) {
     for (const Node& node : original.nodes())
       if (node.def->traits.compute_heavy) {
         compute_nodes_.push_back(&node);
@@ -363,7 +364,7 @@ class Search {
     ++result_.stats.examined;
     ExamineOptions examine_options = options_.examine;
     if (options_.max_work) examine_options.max_work = *options_.max_work - result_.stats.work;
-    Verdict verdict = examine(original_, candidate, examine_options);
+    Verdict verdict = examine(reference_, candidate, examine_options);
     result_.stats.work += verdict.work;  // a verdict cut short by a budget is Rejected
     if (verdict.kind == VerdictKind::Full) ++result_.stats.full;
     if (verdict.kind == VerdictKind::Partial) ++result_.stats.partial;
@@ -416,6 +417,7 @@ class Search {
 
   const Graph& original_;
   const GeneratorOptions& options_;
+  ExamineReference reference_;  // the original's values, shared by every candidate's examination
   std::vector<const Node*> compute_nodes_;
   std::vector<TensorType> context_weights_;
   std::vector<TensorType> targets_;

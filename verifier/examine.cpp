@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/error.h"
 #include "core/prime_field.h"
 #include "verifier/box_analysis.h"
 #include "verifier/element_domain.h"
@@ -91,8 +92,10 @@ struct BoxPlan {
   bool correct = true;
 };
 
-std::vector<BoxPlan> plan_boxes(const Graph& original, const Graph& candidate) {
-  std::vector<BoxGrid> original_grids = analyze_boxes(original), candidate_grids = analyze_boxes(candidate);
+std::vector<BoxPlan> plan_boxes(ExamineReference& reference, const Graph& candidate) {
+  const Graph& original = reference.original();
+  const std::vector<BoxGrid>& original_grids = reference.grids();
+  std::vector<BoxGrid> candidate_grids = analyze_boxes(candidate);
   std::vector<BoxPlan> plans;
   for (size_t k = 0; k < original.outputs().size(); ++k) {
     const BoxGrid& a = original_grids[static_cast<size_t>(original.outputs()[k])];
@@ -114,22 +117,24 @@ int trials_for(const ExamineOptions& options, int degree, int64_t points) {
 
 // Tests every box; returns "" when it did, else the budget that ran out first (the verdict would
 // be unfounded). Adds the elements read to `work`.
-std::string run_trials(const Graph& original, const Graph& candidate, std::vector<BoxPlan>& plans, uint64_t seed,
-                       int trials, const ExamineOptions& options, int64_t& work) {
-  FieldEvaluator a(original, seed, 0), b(candidate, seed, 0);
-  int64_t before = work;
-  auto budget_spent = [&]() -> std::string {
-    work = before + a.reads() + b.reads();
-    if (options.max_work && work > *options.max_work) return "the work budget ran out";
+std::string run_trials(ExamineReference& reference, const Graph& candidate, std::vector<BoxPlan>& plans, int trials,
+                       const ExamineOptions& options, int64_t& work) {
+  FieldEvaluator b(candidate, reference.seed(), 0);
+  int64_t original_reads = 0;  // of this candidate's trials, by reads() before and after each
+  auto budget_spent = [&](int64_t reads_so_far) -> std::string {
+    if (options.max_work && work + reads_so_far > *options.max_work) return "the work budget ran out";
     return "";
   };
   for (int trial = 0; trial < trials; ++trial) {
-    if (trial > 0) {
-      a.start_trial(trial);
-      b.start_trial(trial);
-    }
+    if (trial > 0) b.start_trial(trial);
+    FieldEvaluator& a = reference.trial(trial);
+    int64_t a_before = a.reads();
+    auto reads_so_far = [&] { return original_reads + a.reads() - a_before + b.reads(); };
     for (BoxPlan& plan : plans) {
-      if (std::string spent = budget_spent(); !spent.empty()) return spent;
+      if (std::string spent = budget_spent(reads_so_far()); !spent.empty()) {
+        work += reads_so_far();
+        return spent;
+      }
       if (!plan.correct) continue;
       for (const auto& point : plan.points)
         if (a.output(plan.output, point.data()) != b.output(plan.output, point.data())) {
@@ -137,14 +142,18 @@ std::string run_trials(const Graph& original, const Graph& candidate, std::vecto
           break;
         }
     }
+    original_reads += a.reads() - a_before;
   }
-  work = before + a.reads() + b.reads();
+  work += original_reads + b.reads();
   return "";
 }
 
 // Adds the elements read to `work`.
-bool wrong_at_every_screening_point(const Graph& original, const Graph& candidate, uint64_t seed, int64_t& work) {
-  FieldEvaluator a(original, seed, 0, /*memoize=*/false), b(candidate, seed, 0, /*memoize=*/false);
+bool wrong_at_every_screening_point(ExamineReference& reference, const Graph& candidate, int64_t& work) {
+  const Graph& original = reference.original();
+  FieldEvaluator& a = reference.trial(0);
+  FieldEvaluator b(candidate, reference.seed(), 0, /*memoize=*/false);
+  int64_t a_before = a.reads();
   auto wrong_everywhere = [&] {
     for (size_t k = 0; k < original.outputs().size(); ++k) {
       const Shape& shape = original.value(original.outputs()[k]).type.shape;
@@ -157,7 +166,7 @@ bool wrong_at_every_screening_point(const Graph& original, const Graph& candidat
     return true;
   };
   bool wrong = wrong_everywhere();
-  work += a.reads() + b.reads();
+  work += a.reads() - a_before + b.reads();
   return wrong;
 }
 
@@ -190,16 +199,39 @@ std::string Verdict::summary() const {
                      bound_log2, seed, reason.empty() ? "" : " (" + reason + ")");
 }
 
+ExamineReference::ExamineReference(const Graph& original, uint64_t seed) : original_(original), seed_(seed) {}
+
+ExamineReference::~ExamineReference() = default;
+
+const std::vector<BoxGrid>& ExamineReference::grids() {
+  if (!grids_) grids_ = analyze_boxes(original_);
+  return *grids_;
+}
+
+FieldEvaluator& ExamineReference::trial(int trial) {
+  while (static_cast<int>(trials_.size()) <= trial)
+    trials_.push_back(std::make_unique<FieldEvaluator>(original_, seed_, static_cast<int>(trials_.size())));
+  return *trials_[static_cast<size_t>(trial)];
+}
+
 Verdict examine(const Graph& original, const Graph& candidate, const ExamineOptions& options) {
+  ExamineReference reference(original, options.seed);
+  return examine(reference, candidate, options);
+}
+
+Verdict examine(ExamineReference& reference, const Graph& candidate, const ExamineOptions& options) {
+  PET_CHECK(options.seed == reference.seed(),
+            fmt::format("examine: options seed {} but the reference's is {}", options.seed, reference.seed()));
+  const Graph& original = reference.original();
   std::string refused = refusal(original, candidate);
   if (!refused.empty()) return rejected(refused, options.seed);
   int64_t work = 0;
-  if (options.screen_first && wrong_at_every_screening_point(original, candidate, options.seed, work)) {
+  if (options.screen_first && wrong_at_every_screening_point(reference, candidate, work)) {
     Verdict screened = rejected("wrong at every screening point (a quarter, half and three quarters of every axis)", options.seed);
     screened.work = work;
     return screened;
   }
-  std::vector<BoxPlan> plans = plan_boxes(original, candidate);
+  std::vector<BoxPlan> plans = plan_boxes(reference, candidate);
   Verdict verdict;
   verdict.seed = options.seed;
   verdict.degree = std::max(polynomial_degree(original), polynomial_degree(candidate));
@@ -208,7 +240,7 @@ Verdict examine(const Graph& original, const Graph& candidate, const ExamineOpti
   verdict.trials = trials_for(options, verdict.degree, verdict.points_tested);
   verdict.bound_log2 = std::log2(static_cast<double>(std::max<int64_t>(verdict.points_tested, 1))) +
                        verdict.trials * (std::log2(static_cast<double>(verdict.degree)) - 61.0);
-  if (std::string spent = run_trials(original, candidate, plans, options.seed, verdict.trials, options, work);
+  if (std::string spent = run_trials(reference, candidate, plans, verdict.trials, options, work);
       !spent.empty()) {
     Verdict cut = rejected("not examined to the end: " + spent, options.seed);
     cut.work = work;

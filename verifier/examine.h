@@ -3,9 +3,9 @@
 // by testing a few positions per box on random inputs over Z_p (PET's Theorems 1 and 2).
 #pragma once
 
-#include <optional>
-
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +47,35 @@ struct ExamineOptions {
 };
 
 Verdict examine(const Graph& original, const Graph& candidate, const ExamineOptions& options = {});
+
+class FieldEvaluator;
+
+// The original's side of examine() for many candidates of one original under one seed: its box
+// grids, and per trial its values at every point a candidate asked, kept between candidates (a
+// mutant generator examines thousands of candidates against one subprogram, and half of every
+// examination was the original's). The elements it reads are counted where they are read: a
+// value an earlier candidate asked costs a later one a single read.
+class ExamineReference {
+ public:
+  ExamineReference(const Graph& original, uint64_t seed);
+  ~ExamineReference();
+  ExamineReference(const ExamineReference&) = delete;
+  ExamineReference& operator=(const ExamineReference&) = delete;
+
+  const Graph& original() const { return original_; }
+  uint64_t seed() const { return seed_; }
+  const std::vector<BoxGrid>& grids();
+  FieldEvaluator& trial(int trial);
+
+ private:
+  const Graph& original_;
+  uint64_t seed_;
+  std::optional<std::vector<BoxGrid>> grids_;
+  std::vector<std::unique_ptr<FieldEvaluator>> trials_;
+};
+
+// examine() against the reference's original; options.seed must be the reference's.
+Verdict examine(ExamineReference& reference, const Graph& candidate, const ExamineOptions& options = {});
 
 std::string verdict_kind_name(VerdictKind kind);
 

@@ -131,7 +131,7 @@ TEST(GenerateStage, ThePipelineReportsItAndDumpsItsMutantsUnderPetDebug) {
                                               "select", "differential", "save"}));
   nlohmann::ordered_json report = report_object(result, false);
   EXPECT_EQ(report["generation"].dump(),
-            R"({"subprograms":{"linear":1,"group":0},"mutants":{"full":4,"partial":2},"work":665501,"capped":0})");
+            R"({"subprograms":{"linear":1,"group":0},"mutants":{"full":4,"partial":2},"work":457293,"capped":0})");
   EXPECT_EQ(report["search"]["subprograms"], 1);
 }
 

@@ -76,6 +76,38 @@ TEST(Examine, BatchToHeightConvIsPartialOnExactlyTheSeamRows) {
   EXPECT_EQ(box_strings(verdict), (std::vector<std::string>{"[0:1, 0:2, 4:5, 0:4]", "[1:2, 0:2, 0:1, 0:4]"}));
 }
 
+// A generator examines many candidates against one original: the reference keeps the original's
+// values between them. Verdicts are those of a fresh examination; the work is less, since the
+// original's values are read once per trial, not once per candidate.
+TEST(Examine, AReferenceKeepsTheOriginalsValuesForTheNextCandidate) {
+  Shape x_shape{2, 3, 5, 4};
+  Graph original;
+  ValueId x = original.add_input("x", {DType::f32, x_shape});
+  ValueId w = original.add_input("w", {DType::f32, {2, 3, 3, 3}});
+  original.add_output(original.add_node1("Conv", conv2d(1), {x, w}));
+  Graph stacked = original;  // N2H: partial
+  stacked.set_outputs({});
+  ValueId tall = stacked.add_node1("Layout", ops::layout_batch_to_height(x_shape, 2), {x});
+  ValueId y = stacked.add_node1("Conv", conv2d(1), {tall, w});
+  stacked.add_output(stacked.add_node1("Layout", ops::layout_height_to_batch(stacked.value(y).type.shape, 2), {y}));
+  stacked.remove_nodes({0});
+  Graph scaled = original;  // twice the conv: wrong everywhere
+  scaled.set_outputs({scaled.add_node1("Add", {}, {scaled.outputs()[0], scaled.outputs()[0]})});
+
+  ExamineReference reference(original, kDefaultSeed);
+  for (const Graph* candidate : {&stacked, &original, &scaled, &stacked}) {
+    Verdict fresh = examine(original, *candidate), kept = examine(reference, *candidate);
+    EXPECT_EQ(kept.summary(), fresh.summary());
+    EXPECT_EQ(box_strings(kept), box_strings(fresh));
+  }
+  // Before: the original's side read every tap of its conv again; after: only its output points.
+  Verdict fresh = examine(original, stacked), kept = examine(reference, stacked);
+  EXPECT_LT(kept.work, fresh.work) << fresh.summary();
+  ExamineOptions other_seed;
+  other_seed.seed = kDefaultSeed + 1;
+  EXPECT_THROW(examine(reference, stacked, other_seed), InternalError);
+}
+
 // A dilation-2 conv whose input rows are de-interleaved into two stacked halves (even rows,
 // then odd rows) and convolved undilated: right except where the halves meet.
 TEST(Examine, DilatedConvViaStackedDeinterleaveIsPartialOnTheSeams) {
