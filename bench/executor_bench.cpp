@@ -1,4 +1,4 @@
-// Speed of the foundation on real models: import, structural hash, and the CPU executor.
+// Speed of the foundation on real models: import, structural hash, graph copies and the CPU executor.
 // Models come from PET_MODELS_DIR (default: the build's models/ folder, filled by
 // `ctest -R models.export` or models/export_models.py).
 #include <benchmark/benchmark.h>
@@ -51,6 +51,16 @@ void BM_StructuralHash(benchmark::State& state, const std::string& name) {
   for (auto _ : state) benchmark::DoNotOptimize(structural_hash(graph));
 }
 
+// A copy and its destruction: what the search pays for every candidate program it builds.
+void BM_GraphCopy(benchmark::State& state, const std::string& name) {
+  Graph graph;
+  if (!load(state, name, graph)) return;
+  for (auto _ : state) {
+    Graph copy = graph;
+    benchmark::DoNotOptimize(copy.nodes().data());
+  }
+}
+
 void BM_Cleanup(benchmark::State& state, const std::string& name) {
   Graph graph;
   if (!load(state, name, graph)) return;
@@ -69,6 +79,8 @@ BENCHMARK_CAPTURE(BM_Execute, r3d_18_b1, std::string("r3d_18"))->Unit(benchmark:
 BENCHMARK_CAPTURE(BM_Import, resnet18_b1, std::string("resnet18"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Import, bert_s128_b1, std::string("bert_s128"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_StructuralHash, resnet18_b1, std::string("resnet18"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_GraphCopy, inception_v3_299_b1, std::string("inception_v3_299"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_GraphCopy, bert_s128_b1, std::string("bert_s128"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Cleanup, resnet50_b1, std::string("resnet50"))->Unit(benchmark::kMillisecond);
 
 }  // namespace

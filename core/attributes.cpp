@@ -30,9 +30,21 @@ std::string attr_value_to_string(const AttrValue& value) {
   return "?";
 }
 
+const Attributes::Map& Attributes::empty() {
+  static const Map none;
+  return none;
+}
+
+Attributes::Map& Attributes::own() {
+  if (!values_) values_ = std::make_shared<Map>();
+  else if (values_.use_count() > 1) values_ = std::make_shared<Map>(*values_);
+  return *values_;
+}
+
 const AttrValue& Attributes::at(std::string_view name) const {
-  auto found = values_.find(name);
-  PET_CHECK(found != values_.end(), "missing attribute '" + std::string(name) + "'");
+  const Map& values = entries();
+  auto found = values.find(name);
+  PET_CHECK(found != values.end(), "missing attribute '" + std::string(name) + "'");
   return found->second;
 }
 
@@ -67,9 +79,9 @@ const std::vector<double>& Attributes::get_floats(std::string_view name) const {
 }
 
 std::string Attributes::to_string() const {
-  if (values_.empty()) return "";
+  if (entries().empty()) return "";
   std::string text;
-  for (const auto& [name, value] : values_) text += (text.empty() ? "[" : ", ") + name + "=" + attr_value_to_string(value);
+  for (const auto& [name, value] : entries()) text += (text.empty() ? "[" : ", ") + name + "=" + attr_value_to_string(value);
   return text + "]";
 }
 

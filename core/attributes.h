@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,15 +19,22 @@ enum class AttrKind : uint8_t { Int, Float, String, Ints, Floats };
 AttrKind attr_kind(const AttrValue& value);
 std::string attr_value_to_string(const AttrValue& value);
 
-// Ordered so printing, hashing and export are deterministic.
+// Ordered so printing, hashing and export are deterministic. Copies share one map until one of
+// them changes (copy on write): the search copies whole graphs for every candidate it builds, and
+// nearly all of their nodes keep their attributes.
 class Attributes {
  public:
-  Attributes() = default;
-  Attributes(std::initializer_list<std::pair<const std::string, AttrValue>> entries) : values_(entries) {}
+  using Map = std::map<std::string, AttrValue, std::less<>>;
 
-  bool has(const std::string& name) const { return values_.count(name) != 0; }
-  void set(const std::string& name, AttrValue value) { values_[name] = std::move(value); }
-  void erase(const std::string& name) { values_.erase(name); }
+  Attributes() = default;
+  Attributes(std::initializer_list<std::pair<const std::string, AttrValue>> entries)
+      : values_(std::make_shared<Map>(entries)) {}
+
+  bool has(const std::string& name) const { return entries().count(name) != 0; }
+  void set(const std::string& name, AttrValue value) { own()[name] = std::move(value); }
+  void erase(const std::string& name) {
+    if (has(name)) own().erase(name);
+  }
 
   // Accessors fail an internal check when the attribute is missing or of another kind:
   // canonical attributes are complete once a node exists.
@@ -36,14 +44,16 @@ class Attributes {
   const std::vector<int64_t>& get_ints(std::string_view name) const;
   const std::vector<double>& get_floats(std::string_view name) const;
 
-  const std::map<std::string, AttrValue, std::less<>>& entries() const { return values_; }
-  bool operator==(const Attributes&) const = default;
+  const Map& entries() const { return values_ ? *values_ : empty(); }
+  bool operator==(const Attributes& other) const { return values_ == other.values_ || entries() == other.entries(); }
   // "[name=value, ...]" in name order, "" when empty: the text IR's form, exact (a key for memos).
   std::string to_string() const;
 
  private:
   const AttrValue& at(std::string_view name) const;
-  std::map<std::string, AttrValue, std::less<>> values_;  // transparent: lookups by string_view
+  static const Map& empty();
+  Map& own();                     // the map, copied first when another Attributes shares it
+  std::shared_ptr<Map> values_;  // null while empty; never changed while shared
 };
 
 // Declared attribute of an op: its kind and default (std::monostate-like "required" when absent).
