@@ -80,8 +80,8 @@ ShapeResult infer_types(const OpDef& def, const Attributes& attrs, const std::ve
 }
 
 ValueId Graph::add_value(Value value) {
-  PET_CHECK(!value.name.empty() && !names_in_use_.count(value.name), "value name '" + value.name + "' is taken");
-  names_in_use_.insert(value.name);
+  PET_CHECK(!value.name.empty(), "a value needs a name");
+  names_in_use_.insert(value.name);  // internal check: the name is not taken
   values_.push_back(std::move(value));
   return static_cast<ValueId>(values_.size() - 1);
 }
@@ -102,17 +102,17 @@ void Graph::set_node_attribute(NodeId id, const std::string& attr, AttrValue att
 
 std::string Graph::unique_value_name(const std::string& hint) {
   std::string base = hint.empty() ? "t" : hint;
-  if (!names_in_use_.count(base)) return base;
+  if (!names_in_use_.contains(base)) return base;
   for (int suffix = 1;; ++suffix) {
     std::string candidate = fmt::format("{}_{}", base, suffix);
-    if (!names_in_use_.count(candidate)) return candidate;
+    if (!names_in_use_.contains(candidate)) return candidate;
   }
 }
 
 void Graph::rename_value(ValueId id, const std::string& new_name) {
   Value& target = mutable_value(id);
   if (target.name == new_name) return;
-  PET_CHECK(!names_in_use_.count(new_name), "value name '" + new_name + "' is taken");
+  PET_CHECK(!names_in_use_.contains(new_name), "value name '" + new_name + "' is taken");
   names_in_use_.erase(target.name);
   names_in_use_.insert(new_name);
   target.name = new_name;

@@ -5,10 +5,10 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "core/attributes.h"
+#include "core/name_set.h"
 #include "core/op_def.h"
 #include "core/tensor.h"
 
@@ -101,7 +101,7 @@ class Graph {
   std::vector<Node> nodes_;
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
-  std::unordered_set<std::string> names_in_use_;
+  NameSet names_in_use_;  // shared with this graph's copies but for what each changed
   ValueId add_value(Value value);
   void check_order(bool run_shape_rules) const;
 };
