@@ -21,7 +21,9 @@ std::string attr_value_to_string(const AttrValue& value);
 
 // Ordered so printing, hashing and export are deterministic. Copies share one map until one of
 // them changes (copy on write): the search copies whole graphs for every candidate it builds, and
-// nearly all of their nodes keep their attributes.
+// nearly all of their nodes keep their attributes. So a reference from entries() or a getter
+// lasts until this Attributes next changes (set or erase may move it to a map of its own), not,
+// as with a plain map, for as long as the entry stays.
 class Attributes {
  public:
   using Map = std::map<std::string, AttrValue, std::less<>>;
