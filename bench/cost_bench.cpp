@@ -12,6 +12,7 @@
 #include "search/passes/cleanup.h"
 #include "search/cost/cost_model.h"
 #include "search/cost/kernel_groups.h"
+#include "search/program.h"
 
 namespace pet {
 namespace {
@@ -92,6 +93,26 @@ BENCHMARK_CAPTURE(BM_MeasuredTargetGraphCostWarm, bert_s128_cpu_groups, std::str
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_MeasuredTargetGraphCostWarm, bert_s128_pet_gpu_steps, std::string("bert_s128"), true)
     ->Unit(benchmark::kMicrosecond);
+
+// What the search pays per candidate on a GPU target: a copy of the program, its finalize passes
+// (folding, layout sinking, conv-bias and activation fusion) and the price of the result, every
+// group memoized (the beam search scores thousands of programs this way).
+void BM_ProgramScore(benchmark::State& state, const std::string& name) {
+  Graph graph;
+  if (!load(state, name, graph)) return;
+  cost::Measurement measurement;
+  measurement.target = {"h200", true, 1, "", ""};
+  measurement.pet_gpu_kernels = true;
+  cost::CostModel model(cost::load_device("h200"), cost::ProfileDb{}, measurement);
+  double microseconds = search::program_score(graph, model);
+  for (auto _ : state) benchmark::DoNotOptimize(search::program_score(graph, model));
+  state.counters["nodes"] = static_cast<double>(graph.nodes().size());
+  state.counters["score_us_estimated"] = microseconds;
+}
+
+BENCHMARK_CAPTURE(BM_ProgramScore, resnet18_h200, std::string("resnet18"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ProgramScore, inception_v3_299_h200, std::string("inception_v3_299"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ProgramScore, bert_s128_h200, std::string("bert_s128"))->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace pet

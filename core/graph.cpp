@@ -50,7 +50,9 @@ static ShapeCheck check_outputs(const ShapeContext& context, const std::vector<T
 // Refuses an element type beyond the core three that the op does not declare it computes. The
 // types named are the op's declared ones; an op that declares none computes at most f32, i64 and
 // bool, which its shape rule sorts out.
-static ShapeCheck check_element_type(const ShapeContext& context, const OpDef& def, DType type, const std::string& where) {
+// `side` is "input" or "output"; the message is built only on refusal (shape rules run for every
+// candidate the mutant generator and the search build).
+static ShapeCheck check_element_type(const ShapeContext& context, const OpDef& def, DType type, const char* side, size_t index) {
   if (is_core_dtype(type) || def.extra_types.contains(type)) return {};
   std::string accepted;
   for (DType declared : kAllDTypes)
@@ -58,7 +60,7 @@ static ShapeCheck check_element_type(const ShapeContext& context, const OpDef& d
   if (accepted.empty()) accepted = "no type beyond f32, i64 and bool";
   return context.refuse(fmt::format("{} has element type {}, which is not supported by pet's {} (it computes {}); "
                                     "cast the value to a type it computes in the model, or open an issue with this model",
-                                    where, dtype_name(type), def.name, accepted));
+                                    fmt::format("{} {}", side, index), dtype_name(type), def.name, accepted));
 }
 
 ShapeResult infer_types(const OpDef& def, const Attributes& attrs, const std::vector<const TensorType*>& inputs,
@@ -70,11 +72,11 @@ ShapeResult infer_types(const OpDef& def, const Attributes& attrs, const std::ve
   ShapeContext context{attrs, inputs, def.name, node_name};
   for (int i = 0; i < count; ++i)
     if (inputs[static_cast<size_t>(i)])
-      PET_TRY(check_element_type(context, def, inputs[static_cast<size_t>(i)]->dtype, fmt::format("input {}", i)));
+      PET_TRY(check_element_type(context, def, inputs[static_cast<size_t>(i)]->dtype, "input", static_cast<size_t>(i)));
   PET_TRY_ASSIGN(std::vector<TensorType> types, def.infer(context));
   PET_CHECK(static_cast<int>(types.size()) >= 1, "shape rule of " + def.name + " returned no outputs");
   for (size_t i = 0; i < types.size(); ++i)
-    PET_TRY(check_element_type(context, def, types[i].dtype, fmt::format("output {}", i)));
+    PET_TRY(check_element_type(context, def, types[i].dtype, "output", i));
   PET_TRY(check_outputs(context, types));
   return types;
 }
@@ -185,13 +187,42 @@ void Graph::replace_uses(ValueId from, ValueId to) {
     if (output == from) output = to;
 }
 
-std::vector<std::vector<NodeId>> Graph::consumers() const {
-  std::vector<std::vector<NodeId>> result(values_.size());
+void Graph::replace_uses(std::span<const std::pair<ValueId, ValueId>> replacements) {
+  std::vector<ValueId> replaced_by(values_.size(), kNoValue);
+  for (const auto& [from, to] : replacements) {
+    PET_CHECK(replaced_by.at(static_cast<size_t>(from)) == kNoValue, fmt::format("value {} is replaced twice", from));
+    replaced_by[static_cast<size_t>(from)] = to;
+  }
+  for (const auto& [from, to] : replacements)
+    PET_CHECK(replaced_by.at(static_cast<size_t>(to)) == kNoValue, fmt::format("value {} is replaced and a replacement", to));
+  auto replace = [&](ValueId& id) {
+    if (id != kNoValue && replaced_by[static_cast<size_t>(id)] != kNoValue) id = replaced_by[static_cast<size_t>(id)];
+  };
+  for (Node& node : nodes_)
+    for (ValueId& input : node.inputs) replace(input);
+  for (ValueId& output : outputs_) replace(output);
+}
+
+Consumers Graph::consumers() const {
+  // Counted first, then filled: a node reading a value twice is one reader.
+  Consumers result;
+  std::vector<uint32_t> count(values_.size() + 1, 0);
+  std::vector<NodeId> last_reader(values_.size(), -1);
   for (size_t n = 0; n < nodes_.size(); ++n)
     for (ValueId input : nodes_[n].inputs)
-      if (input != kNoValue) {
-        auto& list = result[static_cast<size_t>(input)];
-        if (list.empty() || list.back() != static_cast<NodeId>(n)) list.push_back(static_cast<NodeId>(n));
+      if (input != kNoValue && last_reader[static_cast<size_t>(input)] != static_cast<NodeId>(n)) {
+        last_reader[static_cast<size_t>(input)] = static_cast<NodeId>(n);
+        ++count[static_cast<size_t>(input) + 1];
+      }
+  for (size_t v = 0; v < values_.size(); ++v) count[v + 1] += count[v];
+  result.starts_ = count;
+  result.readers_.resize(count.back());
+  std::fill(last_reader.begin(), last_reader.end(), -1);
+  for (size_t n = 0; n < nodes_.size(); ++n)
+    for (ValueId input : nodes_[n].inputs)
+      if (input != kNoValue && last_reader[static_cast<size_t>(input)] != static_cast<NodeId>(n)) {
+        last_reader[static_cast<size_t>(input)] = static_cast<NodeId>(n);
+        result.readers_[count[static_cast<size_t>(input)]++] = static_cast<NodeId>(n);
       }
   return result;
 }

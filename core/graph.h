@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,22 @@ struct Node {
   std::vector<ValueId> inputs;  // kNoValue for an absent optional input
   std::vector<ValueId> outputs;
   const std::string& op() const { return def->name; }
+};
+
+// The readers of every value of a graph: for each value id, the ids of the nodes that read it, in
+// ascending order and each once. Held in two arrays, since passes build one per run.
+class Consumers {
+ public:
+  Consumers() = default;
+  std::span<const NodeId> operator[](size_t value) const {
+    return {readers_.data() + starts_.at(value), readers_.data() + starts_.at(value + 1)};
+  }
+  size_t size() const { return starts_.empty() ? 0 : starts_.size() - 1; }
+
+ private:
+  friend class Graph;
+  std::vector<uint32_t> starts_;  // per value, where its readers begin; one more at the end
+  std::vector<NodeId> readers_;
 };
 
 class Graph {
@@ -76,8 +93,11 @@ class Graph {
   void set_node_attribute(NodeId id, const std::string& attr, AttrValue attr_value);
   // Every use of `from` (node inputs and graph outputs) now reads `to`.
   void replace_uses(ValueId from, ValueId to);
+  // The same for many pairs in one pass over the nodes: each (from, to) as above. Internal check:
+  // no value is replaced twice, and no `to` is itself replaced (so the order of the pairs is moot).
+  void replace_uses(std::span<const std::pair<ValueId, ValueId>> replacements);
   // Consumers of each value, as node ids in ascending order.
-  std::vector<std::vector<NodeId>> consumers() const;
+  Consumers consumers() const;
   // Drops the listed nodes, then values no node, output or input refers to; renumbers ids.
   void remove_nodes(const std::vector<NodeId>& doomed);
   // Takes back the last add_node: drops the last node and its output values (no graph output may

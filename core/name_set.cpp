@@ -26,7 +26,8 @@ void NameSet::erase(const std::string& name) {
 
 void NameSet::fold_when_large() {
   size_t base_size = base_ ? base_->size() : 0;
-  if (changes() <= std::max(kSmallestFold, base_size / 4)) return;
+  if (added_.size() <= std::max(kSmallestFold, base_size / 4) && removed_.size() <= std::max(kSmallestFold, base_size / 2))
+    return;
   auto folded = std::make_shared<Names>();
   folded->reserve(size());
   if (base_)

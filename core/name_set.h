@@ -11,8 +11,11 @@ namespace pet {
 
 // A frozen base, shared by every copy, plus this set's own additions and removals. The search
 // copies whole graphs for every candidate it builds and changes a few names in each: a copy shares
-// the base and copies only the changes. When the changes outgrow a quarter of the base they are
-// folded into a new base, so a set built name by name costs amortized O(1) per name.
+// the base and copies only the changes. When the additions outgrow a quarter of the base, or the
+// removals half of it, the changes are folded into a new base, so a set built name by name costs
+// amortized O(1) per name. Removals get the larger margin: the finalize passes on a candidate's
+// copy remove hundreds of names at once (every fused activation's), and a fold there would copy the
+// whole base for a graph about to be priced and dropped.
 class NameSet {
  public:
   bool contains(const std::string& name) const {

@@ -19,7 +19,7 @@ struct Chain {
 };
 
 // The single node reading `value`, when the value is no graph output; otherwise -1.
-NodeId sole_reader_of(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers, ValueId value) {
+NodeId sole_reader_of(const Graph& graph, const Consumers& consumers, ValueId value) {
   const auto& outputs = graph.outputs();
   if (std::find(outputs.begin(), outputs.end(), value) != outputs.end()) return -1;
   const auto& readers = consumers[static_cast<size_t>(value)];
@@ -28,7 +28,7 @@ NodeId sole_reader_of(const Graph& graph, const std::vector<std::vector<NodeId>>
 
 // The single node reading `value`, when that node is an Overwrite reading it as its base and the
 // value is no graph output; otherwise -1.
-NodeId sole_overwrite_of(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers, ValueId value) {
+NodeId sole_overwrite_of(const Graph& graph, const Consumers& consumers, ValueId value) {
   NodeId reader = sole_reader_of(graph, consumers, value);
   if (reader < 0) return -1;
   const Node& node = graph.node(reader);
@@ -37,7 +37,7 @@ NodeId sole_overwrite_of(const Graph& graph, const std::vector<std::vector<NodeI
 }
 
 // The single reader of `value` when it is an activation the fused node can apply; otherwise -1.
-NodeId sole_activation_of(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers, ValueId value) {
+NodeId sole_activation_of(const Graph& graph, const Consumers& consumers, ValueId value) {
   NodeId reader = sole_reader_of(graph, consumers, value);
   if (reader < 0) return -1;
   const Node& node = graph.node(reader);

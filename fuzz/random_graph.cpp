@@ -195,7 +195,7 @@ Shape random_input_shape(Builder& b) {
 // Every output no node reads, then (sometimes) one more node output, without repeats.
 std::vector<ValueId> choose_outputs(Builder& b) {
   const Graph& graph = b.graph();
-  std::vector<std::vector<NodeId>> consumers = graph.consumers();
+  Consumers consumers = graph.consumers();
   std::vector<ValueId> outputs;
   for (const Node& node : graph.nodes())
     for (ValueId value : node.outputs)

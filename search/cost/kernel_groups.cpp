@@ -16,8 +16,8 @@ namespace pet::cost {
 namespace {
 
 // The one node reading `value`, when there is exactly one reader and the value is no graph output.
-NodeId only_reader(const Graph& graph, const std::vector<std::vector<NodeId>>& readers, ValueId value) {
-  const std::vector<NodeId>& users = readers[static_cast<size_t>(value)];
+NodeId only_reader(const Graph& graph, const Consumers& readers, ValueId value) {
+  std::span<const NodeId> users = readers[static_cast<size_t>(value)];
   if (users.size() != 1 || graph.is_output(value)) return -1;
   return users[0];
 }
@@ -180,7 +180,7 @@ Graph kernel_group_model(const Graph& graph, const KernelGroup& group) {
     mapped.emplace(value, copy);
     return copy;
   };
-  std::vector<std::vector<NodeId>> readers = graph.consumers();
+  Consumers readers = graph.consumers();
   for (NodeId id : group.nodes) {
     const Node& node = graph.node(id);
     std::vector<ValueId> inputs;

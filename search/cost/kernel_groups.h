@@ -41,7 +41,7 @@ struct KernelGrouping {
   std::vector<KernelGroup> groups;
   std::vector<int> group_of_node;              // -1 for nodes computed from constants only
   std::vector<bool> constant_derived;          // constant_derived_values(graph)
-  std::vector<std::vector<NodeId>> readers;    // graph.consumers()
+  Consumers readers;    // graph.consumers()
   GroupingRule rule = GroupingRule::runtime_epilogues;
 };
 

@@ -49,7 +49,7 @@ bool per_channel_operands_padded_safely(const Graph& graph, const Node& node, in
 }
 
 // The site starting at `conv`, if its output reaches only convs' data inputs.
-std::optional<PaddingSite> site_at(const Graph& graph, NodeId conv, const std::vector<std::vector<NodeId>>& readers,
+std::optional<PaddingSite> site_at(const Graph& graph, NodeId conv, const Consumers& readers,
                                    const std::vector<bool>& derived) {
   const Node& producer = graph.node(conv);
   if (!is_plain_conv(producer) || !derived[static_cast<size_t>(producer.inputs[1])]) return std::nullopt;
@@ -95,7 +95,7 @@ ValueId padded(Graph& graph, ValueId value, int axis, int64_t extra, const std::
 
 std::vector<PaddingSite> channel_padding_sites(const Graph& graph, int64_t multiple) {
   PET_CHECK(multiple > 1, "a channel multiple above 1");
-  std::vector<std::vector<NodeId>> readers = graph.consumers();
+  Consumers readers = graph.consumers();
   std::vector<bool> derived = cost::constant_derived_values(graph);
   std::vector<PaddingSite> sites;
   for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id) {

@@ -11,7 +11,7 @@ namespace {
 
 // descendants[n] holds bit m when node m reads, directly or not, an output of node n.
 std::vector<std::vector<uint64_t>> descendant_sets(const Graph& graph,
-                                                   const std::vector<std::vector<NodeId>>& consumers) {
+                                                   const Consumers& consumers) {
   size_t count = graph.nodes().size(), words = (count + 63) / 64;
   std::vector<std::vector<uint64_t>> descendants(count);
   for (std::vector<uint64_t>& bits : descendants) bits.assign(words, 0);
@@ -49,7 +49,7 @@ std::string type_key(const Graph& graph, const Node& node) {
 }  // namespace
 
 std::vector<Subprogram> parallel_groups(const Graph& graph, const PartitionOptions& options) {
-  std::vector<std::vector<NodeId>> consumers = graph.consumers();
+  Consumers consumers = graph.consumers();
   std::vector<std::vector<uint64_t>> descendants = descendant_sets(graph, consumers);
   std::vector<bool> grouped(graph.nodes().size(), false);
   std::vector<std::vector<NodeId>> groups;

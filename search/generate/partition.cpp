@@ -27,7 +27,7 @@ bool examinable(const Graph& graph, NodeId id) {
 // The region stays convex: no path leaves it and re-enters it through outside nodes (contracting
 // it to one node must not create a cycle). Nodes are in topological order, so the forward search
 // stops past the last region node.
-bool convex(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers, const std::set<NodeId>& region) {
+bool convex(const Graph& graph, const Consumers& consumers, const std::set<NodeId>& region) {
   NodeId last = *region.rbegin();
   std::vector<bool> seen(graph.nodes().size(), false);
   std::vector<NodeId> stack;
@@ -54,7 +54,7 @@ bool convex(const Graph& graph, const std::vector<std::vector<NodeId>>& consumer
 struct Grower {
   const Graph& graph;
   const PartitionOptions& options;
-  std::vector<std::vector<NodeId>> consumers = graph.consumers();
+  Consumers consumers = graph.consumers();
   std::vector<bool> taken = std::vector<bool>(graph.nodes().size(), false);
 
   bool eligible(NodeId node, int compute_ops) const {
@@ -120,7 +120,7 @@ Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, Subpr
 }
 
 Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, SubprogramKind kind,
-                           const std::vector<std::vector<NodeId>>& consumers) {
+                           const Consumers& consumers) {
   std::sort(nodes.begin(), nodes.end());
   std::set<NodeId> inside(nodes.begin(), nodes.end());
   Subprogram sub;

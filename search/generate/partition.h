@@ -43,7 +43,7 @@ Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, Subpr
 // The same with the parent's consumer lists (Graph::consumers) already at hand: callers that make
 // many subprograms of one graph pass them once instead of rebuilding them per region.
 Subprogram make_subprogram(const Graph& parent, std::vector<NodeId> nodes, SubprogramKind kind,
-                           const std::vector<std::vector<NodeId>>& consumers);
+                           const Consumers& consumers);
 
 // Every subprogram the search mutates: the parallel groups, then the regions, each in graph order;
 // a subprogram over an empty tensor (a zero dimension) computes nothing and is left out.

@@ -21,7 +21,7 @@ bool unary_elementwise_on(const Graph& graph, const Node& node, ValueId value) {
 // Where the site's one output flows through unary elementwise ops read once each: the node that
 // reads the end of that path, if it is the only reader and belongs to a site. `between`, when
 // given, receives the elementwise nodes on the path.
-std::optional<size_t> next_site(const Graph& graph, const std::vector<std::vector<NodeId>>& consumers,
+std::optional<size_t> next_site(const Graph& graph, const Consumers& consumers,
                                 const std::vector<int>& site_of_node, const Subprogram& sub,
                                 std::vector<NodeId>* between = nullptr) {
   if (sub.outputs.size() != 1) return std::nullopt;

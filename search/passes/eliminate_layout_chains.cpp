@@ -181,7 +181,7 @@ class ChainFinder {
   }
 
   Graph& graph_;
-  std::vector<std::vector<NodeId>> users_;
+  Consumers users_;
   std::vector<bool> touched_;
   std::vector<Rewrite> rewrites_;
 };

@@ -85,7 +85,7 @@ class FusionFinder {
   }
 
   const Graph& graph_;
-  std::vector<std::vector<NodeId>> users_;
+  Consumers users_;
 };
 
 // Rebuilds node `id` on `inputs` with `attrs`; returns its outputs.
@@ -101,6 +101,9 @@ int fuse_activations(Graph& graph) {
   if (fusions.empty()) return 0;
   std::vector<NodeId> removed;
   std::vector<std::pair<ValueId, ValueId>> renames;  // (new value, old value whose name it takes)
+  // (activation output, what its readers read now): replaced once, after the loop. A producer
+  // rebuilt later may still read an earlier activation's output; the replacement reaches it too.
+  std::vector<std::pair<ValueId, ValueId>> replacements;
   for (const Fusion& fusion : fusions) {
     Attributes attrs = graph.node(fusion.producer).attrs;
     attrs.set(ops::kActivationAttr, fusion.activation_value);
@@ -113,12 +116,13 @@ int fuse_activations(Graph& graph) {
     }
     for (size_t k = 0; k < results.size(); ++k) {
       ValueId activated = graph.node(fusion.activations[k]).outputs[0];
-      graph.replace_uses(activated, results[k]);
+      replacements.emplace_back(activated, results[k]);
       renames.emplace_back(results[k], activated);
       removed.push_back(fusion.activations[k]);
     }
     removed.push_back(fusion.producer);
   }
+  graph.replace_uses(replacements);
   // remove_nodes renumbers values: take the names first, apply them once the old values are gone.
   std::vector<std::pair<std::string, std::string>> by_name;
   for (const auto& [value, old] : renames) by_name.emplace_back(graph.value(value).name, graph.value(old).name);

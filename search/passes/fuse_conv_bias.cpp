@@ -36,7 +36,7 @@ struct BiasFusion {
   Tensor bias;
 };
 
-std::optional<BiasFusion> find_one(const Graph& graph, const std::vector<std::vector<NodeId>>& users, NodeId n) {
+std::optional<BiasFusion> find_one(const Graph& graph, const Consumers& users, NodeId n) {
   const Node& add = graph.node(n);
   if (add.op() != "Add" || add.inputs.size() != 2) return std::nullopt;
   for (int side = 0; side < 2; ++side) {
@@ -63,7 +63,7 @@ struct SplitBiasFusion {
   Tensor bias;
 };
 
-std::optional<SplitBiasFusion> find_split_bias(const Graph& graph, const std::vector<std::vector<NodeId>>& users,
+std::optional<SplitBiasFusion> find_split_bias(const Graph& graph, const Consumers& users,
                                                 NodeId n) {
   const Node& split = graph.node(n);
   if (split.op() != "Split" || split.attrs.get_int("axis") != 1) return std::nullopt;

@@ -6,7 +6,7 @@
 namespace pet {
 namespace {
 
-bool extra_outputs_unused(const Graph& graph, const Node& node, const std::vector<std::vector<NodeId>>& users) {
+bool extra_outputs_unused(const Graph& graph, const Node& node, const Consumers& users) {
   for (size_t i = 1; i < node.outputs.size(); ++i)
     if (!users[static_cast<size_t>(node.outputs[i])].empty() || graph.is_output(node.outputs[i])) return false;
   return true;

@@ -75,7 +75,7 @@ bool other_input_commutes(const Graph& graph, const Node& layout, ValueId other)
   return keeps_channels(layout, in, out);
 }
 
-std::optional<NodeId> sinkable_reader(const Graph& graph, const std::vector<std::vector<NodeId>>& users, NodeId n) {
+std::optional<NodeId> sinkable_reader(const Graph& graph, const Consumers& users, NodeId n) {
   const Node& layout = graph.node(n);
   if (!layout.def->traits.layout_only || layout.inputs.size() != 1 || layout.outputs.size() != 1) return std::nullopt;
   ValueId moved = layout.outputs[0];

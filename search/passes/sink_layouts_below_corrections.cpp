@@ -205,7 +205,7 @@ struct Plan {
 
 // The readers of r (no graph output) are Layouts that undo L and Slices, at least one Slice for a
 // plain Layout (the rest is the layout chain elimination's work); checked before any box is walked.
-bool readers_fit(const Graph& graph, const std::vector<NodeId>& readers, const Node& node, const Attributes& back) {
+bool readers_fit(const Graph& graph, std::span<const NodeId> readers, const Node& node, const Attributes& back) {
   ValueId result = node.outputs[0];
   if (graph.is_output(result) || readers.empty()) return false;
   const Shape& shape = graph.value(result).type.shape;
@@ -227,7 +227,7 @@ std::vector<ops::PatchBox> patch_boxes_in_m(const std::vector<Pieces>& patches) 
   return boxes;
 }
 
-std::optional<Plan> plan_rewrite(const Graph& graph, const std::vector<std::vector<NodeId>>& users, NodeId n) {
+std::optional<Plan> plan_rewrite(const Graph& graph, const Consumers& users, NodeId n) {
   const Node& node = graph.node(n);
   bool corrected = node.op() == "LayoutOverwrite" && node.inputs.size() >= 2;
   bool plain = node.op() == "Layout" && node.inputs.size() == 1 && ops::fused_activation(node.attrs) == "none";
@@ -237,7 +237,7 @@ std::optional<Plan> plan_rewrite(const Graph& graph, const std::vector<std::vect
   Attributes layout = layout_part(node.attrs);
   if (ops::layouts_move_alike(m.shape, layout, ops::layout_identity(m.shape))) return std::nullopt;
   Attributes back = ops::layout_inverse(m.shape, layout);
-  const std::vector<NodeId>& readers = users[static_cast<size_t>(node.outputs[0])];
+  std::span<const NodeId> readers = users[static_cast<size_t>(node.outputs[0])];
   if (!readers_fit(graph, readers, node, back)) return std::nullopt;
   LayoutMap map(layout, m, r);
   Plan plan{n, {}, {}};

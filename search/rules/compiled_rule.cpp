@@ -153,7 +153,7 @@ namespace {
 // Elementwise nodes with operands of one shape beside a node that is not elementwise (a Conv, a
 // MatMul): see CompiledRule::unbroadcast_nodes.
 std::vector<NodeId> find_unbroadcast_nodes(const Graph& lhs) {
-  std::vector<std::vector<NodeId>> readers = lhs.consumers();
+  Consumers readers = lhs.consumers();
   auto linear = [&](NodeId id) { return id >= 0 && !lhs.node(id).def->traits.elementwise; };
   std::vector<NodeId> nodes;
   for (NodeId id = 0; id < static_cast<NodeId>(lhs.nodes().size()); ++id) {

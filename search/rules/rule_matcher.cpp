@@ -72,7 +72,7 @@ void MatchStats::add(const MatchStats& more) {
 // The graph facts one apply_all call shares across rules, and the binding under construction.
 struct RuleMatcher::Scratch {
   const Graph& graph;
-  std::vector<std::vector<NodeId>> consumers;
+  Consumers consumers;
   std::vector<bool> graph_output;
   MatchStats stats;
   std::vector<ValueId> values;  // lhs value -> graph value

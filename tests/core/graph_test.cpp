@@ -144,5 +144,54 @@ TEST(Graph, StructureCheckCatchesAReadBeforeItsProducerButSkipsShapeRules) {
   EXPECT_THROW(swapped.validate_structure(), InternalError);
 }
 
+
+// Readers per value, ascending and each once, as spans into one array: a node reading a value
+// twice is one reader, and a value nobody reads has none.
+TEST(Graph, ConsumersListEachReaderOnceInNodeOrder) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {4}});
+  ValueId doubled = graph.add_node1("Add", {}, {x, x}, "double");
+  ValueId negated = graph.add_node1("Neg", {}, {x}, "negate");
+  ValueId unused = graph.add_node1("Relu", {}, {doubled}, "unused");
+  graph.add_output(graph.add_node1("Mul", {}, {doubled, negated}, "product"));
+  Consumers readers = graph.consumers();
+  ASSERT_EQ(readers.size(), graph.values().size());
+  auto list = [&](ValueId value) {
+    std::span<const NodeId> span = readers[static_cast<size_t>(value)];
+    return std::vector<NodeId>(span.begin(), span.end());
+  };
+  EXPECT_EQ(list(x), (std::vector<NodeId>{0, 1}));
+  EXPECT_EQ(list(doubled), (std::vector<NodeId>{2, 3}));
+  EXPECT_EQ(list(negated), (std::vector<NodeId>{3}));
+  EXPECT_TRUE(list(unused).empty());
+  EXPECT_EQ(Consumers().size(), 0u);
+}
+
+// Before: one pass over the nodes per replaced value. After: one pass for all, the same result.
+TEST(Graph, ReplacingManyValuesAtOnceMatchesReplacingThemOneByOne) {
+  auto build = [](Graph& graph) {
+    ValueId x = graph.add_input("x", {DType::f32, {4}});
+    ValueId a = graph.add_node1("Relu", {}, {x}, "a");
+    ValueId b = graph.add_node1("Neg", {}, {x}, "b");
+    ValueId c = graph.add_node1("Add", {}, {a, b}, "c");
+    graph.add_output(c);
+    graph.add_output(a);
+    ValueId a2 = graph.add_node1("Abs", {}, {x}, "a2");
+    ValueId b2 = graph.add_node1("Sigmoid", {}, {x}, "b2");
+    return std::vector<std::pair<ValueId, ValueId>>{{a, a2}, {b, b2}};
+  };
+  Graph one_by_one, at_once;
+  for (const auto& [from, to] : build(one_by_one)) one_by_one.replace_uses(from, to);
+  at_once.replace_uses(build(at_once));
+  ASSERT_EQ(at_once.nodes().size(), one_by_one.nodes().size());
+  for (size_t n = 0; n < at_once.nodes().size(); ++n) EXPECT_EQ(at_once.nodes()[n].inputs, one_by_one.nodes()[n].inputs);
+  EXPECT_EQ(at_once.outputs(), one_by_one.outputs());
+  EXPECT_EQ(at_once.nodes()[2].inputs, (std::vector<ValueId>{4, 5})) << "c reads a2 and b2";
+
+  std::vector<std::pair<ValueId, ValueId>> twice = {{1, 4}, {1, 5}}, chained = {{1, 2}, {2, 4}};
+  EXPECT_THROW(at_once.replace_uses(twice), InternalError);
+  EXPECT_THROW(at_once.replace_uses(chained), InternalError);
+}
+
 }  // namespace
 }  // namespace pet

@@ -38,6 +38,24 @@ TEST(NameSet, ACopyCarriesOnlyWhatItChanged) {
   EXPECT_EQ(child.size(), 1000u);
 }
 
+// A finalize pass on a candidate's copy removes many names at once; the copy keeps them as its
+// own removals until they pass half the base, then folds.
+TEST(NameSet, RemovalsFoldOnlyPastHalfTheBase) {
+  NameSet parent = names_up_to(1000);
+  NameSet copy = parent;
+  size_t shared = copy.changes();
+  size_t base = parent.size() - shared;  // the folded part
+  size_t removals = base / 2;            // exactly half the base: still kept apart
+  for (size_t i = 0; i < removals; ++i) copy.erase(fmt::format("/encoder/layer.{}/output_0", i));
+  EXPECT_EQ(copy.changes(), shared + removals) << "not folded yet";
+  copy.erase(fmt::format("/encoder/layer.{}/output_0", removals));
+  EXPECT_EQ(copy.changes(), 0u) << "folded";
+  EXPECT_EQ(copy.size(), 1000u - removals - 1);
+  EXPECT_FALSE(copy.contains("/encoder/layer.0/output_0"));
+  EXPECT_TRUE(copy.contains("/encoder/layer.999/output_0"));
+  EXPECT_TRUE(parent.contains("/encoder/layer.0/output_0"));
+}
+
 TEST(NameSet, ARemovedBaseNameComesBack) {
   NameSet names = names_up_to(200);
   NameSet copy = names;

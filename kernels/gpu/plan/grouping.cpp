@@ -24,7 +24,7 @@ constexpr const char* kAddOp = "Add";
 class Grouper {
  public:
   Grouper(const Graph& graph, const std::vector<NodeSupport>& support, const std::vector<bool>& known_before_running,
-          const std::vector<std::vector<NodeId>>& readers)
+          const Consumers& readers)
       : graph_(graph), support_(support), known_(known_before_running), readers_(readers),
         step_of_(graph.nodes().size(), -1) {}
 
@@ -43,7 +43,7 @@ class Grouper {
   bool is_free(NodeId n) const {
     return step_of_[static_cast<size_t>(n)] < 0 && support_[static_cast<size_t>(n)].role == NodeRole::step;
   }
-  const std::vector<NodeId>& readers(ValueId id) const { return readers_[static_cast<size_t>(id)]; }
+  std::span<const NodeId> readers(ValueId id) const { return readers_[static_cast<size_t>(id)]; }
   bool known(ValueId id) const { return known_[static_cast<size_t>(id)]; }
 
   int open_step(StepKind kind, NodeId first) {
@@ -251,7 +251,7 @@ class Grouper {
   const Graph& graph_;
   const std::vector<NodeSupport>& support_;
   const std::vector<bool>& known_;  // per value: a constant, or folded before anything runs
-  const std::vector<std::vector<NodeId>>& readers_;  // graph.consumers()
+  const Consumers& readers_;  // graph.consumers()
   std::vector<int> step_of_;
   std::vector<Step> steps_;
   std::vector<Alias> aliases_;
@@ -267,7 +267,7 @@ Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support
 }
 
 Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support,
-                     const std::vector<bool>& known_before_running, const std::vector<std::vector<NodeId>>& readers) {
+                     const std::vector<bool>& known_before_running, const Consumers& readers) {
   return Grouper(graph, support, known_before_running, readers).run();
 }
 

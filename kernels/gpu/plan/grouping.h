@@ -33,6 +33,6 @@ Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support
 // an epilogue asks for a weight; nodes whose role is `outside` get no step and join none. `readers`
 // is graph.consumers(), which the caller has already.
 Grouping group_nodes(const Graph& graph, const std::vector<NodeSupport>& support,
-                     const std::vector<bool>& known_before_running, const std::vector<std::vector<NodeId>>& readers);
+                     const std::vector<bool>& known_before_running, const Consumers& readers);
 
 }  // namespace pet::gpu

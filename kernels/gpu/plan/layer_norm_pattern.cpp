@@ -9,7 +9,7 @@ namespace {
 
 class Matcher {
  public:
-  Matcher(const Graph& graph, const std::vector<std::vector<NodeId>>& readers, const std::vector<bool>& known)
+  Matcher(const Graph& graph, const Consumers& readers, const std::vector<bool>& known)
       : graph_(graph), readers_(readers), known_(known) {}
 
   std::optional<LayerNormPattern> match(NodeId first) {
@@ -48,7 +48,7 @@ class Matcher {
   }
 
  private:
-  const std::vector<NodeId>& readers(ValueId id) const { return readers_[static_cast<size_t>(id)]; }
+  std::span<const NodeId> readers(ValueId id) const { return readers_[static_cast<size_t>(id)]; }
 
   // The first of the trailing axes a keepdims ReduceMean averages over; nullopt for other axes.
   static std::optional<int> trailing_axis(const Node& node, int rank) {
@@ -128,14 +128,14 @@ class Matcher {
   }
 
   const Graph& graph_;
-  const std::vector<std::vector<NodeId>>& readers_;
+  const Consumers& readers_;
   const std::vector<bool>& known_;
   LayerNormPattern pattern_;
 };
 
 }  // namespace
 
-std::optional<LayerNormPattern> match_layer_norm(const Graph& graph, const std::vector<std::vector<NodeId>>& readers,
+std::optional<LayerNormPattern> match_layer_norm(const Graph& graph, const Consumers& readers,
                                                  const std::vector<bool>& known, NodeId first) {
   return Matcher(graph, readers, known).match(first);
 }

@@ -24,7 +24,7 @@ struct LayerNormPattern {
 // f32 values `known` marks (per value: a constant, or for a graph not yet finalized a value finalize
 // will fold, as a cost model asks) varying along the normalized axes only; nullopt otherwise.
 // `readers` is graph.consumers().
-std::optional<LayerNormPattern> match_layer_norm(const Graph& graph, const std::vector<std::vector<NodeId>>& readers,
+std::optional<LayerNormPattern> match_layer_norm(const Graph& graph, const Consumers& readers,
                                                  const std::vector<bool>& known, NodeId first);
 
 }  // namespace pet::gpu

@@ -170,7 +170,7 @@ std::vector<PlannedValue> planned_values(const Graph& graph) {
 }
 
 Grouping planned_steps(const Graph& graph, const std::vector<NodeSupport>& support,
-                       const std::vector<bool>& known_before_running, const std::vector<std::vector<NodeId>>& readers) {
+                       const std::vector<bool>& known_before_running, const Consumers& readers) {
   Grouping grouping = group_nodes(graph, support, known_before_running, readers);
   std::vector<PlannedValue> values = planned_values(graph);
   assign_storage(graph, grouping, values);

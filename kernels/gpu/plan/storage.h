@@ -28,6 +28,6 @@ std::vector<PlannedValue> planned_values(const Graph& graph);
 // with `known_before_running` and `readers` (graph.consumers()), then assign_storage's Concats and
 // Splits in place (the values themselves thrown away). A cost model prices graphs by them.
 Grouping planned_steps(const Graph& graph, const std::vector<NodeSupport>& support,
-                       const std::vector<bool>& known_before_running, const std::vector<std::vector<NodeId>>& readers);
+                       const std::vector<bool>& known_before_running, const Consumers& readers);
 
 }  // namespace pet::gpu
