@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_map>
 
 #include "core/ops/fused_activation.h"
 #include "search/cost/cost_model.h"
@@ -90,10 +91,8 @@ std::string print_key_node(const KeyNode& node) {
   return fmt::format("{}{}({}){}", node.op, attributes, fmt::join(node.inputs, ", "), node.rest);
 }
 
-}  // namespace
-
-std::string canonical_key(const std::string& key) {
-  if (key.find(ops::kActivationAttr) == std::string::npos) return key;
+// canonical_key's work for a key that names a fused activation.
+std::string expand_activations(const std::string& key) {
   std::vector<KeyNode> nodes;
   for (const std::string& part : split_top_level(key, " ; ")) {
     std::optional<KeyNode> node = parse_key_node(part);
@@ -116,6 +115,24 @@ std::string canonical_key(const std::string& key) {
     output_part.push_back(parts.size() - 1);
   }
   return fmt::format("{}", fmt::join(parts, " ; "));
+}
+
+// Keys each thread remembers expanding before it forgets them all (a few MB of text).
+constexpr size_t kRememberedKeys = 8192;
+
+}  // namespace
+
+std::string canonical_key(const std::string& key) {
+  if (key.find(ops::kActivationAttr) == std::string::npos) return key;
+  // The search prices the same kernel groups in thousands of programs, and parsing a key back
+  // into nodes is most of pricing a group that is already memoized. The result depends on the
+  // text alone, so each thread remembers the keys it expanded.
+  thread_local std::unordered_map<std::string, std::string> expanded;
+  if (auto found = expanded.find(key); found != expanded.end()) return found->second;
+  std::string result = expand_activations(key);
+  if (expanded.size() >= kRememberedKeys) expanded.clear();
+  expanded.emplace(key, result);
+  return result;
 }
 
 std::string OpSignature::key() const {
