@@ -110,6 +110,7 @@ int fuse_split_biases(Graph& graph) {
   if (fusions.empty()) return 0;
   std::vector<NodeId> removed;
   std::vector<std::pair<std::string, std::string>> renames;
+  std::vector<std::pair<ValueId, ValueId>> replacements;  // (Add's output, split piece): once, after the loop
   for (SplitBiasFusion& fusion : fusions) {
     Node conv = graph.node(fusion.conv), split = graph.node(fusion.split);
     ValueId bias = graph.add_constant(graph.unique_value_name(conv.name + "_bias"), std::move(fusion.bias));
@@ -117,13 +118,14 @@ int fuse_split_biases(Graph& graph) {
     std::vector<ValueId> pieces = graph.add_node(split.op(), split.attrs, {fused}, split.name);
     for (size_t i = 0; i < pieces.size(); ++i) {
       ValueId added = graph.node(fusion.adds[i]).outputs[0];
-      graph.replace_uses(added, pieces[i]);
+      replacements.emplace_back(added, pieces[i]);
       renames.emplace_back(graph.value(pieces[i]).name, graph.value(added).name);
     }
     removed.push_back(fusion.conv);
     removed.push_back(fusion.split);
     removed.insert(removed.end(), fusion.adds.begin(), fusion.adds.end());
   }
+  graph.replace_uses(replacements);
   graph.remove_nodes(removed);
   for (const auto& [piece_name, added_name] : renames) graph.rename_value(*graph.find_value(piece_name), added_name);
   graph.sort_topologically();
@@ -142,6 +144,7 @@ int fuse_single_biases(Graph& graph) {
   if (fusions.empty()) return 0;
   std::vector<NodeId> removed;
   std::vector<std::pair<std::string, std::string>> renames;
+  std::vector<std::pair<ValueId, ValueId>> replacements;  // (Add's output, fused conv's): once, after the loop
   for (BiasFusion& fusion : fusions) {
     const Node& conv = graph.node(fusion.conv);
     std::string op = conv.op(), name = conv.name;
@@ -150,11 +153,12 @@ int fuse_single_biases(Graph& graph) {
     inputs.push_back(graph.add_constant(graph.unique_value_name(name + "_bias"), std::move(fusion.bias)));
     ValueId fused = graph.add_node1(op, std::move(attrs), std::move(inputs), name);
     ValueId added = graph.node(fusion.add).outputs[0];
-    graph.replace_uses(added, fused);
+    replacements.emplace_back(added, fused);
     renames.emplace_back(graph.value(fused).name, graph.value(added).name);
     removed.push_back(fusion.conv);
     removed.push_back(fusion.add);
   }
+  graph.replace_uses(replacements);
   graph.remove_nodes(removed);
   for (const auto& [fused_name, added_name] : renames) graph.rename_value(*graph.find_value(fused_name), added_name);
   graph.sort_topologically();
