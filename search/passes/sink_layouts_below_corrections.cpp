@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -43,6 +44,8 @@ class LayoutMap {
       : layout_(std::move(layout)), m_(m), r_(r), source_(at_, static_cast<size_t>(m.shape.rank())) {
     PET_CHECK(m.shape.rank() <= kMaxRank, "a value of rank above kMaxRank (require_supported_rank)");
   }
+  // Everything source() depends on, as text.
+  std::string key() const { return fmt::format("{} {} -> {}", layout_.to_string(), m_.to_string(), r_.to_string()); }
   LayoutMap(const LayoutMap&) = delete;
   LayoutMap& operator=(const LayoutMap&) = delete;
   const Shape& m_shape() const { return m_.shape; }
@@ -166,6 +169,23 @@ std::optional<Pieces> pieces_in_m(const LayoutMap& map, const Box& box) {
   return std::nullopt;
 }
 
+// At most this many answers of pieces_in_m kept per thread before it forgets them all.
+constexpr size_t kRememberedPieces = 4096;
+
+// pieces_in_m walks every element of the box, and the search asks again for the same layout and
+// box in every candidate program it prices (each one's finalize passes; a ResNet-18 stage at
+// batch 16 has boxes of millions of elements). The answer depends on the layout, the two types
+// and the box alone, so each thread remembers it.
+std::optional<Pieces> remembered_pieces_in_m(const LayoutMap& map, const Box& box) {
+  thread_local std::unordered_map<std::string, std::optional<Pieces>> answers;
+  std::string key = map.key() + " " + box.to_string();
+  if (auto found = answers.find(key); found != answers.end()) return found->second;
+  std::optional<Pieces> result = pieces_in_m(map, box);
+  if (answers.size() >= kRememberedPieces) answers.clear();
+  answers.emplace(std::move(key), result);
+  return result;
+}
+
 // The Layout part of a LayoutOverwrite's attributes (a Layout's own attributes).
 Attributes layout_part(const Attributes& attrs) {
   return ops::layout_attrs(attrs.get_ints("expanded"), attrs.get_ints("perm"), attrs.get_ints("groups"));
@@ -245,7 +265,7 @@ std::optional<Plan> plan_rewrite(const Graph& graph, const Consumers& users, Nod
     for (const ops::PatchBox& patch : ops::patch_boxes(graph, node)) {
       std::vector<int64_t> hi = patch.offsets;
       for (size_t d = 0; d < hi.size(); ++d) hi[d] += patch.shape.dims()[d];
-      std::optional<Pieces> mapped = pieces_in_m(map, Box{patch.offsets, hi});
+      std::optional<Pieces> mapped = remembered_pieces_in_m(map, Box{patch.offsets, hi});
       if (!mapped) return std::nullopt;
       plan.patches.push_back(std::move(*mapped));
     }
@@ -258,7 +278,7 @@ std::optional<Plan> plan_rewrite(const Graph& graph, const Consumers& users, Nod
     if (graph.node(reader).op() != "Slice") continue;  // a Layout that undoes L (readers_fit)
     std::optional<Box> box = slice_box(graph.node(reader), node.outputs[0], r.shape);
     if (!box) return std::nullopt;
-    std::optional<Pieces> mapped = pieces_in_m(map, *box);
+    std::optional<Pieces> mapped = remembered_pieces_in_m(map, *box);
     if (!mapped) return std::nullopt;
     plan.slices.push_back({reader, std::move(*mapped)});
   }
