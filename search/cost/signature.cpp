@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_map>
 
+#include "core/memo.h"
 #include "core/ops/fused_activation.h"
 #include "search/cost/cost_model.h"
 
@@ -117,7 +117,7 @@ std::string expand_activations(const std::string& key) {
   return fmt::format("{}", fmt::join(parts, " ; "));
 }
 
-// Keys each thread remembers expanding before it forgets them all (a few MB of text).
+// Expanded keys remembered before the memo starts over (a few MB of text).
 constexpr size_t kRememberedKeys = 8192;
 
 }  // namespace
@@ -126,12 +126,11 @@ std::string canonical_key(const std::string& key) {
   if (key.find(ops::kActivationAttr) == std::string::npos) return key;
   // The search prices the same kernel groups in thousands of programs, and parsing a key back
   // into nodes is most of pricing a group that is already memoized. The result depends on the
-  // text alone, so each thread remembers the keys it expanded.
-  thread_local std::unordered_map<std::string, std::string> expanded;
-  if (auto found = expanded.find(key); found != expanded.end()) return found->second;
+  // text alone.
+  static Memo<std::string> expanded(kRememberedKeys);
+  if (std::optional<std::string> known = expanded.find(key)) return *known;
   std::string result = expand_activations(key);
-  if (expanded.size() >= kRememberedKeys) expanded.clear();
-  expanded.emplace(key, result);
+  expanded.remember(key, result);
   return result;
 }
 

@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/box_grid.h"
 #include "core/error.h"
+#include "core/memo.h"
 #include "core/ops/fused_activation.h"
 #include "core/ops/layout.h"
 #include "core/ops/linear_facets.h"
@@ -169,20 +169,19 @@ std::optional<Pieces> pieces_in_m(const LayoutMap& map, const Box& box) {
   return std::nullopt;
 }
 
-// At most this many answers of pieces_in_m kept per thread before it forgets them all.
+// Answers of pieces_in_m remembered before the memo starts over.
 constexpr size_t kRememberedPieces = 4096;
 
 // pieces_in_m walks every element of the box, and the search asks again for the same layout and
 // box in every candidate program it prices (each one's finalize passes; a ResNet-18 stage at
 // batch 16 has boxes of millions of elements). The answer depends on the layout, the two types
-// and the box alone, so each thread remembers it.
+// and the box alone.
 std::optional<Pieces> remembered_pieces_in_m(const LayoutMap& map, const Box& box) {
-  thread_local std::unordered_map<std::string, std::optional<Pieces>> answers;
+  static Memo<std::optional<Pieces>> answers(kRememberedPieces);
   std::string key = map.key() + " " + box.to_string();
-  if (auto found = answers.find(key); found != answers.end()) return found->second;
+  if (std::optional<std::optional<Pieces>> known = answers.find(key)) return *known;
   std::optional<Pieces> result = pieces_in_m(map, box);
-  if (answers.size() >= kRememberedPieces) answers.clear();
-  answers.emplace(std::move(key), result);
+  answers.remember(std::move(key), result);
   return result;
 }
 
