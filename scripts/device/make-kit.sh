@@ -51,7 +51,8 @@ jobs=1
 target=h100
 work_commit=""
 # The checkout as the kit starts: a kit built for an hour beside later commits names the one it began at.
-kit_commit="$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+# Untracked files count as changes: the build reads a new source file before it is committed.
+kit_commit="$(git rev-parse HEAD 2>/dev/null || echo unknown)$([[ -z "$(git status --porcelain --untracked-files=all 2>/dev/null)" ]] || echo ' (with uncommitted changes)')"
 while (($#)); do
   case "$1" in
     --build) build="$2"; shift 2 ;;

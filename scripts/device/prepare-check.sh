@@ -14,9 +14,9 @@
 # bench/profiles/<target>.json needs for every evaluation model, at the price of the longest step
 # here. --jobs N: the kit's pet-opt runs at once (default 2, the cores here). --target names the
 # card (default h200, the card lent so far). A kit already in .device whose manifest names the
-# checked-out commit (made with no uncommitted changes, none now either) and these flags is used as
-# it is (a machine kept from an earlier session keeps it: run this at the end of a session to leave
-# one ready); --fresh makes a new one all the same.
+# checked-out commit and these flags, made and kept with nothing uncommitted or untracked, is used
+# as it is (scripts/device/kit-is-current.sh decides; a machine kept from an earlier session keeps
+# it: run this at the end of a session to leave one ready); --fresh makes a new one all the same.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -36,7 +36,7 @@ while (($#)); do
     --jobs)
       [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage "--jobs takes a positive count, got '${2:-}'"
       jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) usage "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -64,10 +64,7 @@ if ((misses)); then
 fi
 kit_record="commit $(git rev-parse HEAD), made with make-kit.sh ${kit_flags[*]}"
 reuse=0
-if ((!fresh)) && git diff --quiet HEAD && [[ -f .device/kit.tar.xz && -f .device/MANIFEST ]] &&
-  grep -qx "commit $(git rev-parse HEAD)" .device/MANIFEST && grep -qx "made with make-kit.sh ${kit_flags[*]}" .device/MANIFEST; then
-  reuse=1
-fi
+kit_state=$(bash scripts/device/kit-is-current.sh .device "${kit_flags[@]}") && ((!fresh)) && reuse=1
 : > "$log"
 
 step tools bash scripts/install-deps.sh
@@ -78,6 +75,7 @@ if ((reuse)); then
   echo "prepare-check: kit: the one in .device was made at this commit with these flags ($kit_record); kept (--fresh remakes it)" |
     tee -a "$log"
 else
+  echo "prepare-check: kit: making one ($( ((fresh)) && echo "--fresh" || echo "$kit_state"))" | tee -a "$log"
   step kit bash scripts/device/make-kit.sh "${kit_flags[@]}" --jobs "$jobs"
 fi
 
