@@ -16,9 +16,18 @@
 #include "verifier/field_evaluator.h"
 
 namespace pet {
+
+// What an ExamineReference keeps of its original, each computed when first asked.
+struct ReferenceMemory {
+  static const std::string& refusal(ExamineReference& reference);
+  static int degree(ExamineReference& reference);
+  static const std::vector<BoxGrid>& grids(ExamineReference& reference);
+  static FieldEvaluator& trial(ExamineReference& reference, int trial);
+};
+
 namespace {
 
-std::string refusal(const Graph& original, const Graph& candidate) {
+std::string interface_refusal(const Graph& original, const Graph& candidate) {
   auto types = [](const Graph& graph, const std::vector<ValueId>& ids) {
     std::vector<TensorType> result;
     for (ValueId id : ids) result.push_back(graph.value(id).type);
@@ -28,24 +37,26 @@ std::string refusal(const Graph& original, const Graph& candidate) {
     return "the programs take different inputs";
   if (types(original, original.outputs()) != types(candidate, candidate.outputs()))
     return "the programs produce outputs of different types";
+  return "";
+}
+
+// Why one program cannot be examined ("" when it can).
+std::string program_refusal(const Graph& graph) {
   // A point of an empty tensor does not exist, and its layout's index arithmetic divides by the
   // empty dimension; two programs over empty tensors compute nothing worth comparing.
-  for (const Graph* graph : {&original, &candidate})
-    for (const Value& value : graph->values())
-      if (value.type.shape.numel() == 0)
-        return fmt::format("'{}' is an empty tensor ({}): examine compares programs over non-empty tensors only",
-                           value.name, value.type.to_string());
-  for (const Graph* graph : {&original, &candidate})
-    for (const Node& node : graph->nodes()) {
-      bool linear = node.def->traits.is_linear(node.attrs) && node.def->eval_point && node.def->propagate_boxes;
-      if (!linear)
-        return fmt::format("node '{}' ({}) is not multi-linear: examine compares programs of linear ops only",
-                           node.name, node.op());
-    }
-  for (const Graph* graph : {&original, &candidate})
-    if (!may_rewrite(*graph))
-      return "the programs compute over values other than f32: examine tests arithmetic over f32 only (integer "
-             "arithmetic wraps)";
+  for (const Value& value : graph.values())
+    if (value.type.shape.numel() == 0)
+      return fmt::format("'{}' is an empty tensor ({}): examine compares programs over non-empty tensors only",
+                         value.name, value.type.to_string());
+  for (const Node& node : graph.nodes()) {
+    bool linear = node.def->traits.is_linear(node.attrs) && node.def->eval_point && node.def->propagate_boxes;
+    if (!linear)
+      return fmt::format("node '{}' ({}) is not multi-linear: examine compares programs of linear ops only", node.name,
+                         node.op());
+  }
+  if (!may_rewrite(graph))
+    return "the programs compute over values other than f32: examine tests arithmetic over f32 only (integer "
+           "arithmetic wraps)";
   return "";
 }
 
@@ -94,7 +105,7 @@ struct BoxPlan {
 
 std::vector<BoxPlan> plan_boxes(ExamineReference& reference, const Graph& candidate) {
   const Graph& original = reference.original();
-  const std::vector<BoxGrid>& original_grids = reference.grids();
+  const std::vector<BoxGrid>& original_grids = ReferenceMemory::grids(reference);
   std::vector<BoxGrid> candidate_grids = analyze_boxes(candidate);
   std::vector<BoxPlan> plans;
   for (size_t k = 0; k < original.outputs().size(); ++k) {
@@ -127,7 +138,7 @@ std::string run_trials(ExamineReference& reference, const Graph& candidate, std:
   };
   for (int trial = 0; trial < trials; ++trial) {
     if (trial > 0) b.start_trial(trial);
-    FieldEvaluator& a = reference.trial(trial);
+    FieldEvaluator& a = ReferenceMemory::trial(reference, trial);
     int64_t a_before = a.reads();
     auto reads_so_far = [&] { return original_reads + a.reads() - a_before + b.reads(); };
     for (BoxPlan& plan : plans) {
@@ -151,7 +162,7 @@ std::string run_trials(ExamineReference& reference, const Graph& candidate, std:
 // Adds the elements read to `work`.
 bool wrong_at_every_screening_point(ExamineReference& reference, const Graph& candidate, int64_t& work) {
   const Graph& original = reference.original();
-  FieldEvaluator& a = reference.trial(0);
+  FieldEvaluator& a = ReferenceMemory::trial(reference, 0);
   FieldEvaluator b(candidate, reference.seed(), 0, /*memoize=*/false);
   int64_t a_before = a.reads();
   auto wrong_everywhere = [&] {
@@ -203,15 +214,27 @@ ExamineReference::ExamineReference(const Graph& original, uint64_t seed) : origi
 
 ExamineReference::~ExamineReference() = default;
 
-const std::vector<BoxGrid>& ExamineReference::grids() {
-  if (!grids_) grids_ = analyze_boxes(original_);
-  return *grids_;
+const std::string& ReferenceMemory::refusal(ExamineReference& reference) {
+  if (!reference.refusal_) reference.refusal_ = program_refusal(reference.original_);
+  return *reference.refusal_;
 }
 
-FieldEvaluator& ExamineReference::trial(int trial) {
-  while (static_cast<int>(trials_.size()) <= trial)
-    trials_.push_back(std::make_unique<FieldEvaluator>(original_, seed_, static_cast<int>(trials_.size())));
-  return *trials_[static_cast<size_t>(trial)];
+int ReferenceMemory::degree(ExamineReference& reference) {
+  if (!reference.degree_) reference.degree_ = polynomial_degree(reference.original_);
+  return *reference.degree_;
+}
+
+const std::vector<BoxGrid>& ReferenceMemory::grids(ExamineReference& reference) {
+  if (!reference.grids_) reference.grids_ = analyze_boxes(reference.original_);
+  return *reference.grids_;
+}
+
+FieldEvaluator& ReferenceMemory::trial(ExamineReference& reference, int trial) {
+  auto& trials = reference.trials_;
+  while (static_cast<int>(trials.size()) <= trial)
+    trials.push_back(
+        std::make_unique<FieldEvaluator>(reference.original_, reference.seed_, static_cast<int>(trials.size())));
+  return *trials[static_cast<size_t>(trial)];
 }
 
 Verdict examine(const Graph& original, const Graph& candidate, const ExamineOptions& options) {
@@ -223,7 +246,9 @@ Verdict examine(ExamineReference& reference, const Graph& candidate, const Exami
   PET_CHECK(options.seed == reference.seed(),
             fmt::format("examine: options seed {} but the reference's is {}", options.seed, reference.seed()));
   const Graph& original = reference.original();
-  std::string refused = refusal(original, candidate);
+  std::string refused = interface_refusal(original, candidate);
+  if (refused.empty()) refused = ReferenceMemory::refusal(reference);
+  if (refused.empty()) refused = program_refusal(candidate);
   if (!refused.empty()) return rejected(refused, options.seed);
   int64_t work = 0;
   if (options.screen_first && wrong_at_every_screening_point(reference, candidate, work)) {
@@ -234,7 +259,7 @@ Verdict examine(ExamineReference& reference, const Graph& candidate, const Exami
   std::vector<BoxPlan> plans = plan_boxes(reference, candidate);
   Verdict verdict;
   verdict.seed = options.seed;
-  verdict.degree = std::max(polynomial_degree(original), polynomial_degree(candidate));
+  verdict.degree = std::max(ReferenceMemory::degree(reference), polynomial_degree(candidate));
   verdict.boxes_tested = static_cast<int64_t>(plans.size());
   for (const BoxPlan& plan : plans) verdict.points_tested += static_cast<int64_t>(plan.points.size());
   verdict.trials = trials_for(options, verdict.degree, verdict.points_tested);

@@ -50,11 +50,11 @@ Verdict examine(const Graph& original, const Graph& candidate, const ExamineOpti
 
 class FieldEvaluator;
 
-// The original's side of examine() for many candidates of one original under one seed: its box
-// grids, and per trial its values at every point a candidate asked, kept between candidates (a
-// mutant generator examines thousands of candidates against one subprogram, and half of every
-// examination was the original's). The elements it reads are counted where they are read: a
-// value an earlier candidate asked costs a later one a single read.
+// The original's side of examine() for many candidates of one original under one seed: whether it
+// can be examined, its degree, its box grids, and per trial its values at every point a candidate
+// asked, kept between candidates (a mutant generator examines thousands of candidates against one
+// subprogram, and half of every examination was the original's). The elements it reads are
+// counted where they are read: a value an earlier candidate asked costs a later one a single read.
 class ExamineReference {
  public:
   ExamineReference(const Graph& original, uint64_t seed);
@@ -64,12 +64,14 @@ class ExamineReference {
 
   const Graph& original() const { return original_; }
   uint64_t seed() const { return seed_; }
-  const std::vector<BoxGrid>& grids();
-  FieldEvaluator& trial(int trial);
 
  private:
+  friend struct ReferenceMemory;  // examine.cpp's lazy reads of what is kept below
+
   const Graph& original_;
   uint64_t seed_;
+  std::optional<std::string> refusal_;  // why the original cannot be examined, "" when it can
+  std::optional<int> degree_;
   std::optional<std::vector<BoxGrid>> grids_;
   std::vector<std::unique_ptr<FieldEvaluator>> trials_;
 };

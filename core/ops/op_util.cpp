@@ -96,21 +96,6 @@ std::vector<int64_t> listed_offsets(const Shape& input, const Shape& out) {
   return offsets;
 }
 
-}  // namespace
-
-BroadcastIndex::BroadcastIndex(const Shape& input, const Shape& out) {
-  identity_ = input == out;
-  if (out.numel() == 0) return;
-  if (std::optional<std::pair<int, int>> block = kept_block(input, out)) {
-    inner_ = product(out, block->second, out.rank());
-    span_ = product(out, block->first, block->second);
-    return;
-  }
-  listed_ = listed_offsets(input, out);
-}
-
-namespace {
-
 bool any_bfloat16(std::span<const TensorType* const> types) {
   return std::any_of(types.begin(), types.end(), [](const TensorType* t) { return t && t->dtype == DType::bf16; });
 }
@@ -156,6 +141,17 @@ void compute_through_float(const ReferenceKernel& kernel, KernelContext& context
 }
 
 }  // namespace
+
+BroadcastIndex::BroadcastIndex(const Shape& input, const Shape& out) {
+  identity_ = input == out;
+  if (out.numel() == 0) return;
+  if (std::optional<std::pair<int, int>> block = kept_block(input, out)) {
+    inner_ = product(out, block->second, out.rank());
+    span_ = product(out, block->first, block->second);
+    return;
+  }
+  listed_ = listed_offsets(input, out);
+}
 
 OpDef with_bfloat16_through_float(OpDef def, bool mixed_float_inputs) {
   def.extra_types = def.extra_types | DTypeSet{DType::f32, DType::bf16};  // f32 named for the gate's message

@@ -169,6 +169,23 @@ TEST(Examine, RefusesNonLinearOpsWithAReason) {
   EXPECT_EQ(verdict.reason, "node 'relu' (Relu) is not multi-linear: examine compares programs of linear ops only");
 }
 
+// A kept reference decides once why its original cannot be examined, and still checks each candidate.
+TEST(Examine, AKeptReferenceRefusesAsAFreshExaminationDoes) {
+  Graph linear = parse_graph("graph \"l\" opset 13 {\n input %x : f32[4]\n %y = Neg(%x) @neg\n output %y\n}");
+  Graph relu = parse_graph("graph \"r\" opset 13 {\n input %x : f32[4]\n %y = Relu(%x) @relu\n output %y\n}");
+  ExamineReference of_relu(relu, kDefaultSeed);
+  for (const Graph* candidate : {&linear, &relu, &linear}) {
+    EXPECT_EQ(examine(of_relu, *candidate).reason, examine(relu, *candidate).reason);
+    EXPECT_EQ(examine(of_relu, *candidate).reason,
+              "node 'relu' (Relu) is not multi-linear: examine compares programs of linear ops only");
+  }
+  ExamineReference of_linear(linear, kDefaultSeed);
+  EXPECT_EQ(examine(of_linear, linear).kind, VerdictKind::Full);
+  EXPECT_EQ(examine(of_linear, relu).reason,
+            "node 'relu' (Relu) is not multi-linear: examine compares programs of linear ops only");
+  EXPECT_EQ(examine(of_linear, linear).kind, VerdictKind::Full);
+}
+
 TEST(Examine, RefusesDifferentInterfaces) {
   Graph a = parse_graph("graph \"a\" opset 13 {\n input %x : f32[4]\n %y = Neg(%x)\n output %y\n}");
   Graph b = parse_graph("graph \"b\" opset 13 {\n input %x : f32[5]\n %y = Neg(%x)\n output %y\n}");
