@@ -1,6 +1,8 @@
 // Accessors and error helpers of the contexts handed to op facets.
 #include "core/op_def.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -27,6 +29,17 @@ const Tensor& KernelContext::input(int index) const {
 
 bool KernelContext::has_input(int index) const {
   return index >= 0 && index < static_cast<int>(inputs.size()) && inputs[static_cast<size_t>(index)] != nullptr;
+}
+
+void FieldPuller::pull_run(int input, const int64_t* index, int rank, int axis, int64_t count, uint64_t* out) const {
+  PET_CHECK(rank >= 0 && rank <= kMaxRank && axis >= 0 && axis < rank,
+            fmt::format("pull_run: axis {} of a rank-{} input", axis, rank));
+  int64_t moving[kMaxRank];
+  std::copy(index, index + rank, moving);
+  for (int64_t k = 0; k < count; ++k) {
+    moving[axis] = index[axis] + k;
+    out[k] = pull(input, moving);
+  }
 }
 
 const TensorType& CostContext::input(int index) const {

@@ -21,6 +21,12 @@ inline uint64_t add(uint64_t a, uint64_t b) {
 inline uint64_t sub(uint64_t a, uint64_t b) { return a >= b ? a - b : a + kPrime - b; }
 inline uint64_t mul(uint64_t a, uint64_t b) { return reduce(static_cast<unsigned __int128>(a) * b); }
 inline uint64_t neg(uint64_t a) { return a == 0 ? 0 : kPrime - a; }
+// The sum over i < count of a[i] * b[i].
+inline uint64_t dot(const uint64_t* a, const uint64_t* b, int64_t count) {
+  uint64_t total = 0;
+  for (int64_t i = 0; i < count; ++i) total = add(total, mul(a[i], b[i]));
+  return total;
+}
 
 uint64_t power(uint64_t base, uint64_t exponent);
 // Multiplicative inverse (internal check for zero).

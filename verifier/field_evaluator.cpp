@@ -34,6 +34,9 @@ class NodePuller final : public FieldPuller {
   uint64_t pull(int input, const int64_t* index) const override {
     return evaluator_.value(node_.inputs[static_cast<size_t>(input)], index);
   }
+  void pull_run(int input, const int64_t* index, int /*rank*/, int axis, int64_t count, uint64_t* out) const override {
+    evaluator_.values_along(node_.inputs[static_cast<size_t>(input)], index, axis, count, out);
+  }
 
  private:
   FieldEvaluator& evaluator_;
@@ -106,6 +109,37 @@ uint64_t FieldEvaluator::value(ValueId id, const int64_t* index) {
   if (v.constant) return constant_value(id, flat);
   if (!memoize_) return node_value(id, index);
   return remembered(slot_id, index, flat);
+}
+
+void FieldEvaluator::values_along(ValueId id, const int64_t* index, int axis, int64_t count, uint64_t* out) {
+  reads_ += count;
+  auto slot_id = static_cast<size_t>(id);
+  const Value& v = graph_.values()[slot_id];
+  const std::vector<int64_t>& dims = v.type.shape.dims();
+  PET_CHECK(axis >= 0 && static_cast<size_t>(axis) < dims.size() && index[axis] + count <= dims[static_cast<size_t>(axis)],
+            "values_along: the run leaves the value");
+  int64_t flat = 0, stride = 1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    flat = flat * dims[d] + index[d];
+    if (d > static_cast<size_t>(axis)) stride *= dims[d];
+  }
+  int position = input_position_[slot_id];
+  if (position >= 0) {
+    uint64_t stream = input_streams_[static_cast<size_t>(position)];
+    for (int64_t k = 0; k < count; ++k)
+      out[k] = to_field(mix(stream + static_cast<uint64_t>(flat + k * stride) * 0x9e3779b97f4a7c15ULL));
+    return;
+  }
+  if (v.constant) {
+    for (int64_t k = 0; k < count; ++k) out[k] = constant_value(id, flat + k * stride);
+    return;
+  }
+  int64_t moving[kMaxRank];
+  std::copy(index, index + dims.size(), moving);
+  for (int64_t k = 0; k < count; ++k) {
+    moving[axis] = index[axis] + k;
+    out[k] = memoize_ ? remembered(slot_id, moving, flat + k * stride) : node_value(id, moving);
+  }
 }
 
 uint64_t FieldEvaluator::remembered(size_t slot_id, const int64_t* index, int64_t flat) {

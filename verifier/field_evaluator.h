@@ -25,6 +25,9 @@ class FieldEvaluator {
   void read_as_input(ValueId id);
 
   uint64_t value(ValueId id, const int64_t* index);
+  // value() at `count` positions from `index` on along `axis`, into out[0, count): the same
+  // values and reads, with the position arithmetic done once per run.
+  void values_along(ValueId id, const int64_t* index, int axis, int64_t count, uint64_t* out);
   uint64_t output(int output_index, const int64_t* index) {
     return value(graph_.outputs().at(static_cast<size_t>(output_index)), index);
   }

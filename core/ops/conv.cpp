@@ -135,6 +135,8 @@ OnnxImported import_conv(const OpDef& def, const OnnxImportNode& node) {
 namespace {
 
 // Sum over one group's input channels and the kernel window; padding reads as zero.
+// Each tap of the window that lands inside the input reads the group's input channels as one run
+// of x and one of w (in chunks, so the buffers stay on the stack of a recursive pull).
 uint64_t conv_point(const PointContext& context) {
   const Shape& x = context.input(0).shape;
   const Shape& w = context.input(1).shape;
@@ -144,35 +146,31 @@ uint64_t conv_point(const PointContext& context) {
   int spatial = x.rank() - 2;
   int64_t group_in = w[1], group_out = w[0] / context.attrs.get_int("group");
   int64_t n = context.index[0], f = context.index[1], first_channel = (f / group_out) * group_in;
-  // The window's taps that land inside the input, as (input, weight) coordinate lists.
-  std::vector<std::array<int64_t, 2 * kMaxSpatialRank>> taps;  // [x spatial..., w spatial...]
   int64_t kernel_count = 1;
   for (int s = 0; s < spatial; ++s) kernel_count *= w[s + 2];
+  constexpr int64_t kChunk = 128;
+  uint64_t x_run[kChunk], w_run[kChunk];
+  int64_t x_index[kMaxRank] = {n}, w_index[kMaxRank] = {f};
+  uint64_t total = 0;
   for (int64_t k = 0; k < kernel_count; ++k) {
-    std::array<int64_t, 2 * kMaxSpatialRank> tap{};
     int64_t rest = k;
     bool inside = true;
     for (int s = spatial - 1; s >= 0; --s) {
       auto u = static_cast<size_t>(s);
       int64_t offset = rest % w[s + 2];
       rest /= w[s + 2];
-      tap[u + kMaxSpatialRank] = offset;
-      tap[u] = context.index[s + 2] * strides[u] - pads[u] + offset * dilations[u];
-      inside = inside && tap[u] >= 0 && tap[u] < x[s + 2];
+      w_index[s + 2] = offset;
+      x_index[s + 2] = context.index[s + 2] * strides[u] - pads[u] + offset * dilations[u];
+      inside = inside && x_index[s + 2] >= 0 && x_index[s + 2] < x[s + 2];
     }
-    if (inside) taps.push_back(tap);
-  }
-  int64_t x_index[kMaxRank] = {n}, w_index[kMaxRank] = {f};
-  uint64_t total = 0;
-  for (int64_t c = 0; c < group_in; ++c) {
-    x_index[1] = first_channel + c;
-    w_index[1] = c;
-    for (const auto& tap : taps) {
-      for (int s = 0; s < spatial; ++s) {
-        x_index[s + 2] = tap[static_cast<size_t>(s)];
-        w_index[s + 2] = tap[static_cast<size_t>(s) + kMaxSpatialRank];
-      }
-      total = field::add(total, field::mul(context.pull(0, x_index), context.pull(1, w_index)));
+    if (!inside) continue;
+    for (int64_t c = 0; c < group_in; c += kChunk) {
+      int64_t count = std::min(kChunk, group_in - c);
+      x_index[1] = first_channel + c;
+      w_index[1] = c;
+      context.pull_run(0, x_index, 1, count, x_run);
+      context.pull_run(1, w_index, 1, count, w_run);
+      total = field::add(total, field::dot(x_run, w_run, count));
     }
   }
   if (context.has_input(2)) {

@@ -165,21 +165,21 @@ uint64_t matmul_point(const PointContext& context) {
     int od = batch_rank - (axes.b_rank - 2) + d;
     b_index[d] = b[d] == 1 ? 0 : context.index[od];
   }
+  // The depth axis: a's last, b's second to last (each the only one of a 1-D operand).
+  int a_depth_axis = axes.a_rank - 1, b_depth_axis = axes.b_rank >= 2 ? axes.b_rank - 2 : 0;
+  if (axes.a_rank >= 2) a_index[axes.a_rank - 2] = m;
+  if (axes.b_rank >= 2) b_index[axes.b_rank - 1] = n;
+  // The depth read as runs of a's row and b's column, in chunks that stay on the stack.
+  constexpr int64_t kChunk = 128;
+  uint64_t a_run[kChunk], b_run[kChunk];
   uint64_t total = 0;
-  for (int64_t k = 0; k < axes.depth; ++k) {
-    if (axes.a_rank >= 2) {
-      a_index[axes.a_rank - 2] = m;
-      a_index[axes.a_rank - 1] = k;
-    } else {
-      a_index[0] = k;
-    }
-    if (axes.b_rank >= 2) {
-      b_index[axes.b_rank - 2] = k;
-      b_index[axes.b_rank - 1] = n;
-    } else {
-      b_index[0] = k;
-    }
-    total = field::add(total, field::mul(context.pull(0, a_index), context.pull(1, b_index)));
+  for (int64_t k = 0; k < axes.depth; k += kChunk) {
+    int64_t count = std::min(kChunk, axes.depth - k);
+    a_index[a_depth_axis] = k;
+    b_index[b_depth_axis] = k;
+    context.pull_run(0, a_index, a_depth_axis, count, a_run);
+    context.pull_run(1, b_index, b_depth_axis, count, b_run);
+    total = field::add(total, field::dot(a_run, b_run, count));
   }
   return total;
 }
