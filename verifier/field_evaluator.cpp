@@ -136,9 +136,21 @@ void FieldEvaluator::values_along(ValueId id, const int64_t* index, int axis, in
   }
   int64_t moving[kMaxRank];
   std::copy(index, index + dims.size(), moving);
+  Memo& memo = memo_[slot_id];  // memo_ never grows, so the reference outlives node_value()
+  if (memoize_ && memo.dense.empty() && numel_[slot_id] <= kDenseAtOnce) turn_dense(memo, numel_[slot_id]);
   for (int64_t k = 0; k < count; ++k) {
     moving[axis] = index[axis] + k;
-    out[k] = memoize_ ? remembered(slot_id, moving, flat + k * stride) : node_value(id, moving);
+    int64_t at = flat + k * stride;
+    if (!memoize_) {
+      out[k] = node_value(id, moving);
+    } else if (memo.dense.empty()) {
+      out[k] = remembered(slot_id, moving, at);
+    } else if (uint64_t known = memo.dense[static_cast<size_t>(at)]; known != kUnknown) {
+      out[k] = known;
+    } else {
+      out[k] = memo.dense[static_cast<size_t>(at)] = node_value(id, moving);
+      note_touched(memo, at);
+    }
   }
 }
 
