@@ -66,6 +66,14 @@ TEST_F(PointEval, Conv1dAnd3d) {
   check(graph.add_node1("Conv", conv_attrs({1, 2, 1}, {1, 0, 0, 0, 1, 0}, {2, 1, 1}, 1), {x3, w3}));
 }
 
+// More input channels and a deeper product than one run of pulls holds (128): the runs are chunked.
+TEST_F(PointEval, ConvAndMatMulReadLongRunsInChunks) {
+  ValueId x = constant({1, 300, 3, 2}), w = constant({4, 150, 3, 1});
+  graph.add_output(graph.add_node1("Conv", conv_attrs({1, 1}, {1, 0, 1, 0}, {1, 1}, 2), {x, w}));
+  ValueId a = constant({2, 3, 257}), b = constant({257, 2});
+  check(graph.add_node1("MatMul", {}, {a, b}));
+}
+
 TEST_F(PointEval, MatMulBatchedBroadcastAndVectors) {
   ValueId a = constant({2, 1, 3, 4}), b = constant({3, 4, 5});
   graph.add_output(graph.add_node1("MatMul", {}, {a, b}));
@@ -164,6 +172,63 @@ TEST(FieldEvaluatorCut, AValueReadAsAnInputIsNeverComputed) {
   FieldEvaluator again(graph, 5, 0, /*memoize=*/false);
   again.read_as_input(y);
   EXPECT_EQ(again.value(graph.outputs()[0], index.data()), through_cut) << "the cut's values are seeded";
+}
+
+// Before: one value() per element; after: one values_along() per run. The same values and reads
+// for a graph input, a constant, and node outputs remembered in a hash map, densely, or not at all.
+TEST(FieldEvaluatorRuns, ARunGivesTheValuesAndReadsOfItsElementsOneByOne) {
+  Graph graph = parse_graph(R"(graph "runs" opset 13 {
+  input %x : f32[2,3,300,120]
+  input %u : f32[4,50]
+  const %c : f32[2,3] = [1, 2, 3, 4, 5, 6]
+  %y = Transpose[perm=[0,1,3,2]](%x)
+  %z = Transpose[perm=[0,1,3,2]](%y)
+  %v = Transpose[perm=[1,0]](%u)
+  output %z
+  output %v
+})");
+  ValueId x = graph.inputs()[0], c = *graph.find_value("c"), y = *graph.find_value("y"), z = graph.outputs()[0];
+  ValueId v = graph.outputs()[1];
+  for (bool memoize : {true, false}) {
+    FieldEvaluator by_run(graph, 3, 1, memoize), by_element(graph, 3, 1, memoize);
+    auto expect_run = [&](ValueId id, std::vector<int64_t> start, int axis, int64_t count) {
+      std::vector<uint64_t> run(static_cast<size_t>(count));
+      by_run.values_along(id, start.data(), axis, count, run.data());
+      for (int64_t k = 0; k < count; ++k) {
+        std::vector<int64_t> index = start;
+        index[static_cast<size_t>(axis)] += k;
+        ASSERT_EQ(run[static_cast<size_t>(k)], by_element.value(id, index.data()))
+            << "value " << id << " axis " << axis << " element " << k << (memoize ? " (memoized)" : "");
+      }
+      EXPECT_EQ(by_run.reads(), by_element.reads()) << "value " << id << " axis " << axis;
+    };
+    expect_run(x, {1, 0, 7, 2}, 2, 250);
+    expect_run(c, {0, 1}, 1, 2);
+    expect_run(c, {0, 2}, 0, 2);
+    expect_run(z, {0, 2, 0, 4}, 2, 300);  // %y's 216000 elements are remembered in the hash map
+    expect_run(y, {0, 2, 4, 0}, 3, 300);  // ... all of them already
+    expect_run(z, {0, 2, 0, 5}, 2, 300);
+    expect_run(v, {7, 0}, 1, 4);  // %v's 200 are remembered densely
+    expect_run(v, {0, 2}, 0, 50);  // ... one of them already
+  }
+}
+
+// A puller that has no faster way pulls a run element by element (FieldPuller's default).
+TEST(FieldEvaluatorRuns, ThePullersDefaultRunPullsEachElement) {
+  class Coordinates final : public FieldPuller {
+   public:
+    uint64_t pull(int input, const int64_t* index) const override {
+      return static_cast<uint64_t>(input * 1000 + index[0] * 100 + index[1] * 10 + index[2]);
+    }
+  };
+  Coordinates puller;
+  int64_t start[3] = {4, 2, 1};
+  uint64_t run[4];
+  puller.pull_run(1, start, 3, 2, 4, run);
+  EXPECT_EQ(std::vector<uint64_t>(run, run + 4), (std::vector<uint64_t>{1421, 1422, 1423, 1424}));
+  puller.pull_run(0, start, 3, 0, 3, run);
+  EXPECT_EQ(std::vector<uint64_t>(run, run + 3), (std::vector<uint64_t>{421, 521, 621}));
+  EXPECT_EQ(start[2], 1) << "the start index is left as it was";
 }
 
 TEST(FieldEvaluatorMemo, RemembersAcrossTrialsExactlyWhatRecomputingGives) {
