@@ -422,6 +422,81 @@ def rounded(spec):
     return out
 
 
+class Sources:
+    """What the fit lowers: one objective per source named, with what each source is."""
+
+    def __init__(self):
+        self.objectives, self.described = [], []
+        self.problem = self.groups = None
+        self.models, self.b1, self.b16 = [], [], []
+
+    def objective(self):
+        return self.objectives[0] if len(self.objectives) == 1 else mean_objective(self.objectives)
+
+
+def add_executor_source(sources, executor, work, pet_profile, log):
+    with open(executor) as f:
+        measured = parse_executor(f.read())
+    models = sorted(m for m in measured if os.path.exists(os.path.join(work, m, "model.pet")))
+    if not models:
+        sys.exit(f"fit_spec: no model timed in {executor} has {work}/<model>/model.pet")
+    sources.models = models
+    sources.b16 = [m for m in models if m.endswith("_b16")]
+    sources.b1 = [m for m in models if m not in sources.b16]
+    sources.problem = Problem(measured, work, pet_profile)
+    sources.objectives.append(step_objective(sources.problem, models))
+    sources.described.append(f"{executor}: pet-gpu time's per-step medians of {len(models)} models, each scaled to "
+                             "its CUDA-graph end-to-end median")
+    log(f"fit_spec: {len(models)} models timed in {executor}")
+
+
+def add_group_source(sources, db, misses, card, pet_profile, log):
+    """False when the DB holds no kernel-group time of the card for the misses file's requests."""
+    found, kernels, left_out = read_groups(db, misses, card)
+    if not found:
+        log(f"fit_spec: {db} holds no kernel-group time of {card} for a request of {misses}")
+        return False
+    sources.groups = GroupProblem(found, pet_profile)
+    sources.objectives.append(sources.groups.errors)
+    more = f" ({left_out} more timed only with other kernels, left out)" if left_out else ""
+    sources.described.append(f"{db}: {len(found)} kernel groups timed stand-alone with pet-gpu's kernels {kernels}"
+                             + more)
+    log(f"fit_spec: {len(found)} kernel groups timed in {db} with pet-gpu's kernels {kernels}"
+        + (f"; {left_out} timed only with other kernels left out" if left_out else ""))
+    return True
+
+
+def fit_and_report(sources, base, rounds, executor, db, spec_name, log):
+    """The fitted spec, the fit on batch 1 alone (None without both batches) and the report text."""
+    log("fit:")
+    fitted, _ = fit(sources.objective(), base, rounds, log)
+    fitted = rounded(fitted)
+    held_out_fit = None
+    if sources.b1 and sources.b16:
+        log("fit on the batch-1 models' steps alone (held out: batch 16):")
+        held_out_fit, _ = fit(step_objective(sources.problem, sources.b1), base, rounds, log)
+    sections = []
+    if sources.problem:
+        sections.append(step_report(sources.problem, base, fitted, held_out_fit, sources.models, sources.b1,
+                                    sources.b16, executor))
+    if sources.groups:
+        sections.append(group_report(sources.groups, base, fitted, db))
+    return fitted, held_out_fit, report(sections, base, fitted, spec_name)
+
+
+def write_fitted_spec(path, sources, base, fitted, held_out_fit):
+    errors = sources.objective()([base, fitted])
+    fitted["fit"] = {
+        "measured": "; ".join(sources.described),
+        "how": "bench/gpu/fit_spec.py: greedy coordinate descent in log space over launch_overhead_us and the "
+               "efficiency values but the tile sizes and the alignment",
+        "error_before": round(errors[0], 4), "error_fitted": round(errors[1], 4)}
+    if sources.problem:
+        fitted["fit"]["held_out"] = held_out_text(sources.problem, base, held_out_fit, sources.b1, sources.b16)
+    with open(path, "w") as f:
+        f.write(spec_text(fitted))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--executor", help="a check's executor.txt (the executor stage's output)")
@@ -439,63 +514,20 @@ def main(argv=None):
 
     base = read_spec(args.spec)
     log = lambda text: print(text, flush=True)  # noqa: E731
-    objectives, sources = [], []
-    problem = groups = None
-    models, b1, b16 = [], [], []
+    sources = Sources()
     if args.executor:
-        with open(args.executor) as f:
-            measured = parse_executor(f.read())
-        models = sorted(m for m in measured if os.path.exists(os.path.join(args.work, m, "model.pet")))
-        if not models:
-            sys.exit(f"fit_spec: no model timed in {args.executor} has {args.work}/<model>/model.pet")
-        b16 = [m for m in models if m.endswith("_b16")]
-        b1 = [m for m in models if m not in b16]
-        problem = Problem(measured, args.work, args.pet_profile)
-        objectives.append(step_objective(problem, models))
-        sources.append(f"{args.executor}: pet-gpu time's per-step medians of {len(models)} models, each scaled to "
-                       "its CUDA-graph end-to-end median")
-        log(f"fit_spec: {len(models)} models timed in {args.executor}")
-    found, kernels, left_out = read_groups(args.db, args.misses, base["name"]) if args.db else ([], "", 0)
-    if args.db and not found:
-        log(f"fit_spec: {args.db} holds no kernel-group time of {base['name']} for a request of {args.misses}")
-        if not objectives:
+        add_executor_source(sources, args.executor, args.work, args.pet_profile, log)
+    if args.db and not add_group_source(sources, args.db, args.misses, base["name"], args.pet_profile, log):
+        if not sources.objectives:
             return NOTHING_TO_FIT
-    if found:
-        groups = GroupProblem(found, args.pet_profile)
-        objectives.append(groups.errors)
-        sources.append(f"{args.db}: {len(found)} kernel groups timed stand-alone with pet-gpu's kernels {kernels}"
-                       + (f" ({left_out} more timed only with other kernels, left out)" if left_out else ""))
-        log(f"fit_spec: {len(found)} kernel groups timed in {args.db} with pet-gpu's kernels {kernels}"
-            + (f"; {left_out} timed only with other kernels left out" if left_out else ""))
-    objective = objectives[0] if len(objectives) == 1 else mean_objective(objectives)
-    log("fit:")
-    fitted, _ = fit(objective, base, args.rounds, log)
-    fitted = rounded(fitted)
-    held_out_fit = None
-    if b1 and b16:
-        log("fit on the batch-1 models' steps alone (held out: batch 16):")
-        held_out_fit, _ = fit(step_objective(problem, b1), base, args.rounds, log)
-    sections = []
-    if problem:
-        sections.append(step_report(problem, base, fitted, held_out_fit, models, b1, b16, args.executor))
-    if groups:
-        sections.append(group_report(groups, base, fitted, args.db))
-    text = report(sections, base, fitted, base.get("name", args.spec))
+    fitted, held_out_fit, text = fit_and_report(sources, base, args.rounds, args.executor, args.db,
+                                                base.get("name", args.spec), log)
     print(text)
     if args.report:
         with open(args.report, "w") as f:
             f.write(text)
     if args.out_spec:
-        errors = objective([base, fitted])
-        fitted["fit"] = {
-            "measured": "; ".join(sources),
-            "how": "bench/gpu/fit_spec.py: greedy coordinate descent in log space over launch_overhead_us and the "
-                   "efficiency values but the tile sizes and the alignment",
-            "error_before": round(errors[0], 4), "error_fitted": round(errors[1], 4)}
-        if problem:
-            fitted["fit"]["held_out"] = held_out_text(problem, base, held_out_fit, b1, b16)
-        with open(args.out_spec, "w") as f:
-            f.write(spec_text(fitted))
+        write_fitted_spec(args.out_spec, sources, base, fitted, held_out_fit)
     return 0
 
 

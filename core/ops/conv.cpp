@@ -1,7 +1,7 @@
 // Conv: N-D grouped convolution with optional bias, run as im2col + sgemm per group.
 #include <fmt/format.h>
 
-#include <array>
+#include <algorithm>
 
 #include "core/ops/fused_activation.h"
 #include "core/ops/linear_facets.h"
@@ -134,9 +134,9 @@ OnnxImported import_conv(const OpDef& def, const OnnxImportNode& node) {
 
 namespace {
 
-// Sum over one group's input channels and the kernel window; padding reads as zero.
-// Each tap of the window that lands inside the input reads the group's input channels as one run
-// of x and one of w (in chunks, so the buffers stay on the stack of a recursive pull).
+// Sum over one group's input channels and the kernel window; padding reads as zero. Each tap
+// inside the input reads the group's channels as one run of x and one of w (in chunks, so the
+// buffers stay on the stack of a recursive pull).
 uint64_t conv_point(const PointContext& context) {
   const Shape& x = context.input(0).shape;
   const Shape& w = context.input(1).shape;

@@ -1,6 +1,8 @@
 // MatMul: numpy matmul (1-D operands, broadcast batch dims), one sgemm per batch matrix.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/ops/fused_activation.h"
 #include "core/ops/linear_facets.h"
 #include "core/prime_field.h"
