@@ -67,18 +67,49 @@ void map_elements(const Tensor& in, Tensor& out, const Fn& fn) {
   for (size_t i = 0; i < src.size(); ++i) dst[i] = narrow<Out>(fn(widen<D>(src[i])));
 }
 
+// z[i] = fn(x[i * x_step], y[i * y_step]) for i < count, each step 1 or 0: one loop per
+// combination, so the compiler sees plain (vectorizable) loops.
+template <DType D, DType Out, typename In, typename Result, typename Fn>
+void map_pairs_of_row(const In* x, int64_t x_step, const In* y, int64_t y_step, Result* z, int64_t count,
+                      const Fn& fn) {
+  if (x_step == 1 && y_step == 1) {
+    for (int64_t i = 0; i < count; ++i) z[i] = narrow<Out>(fn(widen<D>(x[i]), widen<D>(y[i])));
+  } else if (x_step == 1) {
+    auto held = widen<D>(y[0]);
+    for (int64_t i = 0; i < count; ++i) z[i] = narrow<Out>(fn(widen<D>(x[i]), held));
+  } else if (y_step == 1) {
+    auto held = widen<D>(x[0]);
+    for (int64_t i = 0; i < count; ++i) z[i] = narrow<Out>(fn(held, widen<D>(y[i])));
+  } else {
+    auto value = narrow<Out>(fn(widen<D>(x[0]), widen<D>(y[0])));
+    for (int64_t i = 0; i < count; ++i) z[i] = value;
+  }
+}
+
+// Rows at least this long are mapped row by row (BroadcastRows); shorter ones element by element.
+inline constexpr int64_t kShortestMappedRow = 8;
+
 // out[i] = fn(a[i], b[i]) with a and b broadcast to out's shape; Out is the output's type.
 template <DType D, DType Out, typename Fn>
 void map_broadcast_pairs(const Tensor& a, const Tensor& b, Tensor& out, const Fn& fn) {
   auto x = a.view<D>();
   auto y = b.view<D>();
   auto z = out.mutable_view<Out>();
-  BroadcastIndex index_a(a.shape(), out.shape());
-  BroadcastIndex index_b(b.shape(), out.shape());
-  if (index_a.identity() && index_b.identity()) {
-    for (size_t i = 0; i < z.size(); ++i) z[i] = narrow<Out>(fn(widen<D>(x[i]), widen<D>(y[i])));
+  if (a.shape() == out.shape() && b.shape() == out.shape()) {
+    map_pairs_of_row<D, Out>(x.data(), 1, y.data(), 1, z.data(), static_cast<int64_t>(z.size()), fn);
     return;
   }
+  int64_t row = out.shape().rank() == 0 ? 0 : out.shape()[out.shape().rank() - 1];
+  if (row >= kShortestMappedRow) {
+    BroadcastRows rows_a(a.shape(), out.shape()), rows_b(b.shape(), out.shape());
+    BroadcastRows::Cursor at_a = rows_a.cursor(), at_b = rows_b.cursor();
+    for (size_t start = 0; start < z.size(); start += static_cast<size_t>(row))
+      map_pairs_of_row<D, Out>(x.data() + at_a.next(), rows_a.step(), y.data() + at_b.next(), rows_b.step(),
+                               z.data() + start, row, fn);
+    return;
+  }
+  BroadcastIndex index_a(a.shape(), out.shape());
+  BroadcastIndex index_b(b.shape(), out.shape());
   BroadcastIndex::Cursor at_a = index_a.cursor();
   BroadcastIndex::Cursor at_b = index_b.cursor();
   for (size_t i = 0; i < z.size(); ++i) z[i] = narrow<Out>(fn(widen<D>(x[at_a.next()]), widen<D>(y[at_b.next()])));

@@ -140,6 +140,11 @@ void compute_through_float(const ReferenceKernel& kernel, KernelContext& context
   for (size_t i = 0; i < results.size(); ++i) context.outputs[i] = results[i].converted(context.outputs[i].dtype());
 }
 
+Shape without_last_axis(const Shape& shape) {
+  const std::vector<int64_t>& dims = shape.dims();
+  return dims.empty() ? Shape{} : Shape(std::vector<int64_t>(dims.begin(), dims.end() - 1));
+}
+
 }  // namespace
 
 BroadcastIndex::BroadcastIndex(const Shape& input, const Shape& out) {
@@ -151,6 +156,14 @@ BroadcastIndex::BroadcastIndex(const Shape& input, const Shape& out) {
     return;
   }
   listed_ = listed_offsets(input, out);
+}
+
+BroadcastRows::BroadcastRows(const Shape& input, const Shape& out)
+    : rows_(without_last_axis(input), without_last_axis(out)) {
+  PET_CHECK(out.rank() >= 1, "BroadcastRows: an output of rank 0 has no rows");
+  int64_t last = input.rank() == 0 ? 1 : input[input.rank() - 1];
+  step_ = last == out[out.rank() - 1] && last != 1 ? 1 : 0;
+  row_size_ = last;
 }
 
 OpDef with_bfloat16_through_float(OpDef def, bool mixed_float_inputs) {

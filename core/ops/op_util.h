@@ -66,6 +66,33 @@ class BroadcastIndex {
   std::vector<int64_t> listed_;  // every offset, for other patterns
 };
 
+// An input broadcast to the output read row by row, a row being the output's last axis: the input
+// reads a row at step 1 (it has that axis) or 0 (broadcast along it), from the start a
+// BroadcastIndex over the leading axes gives, so the loop over a row is a plain strided loop.
+class BroadcastRows {
+ public:
+  BroadcastRows(const Shape& input, const Shape& out);  // out of rank 1 or more
+  int64_t step() const { return step_; }
+
+  // Reads the rows' starts in output order: next() gives row 0's input offset, then row 1's, ...
+  class Cursor {
+   public:
+    Cursor(const BroadcastIndex& rows, int64_t row_size) : rows_(rows.cursor()), row_size_(row_size) {}
+    size_t next() { return rows_.next() * static_cast<size_t>(row_size_); }
+
+   private:
+    BroadcastIndex::Cursor rows_;
+    int64_t row_size_;
+  };
+  Cursor cursor() const& { return Cursor(rows_, row_size_); }
+  Cursor cursor() && = delete;
+
+ private:
+  int64_t step_ = 0;
+  int64_t row_size_ = 1;  // input elements per input row: the row's length at step 1, else 1
+  BroadcastIndex rows_;
+};
+
 // Copy of `src` elements selected by `offsets` into `dst` (any dtype).
 void gather_elements(const Tensor& src, const std::vector<int64_t>& offsets, Tensor& dst);
 // Copy of `src` broadcast to `dst`'s shape (any dtype).
