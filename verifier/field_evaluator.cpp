@@ -141,17 +141,19 @@ void FieldEvaluator::values_along(ValueId id, const int64_t* index, int axis, in
   for (int64_t k = 0; k < count; ++k) {
     moving[axis] = index[axis] + k;
     int64_t at = flat + k * stride;
-    if (!memoize_) {
-      out[k] = node_value(id, moving);
-    } else if (memo.dense.empty()) {
-      out[k] = remembered(slot_id, moving, at);
-    } else if (uint64_t known = memo.dense[static_cast<size_t>(at)]; known != kUnknown) {
-      out[k] = known;
-    } else {
-      out[k] = memo.dense[static_cast<size_t>(at)] = node_value(id, moving);
-      note_touched(memo, at);
-    }
+    if (!memoize_) out[k] = node_value(id, moving);
+    else if (!memo.dense.empty()) out[k] = from_dense(memo, id, moving, at);
+    else out[k] = remembered(slot_id, moving, at);  // may turn the memo dense for the run's rest
   }
+}
+
+uint64_t FieldEvaluator::from_dense(Memo& memo, ValueId id, const int64_t* index, int64_t flat) {
+  uint64_t known = memo.dense[static_cast<size_t>(flat)];
+  if (known != kUnknown) return known;
+  uint64_t result = node_value(id, index);
+  memo.dense[static_cast<size_t>(flat)] = result;
+  note_touched(memo, flat);
+  return result;
 }
 
 uint64_t FieldEvaluator::remembered(size_t slot_id, const int64_t* index, int64_t flat) {
@@ -159,14 +161,7 @@ uint64_t FieldEvaluator::remembered(size_t slot_id, const int64_t* index, int64_
   auto id = static_cast<ValueId>(slot_id);
   int64_t numel = numel_[slot_id];
   if (memo.dense.empty() && numel <= kDenseAtOnce) turn_dense(memo, numel);
-  if (!memo.dense.empty()) {
-    uint64_t known = memo.dense[static_cast<size_t>(flat)];
-    if (known != kUnknown) return known;
-    uint64_t result = node_value(id, index);
-    memo.dense[static_cast<size_t>(flat)] = result;
-    note_touched(memo, flat);
-    return result;
-  }
+  if (!memo.dense.empty()) return from_dense(memo, id, index, flat);
   auto found = memo.sparse.find(flat);
   if (found != memo.sparse.end()) return found->second;
   uint64_t result = node_value(id, index);

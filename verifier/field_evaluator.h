@@ -65,6 +65,7 @@ class FieldEvaluator {
     std::unordered_map<int64_t, uint64_t> sparse;
   };
   uint64_t remembered(size_t slot, const int64_t* index, int64_t flat);
+  uint64_t from_dense(Memo& memo, ValueId id, const int64_t* index, int64_t flat);  // computed if unknown
   static void turn_dense(Memo& memo, int64_t numel);          // the hash map's entries move over
   static void note_touched(Memo& memo, int64_t flat);         // a dense slot set this trial
   static void forget(Memo& memo);
