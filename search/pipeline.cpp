@@ -328,7 +328,8 @@ std::string stale_profile_note(const TargetReport& report) {
       "stale costs (the written model is still the one measured fastest now); to measure afresh, give a new "
       "--profile-db FILE, or --remeasure to time this model's groups again into {}",
       ratio >= 1 ? ratio : 1 / ratio, ratio >= 1 ? "slower" : "faster", report.sources.replayed,
-      report.sources.replayed + report.sources.measured + report.sources.estimated, report.profile_db);
+      report.sources.replayed + report.sources.measured + report.sources.estimated + report.sources.refused,
+      report.profile_db);
 }
 
 namespace {

@@ -166,7 +166,8 @@ nlohmann::ordered_json target_json(const OptimizeResult& result, bool with_times
   json["threads"] = report.target.threads;
   json["kernel_costs"] = {{"measured", report.sources.measured},
                           {"replayed", report.sources.replayed},
-                          {"estimated", report.sources.estimated}};
+                          {"estimated", report.sources.estimated},
+                          {"refused", report.sources.refused}};
   if (with_times) {
     json["profile_db"] = report.profile_db;
     json["kernel_costs"]["measuring_seconds"] = report.sources.measuring_seconds;

@@ -158,8 +158,11 @@ std::string measured_summary(const OptimizeResult& result) {
     if (!candidate.rejected.empty()) text += fmt::format("  {} not timed: {}\n", candidate.label, candidate.rejected);
   text += fmt::format("  chose {}: {}\n", selection.candidates[selection.chosen].label, selection.reason);
   const cost::CostSources& sources = result.target.sources;
-  text += fmt::format("  kernel costs: {} measured ({:.1f} s), {} replayed, {} estimated; profile DB {}\n",
-                      sources.measured, sources.measuring_seconds, sources.replayed, sources.estimated,
+  std::string refused = sources.refused == 0 ? ""
+                        : fmt::format(", {} refused by pet-gpu (programs with them ranked past every runnable one)",
+                                      sources.refused);
+  text += fmt::format("  kernel costs: {} measured ({:.1f} s), {} replayed, {} estimated{}; profile DB {}\n",
+                      sources.measured, sources.measuring_seconds, sources.replayed, sources.estimated, refused,
                       result.target.profile_db);
   text += gpu_summary(result.target);
   if (result.target.calibrated)

@@ -209,7 +209,7 @@ def read_groups(db_path, misses_path, card):
     """([(key, model file, measured µs)], kernels tag, entries left out): the DB's kernel-group entries of
     `card` (the spec's name, the device key's first field) whose key a kernel-groups request of the misses
     file names, all timed with one version of pet-gpu's kernels (the one of the newest such entry: times
-    of other kernels time other code); of several entries of one key, the newest."""
+    of other kernels time other code); of several entries of one key, the newest; refusals (no time) left out."""
     models = {}
     with open(misses_path) as f:
         for line in f:
@@ -219,7 +219,8 @@ def read_groups(db_path, misses_path, card):
                     models[key] = os.path.join(misses_path + ".models", model)
     with open(db_path) as f:
         entries = json.load(f)["entries"]
-    requested = [e for e in entries if e["device"].split(" | ")[0] == card and e["key"] in models]
+    requested = [e for e in entries if e["device"].split(" | ")[0] == card and e["key"] in models
+                 and not e.get("method", "").startswith("refused by pet-gpu")]
     if not requested:
         return [], "", 0
     kernels = kernels_of(max(requested, key=lambda e: (e["date"], kernels_of(e["device"])))["device"])

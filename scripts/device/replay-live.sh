@@ -44,11 +44,11 @@ read_report() {
 r = json.load(open(sys.argv[1]))
 print(os.path.basename(os.path.dirname(r["model"])), r["mode"], r["chosen"])' "$1"
 }
-# The replay's choice and estimated costs, from its report.
+# The replay's estimated costs and choice, from its report (the choice last: "program 2" has a space).
 read_replay() {
   python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-print(r["chosen"], r["target"]["kernel_costs"]["estimated"])' "$1"
+print(r["target"]["kernel_costs"]["estimated"], r["chosen"])' "$1"
 }
 
 # The exported evaluation model a kit work model stands for (resnet18 -> resnet18_b1, resnet18_b16
@@ -69,7 +69,7 @@ replay_one() {  # model, run, mode, live choice
     return 1
   fi
   local replayed estimated
-  read -r replayed estimated < <(read_replay "$unpacked/$2.json")
+  read -r estimated replayed < <(read_replay "$unpacked/$2.json")
   if [[ "$replayed" == "$4" && "$estimated" == 0 ]]; then
     echo "the replay $replayed with $estimated costs estimated: ok"
   else

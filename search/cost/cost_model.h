@@ -169,14 +169,16 @@ double estimated_node_us(const DeviceSpec& device, const Graph& graph, NodeId no
 std::vector<double> estimated_group_us(const DeviceSpec& device, const Graph& graph, const KernelGrouping& grouping,
                                        const KernelGroup& group);
 
-// Where one kernel group's cost came from.
-enum class CostSource { measured, replayed, estimated };
+// Where one kernel group's cost came from. `refused`: the runtime refused to run the group (the
+// profile DB keeps the refusal), and it is priced at kRefusedGroupUs.
+enum class CostSource { measured, replayed, estimated, refused };
 
 // Where the costs a measured target used came from: distinct kernel groups by source.
 struct CostSources {
   int64_t measured = 0;   // timed in the runtime during this run
   int64_t replayed = 0;   // read from the profile DB
   int64_t estimated = 0;  // neither: the analytic fallback (a replayed DB without the entry)
+  int64_t refused = 0;    // refused by pet-gpu on the card: their programs priced past every runnable one
   double measuring_seconds = 0;  // wall clock spent timing kernel groups and in-context runs
   // Wall clock spent handing them to a runtime that records them instead (an exporting run's misses).
   double recording_seconds = 0;
@@ -207,6 +209,14 @@ inline constexpr const char* kKernelGroups = "kernel-groups";
 // the timing was not measured.
 std::vector<ProfileEntry> kernel_group_entries(const Target& target, const std::string& key,
                                                const runtime::Timing& timing);
+// A kernel group pet-gpu refused to run on the card (a step it has no kernel for, such as a Conv whose
+// pads differ at the two ends): pet-gpu refuses a step alike stand-alone and in a whole model, so a
+// program with it cannot run there. Kept in the DB at kRefusedGroupUs, so a replay prices it as the
+// live run did: past every runnable program (a sum of many stays finite), never estimated.
+inline constexpr double kRefusedGroupUs = 1e12;
+inline constexpr const char* kRefusedGroupMethod = "refused by pet-gpu";
+ProfileEntry kernel_group_refusal(const Target& target, const std::string& key, const std::string& reason);
+bool is_refused_group(const ProfileEntry& entry);
 // A graph's in-context run (kInContext, `base` = in_context_base of the graph the keys name): the
 // end-to-end time, the profiler rows' sum, the rows naming nothing of `graph`, and the rows of each
 // group key, attributed to `graph` (which may be its weight-free copy: the same nodes and names).
@@ -260,6 +270,8 @@ class CostModel {
   // Times the graph whole and records its run; false when nothing was recorded (refused, not measured).
   bool measure_context_run(const Graph& graph, const KernelGrouping& grouping, const std::string& base);
   std::vector<GroupTime> group_times(const Graph& graph, const KernelGrouping& grouping) const;
+  void estimate_refused_input_groups(const Graph& graph, const KernelGrouping& grouping,
+                                     std::vector<GroupTime>& times) const;
   bool free_on_gpu(const KernelGroup& group) const;
   double measured_graph_cost(const Graph& graph) const;
   // The fallback's estimate: one kernel per node, or on a target running pet-gpu's kernels at the

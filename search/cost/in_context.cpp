@@ -199,10 +199,24 @@ bool CostModel::measure_context_run(const Graph& graph, const KernelGrouping& gr
   return !entries.empty();
 }
 
+// The input is the program every other is weighed against: a group of it the runtime refused
+// stand-alone is priced by the fallback, for every program, rather than past them all.
+void CostModel::estimate_refused_input_groups(const Graph& graph, const KernelGrouping& grouping,
+                                              std::vector<GroupTime>& times) const {
+  std::lock_guard lock(mutex_);
+  for (size_t g = 0; g < times.size(); ++g) {
+    if (times[g].source != CostSource::refused) continue;
+    const KernelGroup& group = grouping.groups[g];
+    times[g] = GroupTime{estimated_group_cost(graph, grouping, group), 0, 0, CostSource::estimated};
+    group_memo_[group.key] = times[g];
+  }
+}
+
 ContextScales CostModel::calibrate_in_context(const Graph& graph) {
   PET_CHECK(measurement_, "in-context calibration is for a measured target");
   KernelGrouping grouping = kernel_groups(graph, measurement_->grouping_rule());
   std::vector<GroupTime> times = group_times(graph, grouping);
+  estimate_refused_input_groups(graph, grouping, times);
   std::vector<double> standalone;
   for (const GroupTime& time : times) standalone.push_back(time.kernel_us);
   double standalone_reorders = reorders_at_edges(graph, grouping, times);

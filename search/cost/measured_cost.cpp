@@ -51,11 +51,10 @@ std::string ran_as(const runtime::Timing& timing) {
 }
 
 // The models timed together, interleaved; the ones the runtime refuses are left out and the rest
-// timed again (runtime::time_accepted), and the caller estimates the refused ones: the runtime
-// cannot run that group stand-alone, which the whole model it belongs to may still do.
+// timed again (runtime::time_accepted). `refused` gets each model's refusal ("" when it ran).
 std::vector<std::optional<runtime::Timing>> time_each(runtime::Runtime& runtime, const std::vector<std::string>& models,
-                                                      const runtime::TimingOptions& options) {
-  std::vector<std::string> refused;
+                                                      const runtime::TimingOptions& options,
+                                                      std::vector<std::string>& refused) {
   std::vector<runtime::Timing> timings =
       runtime::time_accepted(runtime, models, options, refused, runtime::FirstModel::like_the_others);
   std::vector<std::optional<runtime::Timing>> result(models.size());
@@ -113,6 +112,7 @@ CostSources CostModel::sources() const {
     if (time.source == CostSource::measured) ++sources.measured;
     if (time.source == CostSource::replayed) ++sources.replayed;
     if (time.source == CostSource::estimated) ++sources.estimated;
+    if (time.source == CostSource::refused) ++sources.refused;
   }
   sources.measuring_seconds = measuring_seconds_;
   sources.recording_seconds = recording_seconds_;
@@ -130,6 +130,8 @@ void CostModel::add_runtime_seconds(double seconds) const {
 
 std::optional<CostModel::GroupTime> CostModel::stored_group_time(const std::string& key) const {
   const std::string device = measurement_->target.db_device();
+  const ProfileEntry* entry = profile_.find(device, key);
+  if (entry && is_refused_group(*entry)) return GroupTime{kRefusedGroupUs, 0, 0, CostSource::refused};
   std::optional<double> kernel = profile_.lookup(device, key);
   if (!kernel) return std::nullopt;
   return GroupTime{*kernel, profile_.lookup(device, key + kReorderIn).value_or(0),
@@ -272,22 +274,36 @@ void CostModel::measure_groups(const Graph& graph, const KernelGrouping& groupin
     options.purpose.keys.push_back(group->key);
   }
   auto start = std::chrono::steady_clock::now();
-  std::vector<std::optional<runtime::Timing>> timings = time_each(*measurement_->runtime, models, options);
+  std::vector<std::string> refused;
+  std::vector<std::optional<runtime::Timing>> timings = time_each(*measurement_->runtime, models, options, refused);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard lock(mutex_);
   add_runtime_seconds(seconds);
   for (size_t i = 0; i < todo.size(); ++i) {
     std::vector<ProfileEntry> entries;
     if (timings[i]) entries = kernel_group_entries(measurement_->target, todo[i]->key, *timings[i]);
+    // pet-gpu refuses a step alike in any model; another runtime may refuse a group stand-alone that
+    // the whole model runs, so there the refused group is estimated.
+    if (!refused[i].empty() && measurement_->pet_gpu_kernels)
+      entries.push_back(kernel_group_refusal(measurement_->target, todo[i]->key, refused[i]));
     for (ProfileEntry& entry : entries) profile_.add(std::move(entry));
     std::optional<GroupTime> time = stored_group_time(todo[i]->key);
-    if (!time) {  // refused, or not measured (a recording runtime): estimated
+    if (!time) {  // refused by a CPU runtime, or not measured (a recording runtime): estimated
       group_memo_.emplace(todo[i]->key, GroupTime{estimated_group_cost(graph, grouping, *todo[i]), 0, 0, CostSource::estimated});
       continue;
     }
-    time->source = CostSource::measured;
+    if (time->source != CostSource::refused) time->source = CostSource::measured;
     group_memo_.emplace(todo[i]->key, *time);
   }
+}
+
+ProfileEntry kernel_group_refusal(const Target& target, const std::string& key, const std::string& reason) {
+  return {key, target.db_device(), kRefusedGroupUs, fmt::format("{}: {}", kRefusedGroupMethod, reason), target.runtime,
+          today(), 0, 0};
+}
+
+bool is_refused_group(const ProfileEntry& entry) {
+  return entry.microseconds >= kRefusedGroupUs && entry.method.starts_with(kRefusedGroupMethod);
 }
 
 std::vector<ProfileEntry> kernel_group_entries(const Target& target, const std::string& key,

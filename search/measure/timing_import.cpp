@@ -43,11 +43,15 @@ std::vector<cost::ProfileEntry> entries_of(const runtime::TimingResult& result, 
     throw UserError(fmt::format("request {} ({}) has {} keys for {} models; export the misses again",
                                 result.request.id, purpose.kind, purpose.keys.size(), result.timings.size()));
   std::vector<cost::ProfileEntry> entries;
-  if (purpose.kind == cost::kKernelGroups) {
-    for (size_t i = 0; i < result.timings.size(); ++i)
-      if (result.refused[i].empty())
-        for (cost::ProfileEntry& entry : cost::kernel_group_entries(target, purpose.keys[i], result.timings[i]))
-          entries.push_back(std::move(entry));
+  if (purpose.kind == cost::kKernelGroups) {  // timed by pet-gpu, whose refusals are kept (kernel_group_refusal)
+    for (size_t i = 0; i < result.timings.size(); ++i) {
+      if (!result.refused[i].empty()) {
+        entries.push_back(cost::kernel_group_refusal(target, purpose.keys[i], result.refused[i]));
+        continue;
+      }
+      for (cost::ProfileEntry& entry : cost::kernel_group_entries(target, purpose.keys[i], result.timings[i]))
+        entries.push_back(std::move(entry));
+    }
   } else if (purpose.kind == search::kRanked) {
     const cost::ProfileEntry* reference = db.find(target.db_device(), purpose.keys.at(0));
     entries = search::ranked_entries(target, purpose.keys, result.timings, result.refused,

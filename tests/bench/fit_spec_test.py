@@ -118,15 +118,16 @@ GROUP_B = """graph "b" opset 13 {
 class KernelGroupsFromADb(unittest.TestCase):
     def test_the_cards_newest_times_of_the_misses_groups_are_read_and_a_fit_finds_them_again(self):
         """Before: a DB holding the card's kernel-group times (one key twice, one of another card, one no
-        request names) beside the misses file whose requests name their models. After: the newest time of
-        each requested key of the card, and a fit that brings the error down to a fraction."""
+        request names, one pet-gpu refused) beside the misses file whose requests name their models. After:
+        the newest time of each requested key of the card, and a fit that brings the error down to a fraction."""
         truth = fit_spec.with_value(fit_spec.read_spec("h200"), ("efficiency", "conv_fixed_us"), 12.0)
         with tempfile.TemporaryDirectory() as folder:
             folder = Path(folder)
             (folder / "misses.jsonl.models").mkdir()
             (folder / "misses.jsonl.models" / "a.pet").write_text(GROUP_A)
             (folder / "misses.jsonl.models" / "b.pet").write_text(GROUP_B)
-            request = {"id": 1, "kind": "kernel-groups", "keys": ["Conv(a)", "Relu(b)"], "models": ["a.pet", "b.pet"]}
+            request = {"id": 1, "kind": "kernel-groups", "keys": ["Conv(a)", "Relu(b)", "Conv(uneven)"],
+                       "models": ["a.pet", "b.pet", "a.pet"]}
             (folder / "misses.jsonl").write_text(json.dumps({"id": 2, "kind": "selection", "keys": ["model x"],
                                                              "models": ["a.pet"]}) + "\n" + json.dumps(request) + "\n")
             (folder / "truth.json").write_text(fit_spec.spec_text(truth))
@@ -140,7 +141,9 @@ class KernelGroupsFromADb(unittest.TestCase):
             db = {"entries": [entry("Conv(a)", card, a_us, "2026-11-29"), entry("Conv(a)", card, 999.0, "2026-11-01"),
                               entry("Relu(b)", card, b_us, "2026-11-29"),
                               entry("Relu(b)", card.replace("h200", "h100", 1), 1.0, "2026-11-30"),
-                              entry("model x", card, 5.0, "2026-11-29")]}
+                              entry("model x", card, 5.0, "2026-11-29"),
+                              dict(entry("Conv(uneven)", card, 1e12, "2026-11-29"),
+                                   method="refused by pet-gpu: its pads differ at the two ends")]}
             (folder / "db.json").write_text(json.dumps(db))
             groups, kernels, left_out = fit_spec.read_groups(str(folder / "db.json"), str(folder / "misses.jsonl"), "h200")
             self.assertEqual([(key, Path(model).name, us) for key, model, us in groups],
@@ -161,7 +164,8 @@ class KernelGroupsOfOneKernelsVersion(unittest.TestCase):
         differs). After: the first alone, the kernels named, the other counted as left out."""
         with tempfile.TemporaryDirectory() as folder:
             folder = Path(folder)
-            request = {"id": 1, "kind": "kernel-groups", "keys": ["Conv(a)", "Relu(b)"], "models": ["a.pet", "b.pet"]}
+            request = {"id": 1, "kind": "kernel-groups", "keys": ["Conv(a)", "Relu(b)", "Conv(uneven)"],
+                       "models": ["a.pet", "b.pet", "a.pet"]}
             (folder / "misses.jsonl").write_text(json.dumps(request) + "\n")
             new = "h200 | pet-gpu tf32 math (x), kernels 678da8de81847f48 | NVIDIA H200 | 1 thread"
             old = new.replace("678da8de81847f48", "6e9f164521bbcbde")

@@ -126,6 +126,89 @@ TEST(OfflineLoop, AFixtureResultsFileImportsIntoTheEntriesTheLivePathWouldRecord
                  }));
 }
 
+// A kernel group pet-gpu refuses on the card: a results file keeps the refusal, and its import
+// records it in the DB under the refused group's key, with the reason.
+TEST(OfflineLoop, AKernelGroupPetGpuRefusedImportsAsARefusalWithItsReason) {
+  fs::path work = folder("import_refusal");
+  std::string tag = runtime::gpu_kernels_tag();
+  std::string results = write(work / "results.jsonl",
+      R"({"device":{"card":"NVIDIA H100 80GB HBM3","runtime":"fake pet-gpu tf32 math (a test double), )" + tag + R"("}})" "\n"
+      R"({"request":{"id":1,"target":"h100","kind":"kernel-groups","keys":["Relu(f32[1,8]) f32","Conv(f32[1,8,9,9], const f32[8,8,1,1]) f32"],)"
+      R"("first_is_reference":false,"threads":1,"warmup":2,"runs":3,"per_node":true,"seed":2026,"models":["a.pet","b.pet"]},)"
+      R"("timings":[{"runs_us":[4,4,4],"nodes":[]},{"runs_us":[],"nodes":[]}],)"
+      R"("refused":["","pet-gpu refuses model 1: its pads differ at the two ends"]})" "\n"
+      R"({"stopped":"all 1 requests timed"})" "\n");
+  std::string db = (work / "db.json").string();
+  Ran ran = pet_profile({"--import", results, "--misses", (work / "misses.jsonl").string(), "--out", db});
+  ASSERT_EQ(ran.status, 0) << ran.err;
+  std::vector<std::string> got;
+  for (const cost::ProfileEntry& entry : cost::ProfileDb::load(db).entries())
+    got.push_back(fmt::format("{} = {} x{} [{}]", entry.key, entry.microseconds, entry.runs, entry.method));
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "Conv(f32[1,8,9,9], const f32[8,8,1,1]) f32 = 1000000000000 x0 [refused by pet-gpu: pet-gpu "
+                     "refuses model 1: its pads differ at the two ends]",
+                     "Relu(f32[1,8]) f32 = 4 x3 [end to end]",
+                 }));
+}
+
+// A 1x1 Conv padded on top only: pet-gpu (here its fake) refuses it, as cuDNN pads both ends alike.
+const char* kUnevenPads = R"(graph "uneven" opset 13 {
+  input %x : f32[1,8,9,9]
+  const %w : f32[8,8,1,1] = random(1)
+  %c = Conv[dilations=[1,1], group=1, pads=[1,0,0,0], strides=[1,1]](%x, %w) : f32[1,8,10,9]
+  output %c
+})";
+
+cost::Measurement fake_gpu_measurement(runtime::Runtime* runtime, bool pet_gpu_kernels) {
+  cost::Measurement measurement;
+  measurement.target = {"h100", true, 1, FakeGpuRuntime().version(), "NVIDIA H100 80GB HBM3"};
+  measurement.runtime = runtime;
+  measurement.pet_gpu_kernels = pet_gpu_kernels;
+  return measurement;
+}
+
+// before: a group pet-gpu refused was estimated, live and in every replay, and a program holding it
+// competed on that estimate; after: the refusal is kept in the DB and prices the program past every
+// runnable one, live and replayed alike, with nothing estimated.
+TEST(OfflineLoop, AGroupPetGpuRefusesIsKeptSoItsProgramRanksLastLiveAndReplayed) {
+  Graph uneven = parse_graph(kUnevenPads);
+  FakeGpuRuntime fake(/*refuses_uneven_pads=*/true);
+  cost::CostModel live(cost::load_device("h100"), cost::ProfileDb{}, fake_gpu_measurement(&fake, true));
+  double live_us = live.graph_cost(uneven);
+  EXPECT_GE(live_us, cost::kRefusedGroupUs * 0.5) << "past any runnable program, under any in-context scale";
+  EXPECT_EQ(live.sources().refused, 1);
+  EXPECT_EQ(live.sources().estimated, 0);
+  std::string key = cost::kernel_groups(uneven, cost::GroupingRule::pet_gpu_steps).groups.at(0).key;
+  std::optional<cost::ProfileEntry> kept = live.find_entry(key);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->method, "refused by pet-gpu: the fake pet-gpu refuses it: its pads differ at the two ends");
+
+  cost::CostModel replayed(cost::load_device("h100"), live.profile(), fake_gpu_measurement(nullptr, true));
+  EXPECT_EQ(replayed.graph_cost(uneven), live_us);
+  EXPECT_EQ(replayed.sources().refused, 1);
+  EXPECT_EQ(replayed.sources().estimated, 0);
+
+  // Another runtime may refuse a group stand-alone that its whole model runs: estimated, nothing kept.
+  cost::CostModel cpu_like(cost::load_device("h100"), cost::ProfileDb{}, fake_gpu_measurement(&fake, false));
+  EXPECT_LT(cpu_like.graph_cost(uneven), 1e6);
+  EXPECT_EQ(cpu_like.sources().estimated, 1);
+  EXPECT_EQ(cpu_like.sources().refused, 0);
+  EXPECT_TRUE(cpu_like.profile().entries().empty());
+}
+
+// The input is what every program is weighed against: a refusal of one of its own groups prices it
+// by the analytic spec instead (the refusal stays in the DB).
+TEST(OfflineLoop, ARefusedGroupOfTheInputItselfIsEstimated) {
+  Graph uneven = parse_graph(kUnevenPads);
+  FakeGpuRuntime fake(/*refuses_uneven_pads=*/true);
+  cost::CostModel live(cost::load_device("h100"), cost::ProfileDb{}, fake_gpu_measurement(&fake, true));
+  live.calibrate_in_context(uneven);
+  EXPECT_LT(live.graph_cost(uneven), 1e6);
+  EXPECT_EQ(live.sources().estimated, 1);
+  EXPECT_EQ(live.sources().refused, 0);
+  EXPECT_EQ(live.profile().entries().size(), 1u) << "the refusal is kept for the programs after it";
+}
+
 TEST(OfflineLoop, AnEmptyDbEstimatesEverythingAndExportsWhatTheLivePathWouldTime) {
   fs::path work = folder("empty_db");
   std::string model = write(work / "two_convs.pet", kTwoConvs);

@@ -1,8 +1,9 @@
 // A test double behind runtime::Runtime standing in for pet-gpu on a GPU machine: every model is
 // imported and "timed" by a fixed rule (per node, a 5 us launch plus 1 us per thousand output
 // elements, so fewer kernels pay), with per-node rows under the nodes' names, and this build's GPU
-// kernels in its version; a model it cannot import is refused as pet-gpu refuses one, and a run
-// computes with pet's CPU executor.
+// kernels in its version; a model it cannot import is refused as pet-gpu refuses one (and, when
+// asked, a Conv whose pads differ at the two ends, as cuDNN cannot pad so), and a run computes with
+// pet's CPU executor.
 #pragma once
 
 #include <string>
@@ -19,6 +20,8 @@ namespace pet::testing {
 
 class FakeGpuRuntime : public runtime::Runtime {
  public:
+  FakeGpuRuntime() = default;
+  explicit FakeGpuRuntime(bool refuses_uneven_pads) : refuses_uneven_pads_(refuses_uneven_pads) {}
   std::string target() const override { return "pet-gpu"; }
   std::string version() const override {
     return "fake pet-gpu tf32 math (a test double), " + runtime::gpu_kernels_tag();
@@ -51,13 +54,25 @@ class FakeGpuRuntime : public runtime::Runtime {
   Graph imported(const std::string& bytes, size_t index) {
     std::string path = (folder_.path() / "model.onnx").string();
     write_file_atomically(path, bytes, "a fake-timed model");
+    Graph graph;
     try {
-      return import_onnx(path);
+      graph = import_onnx(path);
     } catch (const UserError& error) {
       throw runtime::ModelRejected(index, std::string("the fake pet-gpu refuses it: ") + error.what());
     }
+    for (const Node& node : graph.nodes())
+      if (refuses_uneven_pads_ && node.op() == "Conv" && uneven(node.attrs.get_ints("pads")))
+        throw runtime::ModelRejected(index, "the fake pet-gpu refuses it: its pads differ at the two ends");
+    return graph;
   }
 
+  static bool uneven(const std::vector<int64_t>& pads) {
+    for (size_t d = 0; d < pads.size() / 2; ++d)
+      if (pads[d] != pads[d + pads.size() / 2]) return true;
+    return false;
+  }
+
+  bool refuses_uneven_pads_ = false;
   TemporaryFolder folder_{"pet-fake-gpu", "the fake GPU runtime's models"};
 };
 
