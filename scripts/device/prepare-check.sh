@@ -8,8 +8,10 @@
 #   bash scripts/device/prepare-check.sh [--target h200|h100] [--misses] [--jobs N] [--fresh]
 #
 # The kit holds the binaries, the weight-free work models and pet's written models (make-kit.sh
-# --written --b16). In the check, the live stage times on the card what pet-opt --live asks, and the
-# e2e stage times the models the live stage wrote, then the kit's. --misses adds the timing requests
+# --written --b16). In the check, the live stage times on the card what pet-opt --live asks of the
+# models the card has not decided yet (scripts/device/live-plan.sh), three runs at once, starting
+# from bench/profiles/<target>.json, and the e2e stage times the models the live stage wrote, then
+# the kit's. --misses adds the timing requests
 # the profile DB lacks (make-kit.sh --misses) and a measure stage to the check: what
 # bench/profiles/<target>.json needs for every evaluation model, at the price of the longest step
 # here. --jobs N: the kit's pet-opt runs at once (default 2, the cores here). --target names the
@@ -55,7 +57,7 @@ step() {  # name, command...: runs it, prints and keeps its wall time
 }
 
 stages=environment,unit_tests,live,e2e
-caps=(--cap live=330 --cap e2e=150)
+caps=(--cap live=380 --cap e2e=140)
 kit_flags=(--target "$target" --written --b16)
 if ((misses)); then
   stages=environment,unit_tests,measure,live,e2e
@@ -79,8 +81,23 @@ else
   step kit bash scripts/device/make-kit.sh "${kit_flags[@]}" --jobs "$jobs"
 fi
 
+# The live stage runs the models the card has not decided yet (live-plan.sh: their written runs in
+# the kit estimated something), three at a time under the GPU lock, starting from the committed DB.
+live_models=$(bash scripts/device/live-plan.sh .device/kit.tar.xz)
+live_args=(--live-jobs 3)
+[[ -f "bench/profiles/$target.json" ]] && live_args+=(--live-db "bench/profiles/$target.json")
+if [[ -n "$live_models" ]]; then
+  live_args+=(--live-models "$live_models")
+  echo "prepare-check: live: $live_models (their written runs here estimated a cost)" | tee -a "$log"
+else
+  stages=${stages/,live/}
+  live_args=()
+  echo "prepare-check: live: every written run replays the card's times; no live stage" | tee -a "$log"
+fi
+
 dry=$(mktemp -d)
-step dry_run env OUT="$dry" bash scripts/device/session.sh --stages "$stages" "${caps[@]}" --live-written "$dry/written"
+step dry_run env OUT="$dry" bash scripts/device/session.sh --stages "$stages" "${caps[@]}" "${live_args[@]}" \
+  --live-written "$dry/written"
 # Here every stage says "no device"; the kit must unpack and the unit tests pass with their device tests skipped.
 grep -qE "^kit +[0-9]+s +ok: commit" "$dry/summary.txt" || fail "the dry run did not unpack the kit: $(cat "$dry/summary.txt")"
 for stage in ${stages//,/ }; do
@@ -94,7 +111,7 @@ echo "prepare-check: ready in $(($(date +%s) - began)) s; the kit: .device/kit.t
   tee -a "$log"
 cat <<EOF | tee -a "$log"
 The check, one call of the device tool with carry [".device"] and timeout_s 590:
-  OUT=\$OUT bash scripts/device/session.sh --stages $stages ${caps[*]} --live-written out/live-written
+  OUT=\$OUT bash scripts/device/session.sh --stages $stages ${caps[*]} ${live_args[*]} --live-written out/live-written
 Then here: bash scripts/device/after-check.sh FILES_AT $(date -u +%F)-$target/run1, commit, give_back
 (docs/GPU.md, "The next check").
 EOF
