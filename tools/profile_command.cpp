@@ -77,15 +77,18 @@ int merge_db(const CliArgs& args, std::ostream& out) {
 // One device's line: its entries by kind and dates, and for a GPU device whether this build replays them.
 std::string device_summary(const std::string& device, const std::vector<const cost::ProfileEntry*>& entries) {
   std::map<std::string, int> kinds;  // by entry_kind: the request kind whose timings made the entry
+  int refused = 0;                     // kernel groups pet-gpu refused (cost::kernel_group_refusal)
   std::string first = entries.front()->date, last = first;
   for (const cost::ProfileEntry* entry : entries) {
     ++kinds[entry_kind(entry->key)];
+    refused += cost::is_refused_group(*entry) ? 1 : 0;
     first = std::min(first, entry->date);
     last = std::max(last, entry->date);
   }
-  std::string text = fmt::format("  '{}': {} entr{} ({} {}, {} {}, {} {}, {} {}), recorded {}\n", device,
+  std::string refusals = refused == 0 ? "" : fmt::format(" ({} refused by pet-gpu)", refused);
+  std::string text = fmt::format("  '{}': {} entr{} ({} {}{}, {} {}, {} {}, {} {}), recorded {}\n", device,
                                  entries.size(), entries.size() == 1 ? "y" : "ies", kinds[cost::kKernelGroups],
-                                 cost::kKernelGroups, kinds[cost::kInContext], cost::kInContext,
+                                 cost::kKernelGroups, refusals, kinds[cost::kInContext], cost::kInContext,
                                  kinds[search::kRanked], search::kRanked, kinds[kSelection], kSelection,
                                  first == last ? first : first + " to " + last);
   if (device.find(", kernels ") == std::string::npos) return text;

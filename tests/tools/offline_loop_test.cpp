@@ -431,18 +431,22 @@ TEST(ProfileSummary, EachDeviceItsEntriesByKindItsDatesAndWhetherThisBuildReplay
   std::string db = write(work / "db.json",
                          "{\"entries\": [" + entry("model 00000000000000aa", stale, "2026-11-28") + ", " +
                              entry("Relu(f32[1,8]) f32", current, "2026-11-29") + ", " +
+                             R"({"key": "Conv(f32[1,8,9,9], const f32[8,8,1,1]) f32", "device": ")" + current +
+                             R"(", "microseconds": 1e12, "method": "refused by pet-gpu: its pads differ", )"
+                             R"("libraries": "x", "date": "2026-11-29"}, )" +
                              entry("in-context model 00000000000000bb | Relu(f32[1,8]) f32", current, "2026-11-30") +
                              ", " + entry("ranked model 00000000000000cc", current, "2026-11-29") + ", " +
                              entry("Relu(f32[1,8]) f32", cpu, "2026-11-27") + "]}\n");
   Ran summary = pet_profile({"--summary", db});
   ASSERT_EQ(summary.status, 0) << summary.err;
   EXPECT_EQ(summary.out,
-            db + ": 5 entries, 3 devices\n"
+            db + ": 6 entries, 3 devices\n"
                  "  '" + stale + "': 1 entry (0 kernel-groups, 0 in-context, 0 ranked, 1 selection), recorded "
                  "2026-11-28\n"
                  "    other GPU kernels than this build's (" + runtime::gpu_kernels_tag() + "): pet-opt built from "
                  "these sources replays none of them\n"
-                 "  '" + current + "': 3 entries (1 kernel-groups, 1 in-context, 1 ranked, 0 selection), recorded "
+                 "  '" + current + "': 4 entries (2 kernel-groups (1 refused by pet-gpu), 1 in-context, 1 ranked, "
+                 "0 selection), recorded "
                  "2026-11-29 to 2026-11-30\n"
                  "    this build's GPU kernels: pet-opt replays them\n"
                  "  '" + cpu + "': 1 entry (1 kernel-groups, 0 in-context, 0 ranked, 0 selection), recorded "
