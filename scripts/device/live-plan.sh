@@ -3,7 +3,8 @@
 # kit (make-kit.sh --written: pet-opt --replay here, modes pet and taso) priced a kernel group by
 # estimate or chose the written program on estimates, so the card has not yet decided them. Prints
 # their work names, comma-separated, in the live stage's order (session.sh's default list first,
-# then the rest, batch 1 before batch 16, by name), or nothing when every written run already replays the card's times.
+# then the rest, batch 1 before batch 16, by name), each as <model>.<mode> where only that mode is
+# undecided, or nothing when every written run already replays the card's times.
 #
 #   bash scripts/device/live-plan.sh [KIT_ARCHIVE]      (default .device/kit.tar.xz)
 set -euo pipefail
@@ -21,16 +22,17 @@ python3 - "$unpacked/kit/work-written" "$default_order" <<'EOF'
 import json, os, sys
 
 folder, default_order = sys.argv[1], sys.argv[2].split(",")
-undecided = set()
+undecided = {}  # model -> its undecided modes
 for run in os.listdir(folder):  # "<model>.<mode>", e.g. resnet18_b16.pet
-    model = run.rsplit(".", 1)[0]
+    model, mode = run.rsplit(".", 1)
     with open(os.path.join(folder, run, "report.json")) as f:
         target = json.load(f)["target"]
     estimated = target.get("kernel_costs", {}).get("estimated", 0)
     chosen_on = target.get("selection", {}).get("source", "estimated")
     if estimated > 0 or chosen_on not in ("measured", "replayed"):
-        undecided.add(model)
+        undecided.setdefault(model, set()).add(mode)
 first = [m for m in default_order if m in undecided]
-rest = sorted(undecided - set(first), key=lambda m: (m.endswith("_b16"), m))  # batch 1 first: shorter runs
-print(",".join(first + rest))
+rest = sorted(set(undecided) - set(first), key=lambda m: (m.endswith("_b16"), m))  # batch 1 first: shorter runs
+# A model with both modes undecided runs both (session.sh: taso then pet); else only the one.
+print(",".join(m if len(undecided[m]) == 2 else f"{m}.{next(iter(undecided[m]))}" for m in first + rest))
 EOF

@@ -13,7 +13,7 @@
 # --measure-after FILE[,FILE]: the measure stage leaves out what those results (an earlier run's on
 # this kit, carried in .device/) timed.
 # --live-models LIST: the work models of the live stage, in order (default below; <model>_b16 for
-# batch 16); --live-jobs N: its pet-opt runs at once (default 1); --live-db FILE: the DB it starts
+# batch 16), each run in modes taso then pet, or <model>.<mode> for that mode alone; --live-jobs N: its pet-opt runs at once (default 1); --live-db FILE: the DB it starts
 # from (an earlier run's returned live-db.json, carried in .device/) instead of an empty one;
 # --live-written DIR: where its finished runs' written models stay for the e2e stage (default: this
 # call's temporary folder; out/live-written, ignored by git and never carried, outlives the call on
@@ -322,9 +322,12 @@ stage_live() {
   }
   local models=() model mode run runs=()
   IFS=, read -r -a models <<< "$LIVE_MODELS"
-  for model in "${models[@]}"; do
+  local entry modes
+  for entry in "${models[@]}"; do
+    model=${entry%.*} modes="taso pet"
+    [[ "$entry" == *.taso || "$entry" == *.pet ]] && modes=${entry##*.} || model=$entry
     [[ -f "$KIT_DIR/work/$model/model.pet" ]] || { echo "$model: not in this kit" >> "$file"; continue; }
-    for mode in taso pet; do
+    for mode in $modes; do
       while (($(jobs -rp | wc -l) >= LIVE_JOBS)); do wait -n; done
       (($(date +%s) + 30 < deadline)) || break 2
       echo "[$(date -u +%H:%M:%S)] start $model.$mode" >> "$file"

@@ -117,8 +117,8 @@ STUB
   [[ $(ls "$out/kept" | sort | tr '\n' ' ') == "conv_relu.pet.json conv_relu.pet.onnx conv_relu.taso.json conv_relu.taso.onnx mlp.pet.json mlp.pet.onnx mlp.taso.json mlp.taso.onnx " ]] ||
     fail "--live-written kept: $(ls "$out/kept")"
   # A second run started from the first's DB (--live-db) times nothing the first timed, and its e2e
-  # stage would find the first call's models beside its own.
-  OUT="$out/live2" bash scripts/device/session.sh --kit "$out/fake-kit.tar.xz" --stages live --live-models conv_relu \
+  # stage would find the first call's models beside its own; <model>.<mode> runs that mode alone.
+  OUT="$out/live2" bash scripts/device/session.sh --kit "$out/fake-kit.tar.xz" --stages live --live-models conv_relu.taso \
     --live-db "$out/live/live-db.json" --live-written "$out/kept" > "$out/live2.stdout" 2>&1 || fail "session.sh --live-db failed"
   mkdir -p "$out/live2/unpacked"
   tar -xzf "$out/live2/results.tar.gz" -C "$out/live2/unpacked"
@@ -126,6 +126,8 @@ STUB
     "$out/live2/unpacked/results/live.txt" || fail "the run from --live-db: $(cat "$out/live2/unpacked/results/live.txt")"
   grep -q "^written models kept for the e2e stage: 4$" "$out/live2/unpacked/results/live.txt" ||
     fail "the second call does not see the first's models: $(cat "$out/live2/unpacked/results/live.txt")"
+  ! grep -q "conv_relu.pet" "$out/live2/unpacked/results/live.txt" ||
+    fail "--live-models conv_relu.taso ran the pet mode too: $(cat "$out/live2/unpacked/results/live.txt")"
   # Home: the DB merged into a stand-in for bench/profiles/<target>.json, each run replayed from it.
   echo '{"entries": []}' > "$out/card-db.json"
   bash scripts/device/after-check.sh "$out/live" 2026-11-28-card --results "$out/home" --kit "$out/fake-kit.tar.xz" \
