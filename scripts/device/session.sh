@@ -308,12 +308,16 @@ stage_live() {
     LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" "$KIT_DIR/bin/pet-profile" --import "$OUT/measure.results.jsonl" \
       --misses "$KIT_DIR/misses/misses.jsonl" --out "$db" >> "$file" 2>&1
   fi
+  # One model's two modes never run at once: both time the input and the cleaned input under the same
+  # DB keys, and the second to save would put its times beside the first's programs (a run waits for
+  # the model's lock; timeout counts the wait).
   live_run() {  # name, model file, mode: pet-opt --live until the deadline
-    local left=$((deadline - $(date +%s))) begun=$(date +%s)
+    local left=$((deadline - $(date +%s))) begun=$(date +%s) one_at_a_time=()
+    command -v flock > /dev/null && one_at_a_time=(flock "$RESULTS/live-${1%.*}.lock")
     PET_DATA_DIR="$KIT_DIR/data" PET_GPU_LOCK="$RESULTS/gpu.lock" PET_GPU_CONV_CACHE="$CONV_CACHE" \
       LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" \
-      timeout --kill-after=20 "$left" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live --profile-db "$db" \
-      --mode "$3" -o "$LIVE_WRITTEN/$1.onnx" --report "$folder/$1.json" > "$folder/$1.txt" 2>&1
+      timeout --kill-after=20 "$left" "${one_at_a_time[@]}" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live \
+      --profile-db "$db" --mode "$3" -o "$LIVE_WRITTEN/$1.onnx" --report "$folder/$1.json" > "$folder/$1.txt" 2>&1
     local status=$?
     # Only a finished run's model is the card's choice: anything a failed run left is not timed.
     if [[ $status == 0 ]]; then cp "$folder/$1.json" "$LIVE_WRITTEN/$1.json"; else rm -f "$LIVE_WRITTEN/$1.onnx"; fi

@@ -36,14 +36,18 @@ std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candi
   // candidate, not the end of pet-opt; the input's refusal stays the user's error.
   std::vector<std::string> refused;
   std::vector<runtime::Timing> timings = runtime::time_accepted(*how.runtime, models, timing, refused);
-  for (cost::ProfileEntry& entry : selection_entries(how.target, timing.purpose.keys, timings, refused))
+  RecordedEntry recorded = [&](const std::string& key) { return cost.find_entry(key); };
+  for (cost::ProfileEntry& entry : selection_entries(how.target, timing.purpose.keys, timings, refused, recorded))
     cost.add_entry(std::move(entry));
+  // Each candidate takes the time the DB now holds for it, so this choice is the one a replay makes.
   for (size_t i = 0; i < candidates.size(); ++i) {
     result[i].rejected = refused[i];
     if (!result[i].rejected.empty() || !timings[i].measured()) continue;
-    result[i].median_us = cost::median_of(timings[i].runs_us);
-    result[i].spread_us = cost::half_iqr(timings[i].runs_us);
-    result[i].runs = static_cast<int>(timings[i].runs_us.size());
+    std::optional<cost::ProfileEntry> entry = cost.find_entry(timing.purpose.keys[i]);
+    PET_CHECK(entry.has_value(), "every timed finalist is recorded");
+    result[i].median_us = entry->microseconds;
+    result[i].spread_us = entry->spread_us;
+    result[i].runs = entry->runs;
   }
   return result;
 }
@@ -125,14 +129,21 @@ std::string model_key(const Graph& graph) { return fmt::format("{}{:016x}", kMod
 
 std::vector<cost::ProfileEntry> selection_entries(const cost::Target& target, const std::vector<std::string>& keys,
                                                   const std::vector<runtime::Timing>& timings,
-                                                  const std::vector<std::string>& refused) {
+                                                  const std::vector<std::string>& refused,
+                                                  const RecordedEntry& recorded) {
   PET_CHECK(keys.size() == timings.size() && refused.size() == timings.size(), "one key and timing per candidate");
   std::vector<cost::ProfileEntry> entries;
+  if (timings.empty() || !refused[0].empty() || !timings[0].measured()) return entries;  // no input time: no scale
+  double input_now = cost::median_of(timings[0].runs_us);
+  PET_CHECK(input_now > 0, "the runtime timed the input at zero");
+  std::optional<cost::ProfileEntry> input_recorded = recorded(keys[0]);
+  double scale = input_recorded ? input_recorded->microseconds / input_now : 1.0;
   for (size_t i = 0; i < timings.size(); ++i) {
-    if (!refused[i].empty() || !timings[i].measured()) continue;
+    if (!refused[i].empty() || !timings[i].measured() || recorded(keys[i])) continue;
     const std::vector<double>& runs = timings[i].runs_us;
-    entries.push_back({keys[i], target.db_device(), cost::median_of(runs), "end to end", target.runtime, cost::today(),
-                       cost::half_iqr(runs), static_cast<int>(runs.size())});
+    entries.push_back({keys[i], target.db_device(), cost::median_of(runs) * scale,
+                       scale == 1.0 ? "end to end" : "end to end, scaled by the input timed beside it", target.runtime,
+                       cost::today(), cost::half_iqr(runs) * scale, static_cast<int>(runs.size())});
   }
   return entries;
 }

@@ -2,6 +2,8 @@
 // end in the target runtime, interleaved; the fastest is written, never one slower than the input.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,10 +64,18 @@ inline constexpr const char* kModelKeyPrefix = "model ";
 // together, the input first, each keyed by model_key.
 inline constexpr const char* kSelection = "selection";
 
+// What a profile DB already holds under a key, if anything.
+using RecordedEntry = std::function<std::optional<cost::ProfileEntry>(const std::string& key)>;
+
 // The DB entries of one selection request, as the live path records them: each candidate's median
-// and spread that the runtime measured (none for one it refused or did not measure).
+// and spread that the runtime measured (none for one it refused or did not measure). Times are kept
+// on one scale per input: where `recorded` holds the input's time already, this request's times are
+// scaled by it over the input's time now (timed beside them), and a candidate `recorded` holds keeps
+// its time (none is returned for it). So a replay compares the times of one interleaved run, or
+// of runs brought onto one scale, never a candidate of one run with the input of another.
 std::vector<cost::ProfileEntry> selection_entries(const cost::Target& target, const std::vector<std::string>& keys,
                                                   const std::vector<runtime::Timing>& timings,
-                                                  const std::vector<std::string>& refused);
+                                                  const std::vector<std::string>& refused,
+                                                  const RecordedEntry& recorded);
 
 }  // namespace pet

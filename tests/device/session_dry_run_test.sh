@@ -81,7 +81,8 @@ grep -q "^session: --live-db names no file: '$out/none.json'" "$out/bad-db.stdou
 if [[ -n "$fake_worker" ]]; then
   # The live stage on a stand-in card: the kit's pet-gpu replaced by a script that reports one GPU and
   # answers pet-opt --live with the fake worker (its times by a fixed rule); the kit's libraries and
-  # misses left out to keep it small (this machine has the libraries).
+  # misses left out to keep it small (this machine has the libraries). Two runs at once, as a check
+  # runs them: one model's two modes wait for each other (session.sh's per-model lock).
   mkdir -p "$out/fake-kit"
   tar -xJf "$kit" -C "$out/fake-kit"
   rm -rf "$out/fake-kit/kit/lib" "$out/fake-kit/kit/misses" "$out/fake-kit/kit/work-written"
@@ -99,7 +100,7 @@ STUB
   chmod +x "$out/fake-kit/kit/bin/pet-gpu"
   tar -C "$out/fake-kit" -cJf "$out/fake-kit.tar.xz" kit
   OUT="$out/live" bash scripts/device/session.sh --kit "$out/fake-kit.tar.xz" --stages live \
-    --live-models conv_relu,not_a_model,mlp --cap live=240 --live-written "$out/kept" > "$out/live.stdout" 2>&1 ||
+    --live-models conv_relu,not_a_model,mlp --live-jobs 2 --cap live=240 --live-written "$out/kept" > "$out/live.stdout" 2>&1 ||
     fail "session.sh --stages live failed"
   grep -qE "^live +[0-9]+s +ok: 4 of 4 runs started finished \(0 cut at the cap, 0 failed\) in [0-9]+ s, [1-9][0-9]* entries in live-db.json" \
     "$out/live/summary.txt" || { cat "$out/live.stdout"; fail "the live stage on the stand-in: $(cat "$out/live/summary.txt")"; }

@@ -173,6 +173,46 @@ TEST_F(SelectingWithARefusingRuntime, ARefusedInputStaysTheUsersError) {
   EXPECT_THROW(select_with(runtime), runtime::ModelRejected);
 }
 
+// Before: a later run that timed the same input (the other mode of pet-opt on one model) replaced
+// the input's and the cleaned input's times with its own, so a replay of the earlier run compared its
+// programs with another run's input and could choose otherwise than it did. After: the input's first
+// recorded time sets the scale; a later run's times are scaled by it over the input's time beside
+// them, and what is recorded already keeps its time.
+TEST(SelectionEntries, ALaterRunIsScaledToTheInputsRecordedTimeAndKeepsWhatIsRecorded) {
+  const cost::Target target{"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"};
+  const std::vector<std::string> keys = {"model input", "model cleaned", "model program"};
+  std::vector<runtime::Timing> timings(3);
+  timings[0].runs_us = {108, 110, 112, 110};
+  timings[1].runs_us = {109, 109, 109, 109};
+  timings[2].runs_us = {88, 88, 92, 92};
+  const std::vector<std::string> ran = {"", "", ""};
+  auto describe = [](const std::vector<cost::ProfileEntry>& entries) {
+    std::vector<std::string> out;
+    for (const cost::ProfileEntry& entry : entries)
+      out.push_back(fmt::format("{} = {:.3f} +- {:.3f} x{} [{}]", entry.key, entry.microseconds, entry.spread_us,
+                                entry.runs, entry.method));
+    return out;
+  };
+  // The first run of this input: its own times.
+  EXPECT_EQ(describe(selection_entries(target, keys, timings, ran, [](const std::string&) {
+              return std::optional<cost::ProfileEntry>();
+            })),
+            (std::vector<std::string>{"model input = 110.000 +- 0.500 x4 [end to end]",
+                                      "model cleaned = 109.000 +- 0.000 x4 [end to end]",
+                                      "model program = 90.000 +- 2.000 x4 [end to end]"}));
+  // A later run: the input was recorded at 100 us and the cleaned input at 99 us.
+  cost::ProfileDb db;
+  db.add({keys[0], target.db_device(), 100, "end to end", "onnxruntime 0.0.0", "2026-11-29", 1, 4});
+  db.add({keys[1], target.db_device(), 99, "end to end", "onnxruntime 0.0.0", "2026-11-29", 0.5, 4});
+  RecordedEntry recorded = [&](const std::string& key) {
+    const cost::ProfileEntry* entry = db.find(target.db_device(), key);
+    return entry ? std::optional<cost::ProfileEntry>(*entry) : std::nullopt;
+  };
+  EXPECT_EQ(describe(selection_entries(target, keys, timings, ran, recorded)),
+            (std::vector<std::string>{
+                "model program = 81.818 +- 1.818 x4 [end to end, scaled by the input timed beside it]"}));
+}
+
 // The one refusal policy, for timings without a reference (kernel groups, a calibration run):
 // before, those paths caught every UserError around the runtime; after, time_accepted records the
 // runtime's refusal of any model, the first included, and times the rest (none: no call at all).
