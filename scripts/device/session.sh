@@ -326,18 +326,29 @@ stage_live() {
   }
   local models=() model mode run runs=()
   IFS=, read -r -a models <<< "$LIVE_MODELS"
-  local entry modes
+  local entry modes planned=() held=""
   for entry in "${models[@]}"; do
     model=${entry%.*} modes="taso pet"
     [[ "$entry" == *.taso || "$entry" == *.pet ]] && modes=${entry##*.} || model=$entry
     [[ -f "$KIT_DIR/work/$model/model.pet" ]] || { echo "$model: not in this kit" >> "$file"; continue; }
     for mode in $modes; do
-      while (($(jobs -rp | wc -l) >= LIVE_JOBS)); do wait -n; done
-      (($(date +%s) + 30 < deadline)) || break 2
-      echo "[$(date -u +%H:%M:%S)] start $model.$mode" >> "$file"
-      live_run "$model.$mode" "$KIT_DIR/work/$model/model.pet" "$mode" &
-      runs+=("$model.$mode")
+      # With runs at once, a model's second mode goes after the next model's first: it would only
+      # wait for its first mode's lock, holding a slot.
+      if ((LIVE_JOBS > 1)) && [[ -n "$held" && "$mode" == taso ]]; then planned+=("$model.$mode" "$held"); held=""
+      elif ((LIVE_JOBS > 1)) && [[ "$mode" == pet && " ${planned[*]} " == *" $model.taso "* ]]; then
+        [[ -n "$held" ]] && planned+=("$held")
+        held="$model.$mode"
+      else planned+=("$model.$mode"); fi
     done
+  done
+  [[ -n "$held" ]] && planned+=("$held")
+  for run in "${planned[@]}"; do
+    model=${run%.*} mode=${run##*.}
+    while (($(jobs -rp | wc -l) >= LIVE_JOBS)); do wait -n; done
+    (($(date +%s) + 30 < deadline)) || break
+    echo "[$(date -u +%H:%M:%S)] start $run" >> "$file"
+    live_run "$run" "$KIT_DIR/work/$model/model.pet" "$mode" &
+    runs+=("$run")
   done
   wait
   local finished=0 cut=0 failed=0 status took
