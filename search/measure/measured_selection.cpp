@@ -15,20 +15,25 @@
 namespace pet {
 namespace {
 
-// Times the candidates interleaved; their entries are recorded, and each candidate takes its
-// recorded time (nothing when the runtime only records requests: the caller then replays or
-// estimates).
+// Times the input and the candidates the DB holds no time for, interleaved (what it holds keeps
+// its time, so timing it again would change nothing); their entries are recorded, and each candidate
+// takes its recorded time (nothing when the runtime only records requests: the caller then replays
+// or estimates).
 std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
                                     const SelectionOptions& options) {
   const cost::Measurement& how = *cost.measurement();
   std::vector<std::string> models;
+  std::vector<size_t> timed;  // indices into candidates, the input first
   ExportOptions form = how.runtime->export_options();  // as the written model will be
   runtime::TimingOptions timing{.threads = how.target.threads, .warmup = options.warmup, .runs = options.runs,
                                 .per_node = false, .seed = options.seed,
                                 .purpose = {kSelection, {}, runtime::FirstModel::reference}};
-  for (const SelectionCandidate& candidate : candidates) {
-    models.push_back(serialize_onnx(*candidate.graph, form));
-    timing.purpose.keys.push_back(model_key(*candidate.graph));
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    std::string key = model_key(*candidates[i].graph);
+    if (i > 0 && cost.find_entry(key)) continue;
+    models.push_back(serialize_onnx(*candidates[i].graph, form));
+    timing.purpose.keys.push_back(key);
+    timed.push_back(i);
   }
   std::vector<TimedCandidate> result;
   for (const SelectionCandidate& candidate : candidates) result.push_back({candidate.label, candidate.predicted_us, 0, 0, 0, "", candidate.changes});
@@ -39,12 +44,13 @@ std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candi
   RecordedEntry recorded = [&](const std::string& key) { return cost.find_entry(key); };
   for (cost::ProfileEntry& entry : selection_entries(how.target, timing.purpose.keys, timings, refused, recorded))
     cost.add_entry(std::move(entry));
+  if (!timings[0].measured()) return result;  // a recording runtime: nothing was timed
+  for (size_t t = 0; t < timed.size(); ++t) result[timed[t]].rejected = refused[t];
   // Each candidate takes the time the DB now holds for it, so this choice is the one a replay makes.
   for (size_t i = 0; i < candidates.size(); ++i) {
-    result[i].rejected = refused[i];
-    if (!result[i].rejected.empty() || !timings[i].measured()) continue;
-    std::optional<cost::ProfileEntry> entry = cost.find_entry(timing.purpose.keys[i]);
-    PET_CHECK(entry.has_value(), "every timed finalist is recorded");
+    if (!result[i].rejected.empty()) continue;
+    std::optional<cost::ProfileEntry> entry = cost.find_entry(model_key(*candidates[i].graph));
+    if (!entry) continue;  // timed, but not measured
     result[i].median_us = entry->microseconds;
     result[i].spread_us = entry->spread_us;
     result[i].runs = entry->runs;
@@ -156,7 +162,7 @@ Selection select_fastest(const std::vector<SelectionCandidate>& candidates, cons
   // A runtime that records requests is asked for the finalists the DB lacks, as the live path would
   // time them all together; the DB's times (or the predictions) decide here.
   if (runtime && !runtime->times() && !recorded_in_full(candidates, cost)) measure(candidates, cost, options);
-  if (runtime && runtime->times()) {
+  if (runtime && runtime->times() && !recorded_in_full(candidates, cost)) {  // else the DB's times decide
     selection.source = SelectionSource::measured;
     selection.candidates = measure(candidates, cost, options);
   } else if (std::optional<std::vector<TimedCandidate>> recorded = replay(candidates, cost)) {

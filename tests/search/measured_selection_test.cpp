@@ -173,6 +173,36 @@ TEST_F(SelectingWithARefusingRuntime, ARefusedInputStaysTheUsersError) {
   EXPECT_THROW(select_with(runtime), runtime::ModelRejected);
 }
 
+// Before: a live selection timed every finalist again, though the DB keeps the times it holds.
+// After: it times the input beside the finalists the DB lacks, and none at all when it holds every one.
+TEST_F(SelectingWithARefusingRuntime, AFinalistTheDbHoldsIsNotTimedAgain) {
+  RefusingRuntime runtime({});
+  cost::Measurement measured = measurement;
+  measured.runtime = &runtime;
+  cost::CostModel cost(cost::load_cpu_fallback(), {}, measured);
+  auto add = [&](const Graph& graph, double us) {
+    cost.add_entry({model_key(graph), measured.target.db_device(), us, "end to end", "onnxruntime 0.0.0",
+                    "2026-11-29", 1, 10});
+  };
+  add(input, 200);
+  add(cleaned, 199);
+  add(program, 150);
+  std::vector<SelectionCandidate> candidates = {
+      {"input", &input, 100, {}}, {"cleaned", &cleaned, 100, {}}, {"program 1", &program, 90, {}}, {"program 2", &faster, 80, {}}};
+  Selection selection = select_fastest(candidates, cost, {3, 1, 1});
+  // The input (timed at 100 us, recorded at 200) and program 2 (95 us) were timed: program 2 is
+  // recorded at 190 us, on the input's recorded scale; the others keep their times.
+  EXPECT_EQ(runtime.calls, 1);
+  EXPECT_EQ(selection.source, SelectionSource::measured);
+  EXPECT_EQ(selection.candidates[3].median_us, 190);
+  EXPECT_EQ(selection.candidates[2].median_us, 150);
+  EXPECT_EQ(selection.candidates[selection.chosen].label, "program 1");
+  Selection again = select_fastest(candidates, cost, {3, 1, 1});
+  EXPECT_EQ(runtime.calls, 1) << "every finalist recorded: nothing is timed";
+  EXPECT_EQ(again.source, SelectionSource::replayed);
+  EXPECT_EQ(again.chosen, selection.chosen);
+}
+
 // Before: a later run that timed the same input (the other mode of pet-opt on one model) replaced
 // the input's and the cleaned input's times with its own, so a replay of the earlier run compared its
 // programs with another run's input and could choose otherwise than it did. After: the input's first
