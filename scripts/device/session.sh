@@ -13,8 +13,9 @@
 # --measure-after FILE[,FILE]: the measure stage leaves out what those results (an earlier run's on
 # this kit, carried in .device/) timed.
 # --live-models LIST: the work models of the live stage, in order (default below; <model>_b16 for
-# batch 16), each run in modes taso then pet, or <model>.<mode> for that mode alone; --live-jobs N: its pet-opt runs at once (default 1); --live-db FILE: the DB it starts
-# from (an earlier run's returned live-db.json, carried in .device/) instead of an empty one;
+# batch 16), each run in modes taso then pet, or <model>.<mode> for that mode alone; --live-jobs N:
+# its pet-opt runs at once (default 1); --live-db FILE: the DB it starts from (an earlier run's
+# returned live-db.json, carried in .device/) instead of an empty one;
 # --live-written DIR: where its finished runs' written models stay for the e2e stage (default: this
 # call's temporary folder; out/live-written, ignored by git and never carried, outlives the call on
 # a machine kept warm, so a second call's e2e stage times the first call's models too; one folder

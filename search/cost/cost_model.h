@@ -133,6 +133,11 @@ double half_iqr(std::vector<double> values);
 // Today's date (UTC, ISO 8601), as profile DB entries record it.
 std::string today();
 
+// A whole model's end-to-end time as the DB keeps it: the median and spread of `runs_us`, times
+// `scale` (a reference's recorded time over its time in this run, 1 for the first run), under `method`.
+ProfileEntry end_to_end_entry(const Target& target, const std::string& key, const std::vector<double>& runs_us,
+                              double scale, const std::string& method);
+
 // Nodes that only compute a correction's values (their one reader chain ends in an Overwrite's or
 // LayoutOverwrite's correction operand): the emitted correction kernel recomputes them in place.
 std::vector<bool> fused_correction_nodes(const Graph& graph);

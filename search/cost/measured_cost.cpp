@@ -297,6 +297,12 @@ void CostModel::measure_groups(const Graph& graph, const KernelGrouping& groupin
   }
 }
 
+ProfileEntry end_to_end_entry(const Target& target, const std::string& key, const std::vector<double>& runs_us,
+                              double scale, const std::string& method) {
+  return {key, target.db_device(), median_of(runs_us) * scale, method, target.runtime, today(),
+          half_iqr(runs_us) * scale, static_cast<int>(runs_us.size())};
+}
+
 ProfileEntry kernel_group_refusal(const Target& target, const std::string& key, const std::string& reason) {
   return {key, target.db_device(), kRefusedGroupUs, fmt::format("{}: {}", kRefusedGroupMethod, reason), target.runtime,
           today(), 0, 0};

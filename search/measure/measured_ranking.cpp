@@ -111,11 +111,10 @@ std::vector<cost::ProfileEntry> ranked_entries(const cost::Target& target, const
   if (timings.empty() || !timings[0].measured()) return entries;  // not measured: the predictions stand
   double reference_now = cost::median_of(timings[0].runs_us);
   PET_CHECK(reference_now > 0, "the runtime timed the cleaned input at zero");
-  int runs = static_cast<int>(timings[0].runs_us.size());
   if (!reference_us) {
     reference_us = reference_now;
-    entries.push_back({keys[0], target.db_device(), reference_now, "end to end, the reference of ranked times",
-                       target.runtime, cost::today(), cost::half_iqr(timings[0].runs_us), runs});
+    entries.push_back(
+        cost::end_to_end_entry(target, keys[0], timings[0].runs_us, 1.0, "end to end, the reference of ranked times"));
   }
   double scale = *reference_us / reference_now;
   for (size_t p = 1; p < timings.size(); ++p) {
@@ -124,10 +123,8 @@ std::vector<cost::ProfileEntry> ranked_entries(const cost::Target& target, const
                          cost::today(), 0, 0});
       continue;
     }
-    const std::vector<double>& program_runs = timings[p].runs_us;
-    entries.push_back({keys[p], target.db_device(), cost::median_of(program_runs) * scale,
-                       "end to end, scaled by the cleaned input timed beside it", target.runtime, cost::today(),
-                       cost::half_iqr(program_runs) * scale, static_cast<int>(program_runs.size())});
+    entries.push_back(cost::end_to_end_entry(target, keys[p], timings[p].runs_us, scale,
+                                             "end to end, scaled by the cleaned input timed beside it"));
   }
   return entries;
 }

@@ -22,17 +22,17 @@ namespace {
 std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
                                     const SelectionOptions& options) {
   const cost::Measurement& how = *cost.measurement();
-  std::vector<std::string> models;
+  std::vector<std::string> models, keys;
   std::vector<size_t> timed;  // indices into candidates, the input first
   ExportOptions form = how.runtime->export_options();  // as the written model will be
   runtime::TimingOptions timing{.threads = how.target.threads, .warmup = options.warmup, .runs = options.runs,
                                 .per_node = false, .seed = options.seed,
                                 .purpose = {kSelection, {}, runtime::FirstModel::reference}};
   for (size_t i = 0; i < candidates.size(); ++i) {
-    std::string key = model_key(*candidates[i].graph);
-    if (i > 0 && cost.find_entry(key)) continue;
+    keys.push_back(model_key(*candidates[i].graph));
+    if (i > 0 && cost.find_entry(keys[i])) continue;
     models.push_back(serialize_onnx(*candidates[i].graph, form));
-    timing.purpose.keys.push_back(key);
+    timing.purpose.keys.push_back(keys[i]);
     timed.push_back(i);
   }
   std::vector<TimedCandidate> result;
@@ -49,7 +49,7 @@ std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candi
   // Each candidate takes the time the DB now holds for it, so this choice is the one a replay makes.
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!result[i].rejected.empty()) continue;
-    std::optional<cost::ProfileEntry> entry = cost.find_entry(model_key(*candidates[i].graph));
+    std::optional<cost::ProfileEntry> entry = cost.find_entry(keys[i]);
     if (!entry) continue;  // timed, but not measured
     result[i].median_us = entry->microseconds;
     result[i].spread_us = entry->spread_us;
@@ -131,6 +131,13 @@ void choose_by_prediction(Selection& selection) {
 
 }  // namespace
 
+RecordedEntry recorded_in(const cost::ProfileDb& db, const std::string& device) {
+  return [&db, device](const std::string& key) {
+    const cost::ProfileEntry* entry = db.find(device, key);
+    return entry ? std::optional<cost::ProfileEntry>(*entry) : std::nullopt;
+  };
+}
+
 std::string model_key(const Graph& graph) { return fmt::format("{}{:016x}", kModelKeyPrefix, timing_hash(graph)); }
 
 std::vector<cost::ProfileEntry> selection_entries(const cost::Target& target, const std::vector<std::string>& keys,
@@ -146,10 +153,8 @@ std::vector<cost::ProfileEntry> selection_entries(const cost::Target& target, co
   double scale = input_recorded ? input_recorded->microseconds / input_now : 1.0;
   for (size_t i = 0; i < timings.size(); ++i) {
     if (!refused[i].empty() || !timings[i].measured() || recorded(keys[i])) continue;
-    const std::vector<double>& runs = timings[i].runs_us;
-    entries.push_back({keys[i], target.db_device(), cost::median_of(runs) * scale,
-                       scale == 1.0 ? "end to end" : "end to end, scaled by the input timed beside it", target.runtime,
-                       cost::today(), cost::half_iqr(runs) * scale, static_cast<int>(runs.size())});
+    entries.push_back(cost::end_to_end_entry(target, keys[i], timings[i].runs_us, scale,
+                                             scale == 1.0 ? "end to end" : "end to end, scaled by the input timed beside it"));
   }
   return entries;
 }

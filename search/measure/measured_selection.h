@@ -66,6 +66,8 @@ inline constexpr const char* kSelection = "selection";
 
 // What a profile DB already holds under a key, if anything.
 using RecordedEntry = std::function<std::optional<cost::ProfileEntry>(const std::string& key)>;
+// What `db` holds under `device` (read when called: the DB must outlive the function).
+RecordedEntry recorded_in(const cost::ProfileDb& db, const std::string& device);
 
 // The DB entries of one selection request, as the live path records them: each candidate's median
 // and spread that the runtime measured (none for one it refused or did not measure). Times are kept

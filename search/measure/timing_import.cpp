@@ -57,10 +57,8 @@ std::vector<cost::ProfileEntry> entries_of(const runtime::TimingResult& result, 
     entries = search::ranked_entries(target, purpose.keys, result.timings, result.refused,
                                      reference ? std::optional(reference->microseconds) : std::nullopt);
   } else if (purpose.kind == kSelection) {
-    entries = selection_entries(target, purpose.keys, result.timings, result.refused, [&](const std::string& key) {
-      const cost::ProfileEntry* entry = db.find(target.db_device(), key);
-      return entry ? std::optional<cost::ProfileEntry>(*entry) : std::nullopt;
-    });
+    entries = selection_entries(target, purpose.keys, result.timings, result.refused,
+                                recorded_in(db, target.db_device()));
   } else {
     throw UserError(fmt::format("request {} is of an unknown kind '{}'; the kinds are {}, {}, {} and {}",
                                 result.request.id, purpose.kind, cost::kKernelGroups, cost::kInContext,

@@ -234,11 +234,7 @@ TEST(SelectionEntries, ALaterRunIsScaledToTheInputsRecordedTimeAndKeepsWhatIsRec
   cost::ProfileDb db;
   db.add({keys[0], target.db_device(), 100, "end to end", "onnxruntime 0.0.0", "2026-11-29", 1, 4});
   db.add({keys[1], target.db_device(), 99, "end to end", "onnxruntime 0.0.0", "2026-11-29", 0.5, 4});
-  RecordedEntry recorded = [&](const std::string& key) {
-    const cost::ProfileEntry* entry = db.find(target.db_device(), key);
-    return entry ? std::optional<cost::ProfileEntry>(*entry) : std::nullopt;
-  };
-  EXPECT_EQ(describe(selection_entries(target, keys, timings, ran, recorded)),
+  EXPECT_EQ(describe(selection_entries(target, keys, timings, ran, recorded_in(db, target.db_device()))),
             (std::vector<std::string>{
                 "model program = 81.818 +- 1.818 x4 [end to end, scaled by the input timed beside it]"}));
 }
