@@ -92,7 +92,7 @@ uint64_t seed_flag(const CliArgs& parsed) {
 
 // A command's value flags with the ones executor_options reads.
 std::vector<std::string> executor_flags(std::vector<std::string> flags) {
-  flags.insert(flags.end(), {"--device", "--conv-cache", "--conv-engines"});
+  flags.insert(flags.end(), {"--device", "--conv-cache", "--conv-engines", "--conv-columns"});
   return flags;
 }
 
@@ -102,6 +102,8 @@ gpu::ExecutorOptions executor_options(const CliArgs& parsed, gpu::MathMode fallb
   options.device = static_cast<int>(parsed.integer("--device", 0, 0, 63));
   options.conv_cache = parsed.last("--conv-cache").value_or("");
   options.conv_engines = static_cast<int>(parsed.integer("--conv-engines", options.conv_engines, 0, 64));
+  if (std::optional<std::string> columns = parsed.last("--conv-columns"))
+    options.conv_columns = gpu::column_path_named(*columns);
   return options;
 }
 

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""pet-gpu's TF32 convolutions on cuDNN's legacy API alone against the default (the graph API's plans where they time faster), side by side on the kit's models.
+"""pet-gpu's TF32 convolutions three ways, side by side on the kit's models: cuDNN's legacy API alone, with the graph API's plans where they time faster, and the default (also the column path, im2col and one cuBLASLt GEMM, where it times faster).
 
-Per model one interleaved run: two `pet-gpu serve --tf32` processes of the same weight-free model
-(KIT/work/<model>/model.pet, seeded inputs), one with `--conv-engines 0`, each loaded once, then
-`--rounds` rounds timing both in a rotating order, `--runs` CUDA-graph replays after `--warmup`
-each; a variant's median is the median of its round medians, its spread as e2e.py's. Both
-variants on the same card in the same process tree, so the ratio is side by side.
+Per model one interleaved run: three `pet-gpu serve --tf32` processes of the same weight-free model
+(KIT/work/<model>/model.pet, seeded inputs): `--conv-engines 0 --conv-columns off`,
+`--conv-columns off` and the default, each loaded once, then `--rounds` rounds timing them in a
+rotating order, `--runs` CUDA-graph replays after `--warmup` each; a variant's median is the median
+of its round medians, its spread as e2e.py's. All variants on the same card in the same process
+tree, so the ratios are side by side.
 
-    python3 bench/gpu/conv_apis.py --kit KIT --out conv_apis.json [--models M,...] [--rounds 3]
+    python3 bench/gpu/conv_apis.py --kit KIT --out conv_apis.json [--models M,...] [--rounds 3] [--seconds S]
 Exit status: 0 all measured, 1 a variant failed, 2 a usage error.
 """
 import argparse
 import json
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -20,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e import PetGpuTimer, entry, interleave  # noqa: E402
 from gpu_timing import EVALUATION_MODELS  # noqa: E402
 
-VARIANTS = {"legacy-api": ["--conv-engines", "0"], "graph-api": []}
+VARIANTS = {"legacy-api": ["--conv-engines", "0", "--conv-columns", "off"], "graph-api": ["--conv-columns", "off"],
+            "default": []}
 
 
 def parse_args(argv):
@@ -31,6 +34,7 @@ def parse_args(argv):
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default: 3)")
     parser.add_argument("--runs", type=int, default=30, help="timed replays per variant and round (default: 30)")
     parser.add_argument("--warmup", type=int, default=5, help="untimed replays before them (default: 5)")
+    parser.add_argument("--seconds", type=float, default=0, help="start no model after this many seconds (0: no limit)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.runs < 1 or args.warmup < 0:
         parser.error("--rounds and --runs must be positive, --warmup not negative")
@@ -39,7 +43,7 @@ def parse_args(argv):
 
 
 def measure_model(kit: Path, model: str, args) -> list:
-    """Both variants' entries (e2e.py's form) of one model, timed in interleaved rounds."""
+    """Every variant's entries (e2e.py's form) of one model, timed in interleaved rounds."""
     options = types.SimpleNamespace(runs=args.runs, warmup=args.warmup, conv_cache=None)
     timers = {v: PetGpuTimer(kit / "bin" / "pet-gpu", kit / "work" / model / "model.pet", options, flags)
               for v, flags in VARIANTS.items()}
@@ -59,16 +63,20 @@ def main(argv) -> int:
         print(f"conv_apis: no pet-gpu in {kit}/bin; unpack the kit (scripts/device/make-kit.sh)", file=sys.stderr)
         return 2
     results, failed = [], False
+    start = time.monotonic()
     for model in args.models:
+        if args.seconds and time.monotonic() - start > args.seconds:
+            print(f"conv_apis: {model}: not started, {args.seconds:.0f} s have passed", flush=True)
+            continue
         if not (kit / "work" / model / "model.pet").is_file():
             print(f"conv_apis: {model}: not in the kit's work folder, left out", flush=True)
             continue
         entries = measure_model(kit, model, args)
         results += entries
         failed |= any(e["status"] != "ok" for e in entries)
-        legacy, graph = entries
-        ratio = (f", legacy/graph {legacy['median_us'] / graph['median_us']:.3f}x"
-                 if legacy["status"] == graph["status"] == "ok" else "")
+        default = entries[-1]
+        ratio = "".join(f", {e['variant']}/default {e['median_us'] / default['median_us']:.3f}x" for e in entries[:-1]
+                        if e["status"] == default["status"] == "ok")
         print(f"{model}: " + "; ".join(f"{e['variant']} " + (f"{e['median_us']:.1f} ± {e['spread_us']:.1f} us"
                                                               if e["status"] == "ok" else e["reason"])
                                        for e in entries) + ratio, flush=True)

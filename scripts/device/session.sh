@@ -10,6 +10,7 @@
 # --stages runs only the named stages, in the order given (the kit first); --cap gives a stage another time cap
 # in seconds (the measure stage's deadline and the e2e stage's last model start follow its cap);
 # --compile-models LIST: the models of the compile stage (only run when --stages names it);
+# --conv-apis-models LIST: the conv_apis stage's (likewise);
 # --measure-after FILE[,FILE]: the measure stage leaves out what those results (an earlier run's on
 # this kit, carried in .device/) timed.
 # --live-models LIST: the work models of the live stage, in order (default below; <model>_b16 for
@@ -26,6 +27,7 @@ cd "$(dirname "$0")/../.."
 kit_archive=.device/kit.tar.xz
 only_stages=""
 compile_models=resnet18,csrnet_backend,bert_s128
+conv_apis_models=csrnet_backend,resnet18,resnet18_b16,inception_v3_299,resnet50
 measure_after=""
 live_models=resnet18,csrnet_backend,resnet18_b16,inception_v3_299,bert_s128,resnet50,csrnet,r3d_18,csrnet_backend_b16
 live_jobs=1
@@ -37,6 +39,7 @@ while (($#)); do
     --kit) kit_archive="$2"; shift 2 ;;
     --stages) only_stages="$2"; shift 2 ;;
     --compile-models) compile_models="$2"; shift 2 ;;
+    --conv-apis-models) conv_apis_models="$2"; shift 2 ;;
     --measure-after) measure_after="$2"; shift 2 ;;
     --live-models) live_models="$2"; shift 2 ;;
     --live-db)
@@ -51,7 +54,7 @@ while (($#)); do
     --cap)
       [[ "${2:-}" =~ ^([a-z_0-9]+)=([0-9]+)$ ]] || { echo "session: --cap takes STAGE=SECONDS, got '${2:-}'" >&2; exit 2; }
       caps[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -288,6 +291,22 @@ stage_compile() {
   run_e2e compile e2e-compile.json --models "$COMPILE_MODELS" --batches 1 --compile-budget $((STAGE_CAP / 2))
 }
 
+# pet-gpu's convolutions three ways on the inputs of --conv-apis-models, side by side
+# (bench/gpu/conv_apis.py): cuDNN's legacy API alone, with the graph API's plans, and the default
+# (the column path too), 3 rounds of 30 replays; no model started after three quarters of the cap.
+# Not in the default stages: name it with --stages.
+stage_conv_apis() {
+  [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/conv_apis.txt"; echo "no device" > "$RESULTS/conv_apis.status"; exit 0; }
+  local rc
+  LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" PYTHONUNBUFFERED=1 python3 bench/gpu/conv_apis.py --kit "$KIT_DIR" \
+    --out "$OUT/conv_apis.json" --models "$CONV_APIS_MODELS" --seconds $((STAGE_CAP * 3 / 4)) \
+    > "$RESULTS/conv_apis.txt" 2>&1
+  rc=$?
+  cp "$OUT/conv_apis.json" "$RESULTS/conv_apis.json" 2>/dev/null
+  if ((rc == 0)); then echo "ok: $(grep -c ' us; ' "$RESULTS/conv_apis.txt") models timed three ways (conv_apis.json)" > "$RESULTS/conv_apis.status"
+  else echo "failed: exit $rc (conv_apis.txt)" > "$RESULTS/conv_apis.status"; fi
+}
+
 # pet-opt --live on the card, as a user with this GPU runs it: each of LIVE_MODELS (the kit's work
 # models, weight-free: their weights regenerated from seeds) in modes taso then pet, searched here on
 # the device's cores and timed through pet-gpu worker, LIVE_JOBS runs at once sharing one GPU lock
@@ -387,7 +406,7 @@ device_library_path() {
 export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
 if [[ -n "$live_written" ]]; then mkdir -p "$live_written" && LIVE_WRITTEN=$(cd "$live_written" && pwd); else LIVE_WRITTEN="$work/live-written"; fi
 export LIVE_WRITTEN
-export COMPILE_MODELS="$compile_models" MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
+export COMPILE_MODELS="$compile_models" CONV_APIS_MODELS="$conv_apis_models" MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
 export LIVE_DB="${live_db:+$(cd "$(dirname "$live_db")" && pwd)/$(basename "$live_db")}"
 say "pet GPU session, results in $OUT"
 run_stage kit 30
@@ -398,7 +417,7 @@ export NO_DEVICE=$no_device
 # The caps sum to 575 s with the kit's (under timeout_s 590); on the H200 on 2026-11-28 the stages
 # took 7, 15, 115 (24 models), -, 1, 3, 60 (18 written models) and 246 s (13 of 18 model-batches).
 declare -A default_caps=([environment]=30 [unit_tests]=40 [executor]=150 [measure]=50 [ceilings]=15 [memcheck]=20
-                         [written]=90 [e2e]=150 [compile]=240 [live]=240)
+                         [written]=90 [e2e]=150 [compile]=240 [live]=240 [conv_apis]=90)
 order=(environment unit_tests executor measure ceilings memcheck written e2e)
 [[ -n "$only_stages" ]] && IFS=, read -r -a order <<< "$only_stages"
 for name in "${order[@]}"; do

@@ -151,7 +151,8 @@ TEST(OfflineLoop, AKernelGroupPetGpuRefusedImportsAsARefusalWithItsReason) {
                  }));
 }
 
-// A 1x1 Conv padded on top only: pet-gpu (here its fake) refuses it, as cuDNN pads both ends alike.
+// A 1x1 Conv padded on top only: the fake pet-gpu refuses it, as pet-gpu did before its column path
+// (any refusal the card makes takes this path).
 const char* kUnevenPads = R"(graph "uneven" opset 13 {
   input %x : f32[1,8,9,9]
   const %w : f32[8,8,1,1] = random(1)

@@ -46,11 +46,6 @@ std::string bias_refusal(const Graph& graph, ValueId bias, int64_t channels) {
 
 std::string geometry_refusal(const std::vector<int64_t>& pads, const std::vector<int64_t>& strides,
                              const std::vector<int64_t>& dilations) {
-  size_t spatial = pads.size() / 2;
-  for (size_t d = 0; d < spatial; ++d)
-    if (pads[d] != pads[d + spatial])
-      return fmt::format("its pads [{}] differ at the two ends of spatial axis {}, and cuDNN pads both ends alike",
-                         fmt::join(pads, ","), d);
   for (const auto* values : {&pads, &strides, &dilations})
     for (int64_t value : *values)
       if (!fits_int(value)) return fmt::format("its pads, strides or dilations exceed cuDNN's int");
@@ -66,9 +61,10 @@ int64_t ConvConfig::output_elements() const {
 }
 
 std::string ConvConfig::key() const {
-  return fmt::format("x[{}] w[{}] pads[{}] strides[{}] dilations[{}] groups {}", fmt::join(input, ","),
-                     fmt::join(filter, ","), fmt::join(pads, ","), fmt::join(strides, ","), fmt::join(dilations, ","),
-                     groups);
+  std::string end = symmetric_pads() ? "" : fmt::format(" pads_end[{}]", fmt::join(pads_end, ","));
+  return fmt::format("x[{}] w[{}] pads[{}]{} strides[{}] dilations[{}] groups {}", fmt::join(input, ","),
+                     fmt::join(filter, ","), fmt::join(pads, ","), end, fmt::join(strides, ","),
+                     fmt::join(dilations, ","), groups);
 }
 
 ConvPreparation prepare_conv(const Graph& graph, const Step& step) {
@@ -89,7 +85,9 @@ ConvPreparation prepare_conv(const Graph& graph, const Step& step) {
   config.input = *input;
   config.filter = *filter;
   config.output = *output;
-  config.pads = spatial_ints({pads.begin(), pads.begin() + static_cast<int64_t>(pads.size() / 2)}, 0);
+  auto half = static_cast<int64_t>(pads.size() / 2);
+  config.pads = spatial_ints({pads.begin(), pads.begin() + half}, 0);
+  config.pads_end = spatial_ints({pads.begin() + half, pads.end()}, 0);
   config.strides = spatial_ints(strides, 1);
   config.dilations = spatial_ints(dilations, 1);
   config.groups = static_cast<int>(conv.attrs.get_int("group"));

@@ -14,7 +14,8 @@ namespace pet::gpu {
 
 struct ConvConfig {
   std::vector<int> input, filter, output;     // NCHW or NCDHW; a 1-D Conv as 2-D with a unit height
-  std::vector<int> pads, strides, dilations;  // one per spatial dim of `input`
+  std::vector<int> pads, strides, dilations;  // one per spatial dim of `input`; pads: at the start
+  std::vector<int> pads_end;                  // at the end of each spatial dim (cuDNN's legacy API: = pads)
   int groups = 1;
   ValueId x = kNoValue, w = kNoValue, y = kNoValue;  // the Conv's input and filter, the step's output
   ValueId bias = kNoValue;                           // per output channel (the epilogue's)
@@ -22,14 +23,17 @@ struct ConvConfig {
   bool relu = false;
 
   int channels() const { return output.at(1); }
+  bool symmetric_pads() const { return pads == pads_end; }
   int64_t output_elements() const;
-  // The algorithm search's cache key: the shapes and geometry, not the epilogue or the values.
+  // The algorithm search's cache key: the shapes and geometry, not the epilogue or the values
+  // ("pads_end[...]" follows the pads only where they differ).
   std::string key() const;
 };
 
-// The config of `step` (a cudnn_conv step of `graph`), or why cuDNN cannot run it: pads that
-// differ at the two ends of an axis (cuDNN pads both ends alike), an extent beyond int, an
-// activation other than ReLU, a bias that is no weight and holds other than one value per channel.
+// The config of `step` (a cudnn_conv step of `graph`), or why neither cuDNN nor the column path
+// (conv_columns.h) can run it: an extent beyond int, an activation other than ReLU, a bias that is
+// no weight and holds other than one value per channel. Pads that differ at the two ends of an axis
+// are kept: cuDNN's legacy API cannot pad so, the graph API and the column path may.
 struct ConvPreparation {
   std::optional<ConvConfig> config;
   std::string refusal;  // empty when config is set

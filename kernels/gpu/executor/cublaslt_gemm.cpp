@@ -157,9 +157,13 @@ GemmChoice GemmStep::find_algorithm(cudaStream_t stream, void* workspace, int64_
   return best;
 }
 
+void GemmStep::run(cudaStream_t stream, void* workspace) {
+  check_cublas(matmul(choice_.algo, workspace, choice_.workspace_bytes, stream), "cublasLtMatmul");
+}
+
 void GemmStep::enqueue(cudaStream_t stream) {
   PET_CHECK(choice_.workspace_bytes <= workspace_.bytes(), "a GEMM's workspace outgrew the shared one");
-  check_cublas(matmul(choice_.algo, workspace_.data(), choice_.workspace_bytes, stream), "cublasLtMatmul");
+  run(stream, workspace_.data());
 }
 
 std::string GemmStep::describe() const {

@@ -48,6 +48,9 @@ class GemmStep : public StepRunner {
   // then `runs` times between events on `stream`; the fastest. CudaFailure when none runs.
   GemmChoice find_algorithm(cudaStream_t stream, void* workspace, int64_t bytes, int candidates, int runs);
   void use(const GemmChoice& choice) { choice_ = choice; }
+  // The chosen algorithm on `stream` with `workspace` (at least workspace_bytes()) in place of the
+  // shared one, which the load sizes only after every step has chosen.
+  void run(cudaStream_t stream, void* workspace);
 
   void enqueue(cudaStream_t stream) override;
   std::string describe() const override;

@@ -223,6 +223,7 @@ std::string ConvStep::describe() const {
   }
   if (!fused_refusal_.empty()) text += fmt::format(" (cuDNN refused the fused call: {})", fused_refusal_);
   if (!engine_note_.empty()) text += fmt::format(" ({})", engine_note_);
+  if (!columns_note_.empty()) text += fmt::format(" ({})", columns_note_);
   if (epilogue_ && call_ == ConvCall::forward_then_epilogue) text += "; then " + epilogue_->describe();
   return text;
 }

@@ -68,6 +68,8 @@ class ConvStep : public StepRunner {
   void use_engine(const EnginePlan& plan, float ms, float legacy_ms);
   // Why the graph API's plans did not replace the legacy choice, which describe() then says.
   void note_engine_search(std::string note) { engine_note_ = std::move(note); }
+  // Why the column path (conv_columns.h) did not replace this step, which describe() then says.
+  void note_columns(std::string note) { columns_note_ = std::move(note); }
 
   void enqueue(cudaStream_t stream) override;
   std::string describe() const override;
@@ -89,6 +91,7 @@ class ConvStep : public StepRunner {
   float engine_ms_ = 0, legacy_ms_ = 0;
   std::string legacy_description_;  // the legacy call the plan replaced
   std::string engine_note_;         // why no plan replaced the legacy choice
+  std::string columns_note_;        // why the column path did not replace the step
   cudnnStatus_t fused(cudaStream_t stream, void* workspace);
   void run(cudaStream_t stream, void* workspace);
   // The convolution through `plan`, then the epilogue where the step has one.

@@ -77,7 +77,7 @@ Descriptor convolution(const ConvConfig& config) {
   set(descriptor, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, widened(config.dilations));
   set(descriptor, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, widened(config.strides));
   set(descriptor, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pads);
-  set(descriptor, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, pads);
+  set(descriptor, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, widened(config.pads_end));
   finalize(descriptor, "convolution");
   return descriptor;
 }

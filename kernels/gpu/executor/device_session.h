@@ -29,11 +29,18 @@ struct EngineChoice {
   std::string note;  // why the legacy choice stays
 };
 
+// Whether a convolution runs on the column path, as timed against cuDNN's choice at load.
+struct ColumnChoice {
+  bool taken = false;
+  float ms = 0, cudnn_ms = 0;
+};
+
 // The searches' results by key (the loader's keys, which name the settings they depend on).
 struct SearchResults {
   std::map<std::string, ConvChoice> conv;
   std::map<std::string, GemmChoice> gemm;
   std::map<std::string, EngineChoice> engine;
+  std::map<std::string, ColumnChoice> columns;
 };
 
 // What the loads so far did and reused, for the measure stage's log.

@@ -121,6 +121,24 @@ GpuModelLoad load_gpu_model(const Graph& graph, const ExecutorOptions& options) 
   return load_gpu_model(graph, prepare_host_program(graph), options);
 }
 
+std::string to_string(ColumnPath path) {
+  switch (path) {
+    case ColumnPath::timed:
+      return "timed";
+    case ColumnPath::always:
+      return "always";
+    case ColumnPath::off:
+      return "off";
+  }
+  return "?";
+}
+
+ColumnPath column_path_named(const std::string& name) {
+  for (ColumnPath path : {ColumnPath::timed, ColumnPath::always, ColumnPath::off})
+    if (to_string(path) == name) return path;
+  throw UserError(fmt::format("--conv-columns takes timed, always or off, not '{}'", name));
+}
+
 std::string LoadSummary::timing_line() const {
   return fmt::format("load {:.1f} ms (context {:.1f}, kernels {:.1f}, memory {:.1f}, searches {:.1f}, eager pass "
                      "{:.1f}, capture {:.1f}); {} of {} own kernels and {} of {} algorithm searches reused",

@@ -19,6 +19,14 @@
 
 namespace pet::gpu {
 
+// The column path (conv_columns.h) of the convolutions the host program offers it: timed against
+// cuDNN's choice at load and the faster kept, always taken, or never (a convolution only the
+// column path runs, with pads that differ at the two ends, then refuses the load).
+enum class ColumnPath : uint8_t { timed, always, off };
+std::string to_string(ColumnPath path);
+// "timed", "always" or "off"; UserError naming the flag and the choices for another word.
+ColumnPath column_path_named(const std::string& name);
+
 struct ExecutorOptions {
   MathMode math = MathMode::strict;
   int device = 0;
@@ -27,6 +35,7 @@ struct ExecutorOptions {
   // TF32 convolutions: plans of cuDNN's graph API timed against the legacy API's choice at load,
   // the faster kept; 0: the legacy API alone (strict mode always takes it).
   int conv_engines = 8;
+  ColumnPath conv_columns = ColumnPath::timed;
   // A file of earlier loads' convolution decisions (conv_decision_cache.h) read and extended by
   // this one; empty: every load times the plans itself.
   std::string conv_cache;

@@ -3,11 +3,13 @@
 #include "kernels/gpu/executor/host_program.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
 #include "core/error.h"
 #include "kernels/gpu/codegen/generate.h"
+#include "kernels/gpu/executor/conv_columns.h"
 #include "kernels/gpu/executor/conv_epilogue.h"
 
 namespace pet::gpu {
@@ -18,6 +20,13 @@ std::optional<Backend> backend_of(StepKind kind) {
   if (kind == StepKind::cublaslt_gemm) return Backend::cublaslt;
   if (codegen::generates_kernel(kind)) return Backend::generated;
   return std::nullopt;
+}
+
+// What makes the column path refuse `config` (column_plan gave none), as the rest of a sentence.
+std::string column_refusal(const ConvConfig& config) {
+  if (config.groups != 1) return fmt::format("grouped convolution ({} groups)", config.groups);
+  if (config.input.size() != 4) return fmt::format("convolution of {} spatial dims", config.input.size() - 2);
+  return fmt::format("convolution whose columns exceed {} MiB", kMaxColumnBytes >> 20);
 }
 
 class Preparer {
@@ -44,6 +53,12 @@ class Preparer {
   void prepare_conv_step(int index, const Step& step, StepProgram& prepared) const {
     ConvPreparation conv = prepare_conv(graph_, step);
     if (!conv.config) refuse(index, conv.refusal + "; run this model on a CPU target (--target ort-cpu)");
+    if (column_path_offered(*conv.config)) prepared.columns = column_kernel(*conv.config);
+    if (!conv.config->symmetric_pads() && !prepared.columns)
+      refuse(index, fmt::format("its pads [{}] at the start and [{}] at the end differ, which cuDNN cannot pad, and "
+                                "the column path takes no {}; run this model on a CPU target (--target ort-cpu)",
+                                fmt::join(conv.config->pads, ","), fmt::join(conv.config->pads_end, ","),
+                                column_refusal(*conv.config)));
     prepared.conv = conv.config;
     bool adds = conv.config->bias != kNoValue || conv.config->residual != kNoValue;
     if (adds || conv.config->relu) prepared.epilogue = conv_epilogue_kernel(*conv.config);
@@ -77,7 +92,7 @@ std::vector<codegen::GeneratedKernel> HostProgram::distinct_kernels() const {
   std::vector<codegen::GeneratedKernel> kernels;
   std::set<std::string> seen;
   for (const StepProgram& step : steps)
-    for (const auto* kernel : {&step.kernel, &step.epilogue})
+    for (const auto* kernel : {&step.kernel, &step.columns, &step.epilogue})
       if (*kernel && seen.insert((*kernel)->name).second) kernels.push_back(**kernel);
   return kernels;
 }

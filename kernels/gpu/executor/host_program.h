@@ -29,6 +29,8 @@ struct StepProgram {
                                                      // run after the convolution when the chosen
                                                      // algorithm rules out cuDNN's fused call or cuDNN
                                                      // refuses it
+  std::optional<codegen::GeneratedKernel> columns;   // cudnn, where the column path can run it
+                                                     // (conv_columns.h): its im2col kernel
   std::optional<GemmConfig> gemm;                    // cublaslt
   std::optional<codegen::GeneratedKernel> kernel;    // generated
 };
@@ -37,7 +39,8 @@ struct HostProgram {
   GpuPlan plan;
   std::vector<StepProgram> steps;  // by plan step
 
-  // Every distinct kernel (generated steps and conv epilogues), by name, in first-use order.
+  // Every distinct kernel (generated steps, im2col kernels and conv epilogues), by name, in
+  // first-use order.
   std::vector<codegen::GeneratedKernel> distinct_kernels() const;
   // "step 3 (cudnn-conv, node 'conv1', op Conv)".
   std::string describe_step(int step) const;
@@ -45,7 +48,7 @@ struct HostProgram {
 
 // Plans `graph` and prepares every step. UserError from the plan or the generator for a node they
 // refuse, and "pet-gpu's executor cannot run step S (KIND, node 'NAME', op OP): WHY" for a step
-// whose kind has no backend here yet (correction steps) or whose config its library refuses.
+// whose kind has no backend here or whose config neither its library nor the column path can run.
 HostProgram prepare_host_program(const Graph& graph);
 
 }  // namespace pet::gpu

@@ -11,6 +11,8 @@
 #include <optional>
 
 #include "core/error.h"
+#include "kernels/gpu/executor/column_conv_step.h"
+#include "kernels/gpu/executor/conv_columns.h"
 #include "kernels/gpu/executor/cublaslt_gemm.h"
 #include "kernels/gpu/executor/cuda_check.h"
 #include "kernels/gpu/executor/conv_decision_cache.h"
@@ -39,7 +41,7 @@ class RunnerBuilder {
     const StepProgram& program = state_.program.steps[static_cast<size_t>(index)];
     switch (program.backend) {
       case Backend::cudnn:
-        return conv(*program.conv, program.epilogue);
+        return conv(program, index);
       case Backend::cublaslt:
         return gemm(*program.gemm);
       case Backend::generated:
@@ -65,7 +67,89 @@ class RunnerBuilder {
     });
   }
 
-  std::unique_ptr<StepRunner> conv(const ConvConfig& config, const std::optional<codegen::GeneratedKernel>& epilogue) {
+  // cuDNN's runner, the column path's, or the faster of the two as the options ask (conv_columns.h).
+  std::unique_ptr<StepRunner> conv(const StepProgram& program, int index) {
+    const ConvConfig& config = *program.conv;
+    ColumnPath path = program.columns ? state_.options.conv_columns : ColumnPath::off;
+    if (!config.symmetric_pads()) {
+      if (path == ColumnPath::off)
+        throw UserError(fmt::format("pet-gpu's executor cannot run {} with --conv-columns off: its pads differ at the "
+                                    "two ends, which only the column path can pad",
+                                    state_.program.describe_step(index)));
+      std::unique_ptr<ColumnConvStep> columns = column_conv(program);
+      columns->set_note("cuDNN cannot pad the two ends of an axis differently");
+      return columns;
+    }
+    std::unique_ptr<ConvStep> step = cudnn_conv(config, program.epilogue);
+    if (path == ColumnPath::off) return step;
+    std::unique_ptr<ColumnConvStep> columns = column_conv(program);
+    if (path == ColumnPath::always) {
+      columns->set_note("--conv-columns always");
+      return columns;
+    }
+    return faster(std::move(step), std::move(columns), config);
+  }
+
+  // The im2col kernel, the GEMM of the filter and the columns (its algorithm searched once per
+  // configuration) and the epilogue.
+  std::unique_ptr<ColumnConvStep> column_conv(const StepProgram& program) {
+    const ConvConfig& config = *program.conv;
+    std::optional<ColumnPlan> plan = column_plan(config);
+    PET_CHECK(plan && plan->bytes <= state_.columns.bytes(), "a column convolution outgrew the columns buffer");
+    const codegen::GeneratedKernel& im2col = *program.columns;
+    auto columns = std::make_unique<KernelStep>(state_.kernels->function(im2col.name), im2col.name, im2col.launch,
+                                                std::vector<void*>{memory_.pointer(config.x), state_.columns.data()});
+    void* y = memory_.pointer(config.y);
+    GemmPointers pointers{state_.columns.data(), memory_.pointer(config.w), y, y, nullptr};
+    auto gemm = std::make_unique<GemmStep>(state_.context->cublaslt(), plan->gemm, state_.options.math, pointers,
+                                           state_.workspace);
+    gemm->use(searched(results_.gemm, settings_ + gemm->search_key(), [&] {
+      return gemm->find_algorithm(state_.stream(), search_.data(), search_.bytes(), state_.options.gemm_candidates,
+                                  state_.options.gemm_search_runs);
+    }));
+    std::unique_ptr<StepRunner> epilogue;
+    if (program.epilogue) epilogue = epilogue_step(config, *program.epilogue);
+    return std::make_unique<ColumnConvStep>(std::move(columns), std::move(gemm), std::move(epilogue));
+  }
+
+  // cuDNN's runner and the column path's timed in turn, twice each, the faster kept; decided once
+  // per configuration, epilogue and operand alignment in the session.
+  std::unique_ptr<StepRunner> faster(std::unique_ptr<ConvStep> cudnn, std::unique_ptr<ColumnConvStep> columns,
+                                     const ConvConfig& config) {
+    std::string key = fmt::format("columns {} align {} {} {} bias {} residual {} relu {}", config.key(),
+                                  alignment_of(memory_.pointer(config.x)), alignment_of(memory_.pointer(config.w)),
+                                  alignment_of(memory_.pointer(config.y)), config.bias != kNoValue,
+                                  config.residual != kNoValue, config.relu);
+    const ColumnChoice& choice = searched(results_.columns, settings_ + key, [&] {
+      ColumnChoice made;
+      made.cudnn_ms = cudnn->time(state_.stream(), search_.data());
+      made.ms = columns->time(state_.stream(), search_.data());
+      made.cudnn_ms = std::min(made.cudnn_ms, cudnn->time(state_.stream(), search_.data()));
+      made.ms = std::min(made.ms, columns->time(state_.stream(), search_.data()));
+      made.taken = made.ms < made.cudnn_ms;
+      return made;
+    });
+    if (!choice.taken) {
+      cudnn->note_columns(fmt::format("the column path took {:.3f} ms at load", choice.ms));
+      return cudnn;
+    }
+    columns->set_note(fmt::format("{:.3f} ms at load against cuDNN's {:.3f} ms: {}", choice.ms, choice.cudnn_ms,
+                                  cudnn->describe()));
+    return columns;
+  }
+
+  // The generated epilogue on y in place, with the bias and residual it adds.
+  std::unique_ptr<StepRunner> epilogue_step(const ConvConfig& config, const codegen::GeneratedKernel& epilogue) {
+    std::vector<void*> arguments;
+    if (config.bias != kNoValue) arguments.push_back(conv_bias(config));
+    if (config.residual != kNoValue) arguments.push_back(memory_.pointer(config.residual));
+    arguments.push_back(memory_.pointer(config.y));
+    return std::make_unique<KernelStep>(state_.kernels->function(epilogue.name), epilogue.name, epilogue.launch,
+                                        arguments);
+  }
+
+  std::unique_ptr<ConvStep> cudnn_conv(const ConvConfig& config,
+                                       const std::optional<codegen::GeneratedKernel>& epilogue) {
     ConvPointers pointers{memory_.pointer(config.x),
                           memory_.pointer(config.w),
                           memory_.pointer(config.y),
@@ -77,14 +161,7 @@ class RunnerBuilder {
     const ConvChoice& choice = searched(results_.conv, settings_ + config.key(),
                                         [&] { return step->find_algorithm(search_.data(), search_.bytes()); });
     ConvCall call = step->use(choice, state_.stream(), search_.data());
-    if (epilogue) {
-      std::vector<void*> arguments;
-      if (config.bias != kNoValue) arguments.push_back(pointers.bias);
-      if (config.residual != kNoValue) arguments.push_back(pointers.residual);
-      arguments.push_back(pointers.y);
-      step->set_epilogue(std::make_unique<KernelStep>(state_.kernels->function(epilogue->name), epilogue->name,
-                                                      epilogue->launch, arguments));
-    }
+    if (epilogue) step->set_epilogue(epilogue_step(config, *epilogue));
     PET_CHECK(call != ConvCall::forward_then_epilogue || epilogue.has_value(),
               "a convolution needs an epilogue the host program did not generate");
     if (state_.options.math == MathMode::tf32 && state_.options.conv_engines > 0) choose_engine(*step, config, pointers);
@@ -226,8 +303,18 @@ std::string device_line(int device) {
                      cudnn / 100 % 100, cudnn % 100, lt / 10000, lt / 100 % 100, lt % 100);
 }
 
+// The largest columns buffer a convolution the column path may run asks for (none when it is off).
+int64_t columns_bytes(const GpuModel::State& state) {
+  int64_t bytes = 0;
+  if (state.options.conv_columns == ColumnPath::off) return bytes;
+  for (const StepProgram& step : state.program.steps)
+    if (step.columns) bytes = std::max(bytes, column_plan(*step.conv)->bytes);
+  return bytes;
+}
+
 void build_runners(GpuModel::State& state) {
   state.memory->zeros(conv_zeros(state));
+  state.columns = DeviceBuffer(columns_bytes(state));
   DeviceBuffer& search = state.session->search_buffer(search_workspace_bytes(state));
   std::optional<ConvDecisionCache> decisions;
   if (!state.options.conv_cache.empty())

@@ -27,6 +27,7 @@ struct GpuModel::State {
   std::shared_ptr<DeviceContext> context;
   std::unique_ptr<ValueMemory> memory;
   DeviceBuffer workspace;  // shared by every step; the runners read its address when they enqueue
+  DeviceBuffer columns;    // the column path's im2col output, shared by its steps (they run in turn)
   std::shared_ptr<LoadedKernels> kernels;
   std::vector<std::unique_ptr<StepRunner>> runners;  // by plan step
   std::unique_ptr<CudaGraph> forward;

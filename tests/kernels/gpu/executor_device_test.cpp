@@ -185,7 +185,8 @@ TEST_P(DeviceModel, StaysNearTheCpuWithTf32) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TestModels, DeviceModel,
-                         ::testing::Values("conv_block", "conv_nd", "mlp", "attention", "correction", "layer_norm_ops"));
+                         ::testing::Values("conv_block", "conv_nd", "conv_columns", "mlp", "attention", "correction",
+                                           "layer_norm_ops"));
 
 // The convolution steps' load lines of `graph` loaded with `options`.
 std::vector<std::string> conv_lines(const Graph& graph, const ExecutorOptions& options, GpuModelLoad& loaded) {
@@ -278,6 +279,56 @@ TEST(GpuExecutor, ASessionsSecondLoadReusesEveryKernelAndSearch) {
   ASSERT_TRUE(strict.model) << strict.status.message;
   EXPECT_GT(strict.model->summary().searches, 0) << "a strict load took TF32's searches";
   EXPECT_GT(session->activity().loads, 4);
+}
+
+// The column path taken for every convolution it can run computes what cuDNN computes, in strict
+// FP32 and in TF32; with it off, a convolution padded differently at the two ends refuses the load.
+TEST(GpuExecutor, TheColumnPathAlwaysTakenMatchesTheCpuAndOffRefusesAsymmetricPads) {
+  for (MathMode math : {MathMode::strict, MathMode::tf32}) {
+    for (const char* name : {"conv_block", "conv_columns", "conv_relu"}) {
+      Graph graph = model(name);
+      CheckOptions options;
+      options.executor.math = math;
+      options.executor.conv_columns = ColumnPath::always;
+      CheckReport report = check_model(graph, options);
+      PET_SKIP_WITHOUT_DEVICE(report);
+      EXPECT_TRUE(report.passed()) << name << "\n" << format_check_report(graph, report, true);
+    }
+  }
+  ExecutorOptions always;
+  always.conv_columns = ColumnPath::always;
+  GpuModelLoad loaded;
+  std::vector<std::string> lines = conv_lines(model("conv_columns"), always, loaded);
+  ASSERT_TRUE(loaded.model) << loaded.status.message;
+  ASSERT_EQ(lines.size(), 3u);
+  for (const std::string& line : lines) EXPECT_NE(line.find("im2col + cuBLASLt"), std::string::npos) << line;
+  ExecutorOptions off;
+  off.conv_columns = ColumnPath::off;
+  try {
+    load_gpu_model(model("conv_columns"), off);
+    FAIL() << "loaded a convolution with asymmetric pads without the column path";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("with --conv-columns off: its pads differ at the two ends"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+// Timed (the default), a small convolution says which path won and by how much.
+TEST(GpuExecutor, TimedColumnPathSaysWhatItWasWeighedAgainst) {
+  ExecutorOptions tf32;
+  tf32.math = MathMode::tf32;
+  GpuModelLoad loaded;
+  std::vector<std::string> lines = conv_lines(model("conv_block"), tf32, loaded);
+  PET_SKIP_WITHOUT_DEVICE(loaded);
+  ASSERT_TRUE(loaded.model) << loaded.status.message;
+  for (const std::string& line : lines) {
+    std::cout << line << "\n";
+    bool grouped = line.find("'c3'") != std::string::npos;  // grouped: cuDNN alone
+    bool weighed = line.find("against cuDNN's") != std::string::npos ||
+                   line.find("the column path took") != std::string::npos;
+    EXPECT_EQ(weighed, !grouped) << line;
+  }
 }
 
 // Strict FP32, or conv_engines 0, keeps every convolution on the legacy API.

@@ -12,6 +12,7 @@
 #include "core/file_safety.h"
 #include "core/onnx_export.h"
 #include "core/text_ir.h"
+#include "kernels/gpu/executor/conv_columns.h"
 #include "kernels/gpu/executor/conv_decision_cache.h"
 #include "kernels/gpu/executor/conv_epilogue.h"
 #include "kernels/gpu/executor/host_program.h"
@@ -124,16 +125,121 @@ TEST(ConvConfig, ThreeDimensionalConvKeepsFiveDimensions) {
             "x[1,4,6,8,8] w[8,4,3,3,3] pads[1,1,1] strides[1,2,2] dilations[1,1,1] groups 1");
 }
 
-TEST(ConvConfig, AsymmetricPadsAreRefusedByName) {
-  EXPECT_EQ(
-      refusal(R"(graph "g" opset 13 {
+// Pads that differ at the two ends (a split operand's pieces) run on the column path alone.
+TEST(ConvColumns, AsymmetricPadsTakeTheColumnPathWithTheirOwnEndPads) {
+  HostProgram program = prepare_host_program(parse_graph(R"(graph "g" opset 13 {
   input %x : f32[1,2,6,6]
   const %w : f32[3,2,2,2] = random(1)
   %y = Conv[dilations=[1,1], group=1, pads=[0,0,1,1], strides=[2,2]](%x, %w) : f32[1,3,3,3]
   output %y
+})"));
+  const StepProgram& step = only_step(program);
+  ASSERT_TRUE(step.conv.has_value());
+  EXPECT_FALSE(step.conv->symmetric_pads());
+  EXPECT_EQ(step.conv->key(), "x[1,2,6,6] w[3,2,2,2] pads[0,0] pads_end[1,1] strides[2,2] dilations[1,1] groups 1");
+  ASSERT_TRUE(step.columns.has_value());
+  EXPECT_EQ(program.distinct_kernels().size(), 1u);
+}
+
+TEST(ConvColumns, AGroupedConvWithAsymmetricPadsIsRefusedByName) {
+  EXPECT_EQ(
+      refusal(R"(graph "g" opset 13 {
+  input %x : f32[1,4,6,6]
+  const %w : f32[4,2,2,2] = random(1)
+  %y = Conv[dilations=[1,1], group=2, pads=[0,0,1,1], strides=[2,2]](%x, %w) : f32[1,4,3,3]
+  output %y
 })"),
-      "pet-gpu's executor cannot run step 0 (cudnn-conv, node 'y', op Conv): its pads [0,0,1,1] differ at the two "
-      "ends of spatial axis 0, and cuDNN pads both ends alike; run this model on a CPU target (--target ort-cpu)");
+      "pet-gpu's executor cannot run step 0 (cudnn-conv, node 'y', op Conv): its pads [0,0] at the start and [1,1] at "
+      "the end differ, which cuDNN cannot pad, and the column path takes no grouped convolution (2 groups); run this "
+      "model on a CPU target (--target ort-cpu)");
+}
+
+// Before: conv(x[2,8,5,5], w[4,8,3,3]) to y[2,4,5,5]. After: per image y_n[4, 25] = w[4, 72] *
+// columns_n[72, 25], which cuBLASLt (column-major) computes as D[25 x 4] = A[25 x 72] * B[72 x 4].
+TEST(ConvColumns, ThePlanIsOneStridedBatchOfFilterTimesColumns) {
+  ConvConfig config;
+  config.input = {2, 8, 5, 5};
+  config.filter = {4, 8, 3, 3};
+  config.output = {2, 4, 5, 5};
+  config.pads = config.pads_end = {1, 1};
+  config.strides = config.dilations = {1, 1};
+  config.x = 1;
+  config.w = 2;
+  config.y = 3;
+  std::optional<ColumnPlan> plan = column_plan(config);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->rows, 72);
+  EXPECT_EQ(plan->pixels, 25);
+  EXPECT_EQ(plan->bytes, 2 * 72 * 25 * 4);
+  const GemmConfig& gemm = plan->gemm;
+  EXPECT_EQ(gemm.a, kNoValue);
+  EXPECT_EQ(gemm.b, 2);
+  EXPECT_EQ(gemm.d, 3);
+  EXPECT_EQ(gemm.c, kNoValue);
+  EXPECT_EQ(gemm.key(), "m 25 n 4 k 72 batch 2 a 25x72/25/1800N b 72x4/72/0N d 25x4/25/100 c false bias false relu false");
+  EXPECT_TRUE(column_path_offered(config));
+  config.groups = 2;
+  EXPECT_FALSE(column_plan(config).has_value());
+}
+
+// A symmetric convolution is offered the column path only while its output is small; one whose
+// columns exceed kMaxColumnBytes never.
+TEST(ConvColumns, OnlySmallOutputsOrAsymmetricPadsAreOffered) {
+  ConvConfig config;
+  config.input = {16, 64, 56, 56};
+  config.filter = {64, 64, 3, 3};
+  config.output = {16, 64, 56, 56};
+  config.pads = config.pads_end = {1, 1};
+  config.strides = config.dilations = {1, 1};
+  EXPECT_FALSE(column_path_offered(config)) << "16 x 56 x 56 output rows fill the card through cuDNN";
+  config.input = config.output = {1, 64, 56, 56};
+  EXPECT_TRUE(column_path_offered(config));
+  config.pads_end = {0, 0};
+  config.output = {1, 64, 55, 55};
+  EXPECT_TRUE(column_path_offered(config));
+  config.input = {1, 4096, 56, 56};
+  config.filter = {64, 4096, 3, 3};
+  EXPECT_FALSE(column_path_offered(config)) << "its columns take 4096 x 9 x 55 x 55 floats";
+}
+
+TEST(ConvColumns, TheIm2colKernelWritesZerosInThePaddingAndCompiles) {
+  ConvConfig config;
+  config.input = {1, 2, 6, 6};
+  config.filter = {3, 2, 2, 2};
+  config.output = {1, 3, 3, 3};
+  config.pads = {0, 0};
+  config.pads_end = {1, 1};
+  config.strides = {2, 2};
+  config.dilations = {1, 1};
+  config.x = 1;
+  codegen::GeneratedKernel kernel = column_kernel(config);
+  std::string source = kernel.source;
+  source.replace(source.find(kernel.name), kernel.name.size(), "NAME");
+  EXPECT_EQ(source,
+            "// pet-gpu im2col: columns f32[1,8,9] of x[1,2,6,6] kernel 2x2 pads[0,0] pads_end[1,1] strides[2,2] "
+            "dilations[1,1]\n"
+            "extern \"C\" __global__ void __launch_bounds__(256) NAME(const float* __restrict__ in0, float* "
+            "__restrict__ out0) {\n"
+            "  using index = int;\n"
+            "  for (index i = static_cast<index>(blockIdx.x) * static_cast<index>(blockDim.x) + "
+            "static_cast<index>(threadIdx.x);\n"
+            "       i < 72; i += static_cast<index>(gridDim.x) * static_cast<index>(blockDim.x)) {\n"
+            "    index p = i % 9;\n"
+            "    index k = (i / 9) % 8;\n"
+            "    index n = i / (9 * 8);\n"
+            "    index oh = p / 3, ow = p % 3;\n"
+            "    index kx = k % 2, ky = (k / 2) % 2, c = k / (2 * 2);\n"
+            "    index ih = oh * 2 - 0 + ky * 1;\n"
+            "    index iw = ow * 2 - 0 + kx * 1;\n"
+            "    bool inside = ih >= 0 && ih < 6 && iw >= 0 && iw < 6;\n"
+            "    out0[i] = inside ? in0[((n * 2 + c) * 6 + ih) * 6 + iw] : 0.0f;\n"
+            "  }\n"
+            "}\n");
+  ASSERT_EQ(kernel.arguments.size(), 2u);
+  EXPECT_EQ(kernel.arguments[0].value, 1);
+  EXPECT_EQ(kernel.arguments[1].value, kNoValue);
+  CubinCompilation compiled = compile_to_cubin(kernel.source, kernel.name + ".cu");
+  EXPECT_TRUE(compiled.ok()) << compiled.error;
 }
 
 TEST(GemmConfig, MatMulWithOneWeightMatrixFoldsTheBatchIntoRowsAndSwapsOperands) {
@@ -271,8 +377,8 @@ TEST_P(ExecutorModel, ExportsAsAModelTheOnnxCheckerAccepts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TestModels, ExecutorModel,
-                         ::testing::Values("conv_relu", "conv_block", "conv_nd", "mlp", "attention", "correction",
-                                           "layer_norm_ops"));
+                         ::testing::Values("conv_relu", "conv_block", "conv_nd", "conv_columns", "mlp", "attention",
+                                           "correction", "layer_norm_ops"));
 
 TEST(ConvDecisionCache, ALaterLoadReadsWhatAnEarlierOneRecordedForItsDeviceOnly) {
   fs::path file = fs::path(::testing::TempDir()) / "pet_conv_decisions.tsv";

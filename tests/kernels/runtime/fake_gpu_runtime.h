@@ -2,8 +2,8 @@
 // imported and "timed" by a fixed rule (per node, a 5 us launch plus 1 us per thousand output
 // elements, so fewer kernels pay), with per-node rows under the nodes' names, and this build's GPU
 // kernels in its version; a model it cannot import is refused as pet-gpu refuses one (and, when
-// asked, a Conv whose pads differ at the two ends, as cuDNN cannot pad so), and a run computes with
-// pet's CPU executor.
+// asked, a Conv whose pads differ at the two ends, as pet-gpu did before its column path), and a
+// run computes with pet's CPU executor.
 #pragma once
 
 #include <string>
