@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -52,6 +53,17 @@ const char* epilogue_name(cublasLtEpilogue_t epilogue) {
 }
 
 cublasOperation_t operation(bool transpose) { return transpose ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+// `base` moved on by `elements` floats.
+void* at(void* base, int64_t elements) { return static_cast<float*>(base) + elements; }
+
+// The alignment every call's address of one operand keeps: `base` moved by each call's offset.
+uint32_t alignment_over_calls(void* base, const std::vector<GemmCallOffsets>& calls,
+                              int64_t GemmCallOffsets::*offset) {
+  uint32_t alignment = alignment_of(base);
+  for (const GemmCallOffsets& call : calls) alignment = std::min(alignment, alignment_of(at(base, call.*offset)));
+  return alignment;
+}
 
 }  // namespace
 
@@ -105,15 +117,37 @@ GemmStep::GemmStep(cublasLtHandle_t handle, const GemmConfig& config, MathMode m
 
 GemmStep::~GemmStep() = default;
 
-std::string GemmStep::search_key() const {
-  return fmt::format("{} {} align {} {} {} {}", config_.key(), to_string(math_), alignment_of(pointers_.a),
-                     alignment_of(pointers_.b), alignment_of(pointers_.c), alignment_of(pointers_.d));
+uint32_t GemmStep::alignment(char operand) const {
+  const std::vector<GemmCallOffsets>& calls = config_.calls;
+  switch (operand) {
+    case 'a':
+      return alignment_over_calls(pointers_.a, calls, &GemmCallOffsets::a);
+    case 'b':
+      return alignment_over_calls(pointers_.b, calls, &GemmCallOffsets::b);
+    case 'c':
+      return alignment_over_calls(pointers_.c, calls, &GemmCallOffsets::d);
+    default:
+      return alignment_over_calls(pointers_.d, calls, &GemmCallOffsets::d);
+  }
 }
 
+std::string GemmStep::search_key() const {
+  return fmt::format("{} {} align {} {} {} {}", config_.key(), to_string(math_), alignment('a'), alignment('b'),
+                     alignment('c'), alignment('d'));
+}
+
+// One cuBLASLt call per entry of config_.calls (one call at the operands' starts when it is empty).
 cublasStatus_t GemmStep::matmul(const cublasLtMatmulAlgo_t& algo, void* workspace, int64_t bytes, cudaStream_t stream) {
   const Descriptors& d = *descriptors_;
-  return cublasLtMatmul(handle_, d.matmul, &config_.alpha, pointers_.a, d.a, pointers_.b, d.b, &config_.beta,
-                        pointers_.c, d.d, pointers_.d, d.d, &algo, workspace, static_cast<size_t>(bytes), stream);
+  static const std::vector<GemmCallOffsets> kOneCall{GemmCallOffsets{}};
+  for (const GemmCallOffsets& call : config_.calls.empty() ? kOneCall : config_.calls) {
+    cublasStatus_t status =
+        cublasLtMatmul(handle_, d.matmul, &config_.alpha, at(pointers_.a, call.a), d.a, at(pointers_.b, call.b), d.b,
+                       &config_.beta, at(pointers_.c, call.d), d.d, at(pointers_.d, call.d), d.d, &algo, workspace,
+                       static_cast<size_t>(bytes), stream);
+    if (status != CUBLAS_STATUS_SUCCESS) return status;
+  }
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 // The candidate's mean milliseconds over `runs`, or infinity when cuBLASLt refuses to run it.
@@ -132,10 +166,10 @@ GemmChoice GemmStep::find_algorithm(cudaStream_t stream, void* workspace, int64_
   std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, decltype(&cublasLtMatmulPreferenceDestroy)> owner(
       preference, cublasLtMatmulPreferenceDestroy);
   set_preference(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, static_cast<uint64_t>(bytes));
-  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment_of(pointers_.a));
-  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment_of(pointers_.b));
-  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment_of(pointers_.c));
-  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment_of(pointers_.d));
+  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment('a'));
+  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment('b'));
+  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment('c'));
+  set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment('d'));
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(candidates));
   int returned = 0;
   const Descriptors& d = *descriptors_;
@@ -167,9 +201,10 @@ void GemmStep::enqueue(cudaStream_t stream) {
 }
 
 std::string GemmStep::describe() const {
+  std::string calls = config_.calls.empty() ? "" : fmt::format(" x {} calls", config_.calls.size());
   return fmt::format(
-      "cuBLASLt m {} n {} k {} batch {}, epilogue {}, {}, candidate {} of {} ({:.3f} ms), workspace {} B", config_.m,
-      config_.n, config_.k, config_.batch, epilogue_name(epilogue_of(config_)),
+      "cuBLASLt m {} n {} k {} batch {}{}, epilogue {}, {}, candidate {} of {} ({:.3f} ms), workspace {} B", config_.m,
+      config_.n, config_.k, config_.batch, calls, epilogue_name(epilogue_of(config_)),
       math_ == MathMode::strict ? "CUBLAS_COMPUTE_32F" : "CUBLAS_COMPUTE_32F_FAST_TF32", choice_.rank + 1,
       choice_.candidates, choice_.ms, choice_.workspace_bytes);
 }

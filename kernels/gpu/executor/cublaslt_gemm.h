@@ -59,6 +59,8 @@ class GemmStep : public StepRunner {
  private:
   struct Descriptors;
   cublasStatus_t matmul(const cublasLtMatmulAlgo_t& algo, void* workspace, int64_t bytes, cudaStream_t stream);
+  // The alignment of operand 'a', 'b', 'c' or 'd' that every call's address keeps.
+  uint32_t alignment(char operand) const;
   float time_candidate(const cublasLtMatmulHeuristicResult_t& candidate, cudaStream_t stream, void* workspace,
                        int64_t bytes, int runs);
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace pet::gpu {
@@ -38,7 +39,63 @@ std::vector<int64_t> without_leading_ones(std::vector<int64_t> dims) {
   return {dims.begin() + static_cast<int64_t>(ones), dims.end()};
 }
 
-std::optional<RowMajorProduct> matmul_product(const Shape& a, const Shape& b, std::string& refusal) {
+// `dims` with ones in front up to `rank`, numpy's alignment of batch dims from the right.
+std::vector<int64_t> ones_in_front(const std::vector<int64_t>& dims, size_t rank) {
+  std::vector<int64_t> padded(rank - dims.size(), 1);
+  padded.insert(padded.end(), dims.begin(), dims.end());
+  return padded;
+}
+
+// Elements between consecutive indices of each dim of a batch of `matrix`-element matrices; 0
+// where the dim is 1 (broadcast).
+std::vector<int64_t> batch_strides(const std::vector<int64_t>& dims, int64_t matrix) {
+  std::vector<int64_t> strides(dims.size(), 0);
+  int64_t step = matrix;
+  for (size_t d = dims.size(); d-- > 0;) {
+    strides[d] = dims[d] == 1 ? 0 : step;
+    step *= dims[d];
+  }
+  return strides;
+}
+
+// Batch dims that broadcast partially: the trailing run of equal extents is the strided batch, the
+// dims before it are enumerated (last fastest), one call each; nullopt beyond kMaxGemmCalls.
+std::optional<std::vector<GemmCallOffsets>> outer_calls(const std::vector<int64_t>& a_batch,
+                                                        const std::vector<int64_t>& b_batch, RowMajorProduct& p,
+                                                        int64_t m) {
+  size_t rank = std::max(a_batch.size(), b_batch.size());
+  std::vector<int64_t> a = ones_in_front(a_batch, rank), b = ones_in_front(b_batch, rank), d(rank);
+  for (size_t i = 0; i < rank; ++i) d[i] = std::max(a[i], b[i]);
+  size_t split = rank;
+  while (split > 0 && a[split - 1] == b[split - 1]) --split;
+  std::vector<int64_t> outer(d.begin(), d.begin() + static_cast<int64_t>(split));
+  if (product(outer) > kMaxGemmCalls) return std::nullopt;
+  std::vector<int64_t> a_strides = batch_strides(a, m * p.k), b_strides = batch_strides(b, p.k * p.columns),
+                       d_strides = batch_strides(d, m * p.columns);
+  p.batch = product({d.begin() + static_cast<int64_t>(split), d.end()});
+  p.stride_a = m * p.k;
+  p.stride_b = p.k * p.columns;
+  std::vector<GemmCallOffsets> calls;
+  std::vector<int64_t> index(split, 0);
+  for (int64_t call = 0; call < product(outer); ++call) {
+    int64_t rest = call;
+    for (size_t i = split; i-- > 0;) {
+      index[i] = rest % outer[i];
+      rest /= outer[i];
+    }
+    GemmCallOffsets offsets;
+    for (size_t i = 0; i < split; ++i) {  // the node's A is cuBLASLt's B and its B cuBLASLt's A
+      offsets.b += index[i] * a_strides[i];
+      offsets.a += index[i] * b_strides[i];
+      offsets.d += index[i] * d_strides[i];
+    }
+    calls.push_back(offsets);
+  }
+  return calls;
+}
+
+std::optional<RowMajorProduct> matmul_product(const Shape& a, const Shape& b, std::string& refusal,
+                                              std::vector<GemmCallOffsets>& calls) {
   RowMajorProduct p;
   int64_t m = a.rank() == 1 ? 1 : a[a.rank() - 2];
   p.k = a[a.rank() - 1];
@@ -54,14 +111,17 @@ std::optional<RowMajorProduct> matmul_product(const Shape& a, const Shape& b, st
   p.stride_b = p.k * p.columns;
   p.stride_d = m * p.columns;
   if (a_count == 1) return p;
-  if (without_leading_ones(a_batch) != without_leading_ones(b_batch)) {
-    refusal = fmt::format(
-        "its batch dims [{}] and [{}] broadcast partially, and one strided batch takes equal "
-        "batches or a single matrix on one side",
-        fmt::join(a_batch, ","), fmt::join(b_batch, ","));
+  if (without_leading_ones(a_batch) == without_leading_ones(b_batch)) {
+    p.stride_a = m * p.k;
+    return p;
+  }
+  std::optional<std::vector<GemmCallOffsets>> outer = outer_calls(a_batch, b_batch, p, m);
+  if (!outer) {
+    refusal = fmt::format("its batch dims [{}] and [{}] broadcast partially over more than {} strided batches",
+                          fmt::join(a_batch, ","), fmt::join(b_batch, ","), kMaxGemmCalls);
     return std::nullopt;
   }
-  p.stride_a = m * p.k;
+  calls = std::move(*outer);
   return p;
 }
 
@@ -124,9 +184,14 @@ std::string epilogue_refusal(const Graph& graph, const Step& step, int64_t colum
 
 std::string GemmConfig::key() const {
   auto layout = [](const LtLayout& l) { return fmt::format("{}x{}/{}/{}", l.rows, l.cols, l.ld, l.batch_stride); };
-  return fmt::format("m {} n {} k {} batch {} a {}{} b {}{} d {} c {} bias {} relu {}", m, n, k, batch,
-                     layout(layout_a), transpose_a ? "T" : "N", layout(layout_b), transpose_b ? "T" : "N",
-                     layout(layout_d), c != kNoValue, bias != kNoValue, relu);
+  std::string text = fmt::format("m {} n {} k {} batch {} a {}{} b {}{} d {} c {} bias {} relu {}", m, n, k, batch,
+                                 layout(layout_a), transpose_a ? "T" : "N", layout(layout_b), transpose_b ? "T" : "N",
+                                 layout(layout_d), c != kNoValue, bias != kNoValue, relu);
+  if (!calls.empty()) {
+    text += fmt::format(" calls {}:", calls.size());
+    for (const GemmCallOffsets& call : calls) text += fmt::format(" {}/{}/{}", call.a, call.b, call.d);
+  }
+  return text;
 }
 
 GemmPreparation prepare_gemm(const Graph& graph, const Step& step) {
@@ -134,8 +199,9 @@ GemmPreparation prepare_gemm(const Graph& graph, const Step& step) {
   const Shape& a = graph.value(node.inputs[0]).type.shape;
   const Shape& b = graph.value(node.inputs[1]).type.shape;
   std::string refusal;
-  std::optional<RowMajorProduct> product =
-      node.op() == "Gemm" ? std::optional<RowMajorProduct>(gemm_product(node, a, b)) : matmul_product(a, b, refusal);
+  std::vector<GemmCallOffsets> calls;
+  std::optional<RowMajorProduct> product = node.op() == "Gemm" ? std::optional<RowMajorProduct>(gemm_product(node, a, b))
+                                                               : matmul_product(a, b, refusal, calls);
   if (!product) return {std::nullopt, refusal};
   if (!fits_int(product->batch)) return {std::nullopt, "its batch count exceeds cuBLASLt's int"};
   GemmConfig config;
@@ -152,6 +218,7 @@ GemmPreparation prepare_gemm(const Graph& graph, const Step& step) {
   config.bias = step.epilogue.bias;
   config.relu = step.epilogue.activation == kRelu;
   set_layouts(*product, config);
+  config.calls = std::move(calls);
   return {config, ""};
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/graph.h"
 #include "kernels/gpu/plan/plan.h"
@@ -23,6 +24,16 @@ struct LtLayout {
   bool operator==(const LtLayout&) const = default;
 };
 
+// Where one call of a step whose batch dims broadcast partially starts: offsets in elements from
+// the start of cuBLASLt's A and B and of D (C, when read, shares D's).
+struct GemmCallOffsets {
+  int64_t a = 0, b = 0, d = 0;
+  bool operator==(const GemmCallOffsets&) const = default;
+};
+
+// The most calls one step may make (a partial broadcast's outer batch).
+constexpr int64_t kMaxGemmCalls = 64;
+
 struct GemmConfig {
   ValueId a = kNoValue;     // cuBLASLt's A: the node's B
   ValueId b = kNoValue;     // cuBLASLt's B: the node's A
@@ -35,6 +46,9 @@ struct GemmConfig {
   LtLayout layout_a, layout_b, layout_d;          // C shares D's layout
   int64_t m = 0, n = 0, k = 0;  // cuBLASLt's: m = the node's N, n = its M (a folded batch's rows included)
   int batch = 1;
+  // Empty: one call. Else one strided batch of `batch` per entry, in order: the outer batch dims
+  // where one operand broadcasts and the other does not.
+  std::vector<GemmCallOffsets> calls;
   float alpha = 1, beta = 0;
 
   // The heuristic's cache key: shapes, layouts, transposes, epilogue and whether C is read.
@@ -42,9 +56,11 @@ struct GemmConfig {
 };
 
 // The config of `step` (a cublaslt_gemm step of `graph`), or why cuBLASLt cannot run it: batch
-// dims that broadcast partially (one strided batch takes equal batches or one side's single
-// matrix), a computed C that broadcasts, an activation other than ReLU, a count beyond int.
-// A MatMul whose B is one matrix folds A's batch into its rows: one larger GEMM.
+// dims that broadcast partially beyond kMaxGemmCalls strided batches, a computed C that
+// broadcasts, an activation other than ReLU, a count beyond int. A MatMul whose B is one matrix
+// folds A's batch into its rows: one larger GEMM. Batch dims that broadcast partially ([2,12]
+// against [1,12]) are one strided batch over their longest trailing run of equal extents, called
+// once per index of the dims before it.
 struct GemmPreparation {
   std::optional<GemmConfig> config;
   std::string refusal;  // empty when config is set

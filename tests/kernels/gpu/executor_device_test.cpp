@@ -118,15 +118,15 @@ TEST(GpuExecutor, CommandUsageErrorsNameTheFix) {
 TEST(GpuRuntime, RefusesAModelTheExecutorCannotRunByIndexAndNeedsADevice) {
   std::unique_ptr<runtime::Runtime> gpu = open_gpu_runtime();
   Graph refused = parse_graph(R"(graph "g" opset 13 {
-  input %a : f32[2,1,3,4]
-  input %b : f32[1,5,4,6]
-  %y = MatMul(%a, %b) : f32[2,5,3,6]
+  input %x : f32[1,4,6,6]
+  const %w : f32[4,2,2,2] = random(1)
+  %y = Conv[dilations=[1,1], group=2, pads=[0,0,1,1], strides=[2,2]](%x, %w) : f32[1,4,3,3]
   output %y
 })");
   std::string conv = serialize_onnx(model("conv_relu"));
   try {
     gpu->time_models({conv, serialize_onnx(refused)}, {});
-    FAIL() << "the partly broadcast MatMul was timed";
+    FAIL() << "the grouped Conv padded at one end only was timed";
   } catch (const runtime::ModelRejected& rejected) {
     EXPECT_EQ(rejected.index(), 1u);
   }
@@ -185,8 +185,8 @@ TEST_P(DeviceModel, StaysNearTheCpuWithTf32) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TestModels, DeviceModel,
-                         ::testing::Values("conv_block", "conv_nd", "conv_columns", "mlp", "attention", "correction",
-                                           "layer_norm_ops"));
+                         ::testing::Values("conv_block", "conv_nd", "conv_columns", "matmul_broadcast", "mlp",
+                                           "attention", "correction", "layer_norm_ops"));
 
 // The convolution steps' load lines of `graph` loaded with `options`.
 std::vector<std::string> conv_lines(const Graph& graph, const ExecutorOptions& options, GpuModelLoad& loaded) {

@@ -293,16 +293,29 @@ TEST(GemmConfig, BatchedMatMulsStrideBothSidesOrShareOneMatrix) {
             "m 8 n 8 k 16 batch 8 a 8x16/8/128N b 16x8/16/0N d 8x8/8/64 c false bias false relu false");
 }
 
-TEST(GemmConfig, PartlyBroadcastBatchesAreRefusedByName) {
+// Before: MatMul(a[2,3,4,5], b[1,3,5,6]). After: a strided batch of 3 over the trailing equal dim,
+// called for a's two outer matrices (b's offset stays 0); against c[2,1,4,5] no dim is equal
+// from the right, so six calls of one matrix each.
+TEST(GemmConfig, PartlyBroadcastBatchesAreOneStridedBatchPerOuterIndex) {
+  HostProgram program = prepare_host_program(read_model(model_path("matmul_broadcast"), {}));
+  ASSERT_EQ(program.steps.size(), 2u);
+  EXPECT_EQ(program.steps[0].gemm->key(),
+            "m 6 n 4 k 5 batch 3 a 6x5/6/30N b 5x4/5/20N d 6x4/6/24 c false bias false relu false calls 2: 0/0/0 "
+            "0/60/72");
+  EXPECT_EQ(program.steps[1].gemm->key(),
+            "m 6 n 4 k 5 batch 1 a 6x5/6/30N b 5x4/5/20N d 6x4/6/24 c false bias false relu false calls 6: 0/0/0 "
+            "30/0/24 60/0/48 0/20/72 30/20/96 60/20/120");
+}
+
+TEST(GemmConfig, PartlyBroadcastBatchesBeyondTheCallLimitAreRefusedByName) {
   EXPECT_EQ(refusal(R"(graph "g" opset 13 {
-  input %a : f32[2,1,3,4]
+  input %a : f32[65,1,3,4]
   input %b : f32[1,5,4,6]
-  %y = MatMul(%a, %b) : f32[2,5,3,6]
+  %y = MatMul(%a, %b) : f32[65,5,3,6]
   output %y
 })"),
-            "pet-gpu's executor cannot run step 0 (cublaslt-gemm, node 'y', op MatMul): its batch dims [2,1] and [1,5] "
-            "broadcast partially, and one strided batch takes equal batches or a single matrix on one side; "
-            "run this model on a CPU target (--target ort-cpu)");
+            "pet-gpu's executor cannot run step 0 (cublaslt-gemm, node 'y', op MatMul): its batch dims [65,1] and [1,5] "
+            "broadcast partially over more than 64 strided batches; run this model on a CPU target (--target ort-cpu)");
 }
 
 // A written model's correction runs on the device: its patch (Slice, then Sigmoid) as generated
@@ -377,8 +390,8 @@ TEST_P(ExecutorModel, ExportsAsAModelTheOnnxCheckerAccepts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TestModels, ExecutorModel,
-                         ::testing::Values("conv_relu", "conv_block", "conv_nd", "conv_columns", "mlp", "attention",
-                                           "correction", "layer_norm_ops"));
+                         ::testing::Values("conv_relu", "conv_block", "conv_nd", "conv_columns", "matmul_broadcast", "mlp",
+                                           "attention", "correction", "layer_norm_ops"));
 
 TEST(ConvDecisionCache, ALaterLoadReadsWhatAnEarlierOneRecordedForItsDeviceOnly) {
   fs::path file = fs::path(::testing::TempDir()) / "pet_conv_decisions.tsv";
