@@ -153,19 +153,33 @@ void set_layouts(const RowMajorProduct& p, GemmConfig& config) {
   config.batch = static_cast<int>(p.batch);
 }
 
-// Empty when Gemm's C can be read; sets c and c_expanded.
-std::string set_gemm_c(const Graph& graph, const Node& gemm, const RowMajorProduct& p, GemmConfig& config) {
+// Whether `shape` is one value per column of a [rows, columns] product: [columns] or [1, columns].
+bool per_column(const Shape& shape, int64_t columns) {
+  return shape == Shape{columns} || shape == Shape{1, columns};
+}
+
+// Empty when Gemm's C can be read; sets c and c_expanded, or (a computed C of one value per column
+// with beta 1) bias: cuBLASLt's BIAS epilogue adds it to every row, unscaled.
+std::string set_gemm_c(const Graph& graph, const Node& gemm, const RowMajorProduct& p, const Step& step,
+                       GemmConfig& config) {
   if (gemm.inputs.size() < 3 || gemm.inputs[2] == kNoValue || config.beta == 0.0f) return "";
   const Value& c = graph.value(gemm.inputs[2]);
-  config.c = gemm.inputs[2];
   if (c.constant) {
+    config.c = gemm.inputs[2];
     config.c_expanded = true;
     return "";
   }
-  if (c.type.shape == Shape{p.rows, p.columns}) return "";
+  if (c.type.shape == Shape{p.rows, p.columns}) {
+    config.c = gemm.inputs[2];
+    return "";
+  }
+  if (per_column(c.type.shape, p.columns) && config.beta == 1.0f && step.epilogue.bias == kNoValue) {
+    config.bias = gemm.inputs[2];
+    return "";
+  }
   return fmt::format(
-      "its C '{}' of shape {} is a computed value that broadcasts to [{},{}], and cuBLASLt reads C "
-      "as a full matrix",
+      "its C '{}' of shape {} is a computed value that broadcasts to [{},{}] otherwise than one value per column "
+      "added once, and cuBLASLt reads C as a full matrix",
       c.name, c.type.shape.to_string(), p.rows, p.columns);
 }
 
@@ -212,10 +226,10 @@ GemmPreparation prepare_gemm(const Graph& graph, const Step& step) {
     config.alpha = static_cast<float>(node.attrs.get_float("alpha"));
     config.beta = static_cast<float>(node.attrs.get_float("beta"));
   }
-  if (std::string why = set_gemm_c(graph, node, *product, config); !why.empty()) return {std::nullopt, why};
+  if (std::string why = set_gemm_c(graph, node, *product, step, config); !why.empty()) return {std::nullopt, why};
   if (config.c == kNoValue) config.beta = 0.0f;
   if (std::string why = epilogue_refusal(graph, step, product->columns); !why.empty()) return {std::nullopt, why};
-  config.bias = step.epilogue.bias;
+  if (config.bias == kNoValue) config.bias = step.epilogue.bias;
   config.relu = step.epilogue.activation == kRelu;
   set_layouts(*product, config);
   config.calls = std::move(calls);

@@ -40,7 +40,8 @@ struct GemmConfig {
   ValueId c = kNoValue;     // Gemm's C when beta != 0, else kNoValue (cuBLASLt then reads D as C, times 0)
   bool c_expanded = false;  // C is a weight broadcast to the full [M, N] at load (gemm_c_matrix)
   ValueId d = kNoValue;     // the step's output
-  ValueId bias = kNoValue;  // a weight of N or 1 values, added per column (CUBLASLT_EPILOGUE_BIAS)
+  ValueId bias = kNoValue;  // a weight of N or 1 values, or a computed C of N (Gemm, beta 1), added
+                            // per column (CUBLASLT_EPILOGUE_BIAS)
   bool relu = false;
   bool transpose_a = false, transpose_b = false;  // cuBLASLt's op on its A and B
   LtLayout layout_a, layout_b, layout_d;          // C shares D's layout
@@ -57,7 +58,8 @@ struct GemmConfig {
 
 // The config of `step` (a cublaslt_gemm step of `graph`), or why cuBLASLt cannot run it: batch
 // dims that broadcast partially beyond kMaxGemmCalls strided batches, a computed C that
-// broadcasts, an activation other than ReLU, a count beyond int. A MatMul whose B is one matrix
+// broadcasts otherwise than one value per column with beta 1 (that one is the BIAS epilogue's
+// vector), an activation other than ReLU, a count beyond int. A MatMul whose B is one matrix
 // folds A's batch into its rows: one larger GEMM. Batch dims that broadcast partially ([2,12]
 // against [1,12]) are one strided batch over their longest trailing run of equal extents, called
 // once per index of the dims before it.

@@ -233,7 +233,9 @@ class RunnerBuilder {
     GemmPointers pointers{memory_.pointer(config.a), memory_.pointer(config.b), nullptr, memory_.pointer(config.d),
                           nullptr};
     pointers.c = gemm_c(config, pointers.d);
-    if (config.bias != kNoValue)
+    if (config.bias != kNoValue && !state_.graph.is_constant(config.bias))
+      pointers.bias = memory_.pointer(config.bias);  // a computed C of one value per column
+    else if (config.bias != kNoValue)
       pointers.bias = memory_.prepared(config.bias, fmt::format("gemm_bias {}", config.m), [&] {
         return per_channel_values(*state_.graph.value(config.bias).constant, config.m);
       });

@@ -69,6 +69,15 @@ TEST(GpuExecutor, ConvEnginesOutOfRangeIsAUsageError) {
   }
 }
 
+// --conv-columns takes timed, always or off, on every command that loads a model.
+TEST(GpuExecutor, ConvColumnsOtherThanItsThreeWordsIsAUsageError) {
+  for (const char* command : {"check", "time", "serve"}) {
+    Ran ran = pet_gpu({command, model_path("conv_relu"), "--conv-columns", "sometimes"});
+    EXPECT_EQ(ran.status, 2) << command << ": " << ran.err;
+    EXPECT_EQ(ran.err, "pet-gpu: error: --conv-columns takes timed, always or off, not 'sometimes'\n") << command;
+  }
+}
+
 // serve loads once and answers each request line in order: a time request with the time command's
 // line, anything else with an error naming it; quit ends it, so the request after it is never read.
 TEST(GpuExecutor, ServeAnswersEachTimeRequestAndEndsAtQuit) {

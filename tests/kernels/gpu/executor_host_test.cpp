@@ -298,13 +298,36 @@ TEST(GemmConfig, BatchedMatMulsStrideBothSidesOrShareOneMatrix) {
 // from the right, so six calls of one matrix each.
 TEST(GemmConfig, PartlyBroadcastBatchesAreOneStridedBatchPerOuterIndex) {
   HostProgram program = prepare_host_program(read_model(model_path("matmul_broadcast"), {}));
-  ASSERT_EQ(program.steps.size(), 2u);
+  ASSERT_EQ(program.steps.size(), 4u);
   EXPECT_EQ(program.steps[0].gemm->key(),
             "m 6 n 4 k 5 batch 3 a 6x5/6/30N b 5x4/5/20N d 6x4/6/24 c false bias false relu false calls 2: 0/0/0 "
             "0/60/72");
   EXPECT_EQ(program.steps[1].gemm->key(),
             "m 6 n 4 k 5 batch 1 a 6x5/6/30N b 5x4/5/20N d 6x4/6/24 c false bias false relu false calls 6: 0/0/0 "
             "30/0/24 60/0/48 0/20/72 30/20/96 60/20/120");
+}
+
+// Before: Gemm(f, w, relu(s)) with beta 1 and s computed, one value per column. After: no C; the
+// BIAS epilogue adds relu(s) to every row (cuBLASLt's per-row vector of its transposed product).
+TEST(GemmConfig, AComputedPerColumnCWithBetaOneIsTheBiasEpiloguesVector) {
+  Graph graph = read_model(model_path("matmul_broadcast"), {});
+  HostProgram program = prepare_host_program(graph);
+  const StepProgram& gemm = program.steps.back();
+  ASSERT_TRUE(gemm.gemm.has_value());
+  EXPECT_EQ(graph.value(gemm.gemm->bias).name, "cs");
+  EXPECT_EQ(gemm.gemm->c, kNoValue);
+  EXPECT_EQ(gemm.gemm->beta, 0.0f);
+  EXPECT_EQ(gemm.gemm->alpha, 0.5f);
+  EXPECT_EQ(refusal(R"(graph "g" opset 13 {
+  input %f : f32[4,5]
+  input %s : f32[4,1]
+  const %w : f32[6,5] = random(1)
+  %g = Gemm[alpha=1.0, beta=1.0, transA=0, transB=1](%f, %w, %s) : f32[4,6]
+  output %g
+})"),
+            "pet-gpu's executor cannot run step 0 (cublaslt-gemm, node 'g', op Gemm): its C 's' of shape 4x1 is a "
+            "computed value that broadcasts to [4,6] otherwise than one value per column added once, and cuBLASLt "
+            "reads C as a full matrix; run this model on a CPU target (--target ort-cpu)");
 }
 
 TEST(GemmConfig, PartlyBroadcastBatchesBeyondTheCallLimitAreRefusedByName) {
