@@ -15,6 +15,16 @@ namespace {
 
 bool fits_int(int64_t value) { return value >= 0 && value <= std::numeric_limits<int>::max(); }
 
+// Inside the GEMM where C can carry the one thing added (a weight bias or the residual), else the
+// kernel.
+ColumnEpilogue column_epilogue(const ConvConfig& config) {
+  bool bias = config.bias != kNoValue, residual = config.residual != kNoValue;
+  if (bias && residual) return ColumnEpilogue::kernel;
+  if (bias) return config.bias_is_weight ? ColumnEpilogue::bias_as_c : ColumnEpilogue::kernel;
+  if (residual) return ColumnEpilogue::residual_as_c;
+  return config.relu ? ColumnEpilogue::in_gemm_relu : ColumnEpilogue::none;
+}
+
 }  // namespace
 
 std::optional<ColumnPlan> column_plan(const ConvConfig& config) {
@@ -28,6 +38,14 @@ std::optional<ColumnPlan> column_plan(const ConvConfig& config) {
   if (plan.bytes > kMaxColumnBytes || !fits_int(plan.rows * plan.pixels) || !fits_int(filters * plan.pixels))
     return std::nullopt;
   GemmConfig& gemm = plan.gemm;
+  plan.epilogue = column_epilogue(config);
+  gemm.relu = config.relu && plan.epilogue != ColumnEpilogue::kernel;
+  if (plan.epilogue == ColumnEpilogue::bias_as_c || plan.epilogue == ColumnEpilogue::residual_as_c) gemm.beta = 1;
+  if (plan.epilogue == ColumnEpilogue::residual_as_c) gemm.c = config.residual;
+  if (plan.epilogue == ColumnEpilogue::bias_as_c) {
+    gemm.c = config.bias;
+    gemm.c_expanded = true;  // column_bias_matrix, prepared at load
+  }
   gemm.b = config.w;
   gemm.d = config.y;
   gemm.m = plan.pixels;
@@ -39,6 +57,14 @@ std::optional<ColumnPlan> column_plan(const ConvConfig& config) {
   gemm.layout_b = {static_cast<uint64_t>(plan.rows), static_cast<uint64_t>(filters), plan.rows, 0};
   gemm.layout_d = {rows, static_cast<uint64_t>(filters), plan.pixels, filters * plan.pixels};
   return plan;
+}
+
+std::vector<float> column_bias_matrix(const std::vector<float>& bias, int64_t images, int64_t pixels) {
+  std::vector<float> matrix;
+  matrix.reserve(static_cast<size_t>(images * pixels) * bias.size());
+  for (int64_t n = 0; n < images; ++n)
+    for (float value : bias) matrix.insert(matrix.end(), static_cast<size_t>(pixels), value);
+  return matrix;
 }
 
 bool column_path_offered(const ConvConfig& config) {

@@ -95,6 +95,7 @@ ConvPreparation prepare_conv(const Graph& graph, const Step& step) {
   config.w = conv.inputs[1];
   config.y = y;
   config.bias = step.epilogue.bias;
+  config.bias_is_weight = config.bias != kNoValue && graph.is_constant(config.bias);
   config.residual = step.epilogue.residual;
   config.relu = step.epilogue.activation == kRelu;
   return {config, ""};

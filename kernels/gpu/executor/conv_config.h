@@ -19,6 +19,7 @@ struct ConvConfig {
   int groups = 1;
   ValueId x = kNoValue, w = kNoValue, y = kNoValue;  // the Conv's input and filter, the step's output
   ValueId bias = kNoValue;                           // per output channel (the epilogue's)
+  bool bias_is_weight = false;                       // a constant, prepared once at load
   ValueId residual = kNoValue;                       // a value of the output's type, added before the ReLU
   bool relu = false;
 

@@ -99,8 +99,9 @@ class RunnerBuilder {
     const codegen::GeneratedKernel& im2col = *program.columns;
     auto columns = std::make_unique<KernelStep>(state_.kernels->function(im2col.name), im2col.name, im2col.launch,
                                                 std::vector<void*>{memory_.pointer(config.x), state_.columns.data()});
-    void* y = memory_.pointer(config.y);
-    GemmPointers pointers{state_.columns.data(), memory_.pointer(config.w), y, y, nullptr};
+    GemmPointers pointers{state_.columns.data(), memory_.pointer(config.w), nullptr, memory_.pointer(config.y),
+                          nullptr};
+    pointers.c = column_c(config, *plan, pointers.d);
     auto gemm = std::make_unique<GemmStep>(state_.context->cublaslt(), plan->gemm, state_.options.math, pointers,
                                            state_.workspace);
     gemm->use(searched(results_.gemm, settings_ + gemm->search_key(), [&] {
@@ -108,8 +109,22 @@ class RunnerBuilder {
                                   state_.options.gemm_search_runs);
     }));
     std::unique_ptr<StepRunner> epilogue;
-    if (program.epilogue) epilogue = epilogue_step(config, *program.epilogue);
+    if (plan->epilogue == ColumnEpilogue::kernel) {
+      PET_CHECK(program.epilogue.has_value(), "a column convolution needs the epilogue the host program did not generate");
+      epilogue = epilogue_step(config, *program.epilogue);
+    }
     return std::make_unique<ColumnConvStep>(std::move(columns), std::move(gemm), std::move(epilogue));
+  }
+
+  // The column GEMM's C: the residual, the bias expanded to the output's shape, or D (read times 0).
+  void* column_c(const ConvConfig& config, const ColumnPlan& plan, void* d) {
+    if (plan.epilogue == ColumnEpilogue::residual_as_c) return memory_.pointer(config.residual);
+    if (plan.epilogue != ColumnEpilogue::bias_as_c) return d;
+    return memory_.prepared(
+        config.bias, fmt::format("conv_bias_columns {}x{}x{}", plan.images, config.channels(), plan.pixels), [&] {
+          return column_bias_matrix(per_channel_values(*state_.graph.value(config.bias).constant, config.channels()),
+                                    plan.images, plan.pixels);
+        });
   }
 
   // cuDNN's runner and the column path's timed in turn, twice each, the faster kept; decided once

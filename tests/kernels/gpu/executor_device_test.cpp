@@ -309,7 +309,7 @@ TEST(GpuExecutor, TheColumnPathAlwaysTakenMatchesTheCpuAndOffRefusesAsymmetricPa
   GpuModelLoad loaded;
   std::vector<std::string> lines = conv_lines(model("conv_columns"), always, loaded);
   ASSERT_TRUE(loaded.model) << loaded.status.message;
-  ASSERT_EQ(lines.size(), 3u);
+  ASSERT_EQ(lines.size(), 5u);  // bias as C + RELU, plain, the epilogue kernel, residual as C + RELU, RELU
   for (const std::string& line : lines) EXPECT_NE(line.find("im2col + cuBLASLt"), std::string::npos) << line;
   ExecutorOptions off;
   off.conv_columns = ColumnPath::off;

@@ -182,6 +182,58 @@ TEST(ConvColumns, ThePlanIsOneStridedBatchOfFilterTimesColumns) {
   EXPECT_FALSE(column_plan(config).has_value());
 }
 
+// What the GEMM takes of the epilogue: a weight bias as C (expanded), a residual as C, the ReLU as
+// cuBLASLt's RELU after either; a bias with a residual, or a computed bias, leaves all of it to
+// the generated epilogue kernel.
+TEST(ConvColumns, TheGemmReadsOneAddedTermAsCAndAppliesTheRelu) {
+  ConvConfig config;
+  config.input = {2, 8, 5, 5};
+  config.filter = {4, 8, 3, 3};
+  config.output = {2, 4, 5, 5};
+  config.pads = config.pads_end = {1, 1};
+  config.strides = config.dilations = {1, 1};
+  config.relu = true;
+  EXPECT_EQ(column_plan(config)->epilogue, ColumnEpilogue::in_gemm_relu);
+  EXPECT_TRUE(column_plan(config)->gemm.relu);
+  config.bias = 5;
+  config.bias_is_weight = true;
+  ColumnPlan bias = *column_plan(config);
+  EXPECT_EQ(bias.epilogue, ColumnEpilogue::bias_as_c);
+  EXPECT_EQ(bias.gemm.key(), "m 25 n 4 k 72 batch 2 a 25x72/25/1800N b 72x4/72/0N d 25x4/25/100 c true bias false relu true");
+  EXPECT_EQ(bias.gemm.beta, 1.0f);
+  config.bias_is_weight = false;
+  EXPECT_EQ(column_plan(config)->epilogue, ColumnEpilogue::kernel);
+  EXPECT_FALSE(column_plan(config)->gemm.relu);
+  EXPECT_EQ(column_plan(config)->gemm.beta, 0.0f);
+  config.bias = kNoValue;
+  config.residual = 6;
+  ColumnPlan residual = *column_plan(config);
+  EXPECT_EQ(residual.epilogue, ColumnEpilogue::residual_as_c);
+  EXPECT_EQ(residual.gemm.c, 6);
+  config.bias = 5;
+  config.bias_is_weight = true;
+  EXPECT_EQ(column_plan(config)->epilogue, ColumnEpilogue::kernel);
+  EXPECT_EQ(column_bias_matrix({1, 2}, 2, 3), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2}));
+}
+
+// The conv_columns test model covers every way the column path applies an epilogue, and its
+// asymmetric pads, which the GPU session's device tests then run.
+TEST(ConvColumns, TheTestModelTakesEveryEpilogueOfTheColumnPath) {
+  HostProgram program = prepare_host_program(read_model(model_path("conv_columns"), {}));
+  std::vector<ColumnEpilogue> epilogues;
+  int asymmetric = 0;
+  for (const StepProgram& step : program.steps) {
+    if (!step.conv) continue;
+    ASSERT_TRUE(step.columns.has_value());
+    epilogues.push_back(column_plan(*step.conv)->epilogue);
+    asymmetric += step.conv->symmetric_pads() ? 0 : 1;
+  }
+  EXPECT_EQ(epilogues, (std::vector<ColumnEpilogue>{ColumnEpilogue::bias_as_c, ColumnEpilogue::none,
+                                                     ColumnEpilogue::kernel, ColumnEpilogue::residual_as_c,
+                                                     ColumnEpilogue::in_gemm_relu}));
+  EXPECT_EQ(asymmetric, 2);
+}
+
 // A symmetric convolution is offered the column path only while its output is small; one whose
 // columns exceed kMaxColumnBytes never.
 TEST(ConvColumns, OnlySmallOutputsOrAsymmetricPadsAreOffered) {
