@@ -10,7 +10,8 @@
 # --stages runs only the named stages, in the order given (the kit first); --cap gives a stage another time cap
 # in seconds (the measure stage's deadline and the e2e stage's last model start follow its cap);
 # --compile-models LIST: the models of the compile stage (only run when --stages names it);
-# --conv-apis-models LIST: the conv_apis stage's (likewise);
+# --conv-apis-models LIST: the conv_apis stage's (likewise); --executor-models LIST: the executor
+# stage's work models (default: every one);
 # --measure-after FILE[,FILE]: the measure stage leaves out what those results (an earlier run's on
 # this kit, carried in .device/) timed.
 # --live-models LIST: the work models of the live stage, in order (default below; <model>_b16 for
@@ -28,6 +29,7 @@ kit_archive=.device/kit.tar.xz
 only_stages=""
 compile_models=resnet18,csrnet_backend,bert_s128
 conv_apis_models=csrnet_backend,resnet18,resnet18_b16,inception_v3_299,resnet50
+executor_models=""
 measure_after=""
 live_models=resnet18,csrnet_backend,resnet18_b16,inception_v3_299,bert_s128,resnet50,csrnet,r3d_18,csrnet_backend_b16
 live_jobs=1
@@ -40,6 +42,7 @@ while (($#)); do
     --stages) only_stages="$2"; shift 2 ;;
     --compile-models) compile_models="$2"; shift 2 ;;
     --conv-apis-models) conv_apis_models="$2"; shift 2 ;;
+    --executor-models) executor_models="$2"; shift 2 ;;
     --measure-after) measure_after="$2"; shift 2 ;;
     --live-models) live_models="$2"; shift 2 ;;
     --live-db)
@@ -54,7 +57,7 @@ while (($#)); do
     --cap)
       [[ "${2:-}" =~ ^([a-z_0-9]+)=([0-9]+)$ ]] || { echo "session: --cap takes STAGE=SECONDS, got '${2:-}'" >&2; exit 2; }
       caps[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -189,6 +192,7 @@ stage_executor() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/executor.status"; exit 0; }
   for folder in "$KIT_DIR"/work/*/; do
     model=$(basename "$folder")
+    [[ -z "$EXECUTOR_MODELS" || ",$EXECUTOR_MODELS," == *",$model,"* ]] || continue
     # A folder without references (batch 16: model.pet alone) is timed, not checked.
     if [[ -f "$folder/input_0.pb" ]]; then
       for mode in --strict --tf32; do
@@ -406,7 +410,8 @@ device_library_path() {
 export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
 if [[ -n "$live_written" ]]; then mkdir -p "$live_written" && LIVE_WRITTEN=$(cd "$live_written" && pwd); else LIVE_WRITTEN="$work/live-written"; fi
 export LIVE_WRITTEN
-export COMPILE_MODELS="$compile_models" CONV_APIS_MODELS="$conv_apis_models" MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
+export COMPILE_MODELS="$compile_models" CONV_APIS_MODELS="$conv_apis_models" EXECUTOR_MODELS="$executor_models"
+export MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
 export LIVE_DB="${live_db:+$(cd "$(dirname "$live_db")" && pwd)/$(basename "$live_db")}"
 say "pet GPU session, results in $OUT"
 run_stage kit 30
