@@ -56,12 +56,12 @@ step() {  # name, command...: runs it, prints and keeps its wall time
   echo "prepare-check: $name: $(($(date +%s) - start)) s" | tee -a "$log"
 }
 
-stages=environment,unit_tests,live,e2e
-caps=(--cap live=380 --cap e2e=140)
+stages=environment,unit_tests,conv_apis,live,e2e
+caps=(--cap conv_apis=70 --cap live=310 --cap e2e=130)
 kit_flags=(--target "$target" --written --b16)
 if ((misses)); then
-  stages=environment,unit_tests,measure,live,e2e
-  caps=(--cap measure=120 --cap live=260 --cap e2e=130)
+  stages=environment,unit_tests,conv_apis,measure,live,e2e
+  caps=(--cap conv_apis=70 --cap measure=100 --cap live=220 --cap e2e=120)
   kit_flags+=(--misses)
 fi
 kit_record="commit $(git rev-parse HEAD), made with make-kit.sh ${kit_flags[*]}"
