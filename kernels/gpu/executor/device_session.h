@@ -33,6 +33,8 @@ struct EngineChoice {
 struct ColumnChoice {
   bool taken = false;
   float ms = 0, cudnn_ms = 0;
+  double disagreement = 0;  // relative L2 between its output and cuDNN's (checked when faster)
+  std::string note;         // why it was not taken, when not for its time
 };
 
 // The searches' results by key (the loader's keys, which name the settings they depend on).

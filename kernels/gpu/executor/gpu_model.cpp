@@ -117,6 +117,18 @@ const LoadSummary& GpuModel::summary() const { return state_->summary; }
 
 void GpuModel::note_fallback(std::string why) { state_->summary.fallback = std::move(why); }
 
+namespace {
+
+// Whether some convolution of `program` may take the column path by timing (one with symmetric
+// pads that it is offered); one with asymmetric pads has only the column path either way.
+bool uses_columns_by_choice(const HostProgram& program) {
+  for (const StepProgram& step : program.steps)
+    if (step.columns && step.conv->symmetric_pads()) return true;
+  return false;
+}
+
+}  // namespace
+
 GpuModelLoad load_gpu_model(const Graph& graph, const ExecutorOptions& options) {
   return load_gpu_model(graph, prepare_host_program(graph), options);
 }
@@ -157,8 +169,23 @@ GpuModelLoad load_gpu_model(const Graph& graph, HostProgram program, const Execu
   try {
     load_on_device(*state);
   } catch (const CudaFailure& failure) {
+    if (failure.status().outcome != CudaOutcome::failed) return {failure.status(), nullptr};
+    if (options.conv_columns == ColumnPath::timed && uses_columns_by_choice(state->program)) {
+      // The column path is newer still: a load it breaks runs on cuDNN alone (a convolution only
+      // it can run then refuses the load by name).
+      ExecutorOptions cudnn_only = options;
+      cudnn_only.conv_columns = ColumnPath::off;
+      HostProgram again = state->program;
+      state.reset();
+      GpuModelLoad retried = load_gpu_model(graph, std::move(again), cudnn_only, std::move(session));
+      if (retried.model)
+        retried.model->note_fallback(fmt::format("the load with the column path failed ({}); every convolution "
+                                                 "runs on cuDNN",
+                                                 failure.status().message));
+      return retried;
+    }
     bool engines_tried = options.math == MathMode::tf32 && options.conv_engines > 0;
-    if (!engines_tried || failure.status().outcome != CudaOutcome::failed) return {failure.status(), nullptr};
+    if (!engines_tried) return {failure.status(), nullptr};
     // The graph API's convolutions are the newest path: a load they break runs on the legacy API.
     ExecutorOptions legacy = options;
     legacy.conv_engines = 0;

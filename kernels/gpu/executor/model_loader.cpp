@@ -18,6 +18,8 @@
 #include "kernels/gpu/executor/conv_decision_cache.h"
 #include "kernels/gpu/executor/cudnn_conv.h"
 #include "kernels/gpu/executor/device_timing.h"
+#include "kernels/gpu/executor/model_check.h"
+#include "kernels/gpu/executor/reference.h"
 #include "kernels/gpu/executor/model_state.h"
 #include "kernels/gpu/executor/weight_layout.h"
 
@@ -82,12 +84,12 @@ class RunnerBuilder {
     }
     std::unique_ptr<ConvStep> step = cudnn_conv(config, program.epilogue);
     if (path == ColumnPath::off) return step;
-    std::unique_ptr<ColumnConvStep> columns = column_conv(program);
     if (path == ColumnPath::always) {
+      std::unique_ptr<ColumnConvStep> columns = column_conv(program);
       columns->set_note("--conv-columns always");
       return columns;
     }
-    return faster(std::move(step), std::move(columns), config);
+    return faster(std::move(step), program);
   }
 
   // The im2col kernel, the GEMM of the filter and the columns (its algorithm searched once per
@@ -127,30 +129,68 @@ class RunnerBuilder {
         });
   }
 
-  // cuDNN's runner and the column path's timed in turn, twice each, the faster kept; decided once
-  // per configuration, epilogue and operand alignment in the session.
-  std::unique_ptr<StepRunner> faster(std::unique_ptr<ConvStep> cudnn, std::unique_ptr<ColumnConvStep> columns,
-                                     const ConvConfig& config) {
+  // cuDNN's runner and the column path's timed in turn, twice each, the faster kept if its output
+  // agrees with cuDNN's (relative L2 within the math mode's check tolerance, on the load's random
+  // data); decided once per configuration, epilogue and operand alignment in the session. A
+  // column path that cuBLASLt refuses leaves cuDNN's runner, saying why.
+  std::unique_ptr<StepRunner> faster(std::unique_ptr<ConvStep> cudnn, const StepProgram& program) {
+    const ConvConfig& config = *program.conv;
     std::string key = fmt::format("columns {} align {} {} {} bias {} residual {} relu {}", config.key(),
                                   alignment_of(memory_.pointer(config.x)), alignment_of(memory_.pointer(config.w)),
                                   alignment_of(memory_.pointer(config.y)), config.bias != kNoValue,
                                   config.residual != kNoValue, config.relu);
+    std::unique_ptr<ColumnConvStep> columns;
     const ColumnChoice& choice = searched(results_.columns, settings_ + key, [&] {
       ColumnChoice made;
+      try {
+        columns = column_conv(program);
+      } catch (const CudaFailure& failure) {
+        made.note = fmt::format("the column path failed at load: {}", failure.status().message);
+        return made;
+      }
       made.cudnn_ms = cudnn->time(state_.stream(), search_.data());
       made.ms = columns->time(state_.stream(), search_.data());
       made.cudnn_ms = std::min(made.cudnn_ms, cudnn->time(state_.stream(), search_.data()));
       made.ms = std::min(made.ms, columns->time(state_.stream(), search_.data()));
       made.taken = made.ms < made.cudnn_ms;
+      if (made.taken) made.disagreement = disagreement(*cudnn, *columns, config);
+      if (made.disagreement > default_tolerance(state_.options.math)) {
+        made.taken = false;
+        made.note = fmt::format("the column path took {:.3f} ms at load, but its output differs from cuDNN's by "
+                                "relative L2 {:.3g}",
+                                made.ms, made.disagreement);
+      }
       return made;
     });
     if (!choice.taken) {
-      cudnn->note_columns(fmt::format("the column path took {:.3f} ms at load", choice.ms));
+      cudnn->note_columns(choice.note.empty() ? fmt::format("the column path took {:.3f} ms at load", choice.ms)
+                                              : choice.note);
       return cudnn;
     }
+    if (!columns) columns = column_conv(program);  // an earlier load of the session decided
     columns->set_note(fmt::format("{:.3f} ms at load against cuDNN's {:.3f} ms: {}", choice.ms, choice.cudnn_ms,
                                   cudnn->describe()));
     return columns;
+  }
+
+  // The relative L2 distance between the step's output run through cuDNN and through the column
+  // path, on the load's random data.
+  double disagreement(ConvStep& cudnn, ColumnConvStep& columns, const ConvConfig& config) {
+    Shape shape{std::vector<int64_t>(config.output.begin(), config.output.end())};
+    Tensor expected(DType::f32, shape), got(DType::f32, shape);
+    cudnn.time(state_.stream(), search_.data());
+    download_output(config, expected);
+    columns.run(state_.stream(), search_.data());
+    download_output(config, got);
+    return relative_l2_error(got, expected);
+  }
+
+  void download_output(const ConvConfig& config, Tensor& into) {
+    check_cuda(cudaMemcpyAsync(into.mutable_f32().data(), memory_.pointer(config.y),
+                               static_cast<size_t>(config.output_elements()) * sizeof(float), cudaMemcpyDeviceToHost,
+                               state_.stream()),
+               "cudaMemcpyAsync (a convolution's output, comparing the column path with cuDNN)");
+    check_cuda(cudaStreamSynchronize(state_.stream()), "cudaStreamSynchronize");
   }
 
   // The generated epilogue on y in place, with the bias and residual it adds.
