@@ -12,11 +12,11 @@ namespace pet::gpu {
 ColumnConvStep::ColumnConvStep(std::unique_ptr<StepRunner> im2col, std::unique_ptr<GemmStep> gemm,
                                std::unique_ptr<StepRunner> epilogue)
     : im2col_(std::move(im2col)), gemm_(std::move(gemm)), epilogue_(std::move(epilogue)) {
-  PET_CHECK(im2col_ != nullptr && gemm_ != nullptr, "a column convolution without its im2col kernel or GEMM");
+  PET_CHECK(gemm_ != nullptr, "a column convolution without its GEMM");
 }
 
 void ColumnConvStep::run(cudaStream_t stream, void* workspace) {
-  im2col_->enqueue(stream);
+  if (im2col_) im2col_->enqueue(stream);
   gemm_->run(stream, workspace);
   if (epilogue_) epilogue_->enqueue(stream);
 }
@@ -26,13 +26,13 @@ float ColumnConvStep::time(cudaStream_t stream, void* workspace) {
 }
 
 void ColumnConvStep::enqueue(cudaStream_t stream) {
-  im2col_->enqueue(stream);
+  if (im2col_) im2col_->enqueue(stream);
   gemm_->enqueue(stream);
   if (epilogue_) epilogue_->enqueue(stream);
 }
 
 std::string ColumnConvStep::describe() const {
-  std::string text = fmt::format("im2col + {}", gemm_->describe());
+  std::string text = fmt::format("{} + {}", im2col_ ? "im2col" : "x as the columns", gemm_->describe());
   if (epilogue_) text += "; then " + epilogue_->describe();
   if (!note_.empty()) text += fmt::format(" ({})", note_);
   return text;

@@ -1,5 +1,6 @@
-// A cudnn_conv step run on the column path (conv_columns.h): the im2col kernel, the cuBLASLt GEMM
-// of the filter and the columns, then the conv epilogue where the step has one. The loader builds
+// A cudnn_conv step run on the column path (conv_columns.h): the im2col kernel (none for a 1x1
+// kernel at stride 1 without pads, whose input is its columns), the cuBLASLt GEMM of the filter and
+// the columns, then the conv epilogue where the step has one. The loader builds
 // it beside cuDNN's runner, times both and keeps the faster; a convolution whose pads differ at the
 // two ends has only this one.
 #pragma once
@@ -30,7 +31,7 @@ class ColumnConvStep : public StepRunner {
   int64_t workspace_bytes() const override { return gemm_->workspace_bytes(); }
 
  private:
-  std::unique_ptr<StepRunner> im2col_;
+  std::unique_ptr<StepRunner> im2col_;    // null when the GEMM reads x itself
   std::unique_ptr<GemmStep> gemm_;
   std::unique_ptr<StepRunner> epilogue_;  // null when the step adds and applies nothing
   std::string note_;

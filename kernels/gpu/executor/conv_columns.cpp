@@ -33,7 +33,9 @@ std::optional<ColumnPlan> column_plan(const ConvConfig& config) {
   plan.images = config.input[0];
   plan.rows = int64_t{config.filter[1]} * config.filter[2] * config.filter[3];
   plan.pixels = int64_t{config.output[2]} * config.output[3];
-  plan.bytes = plan.images * plan.rows * plan.pixels * int64_t{sizeof(float)};
+  plan.reads_input = config.filter[2] == 1 && config.filter[3] == 1 && config.strides == std::vector<int>{1, 1} &&
+                     config.pads == std::vector<int>{0, 0} && config.pads_end == std::vector<int>{0, 0};
+  plan.bytes = plan.reads_input ? 0 : plan.images * plan.rows * plan.pixels * int64_t{sizeof(float)};
   int64_t filters = config.channels();
   if (plan.bytes > kMaxColumnBytes || !fits_int(plan.rows * plan.pixels) || !fits_int(filters * plan.pixels))
     return std::nullopt;
@@ -74,7 +76,8 @@ bool column_path_offered(const ConvConfig& config) {
 
 codegen::GeneratedKernel column_kernel(const ConvConfig& config) {
   std::optional<ColumnPlan> plan = column_plan(config);
-  PET_CHECK(plan.has_value(), "an im2col kernel for a convolution the column path cannot run");
+  PET_CHECK(plan.has_value() && !plan->reads_input,
+            "an im2col kernel for a convolution the column path cannot run or that reads its input itself");
   const std::vector<int>& x = config.input;
   int kh = config.filter[2], kw = config.filter[3], ow = config.output[3];
   int64_t elements = plan->images * plan->rows * plan->pixels;

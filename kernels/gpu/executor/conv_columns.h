@@ -34,9 +34,11 @@ enum class ColumnEpilogue : uint8_t { none, bias_as_c, residual_as_c, in_gemm_re
 // K = C * the kernel's extents and P = the output's spatial extents, all row-major.
 struct ColumnPlan {
   int64_t images = 0, rows = 0, pixels = 0;  // N, K, P
-  int64_t bytes = 0;                         // the columns buffer: N * K * P floats
+  int64_t bytes = 0;                         // the columns buffer: N * K * P floats, 0 when reads_input
+  // A 1x1 kernel at stride 1 without pads: x itself is the columns (x_n[C, H*W]), no im2col.
+  bool reads_input = false;
   ColumnEpilogue epilogue = ColumnEpilogue::none;
-  // cuBLASLt's view: A the columns (P x K column-major per image), B the filter (K x F, shared by
+  // cuBLASLt's view: A the columns or x (P x K column-major per image), B the filter (K x F, shared by
   // every image), D the output (P x F per image, that is y_n row-major), C (when read) D's layout.
   // a is kNoValue (the loader passes the columns buffer); c is the residual, or kNoValue (D read
   // times 0, or with bias_as_c the loader's expanded bias).
@@ -57,7 +59,7 @@ std::vector<float> column_bias_matrix(const std::vector<float>& bias, int64_t im
 // the two ends (cuDNN cannot run it) or its output has at most kColumnPathRows rows.
 bool column_path_offered(const ConvConfig& config);
 
-// The im2col kernel of `config`: columns[n][k][p] = x[n][c][ih][iw], zero where (ih, iw) falls in
+// The im2col kernel of `config` (internal check for a plan that reads the input itself): columns[n][k][p] = x[n][c][ih][iw], zero where (ih, iw) falls in
 // the padding, for k = (c * KH + kh) * KW + kw and p = oh * OW + ow. Parameters in0 (x) and out0
 // (the columns); the arguments name x and kNoValue (the loader's columns buffer).
 codegen::GeneratedKernel column_kernel(const ConvConfig& config);

@@ -123,7 +123,7 @@ namespace {
 // pads that it is offered); one with asymmetric pads has only the column path either way.
 bool uses_columns_by_choice(const HostProgram& program) {
   for (const StepProgram& step : program.steps)
-    if (step.columns && step.conv->symmetric_pads()) return true;
+    if (step.column_path && step.conv->symmetric_pads()) return true;
   return false;
 }
 

@@ -53,8 +53,9 @@ class Preparer {
   void prepare_conv_step(int index, const Step& step, StepProgram& prepared) const {
     ConvPreparation conv = prepare_conv(graph_, step);
     if (!conv.config) refuse(index, conv.refusal + "; run this model on a CPU target (--target ort-cpu)");
-    if (column_path_offered(*conv.config)) prepared.columns = column_kernel(*conv.config);
-    if (!conv.config->symmetric_pads() && !prepared.columns)
+    prepared.column_path = column_path_offered(*conv.config);
+    if (prepared.column_path && !column_plan(*conv.config)->reads_input) prepared.columns = column_kernel(*conv.config);
+    if (!conv.config->symmetric_pads() && !prepared.column_path)
       refuse(index, fmt::format("its pads [{}] at the start and [{}] at the end differ, which cuDNN cannot pad, and "
                                 "the column path takes no {}; run this model on a CPU target (--target ort-cpu)",
                                 fmt::join(conv.config->pads, ","), fmt::join(conv.config->pads_end, ","),

@@ -29,8 +29,8 @@ struct StepProgram {
                                                      // run after the convolution when the chosen
                                                      // algorithm rules out cuDNN's fused call or cuDNN
                                                      // refuses it
-  std::optional<codegen::GeneratedKernel> columns;   // cudnn, where the column path can run it
-                                                     // (conv_columns.h): its im2col kernel
+  bool column_path = false;                          // cudnn: the column path is offered (conv_columns.h)
+  std::optional<codegen::GeneratedKernel> columns;   // its im2col kernel, unless it reads x itself
   std::optional<GemmConfig> gemm;                    // cublaslt
   std::optional<codegen::GeneratedKernel> kernel;    // generated
 };

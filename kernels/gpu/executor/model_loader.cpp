@@ -72,7 +72,7 @@ class RunnerBuilder {
   // cuDNN's runner, the column path's, or the faster of the two as the options ask (conv_columns.h).
   std::unique_ptr<StepRunner> conv(const StepProgram& program, int index) {
     const ConvConfig& config = *program.conv;
-    ColumnPath path = program.columns ? state_.options.conv_columns : ColumnPath::off;
+    ColumnPath path = program.column_path ? state_.options.conv_columns : ColumnPath::off;
     if (!config.symmetric_pads()) {
       if (path == ColumnPath::off)
         throw UserError(fmt::format("pet-gpu's executor cannot run {} with --conv-columns off: its pads differ at the "
@@ -98,11 +98,14 @@ class RunnerBuilder {
     const ConvConfig& config = *program.conv;
     std::optional<ColumnPlan> plan = column_plan(config);
     PET_CHECK(plan && plan->bytes <= state_.columns.bytes(), "a column convolution outgrew the columns buffer");
-    const codegen::GeneratedKernel& im2col = *program.columns;
-    auto columns = std::make_unique<KernelStep>(state_.kernels->function(im2col.name), im2col.name, im2col.launch,
-                                                std::vector<void*>{memory_.pointer(config.x), state_.columns.data()});
-    GemmPointers pointers{state_.columns.data(), memory_.pointer(config.w), nullptr, memory_.pointer(config.y),
-                          nullptr};
+    std::unique_ptr<StepRunner> columns;
+    if (!plan->reads_input) {
+      const codegen::GeneratedKernel& im2col = *program.columns;
+      columns = std::make_unique<KernelStep>(state_.kernels->function(im2col.name), im2col.name, im2col.launch,
+                                             std::vector<void*>{memory_.pointer(config.x), state_.columns.data()});
+    }
+    void* a = plan->reads_input ? static_cast<void*>(memory_.pointer(config.x)) : state_.columns.data();
+    GemmPointers pointers{a, memory_.pointer(config.w), nullptr, memory_.pointer(config.y), nullptr};
     pointers.c = column_c(config, *plan, pointers.d);
     auto gemm = std::make_unique<GemmStep>(state_.context->cublaslt(), plan->gemm, state_.options.math, pointers,
                                            state_.workspace);
@@ -365,7 +368,7 @@ int64_t columns_bytes(const GpuModel::State& state) {
   int64_t bytes = 0;
   if (state.options.conv_columns == ColumnPath::off) return bytes;
   for (const StepProgram& step : state.program.steps)
-    if (step.columns) bytes = std::max(bytes, column_plan(*step.conv)->bytes);
+    if (step.column_path) bytes = std::max(bytes, column_plan(*step.conv)->bytes);
   return bytes;
 }
 

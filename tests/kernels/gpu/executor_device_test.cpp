@@ -309,8 +309,11 @@ TEST(GpuExecutor, TheColumnPathAlwaysTakenMatchesTheCpuAndOffRefusesAsymmetricPa
   GpuModelLoad loaded;
   std::vector<std::string> lines = conv_lines(model("conv_columns"), always, loaded);
   ASSERT_TRUE(loaded.model) << loaded.status.message;
-  ASSERT_EQ(lines.size(), 5u);  // bias as C + RELU, plain, the epilogue kernel, residual as C + RELU, RELU
-  for (const std::string& line : lines) EXPECT_NE(line.find("im2col + cuBLASLt"), std::string::npos) << line;
+  // bias as C + RELU, plain, the epilogue kernel, residual as C + RELU, RELU; x as the columns + bias
+  ASSERT_EQ(lines.size(), 6u);
+  for (size_t i = 0; i < lines.size(); ++i)
+    EXPECT_NE(lines[i].find(i < 5 ? "im2col + cuBLASLt" : "x as the columns + cuBLASLt"), std::string::npos)
+        << lines[i];
   ExecutorOptions off;
   off.conv_columns = ColumnPath::off;
   try {

@@ -137,6 +137,7 @@ TEST(ConvColumns, AsymmetricPadsTakeTheColumnPathWithTheirOwnEndPads) {
   ASSERT_TRUE(step.conv.has_value());
   EXPECT_FALSE(step.conv->symmetric_pads());
   EXPECT_EQ(step.conv->key(), "x[1,2,6,6] w[3,2,2,2] pads[0,0] pads_end[1,1] strides[2,2] dilations[1,1] groups 1");
+  EXPECT_TRUE(step.column_path);
   ASSERT_TRUE(step.columns.has_value());
   EXPECT_EQ(program.distinct_kernels().size(), 1u);
 }
@@ -221,17 +222,38 @@ TEST(ConvColumns, TheGemmReadsOneAddedTermAsCAndAppliesTheRelu) {
 TEST(ConvColumns, TheTestModelTakesEveryEpilogueOfTheColumnPath) {
   HostProgram program = prepare_host_program(read_model(model_path("conv_columns"), {}));
   std::vector<ColumnEpilogue> epilogues;
-  int asymmetric = 0;
+  int asymmetric = 0, im2col = 0;
   for (const StepProgram& step : program.steps) {
     if (!step.conv) continue;
-    ASSERT_TRUE(step.columns.has_value());
+    ASSERT_TRUE(step.column_path);
     epilogues.push_back(column_plan(*step.conv)->epilogue);
     asymmetric += step.conv->symmetric_pads() ? 0 : 1;
+    im2col += step.columns.has_value() ? 1 : 0;
   }
   EXPECT_EQ(epilogues, (std::vector<ColumnEpilogue>{ColumnEpilogue::bias_as_c, ColumnEpilogue::none,
                                                      ColumnEpilogue::kernel, ColumnEpilogue::residual_as_c,
-                                                     ColumnEpilogue::in_gemm_relu}));
+                                                     ColumnEpilogue::in_gemm_relu, ColumnEpilogue::bias_as_c}));
   EXPECT_EQ(asymmetric, 2);
+  EXPECT_EQ(im2col, 5) << "the 1x1 convolution reads its input as the columns";
+}
+
+// Before: a 1x1 convolution at stride 1 without pads. After: the GEMM reads x as its columns (no
+// im2col, no buffer); a stride of 2 needs the im2col kernel again.
+TEST(ConvColumns, APointwiseConvolutionReadsItsInputAsTheColumns) {
+  ConvConfig config;
+  config.input = {2, 8, 5, 5};
+  config.filter = {4, 8, 1, 1};
+  config.output = {2, 4, 5, 5};
+  config.pads = config.pads_end = {0, 0};
+  config.strides = config.dilations = {1, 1};
+  ColumnPlan plan = *column_plan(config);
+  EXPECT_TRUE(plan.reads_input);
+  EXPECT_EQ(plan.bytes, 0);
+  EXPECT_EQ(plan.gemm.key(), "m 25 n 4 k 8 batch 2 a 25x8/25/200N b 8x4/8/0N d 25x4/25/100 c false bias false relu false");
+  EXPECT_THROW(column_kernel(config), InternalError);
+  config.strides = {2, 2};
+  config.input = {2, 8, 9, 9};
+  EXPECT_FALSE(column_plan(config)->reads_input);
 }
 
 // A symmetric convolution is offered the column path only while its output is small; one whose
