@@ -230,6 +230,7 @@ GemmPreparation prepare_gemm(const Graph& graph, const Step& step) {
   if (config.c == kNoValue) config.beta = 0.0f;
   if (std::string why = epilogue_refusal(graph, step, product->columns); !why.empty()) return {std::nullopt, why};
   if (config.bias == kNoValue) config.bias = step.epilogue.bias;
+  config.alpha *= step.epilogue.scale;
   config.relu = step.epilogue.activation == kRelu;
   set_layouts(*product, config);
   config.calls = std::move(calls);

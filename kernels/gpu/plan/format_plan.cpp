@@ -43,6 +43,7 @@ std::string format_nodes(const GpuPlan& plan, const std::vector<NodeId>& nodes) 
 std::string format_extras(const GpuPlan& plan, const Step& step) {
   std::string extras;
   const Epilogue& epilogue = step.epilogue;
+  if (epilogue.scale != 1.0f) extras += fmt::format(" scale={}", epilogue.scale);
   if (epilogue.bias != kNoValue) extras += " bias=%" + plan.values[static_cast<size_t>(epilogue.bias)].name;
   if (epilogue.residual != kNoValue) extras += " residual=%" + plan.values[static_cast<size_t>(epilogue.residual)].name;
   if (epilogue.activation != kNoActivation) extras += " activation=" + epilogue.activation;

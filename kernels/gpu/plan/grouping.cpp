@@ -143,10 +143,40 @@ class Grouper {
     }
   }
 
-  // conv -> (+bias) -> (+residual) -> (relu); gemm -> (+bias) -> (relu).
+  struct FusableScale {
+    NodeId node;
+    float factor;
+  };
+
+  // The Mul by, or Div by, a one-value f32 weight that alone reads `current` and keeps its type
+  // (attention's scores over the square root of the head size).
+  std::optional<FusableScale> fusable_scale(ValueId current) const {
+    std::optional<NodeId> reader = sole_reader(current);
+    if (!reader) return std::nullopt;
+    const Node& node = graph_.node(*reader);
+    bool divides = node.op() == "Div";
+    if ((!divides && node.op() != "Mul") || node.inputs.size() != 2) return std::nullopt;
+    ValueId other = node.inputs[0] == current ? node.inputs[1] : node.inputs[0];
+    if (other == current || (divides && node.inputs[0] != current)) return std::nullopt;
+    if (graph_.value(node.outputs[0]).type != graph_.value(current).type || !graph_.is_constant(other)) return std::nullopt;
+    const Tensor& weight = *graph_.value(other).constant;
+    if (weight.dtype() != DType::f32 || weight.numel() != 1) return std::nullopt;
+    float value = weight.f32()[0];
+    if (divides && value == 0.0f) return std::nullopt;
+    return FusableScale{*reader, divides ? 1.0f / value : value};
+  }
+
+  // conv -> (+bias) -> (+residual) -> (relu); gemm -> (x or / a one-value weight, MatMul only) ->
+  // (+bias) -> (relu).
   void fuse_epilogue(int step, StepKind kind) {
     Epilogue& epilogue = steps_[static_cast<size_t>(step)].epilogue;
     ValueId current = graph_.node(steps_[static_cast<size_t>(step)].nodes.back()).outputs[0];
+    if (kind == StepKind::cublaslt_gemm && graph_.node(steps_[static_cast<size_t>(step)].nodes.front()).op() == "MatMul")
+      if (std::optional<FusableScale> scale = fusable_scale(current)) {
+        join(step, scale->node);
+        epilogue.scale = scale->factor;
+        current = graph_.node(scale->node).outputs[0];
+      }
     const TensorType& out = graph_.value(current).type;
     int bias_axis = kind == StepKind::cudnn_conv ? 1 : out.shape.rank() - 1;
     auto is_bias = [&](ValueId other) {

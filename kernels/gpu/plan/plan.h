@@ -86,6 +86,7 @@ inline constexpr const char* kNoActivation = "none";
 // Conv's own bias input or a fused Add of a weight; an activation attribute or a fused Relu.
 // A Gemm's own C input stays its input (cuBLASLt's beta * C).
 struct Epilogue {
+  float scale = 1;                         // MatMul only: times a one-value weight first (cuBLASLt's alpha)
   ValueId bias = kNoValue;                 // conv: per output channel; gemm: per output column
   ValueId residual = kNoValue;             // conv only: a value of the output's type, added before the activation
   std::string activation = kNoActivation;  // the fused-activation attribute's spelling ("relu")

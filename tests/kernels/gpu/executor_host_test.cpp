@@ -404,6 +404,14 @@ TEST(GemmConfig, AComputedPerColumnCWithBetaOneIsTheBiasEpiloguesVector) {
             "reads C as a full matrix; run this model on a CPU target (--target ort-cpu)");
 }
 
+// The attention test model's scores times 0.25: the Mul joined the MatMul's step, as its alpha.
+TEST(GemmConfig, AScaleTheStepTookIsCublasLtsAlpha) {
+  HostProgram program = prepare_host_program(read_model(model_path("attention"), {}));
+  ASSERT_TRUE(program.steps.front().gemm.has_value());
+  EXPECT_EQ(program.plan.steps.front().nodes.size(), 2u);
+  EXPECT_EQ(program.steps.front().gemm->alpha, 0.25f);
+}
+
 TEST(GemmConfig, PartlyBroadcastBatchesBeyondTheCallLimitAreRefusedByName) {
   EXPECT_EQ(refusal(R"(graph "g" opset 13 {
   input %a : f32[65,1,3,4]

@@ -91,6 +91,33 @@ TEST(GpuPlan, MatMulTakesItsBiasAndReluAsAnEpilogue) {
             "bias=%b activation=relu workspace=33554432\n");
 }
 
+// Attention's scores over the square root of the head size: the Div by a one-value weight joins
+// the MatMul's step as cuBLASLt's alpha (1/8); a Div of the weight by the scores does not.
+TEST(GpuPlan, MatMulTakesADivisionByAOneValueWeightAsItsScale) {
+  EXPECT_EQ(plan_text(R"(graph "g" opset 13 {
+  input %q : f32[2,4,8]
+  input %k : f32[2,8,4]
+  const %c : f32[] = [8.0]
+  %s = MatMul(%q, %k) : f32[2,4,4]
+  %d = Div(%s, %c) : f32[2,4,4]
+  %p = Softmax[axis=2](%d) : f32[2,4,4]
+  output %p
+})"),
+            "gpu plan: steps 2, aliases 0, arena 256 bytes (no reuse 256), workspace 33554432 bytes\n"
+            "0 cublaslt-gemm [s, d]: %q(input) %k(input) %c(weight upload) -> %d(arena 0+128) | scale=0.125 "
+            "workspace=33554432\n"
+            "1 softmax [p]: %d(arena 0+128) -> %p(output)\n");
+  std::string kept = plan_text(R"(graph "g" opset 13 {
+  input %q : f32[2,4,8]
+  input %k : f32[2,8,4]
+  const %c : f32[] = [8.0]
+  %s = MatMul(%q, %k) : f32[2,4,4]
+  %d = Div(%c, %s) : f32[2,4,4]
+  output %d
+})");
+  EXPECT_EQ(kept.find("scale="), std::string::npos) << kept;
+}
+
 // GELU as exported: x read twice, four elementwise nodes each read once: one kernel.
 TEST(GpuPlan, ElementwiseNodesReadOnceFuseIntoOneKernel) {
   EXPECT_EQ(plan_text(R"(graph "g" opset 13 {
