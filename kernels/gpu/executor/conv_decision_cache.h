@@ -1,5 +1,6 @@
-// Which convolutions earlier loads gave to a graph-API engine and which kept the legacy API, in a
-// file that later loads (the next process timing the same model, the measure stage's many small
+// Which convolutions earlier loads gave to a graph-API engine and which kept the legacy API, and
+// (keys starting "columns ", engine 1 or 0, ms the column path's and legacy_ms cuDNN's) which took
+// the column path of conv_columns.h, in a file that later loads (the next process timing the same model, the measure stage's many small
 // models) read instead of timing every plan again. One tab-separated line per decision, keyed by
 // the card and libraries as loaded and the step's configuration; pure host code.
 #pragma once

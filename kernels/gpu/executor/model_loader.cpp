@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -138,31 +139,16 @@ class RunnerBuilder {
   // column path that cuBLASLt refuses leaves cuDNN's runner, saying why.
   std::unique_ptr<StepRunner> faster(std::unique_ptr<ConvStep> cudnn, const StepProgram& program) {
     const ConvConfig& config = *program.conv;
-    std::string key = fmt::format("columns {} align {} {} {} bias {} residual {} relu {}", config.key(),
+    std::string key = fmt::format("columns {} align {} {} {} bias {} residual {} relu {} engines {}", config.key(),
                                   alignment_of(memory_.pointer(config.x)), alignment_of(memory_.pointer(config.w)),
                                   alignment_of(memory_.pointer(config.y)), config.bias != kNoValue,
-                                  config.residual != kNoValue, config.relu);
+                                  config.residual != kNoValue, config.relu, state_.options.conv_engines);
     std::unique_ptr<ColumnConvStep> columns;
     const ColumnChoice& choice = searched(results_.columns, settings_ + key, [&] {
-      ColumnChoice made;
-      try {
-        columns = column_conv(program);
-      } catch (const CudaFailure& failure) {
-        made.note = fmt::format("the column path failed at load: {}", failure.status().message);
-        return made;
-      }
-      made.cudnn_ms = cudnn->time(state_.stream(), search_.data());
-      made.ms = columns->time(state_.stream(), search_.data());
-      made.cudnn_ms = std::min(made.cudnn_ms, cudnn->time(state_.stream(), search_.data()));
-      made.ms = std::min(made.ms, columns->time(state_.stream(), search_.data()));
-      made.taken = made.ms < made.cudnn_ms;
-      if (made.taken) made.disagreement = disagreement(*cudnn, *columns, config);
-      if (made.disagreement > default_tolerance(state_.options.math)) {
-        made.taken = false;
-        made.note = fmt::format("the column path took {:.3f} ms at load, but its output differs from cuDNN's by "
-                                "relative L2 {:.3g}",
-                                made.ms, made.disagreement);
-      }
+      if (std::optional<ColumnChoice> earlier = cached_column_choice(key)) return *earlier;
+      ColumnChoice made = timed_column_choice(*cudnn, program, columns);
+      if (decisions_ && std::isfinite(made.ms))  // a failed column path is tried again by the next load
+        decisions_->record(key, {made.taken ? 1 : 0, made.ms, made.cudnn_ms});
       return made;
     });
     if (!choice.taken) {
@@ -170,10 +156,53 @@ class RunnerBuilder {
                                               : choice.note);
       return cudnn;
     }
-    if (!columns) columns = column_conv(program);  // an earlier load of the session decided
+    if (!columns) columns = column_conv(program);  // an earlier load decided
     columns->set_note(fmt::format("{:.3f} ms at load against cuDNN's {:.3f} ms: {}", choice.ms, choice.cudnn_ms,
                                   cudnn->describe()));
     return columns;
+  }
+
+  // An earlier load's decision from the cache file (engine 1: the column path taken, 0: cuDNN
+  // kept, either for its time or for a disagreement, which that load's line said).
+  std::optional<ColumnChoice> cached_column_choice(const std::string& key) const {
+    std::optional<ConvDecision> decision = decisions_ ? decisions_->find(key) : std::nullopt;
+    if (!decision) return std::nullopt;
+    ColumnChoice choice;
+    choice.taken = decision->engine == 1;
+    choice.ms = decision->ms;
+    choice.cudnn_ms = decision->legacy_ms;
+    if (!choice.taken)
+      choice.note = fmt::format("the column path took {:.3f} ms against cuDNN's {:.3f} ms, or differed from it, as "
+                                "an earlier load timed it",
+                                choice.ms, choice.cudnn_ms);
+    return choice;
+  }
+
+  // Both runners timed in turn, twice each; the column path taken when faster and in agreement.
+  ColumnChoice timed_column_choice(ConvStep& cudnn, const StepProgram& program,
+                                   std::unique_ptr<ColumnConvStep>& columns) {
+    const ConvConfig& config = *program.conv;
+    ColumnChoice made;
+    try {
+      columns = column_conv(program);
+    } catch (const CudaFailure& failure) {
+      made.note = fmt::format("the column path failed at load: {}", failure.status().message);
+      made.ms = std::numeric_limits<float>::infinity();
+      return made;
+    }
+    made.cudnn_ms = cudnn.time(state_.stream(), search_.data());
+    made.ms = columns->time(state_.stream(), search_.data());
+    made.cudnn_ms = std::min(made.cudnn_ms, cudnn.time(state_.stream(), search_.data()));
+    made.ms = std::min(made.ms, columns->time(state_.stream(), search_.data()));
+    made.taken = made.ms < made.cudnn_ms;
+    if (made.taken) made.disagreement = disagreement(cudnn, *columns, config);
+    if (made.disagreement > default_tolerance(state_.options.math)) {
+      made.taken = false;
+      made.note = fmt::format("the column path took {:.3f} ms at load, but its output differs from cuDNN's by "
+                              "relative L2 {:.3g}",
+                              made.ms, made.disagreement);
+    }
+    return made;
   }
 
   // The relative L2 distance between the step's output run through cuDNN and through the column
