@@ -1,7 +1,8 @@
 // load_on_device reads as the load's stages, each timed: the session's context, own kernels (those
 // the session compiled before reused), memory with random data, one runner per step (algorithm
-// searches kept in the session per distinct configuration), the workspace sized to the algorithms
-// chosen, one checked eager pass, then the forward pass captured.
+// searches kept in the session per distinct configuration; a convolution on cuDNN or the column
+// path, whichever is faster and agrees), the workspace sized to the algorithms chosen, one checked
+// eager pass, then the forward pass captured.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,8 +21,8 @@
 #include "kernels/gpu/executor/cudnn_conv.h"
 #include "kernels/gpu/executor/device_timing.h"
 #include "kernels/gpu/executor/model_check.h"
-#include "kernels/gpu/executor/reference.h"
 #include "kernels/gpu/executor/model_state.h"
+#include "kernels/gpu/executor/reference.h"
 #include "kernels/gpu/executor/weight_layout.h"
 
 namespace pet::gpu {
