@@ -127,6 +127,17 @@ bool uses_columns_by_choice(const HostProgram& program) {
   return false;
 }
 
+// A failed load's program loaded again with `options`, its device memory released first; the new
+// load's line says why (`fallback`).
+GpuModelLoad loaded_again(const Graph& graph, std::unique_ptr<GpuModel::State> failed, const ExecutorOptions& options,
+                          std::shared_ptr<DeviceSession> session, std::string why) {
+  HostProgram again = failed->program;
+  failed.reset();
+  GpuModelLoad retried = load_gpu_model(graph, std::move(again), options, std::move(session));
+  if (retried.model) retried.model->note_fallback(std::move(why));
+  return retried;
+}
+
 }  // namespace
 
 GpuModelLoad load_gpu_model(const Graph& graph, const ExecutorOptions& options) {
@@ -170,33 +181,22 @@ GpuModelLoad load_gpu_model(const Graph& graph, HostProgram program, const Execu
     load_on_device(*state);
   } catch (const CudaFailure& failure) {
     if (failure.status().outcome != CudaOutcome::failed) return {failure.status(), nullptr};
+    // The newest path first: the column path (a convolution only it can run then refuses the
+    // load by name), then cuDNN's graph API.
     if (options.conv_columns == ColumnPath::timed && uses_columns_by_choice(state->program)) {
-      // The column path is newer still: a load it breaks runs on cuDNN alone (a convolution only
-      // it can run then refuses the load by name).
       ExecutorOptions cudnn_only = options;
       cudnn_only.conv_columns = ColumnPath::off;
-      HostProgram again = state->program;
-      state.reset();
-      GpuModelLoad retried = load_gpu_model(graph, std::move(again), cudnn_only, std::move(session));
-      if (retried.model)
-        retried.model->note_fallback(fmt::format("the load with the column path failed ({}); every convolution "
-                                                 "runs on cuDNN",
-                                                 failure.status().message));
-      return retried;
+      return loaded_again(graph, std::move(state), cudnn_only, std::move(session),
+                          fmt::format("the load with the column path failed ({}); every convolution runs on cuDNN",
+                                      failure.status().message));
     }
-    bool engines_tried = options.math == MathMode::tf32 && options.conv_engines > 0;
-    if (!engines_tried) return {failure.status(), nullptr};
-    // The graph API's convolutions are the newest path: a load they break runs on the legacy API.
+    if (options.math != MathMode::tf32 || options.conv_engines == 0) return {failure.status(), nullptr};
     ExecutorOptions legacy = options;
     legacy.conv_engines = 0;
-    HostProgram again = state->program;
-    state.reset();  // the failed load's device memory goes before the retry takes its own
-    GpuModelLoad retried = load_gpu_model(graph, std::move(again), legacy, std::move(session));
-    if (retried.model)
-      retried.model->note_fallback(fmt::format("the load with cuDNN graph-API convolutions failed ({}); every "
-                                               "convolution runs on cuDNN's legacy API",
-                                               failure.status().message));
-    return retried;
+    return loaded_again(graph, std::move(state), legacy, std::move(session),
+                        fmt::format("the load with cuDNN graph-API convolutions failed ({}); every convolution runs "
+                                    "on cuDNN's legacy API",
+                                    failure.status().message));
   }
   return {{}, std::make_unique<GpuModel>(std::move(state))};
 }

@@ -44,6 +44,21 @@ const StepProgram& only_step(const HostProgram& program) {
   return program.steps.front();
 }
 
+// A 2-D convolution of one group, x[N,C,H,W] by w[F,C,KH,KW] to y, stride 1 and no dilation; the
+// pads, the same at both ends; values x 1, w 2, y 3.
+ConvConfig conv_config(std::vector<int> input, std::vector<int> filter, std::vector<int> output, int pad) {
+  ConvConfig config;
+  config.input = std::move(input);
+  config.filter = std::move(filter);
+  config.output = std::move(output);
+  config.pads = config.pads_end = {pad, pad};
+  config.strides = config.dilations = {1, 1};
+  config.x = 1;
+  config.w = 2;
+  config.y = 3;
+  return config;
+}
+
 TEST(WeightLayout, PerChannelValuesTakeAnyOneAxisShapeOrOneValue) {
   EXPECT_EQ(per_channel_values(Tensor::f32(Shape{3}, {1, 2, 3}), 3), (std::vector<float>{1, 2, 3}));
   EXPECT_EQ(per_channel_values(Tensor::f32(Shape{1, 3, 1, 1}, {4, 5, 6}), 3), (std::vector<float>{4, 5, 6}));
@@ -158,15 +173,7 @@ TEST(ConvColumns, AGroupedConvWithAsymmetricPadsIsRefusedByName) {
 // Before: conv(x[2,8,5,5], w[4,8,3,3]) to y[2,4,5,5]. After: per image y_n[4, 25] = w[4, 72] *
 // columns_n[72, 25], which cuBLASLt (column-major) computes as D[25 x 4] = A[25 x 72] * B[72 x 4].
 TEST(ConvColumns, ThePlanIsOneStridedBatchOfFilterTimesColumns) {
-  ConvConfig config;
-  config.input = {2, 8, 5, 5};
-  config.filter = {4, 8, 3, 3};
-  config.output = {2, 4, 5, 5};
-  config.pads = config.pads_end = {1, 1};
-  config.strides = config.dilations = {1, 1};
-  config.x = 1;
-  config.w = 2;
-  config.y = 3;
+  ConvConfig config = conv_config({2, 8, 5, 5}, {4, 8, 3, 3}, {2, 4, 5, 5}, 1);
   std::optional<ColumnPlan> plan = column_plan(config);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->rows, 72);
@@ -187,12 +194,7 @@ TEST(ConvColumns, ThePlanIsOneStridedBatchOfFilterTimesColumns) {
 // cuBLASLt's RELU after either; a bias with a residual, or a computed bias, leaves all of it to
 // the generated epilogue kernel.
 TEST(ConvColumns, TheGemmReadsOneAddedTermAsCAndAppliesTheRelu) {
-  ConvConfig config;
-  config.input = {2, 8, 5, 5};
-  config.filter = {4, 8, 3, 3};
-  config.output = {2, 4, 5, 5};
-  config.pads = config.pads_end = {1, 1};
-  config.strides = config.dilations = {1, 1};
+  ConvConfig config = conv_config({2, 8, 5, 5}, {4, 8, 3, 3}, {2, 4, 5, 5}, 1);
   config.relu = true;
   EXPECT_EQ(column_plan(config)->epilogue, ColumnEpilogue::in_gemm_relu);
   EXPECT_TRUE(column_plan(config)->gemm.relu);
@@ -240,12 +242,7 @@ TEST(ConvColumns, TheTestModelTakesEveryEpilogueOfTheColumnPath) {
 // Before: a 1x1 convolution at stride 1 without pads. After: the GEMM reads x as its columns (no
 // im2col, no buffer); a stride of 2 needs the im2col kernel again.
 TEST(ConvColumns, APointwiseConvolutionReadsItsInputAsTheColumns) {
-  ConvConfig config;
-  config.input = {2, 8, 5, 5};
-  config.filter = {4, 8, 1, 1};
-  config.output = {2, 4, 5, 5};
-  config.pads = config.pads_end = {0, 0};
-  config.strides = config.dilations = {1, 1};
+  ConvConfig config = conv_config({2, 8, 5, 5}, {4, 8, 1, 1}, {2, 4, 5, 5}, 0);
   ColumnPlan plan = *column_plan(config);
   EXPECT_TRUE(plan.reads_input);
   EXPECT_EQ(plan.bytes, 0);
@@ -259,12 +256,7 @@ TEST(ConvColumns, APointwiseConvolutionReadsItsInputAsTheColumns) {
 // A symmetric convolution is offered the column path only while its output is small; one whose
 // columns exceed kMaxColumnBytes never.
 TEST(ConvColumns, OnlySmallOutputsOrAsymmetricPadsAreOffered) {
-  ConvConfig config;
-  config.input = {16, 64, 56, 56};
-  config.filter = {64, 64, 3, 3};
-  config.output = {16, 64, 56, 56};
-  config.pads = config.pads_end = {1, 1};
-  config.strides = config.dilations = {1, 1};
+  ConvConfig config = conv_config({16, 64, 56, 56}, {64, 64, 3, 3}, {16, 64, 56, 56}, 1);
   EXPECT_FALSE(column_path_offered(config)) << "16 x 56 x 56 output rows fill the card through cuDNN";
   config.input = config.output = {1, 64, 56, 56};
   EXPECT_TRUE(column_path_offered(config));
@@ -277,15 +269,9 @@ TEST(ConvColumns, OnlySmallOutputsOrAsymmetricPadsAreOffered) {
 }
 
 TEST(ConvColumns, TheIm2colKernelWritesZerosInThePaddingAndCompiles) {
-  ConvConfig config;
-  config.input = {1, 2, 6, 6};
-  config.filter = {3, 2, 2, 2};
-  config.output = {1, 3, 3, 3};
-  config.pads = {0, 0};
+  ConvConfig config = conv_config({1, 2, 6, 6}, {3, 2, 2, 2}, {1, 3, 3, 3}, 0);
   config.pads_end = {1, 1};
   config.strides = {2, 2};
-  config.dilations = {1, 1};
-  config.x = 1;
   codegen::GeneratedKernel kernel = column_kernel(config);
   std::string source = kernel.source;
   source.replace(source.find(kernel.name), kernel.name.size(), "NAME");
