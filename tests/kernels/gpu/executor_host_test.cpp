@@ -44,6 +44,13 @@ const StepProgram& only_step(const HostProgram& program) {
   return program.steps.front();
 }
 
+// The kernel's source with its hashed name written NAME, for comparing whole sources.
+std::string source_named_name(const codegen::GeneratedKernel& kernel) {
+  std::string source = kernel.source;
+  source.replace(source.find(kernel.name), kernel.name.size(), "NAME");
+  return source;
+}
+
 // A 2-D convolution of one group, x[N,C,H,W] by w[F,C,KH,KW] to y, stride 1 and no dilation; the
 // pads, the same at both ends; values x 1, w 2, y 3.
 ConvConfig conv_config(std::vector<int> input, std::vector<int> filter, std::vector<int> output, int pad) {
@@ -273,9 +280,7 @@ TEST(ConvColumns, TheIm2colKernelWritesZerosInThePaddingAndCompiles) {
   config.pads_end = {1, 1};
   config.strides = {2, 2};
   codegen::GeneratedKernel kernel = column_kernel(config);
-  std::string source = kernel.source;
-  source.replace(source.find(kernel.name), kernel.name.size(), "NAME");
-  EXPECT_EQ(source,
+  EXPECT_EQ(source_named_name(kernel),
             "// pet-gpu im2col: columns f32[1,8,9] of x[1,2,6,6] kernel 2x2 pads[0,0] pads_end[1,1] strides[2,2] "
             "dilations[1,1]\n"
             "extern \"C\" __global__ void __launch_bounds__(256) NAME(const float* __restrict__ in0, float* "
@@ -441,9 +446,7 @@ TEST(ConvEpilogue, AddsBiasAndResidualInPlace) {
   config.residual = 2;
   config.y = 3;
   codegen::GeneratedKernel kernel = conv_epilogue_kernel(config);
-  std::string source = kernel.source;
-  source.replace(source.find(kernel.name), kernel.name.size(), "NAME");
-  EXPECT_EQ(source,
+  EXPECT_EQ(source_named_name(kernel),
             "// pet-gpu conv_epilogue: bias + residual on f32[2,3,4,5] in place\n"
             "extern \"C\" __global__ void __launch_bounds__(256) NAME(const float* __restrict__ in0, const float* "
             "__restrict__ in1, float* __restrict__ out0) {\n"
