@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace pet::gpu {
 namespace {
@@ -235,6 +237,102 @@ GemmPreparation prepare_gemm(const Graph& graph, const Step& step) {
   set_layouts(*product, config);
   config.calls = std::move(calls);
   return {config, ""};
+}
+
+namespace {
+
+// A view as a batch of matrices: rows x cols with their strides, and its batch dims (right-aligned
+// to `batch`, the output's) collapsed into one count and stride; nullopt where they do not collapse.
+struct StridedMatrices {
+  int64_t rows = 0, cols = 0, row_stride = 0, col_stride = 0;
+  int64_t batch_stride = 0;
+};
+
+std::optional<StridedMatrices> strided_matrices(const StridedView& view, const std::vector<int64_t>& batch) {
+  size_t rank = view.dims.size();
+  if (rank < 2) return std::nullopt;
+  StridedMatrices m{view.dims[rank - 2], view.dims[rank - 1], view.strides[rank - 2], view.strides[rank - 1], 0};
+  // Each output batch dim's stride in this view (0 where the view has the dim as 1 or lacks it).
+  std::vector<int64_t> strides(batch.size(), 0);
+  size_t view_batch = rank - 2;
+  for (size_t i = 0; i < view_batch; ++i) {
+    size_t at = batch.size() - view_batch + i;
+    if (view.dims[i] != 1) strides[at] = view.strides[i];
+  }
+  // Collapsible: going outwards over the batch dims of extent > 1, each stride is the next inner
+  // one times that inner dim's extent.
+  int64_t inner_stride = -1, inner_extent = 1;
+  for (size_t i = batch.size(); i-- > 0;) {
+    if (batch[i] == 1) continue;
+    if (inner_stride < 0) {
+      m.batch_stride = strides[i];
+    } else if (strides[i] != inner_stride * inner_extent) {
+      return std::nullopt;
+    }
+    inner_stride = strides[i];
+    inner_extent = batch[i];
+  }
+  return m;
+}
+
+// The cuBLASLt layout of a row-major product operand read at strides: column-major with the unit
+// stride's other one as ld, transposed where the unit stride is the row's.
+std::optional<std::pair<LtLayout, bool>> lt_layout(const StridedMatrices& m) {
+  auto u = [](int64_t value) { return static_cast<uint64_t>(value); };
+  if (m.col_stride == 1 && m.row_stride >= m.cols)
+    return std::pair{LtLayout{u(m.cols), u(m.rows), m.row_stride, m.batch_stride}, false};
+  if (m.row_stride == 1 && m.col_stride >= m.rows)
+    return std::pair{LtLayout{u(m.rows), u(m.cols), m.col_stride, m.batch_stride}, true};
+  return std::nullopt;
+}
+
+std::vector<int64_t> dense_strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * dims[d];
+  return strides;
+}
+
+}  // namespace
+
+StridedView dense_view(const Graph& graph, ValueId value) {
+  const std::vector<int64_t>& dims = graph.value(value).type.shape.dims();
+  return {value, dims, dense_strides(dims)};
+}
+
+StridedView transposed_view(const Graph& graph, ValueId source, const std::vector<int64_t>& perm) {
+  StridedView dense = dense_view(graph, source);
+  StridedView view{source, {}, {}};
+  for (int64_t axis : perm) {
+    view.dims.push_back(dense.dims[static_cast<size_t>(axis)]);
+    view.strides.push_back(dense.strides[static_cast<size_t>(axis)]);
+  }
+  return view;
+}
+
+std::optional<GemmConfig> strided_matmul_config(const GemmConfig& prepared, const StridedView& a, const StridedView& b,
+                                                const StridedView& d) {
+  if (!prepared.calls.empty() || a.dims.size() < 2 || b.dims.size() < 2 || d.dims.size() < 2) return std::nullopt;
+  std::vector<int64_t> batch(d.dims.begin(), d.dims.end() - 2);
+  std::optional<StridedMatrices> ma = strided_matrices(a, batch), mb = strided_matrices(b, batch),
+                                  md = strided_matrices(d, batch);
+  if (!ma || !mb || !md || md->col_stride != 1) return std::nullopt;
+  // cuBLASLt computes D^T = B^T A^T: its A is the node's B, its B the node's A.
+  std::optional<std::pair<LtLayout, bool>> la = lt_layout(*mb), lb = lt_layout(*ma), ld = lt_layout(*md);
+  if (!la || !lb || !ld) return std::nullopt;
+  GemmConfig config = prepared;
+  config.a = b.value;
+  config.b = a.value;
+  config.d = d.value;
+  std::tie(config.layout_a, config.transpose_a) = *la;
+  std::tie(config.layout_b, config.transpose_b) = *lb;
+  config.layout_d = ld->first;
+  config.m = md->cols;
+  config.n = md->rows;
+  config.k = ma->cols;
+  int64_t count = product(batch);
+  if (!fits_int(count)) return std::nullopt;
+  config.batch = static_cast<int>(count);
+  return config;
 }
 
 }  // namespace pet::gpu

@@ -69,4 +69,22 @@ struct GemmPreparation {
 };
 GemmPreparation prepare_gemm(const Graph& graph, const Step& step);
 
+// A tensor read or written in place of a MatMul operand or output: `value`'s elements at `strides`
+// over the operand's `dims` (a Transpose's source, its dims permuted).
+struct StridedView {
+  ValueId value = kNoValue;
+  std::vector<int64_t> dims, strides;
+};
+
+// The dense view of `value`.
+StridedView dense_view(const Graph& graph, ValueId value);
+// `source`'s dense view as Transpose(perm) reads it: dim i of the result is `perm[i]` of source.
+StridedView transposed_view(const Graph& graph, ValueId source, const std::vector<int64_t>& perm);
+
+// `prepared` (a MatMul step's config, one call) read from and written to strided views: A and B
+// (the node's operands) and D, the epilogue kept. nullopt where a view's matrix has no unit stride,
+// its batch dims do not collapse into one stride, or D's rows are not contiguous.
+std::optional<GemmConfig> strided_matmul_config(const GemmConfig& prepared, const StridedView& a, const StridedView& b,
+                                                const StridedView& d);
+
 }  // namespace pet::gpu

@@ -11,6 +11,7 @@
 #include "kernels/gpu/codegen/generate.h"
 #include "kernels/gpu/executor/conv_columns.h"
 #include "kernels/gpu/executor/conv_epilogue.h"
+#include "kernels/gpu/executor/transpose_folding.h"
 
 namespace pet::gpu {
 namespace {
@@ -112,6 +113,7 @@ HostProgram prepare_host_program(const Graph& graph) {
   program.plan = plan_for_gpu(graph);
   Preparer preparer(graph, program);
   for (int s = 0; s < static_cast<int>(program.plan.steps.size()); ++s) program.steps.push_back(preparer.prepare(s));
+  fold_transposes(graph, program);
   return program;
 }
 

@@ -33,6 +33,7 @@ struct StepProgram {
   std::optional<codegen::GeneratedKernel> columns;   // its im2col kernel, unless it reads x itself
   std::optional<GemmConfig> gemm;                    // cublaslt
   std::optional<codegen::GeneratedKernel> kernel;    // generated
+  int folded_into = -1;  // a transpose step the GEMM of that step reads or writes through: runs nothing
 };
 
 struct HostProgram {
@@ -46,7 +47,8 @@ struct HostProgram {
   std::string describe_step(int step) const;
 };
 
-// Plans `graph` and prepares every step. UserError from the plan or the generator for a node they
+// Plans `graph`, prepares every step and folds the transposes beside MatMuls into their GEMMs
+// (transpose_folding.h). UserError from the plan or the generator for a node they
 // refuse, and "pet-gpu's executor cannot run step S (KIND, node 'NAME', op OP): WHY" for a step
 // whose kind has no backend here or whose config neither its library nor the column path can run.
 HostProgram prepare_host_program(const Graph& graph);

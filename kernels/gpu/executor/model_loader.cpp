@@ -28,6 +28,19 @@
 namespace pet::gpu {
 namespace {
 
+// A transpose step whose GEMM reads or writes through it (transpose_folding.h): nothing to run.
+class FoldedStep : public StepRunner {
+ public:
+  explicit FoldedStep(int gemm_step) : gemm_step_(gemm_step) {}
+  void enqueue(cudaStream_t) override {}
+  std::string describe() const override {
+    return fmt::format("folded into step {}'s GEMM, which reads or writes through it", gemm_step_);
+  }
+
+ private:
+  int gemm_step_;
+};
+
 // The workspace the searches may offer an algorithm: at least this, at most half the free memory.
 constexpr int64_t kSearchWorkspaceFloor = int64_t{256} << 20;
 
@@ -43,6 +56,7 @@ class RunnerBuilder {
 
   std::unique_ptr<StepRunner> build(int index) {
     const StepProgram& program = state_.program.steps[static_cast<size_t>(index)];
+    if (program.folded_into >= 0) return std::make_unique<FoldedStep>(program.folded_into);
     switch (program.backend) {
       case Backend::cudnn:
         return conv(program, index);

@@ -89,10 +89,33 @@ void touch(GpuPlan& plan, ValueId id, int step) {
   lifetime.last_step = std::max(lifetime.last_step, step);
 }
 
+// The step after `transpose` (a transpose step) that alone reads its output, when that is a GEMM
+// step and the output no graph output; -1 otherwise.
+int sole_gemm_reader(const GpuPlan& plan, int transpose) {
+  const Step& step = plan.steps[static_cast<size_t>(transpose)];
+  if (step.kind != StepKind::transpose || step.nodes.size() != 1 || step.outputs.size() != 1) return -1;
+  ValueId output = step.outputs[0];
+  if (plan.values[static_cast<size_t>(output)].storage.kind == StorageKind::output) return -1;
+  int reader = -1;
+  for (int s = transpose + 1; s < static_cast<int>(plan.steps.size()); ++s) {
+    const std::vector<ValueId>& inputs = plan.steps[static_cast<size_t>(s)].inputs;
+    if (std::find(inputs.begin(), inputs.end(), output) == inputs.end()) continue;
+    if (reader >= 0) return -1;
+    reader = s;
+  }
+  return reader >= 0 && plan.steps[static_cast<size_t>(reader)].kind == StepKind::cublaslt_gemm ? reader : -1;
+}
+
+// Each value from the first to the last step that reads or writes it; a transpose's input also to
+// the GEMM step that alone reads the transpose's output, which the executor may have read through
+// the transpose instead (kernels/gpu/executor/transpose_folding.h).
 void set_lifetimes(GpuPlan& plan) {
   for (int s = 0; s < static_cast<int>(plan.steps.size()); ++s) {
-    for (ValueId id : plan.steps[static_cast<size_t>(s)].inputs) touch(plan, id, s);
-    for (ValueId id : plan.steps[static_cast<size_t>(s)].outputs) touch(plan, id, s);
+    const Step& step = plan.steps[static_cast<size_t>(s)];
+    for (ValueId id : step.inputs) touch(plan, id, s);
+    for (ValueId id : step.outputs) touch(plan, id, s);
+    if (int gemm = sole_gemm_reader(plan, s); gemm >= 0)
+      for (ValueId id : step.inputs) touch(plan, id, gemm);
   }
 }
 

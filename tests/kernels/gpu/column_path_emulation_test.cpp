@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "kernels/gpu/executor/conv_epilogue.h"
 #include "kernels/gpu/executor/host_program.h"
 #include "kernels/gpu/executor/reference.h"
+#include "kernels/gpu/executor/transpose_folding.h"
 #include "kernels/gpu/executor/weight_layout.h"
 
 namespace pet::gpu {
@@ -258,6 +260,139 @@ TEST(ColumnPathOnTheHost, GemmConfigsComputeWhatTheCpuExecutorComputes) {
     lt_matmul(config, a.data(), b.data(), d.data(), d.data(), bias.empty() ? nullptr : bias.data());
     EXPECT_LT(largest_difference(d, reference.outputs[0]), 1e-4) << ir;
   }
+}
+
+// Attention's transposes around its MatMuls, folded: Q and V split into heads ([0,2,1,3]), K into
+// heads transposed ([0,2,3,1]), the heads back ([0,2,1,3]). After: the four transpose steps run
+// nothing, and the two GEMMs, reading the projections and writing the heads' output through the
+// transposes' strides, compute what pet's CPU executor computes.
+TEST(ColumnPathOnTheHost, AttentionsTransposesFoldedIntoItsGemms) {
+  Graph graph = parse_graph(R"(graph "g" opset 13 {
+  input %q : f32[1,5,12]
+  input %k : f32[1,5,12]
+  input %v : f32[1,5,12]
+  input %p : f32[1,3,5,5]
+  %qr = Reshape[shape=[1,5,3,4]](%q) : f32[1,5,3,4]
+  %qt = Transpose[perm=[0,2,1,3]](%qr) : f32[1,3,5,4]
+  %kr = Reshape[shape=[1,5,3,4]](%k) : f32[1,5,3,4]
+  %kt = Transpose[perm=[0,2,3,1]](%kr) : f32[1,3,4,5]
+  %s = MatMul(%qt, %kt) : f32[1,3,5,5]
+  %vr = Reshape[shape=[1,5,3,4]](%v) : f32[1,5,3,4]
+  %vt = Transpose[perm=[0,2,1,3]](%vr) : f32[1,3,5,4]
+  %o = MatMul(%p, %vt) : f32[1,3,5,4]
+  %ot = Transpose[perm=[0,2,1,3]](%o) : f32[1,5,3,4]
+  %r = Relu(%ot) : f32[1,5,3,4]
+  output %s
+  output %r
+})");
+  HostProgram program = prepare_host_program(graph);
+  int folded = 0;
+  for (const StepProgram& step : program.steps) folded += step.folded_into >= 0 ? 1 : 0;
+  EXPECT_EQ(folded, 4);
+  ReferenceData reference = compute_reference(graph, 29);
+  auto input = [&](ValueId id) {  // through views (the Reshapes) to the graph input holding the bytes
+    ValueId root = storage_root(program.plan.values, id).value;
+    std::vector<float> storage;
+    for (size_t i = 0; i < graph.inputs().size(); ++i)
+      if (graph.inputs()[i] == root) return floats_of(reference.inputs[i], storage);
+    ADD_FAILURE() << "a GEMM reads " << graph.value(id).name << ", no graph input";
+    return storage;
+  };
+  std::vector<const GemmConfig*> gemms;
+  for (const StepProgram& step : program.steps)
+    if (step.gemm) gemms.push_back(&*step.gemm);
+  ASSERT_EQ(gemms.size(), 2u);
+  // root buffers by name: q, k, v, p are inputs; the first GEMM writes s, the second ot (which
+  // the Relu then reads).
+  std::vector<float> s(static_cast<size_t>(reference.outputs[0].numel()), -7.0f), ot(60, -7.0f);
+  std::vector<float> q = input(gemms[0]->b), k = input(gemms[0]->a);
+  EXPECT_EQ(graph.value(gemms[0]->d).name, "s");
+  lt_matmul(*gemms[0], k.data(), q.data(), s.data(), s.data(), nullptr);
+  EXPECT_LT(largest_difference(s, reference.outputs[0]), 1e-4);
+  std::vector<float> p = input(gemms[1]->b), v = input(gemms[1]->a);
+  EXPECT_EQ(graph.value(gemms[1]->d).name, "ot");
+  lt_matmul(*gemms[1], v.data(), p.data(), ot.data(), ot.data(), nullptr);
+  for (float& value : ot) value = std::max(value, 0.0f);
+  EXPECT_LT(largest_difference(ot, reference.outputs[1]), 1e-4);
+}
+
+// An output transpose that is not its own inverse ([2,0,1,3]): the GEMM's D axes take the
+// destination's strides through the inverse permutation (rows 36 apart, the 2 x 3 batches 6).
+// [1,2,0,3] leaves the batches at strides that collapse into no single one: not folded.
+TEST(ColumnPathOnTheHost, AnOutputTransposeIsReadThroughItsInversePermutation) {
+  Graph graph = parse_graph(R"(graph "g" opset 13 {
+  input %a : f32[2,3,5,4]
+  input %b : f32[2,3,4,6]
+  %m = MatMul(%a, %b) : f32[2,3,5,6]
+  %t = Transpose[perm=[2,0,1,3]](%m) : f32[5,2,3,6]
+  %y = Relu(%t) : f32[5,2,3,6]
+  output %y
+})");
+  HostProgram program = prepare_host_program(graph);
+  HostProgram kept = prepare_host_program(parse_graph(R"(graph "g" opset 13 {
+  input %a : f32[2,3,5,4]
+  input %b : f32[2,3,4,6]
+  %m = MatMul(%a, %b) : f32[2,3,5,6]
+  %t = Transpose[perm=[1,2,0,3]](%m) : f32[3,5,2,6]
+  output %t
+})"));
+  EXPECT_EQ(kept.steps.back().folded_into, -1);
+  ASSERT_EQ(program.steps.size(), 3u);
+  EXPECT_EQ(program.steps[1].folded_into, 0);
+  const GemmConfig& gemm = *program.steps[0].gemm;
+  ReferenceData reference = compute_reference(graph, 31);
+  std::vector<float> a, b, d(180, -7.0f);
+  floats_of(reference.inputs[0], a);
+  floats_of(reference.inputs[1], b);
+  lt_matmul(gemm, b.data(), a.data(), d.data(), d.data(), nullptr);
+  for (float& value : d) value = std::max(value, 0.0f);
+  EXPECT_LT(largest_difference(d, reference.outputs[0]), 1e-4) << gemm.key();
+}
+
+// The plan keeps a transpose's source alive to the GEMM that alone reads the transpose (so the
+// GEMM can read through it). Before: a plan whose arena gave h's bytes to z between h's transpose
+// and the GEMM (as one without that would). After: that transpose is not folded, as the GEMM would
+// read z's values in place of h's; z's, whose bytes hold, is.
+TEST(ColumnPathOnTheHost, ATransposeWhoseSourceBytesAreReusedBeforeTheGemmIsNotFolded) {
+  Graph graph = parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[1,5,12]
+  input %w : f32[1,5,12]
+  %h = Relu(%x) : f32[1,5,12]
+  %hr = Reshape[shape=[1,5,3,4]](%h) : f32[1,5,3,4]
+  %ht = Transpose[perm=[0,2,1,3]](%hr) : f32[1,3,5,4]
+  %z = Sigmoid(%w) : f32[1,5,12]
+  %zr = Reshape[shape=[1,5,3,4]](%z) : f32[1,5,3,4]
+  %zt = Transpose[perm=[0,2,3,1]](%zr) : f32[1,3,4,5]
+  %s = MatMul(%ht, %zt) : f32[1,3,5,5]
+  output %s
+})");
+  HostProgram program = prepare_host_program(graph);
+  int h_transpose = -1, z_transpose = -1, gemm = -1;
+  for (size_t s = 0; s < program.plan.steps.size(); ++s) {
+    const std::string& name = program.plan.nodes[static_cast<size_t>(program.plan.steps[s].nodes.front())].name;
+    if (name == "ht") h_transpose = static_cast<int>(s);
+    if (name == "zt") z_transpose = static_cast<int>(s);
+    if (name == "s") gemm = static_cast<int>(s);
+  }
+  ASSERT_TRUE(h_transpose >= 0 && z_transpose >= 0 && gemm >= 0);
+  EXPECT_EQ(program.steps[static_cast<size_t>(h_transpose)].folded_into, gemm) << "the plan kept h's bytes";
+  // Undo the folds, give z h's bytes over z's own lifetime (after h's transpose), fold again.
+  for (StepProgram& step : program.steps) step.folded_into = -1;
+  program.steps[static_cast<size_t>(gemm)].gemm = prepare_gemm(graph, program.plan.steps[static_cast<size_t>(gemm)]).config;
+  auto storage_of = [&](const char* name) -> ValueStorage& {
+    for (PlannedValue& value : program.plan.values)
+      if (value.name == name) return value.storage;
+    throw std::runtime_error(name);
+  };
+  ValueStorage &h = storage_of("h"), &z = storage_of("z");
+  ASSERT_EQ(h.kind, StorageKind::arena);
+  ASSERT_EQ(z.kind, StorageKind::arena);
+  h.lifetime.last_step = h_transpose;
+  z.offset = h.offset;
+  ASSERT_GT(z.lifetime.first_step, h_transpose);
+  fold_transposes(graph, program);
+  EXPECT_EQ(program.steps[static_cast<size_t>(h_transpose)].folded_into, -1);
+  EXPECT_EQ(program.steps[static_cast<size_t>(z_transpose)].folded_into, gemm) << "z's bytes hold until the GEMM";
 }
 
 }  // namespace

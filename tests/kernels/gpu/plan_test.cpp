@@ -118,6 +118,27 @@ TEST(GpuPlan, MatMulTakesADivisionByAOneValueWeightAsItsScale) {
   EXPECT_EQ(kept.find("scale="), std::string::npos) << kept;
 }
 
+// A transpose's input stays alive to the GEMM step that alone reads the transpose's output (the
+// executor may read through the transpose there): h to step 3, not to the transpose (step 1).
+TEST(GpuPlan, ATransposesInputLivesToTheGemmThatAloneReadsIt) {
+  GpuPlan plan = plan_for_gpu(parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[1,5,12]
+  input %w : f32[1,3,4,5]
+  %h = Relu(%x) : f32[1,5,12]
+  %hr = Reshape[shape=[1,5,3,4]](%h) : f32[1,5,3,4]
+  %ht = Transpose[perm=[0,2,1,3]](%hr) : f32[1,3,5,4]
+  %z = Sigmoid(%w) : f32[1,3,4,5]
+  %s = MatMul(%ht, %z) : f32[1,3,5,5]
+  output %s
+})"));
+  ASSERT_EQ(plan.steps.size(), 4u);
+  EXPECT_EQ(plan.steps[3].kind, StepKind::cublaslt_gemm);
+  int last_step = -1;
+  for (const PlannedValue& value : plan.values)
+    if (value.name == "h") last_step = value.storage.lifetime.last_step;
+  EXPECT_EQ(last_step, 3);
+}
+
 // GELU as exported: x read twice, four elementwise nodes each read once: one kernel.
 TEST(GpuPlan, ElementwiseNodesReadOnceFuseIntoOneKernel) {
   EXPECT_EQ(plan_text(R"(graph "g" opset 13 {
