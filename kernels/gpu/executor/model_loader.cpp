@@ -154,10 +154,10 @@ class RunnerBuilder {
   // column path that cuBLASLt refuses leaves cuDNN's runner, saying why.
   std::unique_ptr<StepRunner> faster(std::unique_ptr<ConvStep> cudnn, const StepProgram& program) {
     const ConvConfig& config = *program.conv;
-    std::string key = fmt::format("columns {} align {} {} {} bias {} residual {} relu {} engines {}", config.key(),
-                                  alignment_of(memory_.pointer(config.x)), alignment_of(memory_.pointer(config.w)),
-                                  alignment_of(memory_.pointer(config.y)), config.bias != kNoValue,
-                                  config.residual != kNoValue, config.relu, state_.options.conv_engines);
+    ConvAlignments alignments{alignment_of(memory_.pointer(config.x)), alignment_of(memory_.pointer(config.w)),
+                              alignment_of(memory_.pointer(config.y))};
+    std::string key =
+        fmt::format("columns {} engines {}", decision_key(config, alignments), state_.options.conv_engines);
     std::unique_ptr<ColumnConvStep> columns;
     const ColumnChoice& choice = searched(results_.columns, settings_ + key, [&] {
       if (std::optional<ColumnChoice> earlier = cached_column_choice(key)) return *earlier;
@@ -270,12 +270,18 @@ class RunnerBuilder {
     return step;
   }
 
+  // A convolution decision's key in the session and the decision file: the configuration, the
+  // operands' alignments and the epilogue.
+  static std::string decision_key(const ConvConfig& config, const ConvAlignments& alignments) {
+    return fmt::format("{} {} bias {} residual {} relu {}", config.key(), alignments.key(), config.bias != kNoValue,
+                       config.residual != kNoValue, config.relu);
+  }
+
   // The graph API's fastest plan where it beats the legacy choice as this step runs it (bias,
   // residual and ReLU included), decided once per configuration, epilogue and operand alignment.
   void choose_engine(ConvStep& step, const ConvConfig& config, const ConvPointers& pointers) {
     ConvAlignments alignments{alignment_of(pointers.x), alignment_of(pointers.w), alignment_of(pointers.y)};
-    std::string key = fmt::format("{} {} bias {} residual {} relu {}", config.key(), alignments.key(),
-                                  config.bias != kNoValue, config.residual != kNoValue, config.relu);
+    std::string key = decision_key(config, alignments);
     const EngineChoice& choice = searched(results_.engine, settings_ + key, [&] {
       std::optional<EngineChoice> earlier = cached_choice(key, config, alignments);
       EngineChoice made = earlier ? *earlier : timed_choice(step, config, alignments);

@@ -167,10 +167,9 @@ class Folder {
     if (own.kind != StorageKind::arena) return own.kind != StorageKind::fused;
     Lifetime between{first, last};
     for (size_t v = 0; v < values.size(); ++v) {
-      const ValueStorage& other = values[v].storage;
-      if (static_cast<ValueId>(v) == root.value || other.kind != StorageKind::arena || is_unused(v, unused)) continue;
-      bool shares = other.offset < own.offset + own.bytes && own.offset < other.offset + other.bytes;
-      if (shares && other.lifetime.overlaps(between)) return false;
+      auto id = static_cast<ValueId>(v);
+      if (id == root.value || !bytes_meet(root.value, id) || !values[v].storage.lifetime.overlaps(between)) continue;
+      if (!is_unused(v, unused)) return false;
     }
     return true;
   }
