@@ -188,6 +188,19 @@ std::vector<int64_t> Tensor::to_int_vector() const {
   return values;
 }
 
+std::vector<double> Tensor::to_double_vector() const {
+  return visit_dtype(dtype_, [&]<DType D>() {
+    std::span<const storage_t<D>> elements = view<D>();
+    std::vector<double> values(elements.size());
+    for (size_t i = 0; i < elements.size(); ++i) {
+      if constexpr (D == DType::bf16) values[i] = bfloat16_to_float(elements[i]);
+      else if constexpr (D == DType::boolean) values[i] = elements[i] ? 1.0 : 0.0;
+      else values[i] = static_cast<double>(elements[i]);
+    }
+    return values;
+  });
+}
+
 uint64_t Tensor::content_hash() const {
   std::lock_guard<std::mutex> lock(hash_memo_->mutex);
   if (hash_memo_->valid && hash_memo_->dtype == dtype_ && hash_memo_->shape == shape_) return hash_memo_->hash;

@@ -82,6 +82,8 @@ class Tensor {
   double as_double(int64_t index) const;
   int64_t as_int(int64_t index) const;
   std::vector<int64_t> to_int_vector() const;
+  // Every element as as_double reads it, the element type visited once (for whole-tensor loops).
+  std::vector<double> to_double_vector() const;
   // FNV-1a over dtype, shape and bytes; equal content gives an equal hash.
   uint64_t content_hash() const;
   bool same_content(const Tensor& other) const;

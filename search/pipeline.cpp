@@ -149,7 +149,9 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   const std::string& rules_dir = options.search.rules_dir;
   if (kinds.rules) {
     if (!options.hooks.rule_set) rules.emplace(search::RuleSet::load(rules_dir.empty() ? data_path("mutant/rules") : rules_dir));
-    matcher.emplace(options.hooks.rule_set ? *options.hooks.rule_set : *rules);
+    search::MatchOptions match;
+    match.threads = options.search.match_threads > 0 ? options.search.match_threads : options.space.threads;
+    matcher.emplace(options.hooks.rule_set ? *options.hooks.rule_set : *rules, match);
   }
   search::SearchSpaceOptions space_options = options.space;
   space_options.threads = worker_threads(space_options.threads, cost);

@@ -206,6 +206,8 @@ std::vector<OptFlag> make_flags() {
        {"threads generating mutants and scoring candidates (default: all",
         "cores, one while a measured target is timing); the output does not", "depend on it"},
        {}, read_jobs},
+      {"--match-jobs", "", "N", {"threads matching and proving rules (default: --jobs, else all cores)"},
+       {}, integer("--match-jobs", search_field(&SearchOptions::match_threads), 1, 1024)},
       {"--target", "", "NAME|FILE",
        {"what to optimize for: ort-cpu (ONNX Runtime, CPU) or openvino-cpu",
         "(OpenVINO, CPU), measured here; h100, h200, measured on a GPU",

@@ -25,13 +25,11 @@ ValueKind kind_of(double value) {
 }
 
 // The root-mean-square magnitude of the finite elements, at least 1 (see Tolerance).
-double tolerance_scale(const Tensor& expected) {
+double tolerance_scale(const std::vector<double>& expected) {
   double squares = 0;
   int64_t finite = 0;
-  for (int64_t i = 0; i < expected.numel(); ++i) {
-    double a = expected.as_double(i);
+  for (double a : expected)
     if (std::isfinite(a)) squares += a * a, ++finite;
-  }
   return std::max(1.0, finite ? std::sqrt(squares / static_cast<double>(finite)) : 1.0);
 }
 
@@ -74,9 +72,11 @@ void compare_exactly(const Tensor& expected, const Tensor& actual, OutputDiffere
 // Float elements within the tolerance (scaled as Tolerance says), non-finite ones by kind.
 void compare_within(const Tensor& expected, const Tensor& actual, const Tolerance& tolerance,
                     OutputDifference& difference) {
-  double scale = tolerance_scale(expected);
-  for (int64_t i = 0; i < expected.numel(); ++i) {
-    double a = expected.as_double(i), b = actual.as_double(i);
+  const std::vector<double> expected_values = expected.to_double_vector(), actual_values = actual.to_double_vector();
+  PET_CHECK(expected_values.size() == actual_values.size(), "compared outputs have as many elements");
+  double scale = tolerance_scale(expected_values);
+  for (size_t i = 0; i < expected_values.size(); ++i) {
+    double a = expected_values[i], b = actual_values[i];
     ValueKind expected_kind = kind_of(a), actual_kind = kind_of(b);
     difference.nonfinite_expected += expected_kind != ValueKind::Finite;
     if (expected_kind != ValueKind::Finite || actual_kind != ValueKind::Finite) {

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/memo.h"
+#include "core/parallel.h"
 #include "core/text_ir.h"
 #include "mutant/generator.h"
 #include "search/rules/bias_free_view.h"
@@ -69,22 +70,59 @@ void MatchStats::add(const MatchStats& more) {
   applied += more.applied;
 }
 
-// The graph facts one apply_all call shares across rules, and the binding under construction.
-struct RuleMatcher::Scratch {
+// The graph facts one match_rules call shares across its threads (read only).
+struct RuleMatcher::GraphFacts {
   const Graph& graph;
   Consumers consumers;
   std::vector<bool> graph_output;
-  MatchStats stats;
+
+  explicit GraphFacts(const Graph& g) : graph(g), consumers(g.consumers()), graph_output(g.values().size(), false) {
+    for (ValueId id : g.outputs()) graph_output[static_cast<size_t>(id)] = true;
+  }
+};
+
+// One thread's binding under construction, over the shared graph facts.
+struct RuleMatcher::Scratch {
+  const Graph& graph;
+  const Consumers& consumers;
+  const std::vector<bool>& graph_output;
   std::vector<ValueId> values;  // lhs value -> graph value
   std::vector<NodeId> nodes;    // lhs node -> graph node
   AttrBindings bindings;        // variable attribute values of the rule -> of the graph
   std::vector<uint32_t> seen;   // visit stamps of the cycle search
   uint32_t stamp = 0;
 
-  explicit Scratch(const Graph& g)
-      : graph(g), consumers(g.consumers()), graph_output(g.values().size(), false), seen(g.nodes().size(), 0) {
-    for (ValueId id : g.outputs()) graph_output[static_cast<size_t>(id)] = true;
-  }
+  explicit Scratch(const GraphFacts& facts)
+      : graph(facts.graph), consumers(facts.consumers), graph_output(facts.graph_output),
+        seen(facts.graph.nodes().size(), 0) {}
+};
+
+// A complete binding that passed every check but the proof: what its proof and rewrite need.
+struct RuleMatcher::PendingMatch {
+  const CompiledRule* rule = nullptr;
+  std::vector<NodeId> nodes;  // lhs node -> graph node
+  AttrBindings bindings;
+  std::vector<ValueId> inputs, outputs;
+  std::vector<TensorType> types, output_types;
+  Graph lhs, rhs;  // the instance
+};
+
+// What one complete binding came to, in match order: the check that dropped it, or a pending match.
+struct RuleMatcher::MatchEvent {
+  int64_t MatchStats::*dropped = nullptr;
+  std::optional<PendingMatch> pending;
+  static MatchEvent dropped_by(int64_t MatchStats::*reason) { return {reason, std::nullopt}; }
+};
+
+// The sides a match is proved at: the instance itself, or its f32 twin. The axioms and the numeric
+// refutation are stated over f32, and an instance over other types passed the element-type gate
+// only by moving elements, which holds at every type exactly when it holds at f32.
+struct RuleMatcher::ProvedSides {
+  const Graph* lhs = nullptr;  // the match's instance or twin_lhs; none when the twin does not instantiate
+  const Graph* rhs = nullptr;
+  std::optional<Graph> twin_lhs, twin_rhs;
+  std::string refusal;
+  uint64_t key = 0;  // the matcher's key of the instance (instance_key)
 };
 
 namespace {
@@ -223,25 +261,26 @@ std::string joined_names(const Graph& graph, const std::vector<NodeId>& nodes) {
 }
 
 // The application of a proved match: the right side spliced in place of the matched nodes.
-RuleApplication rewritten(const CompiledRule& rule, const Scratch& s, std::vector<ValueId> inputs,
-                          std::vector<ValueId> outputs, const Graph& rhs, ProofResult proof) {
-  Subprogram match;
-  match.nodes = s.nodes;
-  std::sort(match.nodes.begin(), match.nodes.end());
-  match.inputs = std::move(inputs);
-  match.outputs = std::move(outputs);
+RuleApplication rewritten(const Graph& graph, RuleMatcher::PendingMatch& match, ProofResult proof) {
+  const CompiledRule& rule = *match.rule;
+  Subprogram site;
+  site.nodes = match.nodes;
+  std::sort(site.nodes.begin(), site.nodes.end());
+  site.inputs = std::move(match.inputs);
+  site.outputs = std::move(match.outputs);
   RuleApplication application;
   application.rule = rule.name;
-  application.matched = match.nodes;
-  application.location = joined_names(s.graph, match.nodes);
-  application.result = splice(s.graph, match, rhs, s.graph.node(s.nodes[rule.plan[0].node]).name + "/");
+  application.matched = site.nodes;
+  application.location = joined_names(graph, site.nodes);
+  application.result = splice(graph, site, match.rhs, graph.node(match.nodes[static_cast<size_t>(rule.plan[0].node)]).name + "/");
   application.proof = std::move(proof);
   return application;
 }
 
 }  // namespace
 
-RuleMatcher::RuleMatcher(const RuleSet& rules, MatchOptions options) : rules_(rules), options_(std::move(options)) {
+RuleMatcher::RuleMatcher(const RuleSet& rules, MatchOptions options)
+    : rules_(rules), options_(std::move(options)), threads_(thread_count_for(options_.threads)) {
   for (size_t i = 0; i < rules_.rules().size(); ++i) {
     const CompiledRule& rule = *rules_.rules()[i];
     if (options_.only_non_growing && rule.rhs_compute_ops > rule.lhs_compute_ops) {
@@ -295,128 +334,186 @@ ProofResult prove_or_recall(const Graph& lhs, const Graph& rhs, const ProveOptio
 
 size_t remembered_instance_proofs() { return instance_proofs().size(); }
 
-ProofResult RuleMatcher::prove_instance(const CompiledRule& rule, const Graph& lhs, const Graph& rhs) const {
+namespace {
+
+// The matcher's own key of an instance: the rule direction, the input types and the bound attributes.
+uint64_t instance_key(const CompiledRule& rule, const Graph& lhs) {
   Hasher hasher;
   hasher.add(rule.name);
   for (ValueId input : lhs.inputs()) hasher.add(lhs.value(input).type.to_string());
   for (const Node& node : lhs.nodes()) hasher.add(node.attrs.to_string());  // bound conv attributes
-  uint64_t key = hasher.value();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto hit = proof_cache_.find(key); hit != proof_cache_.end()) return hit->second;
-  }
-  ProofResult proof = prove_or_recall(lhs, rhs, options_.prove);
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto [slot, inserted] = proof_cache_.emplace(key, std::move(proof));
-  if (inserted) {
-    ++proofs_run_;
-    if (slot->second.status != ProofStatus::Proved) {
-      std::string types;
-      for (ValueId input : lhs.inputs()) types += (types.empty() ? "" : ", ") + lhs.value(input).type.to_string();
-      failed_.push_back({rule.name, types, slot->second.status, slot->second.reason});
-    }
-  }
-  return slot->second;
+  return hasher.value();
 }
 
-// The proof of an instance at its f32 twin: the axioms and the numeric refutation are stated over
-// f32, and an instance over other types passed the element-type gate only by moving elements, which
-// holds at every type exactly when it holds at f32.
-ProofResult RuleMatcher::prove_at_f32(const CompiledRule& rule, const Scratch& s, std::vector<TensorType> types,
-                                      std::vector<TensorType> output_types, const Graph& lhs, const Graph& rhs) const {
+using ProvedSides = RuleMatcher::ProvedSides;
+
+// Fills `sides` in place (it points into itself).
+void find_sides_to_prove(const RuleMatcher::PendingMatch& match, ProvedSides& sides) {
   auto all_f32 = [](const std::vector<TensorType>& list) {
     return std::all_of(list.begin(), list.end(), [](const TensorType& type) { return type.dtype == DType::f32; });
   };
-  if (all_f32(types) && all_f32(output_types)) return prove_instance(rule, lhs, rhs);
-  for (std::vector<TensorType>* list : {&types, &output_types})
-    for (TensorType& type : *list) type.dtype = DType::f32;
-  std::string refusal;
-  std::optional<Graph> lhs_f32 = instantiate(rule.lhs, types, nullptr, refusal, &s.bindings);
-  std::optional<Graph> rhs_f32 = lhs_f32 ? instantiate(rule.rhs, types, &output_types, refusal, &s.bindings) : std::nullopt;
-  if (!rhs_f32) {
-    ProofResult unknown;
-    unknown.reason = "the f32 twin of the instance does not instantiate: " + refusal;
-    return unknown;
+  if (all_f32(match.types) && all_f32(match.output_types)) {
+    sides.lhs = &match.lhs, sides.rhs = &match.rhs;
+  } else {
+    std::vector<TensorType> types = match.types, output_types = match.output_types;
+    for (std::vector<TensorType>* list : {&types, &output_types})
+      for (TensorType& type : *list) type.dtype = DType::f32;
+    sides.twin_lhs = instantiate(match.rule->lhs, types, nullptr, sides.refusal, &match.bindings);
+    if (sides.twin_lhs) sides.twin_rhs = instantiate(match.rule->rhs, types, &output_types, sides.refusal, &match.bindings);
+    if (!sides.twin_rhs) return;
+    sides.lhs = &*sides.twin_lhs, sides.rhs = &*sides.twin_rhs;
   }
-  return prove_instance(rule, *lhs_f32, *rhs_f32);
+  sides.key = instance_key(*match.rule, *sides.lhs);
 }
 
-void RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s, std::vector<RuleApplication>& found) const {
-  ++s.stats.structural;
-  if (!removed_values_unread(rule, s)) {
-    ++s.stats.outside_reader;
-    return;
+}  // namespace
+
+std::optional<ProofResult> RuleMatcher::recalled_proof(uint64_t key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto hit = proof_cache_.find(key);
+  return hit == proof_cache_.end() ? std::nullopt : std::optional<ProofResult>(hit->second);
+}
+
+void RuleMatcher::record_proof(uint64_t key, const CompiledRule& rule, const Graph& lhs, const ProofResult& proof) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [slot, inserted] = proof_cache_.emplace(key, proof);
+  if (!inserted) return;
+  ++proofs_run_;
+  if (slot->second.status != ProofStatus::Proved) {
+    std::string types;
+    for (ValueId input : lhs.inputs()) types += (types.empty() ? "" : ", ") + lhs.value(input).type.to_string();
+    failed_.push_back({rule.name, types, slot->second.status, slot->second.reason});
   }
-  if (creates_cycle(rule, s)) {
-    ++s.stats.cycle;
-    return;
-  }
-  if (!may_rewrite(s.graph, s.nodes)) {
-    ++s.stats.element_type_refused;
-    return;
-  }
-  std::vector<TensorType> types, output_types;
-  std::vector<ValueId> inputs, outputs;
+}
+
+RuleMatcher::MatchEvent RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s) const {
+  if (!removed_values_unread(rule, s)) return MatchEvent::dropped_by(&MatchStats::outside_reader);
+  if (creates_cycle(rule, s)) return MatchEvent::dropped_by(&MatchStats::cycle);
+  if (!may_rewrite(s.graph, s.nodes)) return MatchEvent::dropped_by(&MatchStats::element_type_refused);
+  PendingMatch match;
+  match.rule = &rule;
   for (ValueId input : rule.lhs.inputs()) {
-    inputs.push_back(s.values[static_cast<size_t>(input)]);
-    types.push_back(s.graph.value(inputs.back()).type);
+    match.inputs.push_back(s.values[static_cast<size_t>(input)]);
+    match.types.push_back(s.graph.value(match.inputs.back()).type);
   }
   for (ValueId output : rule.lhs.outputs()) {
-    outputs.push_back(s.values[static_cast<size_t>(output)]);
-    output_types.push_back(s.graph.value(outputs.back()).type);
+    match.outputs.push_back(s.values[static_cast<size_t>(output)]);
+    match.output_types.push_back(s.graph.value(match.outputs.back()).type);
   }
-  if (!rule.guard_holds(types) || !rule.operands_unbroadcast(s.graph, s.nodes)) {
-    ++s.stats.guard_refused;
-    return;
-  }
+  if (!rule.guard_holds(match.types) || !rule.operands_unbroadcast(s.graph, s.nodes))
+    return MatchEvent::dropped_by(&MatchStats::guard_refused);
   std::string refusal;
-  std::optional<Graph> lhs = instantiate(rule.lhs, types, nullptr, refusal, &s.bindings);
-  std::optional<Graph> rhs = lhs ? instantiate(rule.rhs, types, &output_types, refusal, &s.bindings) : std::nullopt;
+  std::optional<Graph> lhs = instantiate(rule.lhs, match.types, nullptr, refusal, &s.bindings);
+  std::optional<Graph> rhs = lhs ? instantiate(rule.rhs, match.types, &match.output_types, refusal, &s.bindings) : std::nullopt;
   // An instance over an empty tensor computes nothing (the mutant generator skips such subprograms
   // too): no rewrite of it can pay, and the axioms hold for non-empty shapes.
-  if (!rhs || mutant::has_empty_tensor(*lhs)) {
-    ++s.stats.shape_refused;
-    return;
-  }
-  if (!may_rewrite(*rhs)) {  // a right side that computes what its left side only moved
-    ++s.stats.element_type_refused;
-    return;
-  }
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    if (rhs->value(rhs->outputs()[k]).type != output_types[k]) {
-      ++s.stats.type_mismatch;
-      return;
-    }
-  }
-  ProofResult proof = prove_at_f32(rule, s, types, output_types, *lhs, *rhs);
-  if (proof.status != ProofStatus::Proved) {
-    ++s.stats.not_proved;
-    return;
-  }
-  found.push_back(rewritten(rule, s, inputs, outputs, *rhs, std::move(proof)));
-  ++s.stats.applied;
+  if (!rhs || mutant::has_empty_tensor(*lhs)) return MatchEvent::dropped_by(&MatchStats::shape_refused);
+  if (!may_rewrite(*rhs))  // a right side that computes what its left side only moved
+    return MatchEvent::dropped_by(&MatchStats::element_type_refused);
+  for (size_t k = 0; k < match.outputs.size(); ++k)
+    if (rhs->value(rhs->outputs()[k]).type != match.output_types[k]) return MatchEvent::dropped_by(&MatchStats::type_mismatch);
+  match.nodes = s.nodes;
+  match.bindings = s.bindings;
+  match.lhs = std::move(*lhs);
+  match.rhs = std::move(*rhs);
+  return {nullptr, std::move(match)};
 }
 
-void RuleMatcher::match_rules(const Graph& graph, RuleFilter filter, std::vector<RuleApplication>& found,
-                              MatchStats& stats) const {
-  Scratch scratch(graph);
-  auto full = [&] { return found.size() >= options_.max_applications; };
-  for (size_t n = 0; n < graph.nodes().size() && !full(); ++n) {
-    const Node& node = graph.nodes()[n];
-    auto bucket = by_anchor_.find(anchor_key_of(node.op(), node.attrs));
-    if (bucket == by_anchor_.end()) continue;
-    for (size_t index : bucket->second) {
-      const CompiledRule& rule = *rules_.rules()[index];
-      if ((filter == RuleFilter::OverConvs && !rule.over_convs) || (filter == RuleFilter::NotOverConvs && rule.over_convs))
-        continue;
-      Backtracker backtracker(rule, scratch, [&] {
-        complete_match(rule, scratch, found);
-        return !full();
-      });
-      if (!backtracker.run(static_cast<NodeId>(n))) break;
+// Every complete binding of the rules anchored at `anchor`, in rule name order, with what it came to.
+std::vector<RuleMatcher::MatchEvent> RuleMatcher::events_at(const GraphFacts& facts, NodeId anchor,
+                                                            RuleFilter filter) const {
+  std::vector<MatchEvent> events;
+  const Node& node = facts.graph.node(anchor);
+  auto bucket = by_anchor_.find(anchor_key_of(node.op(), node.attrs));
+  if (bucket == by_anchor_.end()) return events;
+  Scratch scratch(facts);
+  for (size_t index : bucket->second) {
+    const CompiledRule& rule = *rules_.rules()[index];
+    if ((filter == RuleFilter::OverConvs && !rule.over_convs) || (filter == RuleFilter::NotOverConvs && rule.over_convs))
+      continue;
+    Backtracker backtracker(rule, scratch, [&] {
+      events.push_back(complete_match(rule, scratch));
+      return true;
+    });
+    backtracker.run(anchor);
+  }
+  return events;
+}
+
+// The proofs of a batch's pending matches, each distinct instance proved once (on every thread),
+// those this matcher proved before recalled. Nothing is recorded here: match_rules records in order.
+std::vector<std::pair<ProvedSides, ProofResult>> RuleMatcher::prove_batch(const std::vector<const PendingMatch*>& batch) const {
+  std::vector<std::pair<ProvedSides, ProofResult>> proofs(batch.size());
+  for_each_in_parallel(batch.size(), threads_, [&](size_t i) { find_sides_to_prove(*batch[i], proofs[i].first); });
+  std::vector<size_t> to_prove;  // the first of each distinct key not proved before
+  std::vector<size_t> same_as(batch.size(), batch.size());  // a later match of a key being proved: its first
+  std::map<uint64_t, size_t> first_of_key;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    ProvedSides& sides = proofs[i].first;
+    if (!sides.lhs) {
+      proofs[i].second.reason = "the f32 twin of the instance does not instantiate: " + sides.refusal;
+    } else if (std::optional<ProofResult> known = recalled_proof(sides.key)) {
+      proofs[i].second = std::move(*known);
+    } else if (auto [first, added] = first_of_key.emplace(sides.key, i); added) {
+      to_prove.push_back(i);
+    } else {
+      same_as[i] = first->second;
     }
   }
-  stats.add(scratch.stats);
+  for_each_in_parallel(to_prove.size(), threads_, [&](size_t k) {
+    auto& [sides, proof] = proofs[to_prove[k]];
+    proof = prove_or_recall(*sides.lhs, *sides.rhs, options_.prove);
+  });
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (same_as[i] != batch.size()) proofs[i].second = proofs[same_as[i]].second;
+  return proofs;
+}
+
+// Matches at every anchor node on every thread, then taken in (node, rule name) order as one
+// thread would take them: each batch proves as many pending matches as could still be applied
+// (all of them are needed whatever their proofs say), and its proofs are recorded in order, so the
+// applications, counts and failed instances do not depend on the thread count.
+void RuleMatcher::match_rules(const Graph& graph, RuleFilter filter, std::vector<RuleApplication>& found,
+                              MatchStats& stats) const {
+  GraphFacts facts(graph);
+  std::vector<std::vector<MatchEvent>> at_node(graph.nodes().size());
+  for_each_in_parallel(at_node.size(), threads_,
+                       [&](size_t n) { at_node[n] = events_at(facts, static_cast<NodeId>(n), filter); });
+  std::vector<MatchEvent*> events;
+  for (std::vector<MatchEvent>& node_events : at_node)
+    for (MatchEvent& event : node_events) events.push_back(&event);
+  std::vector<PendingMatch*> applied;
+  std::vector<ProofResult> applied_proofs;
+  size_t next = 0;
+  while (next < events.size() && found.size() + applied.size() < options_.max_applications) {
+    size_t room = options_.max_applications - found.size() - applied.size(), end = next;
+    std::vector<const PendingMatch*> batch;
+    for (; end < events.size() && batch.size() < room; ++end)
+      if (events[end]->pending) batch.push_back(&*events[end]->pending);
+    std::vector<std::pair<ProvedSides, ProofResult>> proofs = prove_batch(batch);
+    for (size_t i = next, k = 0; i < end; ++i) {
+      ++stats.structural;
+      if (!events[i]->pending) {
+        ++(stats.*(events[i]->dropped));
+        continue;
+      }
+      auto& [sides, proof] = proofs[k++];
+      if (sides.lhs) record_proof(sides.key, *events[i]->pending->rule, *sides.lhs, proof);
+      if (proof.status != ProofStatus::Proved) {
+        ++stats.not_proved;
+        continue;
+      }
+      ++stats.applied;
+      applied.push_back(&*events[i]->pending);
+      applied_proofs.push_back(std::move(proof));
+    }
+    next = end;
+  }
+  size_t first = found.size();
+  found.resize(first + applied.size());
+  for_each_in_parallel(applied.size(), threads_, [&](size_t i) {
+    found[first + i] = rewritten(graph, *applied[i], std::move(applied_proofs[i]));
+  });
 }
 
 std::vector<RuleApplication> RuleMatcher::apply_all(const Graph& graph, MatchStats* stats) const {

@@ -7,7 +7,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/graph.h"
@@ -54,6 +56,9 @@ struct MatchOptions {
   // Only rules whose right side has no more compute-heavy ops than the left (the search wants
   // rewrites that can lower cost; growing rules are for the α-search).
   bool only_non_growing = false;
+  // Threads matching and proving (0: every core). Matching times nothing, so a measured target
+  // that times on one thread still matches on all; the applications do not depend on it.
+  int threads = 0;
 };
 
 // Why candidate matches were dropped in one apply_all call (each counted once, first reason).
@@ -102,20 +107,28 @@ class RuleMatcher {
   // How many applications apply_all returned per rule direction name, over all calls.
   std::map<std::string, int64_t> applications_by_rule() const;
 
-  struct Scratch;  // one apply_all call's graph facts and binding (rule_matcher.cpp)
+  // rule_matcher.cpp's working types: one call's graph facts, one thread's binding, a binding that
+  // passed every check but the proof, what a binding came to, the sides a match is proved at.
+  struct GraphFacts;
+  struct Scratch;
+  struct PendingMatch;
+  struct MatchEvent;
+  struct ProvedSides;
 
  private:
   enum class RuleFilter : uint8_t { All, OverConvs, NotOverConvs };
   void match_rules(const Graph& graph, RuleFilter filter, std::vector<RuleApplication>& found, MatchStats& stats) const;
-  void complete_match(const CompiledRule& rule, Scratch& scratch, std::vector<RuleApplication>& found) const;
-  ProofResult prove_instance(const CompiledRule& rule, const Graph& lhs, const Graph& rhs) const;
-  ProofResult prove_at_f32(const CompiledRule& rule, const Scratch& scratch, std::vector<TensorType> types,
-                           std::vector<TensorType> output_types, const Graph& lhs, const Graph& rhs) const;
+  std::vector<MatchEvent> events_at(const GraphFacts& facts, NodeId anchor, RuleFilter filter) const;
+  MatchEvent complete_match(const CompiledRule& rule, Scratch& scratch) const;
+  std::vector<std::pair<ProvedSides, ProofResult>> prove_batch(const std::vector<const PendingMatch*>& batch) const;
+  std::optional<ProofResult> recalled_proof(uint64_t key) const;
+  void record_proof(uint64_t key, const CompiledRule& rule, const Graph& lhs, const ProofResult& proof) const;
 
   const RuleSet& rules_;
   std::map<uint64_t, std::vector<size_t>> by_anchor_;  // anchor key -> rule indices, by name
   int64_t skipped_growing_ = 0;
   MatchOptions options_;
+  unsigned threads_;  // options_.threads, 0 resolved to the core count
   mutable std::mutex mutex_;
   mutable std::map<uint64_t, ProofResult> proof_cache_;
   mutable int64_t proofs_run_ = 0;

@@ -39,6 +39,19 @@ Attributes axes(Ints list, int64_t keepdims = 0) { return {{"axes", list}, {"kee
 
 // ---------------------------------------------------------------- data movement
 
+TEST(ElementTypesTensor, ToDoubleVectorReadsEveryElementAsAsDoubleDoes) {
+  Tensor bf16 = typed<DType::bf16>(Shape{3}, {1.5f, -2.0f, 0.25f});
+  Tensor flags = typed<DType::boolean>(Shape{2, 2}, {1, 0, 0, 1});
+  Tensor big = typed<DType::u64>(Shape{2}, {7, 1ull << 60});
+  for (const Tensor* tensor : {&bf16, &flags, &big}) {
+    std::vector<double> values = tensor->to_double_vector();
+    ASSERT_EQ(values.size(), static_cast<size_t>(tensor->numel()));
+    for (int64_t i = 0; i < tensor->numel(); ++i) EXPECT_EQ(values[static_cast<size_t>(i)], tensor->as_double(i));
+  }
+  EXPECT_EQ(bf16.to_double_vector(), (std::vector<double>{1.5, -2.0, 0.25}));
+  EXPECT_EQ(flags.to_double_vector(), (std::vector<double>{1, 0, 0, 1}));
+}
+
 TEST(ElementTypesMovement, TransposeOfU8) {
   expect_typed<DType::u8>(run1("Transpose", {{"perm", Ints{1, 0}}}, {typed<DType::u8>({2, 3}, {1, 2, 3, 4, 5, 255})}),
                           {3, 2}, {1, 4, 2, 5, 3, 255});

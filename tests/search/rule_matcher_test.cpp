@@ -1,4 +1,5 @@
 // The rule matcher on library rules: a graph before, the rewritten graph (or the refusal) after.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -476,6 +477,51 @@ TEST(RuleMatcher, SameApplicationsInTheSameOrderEveryTime) {
   EXPECT_FALSE(first.empty());
   EXPECT_EQ(first, run());
   for (const std::string& line : first) std::cout << "  " << line << "\n";
+}
+
+// One line per application (rule, location, result), then the counts and the failed instances.
+std::vector<std::string> everything_matched(const Graph& graph, MatchOptions options) {
+  RuleMatcher matcher(full_library(), options);
+  MatchStats stats;
+  std::vector<std::string> lines;
+  for (const RuleApplication& a : matcher.apply_all(graph, &stats))
+    lines.push_back(a.rule + " @ " + a.location + " #" + std::to_string(structural_hash(a.result)));
+  lines.push_back(fmt::format("structural {} outside {} cycle {} types {} guard {} shapes {} mismatch {} not proved {} "
+                              "applied {}; proofs {}",
+                              stats.structural, stats.outside_reader, stats.cycle, stats.element_type_refused,
+                              stats.guard_refused, stats.shape_refused, stats.type_mismatch, stats.not_proved,
+                              stats.applied, matcher.proofs_run()));
+  for (const FailedInstance& failed : matcher.failed_instances()) lines.push_back(failed.describe());
+  return lines;
+}
+
+TEST(RuleMatcher, OneThreadAndFourMatchTheSameInTheSameOrder) {
+  Graph graph = small_network();
+  MatchOptions one, four;
+  one.threads = 1;
+  four.threads = 4;
+  std::vector<std::string> before = everything_matched(graph, one);
+  EXPECT_GT(before.size(), 2u);
+  EXPECT_EQ(everything_matched(graph, four), before);
+}
+
+TEST(RuleMatcher, AtTheCapTheApplicationsAreTheFirstOnesAndOnlyTheirMatchesAreCounted) {
+  Graph graph = small_network();
+  MatchOptions all, capped;
+  all.threads = capped.threads = 3;
+  capped.max_applications = 2;
+  MatchStats all_stats, capped_stats;
+  std::vector<RuleApplication> every = RuleMatcher(full_library(), all).apply_all(graph, &all_stats);
+  ASSERT_GT(every.size(), 2u);
+  std::vector<RuleApplication> first = RuleMatcher(full_library(), capped).apply_all(graph, &capped_stats);
+  ASSERT_EQ(first.size(), 2u);
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].rule + " @ " + first[i].location, every[i].rule + " @ " + every[i].location);
+    EXPECT_EQ(structural_hash(first[i].result), structural_hash(every[i].result));
+  }
+  // Before: every match of the graph counted. After the cap: matching stops at the second application.
+  EXPECT_EQ(capped_stats.applied, 2);
+  EXPECT_LT(capped_stats.structural, all_stats.structural);
 }
 
 TEST(RuleMatcher, EveryApplicationOnASmallNetworkIsValidAndEqual) {
