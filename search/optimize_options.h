@@ -36,9 +36,6 @@ struct SearchOptions {
   // expected to take at most this many seconds (0: the cost model's predictions order the beam).
   double measured_s = search::RankingOptions{}.budget_s;
   std::string rules_dir;  // rule library folder; empty: the repository's mutant/rules
-  // Threads matching and proving rules (0: as many as space.threads asks, or every core: matching
-  // times nothing, so it is not pinned to one thread while a measured target times).
-  int match_threads = 0;
 };
 
 // The select stage on a measured target: the best programs timed end to end against the input.

@@ -90,11 +90,11 @@ void check_options(const OptimizeOptions& options) {
 
 namespace {
 
-// Timing kernels while pet's own threads run would disturb the times: one thread then, unless
-// the caller asked for `requested` threads.
+// Timing kernels while pet's own threads run would disturb the times: one thread then, whatever
+// the caller asked for (`requested`; 0: every core).
 int worker_threads(int requested, const cost::CostModel& cost) {
   bool timing = cost.measurement() && cost.measurement()->runtime && cost.measurement()->runtime->times();
-  return requested > 0 ? requested : (timing ? 1 : 0);
+  return timing ? 1 : requested;
 }
 
 }  // namespace
@@ -149,8 +149,8 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   const std::string& rules_dir = options.search.rules_dir;
   if (kinds.rules) {
     if (!options.hooks.rule_set) rules.emplace(search::RuleSet::load(rules_dir.empty() ? data_path("mutant/rules") : rules_dir));
-    search::MatchOptions match;
-    match.threads = options.search.match_threads > 0 ? options.search.match_threads : options.space.threads;
+    search::MatchOptions match;  // matching times nothing: the threads asked for (0: every core) even then
+    match.threads = options.space.threads;
     matcher.emplace(options.hooks.rule_set ? *options.hooks.rule_set : *rules, match);
   }
   search::SearchSpaceOptions space_options = options.space;

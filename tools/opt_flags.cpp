@@ -117,7 +117,7 @@ void read_input_shapes(const CliArgs& args, OptRequest& request) {
   }
 }
 
-// --jobs: the threads of both stages that run on pet's own threads.
+// --jobs: the threads of the stages that run on pet's own threads (rule matching reads space.threads).
 void read_jobs(const CliArgs& args, OptRequest& request) {
   int& generate = request.optimize.generate.threads;
   generate = static_cast<int>(args.integer("--jobs", generate, 1, 1024));
@@ -203,11 +203,10 @@ std::vector<OptFlag> make_flags() {
       {"--top-k", "", "N", {"mutants kept per subprogram and round, by cost (default {default})"},
        shows(generate_field(&search::GenerateOptions::top_k)), integer("--top-k", generate_field(&search::GenerateOptions::top_k), 1, 1024)},
       {"--jobs", "", "N",
-       {"threads generating mutants and scoring candidates (default: all",
-        "cores, one while a measured target is timing); the output does not", "depend on it"},
+       {"threads generating mutants, matching rules and scoring candidates",
+        "(default: all cores; one generates and scores while a measured",
+        "target is timing); the output does not depend on it"},
        {}, read_jobs},
-      {"--match-jobs", "", "N", {"threads matching and proving rules (default: --jobs, else all cores)"},
-       {}, integer("--match-jobs", search_field(&SearchOptions::match_threads), 1, 1024)},
       {"--target", "", "NAME|FILE",
        {"what to optimize for: ort-cpu (ONNX Runtime, CPU) or openvino-cpu",
         "(OpenVINO, CPU), measured here; h100, h200, measured on a GPU",

@@ -186,6 +186,9 @@ weight_free_model() {  # name (<model>_b<batch>), model file: prints the .pet's 
     fail "pet-gpu reference --weight-free failed on $2"
   echo "$folder/model.pet"
 }
+# The instance proofs of the kit's pet-opt runs (verifier/z3/proof_store.h): the live stage's
+# pet-opt, the same binary, recalls them on the card's machine instead of proving them again.
+export PET_PROOF_CACHE="$stage/kit/proofs"
 # pet-opt runs, up to --jobs at once: each in the background, its output in PREFIX.log and its
 # outcome in PREFIX.status; the caller waits, then reads the outcomes in its own order.
 start_pet_opt() {  # prefix, pet-opt arguments...
@@ -293,6 +296,8 @@ fi
   echo "from the device: libcublas, libcublasLt, libcudnn*, libnvrtc*, libcuda (driver)"
   [[ -f "$stage/kit/conv-cache.tsv" ]] &&
     echo "convolution decisions: $(wc -l < "$stage/kit/conv-cache.tsv") lines from earlier checks on a $target"
+  [[ -d "$stage/kit/proofs" ]] &&
+    echo "proof store: $(find "$stage/kit/proofs" -name '*.json' | wc -l) instance proofs of the kit's pet-opt runs"
   (cd "$stage/kit" && find bin lib data work* $([[ -d misses ]] && echo misses) $([[ -f conv-cache.tsv ]] && echo conv-cache.tsv) \
     -type f -printf '%p %s\n' | sort)
 } > "$stage/kit/MANIFEST"

@@ -335,19 +335,27 @@ stage_live() {
   # One model's two modes never run at once: both time the input and the cleaned input under the same
   # DB keys, and the second to save would put its times beside the first's programs (a run waits for
   # the model's lock; timeout counts the wait).
+  # Each run matches rules on its share of the cores, one left per run for its pet-gpu worker, so
+  # the timing thread of one run never waits for another run's matching; instance proofs come from
+  # the kit's proof store (its pet-opt runs here), and new ones join it.
+  local match_jobs=$((($(nproc) - LIVE_JOBS) / LIVE_JOBS))
+  ((match_jobs >= 1)) || match_jobs=1
   live_run() {  # name, model file, mode: pet-opt --live until the deadline
     local left=$((deadline - $(date +%s))) begun=$(date +%s) one_at_a_time=()
     command -v flock > /dev/null && one_at_a_time=(flock "$RESULTS/live-${1%.*}.lock")
     PET_DATA_DIR="$KIT_DIR/data" PET_GPU_LOCK="$RESULTS/gpu.lock" PET_GPU_CONV_CACHE="$CONV_CACHE" \
-      LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" \
+      PET_PROOF_CACHE="$KIT_DIR/proofs" LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" \
       timeout --kill-after=20 "$left" "${one_at_a_time[@]}" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live \
-      --profile-db "$db" --mode "$3" -o "$LIVE_WRITTEN/$1.onnx" --report "$folder/$1.json" > "$folder/$1.txt" 2>&1
+      --jobs "$match_jobs" --profile-db "$db" --mode "$3" -o "$LIVE_WRITTEN/$1.onnx" --report "$folder/$1.json" \
+      > "$folder/$1.txt" 2>&1
     local status=$?
     # Only a finished run's model is the card's choice: anything a failed run left is not timed.
     if [[ $status == 0 ]]; then cp "$folder/$1.json" "$LIVE_WRITTEN/$1.json"; else rm -f "$LIVE_WRITTEN/$1.onnx"; fi
     echo $(($(date +%s) - begun)) > "$folder/$1.seconds"
     echo $status > "$folder/$1.status"
   }
+  local proofs_before
+  proofs_before=$(find "$KIT_DIR/proofs" -name '*.json' 2>/dev/null | wc -l)
   local models=() model mode run runs=()
   IFS=, read -r -a models <<< "$LIVE_MODELS"
   local entry modes planned=() held=""
@@ -387,6 +395,7 @@ stage_live() {
     esac
   done
   echo "written models kept for the e2e stage: $(find "$LIVE_WRITTEN" -name '*.onnx' | wc -l)" >> "$file"
+  echo "proof store: $proofs_before instance proofs from the kit, $(find "$KIT_DIR/proofs" -name '*.json' 2>/dev/null | wc -l) after the runs" >> "$file"
   local outcome="$finished of ${#runs[@]} runs started finished ($cut cut at the cap, $failed failed) in $(($(date +%s) - started)) s, $(grep -c '"key"' "$db") entries in live-db.json"
   if ((failed)); then echo "failed: $outcome" > "$RESULTS/live.status"; else echo "ok: $outcome" > "$RESULTS/live.status"; fi
 }

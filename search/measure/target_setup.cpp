@@ -9,6 +9,7 @@
 
 #include "core/data_path.h"
 #include "core/error.h"
+#include "core/user_cache.h"
 #include "kernels/runtime/gpu_kernels_version.h"
 #include "kernels/runtime/gpu_worker_runtime.h"
 
@@ -40,14 +41,7 @@ cost::ProfileDb load_measured_db(const std::string& path, bool replay) {
 
 std::string default_measured_profile_db() {
   if (const char* given = std::getenv("PET_PROFILE_DB"); given && *given) return given;
-  std::filesystem::path folder;
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
-    folder = cache;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    folder = std::filesystem::path(home) / ".cache";
-  else
-    folder = std::filesystem::temp_directory_path();
-  return (folder / "pet" / "profile-db.json").string();
+  return (user_cache_folder() / "profile-db.json").string();
 }
 
 void TargetSetup::save_measurements() const {

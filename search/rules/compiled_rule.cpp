@@ -115,6 +115,15 @@ Attributes bound_attributes(const std::string& op, const Attributes& rule, const
   return result;
 }
 
+bool CompiledRule::anchor_inputs_fit(const Graph& graph, const Node& anchor) const {
+  for (const auto& [position, op] : anchor_input_producers) {
+    if (position >= anchor.inputs.size() || anchor.inputs[position] == kNoValue) return false;
+    NodeId producer = graph.value(anchor.inputs[position]).producer;
+    if (producer < 0 || graph.node(producer).def != op) return false;
+  }
+  return true;
+}
+
 bool CompiledRule::guard_holds(const std::vector<TensorType>& input_types) const {
   for (size_t i : per_channel_inputs) {
     const std::vector<int64_t>& dims = input_types.at(i).shape.dims();
@@ -250,6 +259,10 @@ std::optional<CompiledRule> CompiledRule::compile(const std::string& name, const
   }
   const Node& last = rule.lhs.node(anchor);
   rule.anchor_key = anchor_key_of(last.op(), last.attrs);
+  for (size_t i = 0; i < last.inputs.size(); ++i)
+    if (last.inputs[i] != kNoValue)
+      if (NodeId producer = rule.lhs.value(last.inputs[i]).producer; producer >= 0)
+        rule.anchor_input_producers.emplace_back(i, rule.lhs.node(producer).def);
   rule.internal.assign(rule.lhs.values().size(), false);
   for (const Node& node : rule.lhs.nodes())
     for (ValueId out : node.outputs) rule.internal[static_cast<size_t>(out)] = true;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/graph.h"
@@ -43,6 +44,8 @@ struct CompiledRule {
   // A linear op distributes over an Add of equal shapes only; with a broadcast operand (a conv's
   // [1,C,1,1] bias) conv(a + b) is not conv(a) + conv(b) near the borders.
   std::vector<NodeId> unbroadcast_nodes;
+  // The anchor's inputs computed inside the left side: (input position, the producing node's op).
+  std::vector<std::pair<size_t, const OpDef*>> anchor_input_producers;
 
   // nullopt with `why` set when the direction cannot be matched as a subgraph: an output that is
   // an input, an input the left side never reads, a right side reading a variable the left
@@ -55,6 +58,9 @@ struct CompiledRule {
   bool guard_holds(const std::vector<TensorType>& input_types) const;
   // The unbroadcast_nodes guard, on the graph nodes bound to the lhs nodes (-1: unbound).
   bool operands_unbroadcast(const Graph& graph, const std::vector<NodeId>& bound_nodes) const;
+  // A necessary condition of a match anchored at `anchor`, checked before any binding: the graph
+  // computes each of those anchor inputs with the same op (most rules stop here, at a conv).
+  bool anchor_inputs_fit(const Graph& graph, const Node& anchor) const;
 };
 
 // Some attribute values of a rule are variables: the library proved each rule at one kernel,

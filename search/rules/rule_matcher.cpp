@@ -19,6 +19,7 @@
 #include "search/rules/compiled_rule.h"
 #include "search/generate/partition.h"
 #include "verifier/element_domain.h"
+#include "verifier/z3/proof_store.h"
 
 namespace pet::search {
 
@@ -321,12 +322,22 @@ bool reproducible(const ProofResult& proof) {
   return true;
 }
 
+// This process's answer, else the proof store's (an earlier run's: verifier/z3/proof_store.h),
+// else a proof run now and remembered in both.
 ProofResult prove_or_recall(const Graph& lhs, const Graph& rhs, const ProveOptions& options) {
   std::optional<std::string> key = instance_proof_key(lhs, rhs, options);
-  if (key)
-    if (std::optional<ProofResult> known = instance_proofs().find(*key)) return *known;
+  if (!key) return prove(lhs, rhs, options);
+  if (std::optional<ProofResult> known = instance_proofs().find(*key)) return *known;
+  std::optional<ProofStore> store = ProofStore::from_environment();
+  if (store)
+    if (std::optional<ProofResult> stored = store->find(*key)) {
+      instance_proofs().remember(*key, *stored);
+      return *stored;
+    }
   ProofResult proof = prove(lhs, rhs, options);
-  if (key && reproducible(proof)) instance_proofs().remember(std::move(*key), proof);
+  if (!reproducible(proof)) return proof;
+  if (store) store->remember(*key, proof);
+  instance_proofs().remember(std::move(*key), proof);
   return proof;
 }
 
@@ -431,6 +442,7 @@ std::vector<RuleMatcher::MatchEvent> RuleMatcher::events_at(const GraphFacts& fa
     const CompiledRule& rule = *rules_.rules()[index];
     if ((filter == RuleFilter::OverConvs && !rule.over_convs) || (filter == RuleFilter::NotOverConvs && rule.over_convs))
       continue;
+    if (!rule.anchor_inputs_fit(facts.graph, node)) continue;
     Backtracker backtracker(rule, scratch, [&] {
       events.push_back(complete_match(rule, scratch));
       return true;

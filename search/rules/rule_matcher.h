@@ -57,7 +57,7 @@ struct MatchOptions {
   // rewrites that can lower cost; growing rules are for the α-search).
   bool only_non_growing = false;
   // Threads matching and proving (0: every core). Matching times nothing, so a measured target
-  // that times on one thread still matches on all; the applications do not depend on it.
+  // that times on one thread still matches on these; the applications do not depend on it.
   int threads = 0;
 };
 

@@ -114,6 +114,9 @@ STUB
   grep -q "^not_a_model: not in this kit" "$out/live/unpacked/results/live.txt" || fail "live.txt does not name the missing model"
   grep -q "^written models kept for the e2e stage: 4$" "$out/live/unpacked/results/live.txt" ||
     fail "the live runs' written models were not kept for e2e: $(cat "$out/live/unpacked/results/live.txt")"
+  # mlp's TASO-only run proves rule instances: they join the kit's proof store.
+  grep -qE "^proof store: [0-9]+ instance proofs from the kit, [1-9][0-9]* after the runs$" \
+    "$out/live/unpacked/results/live.txt" || fail "the live runs kept no proof: $(cat "$out/live/unpacked/results/live.txt")"
   # --live-written kept them past the call: conv_relu and mlp, each mode's model and report.
   [[ $(ls "$out/kept" | sort | tr '\n' ' ') == "conv_relu.pet.json conv_relu.pet.onnx conv_relu.taso.json conv_relu.taso.onnx mlp.pet.json mlp.pet.onnx mlp.taso.json mlp.taso.onnx " ]] ||
     fail "--live-written kept: $(ls "$out/kept")"

@@ -17,6 +17,7 @@ import pytest
 _CACHE = tempfile.mkdtemp(prefix="pet-pytest-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE
 os.environ.pop("PET_PROFILE_DB", None)
+os.environ.pop("PET_PROOF_CACHE", None)
 
 SOURCE_DIR = pathlib.Path(__file__).resolve().parents[2]
 

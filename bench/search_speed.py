@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""pet-opt's own time, two builds side by side: the search's seconds and the wall seconds of
+`pet-opt MODEL --mode MODE --target TARGET --replay` for each MODEL:MODE, the builds interleaved
+(each round runs every variant on each model, the order turned round every other round), medians
+with the range. The `after` build runs twice per round: with an empty proof store (cold) and again
+with the store that run filled (warm). Also says whether the two builds wrote the same bytes.
+
+    python3 bench/search_speed.py --before OLD/pet-opt --before-env LD_LIBRARY_PATH=OLD/lib \\
+        --after build/tools/pet-opt --rounds 3 resnet18.pet:taso bert.pet:pet
+"""
+import argparse
+import os
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SEARCH_SECONDS = re.compile(r"^  search: .*, ([0-9.]+) s$", re.M)
+
+
+def run(binary, env, model, mode, target, out, store):
+    environment = dict(os.environ, **env)
+    environment["PET_PROOF_CACHE"] = store
+    started = time.monotonic()
+    done = subprocess.run([binary, model, "--mode", mode, "--target", target, "--replay", "-o", out],
+                          env=environment, capture_output=True, text=True)
+    wall = time.monotonic() - started
+    if done.returncode != 0:
+        sys.exit(f"search_speed: {binary} on {model} ({mode}) failed: {done.stdout[-600:]}{done.stderr[-600:]}")
+    found = SEARCH_SECONDS.search(done.stdout)
+    if not found:
+        sys.exit(f"search_speed: no search line in {binary}'s output on {model}")
+    return float(found.group(1)), wall
+
+
+def summary(values):
+    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", required=True)
+    parser.add_argument("--after", required=True)
+    parser.add_argument("--before-env", action="append", default=[], help="NAME=VALUE for the before build")
+    parser.add_argument("--target", default="h200")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("runs", nargs="+", help="MODEL:MODE")
+    args = parser.parse_args()
+    before_env = dict(item.split("=", 1) for item in args.before_env)
+    cases = [tuple(run_.rsplit(":", 1)) for run_ in args.runs]
+    times = {(case, variant): [] for case in cases for variant in ("before", "cold", "warm")}
+    same = {case: True for case in cases}
+    with tempfile.TemporaryDirectory(prefix="pet-search-speed-") as work:
+        work = pathlib.Path(work)
+        for round_ in range(args.rounds):
+            for index, case in enumerate(cases):
+                model, mode = case
+                store = str(work / f"store-{round_}-{index}")  # empty: the cold run fills it
+                outputs = {name: str(work / f"{name}.onnx") for name in ("before", "cold", "warm")}
+                steps = [("before", args.before, before_env, "off"), ("cold", args.after, {}, store),
+                         ("warm", args.after, {}, store)]
+                if round_ % 2:  # the after build first, its cold run still before its warm one
+                    steps = steps[1:] + steps[:1]
+                for name, binary, env, folder in steps:
+                    times[(case, name)].append(run(binary, env, model, mode, args.target, outputs[name], folder))
+                    print(f"round {round_ + 1} {model} {mode} {name}: search {times[(case, name)][-1][0]:.2f} s, "
+                          f"wall {times[(case, name)][-1][1]:.2f} s", file=sys.stderr, flush=True)
+                written = [pathlib.Path(outputs[name]).read_bytes() for name in ("before", "cold", "warm")]
+                same[case] &= written[0] == written[1] == written[2]
+    print(f"| model | mode | before search s | after, cold store | after, warm store | before wall s | after wall s, "
+          f"warm | search ratio, warm | same model |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for case in cases:
+        model, mode = case
+        search = {name: [t[0] for t in times[(case, name)]] for name in ("before", "cold", "warm")}
+        wall = {name: [t[1] for t in times[(case, name)]] for name in ("before", "warm")}
+        ratio = statistics.median(search["before"]) / max(statistics.median(search["warm"]), 1e-9)
+        print(f"| {pathlib.Path(model).parent.name or model} | {mode} | {summary(search['before'])} | "
+              f"{summary(search['cold'])} | {summary(search['warm'])} | {summary(wall['before'])} | "
+              f"{summary(wall['warm'])} | {ratio:.1f}x | {'yes' if same[case] else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()
