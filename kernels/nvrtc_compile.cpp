@@ -5,11 +5,14 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nvrtc.h>
 
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "kernels/driver_api.h"
@@ -70,6 +73,8 @@ struct ModuleGuard {
   }
 };
 
+std::vector<std::string> nvrtc_options(const std::string& arch) { return {"--gpu-architecture=" + arch, "--std=c++17"}; }
+
 // Compiles `source` for `arch` and hands the program to `take_output` (which fills the result's
 // PTX or CUBIN); every failure is reported in the result's error with NVRTC's log.
 template <typename Compilation, typename TakeOutput>
@@ -82,10 +87,11 @@ Compilation compile_with_nvrtc(const std::string& source, const std::string& pro
     result.error = nvrtc_failure("nvrtcCreateProgram", status, "");
     return result;
   }
-  std::string arch_option = "--gpu-architecture=" + arch;
-  const char* options[] = {arch_option.c_str(), "--std=c++17"};
+  std::vector<std::string> option_texts = nvrtc_options(arch);
+  std::vector<const char*> options;
+  for (const std::string& option : option_texts) options.push_back(option.c_str());
   auto start = std::chrono::steady_clock::now();
-  status = nvrtcCompileProgram(program.handle, static_cast<int>(std::size(options)), options);
+  status = nvrtcCompileProgram(program.handle, static_cast<int>(options.size()), options.data());
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   result.log = program_log(program.handle);
   if (status != NVRTC_SUCCESS) {
@@ -141,6 +147,10 @@ std::string nvrtc_version() {
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
   return fmt::format("{}.{}", major, minor);
+}
+
+std::string cubin_compiler(const std::string& arch) {
+  return fmt::format("NVRTC {} {}", nvrtc_version(), fmt::join(nvrtc_options(arch), " "));
 }
 
 CudaStatus launch_ptx(int device, const PtxLaunch& launch, const std::vector<std::span<const float>>& inputs,

@@ -40,6 +40,9 @@ CubinCompilation compile_to_cubin(const std::string& source, const std::string& 
 
 // The NVRTC version this binary runs with, as "major.minor".
 std::string nvrtc_version();
+// What decides compile_to_cubin's output besides the source: "NVRTC 13.0 --gpu-architecture=sm_90
+// --std=c++17" (a store of compiled kernels keeps them under it).
+std::string cubin_compiler(const std::string& arch = "sm_90");
 
 struct PtxLaunch {
   std::string ptx;

@@ -417,6 +417,11 @@ device_library_path() {
 # shared by every later load of the session and returned with the results; the kit's decisions
 # from earlier checks on this card (make-kit.sh) are where it starts.
 export KIT_ARCHIVE="$kit_archive" KIT_DIR="$kit" RESULTS="$results" CONV_CACHE="$results/conv-cache.tsv"
+# Every pet-gpu process of the session (the live runs' workers, e2e, executor, compile) shares one
+# store of compiled kernels, so a kernel is compiled once per session (docs/GPU.md, "Loads").
+export PET_GPU_KERNEL_CACHE="$kit/gpu-kernels"
+# Each pet-gpu worker (one per live run) says as it ends what its loads took and reused.
+export PET_GPU_ACTIVITY_LOG="$results/worker-activity.txt"
 if [[ -n "$live_written" ]]; then mkdir -p "$live_written" && LIVE_WRITTEN=$(cd "$live_written" && pwd); else LIVE_WRITTEN="$work/live-written"; fi
 export LIVE_WRITTEN
 export COMPILE_MODELS="$compile_models" CONV_APIS_MODELS="$conv_apis_models" EXECUTOR_MODELS="$executor_models"

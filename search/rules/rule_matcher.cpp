@@ -537,7 +537,7 @@ std::vector<RuleApplication> RuleMatcher::apply_all(const Graph& graph, MatchSta
   if (view) {
     size_t first = found.size();
     match_rules(*view, RuleFilter::OverConvs, found, total);
-    for (size_t i = first; i < found.size(); ++i) restore_conv_biases(found[i].result);
+    for_each_in_parallel(found.size() - first, threads_, [&](size_t i) { restore_conv_biases(found[first + i].result); });
   }
   if (stats) *stats = total;
   std::lock_guard<std::mutex> lock(mutex_);

@@ -20,7 +20,7 @@ run() {  # name, then environment assignments: pet-opt on the model, report and 
 without_clock() { sed -E 's/[0-9]+\.[0-9]+ s(,|$)/T s\1/g' "$1" | grep -v '^  wrote '; }
 
 run first PET_PROOF_CACHE="$work/store"
-entries=$(find "$work/store" -name '*.json' | wc -l)
+entries=$(find "$work/store" -name '*.entry' | wc -l)
 proofs=$(sed -n 's/.*rules: [0-9]* applications, \([0-9]*\) proofs.*/\1/p' "$work/first.txt")
 echo "first run: $proofs proofs, $entries entries in the store"
 ((entries > 0)) || fail "the first run left no entry in the store"
@@ -33,12 +33,17 @@ diff <(without_clock "$work/first.txt") <(without_clock "$work/second.txt") || f
 echo "second run: the same model and report from the store"
 
 # Before: the entries say proved. After: each says refuted, and the third run takes that answer.
-for entry in $(find "$work/store" -name '*.json'); do
+for entry in $(find "$work/store" -name '*.entry'); do
   python3 - "$entry" <<'PY'
 import json, sys
-entry = json.load(open(sys.argv[1]))
-entry["status"], entry["reason"], entry["axioms_used"] = "refuted", "changed on disk by proof_store_test.sh", []
-json.dump(entry, open(sys.argv[1], "w"))
+# core/content_store.cpp's entry: a header line, "<key bytes> <payload bytes>", the key, the payload.
+data = open(sys.argv[1], "rb").read()
+header, lengths, rest = data.split(b"\n", 2)
+key_size = int(lengths.split()[0])
+answer = json.loads(rest[key_size:])
+answer["status"], answer["reason"], answer["axioms_used"] = "refuted", "changed on disk by proof_store_test.sh", []
+payload = json.dumps(answer).encode()
+open(sys.argv[1], "wb").write(header + b"\n" + b"%d %d\n" % (key_size, len(payload)) + rest[:key_size] + payload)
 PY
 done
 run third PET_PROOF_CACHE="$work/store"
@@ -46,17 +51,18 @@ grep -q "changed on disk by proof_store_test.sh" "$work/third.txt" || fail "the 
 grep -q "rules: 0 applications" "$work/third.txt" || fail "a refuted instance was still applied"
 echo "third run: the changed entries were read ($(grep -c 'rule not proved' "$work/third.txt") instances not proved)"
 
-# A torn entry reads as none: the fourth run proves again and writes it whole.
-for entry in $(find "$work/store" -name '*.json'); do printf '{"format": 1, "key": ' > "$entry"; done
+# A torn entry reads as none: the fourth run proves again and writes it whole, which the next reads.
+for entry in $(find "$work/store" -name '*.entry'); do truncate -s -5 "$entry"; done
 run fourth PET_PROOF_CACHE="$work/store"
 cmp -s "$work/first.onnx" "$work/fourth.onnx" || fail "torn entries changed the written model"
-python3 -c 'import json, sys; [json.load(open(p)) for p in sys.argv[1:]]' $(find "$work/store" -name '*.json') ||
-  fail "torn entries were not written again"
+diff <(without_clock "$work/first.txt") <(without_clock "$work/fourth.txt") || fail "torn entries changed the report"
+run after_torn PET_PROOF_CACHE="$work/store"
+if grep -q "changed on disk" "$work/after_torn.txt"; then fail "the torn entries were not written again"; fi
 echo "fourth run: torn entries proved again and rewritten"
 
 run fifth PET_PROOF_CACHE=off
 [[ ! -e "$XDG_CACHE_HOME/pet/proofs" ]] || fail "PET_PROOF_CACHE=off wrote the user cache"
 run sixth
-[[ -n "$(find "$XDG_CACHE_HOME/pet/proofs" -name '*.json' 2>/dev/null)" ]] || fail "no store in \$XDG_CACHE_HOME/pet/proofs by default"
+[[ -n "$(find "$XDG_CACHE_HOME/pet/proofs" -name '*.entry' 2>/dev/null)" ]] || fail "no store in \$XDG_CACHE_HOME/pet/proofs by default"
 echo "off: nothing written; unset: the user cache's proofs/"
 echo "proof store: ok"

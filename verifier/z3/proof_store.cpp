@@ -1,17 +1,11 @@
-// The proof store's entries: one JSON file per instance answer under the prover version's folder.
+// The proof store's entries: one JSON payload per instance answer in a ContentStore.
 #include "verifier/z3/proof_store.h"
-
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <z3.h>
 
-#include "core/file_safety.h"
 #include "core/hash.h"
-#include "core/user_cache.h"
 
 namespace pet {
 namespace {
@@ -24,10 +18,8 @@ std::optional<ProofStatus> status_named(const std::string& name) {
   return std::nullopt;
 }
 
-nlohmann::json entry_of(const std::string& key, const ProofResult& proof) {
+nlohmann::json entry_of(const ProofResult& proof) {
   return {{"format", kEntryFormat},
-          {"prover", prover_version()},
-          {"key", key},
           {"status", std::string(proof_status_name(proof.status))},
           {"reason", proof.reason},
           {"seconds", proof.seconds},
@@ -37,10 +29,8 @@ nlohmann::json entry_of(const std::string& key, const ProofResult& proof) {
           {"numerically_checked", proof.numerically_checked}};
 }
 
-std::optional<ProofResult> proof_of(const nlohmann::json& entry, const std::string& key) {
-  if (!entry.is_object() || entry.value("format", 0) != kEntryFormat || entry.value("prover", "") != prover_version() ||
-      entry.value("key", "") != key)
-    return std::nullopt;
+std::optional<ProofResult> proof_of(const nlohmann::json& entry) {
+  if (!entry.is_object() || entry.value("format", 0) != kEntryFormat) return std::nullopt;
   std::optional<ProofStatus> status = status_named(entry.at("status").get<std::string>());
   if (!status) return std::nullopt;
   ProofResult proof;
@@ -69,41 +59,29 @@ std::string prover_version() {
 }
 
 std::optional<ProofStore> ProofStore::from_environment() {
-  const char* given = std::getenv("PET_PROOF_CACHE");
-  if (given && std::string(given) == "off") return std::nullopt;
-  if (given && *given) return ProofStore(given);
-  return ProofStore(user_cache_folder() / "proofs");
-}
-
-std::filesystem::path ProofStore::entry_path(const std::string& key) const {
-  Hasher hasher;
-  hasher.add(key);
-  return folder_ / prover_version() / fmt::format("{:016x}.json", hasher.value());
+  std::optional<std::filesystem::path> folder = store_folder_from_environment("PET_PROOF_CACHE", "proofs");
+  if (!folder) return std::nullopt;
+  return ProofStore(*folder);
 }
 
 std::optional<ProofResult> ProofStore::find(const std::string& key) const {
-  std::ifstream file(entry_path(key));
-  if (!file) return std::nullopt;
-  std::stringstream text;
-  text << file.rdbuf();
+  std::optional<std::string> payload = store_.find(key);
+  if (!payload) return std::nullopt;
   try {
-    return proof_of(nlohmann::json::parse(text.str()), key);
+    return proof_of(nlohmann::json::parse(*payload));
   } catch (const nlohmann::json::exception&) {
-    return std::nullopt;  // a torn or foreign file reads as no entry; remember() writes it again
+    return std::nullopt;  // a malformed entry reads as none; remember() writes it again
   }
 }
 
 bool ProofStore::remember(const std::string& key, const ProofResult& proof) const {
-  std::filesystem::path path = entry_path(key);
-  std::error_code error;
-  std::filesystem::create_directories(path.parent_path(), error);
-  if (error) return false;
+  std::string payload;
   try {
-    write_file_atomically(path.string(), entry_of(key, proof).dump(1), "a proof store entry");
-  } catch (const std::exception&) {
-    return false;
+    payload = entry_of(proof).dump(1);
+  } catch (const nlohmann::json::exception&) {
+    return false;  // text that is not UTF-8 in the reason
   }
-  return true;
+  return store_.remember(key, payload);
 }
 
 }  // namespace pet

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/content_store.h"
 #include "verifier/z3/prover.h"
 
 namespace pet {
@@ -17,25 +18,23 @@ std::string prover_sources_version();
 // prover_sources_version() and the loaded Z3's version, hashed: 16 hex digits.
 std::string prover_version();
 
+// Answers as JSON payloads of a ContentStore under prover_version().
 class ProofStore {
  public:
-  explicit ProofStore(std::filesystem::path folder) : folder_(std::move(folder)) {}
+  explicit ProofStore(std::filesystem::path folder) : store_(std::move(folder), "proofs of " + prover_version()) {}
   // $PET_PROOF_CACHE (a folder, or "off" for none), else proofs/ in pet's user cache folder.
   static std::optional<ProofStore> from_environment();
 
-  const std::filesystem::path& folder() const { return folder_; }
+  const std::filesystem::path& folder() const { return store_.folder(); }
   // The answer this prover version recorded for `key`; none when there is none, or the entry is
-  // unreadable, malformed or another key's (a hash collision).
+  // unreadable, malformed or another key's.
   std::optional<ProofResult> find(const std::string& key) const;
-  // Records the answer (written to a temporary file, then renamed: readers and other processes see
-  // the whole entry or none). False, throwing nothing, when the store cannot be written: a store is
-  // a cache, and a run goes on without it.
+  // Records the answer; false, throwing nothing, when the store cannot be written.
   bool remember(const std::string& key, const ProofResult& proof) const;
-  // Where `key`'s entry lies: <folder>/<prover_version()>/<hash of key>.json.
-  std::filesystem::path entry_path(const std::string& key) const;
+  std::filesystem::path entry_path(const std::string& key) const { return store_.entry_path(key); }
 
  private:
-  std::filesystem::path folder_;
+  ContentStore store_;
 };
 
 }  // namespace pet

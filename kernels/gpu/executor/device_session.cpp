@@ -1,4 +1,5 @@
-// DeviceSession: the context made on first use, modules kept by kernel name, the search buffer
+// DeviceSession: the context made on first use, modules kept by kernel name (compiled or read from
+// the kernel store), the search buffer
 // grown on demand; each finished load counted for the log.
 #include "kernels/gpu/executor/device_session.h"
 
@@ -8,9 +9,9 @@ namespace pet::gpu {
 
 std::string SessionActivity::describe() const {
   double mean = loads == 0 ? 0.0 : load_ms / static_cast<double>(loads);
-  return fmt::format("{} loads, mean {:.1f} ms; own kernels: {} compiled, {} reused; algorithm searches: {} run, {} "
-                     "reused",
-                     loads, mean, kernels_compiled, kernels_reused, searches, searches_reused);
+  return fmt::format("{} loads, mean {:.1f} ms; own kernels: {} compiled, {} reused, {} from the kernel store; "
+                     "algorithm searches: {} run, {} reused",
+                     loads, mean, kernels_compiled, kernels_reused, kernels_recalled, searches, searches_reused);
 }
 
 DeviceSession::~DeviceSession() {
@@ -36,6 +37,7 @@ SessionKernels DeviceSession::kernels(const std::vector<codegen::GeneratedKernel
   }
   CompiledKernels compiled = compile_kernels(missing, threads);
   given.compile_wall_ms = compiled.wall_ms;
+  given.recalled = compiled.recalled;
   for (const auto& [name, cubin] : compiled.cubins) {
     auto module = std::make_shared<DriverModule>(cubin);
     modules_.emplace(name, module);
@@ -48,7 +50,8 @@ void DeviceSession::record(const LoadSummary& load) {
   activity_.loads += 1;
   activity_.load_ms += load.load_ms;
   activity_.kernels_reused += static_cast<int64_t>(load.kernels_reused);
-  activity_.kernels_compiled += static_cast<int64_t>(load.kernels - load.kernels_reused);
+  activity_.kernels_recalled += static_cast<int64_t>(load.kernels_recalled);
+  activity_.kernels_compiled += static_cast<int64_t>(load.kernels - load.kernels_reused - load.kernels_recalled);
   activity_.searches += load.searches;
   activity_.searches_reused += load.searches_reused;
 }

@@ -49,9 +49,10 @@ struct SearchResults {
 struct SessionActivity {
   int64_t loads = 0;
   double load_ms = 0;  // all loads added up
-  int64_t kernels_compiled = 0, kernels_reused = 0;
+  int64_t kernels_compiled = 0, kernels_reused = 0, kernels_recalled = 0;
   int64_t searches = 0, searches_reused = 0;  // convolution, engine and GEMM searches together
-  // "L loads, mean M ms; own kernels: C compiled, R reused; algorithm searches: S run, T reused"
+  // "L loads, mean M ms; own kernels: C compiled, R reused, K from the kernel store; algorithm
+  // searches: S run, T reused"
   std::string describe() const;
 };
 
@@ -59,7 +60,8 @@ struct SessionActivity {
 struct SessionKernels {
   std::shared_ptr<LoadedKernels> loaded;
   size_t reused = 0;           // of them, those an earlier load compiled
-  double compile_wall_ms = 0;  // compiling the rest
+  size_t recalled = 0;         // of the rest, those another process compiled (the kernel store)
+  double compile_wall_ms = 0;  // compiling or reading the rest
 };
 
 class DeviceSession {

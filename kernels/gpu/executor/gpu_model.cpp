@@ -164,9 +164,10 @@ ColumnPath column_path_named(const std::string& name) {
 
 std::string LoadSummary::timing_line() const {
   return fmt::format("load {:.1f} ms (context {:.1f}, kernels {:.1f}, memory {:.1f}, searches {:.1f}, eager pass "
-                     "{:.1f}, capture {:.1f}); {} of {} own kernels and {} of {} algorithm searches reused",
+                     "{:.1f}, capture {:.1f}); {} of {} own kernels reused and {} read from the kernel store, {} of "
+                     "{} algorithm searches reused",
                      load_ms, context_ms, kernels_ms, memory_ms, searches_ms, eager_ms, capture_ms, kernels_reused,
-                     kernels, searches_reused, searches + searches_reused);
+                     kernels, kernels_recalled, searches_reused, searches + searches_reused);
 }
 
 GpuModelLoad load_gpu_model(const Graph& graph, HostProgram program, const ExecutorOptions& options,

@@ -54,9 +54,10 @@ struct LoadSummary {
   // random data, the runners with their algorithm searches, the checked eager pass, the capture.
   double context_ms = 0, kernels_ms = 0, memory_ms = 0, searches_ms = 0, eager_ms = 0, capture_ms = 0;
   size_t kernels_reused = 0;                // own kernels an earlier load of the session compiled
+  size_t kernels_recalled = 0;              // own kernels another process compiled (the kernel store)
   int64_t searches = 0, searches_reused = 0;  // algorithm searches run, and taken from earlier loads
   // "load T ms (context T, kernels T, memory T, searches T, eager pass T, capture T); K of N own
-  // kernels and S of M algorithm searches reused"
+  // kernels reused and R read from the kernel store, S of M algorithm searches reused"
   std::string timing_line() const;
   int64_t arena_bytes = 0, workspace_bytes = 0, weight_bytes = 0;
   size_t graph_nodes = 0;  // nodes of the captured CUDA graph

@@ -501,6 +501,7 @@ void load_on_device(GpuModel::State& state) {
   SessionKernels kernels = state.session->kernels(state.program.distinct_kernels(), state.options.compile_threads);
   state.kernels = std::move(kernels.loaded);
   summary.kernels_reused = kernels.reused;
+  summary.kernels_recalled = kernels.recalled;
   summary.compile_wall_ms = kernels.compile_wall_ms;
   summary.kernels_ms = lap(part);
   state.memory = std::make_unique<ValueMemory>(state.graph, state.program.plan, state.stream());

@@ -1,10 +1,12 @@
-// Compiling and loading pet's own kernels: NVRTC programs on a thread pool (one per kernel, as a
-// kernel's helpers may share names with another's), then one module per CUBIN.
+// Compiling and loading pet's own kernels: each CUBIN from the kernel store or an NVRTC program on a
+// thread pool (one per kernel, as a kernel's helpers may share names with another's), then one
+// module per CUBIN.
 #include "kernels/gpu/executor/own_kernels.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include "core/error.h"
 #include "core/parallel.h"
@@ -12,18 +14,43 @@
 
 namespace pet::gpu {
 
+std::optional<ContentStore> kernel_store() {
+  std::optional<std::filesystem::path> folder = store_folder_from_environment("PET_GPU_KERNEL_CACHE", "gpu-kernels");
+  if (!folder) return std::nullopt;
+  return ContentStore(*folder, cubin_compiler());
+}
+
+namespace {
+
+std::string store_key(const codegen::GeneratedKernel& kernel) { return kernel.name + "\n" + kernel.source; }
+
+}  // namespace
+
 CompiledKernels compile_kernels(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads) {
   auto start = std::chrono::steady_clock::now();
-  std::vector<CubinCompilation> results(kernels.size());
-  for_each_in_parallel(kernels.size(), threads == 0 ? thread_count_for(0) : threads,
-                       [&](size_t i) { results[i] = compile_to_cubin(kernels[i].source, kernels[i].name + ".cu"); });
-  CompiledKernels compiled;
+  std::optional<ContentStore> store = kernel_store();
+  std::vector<std::optional<std::string>> stored(kernels.size());
+  std::vector<size_t> to_compile;
   for (size_t i = 0; i < kernels.size(); ++i) {
-    PET_CHECK(results[i].ok(), fmt::format("pet-gpu's kernel {} does not compile: {}\n{}", kernels[i].name,
-                                           results[i].error, kernels[i].source));
-    compiled.compile_ms += results[i].compile_ms;
-    compiled.cubins.emplace(kernels[i].name, std::move(results[i].cubin));
+    if (store) stored[i] = store->find(store_key(kernels[i]));
+    if (!stored[i] || stored[i]->empty()) to_compile.push_back(i);
   }
+  std::vector<CubinCompilation> results(to_compile.size());
+  for_each_in_parallel(to_compile.size(), threads == 0 ? thread_count_for(0) : threads, [&](size_t k) {
+    const codegen::GeneratedKernel& kernel = kernels[to_compile[k]];
+    results[k] = compile_to_cubin(kernel.source, kernel.name + ".cu");
+    if (store && results[k].ok()) store->remember(store_key(kernel), results[k].cubin);
+  });
+  CompiledKernels compiled;
+  for (size_t k = 0; k < to_compile.size(); ++k) {
+    const codegen::GeneratedKernel& kernel = kernels[to_compile[k]];
+    PET_CHECK(results[k].ok(), fmt::format("pet-gpu's kernel {} does not compile: {}\n{}", kernel.name,
+                                           results[k].error, kernel.source));
+    compiled.compile_ms += results[k].compile_ms;
+    stored[to_compile[k]] = std::move(results[k].cubin);
+  }
+  for (size_t i = 0; i < kernels.size(); ++i) compiled.cubins.emplace(kernels[i].name, std::move(*stored[i]));
+  compiled.recalled = kernels.size() - to_compile.size();
   compiled.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return compiled;
 }

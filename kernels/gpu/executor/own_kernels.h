@@ -6,9 +6,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/content_store.h"
 #include "kernels/gpu/codegen/kernel_text.h"
 #include "kernels/gpu/executor/driver_module.h"
 #include "kernels/gpu/executor/step_runner.h"
@@ -17,12 +19,19 @@ namespace pet::gpu {
 
 struct CompiledKernels {
   std::map<std::string, std::string> cubins;  // by kernel name
+  size_t recalled = 0;                        // of them, read from the kernel store
   double wall_ms = 0;                         // the whole compilation
   double compile_ms = 0;                      // NVRTC's time, all kernels added up
 };
 
-// Internal check with NVRTC's log for a kernel that does not compile (a generator's bug).
-// `threads` 0 uses every core.
+// The store of compiled kernels shared by pet-gpu processes (core/content_store.h), under the
+// compiler's identity (cubin_compiler()): $PET_GPU_KERNEL_CACHE (a folder, or "off" for none), else
+// gpu-kernels/ in pet's user cache folder. A kernel's key is its name and full source.
+std::optional<ContentStore> kernel_store();
+
+// Each kernel's CUBIN from the kernel store where it holds it, else compiled by NVRTC (the rest on
+// `threads` threads, 0: every core) and added to the store. Internal check with NVRTC's log for a
+// kernel that does not compile (a generator's bug).
 CompiledKernels compile_kernels(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads);
 
 // Compiled kernels loaded into the current context, each module shared with whoever else loaded it

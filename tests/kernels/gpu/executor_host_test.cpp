@@ -11,6 +11,7 @@
 #include "core/executor.h"
 #include "core/file_safety.h"
 #include "core/onnx_export.h"
+#include "core/temporary_folder.h"
 #include "core/text_ir.h"
 #include "kernels/gpu/executor/conv_columns.h"
 #include "kernels/gpu/executor/conv_decision_cache.h"
@@ -18,7 +19,9 @@
 #include "kernels/gpu/executor/host_program.h"
 #include "kernels/gpu/executor/reference.h"
 #include "kernels/gpu/executor/weight_layout.h"
+#include "kernels/gpu/executor/own_kernels.h"
 #include "kernels/nvrtc_compile.h"
+#include "tests/scoped_env.h"
 #include "tests/kernels/gpu/executor_test_models.h"
 #include "tools/model_format.h"
 
@@ -437,6 +440,39 @@ TEST(HostProgram, ACorrectionIsAGeneratedKernelAfterTheStepsOfItsPatch) {
     CubinCompilation compiled = compile_to_cubin(kernel.source, kernel.name + ".cu");
     EXPECT_TRUE(compiled.ok()) << compiled.error;
   }
+}
+
+// The kernel store between processes (a second compile_kernels stands for another process: it
+// shares nothing with the first but the folder): before, every kernel compiled and stored; after,
+// every one read back byte for byte; a kernel whose source changed under the same name compiled.
+TEST(KernelStore, ASecondCompilationReadsEveryKernelTheFirstStored) {
+  TemporaryFolder folder("pet-kernel-store", "a test's kernel store");
+  pet::testing::ScopedEnv store("PET_GPU_KERNEL_CACHE", folder.path().c_str());
+  std::vector<codegen::GeneratedKernel> kernels =
+      prepare_host_program(read_model(model_path("conv_block"), {})).distinct_kernels();
+  ASSERT_FALSE(kernels.empty());
+  CompiledKernels first = compile_kernels(kernels, 2);
+  EXPECT_EQ(first.recalled, 0u);
+  CompiledKernels second = compile_kernels(kernels, 2);
+  EXPECT_EQ(second.recalled, kernels.size());
+  EXPECT_EQ(second.compile_ms, 0);
+  EXPECT_EQ(second.cubins, first.cubins);
+  kernels[0].source += "\n// changed\n";
+  CompiledKernels changed = compile_kernels(kernels, 2);
+  EXPECT_EQ(changed.recalled, kernels.size() - 1);
+  EXPECT_FALSE(changed.cubins.at(kernels[0].name).empty());
+}
+
+TEST(KernelStore, OffStoresNothing) {
+  TemporaryFolder folder("pet-kernel-store", "a test's kernel store");
+  pet::testing::ScopedEnv store("PET_GPU_KERNEL_CACHE", "off");
+  pet::testing::ScopedEnv cache("XDG_CACHE_HOME", folder.path().c_str());
+  std::vector<codegen::GeneratedKernel> kernels =
+      prepare_host_program(read_model(model_path("mlp"), {})).distinct_kernels();
+  compile_kernels(kernels, 2);
+  EXPECT_EQ(compile_kernels(kernels, 2).recalled, 0u);
+  EXPECT_FALSE(fs::exists(folder.path() / "pet" / "gpu-kernels"));
+  EXPECT_FALSE(kernel_store().has_value());
 }
 
 TEST(ConvEpilogue, AddsBiasAndResidualInPlace) {

@@ -1,0 +1,38 @@
+// ContentStore: byte payloads kept on disk between processes (instance proofs, compiled GPU
+// kernels), each under its full key text and in a folder named by the version of what made it, so
+// a process recalls another's work and never an answer of another version.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace pet {
+
+class ContentStore {
+ public:
+  // Entries under <folder>/<a hash of `version`>/; the folders are made on the first write.
+  ContentStore(std::filesystem::path folder, std::string version);
+
+  const std::filesystem::path& folder() const { return folder_; }
+  // The payload remembered under `key`; none when there is none, or the entry is torn, malformed or
+  // another key's (a hash collision).
+  std::optional<std::string> find(const std::string& key) const;
+  // Writes the entry to a temporary file, then renames it: a reader, in this process or another,
+  // sees the whole entry or none. False, throwing nothing, when it cannot be written: a store is a
+  // cache, and the caller goes on without it.
+  bool remember(const std::string& key, std::string_view payload) const;
+  // Where `key`'s entry lies: <folder>/<version hash>/<key hash>.entry.
+  std::filesystem::path entry_path(const std::string& key) const;
+
+ private:
+  std::filesystem::path folder_;
+  std::string version_folder_;
+};
+
+// The folder a store's environment variable names, "off" for none, else `name` in pet's user
+// cache folder (core/user_cache.h).
+std::optional<std::filesystem::path> store_folder_from_environment(const char* variable, const char* name);
+
+}  // namespace pet

@@ -1,0 +1,54 @@
+// ContentStore: a payload remembered then found byte for byte; none for another key at the same
+// path, a torn or foreign file, another version; a store that cannot be written says so.
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/content_store.h"
+#include "core/temporary_folder.h"
+
+namespace pet {
+namespace {
+
+TEST(ContentStore, APayloadRememberedIsFoundByteForByte) {
+  TemporaryFolder folder("pet-content-store", "a test's store");
+  ContentStore store(folder.path(), "version 1");
+  std::string payload("binary\0bytes\n\xff", 14);
+  EXPECT_FALSE(store.find("a key\nof two lines").has_value());  // before: empty
+  ASSERT_TRUE(store.remember("a key\nof two lines", payload));
+  EXPECT_EQ(store.find("a key\nof two lines"), payload);  // after: the same bytes
+  EXPECT_FALSE(store.find("a key").has_value());
+  EXPECT_EQ(store.entry_path("k").parent_path().parent_path(), folder.path());
+}
+
+TEST(ContentStore, AnotherKeysEntryATornFileOrAnotherVersionReadsAsNone) {
+  TemporaryFolder folder("pet-content-store", "a test's store");
+  ContentStore store(folder.path(), "version 1");
+  ASSERT_TRUE(store.remember("first", "payload one"));
+  ASSERT_TRUE(store.remember("second", "payload two"));
+  // Another key's entry where this key's lies (what a hash collision would leave).
+  std::filesystem::copy_file(store.entry_path("second"), store.entry_path("first"),
+                             std::filesystem::copy_options::overwrite_existing);
+  EXPECT_FALSE(store.find("first").has_value());
+  // Torn: the payload cut short; then a file that is no entry at all.
+  ASSERT_TRUE(store.remember("first", "payload one"));
+  std::filesystem::resize_file(store.entry_path("first"), std::filesystem::file_size(store.entry_path("first")) - 3);
+  EXPECT_FALSE(store.find("first").has_value());
+  std::ofstream(store.entry_path("first")) << "not an entry";
+  EXPECT_FALSE(store.find("first").has_value());
+  ASSERT_TRUE(store.remember("first", "payload one"));  // written whole again
+  EXPECT_EQ(store.find("first"), "payload one");
+  EXPECT_FALSE(ContentStore(folder.path(), "version 2").find("first").has_value());
+}
+
+TEST(ContentStore, AStoreThatCannotBeWrittenSaysSoAndThrowsNothing) {
+  TemporaryFolder folder("pet-content-store", "a test's store");
+  std::ofstream(folder.path() / "a file") << "not a folder";
+  ContentStore store(folder.path() / "a file" / "store", "version 1");
+  EXPECT_FALSE(store.remember("key", "payload"));
+  EXPECT_FALSE(store.find("key").has_value());
+}
+
+}  // namespace
+}  // namespace pet
