@@ -154,6 +154,7 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
     matcher.emplace(options.hooks.rule_set ? *options.hooks.rule_set : *rules, match);
   }
   search::SearchSpaceOptions space_options = options.space;
+  space_options.untimed_threads = space_options.threads;  // what --jobs asked for (0: every core)
   space_options.threads = worker_threads(space_options.threads, cost);
   search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options, mutants.subprograms);
 

@@ -21,6 +21,13 @@ struct Program {
 
 // The program's score: its cost after the finalize passes that do not fold weights.
 double program_score(const Graph& graph, const cost::CostModel& cost);
+// program_score in two steps, so a measured target that times one program at a time finalizes
+// on every core: the passes (which time nothing), then the correction lowerings' pick and the cost.
+Graph finalized_for_scoring(const Graph& graph);
+double score_finalized(Graph finalized, const cost::CostModel& cost);
+// Whether score_finalized(finalized, cost) would time nothing (cost::CostModel::prices_without_timing,
+// and no correction whose lowering the target picks by timing).
+bool scores_without_timing(const Graph& finalized, const cost::CostModel& cost);
 
 // The search's order: lower cost first, then fewer transformations (an equal-cost rewrite is not
 // worth reporting), then the timing hash, so a model searches as its weight-free form does and

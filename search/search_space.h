@@ -34,6 +34,10 @@ struct SearchSpaceOptions {
   // The subprograms looked for in each program: those the generation stage mutated.
   PartitionOptions partition = conv_only_regions();
   int threads = 0;          // candidate scoring in parallel (0: hardware concurrency)
+  // Where `threads` is 1 because a measured target times: the threads finalizing candidates and
+  // pricing those whose kernel groups are all known, before the rest are priced (and timed) one by
+  // one in order (0: hardware concurrency).
+  int untimed_threads = 1;
   // Mutant moves scored per expanded program, best estimated gain first, single-site and
   // repeated-block moves each (scoring copies and finalizes the whole program; most moves save
   // nothing). 0: every move.
@@ -65,11 +69,13 @@ class SearchSpace {
   // Scores the candidates (and their last step's cost after) and gives each its timing hash, on
   // threads_ threads; Cancelled when `cancelled` says so before one is scored.
   void score_all(std::vector<Program>& candidates, const CancelHook& cancelled) const;
+  void score_all_timing_in_order(std::vector<Program>& candidates, const CancelHook& cancelled) const;
   using Options = std::vector<MutantOption>;  // full first, then partial; each sorted by cost
   const cost::CostModel& cost_;
   const RuleMatcher* rules_;
   SearchSpaceOptions options_;
   unsigned threads_;  // options_.threads, 0 resolved to the core count
+  unsigned untimed_threads_;
   std::map<uint64_t, std::shared_ptr<const Options>> options_by_subprogram_;
 
   // A mutant move before it is built: its estimated gain, its (first) site and its option.

@@ -297,7 +297,7 @@ fi
   [[ -f "$stage/kit/conv-cache.tsv" ]] &&
     echo "convolution decisions: $(wc -l < "$stage/kit/conv-cache.tsv") lines from earlier checks on a $target"
   [[ -d "$stage/kit/proofs" ]] &&
-    echo "proof store: $(find "$stage/kit/proofs" -name '*.json' | wc -l) instance proofs of the kit's pet-opt runs"
+    echo "proof store: $(find "$stage/kit/proofs" -name '*.entry' | wc -l) instance proofs of the kit's pet-opt runs"
   (cd "$stage/kit" && find bin lib data work* $([[ -d misses ]] && echo misses) $([[ -f conv-cache.tsv ]] && echo conv-cache.tsv) \
     -type f -printf '%p %s\n' | sort)
 } > "$stage/kit/MANIFEST"

@@ -355,7 +355,7 @@ stage_live() {
     echo $status > "$folder/$1.status"
   }
   local proofs_before
-  proofs_before=$(find "$KIT_DIR/proofs" -name '*.json' 2>/dev/null | wc -l)
+  proofs_before=$(find "$KIT_DIR/proofs" -name '*.entry' 2>/dev/null | wc -l)
   local models=() model mode run runs=()
   IFS=, read -r -a models <<< "$LIVE_MODELS"
   local entry modes planned=() held=""
@@ -395,7 +395,7 @@ stage_live() {
     esac
   done
   echo "written models kept for the e2e stage: $(find "$LIVE_WRITTEN" -name '*.onnx' | wc -l)" >> "$file"
-  echo "proof store: $proofs_before instance proofs from the kit, $(find "$KIT_DIR/proofs" -name '*.json' 2>/dev/null | wc -l) after the runs" >> "$file"
+  echo "proof store: $proofs_before instance proofs from the kit, $(find "$KIT_DIR/proofs" -name '*.entry' 2>/dev/null | wc -l) after the runs" >> "$file"
   local outcome="$finished of ${#runs[@]} runs started finished ($cut cut at the cap, $failed failed) in $(($(date +%s) - started)) s, $(grep -c '"key"' "$db") entries in live-db.json"
   if ((failed)); then echo "failed: $outcome" > "$RESULTS/live.status"; else echo "ok: $outcome" > "$RESULTS/live.status"; fi
 }

@@ -8,9 +8,10 @@
 #include "core/ops/patch_lowering.h"
 
 namespace pet::cost {
-namespace {
 
 bool is_correction(const Node& node) { return node.op() == "Overwrite" || node.op() == "LayoutOverwrite"; }
+
+namespace {
 
 bool admits(const Graph& graph, const Node& node, ops::PatchLowering lowering) {
   if (lowering != ops::PatchLowering::slices && graph.opset < ops::kPatchLoweringMinOpset) return false;

@@ -18,6 +18,9 @@ namespace pet::cost {
 // and a GPU spec gets the emitted CUDA kernels.
 bool picks_correction_lowerings(const CostModel& cost);
 
+// An Overwrite or LayoutOverwrite: a correction whose lowering the pick chooses.
+bool is_correction(const Node& node);
+
 // The lowering of each correction node in graph order, joined by "+" ("" when there is none).
 std::string correction_lowerings_of(const Graph& graph);
 

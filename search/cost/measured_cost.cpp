@@ -158,6 +158,19 @@ double CostModel::measured_graph_cost(const Graph& graph) const {
   return with_reorders_at_edges(graph, grouping, group_times(graph, grouping), scales_);
 }
 
+bool CostModel::prices_without_timing(const Graph& graph) const {
+  if (!measurement_ || !measurement_->runtime) return true;
+  KernelGrouping grouping = kernel_groups(graph, measurement_->grouping_rule());
+  std::lock_guard lock(mutex_);
+  for (const KernelGroup& group : grouping.groups) {
+    if (group_memo_.count(group.key) || free_on_gpu(group)) continue;
+    std::optional<GroupTime> stored = stored_group_time(group.key);
+    if (!stored) return false;
+    group_memo_.emplace(group.key, *stored);
+  }
+  return true;
+}
+
 double CostModel::standalone_graph_cost(const Graph& graph) const {
   PET_CHECK(measurement_, "stand-alone group times exist for a measured target only");
   KernelGrouping grouping = kernel_groups(graph, measurement_->grouping_rule());

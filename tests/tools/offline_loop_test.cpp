@@ -8,6 +8,8 @@
 #include <set>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -341,6 +343,36 @@ TEST(LiveGpu, PetOptTimesOnTheCardThroughTheWorkerAndItsReplayWritesTheSameModel
   EXPECT_EQ(pet_profile({"--merge", db, "--import", "r.jsonl", "--out", committed}).err,
             "pet-profile: error: pet-profile --merge adds a profile DB; --import RESULTS --misses FILE imports pet-gpu "
             "measure's results: one of them per run, and no other arguments\n");
+}
+
+// A live run times one kernel group at a time, and scores its candidates on every core where that
+// times nothing (finalizing them, pricing those whose groups are known); the rest are priced one by
+// one in order. Before -> after: with one thread or three, the same model, report, and the same
+// kernel groups timed in the same order (the DB's entries, in the order they were added).
+TEST(LiveGpu, ScoringOnSeveralThreadsTimesWhatOneThreadTimesInTheSameOrder) {
+  ScopedEnv worker("PET_GPU", PET_FAKE_GPU_WORKER);
+  ScopedEnv card("PET_FAKE_GPU_CARD", nullptr);
+  fs::path work = folder("live_threads");
+  std::string model = write(work / "two_convs.pet", kTwoConvs);
+  auto run = [&](const std::string& jobs) {
+    std::string db = (work / ("db" + jobs + ".json")).string(), output = (work / ("out" + jobs + ".onnx")).string();
+    Ran ran = pet_opt({model, "--target", "h200", "--live", "--profile-db", db, "--mode", "pet", "--jobs", jobs, "-o",
+                       output});
+    EXPECT_EQ(ran.status, 0) << ran.err;
+    std::vector<std::string> timed;
+    for (const cost::ProfileEntry& entry : cost::ProfileDb::load(db).entries())
+      timed.push_back(fmt::format("{} {:.3f}", entry.key, entry.microseconds));
+    nlohmann::json report = nlohmann::json::parse(read_whole_file((work / ("out" + jobs + ".json")).string(), "report"));
+    EXPECT_GT(report["search"]["candidates"].get<int>(), 4) << ran.out;
+    report.erase("output");  // out1.onnx, out3.onnx
+    return std::tuple{read_whole_file(output, "model"), report.dump(), timed};
+  };
+  auto [one_model, one_report, one_timed] = run("1");
+  auto [three_model, three_report, three_timed] = run("3");
+  EXPECT_GT(one_timed.size(), 3u);
+  EXPECT_EQ(three_timed, one_timed);
+  EXPECT_EQ(three_report, one_report);
+  EXPECT_EQ(three_model, one_model);
 }
 
 // Before: only a model's weight-free form travels to the card, and a profile DB's whole-model keys
