@@ -2,6 +2,11 @@
 // then the payload's bytes.
 #include "core/content_store.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -16,6 +21,7 @@ namespace pet {
 namespace {
 
 constexpr std::string_view kHeader = "pet store entry 1\n";
+std::atomic<uint64_t> entries_written{0};  // names this process's temporary files apart
 
 std::string hex_hash(std::string_view text) {
   Hasher hasher;
@@ -55,9 +61,16 @@ bool ContentStore::remember(const std::string& key, std::string_view payload) co
   if (error) return false;
   std::string bytes = fmt::format("{}{} {}\n{}", kHeader, key.size(), payload.size(), key);
   bytes.append(payload);
-  try {
-    write_file_atomically(path.string(), bytes, "a store entry");
-  } catch (const std::exception&) {
+  // A temporary file of this process and write, renamed into place; no fsync (a cache entry lost
+  // or cut short by a crash reads as none, by its lengths, and is made again).
+  std::filesystem::path temporary = path;
+  temporary += fmt::format(".tmp-{}-{}", ::getpid(), entries_written++);
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  bool written = write_all_bytes(fd, bytes) == 0;
+  written = ::close(fd) == 0 && written;
+  if (!written || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    ::unlink(temporary.c_str());
     return false;
   }
   return true;

@@ -20,8 +20,9 @@ class ContentStore {
   // another key's (a hash collision).
   std::optional<std::string> find(const std::string& key) const;
   // Writes the entry to a temporary file, then renames it: a reader, in this process or another,
-  // sees the whole entry or none. False, throwing nothing, when it cannot be written: a store is a
-  // cache, and the caller goes on without it.
+  // sees the whole entry or none (unsynced: after a crash an entry may be missing or cut short,
+  // which reads as none). False, throwing nothing, when it cannot be written: a store is a cache,
+  // and the caller goes on without it.
   bool remember(const std::string& key, std::string_view payload) const;
   // Where `key`'s entry lies: <folder>/<version hash>/<key hash>.entry.
   std::filesystem::path entry_path(const std::string& key) const;
