@@ -103,6 +103,7 @@ search::GenerateOptions search::generate_options(const OptimizeOptions& options,
   search::GenerateOptions generate = options.generate;
   generate.generator.examine.seed = options.seed;
   generate.generator.cancelled = options.hooks.cancelled;
+  generate.untimed_threads = generate.threads;  // what --jobs asked for (0: every core)
   generate.threads = worker_threads(generate.threads, cost);
   return generate;
 }

@@ -1,10 +1,12 @@
 // Subprograms are generated in the order of what they could save; each one's rounds run on one
-// thread, the subprograms in parallel, and only counted budgets bound them.
+// thread, the subprograms in parallel (on a measured target that times, each round generates in
+// parallel and prices in order), and only counted budgets bound them.
 #include "search/generate/generate_stage.h"
 
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
@@ -57,18 +59,17 @@ MutantOption full_option(const Lineage& base, const mutant::Mutant& found, const
   return option;
 }
 
-// The correction recomputes boxes with the (wrapped) base program, which equals the original;
-// its overhead is priced by the cost model on the fused form, not by FLOP counts.
-MutantOption partial_option(const Lineage& base, const mutant::Mutant& found, const Wrap& wrap,
-                            const std::vector<bool>& weights, const cost::CostModel& cost) {
-  Graph wrapped = wrap(found.program);
+// The correction recomputes boxes with the (wrapped) base program, which equals the original.
+// Its overhead is priced later (price_partial), by the cost model on the fused form, not by FLOP
+// counts: `wrapped` keeps the mutant as the replacement reads it for that.
+MutantOption partial_option(const Lineage& base, const mutant::Mutant& found, const Wrap& wrap, Graph& wrapped) {
+  wrapped = wrap(found.program);
   Graph original = wrap(base.program);
   corrector::CorrectedProgram corrected = corrector::correct(original, wrapped, found.verdict);
   MutantOption option;
   // The same interface and values as `original`: the corrections' slices read its inputs by name.
   Graph recomputed = base.site_program ? *base.site_program : std::move(original);
   option.info.corrected_sites = {std::make_shared<const CorrectedSite>(CorrectedSite{std::move(recomputed), corrected.corrections})};
-  option.info.correction_overhead = correction_overhead(wrapped, corrected.program, weights, cost).ratio();
   option.replacement = std::move(corrected.program);
   option.mutant = found.program;
   option.partial = true;
@@ -81,13 +82,14 @@ MutantOption partial_option(const Lineage& base, const mutant::Mutant& found, co
 
 struct RoundResult {
   std::vector<MutantOption> full, partial;
+  std::vector<Graph> partial_wrapped;  // per partial option, its mutant as the replacement reads it
   int64_t full_found = 0, partial_found = 0;
 };
 
 // Adds the generation's work to `work`; returns its statistics (which budget, if any, cut it short).
+// Nothing is priced here: the partial options' overheads wait for price_partial.
 mutant::GeneratorStats run_generator(const Lineage& base, const mutant::GeneratorOptions& options, const Wrap& wrap,
-                                     const std::vector<bool>& weights, const cost::CostModel& cost, RoundResult& round,
-                                     int64_t& work) {
+                                     RoundResult& round, int64_t& work) {
   mutant::Generation generation = mutant::generate_mutants(base.program, options);
   work += generation.stats.work;
   for (const mutant::Mutant& found : generation.mutants) {
@@ -95,11 +97,18 @@ mutant::GeneratorStats run_generator(const Lineage& base, const mutant::Generato
       round.full.push_back(full_option(base, found, wrap));
       ++round.full_found;
     } else if (found.verdict.kind == VerdictKind::Partial) {
-      round.partial.push_back(partial_option(base, found, wrap, weights, cost));
+      round.partial.push_back(partial_option(base, found, wrap, round.partial_wrapped.emplace_back()));
       ++round.partial_found;
     }
   }
   return generation.stats;
+}
+
+// Each partial option's correction overhead, in the order they were found.
+void price_partial(RoundResult& round, const std::vector<bool>& weights, const cost::CostModel& cost) {
+  for (size_t i = 0; i < round.partial.size(); ++i)
+    round.partial[i].info.correction_overhead =
+        correction_overhead(round.partial_wrapped[i], round.partial[i].replacement, weights, cost).ratio();
 }
 
 // The Layout node that moves the replacement's activation (its first input) in; null when there is none.
@@ -205,39 +214,66 @@ void rank_and_trim(const Site& site, const cost::CostModel& cost, int top_k, std
   options = std::move(kept);
 }
 
-std::vector<MutantOption> build_options(const Site& site, const cost::CostModel& cost, const GenerateOptions& options,
-                                        GenerationStats& stats) {
-  std::vector<MutantOption> built;
-  const Subprogram& sub = site.sub;
-  mutant::GeneratorOptions generator = options.generator;
-  if (sub.kind == SubprogramKind::group) generator.templates = options.group_templates;
-  std::optional<BiasSplit> split = split_conv_bias(sub.program);
-  const Graph& source = split ? split->unbiased : sub.program;
-  Wrap wrap = [&](const Graph& program) { return split ? add_bias_back(sub.program, *split, program) : program; };
-  std::vector<bool> weights;
-  for (ValueId input : sub.inputs) weights.push_back(site.start.is_constant(input));
-  std::vector<Lineage> frontier = {{source, "", "", &sub.program}};
-  bool cut = false;
-  for (int round = 1; round <= options.mutation_rounds && !frontier.empty() && !cut; ++round) {
-    RoundResult result;
-    for (const Lineage& base : frontier) {
-      if (cut) break;
-      if (site.max_work) generator.max_work = *site.max_work - stats.work;
-      cut = run_generator(base, generator, wrap, weights, cost, result, stats.work).out_of_work;
-    }
-    stats.mutants_full += result.full_found;
-    stats.mutants_partial += result.partial_found;
-    rank_and_trim(site, cost, options.top_k, result.full);
-    rank_and_trim(site, cost, options.top_k, result.partial);
-    frontier.clear();
-    for (const MutantOption& kept : result.full)
-      if (!kept.stage_only) frontier.push_back({kept.mutant, kept.info.name, kept.info.evidence, nullptr});
-    for (MutantOption& option : result.full) built.push_back(std::move(option));
-    for (MutantOption& option : result.partial) built.push_back(std::move(option));
+// One subprogram's generation, round by round: each round generates (pure computation, no
+// timing), then prices its partial options' corrections and ranks what it found (which a measured
+// target may time), and the fully equivalent mutants it keeps are the next round's bases.
+class SiteGeneration {
+ public:
+  SiteGeneration(const Site& site, const GenerateOptions& options)
+      : site_(site), options_(options), generator_(options.generator), split_(split_conv_bias(site.sub.program)) {
+    if (site.sub.kind == SubprogramKind::group) generator_.templates = options.group_templates;
+    for (ValueId input : site.sub.inputs) weights_.push_back(site.start.is_constant(input));
+    frontier_.push_back({split_ ? split_->unbiased : site.sub.program, "", "", &site.sub.program});
   }
-  stats.capped += site.max_work && stats.work >= *site.max_work;
-  return built;
-}
+  SiteGeneration(const SiteGeneration&) = delete;
+  SiteGeneration& operator=(const SiteGeneration&) = delete;
+
+  bool done() const { return round_ >= options_.mutation_rounds || frontier_.empty() || cut_; }
+
+  void generate() {
+    ++round_;
+    result_ = RoundResult{};
+    Wrap wrap = [this](const Graph& program) { return split_ ? add_bias_back(site_.sub.program, *split_, program) : program; };
+    for (const Lineage& base : frontier_) {
+      if (cut_) break;
+      if (site_.max_work) generator_.max_work = *site_.max_work - stats_.work;
+      cut_ = run_generator(base, generator_, wrap, result_, stats_.work).out_of_work;
+    }
+    stats_.mutants_full += result_.full_found;
+    stats_.mutants_partial += result_.partial_found;
+  }
+
+  void price(const cost::CostModel& cost) {
+    price_partial(result_, weights_, cost);
+    rank_and_trim(site_, cost, options_.top_k, result_.full);
+    rank_and_trim(site_, cost, options_.top_k, result_.partial);
+    frontier_.clear();
+    for (const MutantOption& kept : result_.full)
+      if (!kept.stage_only) frontier_.push_back({kept.mutant, kept.info.name, kept.info.evidence, nullptr});
+    for (MutantOption& option : result_.full) built_.push_back(std::move(option));
+    for (MutantOption& option : result_.partial) built_.push_back(std::move(option));
+    result_ = RoundResult{};
+  }
+
+  std::vector<MutantOption> take(GenerationStats& stats) {
+    stats_.capped += site_.max_work && stats_.work >= *site_.max_work;
+    stats = stats_;
+    return std::move(built_);
+  }
+
+ private:
+  Site site_;
+  const GenerateOptions& options_;
+  mutant::GeneratorOptions generator_;
+  std::optional<BiasSplit> split_;
+  std::vector<bool> weights_;
+  std::vector<Lineage> frontier_;
+  RoundResult result_;
+  std::vector<MutantOption> built_;
+  GenerationStats stats_;
+  int round_ = 0;
+  bool cut_ = false;
+};
 
 // The subprograms in order of what they could save: groups first, then regions by their cost
 // times their occurrences (the repeated moves replace every occurrence), ties by key; each key once.
@@ -284,12 +320,39 @@ GeneratedMutants generate_mutants_stage(const Graph& start, const cost::CostMode
   };
   std::vector<std::vector<MutantOption>> built(pending.size());
   std::vector<GenerationStats> counts(pending.size());
+  std::vector<std::unique_ptr<SiteGeneration>> sites;
+  for (const Subprogram& sub : pending)
+    sites.push_back(std::make_unique<SiteGeneration>(Site{start, start_score, sub, max_work(sub)}, options));
   // Only counted budgets bound the generation, never the clock: a subprogram's mutants are then the
   // same whether it was generated alone or next to others (--jobs), on a fast machine or a slow one.
-  for_each_in_parallel(pending.size(), thread_count_for(options.threads), [&](size_t i) {
-    throw_if_cancelled(options.generator.cancelled);
-    built[i] = build_options({start, start_score, pending[i], max_work(pending[i])}, cost, options, counts[i]);
-  });
+  if (options.threads == 1 && cost.measured()) {
+    // A measured target that times one group at a time: each round generates every subprogram on
+    // `untimed_threads`, then prices them one after another in order, so what is timed, and when,
+    // does not depend on the thread count (one thread takes the same path).
+    for (;;) {
+      std::vector<SiteGeneration*> open;
+      for (const auto& site : sites)
+        if (!site->done()) open.push_back(site.get());
+      if (open.empty()) break;
+      for_each_in_parallel(open.size(), thread_count_for(options.untimed_threads), [&](size_t i) {
+        throw_if_cancelled(options.generator.cancelled);
+        open[i]->generate();
+      });
+      for (SiteGeneration* site : open) {
+        throw_if_cancelled(options.generator.cancelled);
+        site->price(cost);
+      }
+    }
+  } else {
+    for_each_in_parallel(pending.size(), thread_count_for(options.threads), [&](size_t i) {
+      throw_if_cancelled(options.generator.cancelled);
+      while (!sites[i]->done()) {
+        sites[i]->generate();
+        sites[i]->price(cost);
+      }
+    });
+  }
+  for (size_t i = 0; i < pending.size(); ++i) built[i] = sites[i]->take(counts[i]);
   GeneratedMutants result;
   for (size_t i = 0; i < pending.size(); ++i) {
     GenerationStats& stats = result.stats;

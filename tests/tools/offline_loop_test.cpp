@@ -345,15 +345,17 @@ TEST(LiveGpu, PetOptTimesOnTheCardThroughTheWorkerAndItsReplayWritesTheSameModel
             "measure's results: one of them per run, and no other arguments\n");
 }
 
-// A live run times one kernel group at a time, and scores its candidates on every core where that
-// times nothing (finalizing them, pricing those whose groups are known); the rest are priced one by
-// one in order. Before -> after: with one thread or three, the same model, report, and the same
-// kernel groups timed in the same order (the DB's entries, in the order they were added).
+// A live run times one kernel group at a time: each generation round generates on every core and
+// prices in order, and the search finalizes its candidates (and prices those whose groups are
+// known) on every core, the rest one by one in order. Before -> after: with one thread or three,
+// the same model, report, and the same kernel groups timed in the same order (the DB's entries, in
+// the order they were added).
 TEST(LiveGpu, ScoringOnSeveralThreadsTimesWhatOneThreadTimesInTheSameOrder) {
   ScopedEnv worker("PET_GPU", PET_FAKE_GPU_WORKER);
   ScopedEnv card("PET_FAKE_GPU_CARD", nullptr);
   fs::path work = folder("live_threads");
-  std::string model = write(work / "two_convs.pet", kTwoConvs);
+  // Four subprograms with fully and partially equivalent mutants, so generation prices corrections.
+  std::string model = std::string(PET_SOURCE_DIR) + "/tests/kernels/gpu/executor_models/conv_block.pet";
   auto run = [&](const std::string& jobs) {
     std::string db = (work / ("db" + jobs + ".json")).string(), output = (work / ("out" + jobs + ".onnx")).string();
     Ran ran = pet_opt({model, "--target", "h200", "--live", "--profile-db", db, "--mode", "pet", "--jobs", jobs, "-o",
@@ -373,6 +375,18 @@ TEST(LiveGpu, ScoringOnSeveralThreadsTimesWhatOneThreadTimesInTheSameOrder) {
   EXPECT_EQ(three_timed, one_timed);
   EXPECT_EQ(three_report, one_report);
   EXPECT_EQ(three_model, one_model);
+  // A replay times nothing, so it generates and scores each subprogram and candidate whole on every
+  // core: the same mutants and the same model as the live runs' round-by-round generation.
+  std::string replayed = (work / "replayed.onnx").string();
+  Ran replay = pet_opt({model, "--target", "h200", "--replay", "--profile-db", (work / "db1.json").string(), "--mode",
+                        "pet", "-o", replayed});
+  ASSERT_EQ(replay.status, 0) << replay.err;
+  nlohmann::json live = nlohmann::json::parse(one_report);
+  nlohmann::json again = nlohmann::json::parse(read_whole_file((work / "replayed.json").string(), "report"));
+  EXPECT_GT(live["generation"]["mutants"]["partial"].get<int>(), 0) << live["generation"].dump();
+  EXPECT_GT(live["generation"]["subprograms"]["linear"].get<int>(), 1) << live["generation"].dump();
+  EXPECT_EQ(again["generation"], live["generation"]);
+  EXPECT_EQ(read_whole_file(replayed, "replayed model"), one_model);
 }
 
 // Before: only a model's weight-free form travels to the card, and a profile DB's whole-model keys
