@@ -54,9 +54,22 @@ std::optional<std::string> ContentStore::find(const std::string& key) const {
   return bytes.substr(key_start + key.size());
 }
 
+void ContentStore::forget_stale_versions(std::chrono::hours age) const {
+  std::error_code error;
+  auto now = std::filesystem::file_time_type::clock::now();
+  for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator(folder_, error)) {
+    std::string name = entry.path().filename().string();
+    if (name == version_folder_ || name.size() != 16 || !entry.is_directory(error)) continue;
+    if (name.find_first_not_of("0123456789abcdef") != std::string::npos) continue;  // not a version folder
+    auto written = entry.last_write_time(error);
+    if (!error && now - written > age) std::filesystem::remove_all(entry.path(), error);
+  }
+}
+
 bool ContentStore::remember(const std::string& key, std::string_view payload) const {
   std::filesystem::path path = entry_path(key);
   std::error_code error;
+  if (!std::filesystem::exists(path.parent_path(), error)) forget_stale_versions(kStaleVersionAge);
   std::filesystem::create_directories(path.parent_path(), error);
   if (error) return false;
   std::string bytes = fmt::format("{}{} {}\n{}", kHeader, key.size(), payload.size(), key);

@@ -3,6 +3,7 @@
 // a process recalls another's work and never an answer of another version.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -26,6 +27,11 @@ class ContentStore {
   bool remember(const std::string& key, std::string_view payload) const;
   // Where `key`'s entry lies: <folder>/<version hash>/<key hash>.entry.
   std::filesystem::path entry_path(const std::string& key) const;
+  // Removes the folders of other versions that nothing has written to for `age` (a rebuilt
+  // prover or compiler leaves its predecessor's folder behind). remember() does it with
+  // kStaleVersionAge when it makes this version's folder.
+  void forget_stale_versions(std::chrono::hours age) const;
+  static constexpr std::chrono::hours kStaleVersionAge{24 * 30};
 
  private:
   std::filesystem::path folder_;

@@ -1,5 +1,6 @@
 // ContentStore: a payload remembered then found byte for byte; none for another key at the same
 // path, a torn or foreign file, another version; a store that cannot be written says so.
+#include <chrono>
 #include <fstream>
 #include <string>
 
@@ -40,6 +41,23 @@ TEST(ContentStore, AnotherKeysEntryATornFileOrAnotherVersionReadsAsNone) {
   ASSERT_TRUE(store.remember("first", "payload one"));  // written whole again
   EXPECT_EQ(store.find("first"), "payload one");
   EXPECT_FALSE(ContentStore(folder.path(), "version 2").find("first").has_value());
+}
+
+TEST(ContentStore, AnotherVersionsFolderUntouchedForAMonthGoesWhenThisVersionStarts) {
+  TemporaryFolder folder("pet-content-store", "a test's store");
+  ContentStore old_version(folder.path(), "version 1"), recent_version(folder.path(), "version 2");
+  ASSERT_TRUE(old_version.remember("key", "old"));
+  ASSERT_TRUE(recent_version.remember("key", "recent"));
+  std::filesystem::path old_folder = old_version.entry_path("key").parent_path();
+  std::filesystem::last_write_time(old_folder, std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 31));
+  std::ofstream(folder.path() / "not a version folder") << "kept";
+  // Before: both versions' folders. After this version's first write: the month-old one is gone.
+  ContentStore current(folder.path(), "version 3");
+  ASSERT_TRUE(current.remember("key", "current"));
+  EXPECT_FALSE(std::filesystem::exists(old_folder));
+  EXPECT_EQ(recent_version.find("key"), "recent");
+  EXPECT_TRUE(std::filesystem::exists(folder.path() / "not a version folder"));
+  EXPECT_EQ(current.find("key"), "current");
 }
 
 TEST(ContentStore, AStoreThatCannotBeWrittenSaysSoAndThrowsNothing) {
