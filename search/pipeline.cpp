@@ -90,11 +90,10 @@ void check_options(const OptimizeOptions& options) {
 
 namespace {
 
-// Timing kernels while pet's own threads run would disturb the times: one thread then, whatever
-// the caller asked for (`requested`; 0: every core).
-int worker_threads(int requested, const cost::CostModel& cost) {
-  bool timing = cost.measurement() && cost.measurement()->runtime && cost.measurement()->runtime->times();
-  return timing ? 1 : requested;
+// Timing kernels while pet's own threads run would disturb the times: a target that times here
+// has the stages time one at a time, in an order that does not depend on their threads.
+bool times_here(const cost::CostModel& cost) {
+  return cost.measurement() && cost.measurement()->runtime && cost.measurement()->runtime->times();
 }
 
 }  // namespace
@@ -103,8 +102,7 @@ search::GenerateOptions search::generate_options(const OptimizeOptions& options,
   search::GenerateOptions generate = options.generate;
   generate.generator.examine.seed = options.seed;
   generate.generator.cancelled = options.hooks.cancelled;
-  generate.untimed_threads = generate.threads;  // what --jobs asked for (0: every core)
-  generate.threads = worker_threads(generate.threads, cost);
+  generate.times_in_order = times_here(cost);
   return generate;
 }
 
@@ -150,13 +148,12 @@ std::vector<search::Program> run_search(const Graph& cleaned, const Graph& refer
   const std::string& rules_dir = options.search.rules_dir;
   if (kinds.rules) {
     if (!options.hooks.rule_set) rules.emplace(search::RuleSet::load(rules_dir.empty() ? data_path("mutant/rules") : rules_dir));
-    search::MatchOptions match;  // matching times nothing: the threads asked for (0: every core) even then
+    search::MatchOptions match;  // matching times nothing
     match.threads = options.space.threads;
     matcher.emplace(options.hooks.rule_set ? *options.hooks.rule_set : *rules, match);
   }
   search::SearchSpaceOptions space_options = options.space;
-  space_options.untimed_threads = space_options.threads;  // what --jobs asked for (0: every core)
-  space_options.threads = worker_threads(space_options.threads, cost);
+  space_options.times_in_order = times_here(cost);
   search::SearchSpace space(cost, matcher ? &*matcher : nullptr, space_options, mutants.subprograms);
 
   SearchStats& stats = result.search;

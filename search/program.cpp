@@ -21,11 +21,11 @@ double score_finalized(Graph finalized, const cost::CostModel& cost) {
   return cost.graph_cost(finalized);
 }
 
-bool scores_without_timing(const Graph& finalized, const cost::CostModel& cost) {
+std::optional<double> score_without_timing(const Graph& finalized, const cost::CostModel& cost) {
   if (cost::picks_correction_lowerings(cost))
     for (const Node& node : finalized.nodes())
-      if (cost::is_correction(node)) return false;  // the pick prices trials of its lowerings
-  return cost.prices_without_timing(finalized);
+      if (cost::is_correction(node)) return std::nullopt;  // the pick prices trials of its lowerings
+  return cost.graph_cost_without_timing(finalized);  // the pick changes nothing here
 }
 
 }  // namespace pet::search

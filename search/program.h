@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/graph.h"
@@ -25,9 +26,9 @@ double program_score(const Graph& graph, const cost::CostModel& cost);
 // on every core: the passes (which time nothing), then the correction lowerings' pick and the cost.
 Graph finalized_for_scoring(const Graph& graph);
 double score_finalized(Graph finalized, const cost::CostModel& cost);
-// Whether score_finalized(finalized, cost) would time nothing (cost::CostModel::prices_without_timing,
-// and no correction whose lowering the target picks by timing).
-bool scores_without_timing(const Graph& finalized, const cost::CostModel& cost);
+// score_finalized(finalized, cost) where it times nothing (cost::CostModel::graph_cost_without_timing,
+// and no correction whose lowering the target picks by timing); none where it would time.
+std::optional<double> score_without_timing(const Graph& finalized, const cost::CostModel& cost);
 
 // The search's order: lower cost first, then fewer transformations (an equal-cost rewrite is not
 // worth reporting), then the timing hash, so a model searches as its weight-free form does and

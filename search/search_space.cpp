@@ -58,8 +58,7 @@ std::vector<std::shared_ptr<const CorrectedSite>> at_site(const std::vector<std:
 
 SearchSpace::SearchSpace(const cost::CostModel& cost, const RuleMatcher* rules, SearchSpaceOptions options,
                          const std::vector<GeneratedSubprogram>& mutants)
-    : cost_(cost), rules_(rules), options_(std::move(options)), threads_(thread_count_for(options_.threads)),
-      untimed_threads_(thread_count_for(options_.untimed_threads)) {
+    : cost_(cost), rules_(rules), options_(std::move(options)), threads_(thread_count_for(options_.threads)) {
   for (const GeneratedSubprogram& generated : mutants) options_by_subprogram_.emplace(generated.key, generated.options);
 }
 
@@ -240,7 +239,7 @@ void SearchSpace::take_best_first(std::vector<PendingMove>& moves, const SearchS
 // Which candidates an expansion keeps depends on their hashes only, so scoring them in parallel
 // gives the same programs, costs and order as scoring them one by one.
 void SearchSpace::score_all(std::vector<Program>& candidates, const CancelHook& cancelled) const {
-  if (threads_ == 1 && untimed_threads_ > 1 && cost_.measured()) return score_all_timing_in_order(candidates, cancelled);
+  if (options_.times_in_order) return score_all_timing_in_order(candidates, cancelled);
   for_each_in_parallel(candidates.size(), threads_, [&](size_t i) {
     throw_if_cancelled(cancelled);  // scoring on a measured target times kernel groups: seconds each
     Program& candidate = candidates[i];
@@ -250,21 +249,22 @@ void SearchSpace::score_all(std::vector<Program>& candidates, const CancelHook& 
   });
 }
 
-// A measured target that times one group at a time: every candidate finalized on untimed_threads_,
-// those whose groups are all known priced there too, then the rest one by one in order. The groups
-// timed, and the order they are timed in, are those of scoring one candidate after another (a
-// candidate times only groups no earlier candidate timed), and so are the costs.
+// A measured target that times one group at a time: every candidate finalized on threads_, those
+// whose groups are all known priced there too, then the rest one by one in order. The groups timed,
+// and the order they are timed in, are those of scoring one candidate after another (a candidate
+// times only groups no earlier candidate timed), and so are the costs.
 void SearchSpace::score_all_timing_in_order(std::vector<Program>& candidates, const CancelHook& cancelled) const {
   std::vector<Graph> finalized(candidates.size());
   std::vector<bool> priced(candidates.size(), false);
-  for_each_in_parallel(candidates.size(), untimed_threads_, [&](size_t i) {
+  for_each_in_parallel(candidates.size(), threads_, [&](size_t i) {
     throw_if_cancelled(cancelled);
     Program& candidate = candidates[i];
     candidate.timing_hash = timing_hash(candidate.graph);
     finalized[i] = finalized_for_scoring(candidate.graph);
-    if (!scores_without_timing(finalized[i], cost_)) return;
-    candidate.cost = score_finalized(std::move(finalized[i]), cost_);
-    priced[i] = true;
+    if (std::optional<double> cost = score_without_timing(finalized[i], cost_)) {
+      candidate.cost = *cost;
+      priced[i] = true;
+    }
   });
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!priced[i]) {

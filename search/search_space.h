@@ -33,11 +33,10 @@ struct MoveKinds {
 struct SearchSpaceOptions {
   // The subprograms looked for in each program: those the generation stage mutated.
   PartitionOptions partition = conv_only_regions();
-  int threads = 0;          // candidate scoring in parallel (0: hardware concurrency)
-  // Where `threads` is 1 because a measured target times: the threads finalizing candidates and
-  // pricing those whose kernel groups are all known, before the rest are priced (and timed) one by
-  // one in order (0: hardware concurrency).
-  int untimed_threads = 1;
+  int threads = 0;          // building and scoring candidates in parallel (0: hardware concurrency)
+  // A measured target times here: scoring then finalizes the candidates, and prices those whose
+  // kernel groups are all known, on `threads`, and prices (and times) the rest one by one in order.
+  bool times_in_order = false;
   // Mutant moves scored per expanded program, best estimated gain first, single-site and
   // repeated-block moves each (scoring copies and finalizes the whole program; most moves save
   // nothing). 0: every move.
@@ -75,7 +74,6 @@ class SearchSpace {
   const RuleMatcher* rules_;
   SearchSpaceOptions options_;
   unsigned threads_;  // options_.threads, 0 resolved to the core count
-  unsigned untimed_threads_;
   std::map<uint64_t, std::shared_ptr<const Options>> options_by_subprogram_;
 
   // A mutant move before it is built: its estimated gain, its (first) site and its option.

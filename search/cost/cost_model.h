@@ -265,10 +265,10 @@ class CostModel {
   ContextScales context_scales() const;
   // graph_cost without the in-context scales: the sum of stand-alone group times (and reorders).
   double standalone_graph_cost(const Graph& graph) const;
-  // Whether graph_cost(graph) would time nothing: an analytic target, a measured one that does not
+  // graph_cost(graph) where it times nothing: an analytic target, a measured one that does not
   // time here, or every kernel group of `graph` known (this run's memo, the profile DB, or run as
-  // no kernel). Thread-safe; what it reads from the DB joins the memo.
-  bool prices_without_timing(const Graph& graph) const;
+  // no kernel); none where it would time. Thread-safe; what it reads from the DB joins the memo.
+  std::optional<double> graph_cost_without_timing(const Graph& graph) const;
   // Thread-safe memo by signature key: models repeat shapes, the search asks the same many times.
  private:
   struct ContextRun {

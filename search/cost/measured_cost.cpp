@@ -158,17 +158,19 @@ double CostModel::measured_graph_cost(const Graph& graph) const {
   return with_reorders_at_edges(graph, grouping, group_times(graph, grouping), scales_);
 }
 
-bool CostModel::prices_without_timing(const Graph& graph) const {
-  if (!measurement_ || !measurement_->runtime) return true;
+std::optional<double> CostModel::graph_cost_without_timing(const Graph& graph) const {
+  if (!measurement_ || !measurement_->runtime) return graph_cost(graph);
   KernelGrouping grouping = kernel_groups(graph, measurement_->grouping_rule());
-  std::lock_guard lock(mutex_);
-  for (const KernelGroup& group : grouping.groups) {
-    if (group_memo_.count(group.key) || free_on_gpu(group)) continue;
-    std::optional<GroupTime> stored = stored_group_time(group.key);
-    if (!stored) return false;
-    group_memo_.emplace(group.key, *stored);
+  {
+    std::lock_guard lock(mutex_);
+    for (const KernelGroup& group : grouping.groups) {
+      if (group_memo_.count(group.key) || free_on_gpu(group)) continue;
+      std::optional<GroupTime> stored = stored_group_time(group.key);
+      if (!stored) return std::nullopt;
+      group_memo_.emplace(group.key, *stored);
+    }
   }
-  return true;
+  return with_reorders_at_edges(graph, grouping, group_times(graph, grouping), scales_);  // all in the memo
 }
 
 double CostModel::standalone_graph_cost(const Graph& graph) const {

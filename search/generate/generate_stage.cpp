@@ -325,16 +325,15 @@ GeneratedMutants generate_mutants_stage(const Graph& start, const cost::CostMode
     sites.push_back(std::make_unique<SiteGeneration>(Site{start, start_score, sub, max_work(sub)}, options));
   // Only counted budgets bound the generation, never the clock: a subprogram's mutants are then the
   // same whether it was generated alone or next to others (--jobs), on a fast machine or a slow one.
-  if (options.threads == 1 && cost.measured()) {
+  if (options.times_in_order) {
     // A measured target that times one group at a time: each round generates every subprogram on
-    // `untimed_threads`, then prices them one after another in order, so what is timed, and when,
-    // does not depend on the thread count (one thread takes the same path).
+    // `threads`, then prices them one after another in order.
     for (;;) {
       std::vector<SiteGeneration*> open;
       for (const auto& site : sites)
         if (!site->done()) open.push_back(site.get());
       if (open.empty()) break;
-      for_each_in_parallel(open.size(), thread_count_for(options.untimed_threads), [&](size_t i) {
+      for_each_in_parallel(open.size(), thread_count_for(options.threads), [&](size_t i) {
         throw_if_cancelled(options.generator.cancelled);
         open[i]->generate();
       });

@@ -31,9 +31,9 @@ struct GenerateOptions {
   int mutation_rounds = 2;  // round r mutates the kept fully equivalent mutants of round r-1
   int top_k = 4;            // mutants kept per subprogram, per kind and round, by cost
   int threads = 0;          // subprograms generated in parallel (0: hardware concurrency)
-  // Where `threads` is 1 because a measured target times: the threads each round's generation
-  // runs on before its pricing, in order (0: hardware concurrency).
-  int untimed_threads = 1;
+  // A measured target times here: each round then generates every subprogram on `threads` and
+  // prices them one after another in order, so what is timed, and when, does not depend on them.
+  bool times_in_order = false;
   // Elements the generator's Z_p evaluations may read in all (GeneratorOptions::max_work), shared
   // by the subprograms, a group taking two shares (at most a quarter each); unset: no limit. Unlike
   // a time limit it cuts every run at the same mutant, so the mutants do not depend on the machine.
