@@ -19,6 +19,7 @@ The format is bench/harnesslib/gpu_results.py's; the file is rewritten after eve
 Exit status: 0 all measured, 1 some variant failed, 2 a usage error, 3 no CUDA device (nothing measured).
 """
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harnesslib import gpu_results  # noqa: E402
 from harnesslib.petopt import summarize_report  # noqa: E402
 from harnesslib.stats import median, quantile, rotation, spread  # noqa: E402
+from compile_cache import CompileCache  # noqa: E402
 from gpu_timing import (EVALUATION_MODELS, PET_GPU_LINE, cache_flags, captured_graph, event_samples,  # noqa: E402
                         pet_gpu_step_times, pet_gpu_summary, torch_model)
 
@@ -55,6 +57,11 @@ def parse_args(argv):
     parser.add_argument("--warmup", type=int, default=10, help="untimed runs before them (default: 10)")
     parser.add_argument("--compile-budget", type=float, default=0,
                         help="seconds torch.compile may spend compiling, over all models (default: 0, not compiled)")
+    parser.add_argument("--compile-cache", default=None,
+                        help="torch.compile's artifacts carried from earlier checks (bench/gpu/compile_cache.py), "
+                             "loaded before each model compiles (default: none)")
+    parser.add_argument("--compile-cache-out", default=None,
+                        help="where each model's compile artifacts are saved for later checks (default: not saved)")
     parser.add_argument("--seconds", type=float, default=0, help="start no model after this many seconds (0: no limit)")
     parser.add_argument("--written", default=None,
                         help="pet-opt --live's written models of this session (DIR/<model>[_b<B>].<mode>.onnx and "
@@ -187,34 +194,47 @@ class TorchTimer:
 
 
 class CompileBudget:
-    """torch.compile's seconds over the whole run; a model is compiled only while its likely cost fits."""
+    """torch.compile's seconds over the whole run; a model is compiled only while its likely cost fits: the
+    longest compile so far of its kind, from the carried cache (`cache`, a CompileCache) or from nothing."""
 
-    def __init__(self, seconds: float):
-        self.seconds, self.spent, self.longest = seconds, 0.0, 0.0
+    def __init__(self, seconds: float, cache=None):
+        self.seconds, self.spent, self.cache = seconds, 0.0, cache
+        self.longest = {True: 0.0, False: 0.0}  # by whether the compile loaded cached artifacts
 
-    def refusal(self):
+    def cached(self, name: str, batch: int) -> bool:
+        return bool(self.cache) and self.cache.cached(name, batch)
+
+    def refusal(self, name: str = "", batch: int = 0):
         if self.seconds <= 0:
             return "skipped", "no compile budget (--compile-budget 0)"
-        if self.spent + self.longest > self.seconds:
+        cached = self.cached(name, batch)
+        if self.spent + self.longest[cached] > self.seconds:
+            kind = "from the carried cache" if cached else "without the carried cache"
             return "skipped", (f"compile budget {self.seconds:.0f} s: {self.spent:.0f} s spent, the longest "
-                               f"compile took {self.longest:.0f} s")
+                               f"compile {kind} took {self.longest[cached]:.0f} s")
         return None
 
-    def charge(self, seconds: float) -> None:
+    def charge(self, seconds: float, cached: bool = False) -> None:
         self.spent += seconds
-        self.longest = max(self.longest, seconds)
+        self.longest[cached] = max(self.longest[cached], seconds)
 
 
-def compiled_timer(torch, model, inputs, budget: CompileBudget, args):
-    """A timer of torch.compile(model), compiled now (its first calls) and charged to the budget."""
-    compiled = torch.compile(model)
+def compiled_timer(torch, model, inputs, name: str, batch: int, budget: CompileBudget, args):
+    """A timer of torch.compile(model), compiled now (its first calls, after loading the carried cache's
+    artifacts of this model and batch) and charged to the budget; it says what the compile took."""
+    recording = budget.cache.recording(name, batch) if budget.cache else contextlib.nullcontext({"loaded": 0})
     started = time.time()
-    with torch.no_grad():
-        for _ in range(3):
-            compiled(*inputs)
-    torch.cuda.synchronize()
-    budget.charge(time.time() - started)
-    return TorchTimer(torch, lambda: compiled(*inputs), args)
+    with recording as cache_use:
+        compiled = torch.compile(model)
+        with torch.no_grad():
+            for _ in range(3):
+                compiled(*inputs)
+        torch.cuda.synchronize()
+    seconds = time.time() - started  # loading and saving the artifacts included
+    budget.charge(seconds, cached=cache_use["loaded"] > 0)
+    timer = TorchTimer(torch, lambda: compiled(*inputs), args)
+    timer.compile = {"compile_s": round(seconds, 2), "compile_cache_artifacts": cache_use["loaded"]}
+    return timer
 
 
 def torch_timers(torch, name: str, batch: int, budget: CompileBudget, args):
@@ -225,12 +245,12 @@ def torch_timers(torch, name: str, batch: int, budget: CompileBudget, args):
     with torch.no_grad():
         graph = captured_graph(torch, lambda: model(*inputs))
     timers["torch-cuda-graph"] = TorchTimer(torch, graph.replay, args)
-    refused = budget.refusal()
+    refused = budget.refusal(name, batch)
     if refused:
         outcomes["torch-compile"] = refused
     else:
         try:
-            timers["torch-compile"] = compiled_timer(torch, model, inputs, budget, args)
+            timers["torch-compile"] = compiled_timer(torch, model, inputs, name, batch, budget, args)
         except Exception as error:  # a model torch.compile cannot compile is its own cell
             outcomes["torch-compile"] = ("failed", f"torch.compile: {str(error)[-300:]}")
     return timers, outcomes
@@ -336,6 +356,7 @@ def measure_model(torch, kit: Path, name: str, batch: int, budget: CompileBudget
     for e in entries:  # where the stage's seconds went, for the next session's caps
         if getattr(timers.get(e["variant"]), "load_ms", None) is not None:
             e["load_ms"] = timers[e["variant"]].load_ms
+        e.update(getattr(timers.get(e["variant"]), "compile", {}))
     print(f"{name} b{batch}: set-up {set_up_s:.1f} s (PyTorch's variants), rounds and pet-gpu loads "
           f"{time.time() - started - set_up_s:.1f} s", flush=True)
     entries = with_written_program(kit, name, batch, entries, args)
@@ -382,8 +403,16 @@ def header(torch, kit: Path, args) -> dict:
             "method": {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup, "conv_cache": bool(args.conv_cache),
                        "written": written_source(args.written),
                        "compile_budget_s": args.compile_budget,
+                       "compile_cache": compile_cache_source(args),
                        "order": "round-robin over the variants, each round starting one later"},
             "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "results": []}
+
+
+def compile_cache_source(args) -> str:
+    """What torch.compile started from, for the results' header."""
+    if args.compile_budget <= 0:
+        return "not compiled"
+    return f"artifacts carried in {args.compile_cache}" if args.compile_cache else "nothing carried (compiled afresh)"
 
 
 def write(document: dict, path: Path) -> None:
@@ -399,7 +428,8 @@ def print_entries(entries: list) -> None:
 
 
 def run_all(torch, kit: Path, args) -> int:
-    document, started, budget = header(torch, kit, args), time.time(), CompileBudget(args.compile_budget)
+    cache = CompileCache(torch, args.compile_cache, args.compile_cache_out) if args.compile_budget > 0 else None
+    document, started, budget = header(torch, kit, args), time.time(), CompileBudget(args.compile_budget, cache)
     out = Path(args.out)
     for batch in args.batches:  # every model at the first batch before any at the next: a cut run keeps whole tables
         for name in live_first(args.models, args.written):

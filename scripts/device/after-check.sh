@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What follows a GPU check here, in one command: the files the device tool brought back laid out
 # under bench/results/<folder>/ (results.tar.gz unpacked beside summary.txt, session.log, e2e.json,
-# measure.results.jsonl and live-db.json), the measured timings imported into the kit target's
-# profile DB (pet-profile --import, with the kit's misses) and the live stage's DB merged into it
-# (pet-profile --merge), the harness's GPU section rendered from e2e.json into <folder>/harness.md,
+# measure.results.jsonl and live-db.json; torch-compile.tar.gz into torch-compile/), the measured
+# timings imported into the kit target's profile DB (pet-profile --import, with the kit's misses)
+# and the live stage's DB merged into it (pet-profile --merge), the harness's GPU section rendered from e2e.json into <folder>/harness.md,
 # and the card's times (the executor stage's per-step times, the DB's kernel-group times of the
 # kit's misses) set beside the target's analytic spec (spec-fit.md, and a fitted spec to adopt or
 # not). It commits nothing: it prints what to commit.
@@ -45,6 +45,12 @@ if [[ -f "$files_at/results.tar.gz" ]]; then
   tar -C "$work" -xzf "$files_at/results.tar.gz"
   cp -rn "$work"/results/* "$folder/" 2>/dev/null || true
   rm -rf "$work"
+fi
+# torch.compile's artifacts of the compile stage (<torch version>--<card>/<model>_b<batch>.bin):
+# committed with the results, they are what the next kit carries (make-kit.sh).
+if [[ -f "$files_at/torch-compile.tar.gz" ]]; then
+  tar -C "$folder" -xzf "$files_at/torch-compile.tar.gz" torch-compile
+  echo "after-check: torch.compile artifacts of $(find "$folder/torch-compile" -name '*.bin' | wc -l) model-batches in $folder/torch-compile"
 fi
 echo "after-check: $folder: $(ls "$folder" | wc -l) files"
 

@@ -149,6 +149,17 @@ if [[ -n "$decision_files" ]]; then
   awk '!seen[$0]++' $decision_files > "$stage/kit/conv-cache.tsv"
 fi
 
+# torch.compile's artifacts from earlier checks on a <target> (bench/gpu/compile_cache.py: each
+# returned torch-compile/<torch version>--<card>/<model>_b<batch>.bin, the newest check's file of a
+# model and batch kept): the compile and e2e stages load them before each model compiles.
+rm -rf "$stage/kit/torch-compile"
+compile_folders=$(shopt -s nullglob; printf '%s\n' "$results_root"/*-"$target"/torch-compile \
+  "$results_root"/*-"$target"/*/torch-compile | sort)
+for folder in $compile_folders; do
+  mkdir -p "$stage/kit/torch-compile"
+  cp -r "$folder"/. "$stage/kit/torch-compile/"
+done
+
 # The newest symbol versions anything in the kit asks for, against the oldest device image.
 newest_version() {  # $1: GLIBC or GLIBCXX
   objdump -T "$stage"/kit/bin/* "$stage"/kit/lib/* 2>/dev/null | grep -o "$1_[0-9.]*" | sed "s/^$1_//" |
@@ -296,10 +307,12 @@ fi
   echo "from the device: libcublas, libcublasLt, libcudnn*, libnvrtc*, libcuda (driver)"
   [[ -f "$stage/kit/conv-cache.tsv" ]] &&
     echo "convolution decisions: $(wc -l < "$stage/kit/conv-cache.tsv") lines from earlier checks on a $target"
+  [[ -d "$stage/kit/torch-compile" ]] &&
+    echo "torch.compile artifacts: $(find "$stage/kit/torch-compile" -name '*.bin' | wc -l) model-batches from earlier checks on a $target"
   [[ -d "$stage/kit/proofs" ]] &&
     echo "proof store: $(find "$stage/kit/proofs" -name '*.entry' | wc -l) instance proofs of the kit's pet-opt runs"
   (cd "$stage/kit" && find bin lib data work* $([[ -d misses ]] && echo misses) $([[ -f conv-cache.tsv ]] && echo conv-cache.tsv) \
-    -type f -printf '%p %s\n' | sort)
+    $([[ -d torch-compile ]] && echo torch-compile) -type f -printf '%p %s\n' | sort)
 } > "$stage/kit/MANIFEST"
 
 mkdir -p "$out"

@@ -10,6 +10,7 @@
 # --stages runs only the named stages, in the order given (the kit first); --cap gives a stage another time cap
 # in seconds (the measure stage's deadline and the e2e stage's last model start follow its cap);
 # --compile-models LIST: the models of the compile stage (only run when --stages names it);
+# --compile-batches LIST: its batches (default 1);
 # --conv-apis-models LIST: the conv_apis stage's (likewise); --executor-models LIST: the executor
 # stage's work models (default: every one);
 # --measure-after FILE[,FILE]: the measure stage leaves out what those results (an earlier run's on
@@ -28,6 +29,7 @@ cd "$(dirname "$0")/../.."
 kit_archive=.device/kit.tar.xz
 only_stages=""
 compile_models=resnet18,csrnet_backend,bert_s128
+compile_batches=1
 conv_apis_models=csrnet_backend,resnet18,resnet18_b16,inception_v3_299,resnet50
 executor_models=""
 measure_after=""
@@ -41,6 +43,9 @@ while (($#)); do
     --kit) kit_archive="$2"; shift 2 ;;
     --stages) only_stages="$2"; shift 2 ;;
     --compile-models) compile_models="$2"; shift 2 ;;
+    --compile-batches)
+      [[ "${2:-}" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "session: --compile-batches takes batches like 1,16, got '${2:-}'" >&2; exit 2; }
+      compile_batches="$2"; shift 2 ;;
     --conv-apis-models) conv_apis_models="$2"; shift 2 ;;
     --executor-models) executor_models="$2"; shift 2 ;;
     --measure-after) measure_after="$2"; shift 2 ;;
@@ -57,7 +62,7 @@ while (($#)); do
     --cap)
       [[ "${2:-}" =~ ^([a-z_0-9]+)=([0-9]+)$ ]] || { echo "session: --cap takes STAGE=SECONDS, got '${2:-}'" >&2; exit 2; }
       caps[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -74,7 +79,16 @@ no_device=1
 kit="$work/kit"
 
 say() { echo "[$(date -u +%H:%M:%S)] $*"; }
-pack_results() { tar -C "$work" -czf "$OUT/results.tar.gz.part" results && mv "$OUT/results.tar.gz.part" "$OUT/results.tar.gz"; }
+# torch.compile's artifacts travel back in a file of their own (a few MiB a model; the device tool
+# takes 8 files of at most 16 MiB), written only when a stage saved some.
+pack_results() {
+  tar -C "$work" -czf "$OUT/results.tar.gz.part" results && mv "$OUT/results.tar.gz.part" "$OUT/results.tar.gz"
+  if [[ -n "$(ls -A "$work/torch-compile" 2>/dev/null)" ]]; then
+    tar -C "$work" -czf "$OUT/torch-compile.tar.gz.part" torch-compile && mv "$OUT/torch-compile.tar.gz.part" "$OUT/torch-compile.tar.gz"
+    (($(stat -c %s "$OUT/torch-compile.tar.gz") < 16 * 1048576)) ||
+      say "torch-compile.tar.gz is over 16 MiB: the device tool will not return it (compile fewer models a call)"
+  fi
+}
 write_summary() {
   { echo "pet GPU session summary ($(date -u +%Y-%m-%dT%H:%M:%SZ))"; printf '%s\n' "${summary[@]}"; } > "$OUT/summary.txt"
 }
@@ -287,12 +301,15 @@ stage_e2e() {
 }
 
 # torch.compile beside the other variants for the models --compile-models names (default
-# resnet18,csrnet_backend,bert_s128) at batch 1, its compile budget half the cap, in a file of its
-# own (e2e-compile.json) that after-check.sh merges with e2e.json, each model and batch taken whole
-# from one run. Not in the default stages: name it with --stages.
+# resnet18,csrnet_backend,bert_s128) at --compile-batches (default 1), its compile budget half the
+# cap, in a file of its own (e2e-compile.json) that after-check.sh merges with e2e.json, each model
+# and batch taken whole from one run. Each model first loads the kit's artifacts of earlier checks
+# (kit/torch-compile, bench/gpu/compile_cache.py), and what its compile made or read is returned
+# (torch-compile.tar.gz) for the next kit. Not in the default stages: name it with --stages.
 stage_compile() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/compile.txt"; echo "no device" > "$RESULTS/compile.status"; exit 0; }
-  run_e2e compile e2e-compile.json --models "$COMPILE_MODELS" --batches 1 --compile-budget $((STAGE_CAP / 2))
+  run_e2e compile e2e-compile.json --models "$COMPILE_MODELS" --batches "$COMPILE_BATCHES" \
+    --compile-budget $((STAGE_CAP / 2)) --compile-cache "$KIT_DIR/torch-compile" --compile-cache-out "$TORCH_COMPILE_OUT"
 }
 
 # pet-gpu's convolutions three ways on the inputs of --conv-apis-models, side by side
@@ -302,11 +319,11 @@ stage_compile() {
 stage_conv_apis() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/conv_apis.txt"; echo "no device" > "$RESULTS/conv_apis.status"; exit 0; }
   local rc
+  # Into the results archive alone (the device tool returns 8 files; the stage ends by itself).
   LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" PYTHONUNBUFFERED=1 python3 bench/gpu/conv_apis.py --kit "$KIT_DIR" \
-    --out "$OUT/conv_apis.json" --models "$CONV_APIS_MODELS" --seconds $((STAGE_CAP * 3 / 4)) \
+    --out "$RESULTS/conv_apis.json" --models "$CONV_APIS_MODELS" --seconds $((STAGE_CAP * 3 / 4)) \
     > "$RESULTS/conv_apis.txt" 2>&1
   rc=$?
-  cp "$OUT/conv_apis.json" "$RESULTS/conv_apis.json" 2>/dev/null
   if ((rc == 0)); then echo "ok: $(grep -c ' us; ' "$RESULTS/conv_apis.txt") models timed three ways (conv_apis.json)" > "$RESULTS/conv_apis.status"
   else echo "failed: exit $rc (conv_apis.txt)" > "$RESULTS/conv_apis.status"; fi
 }
@@ -424,7 +441,8 @@ export PET_GPU_KERNEL_CACHE="$kit/gpu-kernels"
 export PET_GPU_ACTIVITY_LOG="$results/worker-activity.txt"
 if [[ -n "$live_written" ]]; then mkdir -p "$live_written" && LIVE_WRITTEN=$(cd "$live_written" && pwd); else LIVE_WRITTEN="$work/live-written"; fi
 export LIVE_WRITTEN
-export COMPILE_MODELS="$compile_models" CONV_APIS_MODELS="$conv_apis_models" EXECUTOR_MODELS="$executor_models"
+export COMPILE_MODELS="$compile_models" COMPILE_BATCHES="$compile_batches" TORCH_COMPILE_OUT="$work/torch-compile"
+export CONV_APIS_MODELS="$conv_apis_models" EXECUTOR_MODELS="$executor_models"
 export MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
 export LIVE_DB="${live_db:+$(cd "$(dirname "$live_db")" && pwd)/$(basename "$live_db")}"
 say "pet GPU session, results in $OUT"

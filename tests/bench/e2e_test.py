@@ -146,7 +146,18 @@ class Measuring(unittest.TestCase):
         budget.charge(40)
         self.assertIsNone(budget.refusal())
         budget.charge(30)
-        self.assertEqual(budget.refusal(), ("skipped", "compile budget 100 s: 70 s spent, the longest compile took 40 s"))
+        self.assertEqual(budget.refusal(), ("skipped", "compile budget 100 s: 70 s spent, the longest compile "
+                                                       "without the carried cache took 40 s"))
+
+    def test_a_model_in_the_carried_cache_is_priced_by_the_longest_cached_compile(self):
+        cache = types.SimpleNamespace(cached=lambda name, batch: name == "cached")
+        budget = e2e.CompileBudget(100, cache)
+        budget.charge(60)
+        budget.charge(5, cached=True)
+        # Before: 65 s spent. After: a fresh compile (60 s) would not fit; a cached one (5 s) does.
+        self.assertEqual(budget.refusal("fresh", 1), ("skipped", "compile budget 100 s: 65 s spent, the longest "
+                                                                 "compile without the carried cache took 60 s"))
+        self.assertIsNone(budget.refusal("cached", 1))
 
     def test_a_model_measured_with_stand_in_timers_gives_every_variant_one_valid_entry(self):
         torch = types.SimpleNamespace(cuda=types.SimpleNamespace(empty_cache=lambda: None))
@@ -169,6 +180,52 @@ class Measuring(unittest.TestCase):
         self.assertEqual(entries[0]["median_us"], 1000.0)
         fixture = gpu_results.load(Path(__file__).resolve().parent / "fixtures" / "gpu_e2e_fixture.json")
         gpu_results.check(dict(fixture, results=entries))
+
+
+class FakeCompiler:
+    """torch.compiler's two cache calls: what was loaded, and the artifacts a save returns."""
+
+    def __init__(self, artifacts: bytes):
+        self.artifacts, self.loaded = artifacts, []
+
+    def load_cache_artifacts(self, data: bytes):
+        self.loaded.append(data)
+        return types.SimpleNamespace(artifacts={"inductor": ["k1", "k2"], "aot_autograd": ["k3"]})
+
+    def save_cache_artifacts(self):
+        return (self.artifacts, None) if self.artifacts else None
+
+
+def compiling_torch(version: str, artifacts: bytes):
+    """A torch whose compile returns the model itself and whose cache calls FakeCompiler answers."""
+    cuda = types.SimpleNamespace(get_device_name=lambda index: "NVIDIA H200", synchronize=lambda: None)
+    return types.SimpleNamespace(__version__=version, cuda=cuda, compiler=FakeCompiler(artifacts),
+                                 compile=lambda model: model, no_grad=contextlib.nullcontext)
+
+
+class CompileCaches(unittest.TestCase):
+    def test_a_compile_saves_its_artifacts_and_a_later_check_loads_them_before_compiling(self):
+        with tempfile.TemporaryDirectory() as folder:
+            carried, returned = Path(folder) / "carried", Path(folder) / "returned"
+            first = compiling_torch("2.11.0+cu130", b"compiled kernels")
+            budget = e2e.CompileBudget(100, e2e.CompileCache(first, carried, returned))
+            timer = e2e.compiled_timer(first, lambda x: x, [1], "resnet18", 16, budget, None)
+            # Before: nothing carried, so nothing loaded. After: the artifacts saved under torch and card.
+            self.assertEqual((first.compiler.loaded, timer.compile["compile_cache_artifacts"]), ([], 0))
+            saved = returned / "2.11.0+cu130--NVIDIA_H200" / "resnet18_b16.bin"
+            self.assertEqual(saved.read_bytes(), b"compiled kernels")
+            self.assertGreater(budget.longest[False], 0)
+            # The next check carries them: loaded before its compile, which is charged as cached.
+            later = compiling_torch("2.11.0+cu130", b"")
+            budget = e2e.CompileBudget(100, e2e.CompileCache(later, returned, None))
+            self.assertTrue(budget.cached("resnet18", 16))
+            self.assertFalse(budget.cached("resnet18", 1))
+            timer = e2e.compiled_timer(later, lambda x: x, [1], "resnet18", 16, budget, None)
+            self.assertEqual((later.compiler.loaded, timer.compile["compile_cache_artifacts"]), ([b"compiled kernels"], 3))
+            self.assertEqual(budget.longest[False], 0)
+            # Another torch never loads them.
+            other = e2e.CompileCache(compiling_torch("2.12.0+cu130", b""), returned, None)
+            self.assertFalse(other.cached("resnet18", 16))
 
 
 class WrittenPrograms(unittest.TestCase):

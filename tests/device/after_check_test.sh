@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # after-check.sh on the files the H200 check returned (bench/results/2026-11-28-h200/run3-final, as
-# the device tool hands them over): laid out in a new folder, the harness's GPU section rendered,
+# the device tool hands them over, with stand-in torch.compile artifacts): laid out in a new folder, the harness's GPU section rendered,
 # no import without a kit, the executor's step times set beside the spec with one, and an existing
 # folder or a folder without summary.txt refused.
 #   bash tests/device/after_check_test.sh
@@ -16,6 +16,10 @@ cp "$returned/summary.txt" "$returned/session.log" "$returned/e2e.json" "$return
 cp "$returned/executor.status" "$returned/conv-cache.tsv" "$work/files_at/results/"
 tar -C "$work/files_at" -czf "$work/files_at/results.tar.gz" results
 rm -rf "$work/files_at/results"
+# The compile stage's torch.compile artifacts, returned in a file of their own.
+mkdir -p "$work/compiled/torch-compile/2.11.0+cu130--NVIDIA_H200"
+echo artifacts > "$work/compiled/torch-compile/2.11.0+cu130--NVIDIA_H200/resnet18_b1.bin"
+tar -C "$work/compiled" -czf "$work/files_at/torch-compile.tar.gz" torch-compile
 
 bash scripts/device/after-check.sh "$work/files_at" 2026-11-28-h200 --results "$work/out" --kit "$work/no-kit.tar.xz" \
   > "$work/log" 2>&1 || fail "after-check failed: $(cat "$work/log")"
@@ -24,6 +28,9 @@ for file in summary.txt session.log e2e.json measure.results.jsonl executor.stat
   [[ -f "$folder/$file" ]] || fail "$file was not laid out"
 done
 grep -q "^## GPU: NVIDIA H200, measured end to end" "$folder/harness.md" || fail "harness.md lacks the GPU section"
+[[ "$(cat "$folder/torch-compile/2.11.0+cu130--NVIDIA_H200/resnet18_b1.bin")" == artifacts ]] ||
+  fail "the torch.compile artifacts were not laid out in torch-compile/"
+grep -q "torch.compile artifacts of 1 model-batches" "$work/log" || fail "no word on the artifacts: $(cat "$work/log")"
 grep -q "^# pet harness: the GPU's section alone" "$folder/harness.md" || fail "harness.md's header names the empty part"
 grep -q "no kit at $work/no-kit.tar.xz, so the timings are not imported" "$work/log" || fail "no word on the import: $(cat "$work/log")"
 

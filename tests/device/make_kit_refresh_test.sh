@@ -16,6 +16,12 @@ trap 'rm -rf "$out" "$results"' EXIT
 mkdir -p "$results/2026-01-02-${target:-h100}/run1" "$results/2026-01-03-${target:-h100}"
 printf 'card\tconv a\t1\t0.5\t0.6\n' > "$results/2026-01-02-${target:-h100}/run1/conv-cache.tsv"
 printf 'card\tconv a\t1\t0.5\t0.6\ncard\tconv b\t-1\t0.7\t0.6\n' > "$results/2026-01-03-${target:-h100}/conv-cache.tsv"
+# And torch.compile's artifacts of both: the later check's file of a model and batch replaces the earlier's.
+compiled="torch-compile/2.11.0+cu130--NVIDIA_H200"
+mkdir -p "$results/2026-01-02-${target:-h100}/run1/$compiled" "$results/2026-01-03-${target:-h100}/$compiled"
+echo early > "$results/2026-01-02-${target:-h100}/run1/$compiled/resnet18_b1.bin"
+echo early > "$results/2026-01-02-${target:-h100}/run1/$compiled/bert_s128_b1.bin"
+echo later > "$results/2026-01-03-${target:-h100}/$compiled/resnet18_b1.bin"
 # Work files besides the executor's test models (which a refresh writes again from this checkout).
 executor_models=$(ls tests/kernels/gpu/executor_models/ | sed 's/\.pet$//' | paste -sd '|' -)
 kept_work() { grep '^work/' "$1" | grep -vE "^work/($executor_models)/" | sort; }
@@ -43,6 +49,11 @@ grep -q "^convolution decisions: 2 lines from earlier checks" "$out/MANIFEST" ||
   fail "the kit does not carry the earlier checks' two decisions once each: $(grep -i decisions "$out/MANIFEST")"
 [[ "$(tar -xJOf "$out/kit.tar.xz" kit/conv-cache.tsv | cut -f2 | paste -sd, -)" == "conv a,conv b" ]] ||
   fail "the kit's conv-cache.tsv is not the earlier decisions, oldest first"
+grep -q "^torch.compile artifacts: 2 model-batches from earlier checks" "$out/MANIFEST" ||
+  fail "the kit does not carry the earlier checks' torch.compile artifacts: $(grep -i torch "$out/MANIFEST")"
+[[ "$(tar -xJOf "$out/kit.tar.xz" "kit/$compiled/resnet18_b1.bin")" == later ]] ||
+  fail "the kit's resnet18_b1 artifacts are not the later check's"
+[[ "$(tar -xJOf "$out/kit.tar.xz" "kit/$compiled/bert_s128_b1.bin")" == early ]] || fail "the kit lost bert_s128_b1's artifacts"
 listing=$(tar -tJf "$out/kit.tar.xz")
 grep -qx "kit/work/conv_relu/model.pet" <<< "$listing" || fail "the archive lost its work files"
 
