@@ -1,5 +1,5 @@
-// ContentStore entries: a header line, a line of the key's and the payload's lengths, the key's text,
-// then the payload's bytes.
+// ContentStore entries: a header line, a line of the key's and the payload's lengths and the
+// payload's hash, the key's text, then the payload's bytes.
 #include "core/content_store.h"
 
 #include <fcntl.h>
@@ -20,13 +20,18 @@
 namespace pet {
 namespace {
 
-constexpr std::string_view kHeader = "pet store entry 1\n";
+constexpr std::string_view kHeader = "pet store entry 2\n";
 std::atomic<uint64_t> entries_written{0};  // names this process's temporary files apart
 
 std::string hex_hash(std::string_view text) {
   Hasher hasher;
   hasher.add(text);
   return fmt::format("{:016x}", hasher.value());
+}
+
+// The entry's second line: the key's and the payload's lengths and the payload's hash.
+std::string sizes_and_hash(std::string_view key, std::string_view payload) {
+  return fmt::format("{} {} {}", key.size(), payload.size(), hex_hash(payload));
 }
 
 }  // namespace
@@ -45,24 +50,30 @@ std::optional<std::string> ContentStore::find(const std::string& key) const {
   if (!bytes.starts_with(kHeader)) return std::nullopt;
   size_t line_end = bytes.find('\n', kHeader.size());
   if (line_end == std::string::npos) return std::nullopt;
-  std::string lengths = bytes.substr(kHeader.size(), line_end - kHeader.size());
+  std::string_view sizes_line(bytes.data() + kHeader.size(), line_end - kHeader.size());
   size_t key_start = line_end + 1;
   if (bytes.size() < key_start + key.size()) return std::nullopt;
   size_t payload_size = bytes.size() - key_start - key.size();
-  if (lengths != fmt::format("{} {}", key.size(), payload_size)) return std::nullopt;  // another key, or torn
+  std::string_view payload(bytes.data() + key_start + key.size(), payload_size);
+  // Another key's, cut short, or changed in place (its lengths intact): none.
+  if (sizes_line != sizes_and_hash(key, payload)) return std::nullopt;
   if (bytes.compare(key_start, key.size(), key) != 0) return std::nullopt;
-  return bytes.substr(key_start + key.size());
+  return std::string(payload);
 }
 
 void ContentStore::forget_stale_versions(std::chrono::hours age) const {
+  // Every step takes an error_code (a folder removed meanwhile by another process ends the walk
+  // quietly): a store throws nothing.
   std::error_code error;
   auto now = std::filesystem::file_time_type::clock::now();
-  for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator(folder_, error)) {
-    std::string name = entry.path().filename().string();
-    if (name == version_folder_ || name.size() != 16 || !entry.is_directory(error)) continue;
+  std::filesystem::directory_iterator entry(folder_, error);
+  for (; !error && entry != std::filesystem::directory_iterator(); entry.increment(error)) {
+    std::string name = entry->path().filename().string();
+    std::error_code ignored;
+    if (name == version_folder_ || name.size() != 16 || !entry->is_directory(ignored)) continue;
     if (name.find_first_not_of("0123456789abcdef") != std::string::npos) continue;  // not a version folder
-    auto written = entry.last_write_time(error);
-    if (!error && now - written > age) std::filesystem::remove_all(entry.path(), error);
+    auto written = entry->last_write_time(ignored);
+    if (!ignored && now - written > age) std::filesystem::remove_all(entry->path(), ignored);
   }
 }
 
@@ -72,7 +83,7 @@ bool ContentStore::remember(const std::string& key, std::string_view payload) co
   if (!std::filesystem::exists(path.parent_path(), error)) forget_stale_versions(kStaleVersionAge);
   std::filesystem::create_directories(path.parent_path(), error);
   if (error) return false;
-  std::string bytes = fmt::format("{}{} {}\n{}", kHeader, key.size(), payload.size(), key);
+  std::string bytes = fmt::format("{}{}\n{}", kHeader, sizes_and_hash(key, payload), key);
   bytes.append(payload);
   // A temporary file of this process and write, renamed into place; no fsync (a cache entry lost
   // or cut short by a crash reads as none, by its lengths, and is made again).

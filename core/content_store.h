@@ -17,8 +17,8 @@ class ContentStore {
   ContentStore(std::filesystem::path folder, std::string version);
 
   const std::filesystem::path& folder() const { return folder_; }
-  // The payload remembered under `key`; none when there is none, or the entry is torn, malformed or
-  // another key's (a hash collision).
+  // The payload remembered under `key`; none when there is none, or the entry is torn, malformed,
+  // changed in place (its payload's hash differs) or another key's (a hash collision).
   std::optional<std::string> find(const std::string& key) const;
   // Writes the entry to a temporary file, then renames it: a reader, in this process or another,
   // sees the whole entry or none (unsynced: after a crash an entry may be missing or cut short,

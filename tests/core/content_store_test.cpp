@@ -1,5 +1,5 @@
 // ContentStore: a payload remembered then found byte for byte; none for another key at the same
-// path, a torn or foreign file, another version; a store that cannot be written says so.
+// path, a torn, changed or foreign file, another version; a store that cannot be written says so.
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -36,6 +36,14 @@ TEST(ContentStore, AnotherKeysEntryATornFileOrAnotherVersionReadsAsNone) {
   ASSERT_TRUE(store.remember("first", "payload one"));
   std::filesystem::resize_file(store.entry_path("first"), std::filesystem::file_size(store.entry_path("first")) - 3);
   EXPECT_FALSE(store.find("first").has_value());
+  // Changed in place, its lengths intact (a disk's bit flip, a CUBIN overwritten): none.
+  ASSERT_TRUE(store.remember("first", "payload one"));
+  {
+    std::fstream file(store.entry_path("first"), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(-1, std::ios::end);
+    file.put('X');
+  }
+  EXPECT_FALSE(store.find("first").has_value());
   std::ofstream(store.entry_path("first")) << "not an entry";
   EXPECT_FALSE(store.find("first").has_value());
   ASSERT_TRUE(store.remember("first", "payload one"));  // written whole again
@@ -66,6 +74,8 @@ TEST(ContentStore, AStoreThatCannotBeWrittenSaysSoAndThrowsNothing) {
   ContentStore store(folder.path() / "a file" / "store", "version 1");
   EXPECT_FALSE(store.remember("key", "payload"));
   EXPECT_FALSE(store.find("key").has_value());
+  EXPECT_NO_THROW(store.forget_stale_versions(ContentStore::kStaleVersionAge));  // no folder to walk
+  EXPECT_NO_THROW(ContentStore(folder.path() / "missing", "v").forget_stale_versions(std::chrono::hours(0)));
 }
 
 }  // namespace

@@ -32,18 +32,42 @@ cmp -s "$work/first.onnx" "$work/second.onnx" || fail "the second run wrote anot
 diff <(without_clock "$work/first.txt") <(without_clock "$work/second.txt") || fail "the second run reported otherwise"
 echo "second run: the same model and report from the store"
 
-# Before: the entries say proved. After: each says refuted, and the third run takes that answer.
+# Before: the entries say proved. After: each says refuted (rewritten whole, with its payload's
+# hash, as the store writes it), and the third run takes that answer.
 for entry in $(find "$work/store" -name '*.entry'); do
   python3 - "$entry" <<'PY'
-import json, sys
-# core/content_store.cpp's entry: a header line, "<key bytes> <payload bytes>", the key, the payload.
+import json, struct, sys
+
+def content_hash(data: bytes) -> int:
+    """core/hash.h's Hasher over one string: its length, then its bytes (words, then the tail)."""
+    mask, prime = (1 << 64) - 1, 0x100000001b3
+    state = 0xcbf29ce484222325
+    def words(chunk):
+        nonlocal state
+        for i in range(0, len(chunk) - len(chunk) % 8, 8):
+            state = ((state ^ struct.unpack("<Q", chunk[i:i + 8])[0]) * prime) & mask
+            state ^= state >> 29
+        for byte in chunk[len(chunk) - len(chunk) % 8:]:
+            state = ((state ^ byte) * prime) & mask
+    words(struct.pack("<Q", len(data)))
+    words(data)
+    x = state ^ (state >> 30)
+    x = (x * 0xbf58476d1ce4e5b9) & mask
+    x ^= x >> 27
+    x = (x * 0x94d049bb133111eb) & mask
+    return x ^ (x >> 31)
+
+# core/content_store.cpp's entry: a header line, "<key bytes> <payload bytes> <payload hash>", the
+# key, the payload.
 data = open(sys.argv[1], "rb").read()
-header, lengths, rest = data.split(b"\n", 2)
-key_size = int(lengths.split()[0])
+header, sizes, rest = data.split(b"\n", 2)
+key_size = int(sizes.split()[0])
+assert sizes.split()[2] == b"%016x" % content_hash(rest[key_size:]), "the store's hash is not core/hash.h's"
 answer = json.loads(rest[key_size:])
 answer["status"], answer["reason"], answer["axioms_used"] = "refuted", "changed on disk by proof_store_test.sh", []
 payload = json.dumps(answer).encode()
-open(sys.argv[1], "wb").write(header + b"\n" + b"%d %d\n" % (key_size, len(payload)) + rest[:key_size] + payload)
+sizes = b"%d %d %016x" % (key_size, len(payload), content_hash(payload))
+open(sys.argv[1], "wb").write(header + b"\n" + sizes + b"\n" + rest[:key_size] + payload)
 PY
 done
 run third PET_PROOF_CACHE="$work/store"
