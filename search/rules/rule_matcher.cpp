@@ -481,26 +481,18 @@ std::vector<std::pair<ProvedSides, ProofResult>> RuleMatcher::prove_batch(const 
   return proofs;
 }
 
-// Matches at every anchor node on every thread, then taken in (node, rule name) order as one
-// thread would take them: each batch proves as many pending matches as could still be applied
-// (all of them are needed whatever their proofs say), and its proofs are recorded in order, so the
+// The events taken in (node, rule name) order as one thread would take them, until `room`
+// applications: each batch proves as many pending matches as could still be applied (all of them
+// are needed whatever their proofs say), and its proofs are recorded in order, so the
 // applications, counts and failed instances do not depend on the thread count.
-void RuleMatcher::match_rules(const Graph& graph, RuleFilter filter, std::vector<RuleApplication>& found,
-                              MatchStats& stats) const {
-  GraphFacts facts(graph);
-  std::vector<std::vector<MatchEvent>> at_node(graph.nodes().size());
-  for_each_in_parallel(at_node.size(), threads_,
-                       [&](size_t n) { at_node[n] = events_at(facts, static_cast<NodeId>(n), filter); });
-  std::vector<MatchEvent*> events;
-  for (std::vector<MatchEvent>& node_events : at_node)
-    for (MatchEvent& event : node_events) events.push_back(&event);
-  std::vector<PendingMatch*> applied;
-  std::vector<ProofResult> applied_proofs;
+std::vector<std::pair<RuleMatcher::PendingMatch*, ProofResult>> RuleMatcher::take_in_order(
+    const std::vector<MatchEvent*>& events, size_t room, MatchStats& stats) const {
+  std::vector<std::pair<PendingMatch*, ProofResult>> applied;
   size_t next = 0;
-  while (next < events.size() && found.size() + applied.size() < options_.max_applications) {
-    size_t room = options_.max_applications - found.size() - applied.size(), end = next;
+  while (next < events.size() && applied.size() < room) {
+    size_t end = next;
     std::vector<const PendingMatch*> batch;
-    for (; end < events.size() && batch.size() < room; ++end)
+    for (; end < events.size() && batch.size() < room - applied.size(); ++end)
       if (events[end]->pending) batch.push_back(&*events[end]->pending);
     std::vector<std::pair<ProvedSides, ProofResult>> proofs = prove_batch(batch);
     for (size_t i = next, k = 0; i < end; ++i) {
@@ -516,15 +508,30 @@ void RuleMatcher::match_rules(const Graph& graph, RuleFilter filter, std::vector
         continue;
       }
       ++stats.applied;
-      applied.push_back(&*events[i]->pending);
-      applied_proofs.push_back(std::move(proof));
+      applied.emplace_back(&*events[i]->pending, std::move(proof));
     }
     next = end;
   }
+  return applied;
+}
+
+// Matches at every anchor node on every thread, taken in order (take_in_order), then each
+// application's rewritten graph built on every thread after those already `found`.
+void RuleMatcher::match_rules(const Graph& graph, RuleFilter filter, std::vector<RuleApplication>& found,
+                              MatchStats& stats) const {
+  GraphFacts facts(graph);
+  std::vector<std::vector<MatchEvent>> at_node(graph.nodes().size());
+  for_each_in_parallel(at_node.size(), threads_,
+                       [&](size_t n) { at_node[n] = events_at(facts, static_cast<NodeId>(n), filter); });
+  std::vector<MatchEvent*> events;
+  for (std::vector<MatchEvent>& node_events : at_node)
+    for (MatchEvent& event : node_events) events.push_back(&event);
+  size_t room = options_.max_applications > found.size() ? options_.max_applications - found.size() : 0;
+  std::vector<std::pair<PendingMatch*, ProofResult>> applied = take_in_order(events, room, stats);
   size_t first = found.size();
   found.resize(first + applied.size());
   for_each_in_parallel(applied.size(), threads_, [&](size_t i) {
-    found[first + i] = rewritten(graph, *applied[i], std::move(applied_proofs[i]));
+    found[first + i] = rewritten(graph, *applied[i].first, std::move(applied[i].second));
   });
 }
 

@@ -121,6 +121,8 @@ class RuleMatcher {
   std::vector<MatchEvent> events_at(const GraphFacts& facts, NodeId anchor, RuleFilter filter) const;
   MatchEvent complete_match(const CompiledRule& rule, Scratch& scratch) const;
   std::vector<std::pair<ProvedSides, ProofResult>> prove_batch(const std::vector<const PendingMatch*>& batch) const;
+  std::vector<std::pair<PendingMatch*, ProofResult>> take_in_order(const std::vector<MatchEvent*>& events,
+                                                                   size_t room, MatchStats& stats) const;
   std::optional<ProofResult> recalled_proof(uint64_t key) const;
   void record_proof(uint64_t key, const CompiledRule& rule, const Graph& lhs, const ProofResult& proof) const;
 
