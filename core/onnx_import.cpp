@@ -27,19 +27,23 @@ namespace {
 // an Expand or ConstantOfShape never bloats the model.
 constexpr int64_t kFoldElementLimit = 1 << 16;
 
+// `what` names the bytes' source in messages: "'m.onnx'", "model 2".
+onnx::ModelProto parse_model_proto(const std::string& bytes, const std::string& what) {
+  onnx::ModelProto model;
+  if (bytes.empty() || !model.ParseFromString(bytes))
+    throw UserError(fmt::format("{} is not a valid ONNX model (protobuf parsing failed); the file may be "
+                                "truncated or not an ONNX file",
+                                what));
+  if (!model.has_graph())
+    throw UserError(fmt::format("{} has no graph; it is not an ONNX model", what));
+  return model;
+}
+
 onnx::ModelProto load_model_proto(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw UserError(fmt::format("'{}' is a folder, not a model file; pass the path of the .onnx file in it", path));
-  std::string bytes = read_whole_file(path, "model file");
-  onnx::ModelProto model;
-  if (bytes.empty() || !model.ParseFromString(bytes))
-    throw UserError(fmt::format("'{}' is not a valid ONNX model (protobuf parsing failed); the file may be "
-                                "truncated or not an ONNX file",
-                                path));
-  if (!model.has_graph())
-    throw UserError(fmt::format("'{}' has no graph; it is not an ONNX model", path));
-  return model;
+  return parse_model_proto(read_whole_file(path, "model file"), fmt::format("'{}'", path));
 }
 
 int default_opset(const onnx::ModelProto& model) {
@@ -468,35 +472,63 @@ class Importer {
 
 }  // namespace
 
+namespace {
+
+// The checked model as a Graph: `folder` is where its external data lies ("" for a model from
+// memory, which may name none), `path` the file the checker reads again when it has some.
+Graph import_model_proto(onnx::ModelProto model, const std::string& folder, const std::string& path,
+                         const ImportOptions& options) {
+  default_opset(model);
+  apply_input_shapes(model, options);
+  run_checker(model, path);
+  // pet's own shape rules check every node first: they name the node at fault, and ONNX 1.12's
+  // shape inference crashes on some malformed nodes (a Conv on a rank-2 input dereferences a
+  // null pointer), so it only sees models pet's rules accept.
+  Graph graph;
+  std::vector<Importer::InferredType> inferred;
+  {
+    Importer importer(model, folder);
+    graph = importer.run();
+    inferred = importer.inferred_types();
+  }
+  std::string onnx_rejection;
+  // The importer is gone: ONNX's shape inference takes the model without copying its weights.
+  auto onnx_types = infer_onnx_types(std::move(model), onnx_rejection);
+  if (!onnx_rejection.empty()) throw UserError(onnx_rejection);
+  for (const auto& [value, ours, node] : inferred) {
+    auto found = onnx_types.find(value);
+    PET_CHECK(found == onnx_types.end() || found->second == ours,
+              fmt::format("node '{}': pet infers {} for '{}' but ONNX shape inference says {}", node,
+                          ours.to_string(), value, found->second.to_string()));
+  }
+  return graph;
+}
+
+bool names_external_data(const onnx::GraphProto& graph) {
+  return std::any_of(graph.initializer().begin(), graph.initializer().end(), [](const onnx::TensorProto& tensor) {
+    return tensor.data_location() == onnx::TensorProto::EXTERNAL;
+  });
+}
+
+}  // namespace
+
 Graph import_onnx(const std::string& path, const ImportOptions& options) {
   try {
-    onnx::ModelProto model = load_model_proto(path);
-    default_opset(model);
-    apply_input_shapes(model, options);
-    run_checker(model, path);
-    // pet's own shape rules check every node first: they name the node at fault, and ONNX 1.12's
-    // shape inference crashes on some malformed nodes (a Conv on a rank-2 input dereferences a
-    // null pointer), so it only sees models pet's rules accept.
-    Graph graph;
-    std::vector<Importer::InferredType> inferred;
-    {
-      Importer importer(model, model_folder(path));
-      graph = importer.run();
-      inferred = importer.inferred_types();
-    }
-    std::string onnx_rejection;
-    // The importer is gone: ONNX's shape inference takes the model without copying its weights.
-    auto onnx_types = infer_onnx_types(std::move(model), onnx_rejection);
-    if (!onnx_rejection.empty()) throw UserError(onnx_rejection);
-    for (const auto& [value, ours, node] : inferred) {
-      auto found = onnx_types.find(value);
-      PET_CHECK(found == onnx_types.end() || found->second == ours,
-                fmt::format("node '{}': pet infers {} for '{}' but ONNX shape inference says {}", node,
-                            ours.to_string(), value, found->second.to_string()));
-    }
-    return graph;
+    return import_model_proto(load_model_proto(path), model_folder(path), path, options);
   } catch (const UserError& error) {
     throw UserError(fmt::format("{}: {}", path, error.what()));
+  }
+}
+
+Graph import_onnx_bytes(const std::string& bytes, const std::string& name, const ImportOptions& options) {
+  try {
+    onnx::ModelProto model = parse_model_proto(bytes, name);
+    if (names_external_data(model.graph()))
+      throw UserError("it names external data, which a model given in memory has no folder for; put every weight "
+                      "inside the model (onnx.save_model(model, path, save_as_external_data=False))");
+    return import_model_proto(std::move(model), "", "", options);
+  } catch (const UserError& error) {
+    throw UserError(fmt::format("{}: {}", name, error.what()));
   }
 }
 

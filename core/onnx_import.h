@@ -17,6 +17,9 @@ struct ImportOptions {
 // Imports a model file. Every problem with the model is a UserError that names the file and,
 // where one is at fault, the node, its op type and the opset, and says what to do.
 Graph import_onnx(const std::string& path, const ImportOptions& options = {});
+// The same from serialized bytes in memory (a runtime's model, every weight inside), `name` taking
+// the file's place in messages ("model 2"). A model that names external data is a UserError.
+Graph import_onnx_bytes(const std::string& bytes, const std::string& name, const ImportOptions& options = {});
 
 // The external data files the model at `path` names, each checked to lie inside the model's folder
 // tree (UserError otherwise), without reading them: the inputs a tool must never overwrite.

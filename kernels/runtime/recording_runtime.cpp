@@ -36,10 +36,8 @@ RecordingRuntime::RecordingRuntime(std::string target) : target_(std::move(targe
 std::string RecordingRuntime::record_model(const std::string& bytes) {
   uint64_t hash = hash_of(bytes);
   if (auto known = file_of_bytes_.find(hash); known != file_of_bytes_.end()) return known->second;
-  if (!scratch_) scratch_ = std::make_unique<TemporaryFolder>("pet-misses", "the models of recorded requests");
-  std::filesystem::path file = scratch_->path() / "model.onnx";
-  write_file_atomically(file.string(), bytes, "a recorded model");
-  std::string text = print_graph(import_onnx(file.string()), PrintOptions{.node_names = true, .weight_free = true});
+  std::string text = print_graph(import_onnx_bytes(bytes, "a recorded model"),
+                                 PrintOptions{.node_names = true, .weight_free = true});
   std::string name = fmt::format("{:016x}.pet", hash_of(text));
   text_of_file_.emplace(name, std::move(text));
   file_of_bytes_.emplace(hash, name);

@@ -4,11 +4,9 @@
 #pragma once
 
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "core/temporary_folder.h"
 #include "kernels/runtime/runtime.h"
 #include "kernels/runtime/timing_request.h"
 
@@ -40,7 +38,6 @@ class RecordingRuntime : public Runtime {
   std::vector<TimingRequest> requests_;
   std::map<uint64_t, std::string> file_of_bytes_;    // serialized model's hash -> file name
   std::map<std::string, std::string> text_of_file_;  // file name -> weight-free textual IR
-  std::unique_ptr<TemporaryFolder> scratch_;         // where serialized models are imported from
 };
 
 }  // namespace pet::runtime

@@ -3,7 +3,10 @@
 
 #include <filesystem>
 
+#include <onnx/onnx_pb.h>
+
 #include "tests/test_temp_dir.h"
+#include "tests/user_error_message.h"
 #include "core/executor.h"
 #include "core/onnx_export.h"
 #include "core/onnx_import.h"
@@ -32,6 +35,42 @@ TEST(OnnxRoundTrip, ExportThenImportKeepsHashAndWeights) {
   EXPECT_EQ(print_graph(back), print_graph(graph));
   auto inputs = random_inputs(graph, 11);
   EXPECT_TRUE(execute(back, inputs)[0].same_content(execute(graph, inputs)[0]));
+}
+
+TEST(OnnxRoundTrip, BytesInMemoryImportAsTheirFileDoes) {
+  Graph graph = parse_graph(R"(graph "bytes" opset 13 {
+    input %x : f32[2,16]
+    const %w : f32[16] = random(3)
+    %y = Add(%x, %w)
+    output %y
+  })");
+  std::string bytes = serialize_onnx(graph);
+  std::string path = temp_path("bytes.onnx");
+  export_onnx(graph, path);
+  // Before: a file imported. After: the same bytes from memory, the same graph and weights.
+  EXPECT_EQ(print_graph(import_onnx_bytes(bytes, "model 0")), print_graph(import_onnx(path)));
+  EXPECT_EQ(testing::user_error_message([] { import_onnx_bytes("not protobuf", "model 2"); }),
+            "model 2: model 2 is not a valid ONNX model (protobuf parsing failed); the file may be truncated or not an "
+            "ONNX file");
+}
+
+TEST(OnnxRoundTrip, BytesInMemoryThatNameExternalDataAreRefused) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(serialize_onnx(parse_graph(R"(graph "external" opset 13 {
+    input %x : f32[4]
+    const %w : f32[4] = random(1)
+    %y = Add(%x, %w)
+    output %y
+  })"))));
+  onnx::TensorProto& weight = *model.mutable_graph()->mutable_initializer(0);
+  weight.clear_raw_data();
+  weight.set_data_location(onnx::TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto* location = weight.add_external_data();
+  location->set_key("location");
+  location->set_value("../w.bin");
+  EXPECT_EQ(testing::user_error_message([&] { import_onnx_bytes(model.SerializeAsString(), "model 1"); }),
+            "model 1: it names external data, which a model given in memory has no folder for; put every weight "
+            "inside the model (onnx.save_model(model, path, save_as_external_data=False))");
 }
 
 // The names of a graph's outputs, in order, as ONNX lists them after export -> import.

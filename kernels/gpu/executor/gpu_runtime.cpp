@@ -9,12 +9,9 @@
 #include <cudnn.h>
 #include <fmt/format.h>
 
-#include <filesystem>
 
 #include "core/executor.h"
-#include "core/file_safety.h"
 #include "core/onnx_import.h"
-#include "core/temporary_folder.h"
 #include "kernels/devices.h"
 #include "kernels/gpu/executor/cuda_check.h"
 #include "kernels/gpu/executor/device_session.h"
@@ -24,7 +21,6 @@
 namespace pet::gpu {
 namespace {
 
-namespace fs = std::filesystem;
 
 
 std::string version_text(size_t version) {
@@ -95,10 +91,8 @@ class GpuRuntime : public runtime::Runtime {
   }
 
   PreparedModel prepare(const std::string& bytes, size_t index) {
-    fs::path file = directory_.path() / fmt::format("model_{}.onnx", index);
-    write_file_atomically(file.string(), bytes, "a model for pet-gpu");
     try {
-      Graph graph = import_onnx(file.string());
+      Graph graph = import_onnx_bytes(bytes, fmt::format("model {}", index));
       HostProgram program = prepare_host_program(graph);
       return {std::move(graph), std::move(program)};
     } catch (const UserError& error) {
@@ -140,7 +134,6 @@ class GpuRuntime : public runtime::Runtime {
 
   ExecutorOptions options_;
   std::shared_ptr<DeviceSession> session_;
-  TemporaryFolder directory_{"pet-gpu", "pet-gpu's models"};
 };
 
 }  // namespace

@@ -11,8 +11,6 @@
 
 #include "core/executor.h"
 #include "core/onnx_import.h"
-#include "core/file_safety.h"
-#include "core/temporary_folder.h"
 #include "kernels/runtime/gpu_kernels_version.h"
 #include "kernels/runtime/runtime.h"
 
@@ -52,11 +50,9 @@ class FakeGpuRuntime : public runtime::Runtime {
 
  private:
   Graph imported(const std::string& bytes, size_t index) {
-    std::string path = (folder_.path() / "model.onnx").string();
-    write_file_atomically(path, bytes, "a fake-timed model");
     Graph graph;
     try {
-      graph = import_onnx(path);
+      graph = import_onnx_bytes(bytes, "model " + std::to_string(index));
     } catch (const UserError& error) {
       throw runtime::ModelRejected(index, std::string("the fake pet-gpu refuses it: ") + error.what());
     }
@@ -73,7 +69,6 @@ class FakeGpuRuntime : public runtime::Runtime {
   }
 
   bool refuses_uneven_pads_ = false;
-  TemporaryFolder folder_{"pet-fake-gpu", "the fake GPU runtime's models"};
 };
 
 }  // namespace pet::testing
