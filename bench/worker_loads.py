@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a GPU worker's model loading costs pet-opt --live: two workers (PET_GPU) side by side, interleaved.
+"""What a GPU worker's model loading costs pet-opt --live: two workers (PET_GPU), each with its pet-opt, side by side, interleaved.
 
 Each round runs every case once with each worker (which goes first alternates by round), each run
 from an empty profile DB, so both time the same requests; from pet-opt's text it reads the
@@ -9,7 +9,7 @@ whose times depend on the model alone, the written models must be byte-identical
 check is left to the reports.
 
     python3 bench/worker_loads.py --before OLD/pet_fake_gpu_worker --after build/tests/pet_fake_gpu_worker \\
-        [--pet-opt build/tools/pet-opt] [--rounds 3] MODEL:MODE [...]
+        [--pet-opt build/tools/pet-opt] [--before-pet-opt OLD/pet-opt] [--rounds 3] MODEL:MODE [...]
 
 Prints a Markdown table: medians over the rounds (min-max).
 """
@@ -53,7 +53,8 @@ def main(argv) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", required=True, help="the worker before (PET_GPU)")
     parser.add_argument("--after", required=True, help="the worker after")
-    parser.add_argument("--pet-opt", default="build/tools/pet-opt")
+    parser.add_argument("--pet-opt", default="build/tools/pet-opt", help="the pet-opt of the after worker")
+    parser.add_argument("--before-pet-opt", default=None, help="the pet-opt of the before worker (default: --pet-opt)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("cases", nargs="+", help="MODEL:MODE (taso or pet)")
     args = parser.parse_args(argv)
@@ -66,7 +67,8 @@ def main(argv) -> int:
                 order = ["before", "after"] if round_ % 2 == 0 else ["after", "before"]
                 for worker in order:
                     path = args.before if worker == "before" else args.after
-                    runs[(case, worker)].append(run_once(args.pet_opt, path, case[0], case[1], folder, worker))
+                    pet_opt = (args.before_pet_opt or args.pet_opt) if worker == "before" else args.pet_opt
+                    runs[(case, worker)].append(run_once(pet_opt, path, case[0], case[1], folder, worker))
                     print(f"round {round_ + 1}: {case[0]} {case[1]} {worker}: "
                           f"{runs[(case, worker)][-1]['whole']:.2f} s", file=sys.stderr, flush=True)
     print("| model | mode | ranking s, before | after | groups' timing s, before | after | whole run s, before | "

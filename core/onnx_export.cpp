@@ -16,6 +16,7 @@
 #include "core/onnx_import.h"
 #include "core/onnx_mapping.h"
 #include "core/onnx_tensor.h"
+#include "core/structural_hash.h"
 
 namespace pet {
 namespace {
@@ -124,6 +125,7 @@ class ModelWriter {
         node.def->to_onnx(node, view);
     }
     write_outputs();
+    write_random_weights();
   }
 
   const Graph& graph() const { return graph_; }
@@ -151,8 +153,30 @@ class ModelWriter {
 
   std::string add_initializer(const Tensor& value, const std::string& hint) {
     std::string name = fresh(hint);
-    tensor_to_proto(value, name, *model_.mutable_graph()->add_initializer());
+    write_tensor(value, name, *model_.mutable_graph()->add_initializer());
     return name;
+  }
+
+  // A constant's initializer: its values, or for a weight of a weight-free model its shape alone
+  // and a line of kRandomWeightsKey.
+  void write_tensor(const Tensor& value, const std::string& name, onnx::TensorProto& proto) {
+    if (!options_.weight_free || !is_weight(value)) {
+      tensor_to_proto(value, name, proto);
+      return;
+    }
+    proto.Clear();
+    proto.set_name(name);
+    for (int64_t d : value.shape().dims()) proto.add_dims(d);
+    proto.set_data_type(onnx_elem_type(value.dtype()));
+    random_weights_ += fmt::format("{}\t{}\t{}\n", name, value.content_hash(), rms_keeping_scale(value));
+  }
+
+  // The weights written as shapes alone, as the model's metadata says them.
+  void write_random_weights() {
+    if (random_weights_.empty()) return;
+    auto* entry = model_.add_metadata_props();
+    entry->set_key(kRandomWeightsKey);
+    entry->set_value(random_weights_);
   }
 
   void add_node(const std::string& op_type, const std::string& node_name, const std::vector<std::string>& inputs,
@@ -216,7 +240,7 @@ class ModelWriter {
       if (!used[v] || !value.constant) continue;
       auto* proto = model_.mutable_graph()->add_initializer();
       if (!stored_as_float16(value)) {
-        tensor_to_proto(*value.constant, value.name, *proto);
+        write_tensor(*value.constant, value.name, *proto);
         continue;
       }
       float16_tensor_to_proto(*value.constant, value.name, *proto);
@@ -284,6 +308,7 @@ class ModelWriter {
   std::set<std::string> names_;
   std::set<std::string> node_names_;
   std::map<ValueId, std::string> f32_names_;  // float16 values' f32 twins
+  std::string random_weights_;                 // kRandomWeightsKey's lines, in the order written
   std::set<std::string> float16_outputs_written_;
   std::set<ValueId> straight_float16_casts_;  // outputs of rounding Casts written as one Cast to float16
   ExportOptions options_;
@@ -323,7 +348,7 @@ void export_onnx_proto(const Graph& graph, onnx::ModelProto& model, const Export
   // The linked ONNX 1.12 checker rejects the IR versions of opsets 19-21 and does not know
   // opset 18's schemas; those models are checked by tests with a current ONNX (pip onnx's
   // check_model(full_check=True)) and onnxruntime instead.
-  if (graph.opset > kMaxLibraryOpset) return;
+  if (graph.opset > kMaxLibraryOpset || options.weight_free) return;
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& error) {

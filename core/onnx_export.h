@@ -16,7 +16,16 @@ struct ExportOptions {
   // nodes of that domain, which a runtime with pet's extension runs as one kernel (OpenVINO with
   // libpet_openvino_extension.so); otherwise as their standard-op lowering (portable).
   bool extension_ops = false;
+  // Weights (is_weight: f32 constants of more than kInlineElements elements) written as their shape
+  // alone, each with the seed and scale of the noise that stands in for it (those of weight-free
+  // text, random(content hash, RMS-keeping scale)) in the model's metadata (kRandomWeightsKey), for a
+  // runtime that times models and fills them (import_onnx_bytes with fill_random_weights: pet-gpu
+  // worker). Kilobytes where the weights are megabytes; for no other reader, so not checked here.
+  bool weight_free = false;
 };
+
+// The metadata key of a weight-free model's weights: one line each, "<name>\t<seed>\t<scale>".
+inline constexpr const char* kRandomWeightsKey = "pet.random_weights";
 
 // Builds the model; an exported model that fails the ONNX checker is an InternalError.
 void export_onnx_proto(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options = {});

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/file_safety.h"
+#include "core/onnx_export.h"
 #include "core/onnx_import_node.h"
 #include "core/onnx_tensor.h"
 #include "core/registry.h"
@@ -474,10 +475,52 @@ class Importer {
 
 namespace {
 
+// The noise of one line of kRandomWeightsKey ("<name>\t<seed>\t<scale>") in its initializer, which
+// must have a float shape and no values (a weight-free export's).
+void fill_random_weight(onnx::GraphProto& graph, const std::string& line) {
+  std::vector<std::string> fields;
+  for (size_t start = 0, tab; start <= line.size(); start = tab + 1) {
+    tab = std::min(line.find('\t', start), line.size());
+    fields.push_back(line.substr(start, tab - start));
+  }
+  uint64_t seed = 0;
+  double scale = -1;
+  bool numbers = fields.size() == 3 &&
+                 std::from_chars(fields[1].data(), fields[1].data() + fields[1].size(), seed).ec == std::errc() &&
+                 std::from_chars(fields[2].data(), fields[2].data() + fields[2].size(), scale).ec == std::errc();
+  if (!numbers || !(scale >= 0 && scale <= 3.4e38))
+    throw UserError(fmt::format("its {} line '{}' is not '<name> <seed> <scale>'", kRandomWeightsKey, line));
+  for (onnx::TensorProto& tensor : *graph.mutable_initializer()) {
+    if (tensor.name() != fields[0]) continue;
+    if (tensor.data_type() != onnx::TensorProto::FLOAT || tensor.has_raw_data() || tensor.float_data_size() > 0)
+      throw UserError(fmt::format("{} names '{}', which is not a float initializer without values", kRandomWeightsKey,
+                                  fields[0]));
+    std::vector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
+    auto low = static_cast<float>(-scale), high = static_cast<float>(scale);
+    std::string name = tensor.name();  // tensor_to_proto clears the proto first
+    tensor_to_proto(Tensor::random_f32(Shape(dims), seed, low, high), name, tensor);
+    return;
+  }
+  throw UserError(fmt::format("{} names '{}', which is no initializer", kRandomWeightsKey, fields[0]));
+}
+
+// A weight-free model's weights filled (ImportOptions::fill_random_weights).
+void fill_random_weights(onnx::ModelProto& model) {
+  for (const onnx::StringStringEntryProto& entry : model.metadata_props()) {
+    if (entry.key() != kRandomWeightsKey) continue;
+    const std::string& lines = entry.value();
+    for (size_t start = 0, end; start < lines.size(); start = end + 1) {
+      end = std::min(lines.find('\n', start), lines.size());
+      if (end > start) fill_random_weight(*model.mutable_graph(), lines.substr(start, end - start));
+    }
+  }
+}
+
 // The checked model as a Graph: `folder` is where its external data lies ("" for a model from
 // memory, which may name none), `path` the file the checker reads again when it has some.
 Graph import_model_proto(onnx::ModelProto model, const std::string& folder, const std::string& path,
                          const ImportOptions& options) {
+  if (options.fill_random_weights) fill_random_weights(model);
   default_opset(model);
   apply_input_shapes(model, options);
   run_checker(model, path);

@@ -12,6 +12,9 @@ namespace pet {
 struct ImportOptions {
   // Static shapes for inputs with symbolic or unknown dimensions (`--input-shape x=1x3x224x224`).
   std::map<std::string, Shape> input_shapes;
+  // A weight-free model's weights (ExportOptions::weight_free) filled with their noise before the
+  // import; off, such a model's weights have no values and it is refused as any model would be.
+  bool fill_random_weights = false;
 };
 
 // Imports a model file. Every problem with the model is a UserError that names the file and,

@@ -2,6 +2,7 @@
 #include "core/structural_hash.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "core/hash.h"
@@ -66,6 +67,13 @@ static uint64_t constant_hash(const Tensor& tensor, ConstantHashing hashing) {
 }
 
 bool is_weight(const Tensor& tensor) { return tensor.dtype() == DType::f32 && tensor.numel() > kInlineElements; }
+
+// Uniform noise in [-s, s) has a root mean square of s / sqrt(3): the scale that keeps the RMS.
+float rms_keeping_scale(const Tensor& tensor) {
+  double squares = 0;
+  for (float value : tensor.f32()) squares += static_cast<double>(value) * value;
+  return static_cast<float>(std::sqrt(3.0 * squares / static_cast<double>(std::max<int64_t>(1, tensor.numel()))));
+}
 
 std::vector<uint64_t> value_hashes(const Graph& graph, ConstantHashing hashing) {
   std::vector<uint64_t> hashes(graph.values().size(), 0);

@@ -15,6 +15,9 @@ inline constexpr int64_t kInlineElements = 16;
 // A weight: an f32 constant of more than kInlineElements elements. Weight-free text regenerates
 // its values from a seed; no runtime's time depends on them.
 bool is_weight(const Tensor& tensor);
+// The scale s of the uniform noise in [-s, s) that stands in for a weight with its root mean square:
+// weight-free text writes a weight as random(content hash, s), and so does a weight-free export.
+float rms_keeping_scale(const Tensor& tensor);
 
 enum class ConstantHashing {
   content,          // every constant by its values

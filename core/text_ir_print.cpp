@@ -41,13 +41,6 @@ std::string value_ref(const Graph& graph, ValueId id) {
   return "%" + (plain_name(name) ? name : quoted(name));
 }
 
-// Uniform noise in [-s, s) has a root mean square of s / sqrt(3): the scale that keeps the RMS.
-float rms_keeping_scale(const Tensor& tensor) {
-  double squares = 0;
-  for (float value : tensor.f32()) squares += static_cast<double>(value) * value;
-  return static_cast<float>(std::sqrt(3.0 * squares / static_cast<double>(std::max<int64_t>(1, tensor.numel()))));
-}
-
 // One element as text that parses back to the same value: the shortest round-trip form of a
 // float, the exact integer otherwise.
 std::string element_text(const Tensor& tensor, int64_t i) {

@@ -17,6 +17,10 @@ class GpuWorkerRuntime : public JsonWorkerRuntime {
   // profile DB entries are keyed by, as `pet-gpu measure` keys its results.
   std::string card() const;
   std::string compute_precision() const override;  // "tf32", or "f32" for a strict worker
+  // Models to time go weight-free (ExportOptions::weight_free; the worker fills their weights with
+  // noise): kilobytes to write, read and parse where the weights are megabytes, and the same times.
+  // Models to run (run_model) are the caller's bytes, weights and all.
+  ExportOptions export_options() const override { return {.weight_free = true}; }
 };
 
 // Starts `pet-gpu worker` on device 0, in TF32 as the GPU targets are timed, or in strict FP32

@@ -73,6 +73,41 @@ TEST(OnnxRoundTrip, BytesInMemoryThatNameExternalDataAreRefused) {
             "inside the model (onnx.save_model(model, path, save_as_external_data=False))");
 }
 
+TEST(OnnxRoundTrip, AWeightFreeExportImportsAsItsWeightFreeTextWithTheWeightsFilled) {
+  Graph graph = parse_graph(R"(graph "weights" opset 13 {
+    input %x : f32[1,8,12,12]
+    const %w : f32[16,8,3,3] = random(7, 0.2)
+    const %b : f32[16] = random(8, 0.1)
+    const %small : f32[1,16,1,1] = [0.5, 1, 2, 4, 0.5, 1, 2, 4, 0.5, 1, 2, 4, 0.5, 1, 2, 4]
+    %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w, %b)
+    %s = Mul(%c, %small)
+    %r = Reshape[shape=[1,2304]](%s)
+    %y = Relu(%r)
+    output %y
+  })");
+  std::string full = serialize_onnx(graph), weight_free = serialize_onnx(graph, {.weight_free = true});
+  // Before: the weights' values travel. After: their shapes, seeds and scales; shapes and small
+  // constants exact.
+  EXPECT_LT(weight_free.size() * 5, full.size());
+  Graph filled = import_onnx_bytes(weight_free, "model 0", {.input_shapes = {}, .fill_random_weights = true});
+  EXPECT_EQ(print_graph(filled), print_graph(parse_graph(print_graph(graph, PrintOptions{.weight_free = true}))));
+  EXPECT_EQ(timing_hash(filled), timing_hash(import_onnx_bytes(full, "model 0")));  // times the same program
+  // Without the fill a weight-free model is no model: its weights have no values.
+  std::string refusal = testing::user_error_message([&] { import_onnx_bytes(weight_free, "model 1"); });
+  EXPECT_TRUE(refusal.starts_with("model 1: ")) << refusal;
+  // Metadata that names no initializer, or is no line of three fields, is refused by name.
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(weight_free));
+  auto refusal_for = [&](const std::string& lines) {
+    model.mutable_metadata_props(0)->set_value(lines);
+    return testing::user_error_message([&] {
+      import_onnx_bytes(model.SerializeAsString(), "model 2", {.input_shapes = {}, .fill_random_weights = true});
+    });
+  };
+  EXPECT_EQ(refusal_for("nothing\t1\t0.5\n"), "model 2: pet.random_weights names 'nothing', which is no initializer");
+  EXPECT_EQ(refusal_for("w\t1\n"), "model 2: its pet.random_weights line 'w\t1' is not '<name> <seed> <scale>'");
+}
+
 // The names of a graph's outputs, in order, as ONNX lists them after export -> import.
 std::vector<std::string> output_names(const Graph& graph) {
   std::vector<std::string> names;

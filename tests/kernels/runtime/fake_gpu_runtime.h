@@ -29,7 +29,7 @@ class FakeGpuRuntime : public runtime::Runtime {
     ++calls;
     std::vector<runtime::Timing> timings;
     for (size_t i = 0; i < models.size(); ++i) {
-      Graph graph = imported(models[i], i);
+      Graph graph = imported(models[i], i, {.input_shapes = {}, .fill_random_weights = true});  // as pet-gpu's runtime times
       runtime::Timing timing;
       double total = 0;
       for (const Node& node : graph.nodes()) {
@@ -43,16 +43,16 @@ class FakeGpuRuntime : public runtime::Runtime {
     return timings;
   }
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int) override {
-    return execute(imported(model, 0), inputs);
+    return execute(imported(model, 0, {}), inputs);
   }
 
   int calls = 0;
 
  private:
-  Graph imported(const std::string& bytes, size_t index) {
+  Graph imported(const std::string& bytes, size_t index, const ImportOptions& import) {
     Graph graph;
     try {
-      graph = import_onnx_bytes(bytes, "model " + std::to_string(index));
+      graph = import_onnx_bytes(bytes, "model " + std::to_string(index), import);
     } catch (const UserError& error) {
       throw runtime::ModelRejected(index, std::string("the fake pet-gpu refuses it: ") + error.what());
     }
