@@ -52,6 +52,9 @@ class GpuRuntime : public runtime::Runtime {
                        format_version(probe_devices().versions.driver), runtime::gpu_kernels_tag());
   }
   std::string compute_precision() const override { return options_.math == MathMode::strict ? "f32" : "tf32"; }
+  // What it times is best sent weight-free: time_models fills the weights (pet-gpu measure's models
+  // serialized in memory, pet-opt's through the worker).
+  ExportOptions export_options() const override { return {.extension_ops = false, .weight_free = true}; }
   std::string activity() const override { return session_->activity().describe(); }
 
   std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
