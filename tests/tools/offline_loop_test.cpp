@@ -294,8 +294,19 @@ TEST(LiveGpu, PetOptTimesOnTheCardThroughTheWorkerAndItsReplayWritesTheSameModel
     return ran;
   };
   std::string live_output = (work / "live.onnx").string(), replay_output = (work / "replay.onnx").string();
+  ScopedEnv activity("PET_GPU_ACTIVITY_LOG", (work / "activity.txt").c_str());
   Ran live = run("--live", live_output);
   nlohmann::json report = nlohmann::json::parse(read_whole_file((work / "live.json").string(), "report"));
+  // The worker was sent its models to time weight-free (smaller than the two weights' 2,048
+  // bytes), and the written model to run in strict FP32 with its weights (the merged conv's 2,048).
+  std::string sent = read_whole_file((work / "activity.txt").string(), "activity log");
+  std::smatch timed, ran;
+  ASSERT_TRUE(std::regex_search(sent, timed, std::regex("timed models up to ([0-9]+) bytes, ran models up to 0 bytes")))
+      << sent;
+  ASSERT_TRUE(std::regex_search(sent, ran, std::regex("timed models up to 0 bytes, ran models up to ([0-9]+) bytes")))
+      << sent;
+  EXPECT_LT(std::stoul(timed[1]), 2048u) << sent;
+  EXPECT_GT(std::stoul(ran[1]), 2048u) << sent;
   EXPECT_GT(report["target"]["kernel_costs"]["measured"].get<int>(), 0) << live.out;
   EXPECT_EQ(report["target"]["kernel_costs"]["estimated"], 0) << live.out;
   EXPECT_EQ(report["target"]["cpu"], "NVIDIA H200 (test double)");

@@ -6,6 +6,7 @@
 // run computes with pet's CPU executor.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ class FakeGpuRuntime : public runtime::Runtime {
   std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
                                            const runtime::TimingOptions& options) override {
     ++calls;
+    for (const std::string& model : models) largest_timed_ = std::max(largest_timed_, model.size());
     std::vector<runtime::Timing> timings;
     for (size_t i = 0; i < models.size(); ++i) {
       Graph graph = imported(models[i], i, {.input_shapes = {}, .fill_random_weights = true});  // as pet-gpu's runtime times
@@ -43,7 +45,14 @@ class FakeGpuRuntime : public runtime::Runtime {
     return timings;
   }
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int) override {
+    largest_run_ = std::max(largest_run_, model.size());
     return execute(imported(model, 0, {}), inputs);
+  }
+  // What it was sent, as pet-gpu's activity line says what its loads did: the largest model to time
+  // and to run, in bytes (models to time travel weight-free, models to run with their weights).
+  std::string activity() const override {
+    return "timed models up to " + std::to_string(largest_timed_) + " bytes, ran models up to " +
+           std::to_string(largest_run_) + " bytes";
   }
 
   int calls = 0;
@@ -69,6 +78,8 @@ class FakeGpuRuntime : public runtime::Runtime {
   }
 
   bool refuses_uneven_pads_ = false;
+  size_t largest_timed_ = 0;
+  size_t largest_run_ = 0;
 };
 
 }  // namespace pet::testing

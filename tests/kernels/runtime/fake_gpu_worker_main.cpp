@@ -1,8 +1,10 @@
 // `pet-gpu worker`'s test double: the worker loop of kernels/runtime/worker_server.h over
 // FakeGpuRuntime, so pet-opt --live runs end to end where there is no GPU (PET_GPU names it).
 // $PET_FAKE_GPU_CARD names its card (default "NVIDIA H200 (test double)"); $PET_FAKE_GPU_REFUSE
-// makes it a worker without a device, answering every request with that text.
+// makes it a worker without a device, answering every request with that text. As pet-gpu worker,
+// it appends its activity line to $PET_GPU_ACTIVITY_LOG as it ends (here: the largest models sent).
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -25,5 +27,7 @@ int main(int argc, char** argv) {
                             {"card", card != nullptr ? card : "NVIDIA H200 (test double)"},
                             {"precision", strict ? "f32" : "tf32"}};
   runtime::serve_worker(fake, version, std::cin, std::cout);
+  if (const char* log = std::getenv("PET_GPU_ACTIVITY_LOG"); log != nullptr && *log != '\0')
+    std::ofstream(log, std::ios::app) << "fake pet-gpu worker: " << fake.activity() << "\n";
   return 0;
 }
