@@ -119,14 +119,28 @@ void choose(Selection& selection) {
   }
 }
 
+// By prediction, a program is written only when it is predicted kEstimateMargin faster than the
+// better of the input and its cleaned form (the same computation, cleaned up); else that one.
 void choose_by_prediction(Selection& selection) {
+  const std::vector<TimedCandidate>& all = selection.candidates;
   size_t best = 0;
-  for (size_t i = 1; i < selection.candidates.size(); ++i)
-    if (selection.candidates[i].predicted_us < selection.candidates[best].predicted_us) best = i;
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i].predicted_us < all[best].predicted_us) best = i;
+  size_t plain = all[1].predicted_us <= all[0].predicted_us ? 1 : 0;
+  double gain = all[plain].predicted_us / all[best].predicted_us;
+  if (best >= 2 && gain < 1 + kEstimateMargin) {
+    selection.chosen = plain;
+    selection.reason = fmt::format("no end-to-end times to compare, so the choice rests on estimates: {} is predicted "
+                                   "{:.3f}x faster than the {}, within the estimates' {:.0f} % margin, so the {} is "
+                                   "written",
+                                   all[best].label, gain, plain ? "cleaned input" : "input", kEstimateMargin * 100,
+                                   plain ? "cleaned input" : "input");
+    return;
+  }
   selection.chosen = best;
   selection.reason = fmt::format("no end-to-end times to compare, so the choice rests on estimates: {} has the "
                                  "lowest predicted cost",
-                                 selection.candidates[best].label);
+                                 all[best].label);
 }
 
 }  // namespace

@@ -75,6 +75,26 @@ TEST_F(Selecting, WithoutEndToEndTimesTheLowestPredictionIsChosenAndSaidSo) {
             "no end-to-end times to compare, so the choice rests on estimates: program 1 has the lowest predicted cost");
 }
 
+// Before: a program predicted 0.1 % faster was written on estimates alone (BERT-s512 TASO-only,
+// 0.951x on the H200). After: within kEstimateMargin the cleaned input is written, or the input
+// where cleanup is not predicted to pay.
+TEST_F(Selecting, OnEstimatesAProgramWithinTheMarginIsNotWritten) {
+  cost::CostModel replayed(cost::load_cpu_fallback(), {}, measurement);
+  Selection selection = select_fastest(
+      {{"input", &input, 100, {}}, {"cleaned", &cleaned, 99.9, {}}, {"program 1", &program, 96, {}}}, replayed, {});
+  EXPECT_EQ(selection.source, SelectionSource::estimated);
+  EXPECT_EQ(selection.candidates[selection.chosen].label, "cleaned");
+  EXPECT_EQ(selection.reason,
+            "no end-to-end times to compare, so the choice rests on estimates: program 1 is predicted 1.041x faster "
+            "than the cleaned input, within the estimates' 5 % margin, so the cleaned input is written");
+  Selection unclean = select_fastest(
+      {{"input", &input, 100, {}}, {"cleaned", &cleaned, 100.5, {}}, {"program 1", &program, 99, {}}}, replayed, {});
+  EXPECT_EQ(unclean.candidates[unclean.chosen].label, "input");
+  EXPECT_EQ(unclean.reason,
+            "no end-to-end times to compare, so the choice rests on estimates: program 1 is predicted 1.010x faster "
+            "than the input, within the estimates' 5 % margin, so the input is written");
+}
+
 // Before: a replayed DB holding the input's time but not the program's (a stale DB: the search
 // went elsewhere) chose by prediction alone and wrote the untimed program, which may be slower.
 // After: only timed candidates compete; the untimed program is listed as not timed.
