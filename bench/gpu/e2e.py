@@ -7,15 +7,16 @@ timing every variant once in a rotating order (round-robin, each round starting 
 models (KIT/work/<model>[_b<B>]/model.pet and KIT/work-written/<model>[_b<B>].<taso|pet>/model.pet,
 seeded random inputs; with --written DIR, the models pet-opt --live wrote on this card earlier in the
 session, DIR/<model>[_b<B>].<taso|pet>.onnx with its report beside it, in place of the kit's), and
-PyTorch on the same
-architecture and seeds as models/export_models.py builds it (random inputs, never zeros):
-eager with cudnn.benchmark, that forward replayed from a CUDA graph, and torch.compile (default
-mode) while --compile-budget allows. TF32 on both sides (pet-gpu --tf32; torch allow_tf32 for
-matmuls and convolutions). Times are CUDA-event medians; clocks are read (nvidia-smi), never set.
+PyTorch on the same architecture and seeds as models/export_models.py builds it (random inputs,
+never zeros): eager with cudnn.benchmark, that forward replayed from a CUDA graph, and
+torch.compile (default mode) while --compile-budget allows, each model first loading its artifacts
+from earlier checks (--compile-cache, bench/gpu/compile_cache.py) and saving what it compiled
+(--compile-cache-out). TF32 on both sides (pet-gpu --tf32; torch allow_tf32 for matmuls and
+convolutions). Times are CUDA-event medians; clocks are read (nvidia-smi), never set.
 The format is bench/harnesslib/gpu_results.py's; the file is rewritten after every model.
 
     python3 bench/gpu/e2e.py --kit KIT --out e2e.json [--models M,...] [--batches 1,16] [--compile-budget S]
-                             [--written DIR]
+                             [--compile-cache DIR] [--compile-cache-out DIR] [--written DIR]
 Exit status: 0 all measured, 1 some variant failed, 2 a usage error, 3 no CUDA device (nothing measured).
 """
 import argparse
