@@ -164,10 +164,7 @@ class ModelWriter {
       tensor_to_proto(value, name, proto);
       return;
     }
-    proto.Clear();
-    proto.set_name(name);
-    for (int64_t d : value.shape().dims()) proto.add_dims(d);
-    proto.set_data_type(onnx_elem_type(value.dtype()));
+    tensor_shape_to_proto(value, name, proto);
     random_weights_ += fmt::format("{}\t{}\t{}\n", name, value.content_hash(), rms_keeping_scale(value));
   }
 

@@ -229,11 +229,15 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
   return tensor;
 }
 
-void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto& proto) {
+void tensor_shape_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto& proto) {
   proto.Clear();
   proto.set_name(name);
   for (int64_t d : tensor.shape().dims()) proto.add_dims(d);
   proto.set_data_type(onnx_elem_type(tensor.dtype()));
+}
+
+void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto& proto) {
+  tensor_shape_to_proto(tensor, name, proto);
   proto.set_raw_data(reinterpret_cast<const char*>(tensor.raw()), tensor.nbytes());
 }
 

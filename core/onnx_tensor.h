@@ -28,6 +28,8 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
 // each checked by contained_data_file to lie inside `base_dir`'s tree, without reading them.
 std::vector<std::string> external_data_files(const onnx::ModelProto& model, const std::string& base_dir);
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto& proto);
+// The proto's name, dims and element type alone, no values (a weight-free export's weight).
+void tensor_shape_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto& proto);
 
 // ONNX's node tests up to 1.16 store bfloat16 tensors as UINT16: a u16 tensor read where `wanted`
 // is bf16 is that tensor's bits as bf16; any other tensor is returned as it is.
