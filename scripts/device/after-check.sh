@@ -3,10 +3,10 @@
 # under bench/results/<folder>/ (results.tar.gz unpacked beside summary.txt, session.log, e2e.json,
 # measure.results.jsonl and live-db.json; torch-compile.tar.gz into torch-compile/), the measured
 # timings imported into the kit target's profile DB (pet-profile --import, with the kit's misses)
-# and the live stage's DB merged into it (pet-profile --merge), the harness's GPU section rendered from e2e.json into <folder>/harness.md,
-# and the card's times (the executor stage's per-step times, the DB's kernel-group times of the
-# kit's misses) set beside the target's analytic spec (spec-fit.md, and a fitted spec to adopt or
-# not). It commits nothing: it prints what to commit.
+# and the live stage's DB merged into it (pet-profile --merge), the harness's GPU section rendered
+# from e2e.json into <folder>/harness.md, and the card's times (the executor stage's per-step
+# times, the DB's kernel-group times of the kit's misses) set beside the target's analytic spec
+# (spec-fit.md, and a fitted spec to adopt or not). It commits nothing: it prints what to commit.
 #
 #   bash scripts/device/after-check.sh FILES_AT FOLDER [--kit .device/kit.tar.xz] [--db FILE] [--build DIR]
 #                                      [--results DIR]

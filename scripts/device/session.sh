@@ -77,13 +77,14 @@ exec > >(tee -a "$OUT/session.log") 2>&1
 declare -a summary=()
 no_device=1
 kit="$work/kit"
+torch_compile_out="$work/torch-compile"  # the compile stage's artifacts, returned on their own
 
 say() { echo "[$(date -u +%H:%M:%S)] $*"; }
 # torch.compile's artifacts travel back in a file of their own (a few MiB a model; the device tool
 # takes 8 files of at most 16 MiB), written only when a stage saved some.
 pack_results() {
   tar -C "$work" -czf "$OUT/results.tar.gz.part" results && mv "$OUT/results.tar.gz.part" "$OUT/results.tar.gz"
-  if [[ -n "$(ls -A "$work/torch-compile" 2>/dev/null)" ]]; then
+  if [[ -n "$(ls -A "$torch_compile_out" 2>/dev/null)" ]]; then
     tar -C "$work" -czf "$OUT/torch-compile.tar.gz.part" torch-compile && mv "$OUT/torch-compile.tar.gz.part" "$OUT/torch-compile.tar.gz"
     (($(stat -c %s "$OUT/torch-compile.tar.gz") < 16 * 1048576)) ||
       say "torch-compile.tar.gz is over 16 MiB: the device tool will not return it (compile fewer models a call)"
@@ -441,7 +442,7 @@ export PET_GPU_KERNEL_CACHE="$kit/gpu-kernels"
 export PET_GPU_ACTIVITY_LOG="$results/worker-activity.txt"
 if [[ -n "$live_written" ]]; then mkdir -p "$live_written" && LIVE_WRITTEN=$(cd "$live_written" && pwd); else LIVE_WRITTEN="$work/live-written"; fi
 export LIVE_WRITTEN
-export COMPILE_MODELS="$compile_models" COMPILE_BATCHES="$compile_batches" TORCH_COMPILE_OUT="$work/torch-compile"
+export COMPILE_MODELS="$compile_models" COMPILE_BATCHES="$compile_batches" TORCH_COMPILE_OUT="$torch_compile_out"
 export CONV_APIS_MODELS="$conv_apis_models" EXECUTOR_MODELS="$executor_models"
 export MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
 export LIVE_DB="${live_db:+$(cd "$(dirname "$live_db")" && pwd)/$(basename "$live_db")}"

@@ -9,7 +9,6 @@
 #include <cudnn.h>
 #include <fmt/format.h>
 
-
 #include "core/executor.h"
 #include "core/onnx_import.h"
 #include "kernels/devices.h"
@@ -20,8 +19,6 @@
 
 namespace pet::gpu {
 namespace {
-
-
 
 std::string version_text(size_t version) {
   return fmt::format("{}.{}.{}", version / 10000, version / 100 % 100, version % 100);
