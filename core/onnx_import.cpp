@@ -2,6 +2,7 @@
 #include "core/onnx_import.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <filesystem>
 #include <set>
@@ -16,6 +17,7 @@
 #include "core/error.h"
 #include "core/executor.h"
 #include "core/file_safety.h"
+#include "core/memo.h"
 #include "core/onnx_export.h"
 #include "core/onnx_import_node.h"
 #include "core/onnx_tensor.h"
@@ -475,6 +477,29 @@ class Importer {
 
 namespace {
 
+// What the drawn weights may hold: an Inception-v3's 95 MB many times over, a BERT-base's 440 MB
+// four times.
+constexpr size_t kRememberedWeightBytes = size_t{2} << 30;
+std::atomic<int64_t> weights_drawn{0};
+std::atomic<int64_t> weights_reused{0};
+
+size_t tensor_bytes(const Tensor& tensor) { return tensor.nbytes(); }
+
+// random_f32(shape, seed, -scale, scale), drawn once per process: a worker imports every program
+// of a model's search, which share most weights (an Inception-v3's are 24 M draws).
+Tensor random_weight(const Shape& shape, uint64_t seed, float scale) {
+  static Memo<Tensor> drawn(kRememberedWeightBytes, OnForget::Empty, tensor_bytes);
+  std::string key = fmt::format("{} {} {}", seed, scale, shape.to_string());
+  if (std::optional<Tensor> found = drawn.find(key)) {
+    weights_reused += 1;
+    return *found;
+  }
+  Tensor weight = Tensor::random_f32(shape, seed, -scale, scale);
+  drawn.remember(std::move(key), weight);
+  weights_drawn += 1;
+  return weight;
+}
+
 // The noise of one line of kRandomWeightsKey ("<name>\t<seed>\t<scale>") in its initializer, which
 // must have a float shape and no values (a weight-free export's).
 void fill_random_weight(onnx::GraphProto& graph, const std::string& line) {
@@ -496,9 +521,8 @@ void fill_random_weight(onnx::GraphProto& graph, const std::string& line) {
       throw UserError(fmt::format("{} names '{}', which is not a float initializer without values", kRandomWeightsKey,
                                   fields[0]));
     std::vector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
-    auto low = static_cast<float>(-scale), high = static_cast<float>(scale);
     std::string name = tensor.name();  // tensor_to_proto clears the proto first
-    tensor_to_proto(Tensor::random_f32(Shape(dims), seed, low, high), name, tensor);
+    tensor_to_proto(random_weight(Shape(dims), seed, static_cast<float>(scale)), name, tensor);
     return;
   }
   throw UserError(fmt::format("{} names '{}', which is no initializer", kRandomWeightsKey, fields[0]));
@@ -562,6 +586,8 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
     throw UserError(fmt::format("{}: {}", path, error.what()));
   }
 }
+
+RandomWeightDraws random_weight_draws() { return {weights_drawn.load(), weights_reused.load()}; }
 
 Graph import_onnx_bytes(const std::string& bytes, const std::string& name, const ImportOptions& options) {
   try {

@@ -15,6 +15,9 @@ struct ImportOptions {
   // A weight-free model's weights (ExportOptions::weight_free) filled with their noise before the
   // import; off, such a model's weights have no values and it is refused as any model would be.
   bool fill_random_weights = false;
+
+  // What a runtime that times models imports them with: weights filled, shapes as written.
+  static ImportOptions weights_filled() { return {.input_shapes = {}, .fill_random_weights = true}; }
 };
 
 // Imports a model file. Every problem with the model is a UserError that names the file and,
@@ -23,6 +26,14 @@ Graph import_onnx(const std::string& path, const ImportOptions& options = {});
 // The same from serialized bytes in memory (a runtime's model, every weight inside), `name` taking
 // the file's place in messages ("model 2"). A model that names external data is a UserError.
 Graph import_onnx_bytes(const std::string& bytes, const std::string& name, const ImportOptions& options = {});
+
+// How many weights this process's imports filled by drawing them, and how many it found drawn before
+// (each weight is drawn once per seed, scale and shape, while a bounded memo holds it).
+struct RandomWeightDraws {
+  int64_t drawn = 0;
+  int64_t reused = 0;
+};
+RandomWeightDraws random_weight_draws();
 
 // The external data files the model at `path` names, each checked to lie inside the model's folder
 // tree (UserError otherwise), without reading them: the inputs a tool must never overwrite.

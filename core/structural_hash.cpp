@@ -4,10 +4,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <string>
 
 #include "core/hash.h"
+#include "core/memo.h"
 
 namespace pet {
+namespace {
+
+constexpr size_t kRememberedScales = 1 << 16;  // weights' RMS-keeping scales, by content hash
+
+}  // namespace
 
 uint64_t attributes_hash(const Attributes& attrs) {
   Hasher hasher;
@@ -69,10 +77,18 @@ static uint64_t constant_hash(const Tensor& tensor, ConstantHashing hashing) {
 bool is_weight(const Tensor& tensor) { return tensor.dtype() == DType::f32 && tensor.numel() > kInlineElements; }
 
 // Uniform noise in [-s, s) has a root mean square of s / sqrt(3): the scale that keeps the RMS.
+// Remembered by content hash: a weight-free export of every program a search times reads the same
+// weights again.
 float rms_keeping_scale(const Tensor& tensor) {
+  static Memo<float> scales(kRememberedScales);
+  std::string key = std::to_string(tensor.content_hash());
+  if (std::optional<float> found = scales.find(key)) return *found;
   double squares = 0;
   for (float value : tensor.f32()) squares += static_cast<double>(value) * value;
-  return static_cast<float>(std::sqrt(3.0 * squares / static_cast<double>(std::max<int64_t>(1, tensor.numel()))));
+  auto scale =
+      static_cast<float>(std::sqrt(3.0 * squares / static_cast<double>(std::max<int64_t>(1, tensor.numel()))));
+  scales.remember(std::move(key), scale);
+  return scale;
 }
 
 std::vector<uint64_t> value_hashes(const Graph& graph, ConstantHashing hashing) {

@@ -23,6 +23,19 @@ TEST(Memo, AFullTableStartsOverSoItNeverHoldsMoreThanItsCapacity) {
   EXPECT_EQ(memo.find("key 0"), std::nullopt);
 }
 
+TEST(Memo, AWeighedTableCountsItsCapacityInWhatItsAnswersWeigh) {
+  Memo<std::string> memo(10, OnForget::Empty, [](const std::string& answer) { return answer.size(); });
+  memo.remember("a", "four");
+  memo.remember("b", "six...");
+  EXPECT_EQ(memo.size(), 2u);  // before: 10 of 10 held
+  memo.remember("c", "x");     // after: over the capacity, so only the newest
+  EXPECT_EQ(memo.size(), 1u);
+  EXPECT_EQ(memo.find("c"), "x");
+  memo.remember("d", "eleven.....");  // heavier than the whole table: not kept, and the table starts over
+  EXPECT_EQ(memo.find("d"), std::nullopt);
+  EXPECT_EQ(memo.size(), 0u);
+}
+
 TEST(Memo, ForgetMemosEmptiesEveryLiveTableAndTheyFillAgain) {
   Memo<bool> first(16);
   Memo<double> second(16);

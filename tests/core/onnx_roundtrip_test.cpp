@@ -8,6 +8,7 @@
 #include "tests/test_temp_dir.h"
 #include "tests/user_error_message.h"
 #include "core/executor.h"
+#include "core/memo.h"
 #include "core/onnx_export.h"
 #include "core/onnx_import.h"
 #include "core/structural_hash.h"
@@ -89,7 +90,7 @@ TEST(OnnxRoundTrip, AWeightFreeExportImportsAsItsWeightFreeTextWithTheWeightsFil
   // Before: the weights' values travel. After: their shapes, seeds and scales; shapes and small
   // constants exact.
   EXPECT_LT(weight_free.size() * 5, full.size());
-  Graph filled = import_onnx_bytes(weight_free, "model 0", {.input_shapes = {}, .fill_random_weights = true});
+  Graph filled = import_onnx_bytes(weight_free, "model 0", ImportOptions::weights_filled());
   EXPECT_EQ(print_graph(filled), print_graph(parse_graph(print_graph(graph, PrintOptions{.weight_free = true}))));
   EXPECT_EQ(timing_hash(filled), timing_hash(import_onnx_bytes(full, "model 0")));  // times the same program
   // Without the fill a weight-free model is no model: its weights have no values.
@@ -101,11 +102,34 @@ TEST(OnnxRoundTrip, AWeightFreeExportImportsAsItsWeightFreeTextWithTheWeightsFil
   auto refusal_for = [&](const std::string& lines) {
     model.mutable_metadata_props(0)->set_value(lines);
     return testing::user_error_message([&] {
-      import_onnx_bytes(model.SerializeAsString(), "model 2", {.input_shapes = {}, .fill_random_weights = true});
+      import_onnx_bytes(model.SerializeAsString(), "model 2", ImportOptions::weights_filled());
     });
   };
   EXPECT_EQ(refusal_for("nothing\t1\t0.5\n"), "model 2: pet.random_weights names 'nothing', which is no initializer");
   EXPECT_EQ(refusal_for("w\t1\n"), "model 2: its pet.random_weights line 'w\t1' is not '<name> <seed> <scale>'");
+}
+
+// A worker imports every program of a model's search, which share most weights: each is drawn once.
+TEST(OnnxRoundTrip, AWeightFreeImportDrawsEachWeightOnceAndFillsItAlikeAfter) {
+  Graph graph = parse_graph(R"(graph "shared" opset 13 {
+    input %x : f32[1,4,6,6]
+    const %w : f32[8,4,3,3] = random(29, 0.3)
+    const %v : f32[8,8,1,1] = random(30, 0.3)
+    %c = Conv[dilations=[1,1], group=1, pads=[1,1,1,1], strides=[1,1]](%x, %w)
+    %y = Conv[dilations=[1,1], group=1, pads=[0,0,0,0], strides=[1,1]](%c, %v)
+    output %y
+  })");
+  std::string weight_free = serialize_onnx(graph, {.weight_free = true});
+  Graph first = import_onnx_bytes(weight_free, "model 0", ImportOptions::weights_filled());
+  RandomWeightDraws before = random_weight_draws();
+  Graph again = import_onnx_bytes(weight_free, "model 1", ImportOptions::weights_filled());
+  RandomWeightDraws after = random_weight_draws();
+  EXPECT_EQ(after.drawn - before.drawn, 0);  // before: both weights drawn; after: found drawn
+  EXPECT_EQ(after.reused - before.reused, 2);
+  EXPECT_EQ(print_graph(again), print_graph(first));
+  forget_memos();  // drawn afresh, the same values
+  EXPECT_EQ(print_graph(import_onnx_bytes(weight_free, "model 2", ImportOptions::weights_filled())), print_graph(first));
+  EXPECT_EQ(random_weight_draws().drawn - after.drawn, 2);
 }
 
 // The names of a graph's outputs, in order, as ONNX lists them after export -> import.

@@ -307,6 +307,13 @@ TEST(LiveGpu, PetOptTimesOnTheCardThroughTheWorkerAndItsReplayWritesTheSameModel
       << sent;
   EXPECT_LT(std::stoul(timed[1]), 2048u) << sent;
   EXPECT_GT(std::stoul(ran[1]), 2048u) << sent;
+  // The programs it timed share weights: each was drawn once and found again in later models.
+  std::smatch draws;
+  ASSERT_TRUE(std::regex_search(
+      sent, draws, std::regex("ran models up to 0 bytes; weights filled: ([0-9]+) drawn, ([0-9]+) reused")))
+      << sent;
+  EXPECT_GT(std::stoul(draws[1]), 0u) << sent;
+  EXPECT_GT(std::stoul(draws[2]), std::stoul(draws[1])) << sent;
   EXPECT_GT(report["target"]["kernel_costs"]["measured"].get<int>(), 0) << live.out;
   EXPECT_EQ(report["target"]["kernel_costs"]["estimated"], 0) << live.out;
   EXPECT_EQ(report["target"]["cpu"], "NVIDIA H200 (test double)");

@@ -52,15 +52,18 @@ class GpuRuntime : public runtime::Runtime {
   // What it times is best sent weight-free: time_models fills the weights (pet-gpu measure's models
   // serialized in memory, pet-opt's through the worker).
   ExportOptions export_options() const override { return {.extension_ops = false, .weight_free = true}; }
-  std::string activity() const override { return session_->activity().describe(); }
+  std::string activity() const override {
+    RandomWeightDraws draws = random_weight_draws();
+    return fmt::format("{}; weights filled: {} drawn, {} reused", session_->activity().describe(), draws.drawn,
+                       draws.reused);
+  }
 
   std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
                                            const runtime::TimingOptions& options) override {
     std::vector<PreparedModel> prepared;  // every model's refusal before any device work
     // Models to time may come weight-free (pet-opt's worker client sends them so): no time depends
     // on the weights' values, which their noise stands in for.
-    ImportOptions weights_filled{.input_shapes = {}, .fill_random_weights = true};
-    for (size_t i = 0; i < models.size(); ++i) prepared.push_back(prepare(models[i], i, weights_filled));
+    for (size_t i = 0; i < models.size(); ++i) prepared.push_back(prepare(models[i], i, ImportOptions::weights_filled()));
     std::vector<LoadedModel> loaded;
     for (size_t i = 0; i < prepared.size(); ++i) loaded.push_back(load(std::move(prepared[i]), i, options.seed));
     std::vector<runtime::Timing> timings(models.size());

@@ -167,6 +167,33 @@ TEST(GpuRuntime, TimesModelsInterleavedAndNamesEveryStep) {
   EXPECT_EQ(gpu->activity().rfind("2 loads, mean ", 0), 0u) << gpu->activity();
 }
 
+// pet-opt --live sends its models to time weight-free: the runtime fills their weights before it
+// loads them (here without a device: accepted, then refused for want of one), and times them like
+// the same model with its weights.
+TEST(GpuRuntime, TimesAWeightFreeModelWithItsWeightsFilled) {
+  std::unique_ptr<runtime::Runtime> gpu = open_gpu_runtime();
+  ASSERT_TRUE(gpu->export_options().weight_free);
+  Graph graph = model("conv_relu");
+  std::string weight_free = serialize_onnx(graph, gpu->export_options());
+  ASSERT_LT(weight_free.size(), serialize_onnx(graph).size());
+  runtime::TimingOptions options;
+  options.runs = 3;
+  if (!has_device()) {
+    try {
+      gpu->time_models({weight_free}, options);
+      FAIL() << "timed without a device";
+    } catch (const UserError& error) {  // not ModelRejected: the filled model was taken
+      EXPECT_EQ(std::string(error.what()).rfind("no CUDA device: ", 0), 0u) << error.what();
+    }
+    return;
+  }
+  std::vector<runtime::Timing> timings = gpu->time_models({weight_free, serialize_onnx(graph)}, options);
+  ASSERT_EQ(timings.size(), 2u);
+  for (const runtime::Timing& timing : timings)
+    for (double us : timing.runs_us) EXPECT_GT(us, 0);
+  EXPECT_NE(gpu->activity().find("; weights filled: "), std::string::npos) << gpu->activity();
+}
+
 // The tiny conv + ReLU model through cuDNN's fused call, against pet's CPU executor.
 TEST(GpuExecutor, TinyConvReluMatchesTheCpuInStrictFp32) {
   CheckReport report = check_model(model("conv_relu"), {});

@@ -31,7 +31,7 @@ class FakeGpuRuntime : public runtime::Runtime {
     for (const std::string& model : models) largest_timed_ = std::max(largest_timed_, model.size());
     std::vector<runtime::Timing> timings;
     for (size_t i = 0; i < models.size(); ++i) {
-      Graph graph = imported(models[i], i, {.input_shapes = {}, .fill_random_weights = true});  // as pet-gpu's runtime times
+      Graph graph = imported(models[i], i, ImportOptions::weights_filled());  // as pet-gpu's runtime times
       runtime::Timing timing;
       double total = 0;
       for (const Node& node : graph.nodes()) {
@@ -49,10 +49,13 @@ class FakeGpuRuntime : public runtime::Runtime {
     return execute(imported(model, 0, {}), inputs);
   }
   // What it was sent, as pet-gpu's activity line says what its loads did: the largest model to time
-  // and to run, in bytes (models to time travel weight-free, models to run with their weights).
+  // and to run, in bytes (models to time travel weight-free, models to run with their weights), and
+  // the weights it filled as pet-gpu's line counts them.
   std::string activity() const override {
+    RandomWeightDraws draws = random_weight_draws();
     return "timed models up to " + std::to_string(largest_timed_) + " bytes, ran models up to " +
-           std::to_string(largest_run_) + " bytes";
+           std::to_string(largest_run_) + " bytes; weights filled: " + std::to_string(draws.drawn) + " drawn, " +
+           std::to_string(draws.reused) + " reused";
   }
 
   int calls = 0;
