@@ -15,6 +15,7 @@
 #include "kernels/devices.h"
 #include "kernels/gpu/executor/reference.h"
 #include "kernels/runtime/tensor_wire.h"
+#include "tests/scoped_env.h"
 #include "tests/test_temp_dir.h"
 #include "tools/gpu_command.h"
 
@@ -120,7 +121,8 @@ TEST(PetGpu, WorkerWithoutADeviceAnswersEveryRequestWithThatRefusal) {
 }
 
 // pet-opt --live's runtime on the card: the version reply names the card the DB is keyed by, a
-// timing request gets its runs, a run request the outputs, in the worker's TF32.
+// timing request gets its runs (the model with its weights and weight-free, as pet-opt sends it),
+// a run request the outputs, in the worker's TF32; as it ends, the worker logs its activity.
 TEST(PetGpu, WorkerOnADeviceNamesItsCardTimesAndRunsAModel) {
   if (!has_device()) GTEST_SKIP() << "no CUDA device here";
   Graph graph = parse_graph(R"(graph "conv_relu" opset 13 {
@@ -131,14 +133,26 @@ TEST(PetGpu, WorkerOnADeviceNamesItsCardTimesAndRunsAModel) {
   output %y
 })");
   std::filesystem::path model = testing::private_temp_dir() / "worker_conv_relu.onnx";
+  std::filesystem::path weight_free = testing::private_temp_dir() / "worker_conv_relu_weight_free.onnx";
+  std::filesystem::path log = testing::private_temp_dir() / "worker_activity.txt";
   write_file_atomically(model.string(), serialize_onnx(graph, {}), "a test model");
+  write_file_atomically(weight_free.string(), serialize_onnx(graph, {.weight_free = true}), "a test model");
+  std::filesystem::remove(log);
   std::vector<Tensor> inputs = random_inputs(graph, 3);
   nlohmann::json run = {{"run", {{"model", model.string()}, {"threads", 1}, {"inputs", {runtime::tensor_to_wire(inputs[0])}}}}};
-  std::istringstream in("{\"version\": true}\n" +
-                        nlohmann::json({{"models", {model.string(), model.string()}}, {"warmup", 2}, {"runs", 5}}).dump() +
-                        "\n" + run.dump() + "\n");
+  std::istringstream in(
+      "{\"version\": true}\n" +
+      nlohmann::json({{"models", {model.string(), weight_free.string()}}, {"warmup", 2}, {"runs", 5}}).dump() + "\n" +
+      run.dump() + "\n");
   std::ostringstream out, err;
-  ASSERT_EQ(pet_gpu_main({"worker"}, in, out, err), 0) << err.str();
+  {
+    testing::ScopedEnv activity("PET_GPU_ACTIVITY_LOG", log.c_str());
+    ASSERT_EQ(pet_gpu_main({"worker"}, in, out, err), 0) << err.str();
+  }
+  std::string logged = read_whole_file(log.string(), "activity log");
+  EXPECT_EQ(logged.rfind("pet-gpu worker ", 0), 0u) << logged;
+  EXPECT_NE(logged.find(" loads, mean "), std::string::npos) << logged;
+  EXPECT_NE(logged.find("; weights filled: "), std::string::npos) << logged;
   std::istringstream lines(out.str());
   std::vector<nlohmann::json> replies;
   for (std::string line; std::getline(lines, line);) replies.push_back(nlohmann::json::parse(line));
