@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -36,8 +38,8 @@ std::string sizes_and_hash(std::string_view key, std::string_view payload) {
 
 }  // namespace
 
-ContentStore::ContentStore(std::filesystem::path folder, std::string version)
-    : folder_(std::move(folder)), version_folder_(hex_hash(version)) {}
+ContentStore::ContentStore(std::filesystem::path folder, std::string version, uint64_t budget)
+    : folder_(std::move(folder)), version_folder_(hex_hash(version)), budget_(budget) {}
 
 std::filesystem::path ContentStore::entry_path(const std::string& key) const {
   return folder_ / version_folder_ / (hex_hash(key) + ".entry");
@@ -58,7 +60,51 @@ std::optional<std::string> ContentStore::find(const std::string& key) const {
   // Another key's, cut short, or changed in place (its lengths intact): none.
   if (sizes_line != sizes_and_hash(key, payload)) return std::nullopt;
   if (bytes.compare(key_start, key.size(), key) != 0) return std::nullopt;
+  std::error_code ignored;  // a store on a read-only disk is read all the same
+  std::filesystem::last_write_time(entry_path(key), std::filesystem::file_time_type::clock::now(), ignored);
   return std::string(payload);
+}
+
+// This version's entries, the least recently used first, and what they hold; temporary files a
+// writer left more than an hour ago are removed on the way.
+ContentStore::Entries ContentStore::entries() const {
+  Entries found;
+  std::error_code error;
+  auto stale_temporary = std::filesystem::file_time_type::clock::now() - std::chrono::hours(1);
+  std::filesystem::directory_iterator entry(folder_ / version_folder_, error);
+  for (; !error && entry != std::filesystem::directory_iterator(); entry.increment(error)) {
+    std::error_code ignored;
+    std::string name = entry->path().filename().string();
+    auto used = entry->last_write_time(ignored);
+    uint64_t size = entry->file_size(ignored);
+    if (ignored) continue;  // gone meanwhile
+    if (name.find(".entry.tmp-") != std::string::npos) {
+      if (used < stale_temporary) std::filesystem::remove(entry->path(), ignored);
+    } else if (name.ends_with(".entry")) {
+      found.files.push_back({used, size, entry->path()});
+      found.bytes += size;
+    }
+  }
+  std::sort(found.files.begin(), found.files.end(), [](const EntryFile& a, const EntryFile& b) {
+    return a.used != b.used ? a.used < b.used : a.path < b.path;
+  });
+  return found;
+}
+
+void ContentStore::trim(uint64_t bytes) const { remove_oldest(entries(), bytes); }
+
+void ContentStore::remove_oldest(const Entries& held, uint64_t bytes) {
+  uint64_t left = held.bytes;
+  for (const EntryFile& oldest : held.files) {
+    if (left <= bytes) break;
+    std::error_code ignored;
+    if (std::filesystem::remove(oldest.path, ignored)) left -= oldest.size;
+  }
+}
+
+void ContentStore::trim_over_budget() const {
+  Entries held = entries();
+  if (held.bytes > budget_) remove_oldest(held, budget_ / 4 * 3);
 }
 
 void ContentStore::forget_stale_versions(std::chrono::hours age) const {
@@ -88,7 +134,9 @@ bool ContentStore::remember(const std::string& key, std::string_view payload) co
   // A temporary file of this process and write, renamed into place; no fsync (a cache entry lost
   // or cut short by a crash reads as none, by its lengths, and is made again).
   std::filesystem::path temporary = path;
-  temporary += fmt::format(".tmp-{}-{}", ::getpid(), entries_written++);
+  uint64_t written_before = entries_written++;
+  if (written_before % kTrimEvery == 0) trim_over_budget();
+  temporary += fmt::format(".tmp-{}-{}", ::getpid(), written_before);
   int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return false;
   bool written = write_all_bytes(fd, bytes) == 0;

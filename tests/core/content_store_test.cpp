@@ -68,6 +68,55 @@ TEST(ContentStore, AnotherVersionsFolderUntouchedForAMonthGoesWhenThisVersionSta
   EXPECT_EQ(current.find("key"), "current");
 }
 
+// Sets an entry's last use `hours` ago.
+void used_hours_ago(const ContentStore& store, const std::string& key, int hours) {
+  std::filesystem::last_write_time(store.entry_path(key),
+                                   std::filesystem::file_time_type::clock::now() - std::chrono::hours(hours));
+}
+
+TEST(ContentStore, TrimmingRemovesTheLeastRecentlyUsedEntriesAndAFindCountsAsAUse) {
+  TemporaryFolder folder("pet-content-store", "a test's store");
+  ContentStore store(folder.path(), "version 1");
+  for (const char* key : {"a", "b", "c", "d"}) ASSERT_TRUE(store.remember(key, std::string(1000, 'x')));
+  used_hours_ago(store, "a", 4);
+  used_hours_ago(store, "b", 3);
+  used_hours_ago(store, "c", 2);
+  used_hours_ago(store, "d", 1);
+  EXPECT_TRUE(store.find("a").has_value());  // a used now: the newest
+  uint64_t entry_bytes = std::filesystem::file_size(store.entry_path("a"));
+  std::filesystem::path left_behind = store.entry_path("e");
+  left_behind += ".tmp-1-0";  // a writer that died two hours ago
+  std::ofstream(left_behind) << "half an entry";
+  std::filesystem::last_write_time(left_behind, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
+  // Before: four entries. After trimming to two entries' bytes: the two used longest ago are gone.
+  store.trim(2 * entry_bytes);
+  EXPECT_FALSE(store.find("b").has_value());
+  EXPECT_FALSE(store.find("c").has_value());
+  EXPECT_TRUE(store.find("a").has_value());
+  EXPECT_TRUE(store.find("d").has_value());
+  EXPECT_FALSE(std::filesystem::exists(left_behind));
+}
+
+TEST(ContentStore, AWriteBeyondTheBudgetTrimsToThreeQuartersOfIt) {
+  TemporaryFolder folder("pet-content-store", "a test's store");
+  ContentStore unbounded(folder.path(), "version 1");
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(unbounded.remember("key " + std::to_string(i), std::string(1000, 'x')));
+    used_hours_ago(unbounded, "key " + std::to_string(i), 10 - i);
+  }
+  uint64_t entry_bytes = std::filesystem::file_size(unbounded.entry_path("key 0"));
+  // The same folder with a budget of four entries: some write of the next kTrimEvery trims it.
+  ContentStore bounded(folder.path(), "version 1", 4 * entry_bytes);
+  for (uint64_t i = 0; i < ContentStore::kTrimEvery; ++i)
+    ASSERT_TRUE(bounded.remember("new " + std::to_string(i), std::string(1000, 'y')));
+  EXPECT_FALSE(bounded.find("key 0").has_value());  // the oldest went first
+  int kept = 0;
+  for (const auto& file : std::filesystem::directory_iterator(bounded.entry_path("x").parent_path()))
+    kept += file.path().extension() == ".entry" ? 1 : 0;
+  // Untrimmed, 8 + kTrimEvery; trimmed to 3 at one of the writes, then at most the writes since.
+  EXPECT_LE(kept, 3 + static_cast<int>(ContentStore::kTrimEvery));
+}
+
 TEST(ContentStore, AStoreThatCannotBeWrittenSaysSoAndThrowsNothing) {
   TemporaryFolder folder("pet-content-store", "a test's store");
   std::ofstream(folder.path() / "a file") << "not a folder";
