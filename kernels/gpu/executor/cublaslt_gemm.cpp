@@ -1,6 +1,6 @@
 // GemmStep: descriptors owned in one struct; the search asks the heuristic with the operands'
-// real alignments, times each candidate with events (a candidate cuBLASLt refuses is skipped) and
-// keeps the fastest.
+// real alignments, adds its first algorithms with K split, times each candidate with events (a
+// candidate cuBLASLt refuses is skipped) and keeps the fastest.
 #include "kernels/gpu/executor/cublaslt_gemm.h"
 
 #include <fmt/format.h>
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
@@ -53,6 +54,42 @@ const char* epilogue_name(cublasLtEpilogue_t epilogue) {
 }
 
 cublasOperation_t operation(bool transpose) { return transpose ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+// The ways K is split beside the heuristic's algorithms, each slice at least kLeastSplitDepth deep:
+// a product of few output tiles and a long K (a batch-1 convolution's 196 x 512 x 4608 on the column
+// path: 8 tiles of 128 x 128 for 132 SMs) leaves most of the card idle unsplit, and the heuristic's
+// first few algorithms need not split it.
+constexpr int32_t kSplits[] = {2, 4, 8, 16};
+constexpr int64_t kLeastSplitDepth = 256;
+constexpr int kSplitBases = 2;  // the heuristic's first algorithms that are split
+
+template <typename T>
+T algo_capability(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attribute) {
+  T value{};
+  size_t written = 0;
+  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attribute, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS)
+    return T{};
+  return value;
+}
+
+template <typename T>
+T algo_setting(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attribute) {
+  T value{};
+  size_t written = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS)
+    return T{};
+  return value;
+}
+
+// The reduction a split algorithm takes: partial sums in the workspace in FP32 where it can, else
+// in the output's type, else in the output itself; none when it reduces in no way.
+uint32_t reduction_scheme(const cublasLtMatmulAlgo_t& algo) {
+  auto mask = algo_capability<uint32_t>(algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK);
+  for (uint32_t scheme : {CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE, CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE,
+                          CUBLASLT_REDUCTION_SCHEME_INPLACE})
+    if ((mask & scheme) != 0) return scheme;
+  return CUBLASLT_REDUCTION_SCHEME_NONE;
+}
 
 // `base` moved on by `elements` floats.
 void* at(void* base, int64_t elements) { return static_cast<float*>(base) + elements; }
@@ -160,6 +197,29 @@ float GemmStep::time_candidate(const cublasLtMatmulHeuristicResult_t& candidate,
   });
 }
 
+std::optional<cublasLtMatmulHeuristicResult_t> GemmStep::split_k(const cublasLtMatmulAlgo_t& base, int32_t splits,
+                                                                 int64_t bytes) const {
+  if (algo_capability<int32_t>(base, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) == 0) return std::nullopt;
+  if (algo_setting<int32_t>(base, CUBLASLT_ALGO_CONFIG_SPLITK_NUM) > 1) return std::nullopt;  // split already
+  uint32_t scheme = reduction_scheme(base);
+  if (scheme == CUBLASLT_REDUCTION_SCHEME_NONE) return std::nullopt;
+  cublasLtMatmulHeuristicResult_t result{};
+  result.algo = base;
+  if (cublasLtMatmulAlgoConfigSetAttribute(&result.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits, sizeof splits) !=
+          CUBLAS_STATUS_SUCCESS ||
+      cublasLtMatmulAlgoConfigSetAttribute(&result.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme,
+                                           sizeof scheme) != CUBLAS_STATUS_SUCCESS)
+    return std::nullopt;
+  const Descriptors& d = *descriptors_;
+  cublasLtMatmulHeuristicResult_t checked{};
+  if (cublasLtMatmulAlgoCheck(handle_, d.matmul, d.a, d.b, d.d, d.d, &result.algo, &checked) != CUBLAS_STATUS_SUCCESS ||
+      static_cast<int64_t>(checked.workspaceSize) > bytes)
+    return std::nullopt;
+  result.workspaceSize = checked.workspaceSize;
+  result.state = CUBLAS_STATUS_SUCCESS;
+  return result;
+}
+
 GemmChoice GemmStep::find_algorithm(cudaStream_t stream, void* workspace, int64_t bytes, int candidates, int runs) {
   cublasLtMatmulPreference_t preference = nullptr;
   check_cublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
@@ -178,13 +238,23 @@ GemmChoice GemmStep::find_algorithm(cudaStream_t stream, void* workspace, int64_
                fmt::format("cublasLtMatmulAlgoGetHeuristic ({})", config_.key()));
   GemmChoice best;
   best.ms = std::numeric_limits<float>::infinity();
-  best.candidates = returned;
-  for (int i = 0; i < returned; ++i) {
-    const cublasLtMatmulHeuristicResult_t& result = results[static_cast<size_t>(i)];
-    if (result.state != CUBLAS_STATUS_SUCCESS) continue;
-    float ms = time_candidate(result, stream, workspace, bytes, runs);
-    if (ms < best.ms) best = {result.algo, static_cast<int64_t>(result.workspaceSize), ms, i, returned};
+  int tried = 0;
+  auto time = [&](const cublasLtMatmulHeuristicResult_t& candidate, int32_t splits) {
+    float ms = time_candidate(candidate, stream, workspace, bytes, runs);
+    if (ms < best.ms) best = {candidate.algo, static_cast<int64_t>(candidate.workspaceSize), ms, tried, 0, splits};
+    ++tried;
+  };
+  for (int i = 0; i < returned; ++i)
+    if (results[static_cast<size_t>(i)].state == CUBLAS_STATUS_SUCCESS) time(results[static_cast<size_t>(i)], 1);
+  for (int i = 0; i < std::min(returned, kSplitBases); ++i) {
+    if (results[static_cast<size_t>(i)].state != CUBLAS_STATUS_SUCCESS) continue;
+    for (int32_t splits : kSplits) {
+      if (config_.k / splits < kLeastSplitDepth) break;
+      if (std::optional<cublasLtMatmulHeuristicResult_t> split = split_k(results[static_cast<size_t>(i)].algo, splits, bytes))
+        time(*split, splits);
+    }
   }
+  best.candidates = tried;
   if (best.ms == std::numeric_limits<float>::infinity())
     throw CudaFailure({CudaOutcome::failed, fmt::format("cublasLtMatmul: none of the heuristic's {} algorithms runs {}",
                                                         returned, config_.key())});
@@ -202,11 +272,12 @@ void GemmStep::enqueue(cudaStream_t stream) {
 
 std::string GemmStep::describe() const {
   std::string calls = config_.calls.empty() ? "" : fmt::format(" x {} calls", config_.calls.size());
+  std::string split = choice_.splits > 1 ? fmt::format(", K split {} ways", choice_.splits) : "";
   return fmt::format(
-      "cuBLASLt m {} n {} k {} batch {}{}, epilogue {}, {}, candidate {} of {} ({:.3f} ms), workspace {} B", config_.m,
-      config_.n, config_.k, config_.batch, calls, epilogue_name(epilogue_of(config_)),
+      "cuBLASLt m {} n {} k {} batch {}{}, epilogue {}, {}, candidate {} of {}{} ({:.3f} ms), workspace {} B",
+      config_.m, config_.n, config_.k, config_.batch, calls, epilogue_name(epilogue_of(config_)),
       math_ == MathMode::strict ? "CUBLAS_COMPUTE_32F" : "CUBLAS_COMPUTE_32F_FAST_TF32", choice_.rank + 1,
-      choice_.candidates, choice_.ms, choice_.workspace_bytes);
+      choice_.candidates, split, choice_.ms, choice_.workspace_bytes);
 }
 
 }  // namespace pet::gpu

@@ -5,7 +5,9 @@
 
 #include <cublasLt.h>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "kernels/gpu/executor/device_memory.h"
@@ -29,8 +31,9 @@ struct GemmChoice {
   cublasLtMatmulAlgo_t algo{};
   int64_t workspace_bytes = 0;
   float ms = 0;        // the candidate's mean time in the search
-  int rank = 0;        // its place in the heuristic's order (0: the heuristic's first choice)
+  int rank = 0;        // its place in the order timed (0: the heuristic's first choice; split ones after its own)
   int candidates = 0;  // how many were timed
+  int32_t splits = 1;  // the ways its K is split (1: not split)
 };
 
 class GemmStep : public StepRunner {
@@ -44,8 +47,9 @@ class GemmStep : public StepRunner {
   // The cache key of the search: the config's, the math mode and the operands' alignments (which
   // filter the heuristic's algorithms).
   std::string search_key() const;
-  // The heuristic's first `candidates` algorithms within `bytes` of workspace, each run once and
-  // then `runs` times between events on `stream`; the fastest. CudaFailure when none runs.
+  // The heuristic's first `candidates` algorithms within `bytes` of workspace, and its first two
+  // with K split 2 to 16 ways (each slice at least 256 deep) where cuBLASLt can split them, each run
+  // once and then `runs` times between events on `stream`; the fastest. CudaFailure when none runs.
   GemmChoice find_algorithm(cudaStream_t stream, void* workspace, int64_t bytes, int candidates, int runs);
   void use(const GemmChoice& choice) { choice_ = choice; }
   // The chosen algorithm on `stream` with `workspace` (at least workspace_bytes()) in place of the
@@ -63,6 +67,10 @@ class GemmStep : public StepRunner {
   uint32_t alignment(char operand) const;
   float time_candidate(const cublasLtMatmulHeuristicResult_t& candidate, cudaStream_t stream, void* workspace,
                        int64_t bytes, int runs);
+  // `base` with its K split `splits` ways as cuBLASLt checks it for this product, within `bytes` of
+  // workspace; none where the algorithm cannot split, is split already, or fails the check.
+  std::optional<cublasLtMatmulHeuristicResult_t> split_k(const cublasLtMatmulAlgo_t& base, int32_t splits,
+                                                         int64_t bytes) const;
 
   cublasLtHandle_t handle_;
   GemmConfig config_;
