@@ -500,9 +500,10 @@ Tensor random_weight(const Shape& shape, uint64_t seed, float scale) {
   return weight;
 }
 
-// The noise of one line of kRandomWeightsKey ("<name>\t<seed>\t<scale>") in its initializer, which
-// must have a float shape and no values (a weight-free export's).
-void fill_random_weight(onnx::GraphProto& graph, const std::string& line) {
+// The noise of one line of kRandomWeightsKey ("<name>\t<seed>\t<scale>") in its initializer (found
+// in `initializers`, by name), which must have a float shape and no values (a weight-free export's).
+void fill_random_weight(const std::unordered_map<std::string, onnx::TensorProto*>& initializers,
+                        const std::string& line) {
   std::vector<std::string> fields;
   for (size_t start = 0, tab; start <= line.size(); start = tab + 1) {
     tab = std::min(line.find('\t', start), line.size());
@@ -515,27 +516,29 @@ void fill_random_weight(onnx::GraphProto& graph, const std::string& line) {
                  std::from_chars(fields[2].data(), fields[2].data() + fields[2].size(), scale).ec == std::errc();
   if (!numbers || !(scale >= 0 && scale <= 3.4e38))
     throw UserError(fmt::format("its {} line '{}' is not '<name> <seed> <scale>'", kRandomWeightsKey, line));
-  for (onnx::TensorProto& tensor : *graph.mutable_initializer()) {
-    if (tensor.name() != fields[0]) continue;
-    if (tensor.data_type() != onnx::TensorProto::FLOAT || tensor.has_raw_data() || tensor.float_data_size() > 0)
-      throw UserError(fmt::format("{} names '{}', which is not a float initializer without values", kRandomWeightsKey,
-                                  fields[0]));
-    std::vector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
-    std::string name = tensor.name();  // tensor_to_proto clears the proto first
-    tensor_to_proto(random_weight(Shape(dims), seed, static_cast<float>(scale)), name, tensor);
-    return;
-  }
-  throw UserError(fmt::format("{} names '{}', which is no initializer", kRandomWeightsKey, fields[0]));
+  auto found = initializers.find(fields[0]);
+  if (found == initializers.end())
+    throw UserError(fmt::format("{} names '{}', which is no initializer", kRandomWeightsKey, fields[0]));
+  onnx::TensorProto& tensor = *found->second;
+  if (tensor.data_type() != onnx::TensorProto::FLOAT || tensor.has_raw_data() || tensor.float_data_size() > 0)
+    throw UserError(fmt::format("{} names '{}', which is not a float initializer without values", kRandomWeightsKey,
+                                fields[0]));
+  std::vector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
+  std::string name = tensor.name();  // tensor_to_proto clears the proto first
+  tensor_to_proto(random_weight(Shape(dims), seed, static_cast<float>(scale)), name, tensor);
 }
 
 // A weight-free model's weights filled (ImportOptions::fill_random_weights).
 void fill_random_weights(onnx::ModelProto& model) {
+  std::unordered_map<std::string, onnx::TensorProto*> initializers;
+  for (onnx::TensorProto& tensor : *model.mutable_graph()->mutable_initializer())
+    initializers.emplace(tensor.name(), &tensor);  // the first of a name, as a linear search found it
   for (const onnx::StringStringEntryProto& entry : model.metadata_props()) {
     if (entry.key() != kRandomWeightsKey) continue;
     const std::string& lines = entry.value();
     for (size_t start = 0, end; start < lines.size(); start = end + 1) {
       end = std::min(lines.find('\n', start), lines.size());
-      if (end > start) fill_random_weight(*model.mutable_graph(), lines.substr(start, end - start));
+      if (end > start) fill_random_weight(initializers, lines.substr(start, end - start));
     }
   }
 }

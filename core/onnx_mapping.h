@@ -73,6 +73,29 @@ class OnnxExportNode {
                         const std::vector<std::string>& outputs, const Attributes& attrs) = 0;
 };
 
+// An export node that forwards everything to `outer`: a lowering's wrapper overrides only what it
+// renames (its inputs, outputs or their types).
+class ForwardingExportNode : public OnnxExportNode {
+ public:
+  explicit ForwardingExportNode(OnnxExportNode& outer) : outer_(outer) {}
+  int opset() const override { return outer_.opset(); }
+  std::string input(int index) const override { return outer_.input(index); }
+  std::string output(int index) const override { return outer_.output(index); }
+  std::optional<TensorType> input_type(int index) const override { return outer_.input_type(index); }
+  std::string add_constant(const Tensor& value) override { return outer_.add_constant(value); }
+  std::string fresh_name(const std::string& hint) override { return outer_.fresh_name(hint); }
+  void add_node(const std::string& op_type, const std::vector<std::string>& inputs,
+                const std::vector<std::string>& outputs, const Attributes& attrs) override {
+    outer_.add_node(op_type, inputs, outputs, attrs);
+  }
+
+ protected:
+  OnnxExportNode& outer() const { return outer_; }
+
+ private:
+  OnnxExportNode& outer_;
+};
+
 // Default mapping: the ONNX op has the same name, every ONNX input is kept, and each declared
 // attribute is read from the ONNX node (or takes its default).
 // Any ONNX attribute the op does not declare is a UserError (never silently ignored).

@@ -16,22 +16,12 @@ const std::string kRelu = "relu";
 bool has_no_activation(const Attributes& attrs) { return fused_activation(attrs) == kNone; }
 
 // The op's own lowering, writing output 0 under another name so the Relu can write the real one.
-class RedirectedOutput : public OnnxExportNode {
+class RedirectedOutput : public ForwardingExportNode {
  public:
-  RedirectedOutput(OnnxExportNode& outer, std::string output) : outer_(outer), output_(std::move(output)) {}
-  int opset() const override { return outer_.opset(); }
-  std::string input(int index) const override { return outer_.input(index); }
-  std::string output(int index) const override { return index == 0 ? output_ : outer_.output(index); }
-  std::optional<TensorType> input_type(int index) const override { return outer_.input_type(index); }
-  std::string add_constant(const Tensor& value) override { return outer_.add_constant(value); }
-  std::string fresh_name(const std::string& hint) override { return outer_.fresh_name(hint); }
-  void add_node(const std::string& op_type, const std::vector<std::string>& inputs,
-                const std::vector<std::string>& outputs, const Attributes& attrs) override {
-    outer_.add_node(op_type, inputs, outputs, attrs);
-  }
+  RedirectedOutput(OnnxExportNode& outer, std::string output) : ForwardingExportNode(outer), output_(std::move(output)) {}
+  std::string output(int index) const override { return index == 0 ? output_ : outer().output(index); }
 
  private:
-  OnnxExportNode& outer_;
   std::string output_;
 };
 

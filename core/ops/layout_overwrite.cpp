@@ -102,23 +102,15 @@ BoxGrid layout_overwrite_boxes(const BoxContext& context) {
 }
 
 // One step of the lowering: the named input and output stand in for the fused node's.
-class StepExport : public OnnxExportNode {
+class StepExport : public ForwardingExportNode {
  public:
   StepExport(OnnxExportNode& outer, std::string input, std::optional<TensorType> type, std::string output)
-      : outer_(outer), input_(std::move(input)), type_(std::move(type)), output_(std::move(output)) {}
-  int opset() const override { return outer_.opset(); }
+      : ForwardingExportNode(outer), input_(std::move(input)), type_(std::move(type)), output_(std::move(output)) {}
   std::string input(int /*index*/) const override { return input_; }
   std::string output(int /*index*/) const override { return output_; }
   std::optional<TensorType> input_type(int /*index*/) const override { return type_; }
-  std::string add_constant(const Tensor& value) override { return outer_.add_constant(value); }
-  std::string fresh_name(const std::string& hint) override { return outer_.fresh_name(hint); }
-  void add_node(const std::string& op_type, const std::vector<std::string>& inputs,
-                const std::vector<std::string>& outputs, const Attributes& attrs) override {
-    outer_.add_node(op_type, inputs, outputs, attrs);
-  }
 
  private:
-  OnnxExportNode& outer_;
   std::string input_;
   std::optional<TensorType> type_;
   std::string output_;
