@@ -63,28 +63,21 @@ constexpr int32_t kSplits[] = {2, 4, 8, 16};
 constexpr int64_t kLeastSplitDepth = 256;
 constexpr int kSplitBases = 2;  // the heuristic's first algorithms that are split
 
-template <typename T>
-T algo_capability(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attribute) {
+// One of an algorithm's capabilities or settings (T{} where cuBLASLt reads none), through the
+// getter of its kind: cublasLtMatmulAlgoCapGetAttribute or cublasLtMatmulAlgoConfigGetAttribute.
+template <typename T, typename Attribute>
+T algo_attribute(cublasStatus_t (*get)(const cublasLtMatmulAlgo_t*, Attribute, void*, size_t, size_t*),
+                 const cublasLtMatmulAlgo_t& algo, Attribute attribute) {
   T value{};
   size_t written = 0;
-  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attribute, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS)
-    return T{};
-  return value;
-}
-
-template <typename T>
-T algo_setting(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attribute) {
-  T value{};
-  size_t written = 0;
-  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attribute, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS)
-    return T{};
-  return value;
+  return get(&algo, attribute, &value, sizeof value, &written) == CUBLAS_STATUS_SUCCESS ? value : T{};
 }
 
 // The reduction a split algorithm takes: partial sums in the workspace in FP32 where it can, else
 // in the output's type, else in the output itself; none when it reduces in no way.
 uint32_t reduction_scheme(const cublasLtMatmulAlgo_t& algo) {
-  auto mask = algo_capability<uint32_t>(algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK);
+  auto mask =
+      algo_attribute<uint32_t>(cublasLtMatmulAlgoCapGetAttribute, algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK);
   for (uint32_t scheme : {CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE, CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE,
                           CUBLASLT_REDUCTION_SCHEME_INPLACE})
     if ((mask & scheme) != 0) return scheme;
@@ -199,8 +192,10 @@ float GemmStep::time_candidate(const cublasLtMatmulHeuristicResult_t& candidate,
 
 std::optional<cublasLtMatmulHeuristicResult_t> GemmStep::split_k(const cublasLtMatmulAlgo_t& base, int32_t splits,
                                                                  int64_t bytes) const {
-  if (algo_capability<int32_t>(base, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) == 0) return std::nullopt;
-  if (algo_setting<int32_t>(base, CUBLASLT_ALGO_CONFIG_SPLITK_NUM) > 1) return std::nullopt;  // split already
+  if (algo_attribute<int32_t>(cublasLtMatmulAlgoCapGetAttribute, base, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) == 0)
+    return std::nullopt;
+  if (algo_attribute<int32_t>(cublasLtMatmulAlgoConfigGetAttribute, base, CUBLASLT_ALGO_CONFIG_SPLITK_NUM) > 1)
+    return std::nullopt;  // split already
   uint32_t scheme = reduction_scheme(base);
   if (scheme == CUBLASLT_REDUCTION_SCHEME_NONE) return std::nullopt;
   cublasLtMatmulHeuristicResult_t result{};
