@@ -247,7 +247,7 @@ std::vector<Timing> JsonWorkerRuntime::time_models(const std::vector<std::string
                   {"per_node", options.per_node}, {"seed", options.seed}};
   json reply = exchange(request);
   try {
-    if (!reply.at("ok").get<bool>()) reject(reply.at("index").get<int>(), reply.at("error").get<std::string>());
+    if (!reply.at("ok").get<bool>()) reject(reply);
     return parse_timings(reply, models.size(), options.runs, spec_.name);
   } catch (const json::exception& error) {
     fail_worker(fmt::format("sent a reply pet cannot read ({})", error.what()));
@@ -264,7 +264,7 @@ std::vector<Tensor> JsonWorkerRuntime::run_model(const std::string& model, const
   json request = {{"run", {{"model", files.paths()[0]}, {"threads", threads}, {"inputs", wire_inputs}}}};
   json reply = exchange(request);
   try {
-    if (!reply.at("ok").get<bool>()) reject(reply.at("index").get<int>(), reply.at("error").get<std::string>());
+    if (!reply.at("ok").get<bool>()) reject(reply);
     std::vector<Tensor> outputs;
     for (const json& output : reply.at("outputs")) outputs.push_back(tensor_from_wire(output));
     return outputs;
@@ -289,12 +289,21 @@ void JsonWorkerRuntime::fail_worker(const std::string& what) const {
                                   fmt::join(spec_.command, " "), what, file_tail(stderr_path(), 2000)));
 }
 
-void JsonWorkerRuntime::reject(int index, const std::string& error) const {
-  std::string hint = spec_.refusal_hint ? spec_.refusal_hint(error) : "";
-  if (index >= 0)
-    throw ModelRejected(static_cast<size_t>(index),
-                        fmt::format("model {} was rejected by {}: {}{}", index, spec_.name, error, hint));
-  fail_worker(fmt::format("refused pet's request: {}", error));
+void JsonWorkerRuntime::reject(const json& reply) const {
+  auto message = [&](int index, const std::string& error) {
+    std::string hint = spec_.refusal_hint ? spec_.refusal_hint(error) : "";
+    return fmt::format("model {} was rejected by {}: {}{}", index, spec_.name, error, hint);
+  };
+  int index = reply.at("index").get<int>();
+  std::string error = reply.at("error").get<std::string>();
+  if (index < 0) fail_worker(fmt::format("refused pet's request: {}", error));
+  std::vector<ModelRejected::Refusal> others;
+  for (const json& other : reply.value("others", json::array())) {
+    int other_index = other.at("index").get<int>();
+    if (other_index < 0) fail_worker("sent a refusal of another model without its index");
+    others.push_back({static_cast<size_t>(other_index), message(other_index, other.at("error").get<std::string>())});
+  }
+  throw ModelRejected(static_cast<size_t>(index), message(index, error), std::move(others));
 }
 
 json JsonWorkerRuntime::exchange(const json& request) {

@@ -7,10 +7,12 @@
 //                                                          "nodes": [{"name", "op", "kernel", "us"}]}]}
 //   {"run": {"model": PATH, "threads": T, "inputs": [WIRE...]}}
 //                                                      -> {"ok": true, "outputs": [WIRE...]}
-//   a refusal                                          -> {"ok": false, "index": I, "error": "..."}
+//   a refusal                                          -> {"ok": false, "index": I, "error": "...",
+//                                                          "others": [{"index": J, "error": "..."}]}
 //
-// A refusal with index >= 0 is that model's (ModelRejected); index -1 is a failure of the worker
-// or its runtime (InternalError). Tensors travel as kernels/runtime/tensor_wire.h writes them.
+// A refusal with index >= 0 is that model's (ModelRejected), "others" (optional) the other models
+// refused in the same pass; index -1 is a failure of the worker or its runtime (InternalError).
+// Tensors travel as kernels/runtime/tensor_wire.h writes them.
 #pragma once
 
 #include <filesystem>
@@ -61,7 +63,8 @@ class JsonWorkerRuntime : public Runtime {
   std::filesystem::path stderr_path() const;
   std::string unanswered_reason(const nlohmann::json& reply) const;
   [[noreturn]] void fail_worker(const std::string& what) const;
-  [[noreturn]] void reject(int index, const std::string& error) const;
+  // The refusal `reply` says: ModelRejected naming every model it refuses, or the worker's failure.
+  [[noreturn]] void reject(const nlohmann::json& reply) const;
   nlohmann::json exchange(const nlohmann::json& request);
 
   WorkerSpec spec_;

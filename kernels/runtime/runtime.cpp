@@ -41,9 +41,15 @@ std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::strin
       for (size_t k = 0; k < offered.size(); ++k) by_model[offered[k]] = std::move(timings.at(k));
       return by_model;
     } catch (const ModelRejected& refusal) {
-      size_t model = offered.at(refusal.index());
-      if (model == 0 && first == FirstModel::reference) throw;
-      refused[model] = refusal.what();
+      std::vector<ModelRejected::Refusal> all{{refusal.index(), refusal.what()}};
+      all.insert(all.end(), refusal.others().begin(), refusal.others().end());
+      for (size_t k = 0; k < all.size(); ++k) {
+        size_t model = offered.at(all[k].index);
+        if (model != 0 || first != FirstModel::reference) continue;
+        if (k == 0) throw;
+        throw ModelRejected(all[k].index, all[k].message);  // the reference among the others
+      }
+      for (const ModelRejected::Refusal& one : all) refused[offered.at(one.index)] = one.message;
     }
   }
 }

@@ -15,14 +15,29 @@ namespace pet::runtime {
 
 // A model the runtime refuses to load, compile or run: the model's problem (or the runtime's
 // bug), never pet's. A UserError that names the model's index among those given, so a caller
-// timing several candidates can drop that one and time the others.
+// timing several candidates can drop that one and time the others; a runtime that found more
+// refusals in the same pass names them too (`others`, each an index and its message), so the
+// caller drops them all at once rather than one retry each.
 class ModelRejected : public UserError {
  public:
-  ModelRejected(size_t index, const std::string& message) : UserError(message), index_(index) {}
+  struct Refusal {
+    size_t index;
+    std::string message;
+  };
+  ModelRejected(size_t index, const std::string& message, std::vector<Refusal> others = {})
+      : UserError(message), index_(index), others_(std::move(others)) {}
+  // The refusals of one pass (at least one) as one exception: the first, the rest its others.
+  static ModelRejected of(std::vector<Refusal> refusals) {
+    Refusal first = std::move(refusals.at(0));
+    refusals.erase(refusals.begin());
+    return ModelRejected(first.index, first.message, std::move(refusals));
+  }
   size_t index() const { return index_; }
+  const std::vector<Refusal>& others() const { return others_; }
 
  private:
   size_t index_;
+  std::vector<Refusal> others_;
 };
 
 // Whether the first model of a timing is the reference the others are timed beside.

@@ -83,7 +83,10 @@ json answer_worker_request(Runtime& runtime, const json& version_reply, const st
     if (request.value("version", false)) return version_reply;
     return request.contains("run") ? run_request(runtime, request.at("run")) : time_request(runtime, request);
   } catch (const ModelRejected& rejected) {
-    return refusal(static_cast<int>(rejected.index()), rejected.what());
+    json reply = refusal(static_cast<int>(rejected.index()), rejected.what());
+    for (const ModelRejected::Refusal& other : rejected.others())
+      reply["others"].push_back({{"index", other.index}, {"error", other.message}});
+    return reply;
   } catch (const json::exception& error) {
     return refusal(-1, fmt::format("malformed request: {}", error.what()));
   } catch (const UserError& error) {  // an unreadable file: the worker goes on

@@ -129,20 +129,26 @@ TEST_F(Selecting, AReplayedDbWithOnlyTheInputsTimeWritesTheInput) {
 // valid graphs) and times the others by their size, so the order of the times is known.
 class RefusingRuntime : public runtime::Runtime {
  public:
-  explicit RefusingRuntime(std::vector<std::string> refused_ops) : refused_ops_(std::move(refused_ops)) {}
+  // `all_at_once`: every refused model named in one ModelRejected (as pet-gpu's runtime does), else
+  // the first only.
+  explicit RefusingRuntime(std::vector<std::string> refused_ops, bool all_at_once = false)
+      : refused_ops_(std::move(refused_ops)), all_at_once_(all_at_once) {}
   std::string target() const override { return "ort-cpu"; }
   std::string version() const override { return "onnxruntime 0.0.0"; }
   std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
                                            const runtime::TimingOptions& options) override {
     ++calls;
     std::vector<runtime::Timing> timings;
+    std::vector<runtime::ModelRejected::Refusal> refusals;
     for (size_t i = 0; i < models.size(); ++i) {
       for (const std::string& op : refused_ops_)
         if (models[i].find(op) != std::string::npos)
-          throw runtime::ModelRejected(i, fmt::format("model {} was rejected by the test runtime: {}", i, op));
+          refusals.push_back({i, fmt::format("model {} was rejected by the test runtime: {}", i, op)});
+      if (!refusals.empty() && !all_at_once_) break;
       timings.push_back({std::vector<double>(static_cast<size_t>(options.runs), 100.0 - 5.0 * static_cast<double>(i)),
                          {}});
     }
+    if (!refusals.empty()) throw runtime::ModelRejected::of(std::move(refusals));
     return timings;
   }
   std::vector<Tensor> run_model(const std::string&, const std::vector<Tensor>&, int) override { return {}; }
@@ -150,6 +156,7 @@ class RefusingRuntime : public runtime::Runtime {
 
  private:
   std::vector<std::string> refused_ops_;
+  bool all_at_once_;
 };
 
 class SelectingWithARefusingRuntime : public Selecting {
@@ -273,6 +280,25 @@ TEST(TimeAccepted, WithoutAReferenceTheFirstModelIsRefusedLikeTheOthers) {
   EXPECT_EQ(timings[1].runs_us, std::vector<double>(2, 100.0));
   EXPECT_TRUE(timings[0].runs_us.empty());
   EXPECT_EQ(runtime.calls, 3);
+}
+
+// A runtime that names every refusal of a pass at once: before, one retry per refused model; after,
+// one retry in all. A reference among them is still the caller's error.
+TEST(TimeAccepted, RefusalsNamedTogetherAreDroppedTogether) {
+  RefusingRuntime runtime({"Relu"}, /*all_at_once=*/true);
+  std::vector<std::string> refused;
+  std::vector<runtime::Timing> timings =
+      runtime::time_accepted(runtime, {"Relu model", "Neg model", "Relu again", "Exp model"}, {.runs = 2, .purpose = {}},
+                             refused, runtime::FirstModel::like_the_others);
+  EXPECT_EQ(runtime.calls, 2);
+  EXPECT_EQ(refused[0], "model 0 was rejected by the test runtime: Relu");
+  EXPECT_EQ(refused[2], "model 2 was rejected by the test runtime: Relu");
+  EXPECT_EQ(refused[1], "");
+  EXPECT_EQ(timings[3].runs_us, std::vector<double>(2, 95.0));  // the second of those offered again
+  RefusingRuntime referencing({"Exp"}, /*all_at_once=*/true);
+  EXPECT_THROW(runtime::time_accepted(referencing, {"Exp input", "Exp program"}, {.runs = 2, .purpose = {}}, refused,
+                                      runtime::FirstModel::reference),
+               runtime::ModelRejected);
 }
 
 TEST(TimeAccepted, WhenEveryModelIsRefusedNothingMoreIsTimed) {

@@ -24,6 +24,22 @@ std::string version_text(size_t version) {
   return fmt::format("{}.{}.{}", version / 10000, version / 100 % 100, version % 100);
 }
 
+// make(i) for every i in [0, count), or one ModelRejected naming every i whose make refused.
+template <typename Made, typename Make>
+std::vector<Made> each_or_refusals(size_t count, const Make& make) {
+  std::vector<Made> made;
+  std::vector<runtime::ModelRejected::Refusal> refusals;
+  for (size_t i = 0; i < count; ++i) {
+    try {
+      made.push_back(make(i));
+    } catch (const runtime::ModelRejected& refused) {
+      refusals.push_back({refused.index(), refused.what()});
+    }
+  }
+  if (!refusals.empty()) throw runtime::ModelRejected::of(std::move(refusals));
+  return made;
+}
+
 struct PreparedModel {
   Graph graph;
   HostProgram program;
@@ -60,12 +76,15 @@ class GpuRuntime : public runtime::Runtime {
 
   std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
                                            const runtime::TimingOptions& options) override {
-    std::vector<PreparedModel> prepared;  // every model's refusal before any device work
-    // Models to time may come weight-free (pet-opt's worker client sends them so): no time depends
-    // on the weights' values, which their noise stands in for.
-    for (size_t i = 0; i < models.size(); ++i) prepared.push_back(prepare(models[i], i, ImportOptions::weights_filled()));
-    std::vector<LoadedModel> loaded;
-    for (size_t i = 0; i < prepared.size(); ++i) loaded.push_back(load(std::move(prepared[i]), i, options.seed));
+    // Every model's refusal before any device work, then every load's, each pass naming all the
+    // models it refused at once (so pet-opt retries once, not once per refusal). Models to time may
+    // come weight-free (pet-opt's worker client sends them so): no time depends on the weights'
+    // values, which their noise stands in for.
+    std::vector<PreparedModel> prepared = each_or_refusals<PreparedModel>(models.size(), [&](size_t i) {
+      return prepare(models[i], i, ImportOptions::weights_filled());
+    });
+    std::vector<LoadedModel> loaded = each_or_refusals<LoadedModel>(
+        prepared.size(), [&](size_t i) { return load(std::move(prepared[i]), i, options.seed); });
     std::vector<runtime::Timing> timings(models.size());
     guarded([&] {
       for (LoadedModel& model : loaded) model.model->time(model.inputs, options.warmup, 0);

@@ -29,9 +29,19 @@ class FakeGpuRuntime : public runtime::Runtime {
                                            const runtime::TimingOptions& options) override {
     ++calls;
     for (const std::string& model : models) largest_timed_ = std::max(largest_timed_, model.size());
-    std::vector<runtime::Timing> timings;
+    // Every model imported first, as pet-gpu's runtime prepares them, its refusals named at once.
+    std::vector<Graph> graphs;
+    std::vector<runtime::ModelRejected::Refusal> refusals;
     for (size_t i = 0; i < models.size(); ++i) {
-      Graph graph = imported(models[i], i, ImportOptions::weights_filled());  // as pet-gpu's runtime times
+      try {
+        graphs.push_back(imported(models[i], i, ImportOptions::weights_filled()));
+      } catch (const runtime::ModelRejected& refused) {
+        refusals.push_back({refused.index(), refused.what()});
+      }
+    }
+    if (!refusals.empty()) throw runtime::ModelRejected::of(std::move(refusals));
+    std::vector<runtime::Timing> timings;
+    for (const Graph& graph : graphs) {
       runtime::Timing timing;
       double total = 0;
       for (const Node& node : graph.nodes()) {

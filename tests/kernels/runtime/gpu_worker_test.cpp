@@ -95,6 +95,7 @@ TEST(WorkerServer, ARefusedModelIsItsIndexAndABadRequestIsMinusOneAndTheWorkerGo
   EXPECT_EQ(replies[0]["ok"], false);
   EXPECT_EQ(replies[0]["index"], 1);
   EXPECT_EQ(replies[0]["error"].get<std::string>().rfind("the fake pet-gpu refuses it: ", 0), 0u) << replies[0];
+  EXPECT_FALSE(replies[0].contains("others")) << "one refusal: no others";
   EXPECT_EQ(replies[1], json({{"ok", false}, {"index", -1}, {"error", "malformed request: a request must be a JSON object"}}));
   EXPECT_EQ(replies[2]["index"], -1);
   EXPECT_EQ(replies[2]["error"].get<std::string>().rfind("malformed request: ", 0), 0u) << replies[2];
@@ -150,13 +151,17 @@ TEST(GpuWorkerRuntime, TimesRefusesAndRunsThroughTheWorkerProcess) {
   EXPECT_EQ(timings[0].runs_us, std::vector<double>(4, 10.128));
   EXPECT_EQ(timings[1].runs_us, std::vector<double>(4, 11.0));
   try {
-    gpu->time_models({serialized(kRelu), "not a model"}, options);
+    gpu->time_models({serialized(kRelu), "not a model", "nor this"}, options);
     FAIL() << "a malformed model was timed";
-  } catch (const ModelRejected& refused) {
+  } catch (const ModelRejected& refused) {  // both refusals in one reply
     EXPECT_EQ(refused.index(), 1u);
     EXPECT_EQ(std::string(refused.what()).rfind("model 1 was rejected by pet-gpu: the fake pet-gpu refuses it: ", 0),
               0u)
         << refused.what();
+    ASSERT_EQ(refused.others().size(), 1u);
+    EXPECT_EQ(refused.others()[0].index, 2u);
+    EXPECT_EQ(refused.others()[0].message.rfind("model 2 was rejected by pet-gpu: the fake pet-gpu refuses it: ", 0), 0u)
+        << refused.others()[0].message;
   }
   Tensor input = Tensor::f32({1, 64}, std::vector<float>(64, 0.5f));
   std::vector<Tensor> outputs = gpu->run_model(serialized(kAddRelu), {input}, 1);
