@@ -46,7 +46,8 @@ std::filesystem::path ContentStore::entry_path(const std::string& key) const {
 }
 
 std::optional<std::string> ContentStore::find(const std::string& key) const {
-  std::ifstream file(entry_path(key), std::ios::binary);
+  std::filesystem::path path = entry_path(key);
+  std::ifstream file(path, std::ios::binary);
   if (!file) return std::nullopt;
   std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (!bytes.starts_with(kHeader)) return std::nullopt;
@@ -61,7 +62,7 @@ std::optional<std::string> ContentStore::find(const std::string& key) const {
   if (sizes_line != sizes_and_hash(key, payload)) return std::nullopt;
   if (bytes.compare(key_start, key.size(), key) != 0) return std::nullopt;
   std::error_code ignored;  // a store on a read-only disk is read all the same
-  std::filesystem::last_write_time(entry_path(key), std::filesystem::file_time_type::clock::now(), ignored);
+  std::filesystem::last_write_time(path, std::filesystem::file_time_type::clock::now(), ignored);
   return std::string(payload);
 }
 

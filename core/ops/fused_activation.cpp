@@ -18,7 +18,8 @@ bool has_no_activation(const Attributes& attrs) { return fused_activation(attrs)
 // The op's own lowering, writing output 0 under another name so the Relu can write the real one.
 class RedirectedOutput : public ForwardingExportNode {
  public:
-  RedirectedOutput(OnnxExportNode& outer, std::string output) : ForwardingExportNode(outer), output_(std::move(output)) {}
+  RedirectedOutput(OnnxExportNode& outer, std::string output)
+      : ForwardingExportNode(outer), output_(std::move(output)) {}
   std::string output(int index) const override { return index == 0 ? output_ : outer().output(index); }
 
  private:

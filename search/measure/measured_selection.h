@@ -55,9 +55,9 @@ inline constexpr double kEstimateMargin = 0.05;
 // form and the programs is chosen when it beats the input by more than both spreads; else the
 // cleaned form when it is faster at all, else the input. With a replayed DB the recorded end-to-end
 // times decide, and a candidate without one is not chosen (it is listed as not timed); a DB without
-// the input's time chooses by prediction, a program only beyond kEstimateMargin, and says so. A runtime that only records requests
-// (runtime::Runtime::times() false) is asked for the candidates when the DB lacks any of them;
-// the DB then decides as in a replay.
+// the input's time chooses by prediction, a program only beyond kEstimateMargin, and says so. A
+// runtime that only records requests (runtime::Runtime::times() false) is asked for the candidates
+// when the DB lacks any of them; the DB then decides as in a replay.
 Selection select_fastest(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
                          const SelectionOptions& options);
 

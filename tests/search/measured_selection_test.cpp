@@ -287,9 +287,9 @@ TEST(TimeAccepted, WithoutAReferenceTheFirstModelIsRefusedLikeTheOthers) {
 TEST(TimeAccepted, RefusalsNamedTogetherAreDroppedTogether) {
   RefusingRuntime runtime({"Relu"}, /*all_at_once=*/true);
   std::vector<std::string> refused;
-  std::vector<runtime::Timing> timings =
-      runtime::time_accepted(runtime, {"Relu model", "Neg model", "Relu again", "Exp model"}, {.runs = 2, .purpose = {}},
-                             refused, runtime::FirstModel::like_the_others);
+  std::vector<std::string> models{"Relu model", "Neg model", "Relu again", "Exp model"};
+  std::vector<runtime::Timing> timings = runtime::time_accepted(runtime, models, {.runs = 2, .purpose = {}}, refused,
+                                                                runtime::FirstModel::like_the_others);
   EXPECT_EQ(runtime.calls, 2);
   EXPECT_EQ(refused[0], "model 0 was rejected by the test runtime: Relu");
   EXPECT_EQ(refused[2], "model 2 was rejected by the test runtime: Relu");

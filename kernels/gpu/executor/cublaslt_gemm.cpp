@@ -242,11 +242,11 @@ GemmChoice GemmStep::find_algorithm(cudaStream_t stream, void* workspace, int64_
   for (int i = 0; i < returned; ++i)
     if (results[static_cast<size_t>(i)].state == CUBLAS_STATUS_SUCCESS) time(results[static_cast<size_t>(i)], 1);
   for (int i = 0; i < std::min(returned, kSplitBases); ++i) {
-    if (results[static_cast<size_t>(i)].state != CUBLAS_STATUS_SUCCESS) continue;
+    const cublasLtMatmulHeuristicResult_t& base = results[static_cast<size_t>(i)];
+    if (base.state != CUBLAS_STATUS_SUCCESS) continue;
     for (int32_t splits : kSplits) {
       if (config_.k / splits < kLeastSplitDepth) break;
-      if (std::optional<cublasLtMatmulHeuristicResult_t> split = split_k(results[static_cast<size_t>(i)].algo, splits, bytes))
-        time(*split, splits);
+      if (std::optional<cublasLtMatmulHeuristicResult_t> split = split_k(base.algo, splits, bytes)) time(*split, splits);
     }
   }
   best.candidates = tried;

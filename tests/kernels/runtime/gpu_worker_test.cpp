@@ -160,8 +160,8 @@ TEST(GpuWorkerRuntime, TimesRefusesAndRunsThroughTheWorkerProcess) {
         << refused.what();
     ASSERT_EQ(refused.others().size(), 1u);
     EXPECT_EQ(refused.others()[0].index, 2u);
-    EXPECT_EQ(refused.others()[0].message.rfind("model 2 was rejected by pet-gpu: the fake pet-gpu refuses it: ", 0), 0u)
-        << refused.others()[0].message;
+    const std::string& other = refused.others()[0].message;
+    EXPECT_EQ(other.rfind("model 2 was rejected by pet-gpu: the fake pet-gpu refuses it: ", 0), 0u) << other;
   }
   Tensor input = Tensor::f32({1, 64}, std::vector<float>(64, 0.5f));
   std::vector<Tensor> outputs = gpu->run_model(serialized(kAddRelu), {input}, 1);
