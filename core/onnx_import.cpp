@@ -592,6 +592,10 @@ Graph import_onnx(const std::string& path, const ImportOptions& options) {
 
 RandomWeightDraws random_weight_draws() { return {weights_drawn.load(), weights_reused.load()}; }
 
+std::string describe(const RandomWeightDraws& draws) {
+  return fmt::format("weights filled: {} drawn, {} reused", draws.drawn, draws.reused);
+}
+
 Graph import_onnx_bytes(const std::string& bytes, const std::string& name, const ImportOptions& options) {
   try {
     onnx::ModelProto model = parse_model_proto(bytes, name);

@@ -34,6 +34,8 @@ struct RandomWeightDraws {
   int64_t reused = 0;
 };
 RandomWeightDraws random_weight_draws();
+// "weights filled: N drawn, M reused": how a runtime's activity line says them.
+std::string describe(const RandomWeightDraws& draws);
 
 // The external data files the model at `path` names, each checked to lie inside the model's folder
 // tree (UserError otherwise), without reading them: the inputs a tool must never overwrite.

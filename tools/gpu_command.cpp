@@ -251,18 +251,6 @@ std::optional<std::ofstream> private_reply_stream(std::ostream& out) {
   return replies;
 }
 
-// When $PET_GPU_ACTIVITY_LOG names a file, one line appended to it as the worker ends: what its loads
-// did ("pet-gpu worker PID: L loads, mean M ms; own kernels: ..."), one write, so the workers of
-// concurrent runs do not interleave their lines. A log that cannot be written is skipped.
-void log_worker_activity(const runtime::Runtime& gpu_runtime) {
-  const char* log = std::getenv("PET_GPU_ACTIVITY_LOG");
-  if (log == nullptr || *log == '\0') return;
-  int fd = ::open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return;
-  write_all_bytes(fd, fmt::format("pet-gpu worker {}: {}\n", ::getpid(), gpu_runtime.activity()));
-  ::close(fd);
-}
-
 // pet-gpu worker: pet-opt's GPU runtime in a process of its own (pet-opt --live): JSON requests on
 // `in`, one reply line each on `out` (kernels/runtime/worker_server.h); the version reply names the
 // card and the math. Without a device every request is answered with that refusal.
@@ -286,7 +274,7 @@ int worker(const CliArgs& parsed, std::istream& in, std::ostream& out) {
                             {"precision", gpu_runtime->compute_precision()}};
   const char* gpu_lock = std::getenv("PET_GPU_LOCK");  // several workers on one GPU: one times at a time
   runtime::serve_worker(*gpu_runtime, version, in, replies, gpu_lock != nullptr ? gpu_lock : "");
-  log_worker_activity(*gpu_runtime);
+  runtime::log_worker_activity(*gpu_runtime, "pet-gpu worker");
   return 0;
 }
 

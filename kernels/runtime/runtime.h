@@ -40,6 +40,23 @@ class ModelRejected : public UserError {
   std::vector<Refusal> others_;
 };
 
+// make(i) for every i in [0, count), or one ModelRejected naming every i whose make refused: how a
+// runtime prepares or loads the models of one request.
+template <typename Made, typename Make>
+std::vector<Made> each_or_refusals(size_t count, const Make& make) {
+  std::vector<Made> made;
+  std::vector<ModelRejected::Refusal> refusals;
+  for (size_t i = 0; i < count; ++i) {
+    try {
+      made.push_back(make(i));
+    } catch (const ModelRejected& refused) {
+      refusals.push_back({refused.index(), refused.what()});
+    }
+  }
+  if (!refusals.empty()) throw ModelRejected::of(std::move(refusals));
+  return made;
+}
+
 // Whether the first model of a timing is the reference the others are timed beside.
 enum class FirstModel {
   reference,        // its refusal is the caller's error (the input, the cleaned input): rethrown

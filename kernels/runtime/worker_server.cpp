@@ -2,6 +2,10 @@
 // and every refusal or failure turned into a reply line instead of ending the worker.
 #include "kernels/runtime/worker_server.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <functional>
 #include <optional>
 
@@ -103,6 +107,15 @@ void serve_worker(Runtime& runtime, const json& version_reply, std::istream& in,
     if (!gpu_lock.empty()) held.emplace(gpu_lock, "pet-gpu worker's GPU lock");
     return answer_worker_request(runtime, version_reply, line);
   });
+}
+
+void log_worker_activity(const Runtime& runtime, const std::string& worker) {
+  const char* log = std::getenv("PET_GPU_ACTIVITY_LOG");
+  if (log == nullptr || *log == '\0') return;
+  int fd = ::open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  write_all_bytes(fd, fmt::format("{} {}: {}\n", worker, ::getpid(), runtime.activity()));
+  ::close(fd);
 }
 
 void refuse_worker(const std::string& reason, std::istream& in, std::ostream& out) {

@@ -23,6 +23,11 @@ nlohmann::json answer_worker_request(Runtime& runtime, const nlohmann::json& ver
 void serve_worker(Runtime& runtime, const nlohmann::json& version_reply, std::istream& in, std::ostream& out,
                   const std::string& gpu_lock = "");
 
+// When $PET_GPU_ACTIVITY_LOG names a file, one line appended to it as a worker ends: what its loads
+// did ("pet-gpu worker PID: L loads, mean M ms; ..."), one write, so the workers of concurrent runs
+// do not interleave their lines. A log that cannot be written is skipped.
+void log_worker_activity(const Runtime& runtime, const std::string& worker);
+
 // A worker that has no runtime to serve (no device): every request, the version request included, is
 // answered {"ok": false, "index": -1, "error": reason}, which the client reports as the reason.
 void refuse_worker(const std::string& reason, std::istream& in, std::ostream& out);

@@ -24,22 +24,6 @@ std::string version_text(size_t version) {
   return fmt::format("{}.{}.{}", version / 10000, version / 100 % 100, version % 100);
 }
 
-// make(i) for every i in [0, count), or one ModelRejected naming every i whose make refused.
-template <typename Made, typename Make>
-std::vector<Made> each_or_refusals(size_t count, const Make& make) {
-  std::vector<Made> made;
-  std::vector<runtime::ModelRejected::Refusal> refusals;
-  for (size_t i = 0; i < count; ++i) {
-    try {
-      made.push_back(make(i));
-    } catch (const runtime::ModelRejected& refused) {
-      refusals.push_back({refused.index(), refused.what()});
-    }
-  }
-  if (!refusals.empty()) throw runtime::ModelRejected::of(std::move(refusals));
-  return made;
-}
-
 struct PreparedModel {
   Graph graph;
   HostProgram program;
@@ -69,9 +53,7 @@ class GpuRuntime : public runtime::Runtime {
   // serialized in memory, pet-opt's through the worker).
   ExportOptions export_options() const override { return {.extension_ops = false, .weight_free = true}; }
   std::string activity() const override {
-    RandomWeightDraws draws = random_weight_draws();
-    return fmt::format("{}; weights filled: {} drawn, {} reused", session_->activity().describe(), draws.drawn,
-                       draws.reused);
+    return session_->activity().describe() + "; " + describe(random_weight_draws());
   }
 
   std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
@@ -80,10 +62,10 @@ class GpuRuntime : public runtime::Runtime {
     // models it refused at once (so pet-opt retries once, not once per refusal). Models to time may
     // come weight-free (pet-opt's worker client sends them so): no time depends on the weights'
     // values, which their noise stands in for.
-    std::vector<PreparedModel> prepared = each_or_refusals<PreparedModel>(models.size(), [&](size_t i) {
+    std::vector<PreparedModel> prepared = runtime::each_or_refusals<PreparedModel>(models.size(), [&](size_t i) {
       return prepare(models[i], i, ImportOptions::weights_filled());
     });
-    std::vector<LoadedModel> loaded = each_or_refusals<LoadedModel>(
+    std::vector<LoadedModel> loaded = runtime::each_or_refusals<LoadedModel>(
         prepared.size(), [&](size_t i) { return load(std::move(prepared[i]), i, options.seed); });
     std::vector<runtime::Timing> timings(models.size());
     guarded([&] {

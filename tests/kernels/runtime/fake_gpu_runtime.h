@@ -30,16 +30,8 @@ class FakeGpuRuntime : public runtime::Runtime {
     ++calls;
     for (const std::string& model : models) largest_timed_ = std::max(largest_timed_, model.size());
     // Every model imported first, as pet-gpu's runtime prepares them, its refusals named at once.
-    std::vector<Graph> graphs;
-    std::vector<runtime::ModelRejected::Refusal> refusals;
-    for (size_t i = 0; i < models.size(); ++i) {
-      try {
-        graphs.push_back(imported(models[i], i, ImportOptions::weights_filled()));
-      } catch (const runtime::ModelRejected& refused) {
-        refusals.push_back({refused.index(), refused.what()});
-      }
-    }
-    if (!refusals.empty()) throw runtime::ModelRejected::of(std::move(refusals));
+    std::vector<Graph> graphs = runtime::each_or_refusals<Graph>(
+        models.size(), [&](size_t i) { return imported(models[i], i, ImportOptions::weights_filled()); });
     std::vector<runtime::Timing> timings;
     for (const Graph& graph : graphs) {
       runtime::Timing timing;
@@ -62,10 +54,8 @@ class FakeGpuRuntime : public runtime::Runtime {
   // and to run, in bytes (models to time travel weight-free, models to run with their weights), and
   // the weights it filled as pet-gpu's line counts them.
   std::string activity() const override {
-    RandomWeightDraws draws = random_weight_draws();
     return "timed models up to " + std::to_string(largest_timed_) + " bytes, ran models up to " +
-           std::to_string(largest_run_) + " bytes; weights filled: " + std::to_string(draws.drawn) + " drawn, " +
-           std::to_string(draws.reused) + " reused";
+           std::to_string(largest_run_) + " bytes; " + describe(random_weight_draws());
   }
 
   int calls = 0;

@@ -4,7 +4,6 @@
 // makes it a worker without a device, answering every request with that text. As pet-gpu worker,
 // it appends its activity line to $PET_GPU_ACTIVITY_LOG as it ends (here: the largest models sent).
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -27,7 +26,6 @@ int main(int argc, char** argv) {
                             {"card", card != nullptr ? card : "NVIDIA H200 (test double)"},
                             {"precision", strict ? "f32" : "tf32"}};
   runtime::serve_worker(fake, version, std::cin, std::cout);
-  if (const char* log = std::getenv("PET_GPU_ACTIVITY_LOG"); log != nullptr && *log != '\0')
-    std::ofstream(log, std::ios::app) << "fake pet-gpu worker: " << fake.activity() << "\n";
+  runtime::log_worker_activity(fake, "fake pet-gpu worker");
   return 0;
 }
