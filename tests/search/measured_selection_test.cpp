@@ -301,6 +301,28 @@ TEST(TimeAccepted, RefusalsNamedTogetherAreDroppedTogether) {
                runtime::ModelRejected);
 }
 
+// A runtime whose one refusal names the reference among its others: the reference's refusal is
+// still the caller's error, with the reference's message.
+TEST(TimeAccepted, AReferenceNamedAmongTheOthersIsTheCallersError) {
+  class ReferenceLast : public RefusingRuntime {
+   public:
+    ReferenceLast() : RefusingRuntime({}) {}
+    std::vector<runtime::Timing> time_models(const std::vector<std::string>&, const runtime::TimingOptions&) override {
+      throw runtime::ModelRejected(1, "model 1 refused", {{0, "the input refused"}});
+    }
+  };
+  ReferenceLast runtime;
+  std::vector<std::string> refused;
+  try {
+    runtime::time_accepted(runtime, {"input", "program"}, {.runs = 2, .purpose = {}}, refused,
+                           runtime::FirstModel::reference);
+    FAIL() << "the reference's refusal was dropped like a program's";
+  } catch (const runtime::ModelRejected& rejected) {
+    EXPECT_EQ(rejected.index(), 0u);
+    EXPECT_STREQ(rejected.what(), "the input refused");
+  }
+}
+
 TEST(TimeAccepted, WhenEveryModelIsRefusedNothingMoreIsTimed) {
   RefusingRuntime runtime({"Relu"});
   std::vector<std::string> refused;
