@@ -93,7 +93,7 @@ uint64_t seed_flag(const CliArgs& parsed) {
 
 // A command's value flags with the ones executor_options reads.
 std::vector<std::string> executor_flags(std::vector<std::string> flags) {
-  flags.insert(flags.end(), {"--device", "--conv-cache", "--conv-engines", "--conv-columns"});
+  flags.insert(flags.end(), {"--device", "--conv-cache", "--conv-engines", "--conv-columns", "--gemm-splits"});
   return flags;
 }
 
@@ -105,6 +105,7 @@ gpu::ExecutorOptions executor_options(const CliArgs& parsed, gpu::MathMode fallb
   options.conv_engines = static_cast<int>(parsed.integer("--conv-engines", options.conv_engines, 0, 64));
   if (std::optional<std::string> columns = parsed.last("--conv-columns"))
     options.conv_columns = gpu::column_path_named(*columns);
+  options.gemm.split_bases = static_cast<int>(parsed.integer("--gemm-splits", options.gemm.split_bases, 0, 8));
   return options;
 }
 

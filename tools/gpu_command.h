@@ -39,8 +39,8 @@ commands:
                          input: "time RUNS WARMUP" gives the time command's end-to-end line (CUDA-
                          graph replays of the same seeded inputs), "quit" or the end of the input
                          ends it; prints "ready: ..." once loaded (--strict | --tf32, --seed N,
-                         --device N, --conv-cache FILE, --conv-engines N, --conv-columns P as
-                         for time)
+                         --device N, --conv-cache FILE, --conv-engines N, --conv-columns P,
+                         --gemm-splits N as for time)
   measure FILE --out RESULTS [--deadline S] [--skip-timed RESULTS]
                          times the requests of a misses file (pet-opt --export-misses) as
                          pet-opt's measured path would: each request's models loaded from
@@ -53,7 +53,7 @@ commands:
                          reply per line on standard output (kernels/runtime/json_worker.h); the
                          models are loaded in one device session (--strict | --tf32, default
                          --tf32; --device N, --conv-cache FILE, --conv-engines N, --conv-columns
-                         P as for time);
+                         P, --gemm-splits N as for time);
                          with $PET_GPU_LOCK naming a file, each request is answered holding
                          an exclusive lock on it, so several workers on one GPU time one at a
                          time; $PET_GPU_CONV_CACHE is its --conv-cache when none is given;
@@ -83,13 +83,16 @@ check options:
   --conv-columns P       the column path (im2col and one cuBLASLt GEMM) of the convolutions with
                          small outputs or pads that differ at the two ends: timed against
                          cuDNN's choice at load (the default), always, or off
+  --gemm-splits N        how many of cuBLASLt's first heuristic algorithms each GEMM (the column
+                         path's included) also times with K split 2, 4, 8 and 16 ways at load
+                         (default 2; 0: none split)
 
 measure options:
   --strict | --tf32      the math (default: --tf32, as the h100 and h200 targets are timed)
   --device N             the device (default 0)
   --skip-timed RESULTS   leaves out the requests an earlier run timed (its results file, on the
                          same misses file, card and libraries); repeatable
-  --conv-cache FILE, --conv-engines N, --conv-columns P
+  --conv-cache FILE, --conv-engines N, --conv-columns P, --gemm-splits N
                          as for check
 
 time options:
@@ -97,8 +100,8 @@ time options:
   --runs N               timed replays (default 100)
   --warmup N             untimed replays first (default 10)
   --per-step             also a profiled eager run: each step's median time under its node names
-  --seed N, --device N, --conv-cache FILE, --conv-engines N, --conv-columns P
-                         as for check
+  --seed N, --device N, --conv-cache FILE, --conv-engines N, --conv-columns P,
+  --gemm-splits N        as for check
 
   -h, --help             this text
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""pet-gpu's TF32 convolutions three ways, side by side on the kit's models: cuDNN's legacy API alone, with the graph API's plans where they time faster, and the default (also the column path, im2col and one cuBLASLt GEMM, where it times faster).
+"""pet-gpu's TF32 convolutions and GEMMs four ways, side by side on the kit's models: cuDNN's legacy API alone, with the graph API's plans where they time faster, the default without split-K GEMM candidates, and the default (also the column path, im2col and one cuBLASLt GEMM, where it times faster, every GEMM searched with K split too).
 
-Per model one interleaved run: three `pet-gpu serve --tf32` processes of the same weight-free model
+Per model one interleaved run: four `pet-gpu serve --tf32` processes of the same weight-free model
 (KIT/work/<model>/model.pet, seeded inputs): `--conv-engines 0 --conv-columns off`,
-`--conv-columns off` and the default, each loaded once, then `--rounds` rounds timing them in a
+`--conv-columns off`, `--gemm-splits 0` and the default, each loaded once, then `--rounds` rounds timing them in a
 rotating order, `--runs` CUDA-graph replays after `--warmup` each; a variant's median is the median
 of its round medians, its spread as e2e.py's. All variants on the same card in the same process
 tree, so the ratios are side by side.
@@ -23,7 +23,7 @@ from e2e import PetGpuTimer, entry, interleave  # noqa: E402
 from gpu_timing import EVALUATION_MODELS  # noqa: E402
 
 VARIANTS = {"legacy-api": ["--conv-engines", "0", "--conv-columns", "off"], "graph-api": ["--conv-columns", "off"],
-            "default": []}
+            "no-split-k": ["--gemm-splits", "0"], "default": []}
 
 
 def parse_args(argv):

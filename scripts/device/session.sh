@@ -313,9 +313,10 @@ stage_compile() {
     --compile-budget $((STAGE_CAP / 2)) --compile-cache "$KIT_DIR/torch-compile" --compile-cache-out "$TORCH_COMPILE_OUT"
 }
 
-# pet-gpu's convolutions three ways on the inputs of --conv-apis-models, side by side
-# (bench/gpu/conv_apis.py): cuDNN's legacy API alone, with the graph API's plans, and the default
-# (the column path too), 3 rounds of 30 replays; no model started after three quarters of the cap.
+# pet-gpu's convolutions four ways on the inputs of --conv-apis-models, side by side
+# (bench/gpu/conv_apis.py): cuDNN's legacy API alone, with the graph API's plans, the default without
+# split-K GEMMs (--gemm-splits 0), and the default (the column path too, every GEMM searched with K
+# split), 3 rounds of 30 replays; no model started after three quarters of the cap.
 # Not in the default stages: name it with --stages.
 stage_conv_apis() {
   [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$RESULTS/conv_apis.txt"; echo "no device" > "$RESULTS/conv_apis.status"; exit 0; }
@@ -325,7 +326,7 @@ stage_conv_apis() {
     --out "$RESULTS/conv_apis.json" --models "$CONV_APIS_MODELS" --seconds $((STAGE_CAP * 3 / 4)) \
     > "$RESULTS/conv_apis.txt" 2>&1
   rc=$?
-  if ((rc == 0)); then echo "ok: $(grep -c ' us; ' "$RESULTS/conv_apis.txt") models timed three ways (conv_apis.json)" > "$RESULTS/conv_apis.status"
+  if ((rc == 0)); then echo "ok: $(grep -c ' us; ' "$RESULTS/conv_apis.txt") models timed four ways (conv_apis.json)" > "$RESULTS/conv_apis.status"
   else echo "failed: exit $rc (conv_apis.txt)" > "$RESULTS/conv_apis.status"; fi
 }
 

@@ -480,23 +480,25 @@ with open(sys.argv[0] + ".log", "a") as log:
     log.write(" ".join(sys.argv[1:]) + "\\n")
 legacy = "--conv-engines" in sys.argv
 columns = "--conv-columns" not in sys.argv
+whole = "--gemm-splits" in sys.argv
 print("ready: model 'm', tf32 math, 3 steps, load 5 ms", flush=True)
 for line in sys.stdin:
     if line.strip() == "quit":
         break
     runs, warmup = line.split()[1:]
-    median = 3.0 if legacy else 1.0 if columns else 2.0
+    median = 3.0 if legacy else 1.5 if whole else 1.0 if columns else 2.0
     print(f"end to end: median {median:.4f} ms (q1 {median:.4f}, q3 {median:.4f}) over {runs} runs after {warmup} warm-ups",
           flush=True)
 """
 
 
 class ConvApis(unittest.TestCase):
-    """bench/gpu/conv_apis.py on a stand-in pet-gpu: three serve processes per model (the legacy
-    API alone, with the graph API, and the default with the column path too), timed in the same
-    rounds, every entry and its ratio to the default written."""
+    """bench/gpu/conv_apis.py on a stand-in pet-gpu: four serve processes per model (the legacy
+    API alone, with the graph API, the default without split-K GEMMs, and the default with the
+    column path and split-K too), timed in the same rounds, every entry and its ratio to the
+    default written."""
 
-    def test_the_legacy_api_the_graph_api_and_the_default_are_timed_side_by_side(self):
+    def test_the_legacy_api_the_graph_api_no_split_k_and_the_default_are_timed_side_by_side(self):
         import conv_apis
         with tempfile.TemporaryDirectory() as folder:
             kit = fake_kit(Path(folder) / "kit", models=("resnet18",))
@@ -511,13 +513,16 @@ class ConvApis(unittest.TestCase):
             commands = sorted((kit / "bin" / "pet-gpu.log").read_text().splitlines())
             model = kit / "work" / "resnet18" / "model.pet"
             self.assertEqual(commands, [f"serve {model} --tf32", f"serve {model} --tf32 --conv-columns off",
-                                        f"serve {model} --tf32 --conv-engines 0 --conv-columns off"])
+                                        f"serve {model} --tf32 --conv-engines 0 --conv-columns off",
+                                        f"serve {model} --tf32 --gemm-splits 0"])
             results = json.loads(out.read_text())["results"]
             self.assertEqual([(r["variant"], r["median_us"], r["runs"]) for r in results],
-                             [("legacy-api", 3000.0, 8), ("graph-api", 2000.0, 8), ("default", 1000.0, 8)])
+                             [("legacy-api", 3000.0, 8), ("graph-api", 2000.0, 8), ("no-split-k", 1500.0, 8),
+                              ("default", 1000.0, 8)])
             self.assertIn("csrnet: not in the kit's work folder, left out", printed.getvalue())
-            self.assertIn("resnet18: legacy-api 3000.0 ± 0.0 us; graph-api 2000.0 ± 0.0 us; default 1000.0 ± 0.0 us, "
-                          "legacy-api/default 3.000x, graph-api/default 2.000x", printed.getvalue())
+            self.assertIn("resnet18: legacy-api 3000.0 ± 0.0 us; graph-api 2000.0 ± 0.0 us; no-split-k 1500.0 ± 0.0 us; "
+                          "default 1000.0 ± 0.0 us, legacy-api/default 3.000x, graph-api/default 2.000x, "
+                          "no-split-k/default 1.500x", printed.getvalue())
 
 
 if __name__ == "__main__":

@@ -61,7 +61,6 @@ cublasOperation_t operation(bool transpose) { return transpose ? CUBLAS_OP_T : C
 // first few algorithms need not split it.
 constexpr int32_t kSplits[] = {2, 4, 8, 16};
 constexpr int64_t kLeastSplitDepth = 256;
-constexpr int kSplitBases = 2;  // the heuristic's first algorithms that are split
 
 // One of an algorithm's capabilities or settings (T{} where cuBLASLt reads none), through the
 // getter of its kind: cublasLtMatmulAlgoCapGetAttribute or cublasLtMatmulAlgoConfigGetAttribute.
@@ -215,7 +214,7 @@ std::optional<cublasLtMatmulHeuristicResult_t> GemmStep::split_k(const cublasLtM
   return result;
 }
 
-GemmChoice GemmStep::find_algorithm(cudaStream_t stream, void* workspace, int64_t bytes, int candidates, int runs) {
+GemmChoice GemmStep::find_algorithm(cudaStream_t stream, void* workspace, int64_t bytes, const GemmSearch& search) {
   cublasLtMatmulPreference_t preference = nullptr;
   check_cublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
   std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, decltype(&cublasLtMatmulPreferenceDestroy)> owner(
@@ -225,23 +224,24 @@ GemmChoice GemmStep::find_algorithm(cudaStream_t stream, void* workspace, int64_
   set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment('b'));
   set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment('c'));
   set_preference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment('d'));
-  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(candidates));
+  int asked = std::max(search.candidates, search.split_bases);
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(asked));
   int returned = 0;
   const Descriptors& d = *descriptors_;
-  check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, d.matmul, d.a, d.b, d.d, d.d, preference, candidates,
+  check_cublas(cublasLtMatmulAlgoGetHeuristic(handle_, d.matmul, d.a, d.b, d.d, d.d, preference, asked,
                                               results.data(), &returned),
                fmt::format("cublasLtMatmulAlgoGetHeuristic ({})", config_.key()));
   GemmChoice best;
   best.ms = std::numeric_limits<float>::infinity();
   int tried = 0;
   auto time = [&](const cublasLtMatmulHeuristicResult_t& candidate, int32_t splits) {
-    float ms = time_candidate(candidate, stream, workspace, bytes, runs);
+    float ms = time_candidate(candidate, stream, workspace, bytes, search.runs);
     if (ms < best.ms) best = {candidate.algo, static_cast<int64_t>(candidate.workspaceSize), ms, tried, 0, splits};
     ++tried;
   };
-  for (int i = 0; i < returned; ++i)
+  for (int i = 0; i < std::min(returned, search.candidates); ++i)
     if (results[static_cast<size_t>(i)].state == CUBLAS_STATUS_SUCCESS) time(results[static_cast<size_t>(i)], 1);
-  for (int i = 0; i < std::min(returned, kSplitBases); ++i) {
+  for (int i = 0; i < std::min(returned, search.split_bases); ++i) {
     const cublasLtMatmulHeuristicResult_t& base = results[static_cast<size_t>(i)];
     if (base.state != CUBLAS_STATUS_SUCCESS) continue;
     for (int32_t splits : kSplits) {

@@ -47,10 +47,11 @@ class GemmStep : public StepRunner {
   // The cache key of the search: the config's, the math mode and the operands' alignments (which
   // filter the heuristic's algorithms).
   std::string search_key() const;
-  // The heuristic's first `candidates` algorithms within `bytes` of workspace, and its first two
-  // with K split 2 to 16 ways (each slice at least 256 deep) where cuBLASLt can split them, each run
-  // once and then `runs` times between events on `stream`; the fastest. CudaFailure when none runs.
-  GemmChoice find_algorithm(cudaStream_t stream, void* workspace, int64_t bytes, int candidates, int runs);
+  // The heuristic's first `search.candidates` algorithms within `bytes` of workspace, and its first
+  // `search.split_bases` with K split 2 to 16 ways (each slice at least 256 deep) where cuBLASLt can
+  // split them, each run once and then `search.runs` times between events on `stream`; the fastest.
+  // CudaFailure when none runs.
+  GemmChoice find_algorithm(cudaStream_t stream, void* workspace, int64_t bytes, const GemmSearch& search);
   void use(const GemmChoice& choice) { choice_ = choice; }
   // The chosen algorithm on `stream` with `workspace` (at least workspace_bytes()) in place of the
   // shared one, which the load sizes only after every step has chosen.

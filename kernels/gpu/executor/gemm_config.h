@@ -14,6 +14,15 @@
 
 namespace pet::gpu {
 
+// How a cublaslt_gemm step chooses its algorithm at load: the heuristic's first `candidates`, and
+// its first `split_bases` again with K split 2 to 16 ways where cuBLASLt can split them (0: none
+// split, for an A/B of the split candidates), each run once and then `runs` times.
+struct GemmSearch {
+  int candidates = 4;
+  int runs = 3;
+  int split_bases = 2;
+};
+
 // cuBLASLt's column-major view of one operand: rows x cols with leading dimension `ld`, and the
 // distance between consecutive matrices of a strided batch (0: one matrix for every batch).
 struct LtLayout {

@@ -30,8 +30,7 @@ ColumnPath column_path_named(const std::string& name);
 struct ExecutorOptions {
   MathMode math = MathMode::strict;
   int device = 0;
-  int gemm_candidates = 4;       // cuBLASLt heuristic results timed at load
-  int gemm_search_runs = 3;      // timed runs of each candidate (after one untimed)
+  GemmSearch gemm;  // cuBLASLt's algorithms timed at load (gemm_config.h)
   // TF32 convolutions: plans of cuDNN's graph API timed against the legacy API's choice at load,
   // the faster kept; 0: the legacy API alone (strict mode always takes it).
   int conv_engines = 8;

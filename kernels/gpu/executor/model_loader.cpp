@@ -126,8 +126,7 @@ class RunnerBuilder {
     auto gemm = std::make_unique<GemmStep>(state_.context->cublaslt(), plan->gemm, state_.options.math, pointers,
                                            state_.workspace);
     gemm->use(searched(results_.gemm, settings_ + gemm->search_key(), [&] {
-      return gemm->find_algorithm(state_.stream(), search_.data(), search_.bytes(), state_.options.gemm_candidates,
-                                  state_.options.gemm_search_runs);
+      return gemm->find_algorithm(state_.stream(), search_.data(), search_.bytes(), state_.options.gemm);
     }));
     std::unique_ptr<StepRunner> epilogue;
     if (plan->epilogue == ColumnEpilogue::kernel) {
@@ -157,7 +156,8 @@ class RunnerBuilder {
     ConvAlignments alignments{alignment_of(memory_.pointer(config.x)), alignment_of(memory_.pointer(config.w)),
                               alignment_of(memory_.pointer(config.y))};
     std::string key =
-        fmt::format("columns {} engines {}", decision_key(config, alignments), state_.options.conv_engines);
+        fmt::format("columns {} engines {} split GEMMs {}", decision_key(config, alignments),
+                    state_.options.conv_engines, state_.options.gemm.split_bases);
     std::unique_ptr<ColumnConvStep> columns;
     const ColumnChoice& choice = searched(results_.columns, settings_ + key, [&] {
       if (std::optional<ColumnChoice> earlier = cached_column_choice(key)) return *earlier;
@@ -350,8 +350,7 @@ class RunnerBuilder {
     auto step =
         std::make_unique<GemmStep>(state_.context->cublaslt(), config, state_.options.math, pointers, state_.workspace);
     step->use(searched(results_.gemm, settings_ + step->search_key(), [&] {
-      return step->find_algorithm(state_.stream(), search_.data(), search_.bytes(), state_.options.gemm_candidates,
-                                  state_.options.gemm_search_runs);
+      return step->find_algorithm(state_.stream(), search_.data(), search_.bytes(), state_.options.gemm);
     }));
     return step;
   }
@@ -379,8 +378,8 @@ class RunnerBuilder {
 
   // What every search result depends on besides its configuration: the settings of this load.
   static std::string search_settings(const ExecutorOptions& options) {
-    return fmt::format("{} math, {} engines, GEMM {} candidates x {} runs: ", to_string(options.math),
-                       options.conv_engines, options.gemm_candidates, options.gemm_search_runs);
+    return fmt::format("{} math, {} engines, GEMM {} candidates x {} runs, {} split: ", to_string(options.math),
+                       options.conv_engines, options.gemm.candidates, options.gemm.runs, options.gemm.split_bases);
   }
 
   GpuModel::State& state_;

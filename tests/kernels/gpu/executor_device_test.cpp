@@ -69,6 +69,18 @@ TEST(GpuExecutor, ConvEnginesOutOfRangeIsAUsageError) {
   }
 }
 
+// --gemm-splits takes 0 (no split candidates) to 8 of the heuristic's algorithms, on every command
+// that loads a model.
+TEST(GpuExecutor, GemmSplitsOutOfRangeIsAUsageError) {
+  for (const char* command : {"check", "time", "serve"}) {
+    for (const char* value : {"-1", "9", "some"}) {
+      Ran ran = pet_gpu({command, model_path("mlp"), "--gemm-splits", value});
+      EXPECT_EQ(ran.status, 2) << command << " " << value << ": " << ran.err;
+      EXPECT_NE(ran.err.find("--gemm-splits"), std::string::npos) << ran.err;
+    }
+  }
+}
+
 // --conv-columns takes timed, always or off, on every command that loads a model.
 TEST(GpuExecutor, ConvColumnsOtherThanItsThreeWordsIsAUsageError) {
   for (const char* command : {"check", "time", "serve"}) {
@@ -224,6 +236,22 @@ TEST_P(DeviceModel, StaysNearTheCpuWithTf32) {
 INSTANTIATE_TEST_SUITE_P(TestModels, DeviceModel,
                          ::testing::Values("conv_block", "conv_nd", "conv_columns", "matmul_broadcast", "mlp",
                                            "attention", "correction", "layer_norm_ops", "long_reduction"));
+
+// With no split candidates (--gemm-splits 0, the A/B's other side), the long reductions still
+// match the CPU in TF32 and no step keeps a split K.
+TEST(GpuExecutor, NoSplitCandidatesKeepEveryReductionWhole) {
+  Graph graph = model("long_reduction");
+  CheckOptions options;
+  options.executor.math = MathMode::tf32;
+  options.executor.gemm.split_bases = 0;
+  CheckReport report = check_model(graph, options);
+  PET_SKIP_WITHOUT_DEVICE(report);
+  EXPECT_TRUE(report.passed()) << format_check_report(graph, report, true);
+  GpuModelLoad loaded = load_gpu_model(graph, options.executor);
+  ASSERT_TRUE(loaded.model) << loaded.status.message;
+  for (const std::string& line : loaded.model->summary().steps)
+    EXPECT_EQ(line.find("K split"), std::string::npos) << line;
+}
 
 // The convolution steps' load lines of `graph` loaded with `options`.
 std::vector<std::string> conv_lines(const Graph& graph, const ExecutorOptions& options, GpuModelLoad& loaded) {
