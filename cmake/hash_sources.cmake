@@ -1,6 +1,8 @@
 # Writes OUTPUT, a C++ file defining `std::string NAMESPACE::FUNCTION()`, declared in HEADER: the
 # SHA-256 (first 16 hex digits) of every .h/.cpp/.cu/.cuh file under the comma-separated FOLDERS of
-# SOURCE_ROOT, by its path and contents, in sorted order. The file is rewritten only when it changes.
+# SOURCE_ROOT, by its path and its code, in sorted order: lines that hold only a // comment, blank
+# lines and trailing blanks are left out, so rewording a comment keeps the version (and the times or
+# proofs recorded under it). The file is rewritten only when it changes.
 string(REPLACE "," ";" folders "${FOLDERS}")
 set(sources "")
 foreach(folder IN LISTS folders)
@@ -11,7 +13,12 @@ endforeach()
 list(SORT sources)
 set(digests "")
 foreach(source IN LISTS sources)
-  file(SHA256 ${SOURCE_ROOT}/${source} digest)
+  file(READ ${SOURCE_ROOT}/${source} code)
+  string(PREPEND code "\n")
+  string(REGEX REPLACE "[ \t\r]+\n" "\n" code "${code}")
+  string(REGEX REPLACE "\n[ \t]*//[^\n]*" "\n" code "${code}")
+  string(REGEX REPLACE "\n\n+" "\n" code "${code}")
+  string(SHA256 digest "${code}")
   string(APPEND digests "${source} ${digest}\n")
 endforeach()
 string(SHA256 total "${digests}")
