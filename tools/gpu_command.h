@@ -54,9 +54,10 @@ commands:
                          models are loaded in one device session (--strict | --tf32, default
                          --tf32; --device N, --conv-cache FILE, --conv-engines N, --conv-columns
                          P, --gemm-splits N as for time);
-                         with $PET_GPU_LOCK naming a file, each request is answered holding
-                         an exclusive lock on it, so several workers on one GPU time one at a
-                         time; $PET_GPU_CONV_CACHE is its --conv-cache when none is given;
+                         with $PET_GPU_LOCK naming a file, each request's loads, runs and
+                         timings hold an exclusive lock on it (reading and preparing its
+                         models do not), so several workers on one GPU time one at a time;
+                         $PET_GPU_CONV_CACHE is its --conv-cache when none is given;
                          without a device every request is answered "no CUDA device"
 
 ceilings options:

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/onnx_export.h"
 #include "core/tensor.h"
+#include "kernels/runtime/shared_device.h"
 
 namespace pet::runtime {
 
@@ -128,6 +129,14 @@ class Runtime {
   virtual bool times() const { return true; }
   // What the runtime's loads did so far, for a log ("L loads, mean M ms; ..."), where it says.
   virtual std::string activity() const { return {}; }
+  // Several processes share this runtime's device (`device`): true where the runtime holds it
+  // itself around the device work of each call alone (its loads, runs and timings; reading and
+  // preparing the models outside it), false (the default) where the caller must hold it around
+  // each whole call.
+  virtual bool share_device(const SharedDevice& device) {
+    (void)device;
+    return false;
+  }
 };
 
 // The one refusal policy of timing: times `models` interleaved, leaving out each one the runtime

@@ -102,9 +102,10 @@ json answer_worker_request(Runtime& runtime, const json& version_reply, const st
 
 void serve_worker(Runtime& runtime, const json& version_reply, std::istream& in, std::ostream& out,
                   const std::string& gpu_lock) {
+  SharedDevice whole_requests(gpu_lock);
+  if (whole_requests.shared() && runtime.share_device(whole_requests)) whole_requests = SharedDevice();
   answer_lines(in, out, [&](const std::string& line) {
-    std::optional<FileLock> held;
-    if (!gpu_lock.empty()) held.emplace(gpu_lock, "pet-gpu worker's GPU lock");
+    SharedDevice::Hold held = whole_requests.hold();
     return answer_worker_request(runtime, version_reply, line);
   });
 }

@@ -18,8 +18,9 @@ namespace pet::runtime {
 nlohmann::json answer_worker_request(Runtime& runtime, const nlohmann::json& version_reply, const std::string& line);
 
 // Answers each non-blank line of `in` with one line on `out`, flushed, until `in` ends. With a
-// `gpu_lock` file, each request is answered holding an exclusive lock on it, so workers of several
-// processes sharing one GPU time one at a time (their waits are outside every timing).
+// `gpu_lock` file, workers of several processes sharing one GPU time one at a time (their waits are
+// outside every timing): the runtime holds an exclusive lock on it around each request's device
+// work where it can (Runtime::share_device), else each request is answered holding it.
 void serve_worker(Runtime& runtime, const nlohmann::json& version_reply, std::istream& in, std::ostream& out,
                   const std::string& gpu_lock = "");
 

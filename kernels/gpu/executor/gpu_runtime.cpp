@@ -53,7 +53,14 @@ class GpuRuntime : public runtime::Runtime {
   // serialized in memory, pet-opt's through the worker).
   ExportOptions export_options() const override { return {.extension_ops = false, .weight_free = true}; }
   std::string activity() const override {
-    return session_->activity().describe() + "; " + describe(random_weight_draws());
+    std::string lock = device_.describe();
+    return session_->activity().describe() + "; " + describe(random_weight_draws()) + (lock.empty() ? "" : "; " + lock);
+  }
+  // The worker's GPU lock is held from each call's first load to its end: importing the models,
+  // filling their weights and preparing their host programs overlap another worker's timing.
+  bool share_device(const runtime::SharedDevice& device) override {
+    device_ = device;
+    return true;
   }
 
   std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
@@ -65,6 +72,7 @@ class GpuRuntime : public runtime::Runtime {
     std::vector<PreparedModel> prepared = runtime::each_or_refusals<PreparedModel>(models.size(), [&](size_t i) {
       return prepare(models[i], i, ImportOptions::weights_filled());
     });
+    runtime::SharedDevice::Hold held = device_.hold();  // released after the loaded models are freed
     std::vector<LoadedModel> loaded = runtime::each_or_refusals<LoadedModel>(
         prepared.size(), [&](size_t i) { return load(std::move(prepared[i]), i, options.seed); });
     std::vector<runtime::Timing> timings(models.size());
@@ -80,7 +88,9 @@ class GpuRuntime : public runtime::Runtime {
   }
 
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int) override {
-    LoadedModel loaded = load(prepare(model, 0, {}), 0, kDefaultSeed);
+    PreparedModel prepared = prepare(model, 0, {});
+    runtime::SharedDevice::Hold held = device_.hold();
+    LoadedModel loaded = load(std::move(prepared), 0, kDefaultSeed);
     std::vector<Tensor> outputs;
     guarded([&] { outputs = loaded.model->run(inputs); });
     return outputs;
@@ -141,6 +151,7 @@ class GpuRuntime : public runtime::Runtime {
 
   ExecutorOptions options_;
   std::shared_ptr<DeviceSession> session_;
+  runtime::SharedDevice device_;  // not shared unless the worker shares it
 };
 
 }  // namespace

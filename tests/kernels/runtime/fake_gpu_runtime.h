@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ class FakeGpuRuntime : public runtime::Runtime {
     // Every model imported first, as pet-gpu's runtime prepares them, its refusals named at once.
     std::vector<Graph> graphs = runtime::each_or_refusals<Graph>(
         models.size(), [&](size_t i) { return imported(models[i], i, ImportOptions::weights_filled()); });
+    imported_models += static_cast<int>(graphs.size());
+    runtime::SharedDevice::Hold held = device_.hold();  // as pet-gpu's runtime: around the "device" work
     std::vector<runtime::Timing> timings;
     for (const Graph& graph : graphs) {
       runtime::Timing timing;
@@ -48,17 +51,26 @@ class FakeGpuRuntime : public runtime::Runtime {
   }
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int) override {
     largest_run_ = std::max(largest_run_, model.size());
-    return execute(imported(model, 0, {}), inputs);
+    Graph graph = imported(model, 0, {});
+    runtime::SharedDevice::Hold held = device_.hold();
+    return execute(graph, inputs);
+  }
+  bool share_device(const runtime::SharedDevice& device) override {
+    device_ = device;
+    return true;
   }
   // What it was sent, as pet-gpu's activity line says what its loads did: the largest model to time
   // and to run, in bytes (models to time travel weight-free, models to run with their weights), and
   // the weights it filled as pet-gpu's line counts them.
   std::string activity() const override {
+    std::string lock = device_.describe();
     return "timed models up to " + std::to_string(largest_timed_) + " bytes, ran models up to " +
-           std::to_string(largest_run_) + " bytes; " + describe(random_weight_draws());
+           std::to_string(largest_run_) + " bytes; " + describe(random_weight_draws()) +
+           (lock.empty() ? "" : "; " + lock);
   }
 
   int calls = 0;
+  std::atomic<int> imported_models = 0;  // models to time imported, the host work done outside the GPU lock
 
  private:
   Graph imported(const std::string& bytes, size_t index, const ImportOptions& import) {
@@ -82,6 +94,7 @@ class FakeGpuRuntime : public runtime::Runtime {
 
   bool refuses_uneven_pads_ = false;
   size_t largest_timed_ = 0;
+  runtime::SharedDevice device_;
   size_t largest_run_ = 0;
 };
 

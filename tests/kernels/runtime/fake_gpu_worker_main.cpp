@@ -2,7 +2,8 @@
 // FakeGpuRuntime, so pet-opt --live runs end to end where there is no GPU (PET_GPU names it).
 // $PET_FAKE_GPU_CARD names its card (default "NVIDIA H200 (test double)"); $PET_FAKE_GPU_REFUSE
 // makes it a worker without a device, answering every request with that text. As pet-gpu worker,
-// it appends its activity line to $PET_GPU_ACTIVITY_LOG as it ends (here: the largest models sent).
+// it appends its activity line to $PET_GPU_ACTIVITY_LOG as it ends (here: the largest models sent)
+// and holds $PET_GPU_LOCK around its "device" work.
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
                             {"version", fake.version()},
                             {"card", card != nullptr ? card : "NVIDIA H200 (test double)"},
                             {"precision", strict ? "f32" : "tf32"}};
-  runtime::serve_worker(fake, version, std::cin, std::cout);
+  const char* gpu_lock = std::getenv("PET_GPU_LOCK");
+  runtime::serve_worker(fake, version, std::cin, std::cout, gpu_lock != nullptr ? gpu_lock : "");
   runtime::log_worker_activity(fake, "fake pet-gpu worker");
   return 0;
 }

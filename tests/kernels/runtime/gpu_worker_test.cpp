@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -113,7 +114,8 @@ TEST(WorkerServer, AWorkerWithoutARuntimeRefusesEveryRequestWithItsReason) {
 }
 
 // Before: two pet-opt --live runs on one card timed at once, each slowing the other. After: with a
-// GPU lock file, a worker answers only while it holds the lock.
+// GPU lock file, a worker answers only while it holds the lock; it imports the request's models
+// (host work) while another holds it, and says how long it waited.
 TEST(WorkerServer, WithAGpuLockARequestWaitsForTheLockHolder) {
   testing::FakeGpuRuntime fake;
   std::string relu = model_file("locked_relu.onnx", serialized(kRelu));
@@ -129,11 +131,43 @@ TEST(WorkerServer, WithAGpuLockARequestWaitsForTheLockHolder) {
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_FALSE(answered) << "the worker answered while another held the GPU";
-  EXPECT_EQ(fake.calls, 0);
+  EXPECT_EQ(fake.imported_models.load(), 1) << "the worker waited for the GPU before importing its model";
   holder.reset();
   worker.join();
   EXPECT_TRUE(answered);
   EXPECT_EQ(json::parse(out.str())["ok"], true);
+  std::string activity = fake.activity();
+  double waited = -1;
+  ASSERT_EQ(std::sscanf(activity.substr(activity.find("GPU lock: ")).c_str(), "GPU lock: 1 holds, waited %lf s", &waited),
+            1)
+      << activity;
+  EXPECT_GE(waited, 0.1) << activity;
+}
+
+// A runtime that cannot tell its device work from its host work (the default) is held around each
+// whole request, as before.
+TEST(WorkerServer, ARuntimeThatDoesNotShareTheDeviceIsHeldAroundWholeRequests) {
+  struct WholeCalls : testing::FakeGpuRuntime {
+    bool share_device(const SharedDevice&) override { return false; }
+  } fake;
+  std::string relu = model_file("whole_relu.onnx", serialized(kRelu));
+  std::string lock = (testing::private_temp_dir() / "whole.lock").string();
+  std::istringstream in(json({{"models", {relu}}, {"runs", 1}}).dump() + "\n");
+  std::ostringstream out;
+  std::atomic<bool> answered = false;
+  std::optional<FileLock> holder;
+  holder.emplace(lock, "the test's hold");
+  std::thread worker([&] {
+    serve_worker(fake, kVersion, in, out, lock);
+    answered = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(answered);
+  EXPECT_EQ(fake.imported_models.load(), 0) << "the request began before the lock was taken";
+  holder.reset();
+  worker.join();
+  EXPECT_EQ(json::parse(out.str())["ok"], true);
+  EXPECT_EQ(fake.activity().find("GPU lock"), std::string::npos) << fake.activity();
 }
 
 TEST(GpuWorkerRuntime, TimesRefusesAndRunsThroughTheWorkerProcess) {
