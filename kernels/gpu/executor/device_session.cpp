@@ -1,7 +1,9 @@
 // DeviceSession: the context made on first use, modules kept by kernel name (compiled or read from
-// the kernel store), the search buffer
-// grown on demand; each finished load counted for the log.
+// the kernel store, at their load or ahead of it), the search buffer grown on demand; each finished
+// load counted for the log.
 #include "kernels/gpu/executor/device_session.h"
+
+#include <set>
 
 #include <fmt/format.h>
 
@@ -9,9 +11,10 @@ namespace pet::gpu {
 
 std::string SessionActivity::describe() const {
   double mean = loads == 0 ? 0.0 : load_ms / static_cast<double>(loads);
-  return fmt::format("{} loads, mean {:.1f} ms; own kernels: {} compiled, {} reused, {} from the kernel store; "
-                     "algorithm searches: {} run, {} reused",
-                     loads, mean, kernels_compiled, kernels_reused, kernels_recalled, searches, searches_reused);
+  return fmt::format("{} loads, mean {:.1f} ms; own kernels: {} compiled, {} reused, {} from the kernel store ({} "
+                     "of these before their loads); algorithm searches: {} run, {} reused",
+                     loads, mean, kernels_compiled, kernels_reused, kernels_recalled, kernels_ahead, searches,
+                     searches_reused);
 }
 
 DeviceSession::~DeviceSession() {
@@ -27,13 +30,19 @@ SessionKernels DeviceSession::kernels(const std::vector<codegen::GeneratedKernel
   SessionKernels given{std::make_shared<LoadedKernels>(), 0, 0};
   std::vector<codegen::GeneratedKernel> missing;
   for (const codegen::GeneratedKernel& kernel : kernels) {
-    auto found = modules_.find(kernel.name);
-    if (found == modules_.end()) {
+    if (auto found = modules_.find(kernel.name); found != modules_.end()) {
+      given.loaded->add(kernel.name, found->second);
+      ++given.reused;
+    } else if (auto ahead = ahead_.find(kernel.name); ahead != ahead_.end()) {
+      auto module = std::make_shared<DriverModule>(ahead->second.cubin);
+      given.recalled += ahead->second.recalled ? 1 : 0;
+      ++activity_.kernels_ahead;
+      modules_.emplace(kernel.name, module);
+      given.loaded->add(kernel.name, std::move(module));
+      ahead_.erase(ahead);
+    } else {
       missing.push_back(kernel);
-      continue;
     }
-    given.loaded->add(kernel.name, found->second);
-    ++given.reused;
   }
   CompiledKernels compiled = compile_kernels(missing, threads);
   given.compile_wall_ms = compiled.wall_ms;
@@ -44,6 +53,17 @@ SessionKernels DeviceSession::kernels(const std::vector<codegen::GeneratedKernel
     given.loaded->add(name, std::move(module));
   }
   return given;
+}
+
+void DeviceSession::compile_ahead(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads) {
+  std::vector<codegen::GeneratedKernel> missing;
+  std::set<std::string> named;
+  for (const codegen::GeneratedKernel& kernel : kernels)
+    if (!modules_.count(kernel.name) && !ahead_.count(kernel.name) && named.insert(kernel.name).second)
+      missing.push_back(kernel);
+  CompiledKernels compiled = compile_kernels(missing, threads);
+  for (auto& [name, cubin] : compiled.cubins)
+    ahead_.emplace(name, AheadKernel{std::move(cubin), compiled.recalled_names.count(name) > 0});
 }
 
 void DeviceSession::record(const LoadSummary& load) {

@@ -50,9 +50,10 @@ struct SessionActivity {
   int64_t loads = 0;
   double load_ms = 0;  // all loads added up
   int64_t kernels_compiled = 0, kernels_reused = 0, kernels_recalled = 0;
+  int64_t kernels_ahead = 0;  // of those compiled or recalled, before their load (compile_ahead)
   int64_t searches = 0, searches_reused = 0;  // convolution, engine and GEMM searches together
-  // "L loads, mean M ms; own kernels: C compiled, R reused, K from the kernel store; algorithm
-  // searches: S run, T reused"
+  // "L loads, mean M ms; own kernels: C compiled, R reused, K from the kernel store (A of these C +
+  // K before their loads); algorithm searches: S run, T reused"
   std::string describe() const;
 };
 
@@ -75,9 +76,14 @@ class DeviceSession {
   int device() const { return device_; }
   // The context, created on first use (CudaFailure as DeviceContext's constructor).
   std::shared_ptr<DeviceContext> context();
-  // `kernels` loaded into the context: those an earlier load compiled are taken as they are, the
-  // rest compiled (on `threads` threads) and loaded.
+  // `kernels` loaded into the context: those an earlier load compiled are taken as they are, those
+  // compiled ahead loaded, the rest compiled (on `threads` threads) and loaded.
   SessionKernels kernels(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads);
+  // Those of `kernels` that no load and no earlier call compiled, compiled now (or read from the
+  // kernel store) for a later load to take: host work, no context, so a worker sharing its GPU does
+  // it before it takes the GPU lock. Internal check as compile_kernels for one that does not compile.
+  void compile_ahead(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads);
+  size_t compiled_ahead() const { return ahead_.size(); }  // compiled ahead, not yet loaded
   // A buffer of at least `bytes` for the algorithm searches, grown where an earlier one is smaller.
   DeviceBuffer& search_buffer(int64_t bytes);
   SearchResults& searches() { return searches_; }
@@ -89,7 +95,12 @@ class DeviceSession {
  private:
   int device_;
   std::shared_ptr<DeviceContext> context_;
+  struct AheadKernel {
+    std::string cubin;
+    bool recalled = false;  // read from the kernel store
+  };
   std::map<std::string, std::shared_ptr<DriverModule>> modules_;  // by kernel name
+  std::map<std::string, AheadKernel> ahead_;                      // by kernel name, compiled, not loaded
   DeviceBuffer search_;
   SearchResults searches_;
   SessionActivity activity_;

@@ -7,6 +7,9 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
+
+#include <span>
+
 #include <fmt/format.h>
 
 #include "core/executor.h"
@@ -72,6 +75,7 @@ class GpuRuntime : public runtime::Runtime {
     std::vector<PreparedModel> prepared = runtime::each_or_refusals<PreparedModel>(models.size(), [&](size_t i) {
       return prepare(models[i], i, ImportOptions::weights_filled());
     });
+    compile_ahead(prepared);
     runtime::SharedDevice::Hold held = device_.hold();  // released after the loaded models are freed
     std::vector<LoadedModel> loaded = runtime::each_or_refusals<LoadedModel>(
         prepared.size(), [&](size_t i) { return load(std::move(prepared[i]), i, options.seed); });
@@ -89,6 +93,7 @@ class GpuRuntime : public runtime::Runtime {
 
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int) override {
     PreparedModel prepared = prepare(model, 0, {});
+    compile_ahead({&prepared, 1});
     runtime::SharedDevice::Hold held = device_.hold();
     LoadedModel loaded = load(std::move(prepared), 0, kDefaultSeed);
     std::vector<Tensor> outputs;
@@ -115,6 +120,15 @@ class GpuRuntime : public runtime::Runtime {
     } catch (const UserError& error) {
       throw runtime::ModelRejected(index, fmt::format("pet-gpu refuses model {}: {}", index, error.what()));
     }
+  }
+
+  // The models' own kernels compiled (or read from the kernel store) before the GPU lock is taken,
+  // every distinct one of the request at once on every compile thread; their loads take them.
+  void compile_ahead(std::span<const PreparedModel> prepared) {
+    std::vector<codegen::GeneratedKernel> kernels;
+    for (const PreparedModel& model : prepared)
+      for (codegen::GeneratedKernel& kernel : model.program.distinct_kernels()) kernels.push_back(std::move(kernel));
+    session_->compile_ahead(kernels, options_.compile_threads);
   }
 
   // A load that fails on a device still usable afterwards (cuDNN refusing a configuration, say) is

@@ -50,6 +50,10 @@ CompiledKernels compile_kernels(const std::vector<codegen::GeneratedKernel>& ker
     stored[to_compile[k]] = std::move(results[k].cubin);
   }
   for (size_t i = 0; i < kernels.size(); ++i) compiled.cubins.emplace(kernels[i].name, std::move(*stored[i]));
+  for (size_t i = 0, k = 0; i < kernels.size(); ++i) {
+    if (k < to_compile.size() && to_compile[k] == i) ++k;
+    else compiled.recalled_names.insert(kernels[i].name);
+  }
   compiled.recalled = kernels.size() - to_compile.size();
   compiled.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return compiled;

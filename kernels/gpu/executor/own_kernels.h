@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ namespace pet::gpu {
 struct CompiledKernels {
   std::map<std::string, std::string> cubins;  // by kernel name
   size_t recalled = 0;                        // of them, read from the kernel store
+  std::set<std::string> recalled_names;       // their names
   double wall_ms = 0;                         // the whole compilation
   double compile_ms = 0;                      // NVRTC's time, all kernels added up
 };

@@ -16,6 +16,7 @@
 #include "kernels/gpu/executor/conv_columns.h"
 #include "kernels/gpu/executor/conv_decision_cache.h"
 #include "kernels/gpu/executor/conv_epilogue.h"
+#include "kernels/gpu/executor/device_session.h"
 #include "kernels/gpu/executor/host_program.h"
 #include "kernels/gpu/executor/reference.h"
 #include "kernels/gpu/executor/weight_layout.h"
@@ -460,7 +461,27 @@ TEST(KernelStore, ASecondCompilationReadsEveryKernelTheFirstStored) {
   kernels[0].source += "\n// changed\n";
   CompiledKernels changed = compile_kernels(kernels, 2);
   EXPECT_EQ(changed.recalled, kernels.size() - 1);
+  EXPECT_EQ(changed.recalled_names.size(), kernels.size() - 1);
+  EXPECT_EQ(changed.recalled_names.count(kernels[0].name), 0u) << "the changed kernel was compiled";
   EXPECT_FALSE(changed.cubins.at(kernels[0].name).empty());
+}
+
+// A worker compiles a request's kernels before it takes the GPU lock: host work, no context made;
+// each distinct kernel once, however many models name it, and none again for a second request.
+TEST(DeviceSession, CompilingAheadNeedsNoDeviceAndCompilesEachKernelOnce) {
+  TemporaryFolder folder("pet-kernel-store", "a test's kernel store");
+  pet::testing::ScopedEnv store("PET_GPU_KERNEL_CACHE", folder.path().c_str());
+  std::vector<codegen::GeneratedKernel> kernels =
+      prepare_host_program(read_model(model_path("conv_block"), {})).distinct_kernels();
+  ASSERT_FALSE(kernels.empty());
+  std::vector<codegen::GeneratedKernel> twice = kernels;
+  twice.insert(twice.end(), kernels.begin(), kernels.end());
+  DeviceSession session(0);
+  session.compile_ahead(twice, 2);
+  EXPECT_EQ(session.compiled_ahead(), kernels.size());
+  session.compile_ahead(kernels, 2);
+  EXPECT_EQ(session.compiled_ahead(), kernels.size());
+  EXPECT_EQ(compile_kernels(kernels, 2).recalled, kernels.size()) << "compiled ahead into the kernel store";
 }
 
 TEST(KernelStore, OffStoresNothing) {
