@@ -129,6 +129,16 @@ int reference(const CliArgs& parsed, std::ostream& out) {
   return 0;
 }
 
+// pet-gpu plan: what the executor would run the model as, decided on the host (no device needed).
+int plan(const CliArgs& parsed, std::ostream& out) {
+  Graph graph = model_argument(parsed, "plan");
+  out << fmt::format("model '{}' as pet-gpu runs it, decided without a device (the algorithm or engine of each\n"
+                     "library step is timed at load: pet-gpu check --steps)\n",
+                     graph.name)
+      << gpu::format_host_program(gpu::prepare_host_program(graph));
+  return 0;
+}
+
 int check(const CliArgs& parsed, std::ostream& out) {
   Graph graph = model_argument(parsed, "check");
   gpu::CheckOptions options;
@@ -313,6 +323,7 @@ int pet_gpu_main(const std::vector<std::string>& args, std::istream& in, std::os
     }
     if (args[0] == "reference")
       return reference(CliArgs("pet-gpu reference", rest, {"--out", "--seed"}, {"--weight-free"}), out);
+    if (args[0] == "plan") return plan(CliArgs("pet-gpu plan", rest, {}, {}), out);
     if (args[0] == "check")
       return check(CliArgs("pet-gpu check", rest, executor_flags({"--reference", "--seed", "--tolerance"}),
                            {"--strict", "--tf32", "--steps"}),
@@ -330,8 +341,8 @@ int pet_gpu_main(const std::vector<std::string>& args, std::istream& in, std::os
           CliArgs("pet-gpu measure", rest, executor_flags({"--deadline", "--out", "--skip-timed"}), {"--strict", "--tf32"}),
           out);
     throw UserError(
-        fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
-                    "time, serve, measure and worker (pet-gpu --help)",
+        fmt::format("'{}' is not a pet-gpu command; the commands are devices, ceilings, reference, plan, "
+                    "check, time, serve, measure and worker (pet-gpu --help)",
                     args[0]));
   });
 }

@@ -14,7 +14,7 @@ inline constexpr const char* kPetGpuHelp = R"(usage: pet-gpu COMMAND [options]
 pet's CUDA side on this machine's GPU. On a machine without one, devices, ceilings, check, time
 and serve say "no CUDA device" and exit 0 (check, time and serve refuse a model the executor
 cannot run first; serve reads nothing), worker answers every request so; measure says so and
-exits 2, as it would write no timing; reference needs no GPU.
+exits 2, as it would write no timing; reference and plan need no GPU.
 
 commands:
   devices                the CUDA devices; the CUDA runtime, driver, cuDNN, cuBLAS and NVRTC
@@ -30,6 +30,9 @@ commands:
                          regenerates every large weight as seeded noise of its own scale and
                          writes that model as DIR/model.pet, a few KiB that travel to a GPU
                          machine, where check reads it back bit for bit
+  plan MODEL             the steps pet-gpu would run MODEL as, decided without a GPU: per step
+                         its backend (a cuDNN convolution, a cuBLASLt GEMM with its shapes, or
+                         a generated kernel with its launch), then counts; needs no GPU
   check MODEL [options]  runs MODEL with pet's CUDA executor (a CUDA-graph replay and an eager
                          run) and compares every output with the references: relative L2 error,
                          passing at 1e-4 in strict FP32

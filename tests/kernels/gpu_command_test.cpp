@@ -46,8 +46,8 @@ TEST(PetGpu, AnUnknownCommandNamesTheCommandsThereAre) {
   Ran ran = pet_gpu({"bench"});
   EXPECT_EQ(ran.status, 2);
   EXPECT_EQ(ran.err,
-            "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, check, "
-            "time, serve, measure and worker (pet-gpu --help)\n");
+            "pet-gpu: error: 'bench' is not a pet-gpu command; the commands are devices, ceilings, reference, plan, "
+            "check, time, serve, measure and worker (pet-gpu --help)\n");
 }
 
 TEST(PetGpu, ACeilingsFlagOutOfRangeIsAUsageError) {
@@ -206,6 +206,44 @@ TEST(PetGpu, ReferenceWeightFreeWritesAModelThatRegeneratesItsOwnReferences) {
   ASSERT_EQ(read.outputs.size(), 1u);
   EXPECT_EQ(read.outputs[0].f32()[0], expected.outputs[0].f32()[0]);
   EXPECT_EQ(read.outputs[0].content_hash(), expected.outputs[0].content_hash());
+}
+
+// plan needs no device: each step with what runs it (a GEMM's bias and residual in its epilogue
+// and C, a generated kernel's launch), then the counts.
+TEST(PetGpu, PlanSaysWhatRunsEachStepWithoutADevice) {
+  namespace fs = std::filesystem;
+  fs::path folder = fs::path(::testing::TempDir()) / "pet_gpu_plan";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  fs::path model = folder / "block.pet";
+  std::ofstream(model) << R"(graph "block" opset 13 {
+  input %x : f32[2,4,8]
+  const %w : f32[8,8] = random(11)
+  const %b : f32[8] = random(12)
+  %m = MatMul(%x, %w) : f32[2,4,8]
+  %a = Add(%m, %b) : f32[2,4,8]
+  %r = Add(%a, %x) : f32[2,4,8]
+  %y = Sigmoid(%r) : f32[2,4,8]
+  output %y
+}
+)";
+  Ran ran = pet_gpu({"plan", model.string()});
+  ASSERT_EQ(ran.status, 0) << ran.err;
+  std::vector<std::string> lines;
+  std::istringstream text(ran.out);
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u) << ran.out;
+  EXPECT_EQ(lines[0], "model 'block' as pet-gpu runs it, decided without a device (the algorithm or engine of each");
+  EXPECT_EQ(lines[2].rfind("step 0 (cublaslt-gemm, node 'm', op MatMul) + 2 nodes: cuBLASLt m 8 n 8 k 8 batch 1 ", 0), 0u)
+      << lines[2];
+  EXPECT_NE(lines[2].find(" c true bias true relu false"), std::string::npos) << lines[2];
+  EXPECT_EQ(lines[3].rfind("step 1 (elementwise, node 'y', op Sigmoid): kernel pet_gpu_elementwise_", 0), 0u) << lines[3];
+  EXPECT_EQ(lines[4],
+            "2 steps (1 cuBLASLt GEMMs, 1 generated kernels, 0 cuDNN convolutions, 0 transposes folded into GEMMs); "
+            "1 distinct own kernels; activation arena 0.0 MiB");
+  Ran refused = pet_gpu({"plan", (folder / "missing.pet").string()});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("missing.pet"), std::string::npos) << refused.err;
 }
 
 // serve's requests, read without a device: "time RUNS WARMUP" with whole numbers in range, blanks

@@ -229,6 +229,10 @@ GemmPreparation prepare_gemm(const Graph& graph, const Step& step) {
     config.beta = static_cast<float>(node.attrs.get_float("beta"));
   }
   if (std::string why = set_gemm_c(graph, node, *product, step, config); !why.empty()) return {std::nullopt, why};
+  if (step.epilogue.residual != kNoValue) {  // a MatMul's residual: C in D's layout, added once
+    config.c = step.epilogue.residual;
+    config.beta = 1.0f;
+  }
   if (config.c == kNoValue) config.beta = 0.0f;
   if (std::string why = epilogue_refusal(graph, step, product->columns); !why.empty()) return {std::nullopt, why};
   if (config.bias == kNoValue) config.bias = step.epilogue.bias;

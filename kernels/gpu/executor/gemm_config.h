@@ -46,7 +46,8 @@ constexpr int64_t kMaxGemmCalls = 64;
 struct GemmConfig {
   ValueId a = kNoValue;     // cuBLASLt's A: the node's B
   ValueId b = kNoValue;     // cuBLASLt's B: the node's A
-  ValueId c = kNoValue;     // Gemm's C when beta != 0, else kNoValue (cuBLASLt then reads D as C, times 0)
+  ValueId c = kNoValue;     // Gemm's C when beta != 0, or a MatMul's residual (beta 1), else kNoValue
+                            // (cuBLASLt then reads D as C, times 0)
   bool c_expanded = false;  // C is a weight broadcast to the full [M, N] at load (gemm_c_matrix)
   ValueId d = kNoValue;     // the step's output
   ValueId bias = kNoValue;  // a weight of N or 1 values, or a computed C of N (Gemm, beta 1), added

@@ -108,6 +108,44 @@ std::string HostProgram::describe_step(int step) const {
   return fmt::format("step {} ({}, node '{}', op {})", step, to_string(planned.kind), node.name, node.op);
 }
 
+namespace {
+
+// What one step runs, after its description.
+std::string step_work(const StepProgram& step) {
+  if (step.folded_into >= 0) return fmt::format("folded into step {}'s GEMM", step.folded_into);
+  if (step.gemm) return "cuBLASLt " + step.gemm->key();
+  if (step.conv) {
+    std::string work = "cuDNN " + step.conv->key();
+    if (step.column_path) work += "; the column path offered";
+    if (step.epilogue) work += "; epilogue kernel " + step.epilogue->name + " where cuDNN cannot fuse it";
+    return work;
+  }
+  if (step.kernel) return fmt::format("kernel {}, {}", step.kernel->name, step.kernel->launch.to_string());
+  return "nothing to run";
+}
+
+}  // namespace
+
+std::string format_host_program(const HostProgram& program) {
+  std::string text;
+  int convs = 0, gemms = 0, kernels = 0, folded = 0;
+  for (int s = 0; s < static_cast<int>(program.steps.size()); ++s) {
+    const StepProgram& step = program.steps[static_cast<size_t>(s)];
+    size_t nodes = program.plan.steps.at(static_cast<size_t>(s)).nodes.size();
+    std::string more = nodes > 1 ? fmt::format(" + {} node{}", nodes - 1, nodes == 2 ? "" : "s") : "";
+    text += fmt::format("{}{}: {}\n", program.describe_step(s), more, step_work(step));
+    if (step.folded_into >= 0) ++folded;
+    else if (step.gemm) ++gemms;
+    else if (step.conv) ++convs;
+    else if (step.kernel) ++kernels;
+  }
+  text += fmt::format("{} steps ({} cuBLASLt GEMMs, {} generated kernels, {} cuDNN convolutions, {} transposes folded "
+                      "into GEMMs); {} distinct own kernels; activation arena {:.1f} MiB\n",
+                      program.steps.size(), gemms, kernels, convs, folded, program.distinct_kernels().size(),
+                      static_cast<double>(program.plan.arena_bytes) / (1 << 20));
+  return text;
+}
+
 HostProgram prepare_host_program(const Graph& graph) {
   HostProgram program;
   program.plan = plan_for_gpu(graph);

@@ -53,4 +53,10 @@ struct HostProgram {
 // whose kind has no backend here or whose config neither its library nor the column path can run.
 HostProgram prepare_host_program(const Graph& graph);
 
+// What pet-gpu runs `program` as, decided without a device: one line per step ("step 3
+// (cublaslt_gemm, node 'fc', op Gemm) + 1 node: cuBLASLt <config>", "...: kernel <name>, grid G,
+// block B", a folded transpose "folded into step S's GEMM"), then a line counting the steps by
+// backend, the distinct own kernels and the activation arena. Deterministic.
+std::string format_host_program(const HostProgram& program);
+
 }  // namespace pet::gpu

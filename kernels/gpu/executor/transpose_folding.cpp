@@ -43,9 +43,12 @@ class Folder {
     const Step& step = program_.plan.steps[static_cast<size_t>(gemm_step)];
     const Node& matmul = graph_.node(step.nodes.front());
     if (matmul.op() != "MatMul") return;
+    // A residual read as C shares D's layout, so D stays dense.
+    std::optional<Candidate> output =
+        gemm.gemm->c == kNoValue ? folded_output(step.outputs[0], gemm_step) : std::nullopt;
     std::vector<std::optional<Candidate>> candidates{folded_input(matmul.inputs[0], step.nodes.front(), gemm_step),
                                                      folded_input(matmul.inputs[1], step.nodes.front(), gemm_step),
-                                                     folded_output(step.outputs[0], gemm_step)};
+                                                     output};
     keep_safe(candidates);
     StridedView a = candidates[0] ? candidates[0]->view : dense_view(graph_, matmul.inputs[0]);
     StridedView b = candidates[1] ? candidates[1]->view : dense_view(graph_, matmul.inputs[1]);

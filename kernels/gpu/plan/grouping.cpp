@@ -167,7 +167,7 @@ class Grouper {
   }
 
   // conv -> (+bias) -> (+residual) -> (relu); gemm -> (x or / a one-value weight, MatMul only) ->
-  // (+bias) -> (relu).
+  // (+bias) -> (+residual, a computed value of the output's type, MatMul only: cuBLASLt's C) -> (relu).
   void fuse_epilogue(int step, StepKind kind) {
     Epilogue& epilogue = steps_[static_cast<size_t>(step)].epilogue;
     ValueId current = graph_.node(steps_[static_cast<size_t>(step)].nodes.back()).outputs[0];
@@ -189,8 +189,13 @@ class Grouper {
         epilogue.bias = add->other;
         current = graph_.node(add->node).outputs[0];
       }
-    if (kind == StepKind::cudnn_conv)
-      if (std::optional<FusableAdd> add = fusable_add(current, [&](ValueId other) { return graph_.value(other).type == out; })) {
+    bool matmul = kind == StepKind::cublaslt_gemm &&
+                  graph_.node(steps_[static_cast<size_t>(step)].nodes.front()).op() == "MatMul";
+    auto is_residual = [&](ValueId other) {
+      return graph_.value(other).type == out && (kind == StepKind::cudnn_conv || !known(other));
+    };
+    if (kind == StepKind::cudnn_conv || matmul)
+      if (std::optional<FusableAdd> add = fusable_add(current, is_residual)) {
         join(step, add->node);
         epilogue.residual = add->other;
         current = graph_.node(add->node).outputs[0];

@@ -88,7 +88,7 @@ inline constexpr const char* kNoActivation = "none";
 struct Epilogue {
   float scale = 1;                         // MatMul only: times a one-value weight first (cuBLASLt's alpha)
   ValueId bias = kNoValue;                 // conv: per output channel; gemm: per output column
-  ValueId residual = kNoValue;             // conv only: a value of the output's type, added before the activation
+  ValueId residual = kNoValue;             // conv, MatMul: a value of the output's type, added before the activation
   std::string activation = kNoActivation;  // the fused-activation attribute's spelling ("relu")
 };
 

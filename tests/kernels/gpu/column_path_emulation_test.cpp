@@ -215,6 +215,27 @@ TEST(ColumnPathOnTheHost, APointwiseConvolutionReadsItsInput) {
 
 // The GEMM steps' configs (partly broadcast batches as several calls, a computed per-column C as
 // the bias, a scale as alpha) through the reference of cuBLASLt, against the CPU executor.
+// Before: a MatMul's bias in cuBLASLt's epilogue, and the residual Add after it one more kernel.
+// After: the residual is the GEMM's C (beta 1) too, so one step computes relu(x w + bias + r).
+TEST(ColumnPathOnTheHost, AMatMulsResidualIsItsGemmsC) {
+  Graph graph = parse_graph(R"(graph "g" opset 13 {
+  input %x : f32[2,4,5]
+  input %r : f32[2,4,6]
+  const %w : f32[5,6] = random(9)
+  const %bias : f32[6] = random(10)
+  %m = MatMul(%x, %w) : f32[2,4,6]
+  %b = Add(%m, %bias) : f32[2,4,6]
+  %y = Add(%b, %r) : f32[2,4,6]
+  output %y
+})");
+  HostProgram program = prepare_host_program(graph);
+  ASSERT_EQ(program.steps.size(), 1u) << format_host_program(program);
+  const GemmConfig& config = *program.steps.front().gemm;
+  EXPECT_EQ(graph.value(config.c).name, "r");
+  EXPECT_EQ(config.beta, 1.0f);
+  EXPECT_EQ(graph.value(config.bias).name, "bias");
+}
+
 TEST(ColumnPathOnTheHost, GemmConfigsComputeWhatTheCpuExecutorComputes) {
   for (const char* ir : {R"(graph "g" opset 13 {
   input %a : f32[2,3,4,5]
@@ -242,6 +263,25 @@ TEST(ColumnPathOnTheHost, GemmConfigsComputeWhatTheCpuExecutorComputes) {
   %s = MatMul(%q, %k) : f32[2,4,4]
   %y = Div(%s, %c) : f32[2,4,4]
   output %y
+})",
+                         R"(graph "g" opset 13 {
+  input %x : f32[4,5]
+  input %r : f32[4,6]
+  const %w : f32[5,6] = random(9)
+  const %bias : f32[6] = random(10)
+  %m = MatMul(%x, %w) : f32[4,6]
+  %b = Add(%m, %bias) : f32[4,6]
+  %s = Add(%r, %b) : f32[4,6]
+  %y = Relu(%s) : f32[4,6]
+  output %y
+})",
+                         R"(graph "g" opset 13 {
+  input %a : f32[2,3,4,5]
+  input %b : f32[1,3,5,6]
+  input %r : f32[2,3,4,6]
+  %m = MatMul(%a, %b) : f32[2,3,4,6]
+  %y = Add(%m, %r) : f32[2,3,4,6]
+  output %y
 })"}) {
     Graph graph = parse_graph(ir);
     HostProgram program = prepare_host_program(graph);
@@ -257,7 +297,8 @@ TEST(ColumnPathOnTheHost, GemmConfigsComputeWhatTheCpuExecutorComputes) {
     std::vector<float> a = values(config.a), b = values(config.b);
     std::vector<float> bias = config.bias == kNoValue ? std::vector<float>() : values(config.bias);
     std::vector<float> d(static_cast<size_t>(reference.outputs[0].numel()), -7.0f);
-    lt_matmul(config, a.data(), b.data(), d.data(), d.data(), bias.empty() ? nullptr : bias.data());
+    std::vector<float> c = config.c == kNoValue ? d : values(config.c);  // a MatMul's residual
+    lt_matmul(config, a.data(), b.data(), c.data(), d.data(), bias.empty() ? nullptr : bias.data());
     EXPECT_LT(largest_difference(d, reference.outputs[0]), 1e-4) << ir;
   }
 }
