@@ -35,6 +35,14 @@ Ran pet_gpu(const std::vector<std::string>& args) {
 
 bool has_device() { return probe_devices().status.ok(); }
 
+// An empty folder of this name under the test's temporary folder.
+std::filesystem::path fresh_folder(const std::string& name) {
+  std::filesystem::path folder = std::filesystem::path(::testing::TempDir()) / name;
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  return folder;
+}
+
 TEST(PetGpu, HelpPrintsTheUsageAndNoArgumentsIsAUsageError) {
   EXPECT_EQ(pet_gpu({"--help"}).out, kPetGpuHelp);
   Ran bare = pet_gpu({});
@@ -181,9 +189,7 @@ TEST(PetGpu, WorkerOnADeviceNamesItsCardTimesAndRunsAModel) {
 // a model of a few lines whose weights the parser regenerates, and references computed from it.
 TEST(PetGpu, ReferenceWeightFreeWritesAModelThatRegeneratesItsOwnReferences) {
   namespace fs = std::filesystem;
-  fs::path folder = fs::path(::testing::TempDir()) / "pet_gpu_weight_free";
-  fs::remove_all(folder);
-  fs::create_directories(folder);
+  fs::path folder = fresh_folder("pet_gpu_weight_free");
   fs::path model = folder / "conv.pet";
   std::ofstream(model) << R"(graph "conv" opset 13 {
   input %x : f32[1,2,6,6]
@@ -211,11 +217,8 @@ TEST(PetGpu, ReferenceWeightFreeWritesAModelThatRegeneratesItsOwnReferences) {
 // plan needs no device: each step with what runs it (a GEMM's bias and residual in its epilogue
 // and C, a generated kernel's launch), then the counts.
 TEST(PetGpu, PlanSaysWhatRunsEachStepWithoutADevice) {
-  namespace fs = std::filesystem;
-  fs::path folder = fs::path(::testing::TempDir()) / "pet_gpu_plan";
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  fs::path model = folder / "block.pet";
+  std::filesystem::path folder = fresh_folder("pet_gpu_plan");
+  std::filesystem::path model = folder / "block.pet";
   std::ofstream(model) << R"(graph "block" opset 13 {
   input %x : f32[2,4,8]
   const %w : f32[8,8] = random(11)

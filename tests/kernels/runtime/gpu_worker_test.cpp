@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -113,6 +114,26 @@ TEST(WorkerServer, AWorkerWithoutARuntimeRefusesEveryRequestWithItsReason) {
             "{\"error\":\"no CUDA device: none here\",\"index\":-1,\"ok\":false}\n");
 }
 
+// One timing request of a model file served on `runtime` while the test holds the lock file
+// `lock`: `while_held(answered)` looks at what the worker did in its first 200 ms; then the lock is
+// let go and the worker's reply returned.
+json served_while_the_lock_is_held(Runtime& runtime, const std::string& model, const std::string& lock,
+                                   const std::function<void(bool answered)>& while_held) {
+  std::istringstream in(json({{"models", {model}}, {"runs", 1}}).dump() + "\n");
+  std::ostringstream out;
+  std::atomic<bool> answered = false;
+  std::optional<FileLock> holder(std::in_place, lock, "the test's hold");
+  std::thread worker([&] {
+    serve_worker(runtime, kVersion, in, out, lock);
+    answered = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  while_held(answered);
+  holder.reset();
+  worker.join();
+  return json::parse(out.str());
+}
+
 // Before: two pet-opt --live runs on one card timed at once, each slowing the other. After: with a
 // GPU lock file, a worker answers only while it holds the lock; it imports the request's models
 // (host work) while another holds it, and says how long it waited.
@@ -120,22 +141,11 @@ TEST(WorkerServer, WithAGpuLockARequestWaitsForTheLockHolder) {
   testing::FakeGpuRuntime fake;
   std::string relu = model_file("locked_relu.onnx", serialized(kRelu));
   std::string lock = (testing::private_temp_dir() / "gpu.lock").string();
-  std::istringstream in(json({{"models", {relu}}, {"runs", 1}}).dump() + "\n");
-  std::ostringstream out;
-  std::atomic<bool> answered = false;
-  std::optional<FileLock> holder;
-  holder.emplace(lock, "the test's hold");
-  std::thread worker([&] {
-    serve_worker(fake, kVersion, in, out, lock);
-    answered = true;
+  json reply = served_while_the_lock_is_held(fake, relu, lock, [&](bool answered) {
+    EXPECT_FALSE(answered) << "the worker answered while another held the GPU";
+    EXPECT_EQ(fake.imported_models.load(), 1) << "the worker waited for the GPU before importing its model";
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_FALSE(answered) << "the worker answered while another held the GPU";
-  EXPECT_EQ(fake.imported_models.load(), 1) << "the worker waited for the GPU before importing its model";
-  holder.reset();
-  worker.join();
-  EXPECT_TRUE(answered);
-  EXPECT_EQ(json::parse(out.str())["ok"], true);
+  EXPECT_EQ(reply["ok"], true);
   std::string activity = fake.activity();
   double waited = -1;
   ASSERT_EQ(std::sscanf(activity.substr(activity.find("GPU lock: ")).c_str(), "GPU lock: 1 holds, waited %lf s", &waited),
@@ -152,21 +162,11 @@ TEST(WorkerServer, ARuntimeThatDoesNotShareTheDeviceIsHeldAroundWholeRequests) {
   } fake;
   std::string relu = model_file("whole_relu.onnx", serialized(kRelu));
   std::string lock = (testing::private_temp_dir() / "whole.lock").string();
-  std::istringstream in(json({{"models", {relu}}, {"runs", 1}}).dump() + "\n");
-  std::ostringstream out;
-  std::atomic<bool> answered = false;
-  std::optional<FileLock> holder;
-  holder.emplace(lock, "the test's hold");
-  std::thread worker([&] {
-    serve_worker(fake, kVersion, in, out, lock);
-    answered = true;
+  json reply = served_while_the_lock_is_held(fake, relu, lock, [&](bool answered) {
+    EXPECT_FALSE(answered);
+    EXPECT_EQ(fake.imported_models.load(), 0) << "the request began before the lock was taken";
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_FALSE(answered);
-  EXPECT_EQ(fake.imported_models.load(), 0) << "the request began before the lock was taken";
-  holder.reset();
-  worker.join();
-  EXPECT_EQ(json::parse(out.str())["ok"], true);
+  EXPECT_EQ(reply["ok"], true);
   EXPECT_EQ(fake.activity().find("GPU lock"), std::string::npos) << fake.activity();
 }
 
