@@ -8,7 +8,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
-#include <span>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -57,10 +57,13 @@ class GpuRuntime : public runtime::Runtime {
   ExportOptions export_options() const override { return {.extension_ops = false, .weight_free = true}; }
   std::string activity() const override {
     std::string lock = device_.describe();
-    return session_->activity().describe() + "; " + describe(random_weight_draws()) + (lock.empty() ? "" : "; " + lock);
+    return session_->activity().describe() + "; " + describe(random_weight_draws()) +
+           fmt::format("; host work before the loads (imports, weights, host programs, kernels) {:.1f} s", host_s_) +
+           (lock.empty() ? "" : "; " + lock);
   }
   // The worker's GPU lock is held from each call's first load to its end: importing the models,
-  // filling their weights and preparing their host programs overlap another worker's timing.
+  // filling their weights, preparing their host programs and compiling their kernels overlap another
+  // worker's timing.
   bool share_device(const runtime::SharedDevice& device) override {
     device_ = device;
     return true;
@@ -72,10 +75,7 @@ class GpuRuntime : public runtime::Runtime {
     // models it refused at once (so pet-opt retries once, not once per refusal). Models to time may
     // come weight-free (pet-opt's worker client sends them so): no time depends on the weights'
     // values, which their noise stands in for.
-    std::vector<PreparedModel> prepared = runtime::each_or_refusals<PreparedModel>(models.size(), [&](size_t i) {
-      return prepare(models[i], i, ImportOptions::weights_filled());
-    });
-    compile_ahead(prepared);
+    std::vector<PreparedModel> prepared = prepared_for_loads(models, ImportOptions::weights_filled());
     runtime::SharedDevice::Hold held = device_.hold();  // released after the loaded models are freed
     std::vector<LoadedModel> loaded = runtime::each_or_refusals<LoadedModel>(
         prepared.size(), [&](size_t i) { return load(std::move(prepared[i]), i, options.seed); });
@@ -92,10 +92,9 @@ class GpuRuntime : public runtime::Runtime {
   }
 
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int) override {
-    PreparedModel prepared = prepare(model, 0, {});
-    compile_ahead({&prepared, 1});
+    std::vector<PreparedModel> prepared = prepared_for_loads({model}, {});
     runtime::SharedDevice::Hold held = device_.hold();
-    LoadedModel loaded = load(std::move(prepared), 0, kDefaultSeed);
+    LoadedModel loaded = load(std::move(prepared.front()), 0, kDefaultSeed);
     std::vector<Tensor> outputs;
     guarded([&] { outputs = loaded.model->run(inputs); });
     return outputs;
@@ -122,13 +121,19 @@ class GpuRuntime : public runtime::Runtime {
     }
   }
 
-  // The models' own kernels compiled (or read from the kernel store) before the GPU lock is taken,
-  // every distinct one of the request at once on every compile thread; their loads take them.
-  void compile_ahead(std::span<const PreparedModel> prepared) {
+  // Each model imported and its host program prepared (ModelRejected naming every model refused),
+  // then their own kernels compiled (or read from the kernel store), every distinct one of the call
+  // at once on every compile thread: all the host work before the GPU lock, timed for the activity.
+  std::vector<PreparedModel> prepared_for_loads(const std::vector<std::string>& models, const ImportOptions& import) {
+    auto start = std::chrono::steady_clock::now();
+    std::vector<PreparedModel> prepared = runtime::each_or_refusals<PreparedModel>(
+        models.size(), [&](size_t i) { return prepare(models[i], i, import); });
     std::vector<codegen::GeneratedKernel> kernels;
     for (const PreparedModel& model : prepared)
       for (codegen::GeneratedKernel& kernel : model.program.distinct_kernels()) kernels.push_back(std::move(kernel));
     session_->compile_ahead(kernels, options_.compile_threads);
+    host_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return prepared;
   }
 
   // A load that fails on a device still usable afterwards (cuDNN refusing a configuration, say) is
@@ -166,6 +171,7 @@ class GpuRuntime : public runtime::Runtime {
   ExecutorOptions options_;
   std::shared_ptr<DeviceSession> session_;
   runtime::SharedDevice device_;  // not shared unless the worker shares it
+  double host_s_ = 0;             // prepared_for_loads's time, every call added up
 };
 
 }  // namespace
