@@ -56,12 +56,14 @@ step() {  # name, command...: runs it, prints and keeps its wall time
   echo "prepare-check: $name: $(($(date +%s) - start)) s" | tee -a "$log"
 }
 
-stages=environment,unit_tests,conv_apis,live,e2e
-caps=(--cap conv_apis=70 --cap live=310 --cap e2e=130)
+# BERT-s512 b1's per-step profile (the executor stage) beside the rest: the one model-batch where
+# PyTorch's CUDA graph beat pet-gpu on 2026-11-29, and which of pet-gpu's steps lose is not known.
+stages=environment,unit_tests,conv_apis,executor,live,e2e
+caps=(--cap conv_apis=70 --cap executor=45 --cap live=285 --cap e2e=130)
 kit_flags=(--target "$target" --written --b16)
 if ((misses)); then
-  stages=environment,unit_tests,conv_apis,measure,live,e2e
-  caps=(--cap conv_apis=70 --cap measure=100 --cap live=220 --cap e2e=120)
+  stages=environment,unit_tests,conv_apis,executor,measure,live,e2e
+  caps=(--cap conv_apis=70 --cap executor=45 --cap measure=100 --cap live=195 --cap e2e=120)
   kit_flags+=(--misses)
 fi
 kit_record="commit $(git rev-parse HEAD), made with make-kit.sh ${kit_flags[*]}"
@@ -84,19 +86,19 @@ fi
 # The live stage runs the models the card has not decided yet (live-plan.sh: their written runs in
 # the kit estimated something), three at a time under the GPU lock, starting from the committed DB.
 live_models=$(bash scripts/device/live-plan.sh .device/kit.tar.xz)
-live_args=(--live-jobs 3)
-[[ -f "bench/profiles/$target.json" ]] && live_args+=(--live-db "bench/profiles/$target.json")
+stage_args=(--executor-models bert_s512 --live-jobs 3)
+[[ -f "bench/profiles/$target.json" ]] && stage_args+=(--live-db "bench/profiles/$target.json")
 if [[ -n "$live_models" ]]; then
-  live_args+=(--live-models "$live_models")
+  stage_args+=(--live-models "$live_models")
   echo "prepare-check: live: $live_models (their written runs here estimated a cost)" | tee -a "$log"
 else
   stages=${stages/,live/}
-  live_args=()
+  stage_args=(--executor-models bert_s512)
   echo "prepare-check: live: every written run replays the card's times; no live stage" | tee -a "$log"
 fi
 
 dry=$(mktemp -d)
-step dry_run env OUT="$dry" bash scripts/device/session.sh --stages "$stages" "${caps[@]}" "${live_args[@]}" \
+step dry_run env OUT="$dry" bash scripts/device/session.sh --stages "$stages" "${caps[@]}" "${stage_args[@]}" \
   --live-written "$dry/written"
 # Here every stage says "no device"; the kit must unpack and the unit tests pass with their device tests skipped.
 grep -qE "^kit +[0-9]+s +ok: commit" "$dry/summary.txt" || fail "the dry run did not unpack the kit: $(cat "$dry/summary.txt")"
@@ -111,7 +113,7 @@ echo "prepare-check: ready in $(($(date +%s) - began)) s; the kit: .device/kit.t
   tee -a "$log"
 cat <<EOF | tee -a "$log"
 The check, one call of the device tool with carry [".device"] and timeout_s 590:
-  OUT=\$OUT bash scripts/device/session.sh --stages $stages ${caps[*]} ${live_args[*]} --live-written out/live-written
+  OUT=\$OUT bash scripts/device/session.sh --stages $stages ${caps[*]} ${stage_args[*]} --live-written out/live-written
 Then here: bash scripts/device/after-check.sh FILES_AT $(date -u +%F)-$target/run1, commit, give_back
 (docs/GPU.md, "The next check").
 EOF
