@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/error.h"
+
 namespace pet::gpu {
 
 std::string SessionActivity::describe() const {
@@ -27,35 +29,32 @@ std::shared_ptr<DeviceContext> DeviceSession::context() {
 }
 
 SessionKernels DeviceSession::kernels(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads) {
-  SessionKernels given{std::make_shared<LoadedKernels>(), 0, 0};
-  std::vector<codegen::GeneratedKernel> missing;
+  NewlyCompiled now = compile_missing(kernels, threads);
+  SessionKernels given{std::make_shared<LoadedKernels>(), 0, 0, now.wall_ms};
   for (const codegen::GeneratedKernel& kernel : kernels) {
     if (auto found = modules_.find(kernel.name); found != modules_.end()) {
       given.loaded->add(kernel.name, found->second);
       ++given.reused;
-    } else if (auto ahead = ahead_.find(kernel.name); ahead != ahead_.end()) {
-      auto module = std::make_shared<DriverModule>(ahead->second.cubin);
-      given.recalled += ahead->second.recalled ? 1 : 0;
-      ++activity_.kernels_ahead;
-      modules_.emplace(kernel.name, module);
-      given.loaded->add(kernel.name, std::move(module));
-      ahead_.erase(ahead);
-    } else {
-      missing.push_back(kernel);
+      continue;
     }
-  }
-  CompiledKernels compiled = compile_kernels(missing, threads);
-  given.compile_wall_ms = compiled.wall_ms;
-  given.recalled = compiled.recalled;
-  for (const auto& [name, cubin] : compiled.cubins) {
-    auto module = std::make_shared<DriverModule>(cubin);
-    modules_.emplace(name, module);
-    given.loaded->add(name, std::move(module));
+    auto compiled = ahead_.find(kernel.name);
+    PET_CHECK(compiled != ahead_.end(), fmt::format("kernel {} was neither loaded nor compiled", kernel.name));
+    given.recalled += compiled->second.recalled ? 1 : 0;
+    if (!now.names.count(kernel.name)) ++activity_.kernels_ahead;
+    auto module = std::make_shared<DriverModule>(compiled->second.cubin);
+    modules_.emplace(kernel.name, module);
+    given.loaded->add(kernel.name, std::move(module));
+    ahead_.erase(compiled);
   }
   return given;
 }
 
 void DeviceSession::compile_ahead(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads) {
+  compile_missing(kernels, threads);
+}
+
+DeviceSession::NewlyCompiled DeviceSession::compile_missing(const std::vector<codegen::GeneratedKernel>& kernels,
+                                                            unsigned threads) {
   std::vector<codegen::GeneratedKernel> missing;
   std::set<std::string> named;
   for (const codegen::GeneratedKernel& kernel : kernels)
@@ -64,6 +63,7 @@ void DeviceSession::compile_ahead(const std::vector<codegen::GeneratedKernel>& k
   CompiledKernels compiled = compile_kernels(missing, threads);
   for (auto& [name, cubin] : compiled.cubins)
     ahead_.emplace(name, AheadKernel{std::move(cubin), compiled.recalled_names.count(name) > 0});
+  return {std::move(named), compiled.wall_ms};
 }
 
 void DeviceSession::record(const LoadSummary& load) {

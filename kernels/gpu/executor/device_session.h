@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,12 @@ class DeviceSession {
     std::string cubin;
     bool recalled = false;  // read from the kernel store
   };
+  // compile_ahead's work: the names compiled or read by this call, and its wall time.
+  struct NewlyCompiled {
+    std::set<std::string> names;
+    double wall_ms = 0;
+  };
+  NewlyCompiled compile_missing(const std::vector<codegen::GeneratedKernel>& kernels, unsigned threads);
   std::map<std::string, std::shared_ptr<DriverModule>> modules_;  // by kernel name
   std::map<std::string, AheadKernel> ahead_;                      // by kernel name, compiled, not loaded
   DeviceBuffer search_;

@@ -35,13 +35,15 @@ CompiledKernels compile_kernels(const std::vector<codegen::GeneratedKernel>& ker
     if (store) stored[i] = store->find(store_key(kernels[i]));
     if (!stored[i] || stored[i]->empty()) to_compile.push_back(i);
   }
+  CompiledKernels compiled;
+  for (size_t i = 0; i < kernels.size(); ++i)
+    if (stored[i] && !stored[i]->empty()) compiled.recalled_names.insert(kernels[i].name);
   std::vector<CubinCompilation> results(to_compile.size());
   for_each_in_parallel(to_compile.size(), threads == 0 ? thread_count_for(0) : threads, [&](size_t k) {
     const codegen::GeneratedKernel& kernel = kernels[to_compile[k]];
     results[k] = compile_to_cubin(kernel.source, kernel.name + ".cu");
     if (store && results[k].ok()) store->remember(store_key(kernel), results[k].cubin);
   });
-  CompiledKernels compiled;
   for (size_t k = 0; k < to_compile.size(); ++k) {
     const codegen::GeneratedKernel& kernel = kernels[to_compile[k]];
     PET_CHECK(results[k].ok(), fmt::format("pet-gpu's kernel {} does not compile: {}\n{}", kernel.name,
@@ -50,11 +52,6 @@ CompiledKernels compile_kernels(const std::vector<codegen::GeneratedKernel>& ker
     stored[to_compile[k]] = std::move(results[k].cubin);
   }
   for (size_t i = 0; i < kernels.size(); ++i) compiled.cubins.emplace(kernels[i].name, std::move(*stored[i]));
-  for (size_t i = 0, k = 0; i < kernels.size(); ++i) {
-    if (k < to_compile.size() && to_compile[k] == i) ++k;
-    else compiled.recalled_names.insert(kernels[i].name);
-  }
-  compiled.recalled = kernels.size() - to_compile.size();
   compiled.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return compiled;
 }

@@ -20,10 +20,10 @@ namespace pet::gpu {
 
 struct CompiledKernels {
   std::map<std::string, std::string> cubins;  // by kernel name
-  size_t recalled = 0;                        // of them, read from the kernel store
-  std::set<std::string> recalled_names;       // their names
+  std::set<std::string> recalled_names;       // of them, those read from the kernel store
   double wall_ms = 0;                         // the whole compilation
   double compile_ms = 0;                      // NVRTC's time, all kernels added up
+  size_t recalled() const { return recalled_names.size(); }
 };
 
 // The store of compiled kernels shared by pet-gpu processes (core/content_store.h), under the

@@ -453,14 +453,14 @@ TEST(KernelStore, ASecondCompilationReadsEveryKernelTheFirstStored) {
       prepare_host_program(read_model(model_path("conv_block"), {})).distinct_kernels();
   ASSERT_FALSE(kernels.empty());
   CompiledKernels first = compile_kernels(kernels, 2);
-  EXPECT_EQ(first.recalled, 0u);
+  EXPECT_EQ(first.recalled(), 0u);
   CompiledKernels second = compile_kernels(kernels, 2);
-  EXPECT_EQ(second.recalled, kernels.size());
+  EXPECT_EQ(second.recalled(), kernels.size());
   EXPECT_EQ(second.compile_ms, 0);
   EXPECT_EQ(second.cubins, first.cubins);
   kernels[0].source += "\n// changed\n";
   CompiledKernels changed = compile_kernels(kernels, 2);
-  EXPECT_EQ(changed.recalled, kernels.size() - 1);
+  EXPECT_EQ(changed.recalled(), kernels.size() - 1);
   EXPECT_EQ(changed.recalled_names.size(), kernels.size() - 1);
   EXPECT_EQ(changed.recalled_names.count(kernels[0].name), 0u) << "the changed kernel was compiled";
   EXPECT_FALSE(changed.cubins.at(kernels[0].name).empty());
@@ -481,7 +481,7 @@ TEST(DeviceSession, CompilingAheadNeedsNoDeviceAndCompilesEachKernelOnce) {
   EXPECT_EQ(session.compiled_ahead(), kernels.size());
   session.compile_ahead(kernels, 2);
   EXPECT_EQ(session.compiled_ahead(), kernels.size());
-  EXPECT_EQ(compile_kernels(kernels, 2).recalled, kernels.size()) << "compiled ahead into the kernel store";
+  EXPECT_EQ(compile_kernels(kernels, 2).recalled(), kernels.size()) << "compiled ahead into the kernel store";
 }
 
 TEST(KernelStore, OffStoresNothing) {
@@ -491,7 +491,7 @@ TEST(KernelStore, OffStoresNothing) {
   std::vector<codegen::GeneratedKernel> kernels =
       prepare_host_program(read_model(model_path("mlp"), {})).distinct_kernels();
   compile_kernels(kernels, 2);
-  EXPECT_EQ(compile_kernels(kernels, 2).recalled, 0u);
+  EXPECT_EQ(compile_kernels(kernels, 2).recalled(), 0u);
   EXPECT_FALSE(fs::exists(folder.path() / "pet" / "gpu-kernels"));
   EXPECT_FALSE(kernel_store().has_value());
 }
