@@ -133,10 +133,7 @@ class Runtime {
   // itself around the device work of each call alone (its loads, runs and timings; reading and
   // preparing the models outside it), false (the default) where the caller must hold it around
   // each whole call.
-  virtual bool share_device(const SharedDevice& device) {
-    (void)device;
-    return false;
-  }
+  virtual bool share_device(const SharedDevice&) { return false; }
 };
 
 // The one refusal policy of timing: times `models` interleaved, leaving out each one the runtime

@@ -171,7 +171,9 @@ class Grouper {
   void fuse_epilogue(int step, StepKind kind) {
     Epilogue& epilogue = steps_[static_cast<size_t>(step)].epilogue;
     ValueId current = graph_.node(steps_[static_cast<size_t>(step)].nodes.back()).outputs[0];
-    if (kind == StepKind::cublaslt_gemm && graph_.node(steps_[static_cast<size_t>(step)].nodes.front()).op() == "MatMul")
+    bool matmul = kind == StepKind::cublaslt_gemm &&
+                  graph_.node(steps_[static_cast<size_t>(step)].nodes.front()).op() == "MatMul";
+    if (matmul)
       if (std::optional<FusableScale> scale = fusable_scale(current)) {
         join(step, scale->node);
         epilogue.scale = scale->factor;
@@ -189,8 +191,6 @@ class Grouper {
         epilogue.bias = add->other;
         current = graph_.node(add->node).outputs[0];
       }
-    bool matmul = kind == StepKind::cublaslt_gemm &&
-                  graph_.node(steps_[static_cast<size_t>(step)].nodes.front()).op() == "MatMul";
     auto is_residual = [&](ValueId other) {
       return graph_.value(other).type == out && (kind == StepKind::cudnn_conv || !known(other));
     };
