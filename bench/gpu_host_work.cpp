@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,19 +27,22 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: pet_gpu_host_work MODEL [--per-request N]\n"
-    "  MODEL: an ONNX model, cleaned and finalized as pet-opt prices it; each of its pet-gpu kernel\n"
-    "         groups becomes a weight-free model, sent to pet-gpu's runtime N at a time (default 8)\n"
+    "  MODEL: an ONNX model, cleaned and finalized as pet-opt prices it; each distinct pet-gpu kernel\n"
+    "         group becomes a weight-free model, sent to pet-gpu's runtime N at a time (default 8)\n"
     "         with an empty kernel store (every kernel compiled), then again in a new runtime with\n"
     "         the store filled (every kernel read back); prints each pass's host seconds\n";
 
 using Clock = std::chrono::steady_clock;
 
-// The weight-free models of the graph's kernel groups that run a kernel.
+// The weight-free models of the graph's kernel groups that run a kernel, one per group key, as
+// pet-opt's measured cost model asks for them (a repeated block's groups are timed once).
 std::vector<std::string> group_models(const pet::Graph& graph, const pet::ExportOptions& options) {
   std::vector<std::string> models;
+  std::set<std::string> keys;
   pet::cost::KernelGrouping grouping = pet::cost::kernel_groups(graph, pet::cost::GroupingRule::pet_gpu_steps);
   for (const pet::cost::KernelGroup& group : grouping.groups)
-    if (!group.in_place) models.push_back(pet::serialize_onnx(pet::cost::kernel_group_model(graph, group), options));
+    if (!group.in_place && keys.insert(group.key).second)
+      models.push_back(pet::serialize_onnx(pet::cost::kernel_group_model(graph, group), options));
   return models;
 }
 
