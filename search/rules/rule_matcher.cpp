@@ -105,7 +105,7 @@ struct RuleMatcher::PendingMatch {
   AttrBindings bindings;
   std::vector<ValueId> inputs, outputs;
   std::vector<TensorType> types, output_types;
-  Graph lhs, rhs;  // the instance
+  std::shared_ptr<const Instance> instance;  // both sides at these types and bindings
 };
 
 // What one complete binding came to, in match order: the check that dropped it, or a pending match.
@@ -273,7 +273,7 @@ RuleApplication rewritten(const Graph& graph, RuleMatcher::PendingMatch& match, 
   application.rule = rule.name;
   application.matched = site.nodes;
   application.location = joined_names(graph, site.nodes);
-  application.result = splice(graph, site, match.rhs, graph.node(match.nodes[static_cast<size_t>(rule.plan[0].node)]).name + "/");
+  application.result = splice(graph, site, match.instance->rhs, graph.node(match.nodes[static_cast<size_t>(rule.plan[0].node)]).name + "/");
   application.proof = std::move(proof);
   return application;
 }
@@ -364,7 +364,7 @@ void find_sides_to_prove(const RuleMatcher::PendingMatch& match, ProvedSides& si
     return std::all_of(list.begin(), list.end(), [](const TensorType& type) { return type.dtype == DType::f32; });
   };
   if (all_f32(match.types) && all_f32(match.output_types)) {
-    sides.lhs = &match.lhs, sides.rhs = &match.rhs;
+    sides.lhs = &match.instance->lhs, sides.rhs = &match.instance->rhs;
   } else {
     std::vector<TensorType> types = match.types, output_types = match.output_types;
     for (std::vector<TensorType>* list : {&types, &output_types})
@@ -397,6 +397,76 @@ void RuleMatcher::record_proof(uint64_t key, const CompiledRule& rule, const Gra
   }
 }
 
+namespace {
+
+// The key of a rule's instance: the rule direction (by address: the matcher's rule set outlives
+// it), the matched input and output types and the bound attribute values.
+uint64_t instance_site_key(const CompiledRule& rule, const RuleMatcher::PendingMatch& match, const AttrBindings& bindings) {
+  Hasher hasher;
+  hasher.add(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(&rule)));
+  for (const std::vector<TensorType>* list : {&match.types, &match.output_types}) {
+    hasher.add(static_cast<uint64_t>(list->size()));
+    for (const TensorType& type : *list) {
+      hasher.add(static_cast<uint64_t>(type.dtype));
+      hasher.add(static_cast<uint64_t>(type.shape.rank()));
+      for (int64_t d : type.shape.dims()) hasher.add(static_cast<uint64_t>(d));
+    }
+  }
+  for (const AttrBinding& binding : bindings) {
+    hasher.add(binding.key);
+    hasher.add(attr_value_to_string(binding.rule_value));
+    hasher.add(attr_value_to_string(binding.graph_value));
+  }
+  return hasher.value();
+}
+
+// Both sides of a rule instance built at the matched types and bindings, and the check they fail.
+RuleMatcher::Instance build_instance(const CompiledRule& rule, const RuleMatcher::PendingMatch& match,
+                                     const AttrBindings& bindings) {
+  RuleMatcher::Instance instance;
+  std::string refusal;
+  std::optional<Graph> lhs = instantiate(rule.lhs, match.types, nullptr, refusal, &bindings);
+  std::optional<Graph> rhs = lhs ? instantiate(rule.rhs, match.types, &match.output_types, refusal, &bindings) : std::nullopt;
+  // An instance over an empty tensor computes nothing (the mutant generator skips such subprograms
+  // too): no rewrite of it can pay, and the axioms hold for non-empty shapes.
+  if (!rhs || mutant::has_empty_tensor(*lhs)) {
+    instance.dropped = &MatchStats::shape_refused;
+    return instance;
+  }
+  if (!may_rewrite(*rhs)) {  // a right side that computes what its left side only moved
+    instance.dropped = &MatchStats::element_type_refused;
+    return instance;
+  }
+  for (size_t k = 0; k < match.output_types.size(); ++k)
+    if (rhs->value(rhs->outputs()[k]).type != match.output_types[k]) {
+      instance.dropped = &MatchStats::type_mismatch;
+      return instance;
+    }
+  instance.lhs = std::move(*lhs);
+  instance.rhs = std::move(*rhs);
+  return instance;
+}
+
+}  // namespace
+
+// This matcher's instances, built once each: every expanded program matches the same rules at the
+// same types again. Starts over past kRememberedInstances.
+std::shared_ptr<const RuleMatcher::Instance> RuleMatcher::instance_of(const CompiledRule& rule, const PendingMatch& match,
+                                                                      const AttrBindings& bindings) const {
+  uint64_t key = instance_site_key(rule, match, bindings);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = instances_.find(key);
+    if (found != instances_.end()) return found->second;
+  }
+  auto instance = std::make_shared<const Instance>(build_instance(rule, match, bindings));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (instances_.size() >= kRememberedInstances) instances_.clear();
+  auto [slot, added] = instances_.emplace(key, std::move(instance));
+  instances_built_ += added ? 1 : 0;
+  return slot->second;  // another thread's, if it came first
+}
+
 RuleMatcher::MatchEvent RuleMatcher::complete_match(const CompiledRule& rule, Scratch& s) const {
   if (!removed_values_unread(rule, s)) return MatchEvent::dropped_by(&MatchStats::outside_reader);
   if (creates_cycle(rule, s)) return MatchEvent::dropped_by(&MatchStats::cycle);
@@ -413,20 +483,10 @@ RuleMatcher::MatchEvent RuleMatcher::complete_match(const CompiledRule& rule, Sc
   }
   if (!rule.guard_holds(match.types) || !rule.operands_unbroadcast(s.graph, s.nodes))
     return MatchEvent::dropped_by(&MatchStats::guard_refused);
-  std::string refusal;
-  std::optional<Graph> lhs = instantiate(rule.lhs, match.types, nullptr, refusal, &s.bindings);
-  std::optional<Graph> rhs = lhs ? instantiate(rule.rhs, match.types, &match.output_types, refusal, &s.bindings) : std::nullopt;
-  // An instance over an empty tensor computes nothing (the mutant generator skips such subprograms
-  // too): no rewrite of it can pay, and the axioms hold for non-empty shapes.
-  if (!rhs || mutant::has_empty_tensor(*lhs)) return MatchEvent::dropped_by(&MatchStats::shape_refused);
-  if (!may_rewrite(*rhs))  // a right side that computes what its left side only moved
-    return MatchEvent::dropped_by(&MatchStats::element_type_refused);
-  for (size_t k = 0; k < match.outputs.size(); ++k)
-    if (rhs->value(rhs->outputs()[k]).type != match.output_types[k]) return MatchEvent::dropped_by(&MatchStats::type_mismatch);
+  match.instance = instance_of(rule, match, s.bindings);
+  if (match.instance->dropped) return MatchEvent::dropped_by(match.instance->dropped);
   match.nodes = s.nodes;
   match.bindings = s.bindings;
-  match.lhs = std::move(*lhs);
-  match.rhs = std::move(*rhs);
   return {nullptr, std::move(match)};
 }
 
@@ -555,6 +615,11 @@ std::vector<RuleApplication> RuleMatcher::apply_all(const Graph& graph, MatchSta
 int64_t RuleMatcher::proofs_run() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return proofs_run_;
+}
+
+int64_t RuleMatcher::instances_built() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return instances_built_;
 }
 
 int64_t RuleMatcher::proofs_failed() const {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 namespace pet::search {
 
 struct CompiledRule;  // a library rule with both sides parsed and indexed
+struct AttrBinding;   // a variable attribute of a rule bound to a graph node's value
 
 // The proved rules, parsed once; both directions of bidirectional rules.
 class RuleSet {
@@ -104,6 +106,9 @@ class RuleMatcher {
   // Those instances, in the order they were first tried: which rule, at which input types, and
   // the prover's status and reason (so a report can say whether a guard or the prover is missing).
   std::vector<FailedInstance> failed_instances() const;
+  // Rule instances (both sides at a match's types and bindings) this matcher built: each once,
+  // however many programs match it again.
+  int64_t instances_built() const;
   // How many applications apply_all returned per rule direction name, over all calls.
   std::map<std::string, int64_t> applications_by_rule() const;
 
@@ -114,12 +119,20 @@ class RuleMatcher {
   struct PendingMatch;
   struct MatchEvent;
   struct ProvedSides;
+  // A rule's instance at one match's types and bindings: both sides, or the check they fail
+  // (shape_refused, element_type_refused or type_mismatch) with no sides.
+  struct Instance {
+    Graph lhs, rhs;
+    int64_t MatchStats::*dropped = nullptr;
+  };
 
  private:
   enum class RuleFilter : uint8_t { All, OverConvs, NotOverConvs };
   void match_rules(const Graph& graph, RuleFilter filter, std::vector<RuleApplication>& found, MatchStats& stats) const;
   std::vector<MatchEvent> events_at(const GraphFacts& facts, NodeId anchor, RuleFilter filter) const;
   MatchEvent complete_match(const CompiledRule& rule, Scratch& scratch) const;
+  std::shared_ptr<const Instance> instance_of(const CompiledRule& rule, const PendingMatch& match,
+                                              const std::vector<AttrBinding>& bindings) const;
   std::vector<std::pair<ProvedSides, ProofResult>> prove_batch(const std::vector<const PendingMatch*>& batch) const;
   std::vector<std::pair<PendingMatch*, ProofResult>> take_in_order(const std::vector<MatchEvent*>& events,
                                                                    size_t room, MatchStats& stats) const;
@@ -133,6 +146,9 @@ class RuleMatcher {
   unsigned threads_;  // options_.threads, 0 resolved to the core count
   mutable std::mutex mutex_;
   mutable std::map<uint64_t, ProofResult> proof_cache_;
+  static constexpr size_t kRememberedInstances = 1 << 14;
+  mutable std::unordered_map<uint64_t, std::shared_ptr<const Instance>> instances_;
+  mutable int64_t instances_built_ = 0;
   mutable int64_t proofs_run_ = 0;
   mutable std::vector<FailedInstance> failed_;
   mutable std::map<std::string, int64_t> applications_by_rule_;

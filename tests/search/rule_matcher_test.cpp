@@ -446,6 +446,26 @@ TEST(RuleMatcher, ARecalledProofIsFoundByTheInstanceNotByTheRuleName) {
   EXPECT_EQ(matcher.failed_instances()[0].status, ProofStatus::Refuted);
 }
 
+TEST(RuleMatcher, AnInstanceIsBuiltOnceHoweverManyProgramsMatchIt) {
+  Graph graph = transposed_twice("[53,59]");
+  RuleSet rules = only({kTransposeTwice});
+  RuleMatcher matcher(rules);
+  std::vector<RuleApplication> first = matcher.apply_all(graph);
+  ASSERT_EQ(first.size(), 1u);
+  int64_t built = matcher.instances_built();
+  EXPECT_GE(built, 1);
+  // Before: one instance built for the match. After a second program with the same match (the
+  // search expands many): the same application, and no instance built again.
+  std::vector<RuleApplication> second = matcher.apply_all(graph);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(structural_hash(second[0].result), structural_hash(first[0].result));
+  EXPECT_EQ(second[0].location, first[0].location);
+  EXPECT_EQ(matcher.instances_built(), built);
+  // At other shapes the instance is another one.
+  ASSERT_EQ(matcher.apply_all(transposed_twice("[59,53]")).size(), 1u);
+  EXPECT_EQ(matcher.instances_built(), built + 1);
+}
+
 // A small network with the ops the library speaks: convs, concat, split, transposes, adds.
 Graph small_network() {
   return parse_named("  input %x : f32[1,4,8,8]\n"
