@@ -355,6 +355,8 @@ void set_up_target(Run& run, const TargetOptions& target) {
   run.result.device = cost.measurement() ? cost.measurement()->target.describe() : cost.device().name + " (estimated)";
   if (cost.measurement()) run.result.target.target = cost.measurement()->target;
   run.result.target.profile_db = run.setup.profile_db;
+  if (target.spec.timed_elsewhere() && !target.live && run.result.target.target.runtime.empty())
+    run.result.target.other_kernels = times_of_other_kernels(run.setup.loaded, target.spec.name());
 }
 
 // BN folding, identity and dead-node removal, CSE; the cleaned input finalized as a candidate.

@@ -62,6 +62,9 @@ struct TargetReport {
   double standalone_predicted_us = 0;
   double standalone_calibration_error = 0;  // the same error without the in-context scales
   FloorReport floor;
+  // A GPU target replayed without times of this build's kernels: those of other kernels the DB
+  // holds, set aside (times_of_other_kernels), else "".
+  std::string other_kernels;
   std::string misses_file;          // where the timings the DB lacks were exported (--export-misses)
   size_t misses = 0;                // how many requests it holds
 };

@@ -174,6 +174,7 @@ nlohmann::ordered_json target_json(const OptimizeResult& result, bool with_times
     json["kernel_costs"]["recording_seconds"] = report.sources.recording_seconds;
   }
   if (!report.misses_file.empty()) json["misses_exported"] = report.misses;
+  if (!report.other_kernels.empty()) json["times_set_aside"] = report.other_kernels;
   json["selection"] = selection_json(report.selection);
   if (report.calibrated) {
     json["calibration_error"] = report.calibration_error;

@@ -129,8 +129,13 @@ std::string gpu_summary(const TargetReport& report) {
   std::string text =
       report.target.runtime.empty()
           ? fmt::format("  recorded on: no card; the profile DB holds no times of this build's GPU kernels ({}), so "
-                        "every cost is estimated\n",
-                        runtime::gpu_kernels_tag())
+                        "every cost is estimated{}\n",
+                        runtime::gpu_kernels_tag(),
+                        report.other_kernels.empty()
+                            ? ""
+                            : fmt::format(" (it holds {}, set aside: pet-gpu's kernels changed since; a check on "
+                                          "the card times this build's, docs/GPU.md)",
+                                          report.other_kernels))
           : fmt::format("  recorded on: {} ({})\n", report.target.cpu, report.target.runtime);
   if (!report.misses_file.empty())
     text += fmt::format("  exported {} timing request{} the profile DB lacks to {} in {:.1f} s (time them on a GPU "

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -126,6 +127,32 @@ void open_gpu_target(const TargetOptions& options, TargetSetup& setup) {
 }
 
 }  // namespace
+
+std::string times_of_other_kernels(const cost::ProfileDb& db, const std::string& target_name) {
+  struct Recording {
+    size_t times = 0;
+    std::string last_date;
+  };
+  std::map<std::string, Recording> by_device;  // the other kernels' db_device(), in name order
+  std::map<std::string, cost::Target> targets;
+  for (const cost::Target& recorded : db.measured_targets(target_name, 1))
+    if (!recorded.runtime.ends_with(runtime::gpu_kernels_tag())) targets.emplace(recorded.db_device(), recorded);
+  for (const cost::ProfileEntry& entry : db.entries()) {
+    auto recording = targets.find(entry.device);
+    if (recording == targets.end()) continue;
+    Recording& counted = by_device[entry.device];
+    ++counted.times;
+    counted.last_date = std::max(counted.last_date, entry.date);
+  }
+  const std::pair<const std::string, Recording>* latest = nullptr;
+  for (const auto& recording : by_device)
+    if (!latest || recording.second.last_date > latest->second.last_date) latest = &recording;
+  if (!latest) return "";
+  const cost::Target& target = targets.at(latest->first);
+  std::string kernels = target.runtime.substr(target.runtime.rfind(", ") == std::string::npos ? 0 : target.runtime.rfind(", ") + 2);
+  return fmt::format("{} times of {} on {}, the last of {}", latest->second.times, kernels, target.cpu,
+                     latest->second.last_date);
+}
 
 void open_target(const TargetOptions& options, TargetSetup& setup) {
   const TargetSpec& target = options.spec;

@@ -61,4 +61,9 @@ struct TargetSetup {
 };
 void open_target(const TargetOptions& options, TargetSetup& setup);
 
+// For a GPU target whose profile DB holds no times of this build's kernels: the times it holds of
+// other kernels, which are set aside ("1841 times of kernels a85f7be39ce4a455 on NVIDIA H200, the
+// last of 2026-11-29", the recording with the latest date); "" when it holds none.
+std::string times_of_other_kernels(const cost::ProfileDb& db, const std::string& target_name);
+
 }  // namespace pet

@@ -483,6 +483,38 @@ TEST(LiveGpuErrors, LiveNeedsAGpuTargetOfThisCardAndNoReplayOrExport) {
 // Before: a committed DB whose entries were of an earlier build's GPU kernels looked like any other,
 // and only a replay's "0 replayed" showed it. After: --summary says, per device, what it holds and
 // whether this build replays it.
+TEST(OfflineLoop, ADbOfOtherKernelsIsSetAsideAndTheRunSaysWhichTimesItHolds) {
+  fs::path work = folder("other_kernels");
+  std::string model = write(work / "two_convs.pet", kTwoConvs);
+  auto entry = [](const std::string& key, const std::string& kernels, const std::string& date) {
+    return fmt::format(R"({{"key": "{}", "device": "h200 | pet-gpu tf32 math (x), {} | NVIDIA H200 | 1 thread", )"
+                       R"("microseconds": 4, "method": "m", "libraries": "x", "date": "{}", "spread_us": 0, "runs": 3}})",
+                       key, kernels, date);
+  };
+  std::string db = write(work / "db.json", "{\"entries\": [" + entry("a", "kernels 0000000000000001", "2026-11-28") +
+                                               ", " + entry("b", "kernels 0000000000000001", "2026-11-29") + ", " +
+                                               entry("c", "kernels 0000000000000002", "2026-11-27") + "]}\n");
+  std::string report = (work / "out.json").string();
+  Ran ran = pet_opt({model, "--target", "h200", "--replay", "--profile-db", db, "--mode", "taso", "-o",
+                     (work / "out.pet").string(), "--report", report});
+  ASSERT_EQ(ran.status, 0) << ran.err;
+  // Before: times of two older kernels in the DB. After: every cost estimated, and the run names the
+  // latest recording it set aside.
+  EXPECT_NE(ran.out.find("so every cost is estimated (it holds 2 times of kernels 0000000000000001 on NVIDIA H200, "
+                         "the last of 2026-11-29, set aside: pet-gpu's kernels changed since"),
+            std::string::npos)
+      << ran.out;
+  std::ifstream written(report);
+  nlohmann::json json = nlohmann::json::parse(written);
+  EXPECT_EQ(json["target"]["times_set_aside"], "2 times of kernels 0000000000000001 on NVIDIA H200, the last of 2026-11-29");
+  // A DB with no times of this target at all says nothing of the kind.
+  std::string empty = write(work / "empty.json", "{\"entries\": []}\n");
+  Ran none = pet_opt({model, "--target", "h200", "--replay", "--profile-db", empty, "--mode", "taso", "-o",
+                      (work / "out2.pet").string()});
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_EQ(none.out.find("set aside"), std::string::npos) << none.out;
+}
+
 TEST(ProfileSummary, EachDeviceItsEntriesByKindItsDatesAndWhetherThisBuildReplaysItsGpuKernels) {
   fs::path work = folder("summary");
   auto entry = [](const std::string& key, const std::string& device, const std::string& date) {
