@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prepares a GPU check from a fresh checkout in one command. Every session starts from a new
 # checkout, so no earlier build or kit is left, and a session drawn a GPU runs this first: the tools,
-# a CUDA build, the evaluation models at batch 1 and 16, the kit, and the session script's dry run
-# on that kit. Then it prints the one call to make. Each step's wall time is printed and kept in
+# a CUDA build, the evaluation models at batch 1 and 16, the kit, the session script's dry run on
+# that kit and a rehearsal of its live stage with pet-gpu worker's test double. Then it prints the
+# one call to make. Each step's wall time is printed and kept in
 # .device/prepare.txt, beside the kit.
 #
 #   bash scripts/device/prepare-check.sh [--target h200|h100] [--misses] [--jobs N] [--fresh]
@@ -38,7 +39,7 @@ while (($#)); do
     --jobs)
       [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage "--jobs takes a positive count, got '${2:-}'"
       jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) usage "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -108,6 +109,19 @@ done
 grep -qE "^unit_tests +[0-9]+s +no device: [0-9]+ passed, 0 failed" "$dry/summary.txt" ||
   fail "the dry run's unit tests: $(grep '^unit_tests' "$dry/summary.txt")"
 rm -rf "$dry"
+
+# The live stage rehearsed with pet-gpu worker's test double (no card here): two small models in both
+# modes, three runs at once sharing the GPU lock, the kit's proof store and one DB, as the check runs
+# them; the double's "times" stay in the rehearsal's folder, removed after.
+if [[ -n "$live_models" ]]; then
+  rehearsal=$(mktemp -d)
+  step live_rehearsal env OUT="$rehearsal" bash scripts/device/session.sh --stages live --live-jobs 3 \
+    --rehearse-live build/tests/pet_fake_gpu_worker --live-models csrnet_backend,resnet18 --cap live=150 \
+    --live-written "$rehearsal/written"
+  grep -qE "^live +[0-9]+s +rehearsal with pet_fake_gpu_worker, no card: ok: 4 of 4 runs started finished" \
+    "$rehearsal/summary.txt" || fail "the live stage's rehearsal: $(grep '^live' "$rehearsal/summary.txt")"
+  rm -rf "$rehearsal"
+fi
 
 echo "prepare-check: ready in $(($(date +%s) - began)) s; the kit: .device/kit.tar.xz, $(du -m .device/kit.tar.xz | cut -f1) MiB" |
   tee -a "$log"

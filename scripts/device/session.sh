@@ -23,6 +23,10 @@
 # call's temporary folder; out/live-written, ignored by git and never carried, outlives the call on
 # a machine kept warm, so a second call's e2e stage times the first call's models too; one folder
 # per kit).
+# --rehearse-live WORKER: here, without a GPU, the live stage runs anyway with WORKER (the tests'
+# build/tests/pet_fake_gpu_worker) standing in for pet-gpu worker: its runs, jobs, shared lock, DB
+# and summary are exercised, its "times" are the test double's, its card $PET_FAKE_GPU_CARD = the kit's
+# target's card (live.status says "rehearsal").
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -37,6 +41,7 @@ live_models=resnet18,csrnet_backend,resnet18_b16,inception_v3_299,bert_s128,resn
 live_jobs=1
 live_db=""
 live_written=""
+rehearsal_worker=""
 declare -A caps=()
 while (($#)); do
   case "$1" in
@@ -56,13 +61,16 @@ while (($#)); do
     --live-written)
       [[ -n "${2:-}" ]] || { echo "session: --live-written takes a folder" >&2; exit 2; }
       live_written="$2"; shift 2 ;;
+    --rehearse-live)
+      [[ -x "${2:-}" ]] || { echo "session: --rehearse-live names no executable worker: '${2:-}'" >&2; exit 2; }
+      rehearsal_worker="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     --live-jobs)
       [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "session: --live-jobs takes a positive count, got '${2:-}'" >&2; exit 2; }
       live_jobs="$2"; shift 2 ;;
     --cap)
       [[ "${2:-}" =~ ^([a-z_0-9]+)=([0-9]+)$ ]] || { echo "session: --cap takes STAGE=SECONDS, got '${2:-}'" >&2; exit 2; }
       caps[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "session: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -341,7 +349,7 @@ stage_conv_apis() {
 # (<run>.onnx and its report <run>.json; on the device only: BERT's is 430 MB) for the e2e stage.
 stage_live() {
   local file="$RESULTS/live.txt" folder="$RESULTS/live" db="$OUT/live-db.json" target started deadline
-  [[ "$NO_DEVICE" == 1 ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/live.status"; exit 0; }
+  [[ "$NO_DEVICE" == 1 && -z "$REHEARSAL_WORKER" ]] && { echo "no device" > "$file"; echo "no device" > "$RESULTS/live.status"; exit 0; }
   [[ -x "$KIT_DIR/bin/pet-opt" ]] || { echo "not in this kit (pet-opt)" > "$RESULTS/live.status"; exit 0; }
   target=$(sed -n 's/^target \([a-z0-9]*\) .*/\1/p' "$KIT_DIR/MANIFEST" | head -1)
   started=$(date +%s) deadline=$(($(date +%s) + STAGE_CAP - 30))
@@ -362,7 +370,8 @@ stage_live() {
   live_run() {  # name, model file, mode: pet-opt --live until the deadline
     local left=$((deadline - $(date +%s))) begun=$(date +%s) one_at_a_time=()
     command -v flock > /dev/null && one_at_a_time=(flock "$RESULTS/live-${1%.*}.lock")
-    PET_DATA_DIR="$KIT_DIR/data" PET_GPU_LOCK="$RESULTS/gpu.lock" PET_GPU_CONV_CACHE="$CONV_CACHE" \
+    PET_GPU="${REHEARSAL_WORKER:-$KIT_DIR/bin/pet-gpu}" PET_FAKE_GPU_CARD="NVIDIA ${target^^} (rehearsal)" \
+      PET_DATA_DIR="$KIT_DIR/data" PET_GPU_LOCK="$RESULTS/gpu.lock" PET_GPU_CONV_CACHE="$CONV_CACHE" \
       PET_PROOF_CACHE="$KIT_DIR/proofs" LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" \
       timeout --kill-after=20 "$left" "${one_at_a_time[@]}" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live \
       --jobs "$match_jobs" --profile-db "$db" --mode "$3" -o "$LIVE_WRITTEN/$1.onnx" --report "$folder/$1.json" \
@@ -416,7 +425,9 @@ stage_live() {
   echo "written models kept for the e2e stage: $(find "$LIVE_WRITTEN" -name '*.onnx' | wc -l)" >> "$file"
   echo "proof store: $proofs_before instance proofs from the kit, $(find "$KIT_DIR/proofs" -name '*.entry' 2>/dev/null | wc -l) after the runs" >> "$file"
   local outcome="$finished of ${#runs[@]} runs started finished ($cut cut at the cap, $failed failed) in $(($(date +%s) - started)) s, $(grep -c '"key"' "$db") entries in live-db.json"
-  if ((failed)); then echo "failed: $outcome" > "$RESULTS/live.status"; else echo "ok: $outcome" > "$RESULTS/live.status"; fi
+  local rehearsal=""
+  [[ -n "$REHEARSAL_WORKER" ]] && rehearsal="rehearsal with $(basename "$REHEARSAL_WORKER"), no card: "
+  if ((failed)); then echo "${rehearsal}failed: $outcome" > "$RESULTS/live.status"; else echo "${rehearsal}ok: $outcome" > "$RESULTS/live.status"; fi
 }
 
 # ---- where the device's CUDA libraries are: torch's nvidia-* wheels, the driver, then the toolkit
@@ -446,6 +457,7 @@ export LIVE_WRITTEN
 export COMPILE_MODELS="$compile_models" COMPILE_BATCHES="$compile_batches" TORCH_COMPILE_OUT="$torch_compile_out"
 export CONV_APIS_MODELS="$conv_apis_models" EXECUTOR_MODELS="$executor_models"
 export MEASURE_AFTER="$measure_after" LIVE_MODELS="$live_models" LIVE_JOBS="$live_jobs"
+export REHEARSAL_WORKER="$rehearsal_worker"
 export LIVE_DB="${live_db:+$(cd "$(dirname "$live_db")" && pwd)/$(basename "$live_db")}"
 say "pet GPU session, results in $OUT"
 run_stage kit 30

@@ -2,7 +2,8 @@
 # The GPU session script's dry run on a machine without a GPU: every stage runs, says "no device"
 # (the kit stage "ok"), and the three result files come back with every stage's files inside; with
 # FAKE_WORKER (pet_fake_gpu_worker) and the BUILD folder, the live stage also runs on a stand-in
-# card, and its DB, brought home by after-check.sh, replays each run's choice (replay-live.sh).
+# card, and its DB, brought home by after-check.sh, replays each run's choice (replay-live.sh), and
+# --rehearse-live runs it on the kit as it is with the fake worker standing in for pet-gpu worker.
 #   bash tests/device/session_dry_run_test.sh KIT_ARCHIVE [FAKE_WORKER BUILD]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -132,6 +133,18 @@ STUB
     fail "the second call does not see the first's models: $(cat "$out/live2/unpacked/results/live.txt")"
   ! grep -q "conv_relu.pet" "$out/live2/unpacked/results/live.txt" ||
     fail "--live-models conv_relu.taso ran the pet mode too: $(cat "$out/live2/unpacked/results/live.txt")"
+  # --rehearse-live: the same stage on the kit as it is (its own pet-gpu, which finds no device here),
+  # the fake worker standing in for pet-gpu worker; the summary says it was a rehearsal.
+  OUT="$out/rehearsal" bash scripts/device/session.sh --kit "$kit" --stages live --live-models conv_relu \
+    --rehearse-live "$fake_worker" --live-written "$out/rehearsal-written" > "$out/rehearsal.stdout" 2>&1 ||
+    fail "session.sh --rehearse-live failed"
+  grep -qE "^live +[0-9]+s +rehearsal with $(basename "$fake_worker"), no card: ok: 2 of 2 runs started finished" \
+    "$out/rehearsal/summary.txt" || { cat "$out/rehearsal.stdout"; fail "the rehearsal: $(cat "$out/rehearsal/summary.txt")"; }
+  if OUT="$out/bad-rehearsal" bash scripts/device/session.sh --rehearse-live "$out/none" > "$out/bad-rehearsal.stdout" 2>&1; then
+    fail "--rehearse-live of no worker was accepted"
+  fi
+  grep -q "^session: --rehearse-live names no executable worker: '$out/none'" "$out/bad-rehearsal.stdout" ||
+    fail "--rehearse-live's message: $(cat "$out/bad-rehearsal.stdout")"
   # Home: the DB merged into a stand-in for bench/profiles/<target>.json, each run replayed from it.
   echo '{"entries": []}' > "$out/card-db.json"
   bash scripts/device/after-check.sh "$out/live" 2026-11-28-card --results "$out/home" --kit "$out/fake-kit.tar.xz" \
