@@ -8,8 +8,9 @@ models (KIT/work/<model>[_b<B>]/model.pet and KIT/work-written/<model>[_b<B>].<t
 seeded random inputs; with --written DIR, the models pet-opt --live wrote on this card earlier in the
 session, DIR/<model>[_b<B>].<taso|pet>.onnx with its report beside it, in place of the kit's), and
 PyTorch on the same architecture and seeds as models/export_models.py builds it (random inputs,
-never zeros): eager with cudnn.benchmark, that forward replayed from a CUDA graph, and
-torch.compile (default mode) while --compile-budget allows, each model first loading its artifacts
+never zeros): eager with cudnn.benchmark, that forward replayed from a CUDA graph, the same in
+PyTorch's channels-last layout for a model of images or videos (its weights and inputs NHWC, as
+PyTorch users run CNNs on tensor cores), and torch.compile (default mode) while --compile-budget allows, each model first loading its artifacts
 from earlier checks (--compile-cache, bench/gpu/compile_cache.py) and saving what it compiled
 (--compile-cache-out). TF32 on both sides (pet-gpu --tf32; torch allow_tf32 for matmuls and
 convolutions). Times are CUDA-event medians; clocks are read (nvidia-smi), never set.
@@ -44,6 +45,7 @@ from gpu_timing import (EVALUATION_MODELS, PET_GPU_LINE, cache_flags, captured_g
 NO_DEVICE = 3
 CEILING_SIZE = 8192
 WRITTEN_MODES = {"pet-taso": "taso", "pet": "pet"}
+CHANNELS_LAST = "torch-cuda-graph-channels-last"
 LOAD_MS = re.compile(r"\bload ([0-9.]+) ms")  # in pet-gpu serve's ready line
 
 
@@ -238,14 +240,42 @@ def compiled_timer(torch, model, inputs, name: str, batch: int, budget: CompileB
     return timer
 
 
+class NoImageInput(Exception):
+    """The model reads no image or video, so channels-last is not a layout it has."""
+
+
+def channels_last_timer(torch, name: str, batch: int, args):
+    """The CUDA-graph variant in PyTorch's channels-last layout (NHWC; NDHWC for a video), as PyTorch users
+    run convolutional networks on tensor cores: another instance of the model on the same seeds, its weights
+    and image inputs in that layout, captured in a CUDA graph."""
+    model, inputs = torch_model(torch, name, batch)
+    ranks = {x.dim() for x in inputs}
+    if not ranks & {4, 5}:
+        raise NoImageInput(f"no 4-D or 5-D input (input ranks {sorted(ranks)}): channels-last is a layout of images "
+                           "and videos")
+    layout = torch.channels_last if 4 in ranks else torch.channels_last_3d
+    model = model.to(memory_format=layout)
+    inputs = [x.contiguous(memory_format=layout) if x.dim() == (4 if layout is torch.channels_last else 5) else x
+              for x in inputs]
+    with torch.no_grad():
+        graph = captured_graph(torch, lambda: model(*inputs))
+    return TorchTimer(torch, graph.replay, args)
+
+
 def torch_timers(torch, name: str, batch: int, budget: CompileBudget, args):
-    """({variant: timer}, {variant: (status, reason)}) of PyTorch's three variants."""
+    """({variant: timer}, {variant: (status, reason)}) of PyTorch's four variants."""
     timers, outcomes = {}, {}
     model, inputs = torch_model(torch, name, batch)
     timers["torch-eager"] = TorchTimer(torch, lambda: model(*inputs), args)
     with torch.no_grad():
         graph = captured_graph(torch, lambda: model(*inputs))
     timers["torch-cuda-graph"] = TorchTimer(torch, graph.replay, args)
+    try:
+        timers[CHANNELS_LAST] = channels_last_timer(torch, name, batch, args)
+    except NoImageInput as why:
+        outcomes[CHANNELS_LAST] = ("skipped", str(why))
+    except Exception as error:  # a layout PyTorch cannot run this model in is its own cell
+        outcomes[CHANNELS_LAST] = ("failed", f"channels-last: {str(error)[-300:]}")
     refused = budget.refusal(name, batch)
     if refused:
         outcomes["torch-compile"] = refused

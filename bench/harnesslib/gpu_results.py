@@ -39,10 +39,11 @@ VARIANTS = [
     ("pet", "PET (pet-gpu)"),
     ("torch-eager", "PyTorch eager"),
     ("torch-cuda-graph", "PyTorch CUDA graph"),
+    ("torch-cuda-graph-channels-last", "PyTorch CUDA graph, channels-last"),
     ("torch-compile", "torch.compile"),
 ]
 VARIANT_LABELS: Dict[str, str] = dict(VARIANTS)
-PYTORCH_VARIANTS = ["torch-eager", "torch-cuda-graph", "torch-compile"]
+PYTORCH_VARIANTS = ["torch-eager", "torch-cuda-graph", "torch-cuda-graph-channels-last", "torch-compile"]
 STATUSES = ["ok", "failed", "skipped", "missing"]
 REQUIRED_KEYS = ["format", "card", "versions", "math", "clocks", "ceiling", "method", "results"]
 

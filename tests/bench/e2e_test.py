@@ -164,7 +164,8 @@ class Measuring(unittest.TestCase):
         log = []
         stand_ins = {v: Timer(v, log, [summary(2.0, 1.9, 2.1)] * 2) for v in ["torch-eager", "torch-cuda-graph"]}
         original = (e2e.torch_timers, e2e.PetGpuTimer)
-        e2e.torch_timers = lambda *_: (dict(stand_ins), {"torch-compile": ("skipped", "no compile budget (--compile-budget 0)")})
+        e2e.torch_timers = lambda *_: (dict(stand_ins), {"torch-cuda-graph-channels-last": ("skipped", "no 4-D or 5-D input"),
+                                                         "torch-compile": ("skipped", "no compile budget (--compile-budget 0)")})
         e2e.PetGpuTimer = lambda pet_gpu, path, args: Timer("input", log, [summary(1.0, 0.95, 1.05)] * 2)
         try:
             with tempfile.TemporaryDirectory() as folder:
@@ -175,11 +176,76 @@ class Measuring(unittest.TestCase):
             e2e.torch_timers, e2e.PetGpuTimer = original
         self.assertEqual([(e["variant"], e["status"]) for e in entries],
                          [("input", "ok"), ("pet-taso", "missing"), ("pet", "missing"), ("torch-eager", "ok"),
-                          ("torch-cuda-graph", "ok"), ("torch-compile", "skipped")])
+                          ("torch-cuda-graph", "ok"), ("torch-cuda-graph-channels-last", "skipped"),
+                          ("torch-compile", "skipped")])
         self.assertEqual(entries[1]["reason"], "not in the kit: work-written/m.taso/model.pet (make-kit.sh --written, batch 1)")
         self.assertEqual(entries[0]["median_us"], 1000.0)
         fixture = gpu_results.load(Path(__file__).resolve().parent / "fixtures" / "gpu_e2e_fixture.json")
         gpu_results.check(dict(fixture, results=entries))
+
+
+class FakeTensor:
+    """An input of a given rank that records the memory format it was made contiguous in."""
+
+    def __init__(self, rank: int):
+        self.rank, self.layout = rank, "contiguous"
+
+    def dim(self) -> int:
+        return self.rank
+
+    def contiguous(self, memory_format):
+        converted = FakeTensor(self.rank)
+        converted.layout = memory_format
+        return converted
+
+
+class FakeModule:
+    def __init__(self):
+        self.layout, self.called_with = "contiguous", None
+
+    def to(self, memory_format):
+        self.layout = memory_format
+        return self
+
+    def __call__(self, *inputs):
+        self.called_with = inputs
+
+
+class ChannelsLast(unittest.TestCase):
+    def timer_of(self, ranks):
+        """channels_last_timer over a stand-in model with inputs of `ranks`; (timer or refusal, module)."""
+        module = FakeModule()
+        torch = types.SimpleNamespace(channels_last="NHWC", channels_last_3d="NDHWC", no_grad=contextlib.nullcontext)
+        original = (e2e.torch_model, e2e.captured_graph)
+        e2e.torch_model = lambda _torch, name, batch: (module, [FakeTensor(r) for r in ranks])
+
+        def capture(_torch, forward):
+            forward()
+            return types.SimpleNamespace(replay=lambda: None)
+        e2e.captured_graph = capture
+        try:
+            return e2e.channels_last_timer(torch, "m", 1, types.SimpleNamespace()), module
+        except e2e.NoImageInput as why:
+            return str(why), module
+        finally:
+            e2e.torch_model, e2e.captured_graph = original
+
+    def test_an_image_model_runs_with_its_weights_and_images_in_nhwc(self):
+        timer, module = self.timer_of([4, 2])
+        # Before: NCHW weights and inputs. After: the module and its 4-D input NHWC, the other input as it was.
+        self.assertIsInstance(timer, e2e.TorchTimer)
+        self.assertEqual(module.layout, "NHWC")
+        self.assertEqual([x.layout for x in module.called_with], ["NHWC", "contiguous"])
+
+    def test_a_video_model_runs_in_ndhwc(self):
+        timer, module = self.timer_of([5])
+        self.assertIsInstance(timer, e2e.TorchTimer)
+        self.assertEqual((module.layout, module.called_with[0].layout), ("NDHWC", "NDHWC"))
+
+    def test_a_model_of_tokens_has_no_channels_last_and_says_why(self):
+        why, module = self.timer_of([2, 2])
+        self.assertEqual(why, "no 4-D or 5-D input (input ranks [2]): channels-last is a layout of images and videos")
+        self.assertEqual(module.layout, "contiguous")
 
 
 class FakeCompiler:
@@ -289,7 +355,8 @@ class WholeRun(unittest.TestCase):
         """e2e.run_all over models a and b at batches 1 and 16 with stand-in timers and a fake torch; the file."""
         original = (e2e.torch_timers, e2e.PetGpuTimer)
         e2e.torch_timers = lambda *_: ({"torch-eager": Timer("torch-eager", [], [summary(2.0, 1.9, 2.1)] * 3)},
-                                       {"torch-cuda-graph": ("skipped", "stand-in"), "torch-compile": ("skipped", "stand-in")})
+                                       {v: ("skipped", "stand-in") for v in ["torch-cuda-graph", "torch-cuda-graph-channels-last",
+                                                                            "torch-compile"]})
         e2e.PetGpuTimer = lambda pet_gpu, path, args: Timer("input", [], [summary(1.0, 0.95, 1.05)] * 3)
         try:
             with tempfile.TemporaryDirectory() as folder:
@@ -313,7 +380,8 @@ class WholeRun(unittest.TestCase):
         self.assertEqual({(e["batch"], e["variant"]): e["status"] for e in document["results"] if e["model"] == "b"},
                          {(b, v): s for b in (1, 16) for v, s in [
                              ("input", "ok" if b == 1 else "missing"), ("pet-taso", "missing"), ("pet", "missing"),
-                             ("torch-eager", "ok"), ("torch-cuda-graph", "skipped"), ("torch-compile", "skipped")]})
+                             ("torch-eager", "ok"), ("torch-cuda-graph", "skipped"),
+                             ("torch-cuda-graph-channels-last", "skipped"), ("torch-compile", "skipped")]})
         # the session's e2e and compile stages quote this line's counts as their outcome
         self.assertRegex(self.last_line, r"^e2e: wrote .*e2e\.json: 6 measured \(0 with torch\.compile\), 0 failed$")
 
@@ -366,7 +434,8 @@ class ResultsFormat(unittest.TestCase):
             (dict(document, format="other"), "not a pet-gpu-e2e/1 file (its format is 'other')"),
             ({k: v for k, v in document.items() if k != "ceiling"}, "no ceiling"),
             (dict(document, results=[{"model": "m", "batch": 1, "variant": "tvm", "status": "ok"}]),
-             "results[0]: variant 'tvm' is not one of input, pet-taso, pet, torch-eager, torch-cuda-graph, torch-compile"),
+             "results[0]: variant 'tvm' is not one of input, pet-taso, pet, torch-eager, torch-cuda-graph, "
+             "torch-cuda-graph-channels-last, torch-compile"),
             (dict(document, results=[{"model": "m", "batch": 1, "variant": "pet", "status": "slow"}]),
              "results[0]: status 'slow' is not one of ok, failed, skipped, missing"),
             (dict(document, results=[{"model": "m", "batch": 1, "variant": "pet", "status": "failed"}]),

@@ -130,7 +130,7 @@ class Merge(unittest.TestCase):
             status = harness.main(["--merge", *parts, "--out", str(out), "--gpu-results", str(FIXTURE)])
             self.assertEqual(status, 0)
             rows = tables.read_csv(out / "harness.csv")
-            self.assertEqual(collections.Counter(r["target"] for r in rows), {"ort-cpu": 4, "gpu": 18})
+            self.assertEqual(collections.Counter(r["target"] for r in rows), {"ort-cpu": 4, "gpu": 21})
             self.assertEqual([r["speedup_vs_input"] for r in rows if r["variant"] == "pet" and r["target"] == "ort-cpu"],
                              ["2.0", "2.0"])
             text = (out / "harness.md").read_text()
