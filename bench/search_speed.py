@@ -3,7 +3,10 @@
 `pet-opt MODEL --mode MODE --target TARGET --replay` for each MODEL:MODE, the builds interleaved
 (each round runs every variant on each model, the order turned round every other round), medians
 with the range. The `after` build runs twice per round: with an empty proof store (cold) and again
-with the store that run filled (warm). Also says whether the two builds wrote the same bytes.
+with the store that run filled (warm). The `before` build runs without a store (every instance
+proved), or with `--before-store warm` from a store of its own filled by an untimed run first (a
+change that is not about proofs, compared warm against warm). `--jobs N` goes to both builds.
+Also says whether the two builds wrote the same bytes.
 
     python3 bench/search_speed.py --before OLD/pet-opt --before-env LD_LIBRARY_PATH=OLD/lib \\
         --after build/tools/pet-opt --rounds 3 resnet18.pet:taso bert.pet:pet
@@ -21,12 +24,12 @@ import time
 SEARCH_SECONDS = re.compile(r"^  search: .*, ([0-9.]+) s$", re.M)
 
 
-def run(binary, env, model, mode, target, out, store):
+def run(binary, env, model, mode, target, out, store, jobs=None):
     environment = dict(os.environ, **env)
     environment["PET_PROOF_CACHE"] = store
     started = time.monotonic()
-    done = subprocess.run([binary, model, "--mode", mode, "--target", target, "--replay", "-o", out],
-                          env=environment, capture_output=True, text=True)
+    done = subprocess.run([binary, model, "--mode", mode, "--target", target, "--replay", "-o", out]
+                          + (["--jobs", str(jobs)] if jobs else []), env=environment, capture_output=True, text=True)
     wall = time.monotonic() - started
     if done.returncode != 0:
         sys.exit(f"search_speed: {binary} on {model} ({mode}) failed: {done.stdout[-600:]}{done.stderr[-600:]}")
@@ -47,6 +50,8 @@ def main():
     parser.add_argument("--before-env", action="append", default=[], help="NAME=VALUE for the before build")
     parser.add_argument("--target", default="h200")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before-store", choices=["off", "warm"], default="off")
+    parser.add_argument("--jobs", type=int, help="pet-opt --jobs N for both builds (default: theirs)")
     parser.add_argument("runs", nargs="+", help="MODEL:MODE")
     args = parser.parse_args()
     before_env = dict(item.split("=", 1) for item in args.before_env)
@@ -60,12 +65,17 @@ def main():
                 model, mode = case
                 store = str(work / f"store-{round_}-{index}")  # empty: the cold run fills it
                 outputs = {name: str(work / f"{name}.onnx") for name in ("before", "cold", "warm")}
-                steps = [("before", args.before, before_env, "off"), ("cold", args.after, {}, store),
+                before_store = "off"
+                if args.before_store == "warm":  # filled by an untimed run of the before build
+                    before_store = str(work / f"before-store-{round_}-{index}")
+                    run(args.before, before_env, model, mode, args.target, outputs["before"], before_store, args.jobs)
+                steps = [("before", args.before, before_env, before_store), ("cold", args.after, {}, store),
                          ("warm", args.after, {}, store)]
                 if round_ % 2:  # the after build first, its cold run still before its warm one
                     steps = steps[1:] + steps[:1]
                 for name, binary, env, folder in steps:
-                    times[(case, name)].append(run(binary, env, model, mode, args.target, outputs[name], folder))
+                    times[(case, name)].append(run(binary, env, model, mode, args.target, outputs[name], folder,
+                                                   args.jobs))
                     print(f"round {round_ + 1} {model} {mode} {name}: search {times[(case, name)][-1][0]:.2f} s, "
                           f"wall {times[(case, name)][-1][1]:.2f} s", file=sys.stderr, flush=True)
                 written = [pathlib.Path(outputs[name]).read_bytes() for name in ("before", "cold", "warm")]

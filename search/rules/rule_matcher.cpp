@@ -423,7 +423,7 @@ uint64_t instance_site_key(const CompiledRule& rule, const RuleMatcher::PendingM
 // Both sides of a rule instance built at the matched types and bindings, and the check they fail.
 RuleMatcher::Instance build_instance(const CompiledRule& rule, const RuleMatcher::PendingMatch& match,
                                      const AttrBindings& bindings) {
-  RuleMatcher::Instance instance;
+  RuleMatcher::Instance instance{&rule, match.types, match.output_types, bindings, {}, {}, nullptr};
   std::string refusal;
   std::optional<Graph> lhs = instantiate(rule.lhs, match.types, nullptr, refusal, &bindings);
   std::optional<Graph> rhs = lhs ? instantiate(rule.rhs, match.types, &match.output_types, refusal, &bindings) : std::nullopt;
@@ -454,16 +454,24 @@ RuleMatcher::Instance build_instance(const CompiledRule& rule, const RuleMatcher
 std::shared_ptr<const RuleMatcher::Instance> RuleMatcher::instance_of(const CompiledRule& rule, const PendingMatch& match,
                                                                       const AttrBindings& bindings) const {
   uint64_t key = instance_site_key(rule, match, bindings);
+  auto same_instance = [&](const Instance& known) {
+    return known.rule == &rule && known.types == match.types && known.output_types == match.output_types &&
+           std::equal(known.bindings.begin(), known.bindings.end(), bindings.begin(), bindings.end(),
+                      [](const AttrBinding& a, const AttrBinding& b) {
+                        return a.key == b.key && a.rule_value == b.rule_value && a.graph_value == b.graph_value;
+                      });
+  };
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = instances_.find(key);
-    if (found != instances_.end()) return found->second;
+    if (found != instances_.end() && same_instance(*found->second)) return found->second;
   }
   auto instance = std::make_shared<const Instance>(build_instance(rule, match, bindings));
   std::lock_guard<std::mutex> lock(mutex_);
   if (instances_.size() >= kRememberedInstances) instances_.clear();
-  auto [slot, added] = instances_.emplace(key, std::move(instance));
-  instances_built_ += added ? 1 : 0;
+  ++instances_built_;
+  auto [slot, added] = instances_.emplace(key, instance);
+  if (added || !same_instance(*slot->second)) return instance;  // a key of another instance keeps its own
   return slot->second;  // another thread's, if it came first
 }
 

@@ -122,6 +122,9 @@ class RuleMatcher {
   // A rule's instance at one match's types and bindings: both sides, or the check they fail
   // (shape_refused, element_type_refused or type_mismatch) with no sides.
   struct Instance {
+    const CompiledRule* rule = nullptr;  // what it is an instance of: the memo's key in full
+    std::vector<TensorType> types, output_types;
+    std::vector<AttrBinding> bindings;
     Graph lhs, rhs;
     int64_t MatchStats::*dropped = nullptr;
   };
