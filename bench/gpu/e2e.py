@@ -22,6 +22,7 @@ Exit status: 0 all measured, 1 some variant failed, 2 a usage error, 3 no CUDA d
 """
 import argparse
 import contextlib
+import copy
 import datetime
 import json
 import os
@@ -244,19 +245,17 @@ class NoImageInput(Exception):
     """The model reads no image or video, so channels-last is not a layout it has."""
 
 
-def channels_last_timer(torch, name: str, batch: int, args):
+def channels_last_timer(torch, model, inputs, args):
     """The CUDA-graph variant in PyTorch's channels-last layout (NHWC; NDHWC for a video), as PyTorch users
-    run convolutional networks on tensor cores: another instance of the model on the same seeds, its weights
-    and image inputs in that layout, captured in a CUDA graph."""
-    model, inputs = torch_model(torch, name, batch)
+    run convolutional networks on tensor cores: a copy of the model on the card (the NCHW graph keeps
+    reading the original's weights), its weights and image inputs in that layout, captured in a CUDA graph."""
     ranks = {x.dim() for x in inputs}
     if not ranks & {4, 5}:
         raise NoImageInput(f"no 4-D or 5-D input (input ranks {sorted(ranks)}): channels-last is a layout of images "
                            "and videos")
-    layout = torch.channels_last if 4 in ranks else torch.channels_last_3d
-    model = model.to(memory_format=layout)
-    inputs = [x.contiguous(memory_format=layout) if x.dim() == (4 if layout is torch.channels_last else 5) else x
-              for x in inputs]
+    layout, rank = (torch.channels_last, 4) if 4 in ranks else (torch.channels_last_3d, 5)
+    model = copy.deepcopy(model).to(memory_format=layout)
+    inputs = [x.contiguous(memory_format=layout) if x.dim() == rank else x for x in inputs]
     with torch.no_grad():
         graph = captured_graph(torch, lambda: model(*inputs))
     return TorchTimer(torch, graph.replay, args)
@@ -271,7 +270,7 @@ def torch_timers(torch, name: str, batch: int, budget: CompileBudget, args):
         graph = captured_graph(torch, lambda: model(*inputs))
     timers["torch-cuda-graph"] = TorchTimer(torch, graph.replay, args)
     try:
-        timers[CHANNELS_LAST] = channels_last_timer(torch, name, batch, args)
+        timers[CHANNELS_LAST] = channels_last_timer(torch, model, inputs, args)
     except NoImageInput as why:
         outcomes[CHANNELS_LAST] = ("skipped", str(why))
     except Exception as error:  # a layout PyTorch cannot run this model in is its own cell

@@ -213,39 +213,43 @@ class FakeModule:
 
 class ChannelsLast(unittest.TestCase):
     def timer_of(self, ranks):
-        """channels_last_timer over a stand-in model with inputs of `ranks`; (timer or refusal, module)."""
-        module = FakeModule()
+        """channels_last_timer over a stand-in model with inputs of `ranks`: (timer or refusal, the original
+        module, the copy it ran)."""
+        module, ran = FakeModule(), []
         torch = types.SimpleNamespace(channels_last="NHWC", channels_last_3d="NDHWC", no_grad=contextlib.nullcontext)
-        original = (e2e.torch_model, e2e.captured_graph)
-        e2e.torch_model = lambda _torch, name, batch: (module, [FakeTensor(r) for r in ranks])
+        original = e2e.captured_graph
 
         def capture(_torch, forward):
             forward()
             return types.SimpleNamespace(replay=lambda: None)
         e2e.captured_graph = capture
+        copies = e2e.copy.deepcopy
+        e2e.copy.deepcopy = lambda m: ran.append(FakeModule()) or ran[-1]
         try:
-            return e2e.channels_last_timer(torch, "m", 1, types.SimpleNamespace()), module
+            return e2e.channels_last_timer(torch, module, [FakeTensor(r) for r in ranks], types.SimpleNamespace()), \
+                module, (ran or [None])[0]
         except e2e.NoImageInput as why:
-            return str(why), module
+            return str(why), module, (ran or [None])[0]
         finally:
-            e2e.torch_model, e2e.captured_graph = original
+            e2e.captured_graph, e2e.copy.deepcopy = original, copies
 
-    def test_an_image_model_runs_with_its_weights_and_images_in_nhwc(self):
-        timer, module = self.timer_of([4, 2])
-        # Before: NCHW weights and inputs. After: the module and its 4-D input NHWC, the other input as it was.
+    def test_an_image_model_runs_as_a_copy_with_its_weights_and_images_in_nhwc(self):
+        timer, module, copied = self.timer_of([4, 2])
+        # Before: NCHW weights and inputs. After: a copy of the module and its 4-D input NHWC, the other
+        # input as it was; the original (which the NCHW graph reads) untouched.
         self.assertIsInstance(timer, e2e.TorchTimer)
-        self.assertEqual(module.layout, "NHWC")
-        self.assertEqual([x.layout for x in module.called_with], ["NHWC", "contiguous"])
+        self.assertEqual((module.layout, copied.layout), ("contiguous", "NHWC"))
+        self.assertEqual([x.layout for x in copied.called_with], ["NHWC", "contiguous"])
 
     def test_a_video_model_runs_in_ndhwc(self):
-        timer, module = self.timer_of([5])
+        timer, _, copied = self.timer_of([5])
         self.assertIsInstance(timer, e2e.TorchTimer)
-        self.assertEqual((module.layout, module.called_with[0].layout), ("NDHWC", "NDHWC"))
+        self.assertEqual((copied.layout, copied.called_with[0].layout), ("NDHWC", "NDHWC"))
 
     def test_a_model_of_tokens_has_no_channels_last_and_says_why(self):
-        why, module = self.timer_of([2, 2])
+        why, module, copied = self.timer_of([2, 2])
         self.assertEqual(why, "no 4-D or 5-D input (input ranks [2]): channels-last is a layout of images and videos")
-        self.assertEqual(module.layout, "contiguous")
+        self.assertEqual((module.layout, copied), ("contiguous", None))
 
 
 class FakeCompiler:
