@@ -17,34 +17,38 @@ constexpr size_t kRememberedScales = 1 << 16;  // weights' RMS-keeping scales, b
 
 }  // namespace
 
+void add_attr_value(Hasher& hasher, const AttrValue& value) {
+  hasher.add(static_cast<uint64_t>(value.index()));
+  std::visit(
+      [&](const auto& v) {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, int64_t>) {
+          hasher.add(static_cast<uint64_t>(v));
+        } else if constexpr (std::is_same_v<V, double>) {
+          float f = static_cast<float>(v);  // attributes are float32 in ONNX
+          hasher.add_bytes(&f, sizeof f);
+        } else if constexpr (std::is_same_v<V, std::string>) {
+          hasher.add(v);
+        } else {
+          hasher.add(static_cast<uint64_t>(v.size()));
+          for (auto element : v) {
+            if constexpr (std::is_same_v<decltype(element), double>) {
+              float f = static_cast<float>(element);
+              hasher.add_bytes(&f, sizeof f);
+            } else {
+              hasher.add(static_cast<uint64_t>(element));
+            }
+          }
+        }
+      },
+      value);
+}
+
 uint64_t attributes_hash(const Attributes& attrs) {
   Hasher hasher;
   for (const auto& [name, value] : attrs.entries()) {
     hasher.add(name);
-    hasher.add(static_cast<uint64_t>(value.index()));
-    std::visit(
-        [&](const auto& v) {
-          using V = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<V, int64_t>) {
-            hasher.add(static_cast<uint64_t>(v));
-          } else if constexpr (std::is_same_v<V, double>) {
-            float f = static_cast<float>(v);  // attributes are float32 in ONNX
-            hasher.add_bytes(&f, sizeof f);
-          } else if constexpr (std::is_same_v<V, std::string>) {
-            hasher.add(v);
-          } else {
-            hasher.add(static_cast<uint64_t>(v.size()));
-            for (auto element : v) {
-              if constexpr (std::is_same_v<decltype(element), double>) {
-                float f = static_cast<float>(element);
-                hasher.add_bytes(&f, sizeof f);
-              } else {
-                hasher.add(static_cast<uint64_t>(element));
-              }
-            }
-          }
-        },
-        value);
+    add_attr_value(hasher, value);
   }
   return hasher.value();
 }

@@ -39,4 +39,9 @@ uint64_t timing_hash(const Graph& graph);
 
 uint64_t attributes_hash(const Attributes& attrs);
 
+class Hasher;
+// Adds one attribute value to `hasher` as attributes_hash adds each (its kind, then its content;
+// floats as float32, as ONNX stores them).
+void add_attr_value(Hasher& hasher, const AttrValue& value);
+
 }  // namespace pet

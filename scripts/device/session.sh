@@ -370,7 +370,9 @@ stage_live() {
   live_run() {  # name, model file, mode: pet-opt --live until the deadline
     local left=$((deadline - $(date +%s))) begun=$(date +%s) one_at_a_time=()
     command -v flock > /dev/null && one_at_a_time=(flock "$RESULTS/live-${1%.*}.lock")
-    PET_GPU="${REHEARSAL_WORKER:-$KIT_DIR/bin/pet-gpu}" PET_FAKE_GPU_CARD="NVIDIA ${target^^} (rehearsal)" \
+    local rehearsal_env=()  # the test double answers as the card of the kit's target
+    [[ -n "$REHEARSAL_WORKER" ]] && rehearsal_env=(PET_GPU="$REHEARSAL_WORKER" PET_FAKE_GPU_CARD="NVIDIA ${target^^} (rehearsal)")
+    env "${rehearsal_env[@]}" \
       PET_DATA_DIR="$KIT_DIR/data" PET_GPU_LOCK="$RESULTS/gpu.lock" PET_GPU_CONV_CACHE="$CONV_CACHE" \
       PET_PROOF_CACHE="$KIT_DIR/proofs" LD_LIBRARY_PATH="$LIBRARY_PATH_FOR_KIT" \
       timeout --kill-after=20 "$left" "${one_at_a_time[@]}" "$KIT_DIR/bin/pet-opt" "$2" --target "$target" --live \

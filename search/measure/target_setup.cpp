@@ -130,28 +130,28 @@ void open_gpu_target(const TargetOptions& options, TargetSetup& setup) {
 
 std::string times_of_other_kernels(const cost::ProfileDb& db, const std::string& target_name) {
   struct Recording {
+    cost::Target target;
     size_t times = 0;
     std::string last_date;
   };
-  std::map<std::string, Recording> by_device;  // the other kernels' db_device(), in name order
-  std::map<std::string, cost::Target> targets;
+  std::map<std::string, Recording> other_kernels;  // by db_device()
   for (const cost::Target& recorded : db.measured_targets(target_name, 1))
-    if (!recorded.runtime.ends_with(runtime::gpu_kernels_tag())) targets.emplace(recorded.db_device(), recorded);
+    if (!recorded.runtime.ends_with(runtime::gpu_kernels_tag())) other_kernels[recorded.db_device()].target = recorded;
+  const Recording* latest = nullptr;
   for (const cost::ProfileEntry& entry : db.entries()) {
-    auto recording = targets.find(entry.device);
-    if (recording == targets.end()) continue;
-    Recording& counted = by_device[entry.device];
+    auto recording = other_kernels.find(entry.device);
+    if (recording == other_kernels.end()) continue;
+    Recording& counted = recording->second;
     ++counted.times;
     counted.last_date = std::max(counted.last_date, entry.date);
+    if (!latest || counted.last_date > latest->last_date) latest = &counted;
   }
-  const std::pair<const std::string, Recording>* latest = nullptr;
-  for (const auto& recording : by_device)
-    if (!latest || recording.second.last_date > latest->second.last_date) latest = &recording;
   if (!latest) return "";
-  const cost::Target& target = targets.at(latest->first);
-  std::string kernels = target.runtime.substr(target.runtime.rfind(", ") == std::string::npos ? 0 : target.runtime.rfind(", ") + 2);
-  return fmt::format("{} times of {} on {}, the last of {}", latest->second.times, kernels, target.cpu,
-                     latest->second.last_date);
+  const std::string& runtime = latest->target.runtime;  // "pet-gpu ... (...), kernels <hash>"
+  size_t comma = runtime.rfind(", ");
+  return fmt::format("{} times of {} on {}, the last of {}", latest->times,
+                     comma == std::string::npos ? runtime : runtime.substr(comma + 2), latest->target.cpu,
+                     latest->last_date);
 }
 
 void open_target(const TargetOptions& options, TargetSetup& setup) {

@@ -13,6 +13,7 @@
 #include "core/hash.h"
 #include "core/memo.h"
 #include "core/parallel.h"
+#include "core/structural_hash.h"
 #include "core/text_ir.h"
 #include "mutant/generator.h"
 #include "search/rules/bias_free_view.h"
@@ -414,8 +415,8 @@ uint64_t instance_site_key(const CompiledRule& rule, const RuleMatcher::PendingM
   }
   for (const AttrBinding& binding : bindings) {
     hasher.add(binding.key);
-    hasher.add(attr_value_to_string(binding.rule_value));
-    hasher.add(attr_value_to_string(binding.graph_value));
+    add_attr_value(hasher, binding.rule_value);
+    add_attr_value(hasher, binding.graph_value);
   }
   return hasher.value();
 }
