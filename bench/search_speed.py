@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """pet-opt's own time, two builds side by side: the search's seconds and the wall seconds of
-`pet-opt MODEL --mode MODE --target TARGET --replay` for each MODEL:MODE, the builds interleaved
+`pet-opt MODEL --mode MODE --target TARGET --replay` for each MODEL:MODE, and its peak resident size, the builds interleaved
 (each round runs every variant on each model, the order turned round every other round), medians
 with the range. The `after` build runs twice per round: with an empty proof store (cold) and again
 with the store that run filled (warm). The `before` build runs without a store (every instance
@@ -24,19 +24,45 @@ import time
 SEARCH_SECONDS = re.compile(r"^  search: .*, ([0-9.]+) s$", re.M)
 
 
+def high_water_kib(pid):
+    """The process's peak resident size so far (Linux /proc), 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def run(binary, env, model, mode, target, out, store, jobs=None):
+    """(search seconds, wall seconds, peak resident MiB) of one pet-opt run."""
     environment = dict(os.environ, **env)
     environment["PET_PROOF_CACHE"] = store
     started = time.monotonic()
-    done = subprocess.run([binary, model, "--mode", mode, "--target", target, "--replay", "-o", out]
-                          + (["--jobs", str(jobs)] if jobs else []), env=environment, capture_output=True, text=True)
-    wall = time.monotonic() - started
-    if done.returncode != 0:
-        sys.exit(f"search_speed: {binary} on {model} ({mode}) failed: {done.stdout[-600:]}{done.stderr[-600:]}")
-    found = SEARCH_SECONDS.search(done.stdout)
+    with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        child = subprocess.Popen([binary, model, "--mode", mode, "--target", target, "--replay", "-o", out]
+                                 + (["--jobs", str(jobs)] if jobs else []), env=environment, stdout=stdout,
+                                 stderr=stderr, text=True)
+        peak_kib = 0
+        while child.poll() is None:  # VmHWM, polled: this process image's own peak
+            peak_kib = max(peak_kib, high_water_kib(child.pid))
+            time.sleep(0.02)
+        wall = time.monotonic() - started
+        stdout.seek(0)
+        stderr.seek(0)
+        output, errors = stdout.read(), stderr.read()
+    if child.returncode != 0:
+        sys.exit(f"search_speed: {binary} on {model} ({mode}) failed: {output[-600:]}{errors[-600:]}")
+    found = SEARCH_SECONDS.search(output)
     if not found:
         sys.exit(f"search_speed: no search line in {binary}'s output on {model}")
-    return float(found.group(1)), wall
+    return float(found.group(1)), wall, peak_kib / 1024
+
+
+def peak_text(values):
+    return f"{statistics.median(values):.0f} ({min(values):.0f}-{max(values):.0f})"
 
 
 def summary(values):
@@ -76,21 +102,24 @@ def main():
                 for name, binary, env, folder in steps:
                     times[(case, name)].append(run(binary, env, model, mode, args.target, outputs[name], folder,
                                                    args.jobs))
-                    print(f"round {round_ + 1} {model} {mode} {name}: search {times[(case, name)][-1][0]:.2f} s, "
-                          f"wall {times[(case, name)][-1][1]:.2f} s", file=sys.stderr, flush=True)
+                    search_s, wall_s, peak_mib = times[(case, name)][-1]
+                    print(f"round {round_ + 1} {model} {mode} {name}: search {search_s:.2f} s, wall {wall_s:.2f} s, "
+                          f"peak {peak_mib:.0f} MiB", file=sys.stderr, flush=True)
                 written = [pathlib.Path(outputs[name]).read_bytes() for name in ("before", "cold", "warm")]
                 same[case] &= written[0] == written[1] == written[2]
     print(f"| model | mode | before search s | after, cold store | after, warm store | before wall s | after wall s, "
-          f"warm | search ratio, warm | same model |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          f"warm | search ratio, warm | before peak MiB | after peak MiB, warm | same model |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for case in cases:
         model, mode = case
         search = {name: [t[0] for t in times[(case, name)]] for name in ("before", "cold", "warm")}
         wall = {name: [t[1] for t in times[(case, name)]] for name in ("before", "warm")}
+        peak = {name: [t[2] for t in times[(case, name)]] for name in ("before", "warm")}
         ratio = statistics.median(search["before"]) / max(statistics.median(search["warm"]), 1e-9)
         print(f"| {pathlib.Path(model).parent.name or model} | {mode} | {summary(search['before'])} | "
               f"{summary(search['cold'])} | {summary(search['warm'])} | {summary(wall['before'])} | "
-              f"{summary(wall['warm'])} | {ratio:.1f}x | {'yes' if same[case] else 'NO'} |")
+              f"{summary(wall['warm'])} | {ratio:.1f}x | {peak_text(peak['before'])} | "
+              f"{peak_text(peak['warm'])} | {'yes' if same[case] else 'NO'} |")
 
 
 if __name__ == "__main__":

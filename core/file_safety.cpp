@@ -190,6 +190,14 @@ std::string read_whole_file(const std::string& path, const std::string& what) {
   }
 }
 
+void read_file_through(const std::string& path, const std::string& what, const std::function<int(int fd)>& read) {
+  ReadFd fd(path, [&](int error) { return read_error(path, what, error); });
+  struct stat info{};
+  if (::fstat(fd.get(), &info) != 0) throw read_error(path, what, errno);
+  if (S_ISDIR(info.st_mode)) throw read_error(path, what, EISDIR);
+  if (int error = read(fd.get()); error != 0) throw read_error(path, what, error);
+}
+
 std::string read_file_range(const std::string& path, int64_t offset, int64_t length, const std::string& what) {
   ReadFd fd(path, [&](int error) {
     return UserError(fmt::format("{} keeps its data in '{}', which cannot be opened ({}); {}", what, path,

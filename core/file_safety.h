@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,11 @@ int64_t parse_external_size(const std::string& text, const std::string& key, con
 // The whole file; UserError saying why it cannot be read (missing, permission denied, a folder, an
 // I/O error), `what` naming the file's role ("model file", "tensor file").
 std::string read_whole_file(const std::string& path, const std::string& what);
+
+// The file opened for reading and handed to `read` as a descriptor, closed after: a reader that streams
+// the file (a protobuf parser) holds no copy of it whole. `read` returns 0 or the errno that stopped
+// it. UserError as read_whole_file's when the file cannot be opened, is a folder, or fails mid-read.
+void read_file_through(const std::string& path, const std::string& what, const std::function<int(int fd)>& read);
 
 // `length` bytes at `offset`; UserError when the file is shorter or unreadable.
 std::string read_file_range(const std::string& path, int64_t offset, int64_t length, const std::string& what);

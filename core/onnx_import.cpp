@@ -10,6 +10,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -30,10 +31,10 @@ namespace {
 // an Expand or ConstantOfShape never bloats the model.
 constexpr int64_t kFoldElementLimit = 1 << 16;
 
-// `what` names the bytes' source in messages: "'m.onnx'", "model 2".
-onnx::ModelProto parse_model_proto(const std::string& bytes, const std::string& what) {
-  onnx::ModelProto model;
-  if (bytes.empty() || !model.ParseFromString(bytes))
+// `parsed`: whether protobuf parsed a non-empty input; `what` names the bytes' source in messages:
+// "'m.onnx'", "model 2".
+onnx::ModelProto checked_model_proto(onnx::ModelProto model, bool parsed, const std::string& what) {
+  if (!parsed)
     throw UserError(fmt::format("{} is not a valid ONNX model (protobuf parsing failed); the file may be "
                                 "truncated or not an ONNX file",
                                 what));
@@ -42,11 +43,26 @@ onnx::ModelProto parse_model_proto(const std::string& bytes, const std::string& 
   return model;
 }
 
+onnx::ModelProto parse_model_proto(const std::string& bytes, const std::string& what) {
+  onnx::ModelProto model;
+  bool parsed = !bytes.empty() && model.ParseFromString(bytes);
+  return checked_model_proto(std::move(model), parsed, what);
+}
+
+// The model parsed as the file streams in, so no copy of the file's bytes is held beside the proto
+// (a model's weights are most of both).
 onnx::ModelProto load_model_proto(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw UserError(fmt::format("'{}' is a folder, not a model file; pass the path of the .onnx file in it", path));
-  return parse_model_proto(read_whole_file(path, "model file"), fmt::format("'{}'", path));
+  onnx::ModelProto model;
+  bool parsed = false;
+  read_file_through(path, "model file", [&](int fd) {
+    google::protobuf::io::FileInputStream stream(fd);
+    parsed = model.ParseFromZeroCopyStream(&stream) && stream.ByteCount() > 0;
+    return stream.GetErrno();
+  });
+  return checked_model_proto(std::move(model), parsed, fmt::format("'{}'", path));
 }
 
 int default_opset(const onnx::ModelProto& model) {

@@ -28,6 +28,9 @@ struct PrintOptions {
   // activations as large as the original's. The seed is the constant's content hash. Other
   // constants print inline, whatever their size, so the text parses without a blob table.
   bool weight_free = false;
+  // false: every constant prints as "..." (the text does not parse back), for a comparison of two
+  // graphs' structure that compares their constants byte for byte itself, without hashing them.
+  bool constant_values = true;
 };
 
 std::string print_graph(const Graph& graph, const PrintOptions& options = {});

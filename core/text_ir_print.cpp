@@ -55,6 +55,7 @@ std::string element_text(const Tensor& tensor, int64_t i) {
 }
 
 std::string constant_text(const Tensor& tensor, const PrintOptions& options) {
+  if (!options.constant_values) return "...";
   if (options.weight_free && is_weight(tensor))
     return fmt::format("random({}, {})", tensor.content_hash(), rms_keeping_scale(tensor));
   // Weight-free text is read where no blob table exists: index and shape constants stay inline.

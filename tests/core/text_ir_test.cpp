@@ -53,6 +53,23 @@ TEST(TextIr, LargeConstantsPrintAsBlobsAndParseBackWithTheTable) {
   EXPECT_EQ(structural_hash(reparsed), structural_hash(graph));
 }
 
+// Before: a structural comparison printed every large constant as blob(HASH), hashing all the
+// weights. After: without constant values, each constant prints as "..." beside its name and type.
+TEST(TextIr, WithoutConstantValuesEveryConstantPrintsAsAnEllipsis) {
+  Graph graph = parse_graph(R"(graph "g" opset 13 {
+    input %x : f32[4,32]
+    const %w : f32[32] = random(7)
+    const %s : f32[1] = [0.5]
+    %y = Add(%x, %w) : f32[4,32]
+    %z = Mul(%y, %s) : f32[4,32]
+    output %z
+  })");
+  std::string printed = print_graph(graph, PrintOptions{.constant_values = false});
+  EXPECT_NE(printed.find("const %w : f32[32] = ...\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("const %s : f32[1] = ...\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("%z = Mul(%y, %s) : f32[4,32]"), std::string::npos) << printed;
+}
+
 // Weight-free IR: a model travels to the GPU machine without its weights and is regenerated there
 // bit for bit; each large constant becomes seeded noise of its own root mean square.
 TEST(TextIr, WeightFreePrintingRegeneratesLargeConstantsAsSeededNoiseOfTheSameScale) {
