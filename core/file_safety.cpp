@@ -232,6 +232,9 @@ int write_all_bytes(int fd, std::string_view bytes) {
 }
 
 StagedFile::StagedFile(std::string target, std::string_view bytes, std::string what)
+    : StagedFile(std::move(target), [bytes](int fd) { return write_all_bytes(fd, bytes); }, std::move(what)) {}
+
+StagedFile::StagedFile(std::string target, const std::function<int(int fd)>& write, std::string what)
     : target_(std::move(target)), what_(std::move(what)) {
   fs::path folder = folder_of(target_);
   std::string name = fs::path(target_).filename().string();
@@ -245,7 +248,7 @@ StagedFile::StagedFile(std::string target, std::string_view bytes, std::string w
       throw write_error(target_, what_, error);
     }
   }
-  int error = write_all_bytes(fd, bytes);
+  int error = write(fd);
   if (error == 0 && ::fsync(fd) != 0) error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error != 0) {

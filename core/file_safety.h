@@ -41,6 +41,9 @@ std::string read_file_range(const std::string& path, int64_t offset, int64_t len
 class StagedFile {
  public:
   StagedFile(std::string target, std::string_view bytes, std::string what);
+  // The same for what `write` writes to the temporary file's descriptor (a serializer streaming into
+  // it, with no copy of the bytes whole); `write` returns 0 or the errno that stopped it.
+  StagedFile(std::string target, const std::function<int(int fd)>& write, std::string what);
   ~StagedFile();
   StagedFile(const StagedFile&) = delete;
   StagedFile& operator=(const StagedFile&) = delete;

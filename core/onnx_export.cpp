@@ -1,12 +1,14 @@
 // Writes a Graph as an ONNX model through each op's to_onnx facet.
 #include "core/onnx_export.h"
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
@@ -359,10 +361,16 @@ std::string serialize_onnx(const Graph& graph, const ExportOptions& options) {
   return model.SerializeAsString();
 }
 
-void export_onnx(const Graph& graph, const std::string& path, const ExportOptions& options) {
+int write_onnx(const Graph& graph, int fd, const ExportOptions& options) {
   onnx::ModelProto model;
   export_onnx_proto(graph, model, options);
-  write_file_atomically(path, model.SerializeAsString(), "model");
+  google::protobuf::io::FileOutputStream stream(fd);
+  if (model.SerializeToZeroCopyStream(&stream) && stream.Flush()) return 0;
+  return stream.GetErrno() != 0 ? stream.GetErrno() : EIO;
+}
+
+void export_onnx(const Graph& graph, const std::string& path, const ExportOptions& options) {
+  StagedFile(path, [&](int fd) { return write_onnx(graph, fd, options); }, "model").commit();
 }
 
 }  // namespace pet

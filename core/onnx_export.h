@@ -31,6 +31,9 @@ inline constexpr const char* kRandomWeightsKey = "pet.random_weights";
 void export_onnx_proto(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options = {});
 // The model as serialized ONNX bytes (every weight inside), as runtimes read it from memory.
 std::string serialize_onnx(const Graph& graph, const ExportOptions& options = {});
+// serialize_onnx's bytes streamed to `fd` as the proto serializes (no copy of them whole beside the
+// proto); 0 or the errno that stopped the writing.
+int write_onnx(const Graph& graph, int fd, const ExportOptions& options = {});
 // Writes the model to `path` atomically (file_safety.h); UserError when the file cannot be written.
 void export_onnx(const Graph& graph, const std::string& path, const ExportOptions& options = {});
 

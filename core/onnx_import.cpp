@@ -107,6 +107,30 @@ void apply_input_shapes(onnx::ModelProto& model, const ImportOptions& options) {
   }
 }
 
+// Elements beyond which a float initializer's values leave the proto once imported. ONNX's shape
+// inference, which reads the proto after pet's importer, reads the values of shape-like inputs alone
+// (a Reshape's shape, a Resize's scales: a handful of elements), so the weights, most of a model's
+// bytes, are then held once (in the Graph), not twice.
+constexpr int64_t kReleasedWeightElements = 1024;
+
+bool is_float_type(int32_t data_type) {
+  return data_type == onnx::TensorProto::FLOAT || data_type == onnx::TensorProto::FLOAT16 ||
+         data_type == onnx::TensorProto::BFLOAT16 || data_type == onnx::TensorProto::DOUBLE;
+}
+
+// Frees an imported weight's values in the proto (its name, type and dims stay).
+void release_weight_bytes(onnx::TensorProto& tensor) {
+  if (!is_float_type(tensor.data_type()) || tensor.data_location() == onnx::TensorProto::EXTERNAL) return;
+  int64_t elements = 1;
+  for (int64_t dim : tensor.dims()) elements *= dim;
+  if (elements <= kReleasedWeightElements) return;
+  std::string().swap(*tensor.mutable_raw_data());  // clear() alone keeps the capacity
+  tensor.clear_raw_data();
+  google::protobuf::RepeatedField<float>().Swap(tensor.mutable_float_data());
+  google::protobuf::RepeatedField<int32_t>().Swap(tensor.mutable_int32_data());
+  google::protobuf::RepeatedField<double>().Swap(tensor.mutable_double_data());
+}
+
 // The folder external data locations are relative to.
 std::string model_folder(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
 
@@ -197,7 +221,8 @@ class Importer {
     std::string node;
   };
 
-  Importer(const onnx::ModelProto& model, std::string base_dir) : model_(model), base_dir_(std::move(base_dir)) {}
+  // Each large float initializer's bytes leave `model` once its tensor is made (release_weight_bytes).
+  Importer(onnx::ModelProto& model, std::string base_dir) : model_(model), base_dir_(std::move(base_dir)) {}
 
   // Every value's type in import order, for the cross-check with ONNX's shape inference.
   const std::vector<InferredType>& inferred_types() const { return inferred_; }
@@ -219,10 +244,11 @@ class Importer {
   void import_initializers() {
     bool any_float = false, all_float16 = true;
     for (int i = 0; i < model_.graph().initializer_size(); ++i) {
-      const auto& init = model_.graph().initializer(i);
+      onnx::TensorProto& init = *model_.mutable_graph()->mutable_initializer(i);
       require_new_name(init.name(), fmt::format("initializer #{}", i));
       bind(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_,
                                                                             "initializer '" + init.name() + "'")));
+      release_weight_bytes(init);
       bool float16 = init.data_type() == onnx::TensorProto::FLOAT16;
       if (float16) graph_.float16_values.insert(init.name());
       if (float16) float16_names_.insert(init.name());
@@ -480,7 +506,7 @@ class Importer {
     }
   }
 
-  const onnx::ModelProto& model_;
+  onnx::ModelProto& model_;
   std::string base_dir_;
   std::vector<InferredType> inferred_;
   Graph graph_;
@@ -578,7 +604,7 @@ Graph import_model_proto(onnx::ModelProto model, const std::string& folder, cons
     inferred = importer.inferred_types();
   }
   std::string onnx_rejection;
-  // The importer is gone: ONNX's shape inference takes the model without copying its weights.
+  // The importer is gone: ONNX's shape inference takes the model, its large weights released, without a copy.
   auto onnx_types = infer_onnx_types(std::move(model), onnx_rejection);
   if (!onnx_rejection.empty()) throw UserError(onnx_rejection);
   for (const auto& [value, ours, node] : inferred) {

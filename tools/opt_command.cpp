@@ -193,14 +193,21 @@ ExportOptions written_form(const OptRequest& request) {
 // The written model's bytes. When the measured selection kept the input and the input is a
 // self-contained ONNX file read as it is (no --input-shape, no external data), they are the input's
 // own bytes, so "written unchanged" is literal; otherwise pet serializes what it chose.
-std::string model_bytes_for(const OptRequest& request, const OptimizeResult& result) {
-  if (request.writes_ir()) return textual_ir(result.graph);
+// The written model staged beside the output: textual IR (its text also left in `ir_text` for the
+// check), the input's own bytes where the input is written as it is, else pet's export streamed into
+// the file (no copy of its bytes whole beside the model's weights).
+StagedFile staged_model(const OptRequest& request, const OptimizeResult& result, std::string& ir_text) {
+  if (request.writes_ir()) {
+    ir_text = textual_ir(result.graph);
+    return StagedFile(request.output, ir_text, "model");
+  }
   const Selection& selection = result.target.selection;
   const bool kept_input = selection.source != SelectionSource::none && selection.chosen == 0;
   if (kept_input && !is_textual_ir_path(request.model) && request.import.input_shapes.empty() &&
       request.data_files.empty())
-    return read_whole_file(request.model, "model");
-  return serialize_onnx(result.graph, written_form(request));
+    return StagedFile(request.output, read_whole_file(request.model, "model"), "model");
+  ExportOptions options = written_form(request);
+  return StagedFile(request.output, [&](int fd) { return write_onnx(result.graph, fd, options); }, "model");
 }
 
 bool uses_extension_ops(const Graph& graph) {
@@ -272,9 +279,9 @@ int report_failed_check(const OptRequest& request, const Graph& original, const 
 
 // The staged output read back: textual IR parsed, ONNX imported (and run in a measured target).
 WrittenCheck check_output(const Graph& original, const OptRequest& request, const StagedFile& file,
-                          const std::string& bytes, const WrittenCheckOptions& options) {
-  if (request.writes_ir()) return check_written_ir(original, bytes, options);
-  return check_written_model(original, file.temporary_path(), bytes, options);
+                          const std::string& text, const WrittenCheckOptions& options) {
+  if (request.writes_ir()) return check_written_ir(original, text, options);
+  return check_written_model(original, file.temporary_path(), options);
 }
 
 // --passes: the named passes alone, in order; the result is checked like an optimized model (read
@@ -325,10 +332,10 @@ int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err) {
                                              import_seconds});
   if (!result.check.passed) return report_failed_check(request, original, result, err);
   start = std::chrono::steady_clock::now();
-  std::string model_bytes = model_bytes_for(request, result);
-  StagedFile model_file(request.output, model_bytes, "model");
+  std::string ir_text;
+  StagedFile model_file = staged_model(request, result, ir_text);
   WrittenCheck written =
-      check_output(original, request, model_file, model_bytes, written_check_options(request, result));
+      check_output(original, request, model_file, ir_text, written_check_options(request, result));
   result.times.push_back({"written-check", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
   throw_if_cancelled(request.optimize.hooks.cancelled);  // the staged model is removed: nothing is written
   std::string report = request_report(request, original, result, &written);

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/executor.h"
+#include "core/file_safety.h"
 #include "core/onnx_import.h"
 #include "core/text_ir.h"
 #include "kernels/runtime/runtime.h"
@@ -96,10 +97,10 @@ WrittenCheck check_written_ir(const Graph& original, const std::string& text, co
   return check;
 }
 
-WrittenCheck check_written_model(const Graph& original, const std::string& path, const std::string& bytes,
-                                 const WrittenCheckOptions& options) {
+WrittenCheck check_written_model(const Graph& original, const std::string& path, const WrittenCheckOptions& options,
+                                 const std::optional<std::string>& runtime_bytes) {
   WrittenCheck check;
-  Graph written;
+  std::optional<Graph> written;
   try {
     written = import_onnx(path);
   } catch (const UserError& error) {
@@ -107,9 +108,11 @@ WrittenCheck check_written_model(const Graph& original, const std::string& path,
     check.passed = false;
     return check;
   }
-  compare_draws(original, written, options, check);
+  compare_draws(original, *written, options, check);
+  written.reset();  // before the runtime's copy of the bytes
   if (check.passed && options.runtime_target) {
-    check.runtime = run_in_runtime(original, bytes, options);
+    check.runtime = run_in_runtime(original, runtime_bytes ? *runtime_bytes : read_whole_file(path, "written model"),
+                                   options);
     check.passed = check.runtime->passed;
   }
   return check;

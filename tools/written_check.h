@@ -43,9 +43,12 @@ struct WrittenCheck {
   bool passed = true;
 };
 
-// Checks the model serialized as `bytes` and written at `path` (the staged file, not yet in place).
-WrittenCheck check_written_model(const Graph& original, const std::string& path, const std::string& bytes,
-                                 const WrittenCheckOptions& options);
+// Checks the model written at `path` (the staged file, not yet in place): imported again and compared on
+// the draws, then, for a measured target, run in its runtime from the file's bytes, read again once the
+// imported graph is gone, so no copy of the written bytes is held beside it (a model's weights are most
+// of them). `runtime_bytes` stand in for the file's in the runtime run (a test of a refusal).
+WrittenCheck check_written_model(const Graph& original, const std::string& path, const WrittenCheckOptions& options,
+                                 const std::optional<std::string>& runtime_bytes = std::nullopt);
 
 // The same for textual IR `text` (parsed back, on the draws; no runtime runs IR).
 WrittenCheck check_written_ir(const Graph& original, const std::string& text, const WrittenCheckOptions& options);

@@ -1,7 +1,13 @@
 // ONNX export -> import keeps the structural hash and the exact weights.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include <onnx/onnx_pb.h>
 
@@ -53,6 +59,30 @@ TEST(OnnxRoundTrip, BytesInMemoryImportAsTheirFileDoes) {
   EXPECT_EQ(testing::user_error_message([] { import_onnx_bytes("not protobuf", "model 2"); }),
             "model 2: model 2 is not a valid ONNX model (protobuf parsing failed); the file may be truncated or not an "
             "ONNX file");
+}
+
+// export_onnx and pet-opt stream the model into its file: the same bytes serialize_onnx gives, and
+// a write the file refuses comes back as its errno (the staged file's message says it).
+TEST(OnnxRoundTrip, WriteOnnxStreamsSerializeOnnxsBytesAndReturnsTheErrnoThatStopsIt) {
+  Graph graph = parse_graph(R"(graph "streamed" opset 13 {
+    input %x : f32[2,4096]
+    const %w : f32[4096] = random(3)
+    %y = Add(%x, %w)
+    output %y
+  })");
+  std::string path = temp_path("streamed.onnx");
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(write_onnx(graph, fd), 0);
+  ::close(fd);
+  std::ifstream file(path, std::ios::binary);
+  std::string written((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, serialize_onnx(graph));
+
+  int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  if (full < 0) GTEST_SKIP() << "no /dev/full here";
+  EXPECT_EQ(write_onnx(graph, full), ENOSPC);
+  ::close(full);
 }
 
 TEST(OnnxRoundTrip, BytesInMemoryThatNameExternalDataAreRefused) {

@@ -58,7 +58,7 @@ TEST(WrittenCheck, AnUnchangedModelReadsBackAsTheSameGraphAndIsNotRunAgain) {
   std::string bytes = serialize_onnx(original);
   std::ofstream(path, std::ios::binary) << bytes;
   EXPECT_TRUE(same_graph(original, import_onnx(path)));
-  WrittenCheck check = check_written_model(original, path, bytes, {});
+  WrittenCheck check = check_written_model(original, path, {});
   EXPECT_TRUE(check.passed);
   ASSERT_FALSE(check.draws.empty());
   for (const DifferentialReport& draw : check.draws) EXPECT_TRUE(draw.same_graph) << draw.summary();
@@ -120,7 +120,7 @@ TEST(WrittenCheck, AWrittenFileThatComputesSomethingElseFailsOnEveryDraw) {
   std::string other = relu_model_file("wc_abs.onnx", "Abs");
   WrittenCheckOptions options;
   options.seed = 7;
-  WrittenCheck check = check_written_model(original, other, file_bytes(other), options);
+  WrittenCheck check = check_written_model(original, other, options);
   EXPECT_FALSE(check.passed);
   ASSERT_EQ(check.draws.size(), 3u);
   for (int draw = 0; draw < 3; ++draw) {
@@ -138,7 +138,7 @@ TEST(WrittenCheck, AFileThatCannotBeImportedFails) {
   Graph original = import_onnx(relu_model_file("wc_relu2.onnx", "Relu"));
   std::string garbage = temp_file("wc_garbage.onnx");
   write_bytes(garbage, "not a model");
-  WrittenCheck check = check_written_model(original, garbage, "not a model", WrittenCheckOptions{});
+  WrittenCheck check = check_written_model(original, garbage, WrittenCheckOptions{});
   EXPECT_FALSE(check.passed);
   EXPECT_NE(check.import_error.find("is not a valid ONNX model"), std::string::npos) << check.import_error;
   EXPECT_EQ(written_check_summary(check).rfind("  written file: pet cannot import it again: ", 0), 0u);
@@ -149,7 +149,7 @@ TEST(WrittenCheck, ARuntimeRefusingTheWrittenBytesFailsTheCheck) {
   Graph original = import_onnx(path);
   WrittenCheckOptions options;
   options.runtime_target = TargetSpec::parse("ort-cpu", 1);
-  WrittenCheck check = check_written_model(original, path, "not a model", options);
+  WrittenCheck check = check_written_model(original, path, options, "not a model");
   EXPECT_FALSE(check.passed);
   ASSERT_TRUE(check.runtime);
   EXPECT_EQ(check.runtime->rejected.rfind("model 0 was rejected by ONNX Runtime: ", 0), 0u) << check.runtime->rejected;
@@ -164,7 +164,7 @@ TEST(WrittenCheck, AnUnavailableRuntimeIsSkippedAndSaysWhy) {
   WrittenCheck check;
   {
     ScopedEnv python("PET_PYTHON", "/nonexistent/python3");
-    check = check_written_model(original, path, file_bytes(path), options);
+    check = check_written_model(original, path, options);
   }
   EXPECT_TRUE(check.passed) << "the file itself passed its three draws";
   ASSERT_TRUE(check.runtime);
@@ -180,7 +180,7 @@ TEST(WrittenCheck, AMeasuredTargetRunsTheWrittenFileInItsRuntime) {
   Graph original = import_onnx(path);
   WrittenCheckOptions options;
   options.runtime_target = TargetSpec::parse("ort-cpu", 1);
-  WrittenCheck check = check_written_model(original, path, file_bytes(path), options);
+  WrittenCheck check = check_written_model(original, path, options);
   EXPECT_TRUE(check.passed);
   ASSERT_TRUE(check.runtime);
   EXPECT_EQ(check.runtime->unavailable, "");
