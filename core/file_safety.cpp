@@ -248,7 +248,14 @@ StagedFile::StagedFile(std::string target, const std::function<int(int fd)>& wri
       throw write_error(target_, what_, error);
     }
   }
-  int error = write(fd);
+  int error = 0;
+  try {
+    error = write(fd);
+  } catch (...) {  // a writer that throws (an export's internal check) leaves no temporary file behind
+    ::close(fd);
+    ::unlink(temporary_.c_str());
+    throw;
+  }
   if (error == 0 && ::fsync(fd) != 0) error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error != 0) {

@@ -222,6 +222,23 @@ TEST(AtomicWrite, UncommittedStagedFileLeavesNothing) {
   EXPECT_EQ(folder_entries(folder), std::vector<std::string>{"out.onnx"});
 }
 
+// A writer that streams into the staged file (pet-opt's export) writes what it writes; one that
+// fails says the OS's reason, and one that throws leaves no temporary file behind either.
+TEST(AtomicWrite, AStreamingWriterStagesItsBytesAndAFailingOrThrowingOneLeavesNothing) {
+  fs::path folder = fresh_folder("writer");
+  write_text(folder / "out.onnx", "old");
+  std::string target = (folder / "out.onnx").string();
+  StagedFile(target, [](int fd) { return write_all_bytes(fd, "streamed"); }, "model").commit();
+  EXPECT_EQ(read_text(folder / "out.onnx"), "streamed");
+
+  std::string message = testing::user_error_message([&] { StagedFile(target, [](int) { return ENOSPC; }, "model"); });
+  EXPECT_EQ(message.rfind("cannot write the model '" + target + "': ", 0), 0u) << message;
+  EXPECT_THROW(StagedFile(target, [](int) -> int { throw InternalError("the export's own check failed"); }, "model"),
+               InternalError);
+  EXPECT_EQ(read_text(folder / "out.onnx"), "streamed");
+  EXPECT_EQ(folder_entries(folder), std::vector<std::string>{"out.onnx"});
+}
+
 TEST(AtomicWrite, FileSizeLimitIsAUserErrorAndTheOldFileStays) {
   fs::path folder = fresh_folder("fsize");
   write_text(folder / "out.onnx", "old");
