@@ -342,8 +342,30 @@ void ProtoExportNode::add_node(const std::string& op_type, const std::vector<std
 
 }  // namespace
 
+uint64_t written_constant_bytes(const Graph& graph) {
+  uint64_t bytes = 0;
+  for (const Value& value : graph.values()) {
+    if (!value.constant) continue;
+    bool float16 = value.type.dtype == DType::f32 &&
+                   (graph.float16_values.count(value.name) > 0 || graph.float16_weights);
+    bytes += float16 ? static_cast<uint64_t>(value.constant->numel()) * 2 : value.constant->nbytes();
+  }
+  return bytes;
+}
+
+void check_writable_size(uint64_t bytes, uint64_t limit) {
+  if (bytes <= limit) return;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  throw UserError(fmt::format(
+      "the model would be {:.2f} GiB as one ONNX file, over protobuf's limit of {:.2f} GiB for one file; pet "
+      "writes every weight inside the model and cannot write external data yet, so optimize the model in parts "
+      "below that size (onnx.utils.extract_model) and join the written parts (onnx.compose.merge_models)",
+      static_cast<double>(bytes) / kGiB, static_cast<double>(limit) / kGiB));
+}
+
 void export_onnx_proto(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options) {
   ModelWriter(graph, model, options).write();
+  check_writable_size(model.ByteSizeLong(), options.max_bytes);
   // The linked ONNX 1.12 checker rejects the IR versions of opsets 19-21 and does not know
   // opset 18's schemas; those models are checked by tests with a current ONNX (pip onnx's
   // check_model(full_check=True)) and onnxruntime instead.

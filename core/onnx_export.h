@@ -1,6 +1,7 @@
 // Graph -> ONNX: standard ops (or pet's extension ops when asked), the graph's opset kept, checked by the ONNX checker.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "core/graph.h"
@@ -10,6 +11,10 @@ class ModelProto;
 }
 
 namespace pet {
+
+// protobuf's limit on one serialized message, so on an ONNX model written as one file with every
+// weight inside it: 2 GiB less a byte.
+inline constexpr uint64_t kMaxOnnxFileBytes = 2147483647;
 
 struct ExportOptions {
   // Ops with an extension domain (OpDef::extension_domain: pet's fused correction) are written as
@@ -22,12 +27,20 @@ struct ExportOptions {
   // runtime that times models and fills them (import_onnx_bytes with fill_random_weights: pet-gpu
   // worker). Kilobytes where the weights are megabytes; for no other reader, so not checked here.
   bool weight_free = false;
+  uint64_t max_bytes = kMaxOnnxFileBytes;  // the largest model written (lower in tests)
 };
 
 // The metadata key of a weight-free model's weights: one line each, "<name>\t<seed>\t<scale>".
 inline constexpr const char* kRandomWeightsKey = "pet.random_weights";
 
-// Builds the model; an exported model that fails the ONNX checker is an InternalError.
+// The bytes a written model holds for the graph's constants (a float16 one two bytes an element).
+uint64_t written_constant_bytes(const Graph& graph);
+// UserError when a model of `bytes` cannot be written as one ONNX file (pet writes no external data),
+// saying so and what to do instead.
+void check_writable_size(uint64_t bytes, uint64_t limit = kMaxOnnxFileBytes);
+
+// Builds the model; an exported model that fails the ONNX checker is an InternalError, one over
+// options.max_bytes a UserError (check_writable_size).
 void export_onnx_proto(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options = {});
 // The model as serialized ONNX bytes (every weight inside), as runtimes read it from memory.
 std::string serialize_onnx(const Graph& graph, const ExportOptions& options = {});

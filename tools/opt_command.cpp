@@ -322,6 +322,8 @@ int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err) {
   guard_request_paths(request);
   auto start = std::chrono::steady_clock::now();
   Graph original = read_model(request.model, request.import);
+  if (!request.writes_ir())  // refused before the search rather than at the writing
+    check_writable_size(written_constant_bytes(original));
   double import_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!request.passes.empty()) return run_pass_list(request, original, out, err);
   ReferenceOutputs reference(original);  // the original runs once per draw across all the checks

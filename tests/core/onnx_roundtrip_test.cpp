@@ -85,6 +85,29 @@ TEST(OnnxRoundTrip, WriteOnnxStreamsSerializeOnnxsBytesAndReturnsTheErrnoThatSto
   ::close(full);
 }
 
+// protobuf writes no message over 2 GiB: a model that would be larger as one file is a user error
+// that says so and what to do, not a failed write (the limit lowered here to a test's size).
+TEST(OnnxRoundTrip, AModelOverTheOneFileLimitIsRefusedWithWhatToDo) {
+  Graph graph = parse_graph(R"(graph "big" opset 13 {
+    input %x : f32[2,4096]
+    const %w : f32[4096] = random(3)
+    %y = Add(%x, %w)
+    output %y
+  })");
+  EXPECT_EQ(written_constant_bytes(graph), 4096u * 4);
+  std::string message =
+      testing::user_error_message([&] { serialize_onnx(graph, ExportOptions{.max_bytes = 8192}); });
+  EXPECT_EQ(message.rfind("the model would be 0.00 GiB as one ONNX file, over protobuf's limit of 0.00 GiB for one "
+                          "file; pet writes every weight inside the model and cannot write external data yet, so "
+                          "optimize the model in parts below that size (onnx.utils.extract_model) and join the "
+                          "written parts (onnx.compose.merge_models)",
+                          0),
+            0u)
+      << message;
+  EXPECT_NO_THROW(check_writable_size(written_constant_bytes(graph)));
+  EXPECT_THROW(check_writable_size(kMaxOnnxFileBytes + 1), UserError);
+}
+
 TEST(OnnxRoundTrip, BytesInMemoryThatNameExternalDataAreRefused) {
   onnx::ModelProto model;
   ASSERT_TRUE(model.ParseFromString(serialize_onnx(parse_graph(R"(graph "external" opset 13 {
