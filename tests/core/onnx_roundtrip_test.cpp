@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 
+#include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
 #include "tests/test_temp_dir.h"
@@ -25,6 +26,17 @@ namespace {
 
 std::string temp_path(const std::string& name) {
   return (pet::testing::private_temp_dir() / ("pet_" + name)).string();
+}
+
+// x + w, w a seeded weight of `elements` values.
+Graph weight_added(const std::string& name, int elements) {
+  return parse_graph(fmt::format(R"(graph "{0}" opset 13 {{
+    input %x : f32[2,{1}]
+    const %w : f32[{1}] = random(3)
+    %y = Add(%x, %w)
+    output %y
+  }})",
+                                 name, elements));
 }
 
 TEST(OnnxRoundTrip, ExportThenImportKeepsHashAndWeights) {
@@ -45,12 +57,7 @@ TEST(OnnxRoundTrip, ExportThenImportKeepsHashAndWeights) {
 }
 
 TEST(OnnxRoundTrip, BytesInMemoryImportAsTheirFileDoes) {
-  Graph graph = parse_graph(R"(graph "bytes" opset 13 {
-    input %x : f32[2,16]
-    const %w : f32[16] = random(3)
-    %y = Add(%x, %w)
-    output %y
-  })");
+  Graph graph = weight_added("bytes", 16);
   std::string bytes = serialize_onnx(graph);
   std::string path = temp_path("bytes.onnx");
   export_onnx(graph, path);
@@ -64,12 +71,7 @@ TEST(OnnxRoundTrip, BytesInMemoryImportAsTheirFileDoes) {
 // export_onnx and pet-opt stream the model into its file: the same bytes serialize_onnx gives, and
 // a write the file refuses comes back as its errno (the staged file's message says it).
 TEST(OnnxRoundTrip, WriteOnnxStreamsSerializeOnnxsBytesAndReturnsTheErrnoThatStopsIt) {
-  Graph graph = parse_graph(R"(graph "streamed" opset 13 {
-    input %x : f32[2,4096]
-    const %w : f32[4096] = random(3)
-    %y = Add(%x, %w)
-    output %y
-  })");
+  Graph graph = weight_added("streamed", 4096);
   std::string path = temp_path("streamed.onnx");
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   ASSERT_GE(fd, 0);
@@ -88,12 +90,7 @@ TEST(OnnxRoundTrip, WriteOnnxStreamsSerializeOnnxsBytesAndReturnsTheErrnoThatSto
 // protobuf writes no message over 2 GiB: a model that would be larger as one file is a user error
 // that says so and what to do, not a failed write (the limit lowered here to a test's size).
 TEST(OnnxRoundTrip, AModelOverTheOneFileLimitIsRefusedWithWhatToDo) {
-  Graph graph = parse_graph(R"(graph "big" opset 13 {
-    input %x : f32[2,4096]
-    const %w : f32[4096] = random(3)
-    %y = Add(%x, %w)
-    output %y
-  })");
+  Graph graph = weight_added("big", 4096);
   EXPECT_EQ(written_constant_bytes(graph), 4096u * 4);
   std::string message =
       testing::user_error_message([&] { serialize_onnx(graph, ExportOptions{.max_bytes = 8192}); });
