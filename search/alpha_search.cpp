@@ -30,6 +30,12 @@ class Cheapest {
   std::set<Program, Cheaper> programs_;
 };
 
+// The queued programs a better best put beyond `limit`, which the search would pop and skip: freed now
+// (whole programs; the queue is ordered by cost, so they are its tail).
+void drop_beyond(std::set<Program, Cheaper>& queue, double limit) {
+  while (!queue.empty() && std::prev(queue.end())->cost > limit) queue.erase(std::prev(queue.end()));
+}
+
 }  // namespace
 
 std::vector<Program> alpha_search(Program start, const SearchSpace& space, const MoveKinds& kinds,
@@ -53,9 +59,11 @@ std::vector<Program> alpha_search(Program start, const SearchSpace& space, const
       if (next.cost >= options.alpha * kept.best().cost) continue;
       bool improves = next.cost < kept.best().cost;
       kept.offer(next);
-      if (improves)
+      if (improves) {
+        drop_beyond(queue, options.alpha * kept.best().cost);
         budget.report(fmt::format("expansion {}: best {:.1f} us after {} moves, {} queued", stats.expansions,
                                   next.cost, next.history.size(), queue.size()));
+      }
       queue.insert(std::move(next));
     }
   }
