@@ -174,28 +174,28 @@ int64_t parse_external_size(const std::string& text, const std::string& key, con
   return value;
 }
 
-std::string read_whole_file(const std::string& path, const std::string& what) {
-  ReadFd fd(path, [&](int error) { return read_error(path, what, error); });
-  struct stat info{};
-  if (::fstat(fd.get(), &info) != 0) throw read_error(path, what, errno);
-  if (S_ISDIR(info.st_mode)) throw read_error(path, what, EISDIR);
-  std::string bytes;
-  if (S_ISREG(info.st_mode)) bytes.reserve(static_cast<size_t>(info.st_size));  // no regrowth copies
-  char chunk[1 << 16];
-  for (;;) {
-    ssize_t got = ::read(fd.get(), chunk, sizeof(chunk));
-    if (got > 0) bytes.append(chunk, static_cast<size_t>(got));
-    else if (got == 0) return bytes;
-    else if (errno != EINTR) throw read_error(path, what, errno);
-  }
-}
-
 void read_file_through(const std::string& path, const std::string& what, const std::function<int(int fd)>& read) {
   ReadFd fd(path, [&](int error) { return read_error(path, what, error); });
   struct stat info{};
   if (::fstat(fd.get(), &info) != 0) throw read_error(path, what, errno);
   if (S_ISDIR(info.st_mode)) throw read_error(path, what, EISDIR);
   if (int error = read(fd.get()); error != 0) throw read_error(path, what, error);
+}
+
+std::string read_whole_file(const std::string& path, const std::string& what) {
+  std::string bytes;
+  read_file_through(path, what, [&](int fd) {
+    struct stat info{};
+    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) bytes.reserve(static_cast<size_t>(info.st_size));
+    char chunk[1 << 16];
+    for (;;) {
+      ssize_t got = ::read(fd, chunk, sizeof(chunk));
+      if (got > 0) bytes.append(chunk, static_cast<size_t>(got));
+      else if (got == 0) return 0;
+      else if (errno != EINTR) return errno;
+    }
+  });
+  return bytes;
 }
 
 std::string read_file_range(const std::string& path, int64_t offset, int64_t length, const std::string& what) {

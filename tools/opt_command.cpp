@@ -190,12 +190,11 @@ ExportOptions written_form(const OptRequest& request) {
   return {.extension_ops = extension};
 }
 
-// The written model's bytes. When the measured selection kept the input and the input is a
-// self-contained ONNX file read as it is (no --input-shape, no external data), they are the input's
-// own bytes, so "written unchanged" is literal; otherwise pet serializes what it chose.
 // The written model staged beside the output: textual IR (its text also left in `ir_text` for the
-// check), the input's own bytes where the input is written as it is, else pet's export streamed into
-// the file (no copy of its bytes whole beside the model's weights).
+// check); the input's own bytes when the measured selection kept the input and the input is a
+// self-contained ONNX file read as it is (no --input-shape, no external data), so "written
+// unchanged" is literal; otherwise pet's export of what it chose, streamed into the file (no copy of
+// its bytes whole beside the model's weights).
 StagedFile staged_model(const OptRequest& request, const OptimizeResult& result, std::string& ir_text) {
   if (request.writes_ir()) {
     ir_text = textual_ir(result.graph);
