@@ -288,12 +288,14 @@ WrittenCheck check_output(const Graph& original, const OptRequest& request, cons
 int run_pass_list(const OptRequest& request, const Graph& original, std::ostream& out, std::ostream& err) {
   Graph graph = original;
   std::vector<PassResult> results = run_passes(graph, request.passes);
-  std::string bytes = request.writes_ir() ? textual_ir(graph) : serialize_onnx(graph);
-  StagedFile file(request.output, bytes, "model");
+  std::string ir_text = request.writes_ir() ? textual_ir(graph) : "";
+  StagedFile file = request.writes_ir()
+                        ? StagedFile(request.output, ir_text, "model")
+                        : StagedFile(request.output, [&](int fd) { return write_onnx(graph, fd); }, "model");
   WrittenCheckOptions options;
   options.seed = request.optimize.seed;
   options.tolerance = request.optimize.tolerance;
-  WrittenCheck written = check_output(original, request, file, bytes, options);
+  WrittenCheck written = check_output(original, request, file, ir_text, options);
   if (!written.passed) {
     err << written_check_summary(written);
     err << "pet-opt: the passes changed what the model computes; nothing was written. This is a bug in pet; please "
