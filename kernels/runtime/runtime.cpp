@@ -29,15 +29,16 @@ std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::strin
   std::vector<Timing> by_model(models.size());
   while (true) {
     std::vector<size_t> offered;
-    std::vector<std::string> accepted;
     for (size_t i = 0; i < models.size(); ++i)
-      if (refused[i].empty()) {
-        offered.push_back(i);
-        accepted.push_back(models[i]);
-      }
-    if (accepted.empty()) return by_model;  // every model refused
+      if (refused[i].empty()) offered.push_back(i);
+    if (offered.empty()) return by_model;  // every model refused
+    // The models themselves while none was refused (no copy: whole models are hundreds of MB), else
+    // a copy of those left.
+    std::vector<std::string> rest;
+    if (offered.size() < models.size())
+      for (size_t i : offered) rest.push_back(models[i]);
     try {
-      std::vector<Timing> timings = runtime.time_models(accepted, options);
+      std::vector<Timing> timings = runtime.time_models(rest.empty() ? models : rest, options);
       for (size_t k = 0; k < offered.size(); ++k) by_model[offered[k]] = std::move(timings.at(k));
       return by_model;
     } catch (const ModelRejected& refusal) {

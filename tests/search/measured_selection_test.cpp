@@ -138,6 +138,7 @@ class RefusingRuntime : public runtime::Runtime {
   std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
                                            const runtime::TimingOptions& options) override {
     ++calls;
+    offered.push_back(&models);
     std::vector<runtime::Timing> timings;
     std::vector<runtime::ModelRejected::Refusal> refusals;
     for (size_t i = 0; i < models.size(); ++i) {
@@ -153,6 +154,7 @@ class RefusingRuntime : public runtime::Runtime {
   }
   std::vector<Tensor> run_model(const std::string&, const std::vector<Tensor>&, int) override { return {}; }
   int calls = 0;
+  std::vector<const std::vector<std::string>*> offered;  // what each call was given
 
  private:
   std::vector<std::string> refused_ops_;
@@ -280,6 +282,24 @@ TEST(TimeAccepted, WithoutAReferenceTheFirstModelIsRefusedLikeTheOthers) {
   EXPECT_EQ(timings[1].runs_us, std::vector<double>(2, 100.0));
   EXPECT_TRUE(timings[0].runs_us.empty());
   EXPECT_EQ(runtime.calls, 3);
+}
+
+// Before: time_accepted copied every model (whole serialized models, hundreds of MB each for BERT)
+// before each call. After: while none is refused the runtime gets the caller's models themselves;
+// only a retry after a refusal gets a copy of those left.
+TEST(TimeAccepted, ModelsNoneRefusedGoToTheRuntimeAsTheyAreACopyOnlyAfterARefusal) {
+  RefusingRuntime runtime({"Relu"});
+  std::vector<std::string> refused;
+  const std::vector<std::string> accepted{"Neg model", "Exp model"};
+  runtime::time_accepted(runtime, accepted, {.runs = 2, .purpose = {}}, refused, runtime::FirstModel::reference);
+  ASSERT_EQ(runtime.offered.size(), 1u);
+  EXPECT_EQ(runtime.offered[0], &accepted);
+
+  const std::vector<std::string> one_refused{"Neg model", "Relu model", "Exp model"};
+  runtime::time_accepted(runtime, one_refused, {.runs = 2, .purpose = {}}, refused, runtime::FirstModel::reference);
+  ASSERT_EQ(runtime.offered.size(), 3u);
+  EXPECT_EQ(runtime.offered[1], &one_refused);
+  EXPECT_NE(runtime.offered[2], &one_refused) << "the retry: the two left";
 }
 
 // A runtime that names every refusal of a pass at once: before, one retry per refused model; after,
