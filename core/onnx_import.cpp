@@ -23,6 +23,7 @@
 #include "core/onnx_import_node.h"
 #include "core/onnx_tensor.h"
 #include "core/registry.h"
+#include "core/structural_hash.h"
 
 namespace pet {
 namespace {
@@ -107,23 +108,11 @@ void apply_input_shapes(onnx::ModelProto& model, const ImportOptions& options) {
   }
 }
 
-// Elements beyond which a float initializer's values leave the proto once imported. ONNX's shape
-// inference, which reads the proto after pet's importer, reads the values of shape-like inputs alone
-// (a Reshape's shape, a Resize's scales: a handful of elements), so the weights, most of a model's
-// bytes, are then held once (in the Graph), not twice.
-constexpr int64_t kReleasedWeightElements = 1024;
-
-bool is_float_type(int32_t data_type) {
-  return data_type == onnx::TensorProto::FLOAT || data_type == onnx::TensorProto::FLOAT16 ||
-         data_type == onnx::TensorProto::BFLOAT16 || data_type == onnx::TensorProto::DOUBLE;
-}
-
-// Frees an imported weight's values in the proto (its name, type and dims stay).
-void release_weight_bytes(onnx::TensorProto& tensor) {
-  if (!is_float_type(tensor.data_type()) || tensor.data_location() == onnx::TensorProto::EXTERNAL) return;
-  int64_t elements = 1;
-  for (int64_t dim : tensor.dims()) elements *= dim;
-  if (elements <= kReleasedWeightElements) return;
+// Frees an imported weight's values in the proto (its name, type and dims stay). ONNX's shape
+// inference, which reads the proto after pet's importer, reads the values of shape-like inputs alone (a
+// Reshape's shape, a Resize's scales: integers, or a handful of floats, never an is_weight tensor), so
+// the weights, most of a model's bytes, are then held once (in the Graph), not twice.
+void release_weight_values(onnx::TensorProto& tensor) {
   std::string().swap(*tensor.mutable_raw_data());  // clear() alone keeps the capacity
   tensor.clear_raw_data();
   google::protobuf::RepeatedField<float>().Swap(tensor.mutable_float_data());
@@ -221,7 +210,7 @@ class Importer {
     std::string node;
   };
 
-  // Each large float initializer's bytes leave `model` once its tensor is made (release_weight_bytes).
+  // Each weight's values leave `model` once its tensor is made (release_weight_values).
   Importer(onnx::ModelProto& model, std::string base_dir) : model_(model), base_dir_(std::move(base_dir)) {}
 
   // Every value's type in import order, for the cross-check with ONNX's shape inference.
@@ -246,9 +235,10 @@ class Importer {
     for (int i = 0; i < model_.graph().initializer_size(); ++i) {
       onnx::TensorProto& init = *model_.mutable_graph()->mutable_initializer(i);
       require_new_name(init.name(), fmt::format("initializer #{}", i));
-      bind(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_,
-                                                                            "initializer '" + init.name() + "'")));
-      release_weight_bytes(init);
+      Tensor tensor = tensor_from_proto(init, base_dir_, "initializer '" + init.name() + "'");
+      bool weight = is_weight(tensor);  // float16 is held as f32
+      bind(init.name(), graph_.add_constant(init.name(), std::move(tensor)));
+      if (weight && init.data_location() != onnx::TensorProto::EXTERNAL) release_weight_values(init);
       bool float16 = init.data_type() == onnx::TensorProto::FLOAT16;
       if (float16) graph_.float16_values.insert(init.name());
       if (float16) float16_names_.insert(init.name());

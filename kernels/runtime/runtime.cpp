@@ -37,8 +37,9 @@ std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::strin
     std::vector<std::string> rest;
     if (offered.size() < models.size())
       for (size_t i : offered) rest.push_back(models[i]);
+    const std::vector<std::string>& given = offered.size() == models.size() ? models : rest;
     try {
-      std::vector<Timing> timings = runtime.time_models(rest.empty() ? models : rest, options);
+      std::vector<Timing> timings = runtime.time_models(given, options);
       for (size_t k = 0; k < offered.size(); ++k) by_model[offered[k]] = std::move(timings.at(k));
       return by_model;
     } catch (const ModelRejected& refusal) {

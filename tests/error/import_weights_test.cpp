@@ -14,7 +14,7 @@ namespace {
 using onnx::TensorProto;
 
 // x -> Resize by an initializer's scales -> Reshape by an initializer's shape -> MatMul by a weight
-// of 2048 elements (past the release threshold) -> y.
+// of 2048 elements (is_weight: its values leave the proto) -> y.
 OnnxModelBuilder resized_projection(const std::vector<float>& weight) {
   OnnxModelBuilder builder;
   builder.input("x", TensorProto::FLOAT, {1, 1, 4, 4}).output("y", TensorProto::FLOAT, {8, 256});
