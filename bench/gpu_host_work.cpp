@@ -55,7 +55,8 @@ double host_seconds(const std::vector<std::string>& models, size_t per_request) 
   auto start = Clock::now();
   for (size_t first = 0; first < models.size(); first += per_request) {
     auto from = models.begin() + static_cast<std::ptrdiff_t>(first);
-    std::vector<std::string> request(from, from + static_cast<std::ptrdiff_t>(std::min(per_request, models.size() - first)));
+    std::vector<pet::runtime::ModelBytes> request(
+        from, from + static_cast<std::ptrdiff_t>(std::min(per_request, models.size() - first)));
     try {
       runtime->time_models(request, {});
       throw pet::InternalError("a GPU timed the request: this bench measures the host work where there is none");

@@ -106,9 +106,10 @@ std::vector<Candidate> stage_candidates(const pet::Graph& stage, size_t sites, c
 }
 
 void time_and_print(pet::runtime::Runtime& runtime, const std::vector<Candidate>& candidates, const StageOptions& options) {
-  std::vector<std::string> models;
+  std::vector<pet::runtime::ModelBytes> models;
   pet::ExportOptions form = runtime.export_options();
-  for (const Candidate& candidate : candidates) models.push_back(pet::serialize_onnx(candidate.graph, form));
+  for (const Candidate& candidate : candidates)
+    models.push_back(pet::runtime::ModelBytes::written_from(candidate.graph, form));
   pet::runtime::TimingOptions timing{.threads = options.optimize.target.spec.runtime_threads(), .warmup = 3, .runs = options.runs,
                                      .per_node = false, .seed = options.optimize.seed, .purpose = {}};
   std::vector<std::string> refused;

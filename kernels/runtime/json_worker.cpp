@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/file_safety.h"
 #include "kernels/runtime/tensor_wire.h"
 
 extern char** environ;
@@ -167,14 +168,21 @@ namespace {
 // The models of one request as files in the private folder, removed when the request is done.
 class ModelFiles {
  public:
-  ModelFiles(const fs::path& dir, const std::vector<std::string>& models, const std::string& runtime) {
-    for (size_t i = 0; i < models.size(); ++i) {
+  // Each model streamed into its file (one written from its graph is serialized as it is written).
+  ModelFiles(const fs::path& dir, const std::vector<ModelBytes>& models, const std::string& runtime)
+      : ModelFiles(dir, models.size(), [&](size_t i, int fd) { return models[i].write(fd); }, runtime) {}
+  ModelFiles(const fs::path& dir, const std::string& model, const std::string& runtime)
+      : ModelFiles(dir, 1, [&](size_t, int fd) { return write_all_bytes(fd, model); }, runtime) {}
+  ModelFiles(const fs::path& dir, size_t count, const std::function<int(size_t, int)>& write,
+             const std::string& runtime) {
+    for (size_t i = 0; i < count; ++i) {
       paths_.push_back((dir / fmt::format("model{}.onnx", i)).string());
-      std::ofstream out(paths_.back(), std::ios::binary | std::ios::trunc);
-      out.write(models[i].data(), static_cast<std::streamsize>(models[i].size()));
-      if (!out.flush())
-        throw UserError(fmt::format("cannot write model {} for {} to '{}'; check the free space in TMPDIR", i,
-                                    runtime, paths_.back()));
+      int fd = ::open(paths_.back().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      int error = fd < 0 ? errno : write(i, fd);
+      if (fd >= 0 && ::close(fd) != 0 && error == 0) error = errno;
+      if (error != 0)
+        throw UserError(fmt::format("cannot write model {} for {} to '{}' ({}); check the free space in TMPDIR", i,
+                                    runtime, paths_.back(), std::strerror(error)));
     }
   }
   ~ModelFiles() {
@@ -234,7 +242,7 @@ JsonWorkerRuntime::JsonWorkerRuntime(WorkerSpec spec)
 
 JsonWorkerRuntime::~JsonWorkerRuntime() = default;
 
-std::vector<Timing> JsonWorkerRuntime::time_models(const std::vector<std::string>& models,
+std::vector<Timing> JsonWorkerRuntime::time_models(const std::vector<ModelBytes>& models,
                                                    const TimingOptions& options) {
   PET_CHECK(options.threads >= 1 && options.warmup >= 0 && options.runs >= 1,
             fmt::format("timing options out of range: threads {}, warmup {}, runs {}", options.threads,
@@ -258,7 +266,7 @@ std::vector<Tensor> JsonWorkerRuntime::run_model(const std::string& model, const
                                                  int threads) {
   PET_CHECK(threads >= 1, fmt::format("run_model with {} threads", threads));
   std::lock_guard<std::mutex> lock(mutex_);
-  ModelFiles files(dir_.path(), {model}, spec_.name);
+  ModelFiles files(dir_.path(), model, spec_.name);
   json wire_inputs = json::array();
   for (const Tensor& input : inputs) wire_inputs.push_back(tensor_to_wire(input));
   json request = {{"run", {{"model", files.paths()[0]}, {"threads", threads}, {"inputs", wire_inputs}}}};

@@ -52,7 +52,7 @@ class JsonWorkerRuntime : public Runtime {
 
   std::string target() const override { return spec_.target; }
   std::string version() const override { return version_; }
-  std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) override;
+  std::vector<Timing> time_models(const std::vector<ModelBytes>& models, const TimingOptions& options) override;
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int threads) override;
 
  protected:

@@ -242,11 +242,13 @@ class OpenVinoRuntime final : public Runtime {
     return type == DType::i64 ? DType::i32 : type;
   }
 
-  std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) override {
+  std::vector<Timing> time_models(const std::vector<ModelBytes>& models, const TimingOptions& options) override {
     PET_CHECK(options.threads >= 1 && options.warmup >= 0 && options.runs >= 0, "bad TimingOptions");
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<LoadedModel> loaded;
-    for (size_t i = 0; i < models.size(); ++i) loaded.push_back(load_model(core_, models[i], i, options));
+    std::vector<LoadedModel> loaded;  // each model's bytes freed once it is compiled
+    for (size_t i = 0; i < models.size(); ++i)
+      loaded.push_back(
+          models[i].with_bytes([&](const std::string& bytes) { return load_model(core_, bytes, i, options); }));
     try {
       return run_interleaved(loaded, options);
     } catch (const ov::Exception& error) {

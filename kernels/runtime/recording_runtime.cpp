@@ -44,11 +44,12 @@ std::string RecordingRuntime::record_model(const std::string& bytes) {
   return name;
 }
 
-std::vector<Timing> RecordingRuntime::time_models(const std::vector<std::string>& models, const TimingOptions& options) {
+std::vector<Timing> RecordingRuntime::time_models(const std::vector<ModelBytes>& models, const TimingOptions& options) {
   TimingRequest request;
   request.target = target_;
   request.options = options;
-  for (const std::string& model : models) request.models.push_back(record_model(model));
+  for (const ModelBytes& model : models)
+    request.models.push_back(model.with_bytes([&](const std::string& bytes) { return record_model(bytes); }));
   bool known = std::any_of(requests_.begin(), requests_.end(),
                            [&](const TimingRequest& recorded) { return same_request(recorded, request); });
   if (!known) {

@@ -21,7 +21,7 @@ class RecordingRuntime : public Runtime {
   bool times() const override { return false; }
   // Records the request (once: an identical request again is not recorded twice) and returns one
   // Timing without runs per model.
-  std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) override;
+  std::vector<Timing> time_models(const std::vector<ModelBytes>& models, const TimingOptions& options) override;
   // Nothing runs here: an internal check (callers run models only in runtimes that time).
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int threads) override;
 

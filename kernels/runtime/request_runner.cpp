@@ -17,9 +17,9 @@
 namespace pet::runtime {
 namespace {
 
-std::vector<std::string> serialized_models(const TimingRequest& request, const std::string& folder,
+std::vector<ModelBytes> serialized_models(const TimingRequest& request, const std::string& folder,
                                            const ExportOptions& options) {
-  std::vector<std::string> models;
+  std::vector<ModelBytes> models;
   for (const std::string& file : request.models) {
     std::string path = (std::filesystem::path(folder) / file).string();
     models.push_back(serialize_onnx(parse_graph(read_whole_file(path, "a request's weight-free model")), options));
@@ -28,13 +28,13 @@ std::vector<std::string> serialized_models(const TimingRequest& request, const s
 }
 
 // `request`'s models, read and serialized on another thread; get() gives them or rethrows.
-std::future<std::vector<std::string>> models_in_background(const TimingRequest& request, const std::string& folder,
+std::future<std::vector<ModelBytes>> models_in_background(const TimingRequest& request, const std::string& folder,
                                                            const ExportOptions& options) {
   return std::async(std::launch::async,
                     [&request, &folder, options] { return serialized_models(request, folder, options); });
 }
 
-TimingResult time_request(Runtime& runtime, const TimingRequest& request, std::vector<std::string> models) {
+TimingResult time_request(Runtime& runtime, const TimingRequest& request, std::vector<ModelBytes> models) {
   TimingResult result;
   result.request = request;
   try {
@@ -65,7 +65,7 @@ MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingReques
     if (options.timed_before.count(request.id) == 0) todo.push_back(&request);
   outcome.timed_before = static_cast<int>(requests.size() - todo.size());
   const ExportOptions export_options = runtime.export_options();
-  std::future<std::vector<std::string>> next;
+  std::future<std::vector<ModelBytes>> next;
   if (!todo.empty()) next = models_in_background(*todo.front(), models_folder, export_options);
   double now = elapsed();  // one reading per request: its end is the next one's start
   for (size_t i = 0; i < todo.size(); ++i) {
@@ -73,7 +73,7 @@ MeasureOutcome measure_requests(Runtime& runtime, const std::vector<TimingReques
       outcome.left = static_cast<int>(todo.size()) - outcome.timed;
       break;
     }
-    std::vector<std::string> models = next.get();
+    std::vector<ModelBytes> models = next.get();
     if (i + 1 < todo.size()) next = models_in_background(*todo[i + 1], models_folder, export_options);
     TimingResult result = time_request(runtime, *todo[i], std::move(models));
     double ended = elapsed();

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/file_safety.h"
 
 namespace pet::runtime {
 
@@ -23,7 +24,22 @@ std::string default_openvino_extension() {
   return "";
 }
 
-std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::string>& models,
+ModelBytes::ModelBytes(std::string bytes) : held_(std::make_shared<const std::string>(std::move(bytes))) {}
+
+ModelBytes ModelBytes::written_from(const Graph& graph, const ExportOptions& options) {
+  ModelBytes model;
+  model.graph_ = &graph;
+  model.options_ = options;
+  return model;
+}
+
+std::string ModelBytes::bytes() const { return held_ ? *held_ : serialize_onnx(*graph_, options_); }
+
+int ModelBytes::write(int fd) const {
+  return held_ ? write_all_bytes(fd, *held_) : write_onnx(*graph_, fd, options_);
+}
+
+std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<ModelBytes>& models,
                                   const TimingOptions& options, std::vector<std::string>& refused, FirstModel first) {
   refused.assign(models.size(), "");
   std::vector<Timing> by_model(models.size());
@@ -32,12 +48,8 @@ std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::strin
     for (size_t i = 0; i < models.size(); ++i)
       if (refused[i].empty()) offered.push_back(i);
     if (offered.empty()) return by_model;  // every model refused
-    // The models themselves while none was refused (no copy: whole models are hundreds of MB), else
-    // a copy of those left.
-    std::vector<std::string> rest;
-    if (offered.size() < models.size())
-      for (size_t i : offered) rest.push_back(models[i]);
-    const std::vector<std::string>& given = offered.size() == models.size() ? models : rest;
+    std::vector<ModelBytes> given;  // copies share the models' bytes or graphs
+    for (size_t i : offered) given.push_back(models[i]);
     try {
       std::vector<Timing> timings = runtime.time_models(given, options);
       for (size_t k = 0; k < offered.size(); ++k) by_model[offered[k]] = std::move(timings.at(k));

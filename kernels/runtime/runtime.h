@@ -8,11 +8,45 @@
 
 #include "core/default_seed.h"
 #include "core/error.h"
+#include "core/graph.h"
 #include "core/onnx_export.h"
 #include "core/tensor.h"
 #include "kernels/runtime/shared_device.h"
 
 namespace pet::runtime {
+
+// A model for a runtime to time: serialized ONNX with every weight inside (no external data), either
+// held as its bytes or written from its graph when the runtime reads it, so a caller timing whole
+// models (hundreds of MB each) holds none of their bytes: a runtime whose worker reads files streams
+// each straight into its file (write), one that reads memory serializes one at a time (with_bytes).
+// Copies share what they hold.
+class ModelBytes {
+ public:
+  ModelBytes(std::string bytes);  // NOLINT(google-explicit-constructor): bytes are a model's usual form
+  // `graph` written with `options` whenever its bytes are asked for; the caller keeps the graph alive
+  // as long as this (or a copy) is used.
+  static ModelBytes written_from(const Graph& graph, const ExportOptions& options);
+
+  // The bytes, serialized now for a model written from its graph.
+  std::string bytes() const;
+  // use(bytes), without a copy of held bytes.
+  template <typename Use>
+  decltype(auto) with_bytes(const Use& use) const {
+    if (held_) return use(static_cast<const std::string&>(*held_));
+    std::string serialized = serialize_onnx(*graph_, options_);
+    return use(static_cast<const std::string&>(serialized));
+  }
+  // Streams the bytes to `fd`: 0, or the errno that stopped the writing.
+  int write(int fd) const;
+  // True for bytes held, false for a model written from its graph when read.
+  bool holds_bytes() const { return held_ != nullptr; }
+
+ private:
+  ModelBytes() = default;
+  std::shared_ptr<const std::string> held_;
+  const Graph* graph_ = nullptr;
+  ExportOptions options_;
+};
 
 // A model the runtime refuses to load, compile or run: the model's problem (or the runtime's
 // bug), never pet's. A UserError that names the model's index among those given, so a caller
@@ -106,10 +140,10 @@ class Runtime {
   virtual std::string target() const = 0;   // "ort-cpu", "openvino-cpu"
   virtual std::string version() const = 0;  // "onnxruntime 1.32.0", "openvino 2026.4.1-..."
   // Times several models interleaved: each is compiled once, warmed up, then round r runs model
-  // 0, 1, ... once each. `models` are serialized ONNX ModelProtos with every weight inside (no
-  // external data). A model the runtime rejects is a ModelRejected naming its index and the
+  // 0, 1, ... once each (each model's bytes asked for once, and not kept beyond its load). A model
+  // the runtime rejects is a ModelRejected naming its index and the
   // runtime's message; a dead worker or runtime failure is an InternalError.
-  virtual std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) = 0;
+  virtual std::vector<Timing> time_models(const std::vector<ModelBytes>& models, const TimingOptions& options) = 0;
   // Runs one serialized model (every weight inside) once on `inputs`, given in the model's input
   // order, with `threads` intra-op threads, and returns its outputs in the model's output order
   // (tensors of any element type pet holds). A model or input the runtime rejects is a UserError naming the
@@ -140,7 +174,7 @@ class Runtime {
 // refuses (ModelRejected) and timing the rest again; refused[i] gets the runtime's message for a
 // model left out, whose Timing stays empty. Only a refusal is caught: a dead worker or a runtime
 // failure propagates.
-std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<std::string>& models,
+std::vector<Timing> time_accepted(Runtime& runtime, const std::vector<ModelBytes>& models,
                                   const TimingOptions& options, std::vector<std::string>& refused,
                                   FirstModel first = FirstModel::reference);
 

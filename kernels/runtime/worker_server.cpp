@@ -23,8 +23,8 @@ using nlohmann::json;
 
 json refusal(int index, const std::string& error) { return {{"ok", false}, {"index", index}, {"error", error}}; }
 
-std::vector<std::string> read_models(const json& paths) {
-  std::vector<std::string> models;
+std::vector<ModelBytes> read_models(const json& paths) {
+  std::vector<ModelBytes> models;
   for (const json& path : paths) models.push_back(read_whole_file(path.get<std::string>(), "a model to time"));
   return models;
 }

@@ -175,7 +175,7 @@ std::vector<ProfileEntry> context_run_entries(const Target& target, const Graph&
 
 bool CostModel::measure_context_run(const Graph& graph, const KernelGrouping& grouping, const std::string& base) {
   runtime::Runtime& runtime = *measurement_->runtime;
-  std::string model = serialize_onnx(graph, runtime.export_options());
+  runtime::ModelBytes model = runtime::ModelBytes::written_from(graph, runtime.export_options());
   runtime::TimingOptions options = measurement_->timing;
   options.warmup = kContextWarmup;
   options.runs = kContextRuns;

@@ -52,7 +52,8 @@ std::string ran_as(const runtime::Timing& timing) {
 
 // The models timed together, interleaved; the ones the runtime refuses are left out and the rest
 // timed again (runtime::time_accepted). `refused` gets each model's refusal ("" when it ran).
-std::vector<std::optional<runtime::Timing>> time_each(runtime::Runtime& runtime, const std::vector<std::string>& models,
+std::vector<std::optional<runtime::Timing>> time_each(runtime::Runtime& runtime,
+                                                      const std::vector<runtime::ModelBytes>& models,
                                                       const runtime::TimingOptions& options,
                                                       std::vector<std::string>& refused) {
   std::vector<runtime::Timing> timings =
@@ -280,7 +281,7 @@ void CostModel::measure_groups(const Graph& graph, const KernelGrouping& groupin
       if (!known) todo.push_back(group);
     }
   }
-  std::vector<std::string> models;
+  std::vector<runtime::ModelBytes> models;  // kernel groups: small models, held as bytes
   ExportOptions form = measurement_->runtime->export_options();  // pet's correction op as its own kernel
   runtime::TimingOptions options = measurement_->timing;
   options.purpose = {kKernelGroups, {}, runtime::FirstModel::like_the_others};

@@ -27,7 +27,7 @@ std::string ranked_key(const Graph& finalized) {
 
 MeasuredRanking::MeasuredRanking(const cost::CostModel& cost, const Graph& reference, RankingOptions options,
                                  pet::RankingStats& stats)
-    : cost_(cost), options_(options), stats_(stats), reference_key_(ranked_key(reference)) {
+    : cost_(cost), options_(options), stats_(stats), reference_key_(ranked_key(reference)), reference_(reference) {
   stats_ = {};
   if (!cost.measured()) {
     stats_.why = "off: the target is estimated, not measured";
@@ -42,8 +42,8 @@ MeasuredRanking::MeasuredRanking(const cost::CostModel& cost, const Graph& refer
                            : "off: the replayed profile DB holds no ranked times for this input";
     return;
   }
-  reference_model_ = serialize_onnx(reference, runtime->export_options());
-  double per_timing_s = static_cast<double>(reference_model_.size()) / kLoadBytesPerSecond +
+  size_t reference_bytes = serialize_onnx(reference, runtime->export_options()).size();
+  double per_timing_s = static_cast<double>(reference_bytes) / kLoadBytesPerSecond +
                         reference_predicted_us_ * 1e-6 * (options.warmup + options.runs);
   double expected_s = per_timing_s * kExpectedTimings * options.beam / 8.0;
   if (options.budget_s <= 0) {
@@ -96,7 +96,7 @@ void MeasuredRanking::rank(std::vector<Program>& programs) {
       program.cost = by_program_[program.hash] = ranked_or_predicted(program, key);
       continue;
     }
-    pending.push_back({i, key, serialize_onnx(finalized, runtime->export_options())});
+    pending.push_back({i, std::move(key), std::move(finalized)});
   }
   if (!pending.empty()) time_pending(programs, pending);
   stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -135,9 +135,10 @@ void MeasuredRanking::time_pending(std::vector<Program>& programs, std::vector<P
   runtime::TimingOptions timing{.threads = target.threads, .warmup = options_.warmup, .runs = options_.runs,
                                 .per_node = false, .seed = options_.seed,
                                 .purpose = {kRanked, {reference_key_}, runtime::FirstModel::reference}};
-  std::vector<std::string> models = {reference_model_};
+  ExportOptions form = runtime.export_options();
+  std::vector<runtime::ModelBytes> models = {runtime::ModelBytes::written_from(reference_, form)};
   for (const Pending& entry : pending) {
-    models.push_back(entry.model);
+    models.push_back(runtime::ModelBytes::written_from(entry.finalized, form));
     timing.purpose.keys.push_back(entry.key);
   }
   std::vector<std::string> refused;

@@ -49,7 +49,7 @@ class MeasuredRanking {
   struct Pending {
     size_t index;
     std::string key;
-    std::string model;
+    Graph finalized;  // serialized as the runtime reads it (its weights shared with the program's)
   };
   void time_pending(std::vector<Program>& programs, std::vector<Pending>& pending);
   double ranked_or_predicted(const Program& program, const std::string& key);
@@ -58,7 +58,7 @@ class MeasuredRanking {
   RankingOptions options_;
   pet::RankingStats& stats_;
   std::string reference_key_;
-  std::string reference_model_;
+  Graph reference_;  // a copy sharing the cleaned input's weights, serialized whenever it is timed
   double reference_us_ = 0;               // the reference's first time (or the DB's)
   double reference_predicted_us_ = 0;
   std::unordered_map<uint64_t, double> by_program_;  // program hash -> ranked microseconds

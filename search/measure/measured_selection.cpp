@@ -22,7 +22,8 @@ namespace {
 std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candidates, const cost::CostModel& cost,
                                     const SelectionOptions& options) {
   const cost::Measurement& how = *cost.measurement();
-  std::vector<std::string> models, keys;
+  std::vector<runtime::ModelBytes> models;  // each serialized as the runtime reads it
+  std::vector<std::string> keys;
   std::vector<size_t> timed;  // indices into candidates, the input first
   ExportOptions form = how.runtime->export_options();  // as the written model will be
   runtime::TimingOptions timing{.threads = how.target.threads, .warmup = options.warmup, .runs = options.runs,
@@ -31,7 +32,7 @@ std::vector<TimedCandidate> measure(const std::vector<SelectionCandidate>& candi
   for (size_t i = 0; i < candidates.size(); ++i) {
     keys.push_back(model_key(*candidates[i].graph));
     if (i > 0 && cost.find_entry(keys[i])) continue;
-    models.push_back(serialize_onnx(*candidates[i].graph, form));
+    models.push_back(runtime::ModelBytes::written_from(*candidates[i].graph, form));
     timing.purpose.keys.push_back(keys[i]);
     timed.push_back(i);
   }

@@ -179,7 +179,7 @@ class NamingRuntime : public runtime::Runtime {
  public:
   std::string target() const override { return "ort-cpu"; }
   std::string version() const override { return "onnxruntime 0.0.0"; }
-  std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
+  std::vector<runtime::Timing> time_models(const std::vector<runtime::ModelBytes>& models,
                                            const runtime::TimingOptions& options) override {
     std::vector<runtime::Timing> timings;
     for (size_t i = 0; i < models.size(); ++i) {

@@ -9,6 +9,7 @@
 #include <cudnn.h>
 
 #include <chrono>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -69,13 +70,16 @@ class GpuRuntime : public runtime::Runtime {
     return true;
   }
 
-  std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
+  std::vector<runtime::Timing> time_models(const std::vector<runtime::ModelBytes>& models,
                                            const runtime::TimingOptions& options) override {
     // Every model's refusal before any device work, then every load's, each pass naming all the
     // models it refused at once (so pet-opt retries once, not once per refusal). Models to time may
     // come weight-free (pet-opt's worker client sends them so): no time depends on the weights'
     // values, which their noise stands in for.
-    std::vector<PreparedModel> prepared = prepared_for_loads(models, ImportOptions::weights_filled());
+    std::vector<PreparedModel> prepared = prepared_for_loads(models.size(), [&](size_t i) {
+      return models[i].with_bytes(
+          [&](const std::string& bytes) { return prepare(bytes, i, ImportOptions::weights_filled()); });
+    });
     runtime::SharedDevice::Hold held = device_.hold();  // released after the loaded models are freed
     std::vector<LoadedModel> loaded = runtime::each_or_refusals<LoadedModel>(
         prepared.size(), [&](size_t i) { return load(std::move(prepared[i]), i, options.seed); });
@@ -92,7 +96,7 @@ class GpuRuntime : public runtime::Runtime {
   }
 
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int) override {
-    std::vector<PreparedModel> prepared = prepared_for_loads({model}, {});
+    std::vector<PreparedModel> prepared = prepared_for_loads(1, [&](size_t) { return prepare(model, 0, {}); });
     runtime::SharedDevice::Hold held = device_.hold();
     LoadedModel loaded = load(std::move(prepared.front()), 0, kDefaultSeed);
     std::vector<Tensor> outputs;
@@ -121,13 +125,13 @@ class GpuRuntime : public runtime::Runtime {
     }
   }
 
-  // Each model imported and its host program prepared (ModelRejected naming every model refused),
+  // prepare_model(i) for each of `count` models (ModelRejected naming every model refused),
   // then their own kernels compiled (or read from the kernel store), every distinct one of the call
   // at once on every compile thread: all the host work before the GPU lock, timed for the activity.
-  std::vector<PreparedModel> prepared_for_loads(const std::vector<std::string>& models, const ImportOptions& import) {
+  std::vector<PreparedModel> prepared_for_loads(size_t count,
+                                                const std::function<PreparedModel(size_t)>& prepare_model) {
     auto start = std::chrono::steady_clock::now();
-    std::vector<PreparedModel> prepared = runtime::each_or_refusals<PreparedModel>(
-        models.size(), [&](size_t i) { return prepare(models[i], i, import); });
+    std::vector<PreparedModel> prepared = runtime::each_or_refusals<PreparedModel>(count, prepare_model);
     std::vector<codegen::GeneratedKernel> kernels;
     for (const PreparedModel& model : prepared)
       for (codegen::GeneratedKernel& kernel : model.program.distinct_kernels()) kernels.push_back(std::move(kernel));

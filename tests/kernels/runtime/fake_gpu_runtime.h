@@ -26,13 +26,16 @@ class FakeGpuRuntime : public runtime::Runtime {
   std::string version() const override {
     return "fake pet-gpu tf32 math (a test double), " + runtime::gpu_kernels_tag();
   }
-  std::vector<runtime::Timing> time_models(const std::vector<std::string>& models,
+  std::vector<runtime::Timing> time_models(const std::vector<runtime::ModelBytes>& models,
                                            const runtime::TimingOptions& options) override {
     ++calls;
-    for (const std::string& model : models) largest_timed_ = std::max(largest_timed_, model.size());
     // Every model imported first, as pet-gpu's runtime prepares them, its refusals named at once.
-    std::vector<Graph> graphs = runtime::each_or_refusals<Graph>(
-        models.size(), [&](size_t i) { return imported(models[i], i, ImportOptions::weights_filled()); });
+    std::vector<Graph> graphs = runtime::each_or_refusals<Graph>(models.size(), [&](size_t i) {
+      return models[i].with_bytes([&](const std::string& bytes) {
+        largest_timed_ = std::max(largest_timed_, bytes.size());
+        return imported(bytes, i, ImportOptions::weights_filled());
+      });
+    });
     imported_models += static_cast<int>(graphs.size());
     runtime::SharedDevice::Hold held = device_.hold();  // as pet-gpu's runtime: around the "device" work
     std::vector<runtime::Timing> timings;

@@ -185,7 +185,7 @@ TEST(GpuWorkerRuntime, TimesRefusesAndRunsThroughTheWorkerProcess) {
   EXPECT_EQ(timings[0].runs_us, std::vector<double>(4, 10.128));
   EXPECT_EQ(timings[1].runs_us, std::vector<double>(4, 11.0));
   try {
-    gpu->time_models({serialized(kRelu), "not a model", "nor this"}, options);
+    gpu->time_models({serialized(kRelu), std::string("not a model"), std::string("nor this")}, options);
     FAIL() << "a malformed model was timed";
   } catch (const ModelRejected& refused) {  // both refusals in one reply
     EXPECT_EQ(refused.index(), 1u);

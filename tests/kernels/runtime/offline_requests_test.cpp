@@ -87,7 +87,7 @@ TEST(TimingResults, ALastLineCutMidWriteIsLeftOutAndTheRestKept) {
 
 TEST(RecordingRuntime, RecordsEachRequestOnceAndAnswersNotMeasured) {
   RecordingRuntime recording("h100");
-  std::vector<std::string> models = {serialize_onnx(parse_graph(kConvRelu)), serialize_onnx(parse_graph(kRelu))};
+  std::vector<ModelBytes> models = {serialize_onnx(parse_graph(kConvRelu)), serialize_onnx(parse_graph(kRelu))};
   std::vector<Timing> timings = recording.time_models(models, selection_options());
   ASSERT_EQ(timings.size(), 2u);
   EXPECT_FALSE(timings[0].measured());
@@ -202,9 +202,9 @@ TEST(RequestRunner, ASecondRunLeavesOutWhatAnEarlierRunTimed) {
 // A runtime that refuses every model with a Conv, as pet-gpu refuses a model it cannot load.
 class ConvRefusingRuntime : public pet::testing::FakeGpuRuntime {
  public:
-  std::vector<Timing> time_models(const std::vector<std::string>& models, const TimingOptions& options) override {
+  std::vector<Timing> time_models(const std::vector<ModelBytes>& models, const TimingOptions& options) override {
     for (size_t i = 0; i < models.size(); ++i)
-      if (models[i].find("Conv") != std::string::npos)
+      if (models[i].bytes().find("Conv") != std::string::npos)
         throw ModelRejected(i, "pet-gpu could not load model " + std::to_string(i) + ": cuDNN refused it");
     return FakeGpuRuntime::time_models(models, options);
   }

@@ -96,7 +96,7 @@ TEST(OpenVinoRuntime, NamesItsTargetAndOpenVinoVersion) {
 
 // The user-facing message is ours up to the colon; OpenVINO's own text follows, without its
 // "Exception from src/...cpp:N:" location lines.
-void expect_rejected(const std::vector<std::string>& models, const std::string& prefix) {
+void expect_rejected(const std::vector<ModelBytes>& models, const std::string& prefix) {
   try {
     open_openvino_runtime()->time_models(models, TimingOptions{});
     FAIL() << "expected a UserError";
@@ -109,11 +109,11 @@ void expect_rejected(const std::vector<std::string>& models, const std::string& 
 }
 
 TEST(OpenVinoRuntime, RejectsBytesThatAreNotAModelNamingTheirIndex) {
-  expect_rejected({"not a model"}, "model 0 was rejected by OpenVINO: Unable to read the model.");
+  expect_rejected({std::string("not a model")}, "model 0 was rejected by OpenVINO: Unable to read the model.");
 }
 
 TEST(OpenVinoRuntime, NamesTheRejectedModelAfterAGoodOne) {
-  expect_rejected({add_model(), "not a model"}, "model 1 was rejected by OpenVINO: ");
+  expect_rejected({add_model(), std::string("not a model")}, "model 1 was rejected by OpenVINO: ");
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 // ONNX Runtime's worker for real: tiny pet graphs in, interleaved run times and per-node times out.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -115,6 +119,41 @@ TEST(OrtRuntime, TimesTwoModelsInterleavedWithPerNodeTimes) {
   EXPECT_EQ(timings[0].nodes.front().kernel, "CPUExecutionProvider");
 }
 
+// A model written from its graph as the runtime reads it: the bytes serialize_onnx gives, asked for
+// or streamed to a file, and a held model's bytes streamed alike; a closed descriptor's errno returned.
+TEST(ModelBytes, AGraphIsWrittenAsSerializeOnnxWritesItAndHeldBytesAsTheyAre) {
+  Graph graph = parse_graph(kConvRelu);
+  ModelBytes written = ModelBytes::written_from(graph, {});
+  ModelBytes held = serialize_onnx(graph);
+  EXPECT_FALSE(written.holds_bytes());
+  EXPECT_TRUE(held.holds_bytes());
+  EXPECT_EQ(written.bytes(), serialize_onnx(graph));
+  for (const ModelBytes* model : {&written, &held}) {
+    std::string path = (testing::private_temp_dir() / "model_bytes.onnx").string();
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(model->write(fd), 0);
+    ::close(fd);
+    std::ifstream in(path, std::ios::binary);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), serialize_onnx(graph));
+    EXPECT_EQ(model->write(fd), EBADF) << "a closed descriptor";
+  }
+}
+
+// Before: a model reached ONNX Runtime's worker only as bytes held in memory. After: one written from
+// its graph is streamed into the worker's file and times as its bytes do.
+TEST(OrtRuntime, TimesAModelWrittenFromItsGraphBesideOneGivenAsBytes) {
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  Graph graph = parse_graph(kConvRelu);
+  TimingOptions options;
+  options.warmup = 0;
+  options.runs = 2;
+  std::vector<Timing> timings = ort->time_models({ModelBytes::written_from(graph, {}), serialized(kAddRelu)}, options);
+  ASSERT_EQ(timings.size(), 2u);
+  EXPECT_EQ(timings[0].runs_us.size(), 2u);
+  EXPECT_EQ(timings[1].runs_us.size(), 2u);
+}
+
 TEST(OrtRuntime, WithoutPerNodeGivesRunTimesOnly) {
   std::unique_ptr<Runtime> ort = open_ort_runtime();
   TimingOptions options;
@@ -138,7 +177,7 @@ TEST(OrtRuntime, MalformedModelIsAUserErrorNamingItsIndexAndTheWorkerSurvives) {
   options.warmup = 0;
   options.runs = 1;
   try {
-    ort->time_models({"not a model"}, options);
+    ort->time_models({std::string("not a model")}, options);
     FAIL() << "a malformed model was timed";
   } catch (const UserError& error) {
     EXPECT_EQ(std::string(error.what()).rfind("model 0 was rejected by ONNX Runtime: ", 0), 0u) << error.what();
