@@ -29,12 +29,13 @@ class ModelBytes {
 
   // The bytes, serialized now for a model written from its graph.
   std::string bytes() const;
-  // use(bytes), without a copy of held bytes.
+  // use(bytes), without a copy of held bytes; what it returns is returned by value (bytes serialized
+  // for the call are freed when it returns).
   template <typename Use>
-  decltype(auto) with_bytes(const Use& use) const {
-    if (held_) return use(static_cast<const std::string&>(*held_));
-    std::string serialized = serialize_onnx(*graph_, options_);
-    return use(static_cast<const std::string&>(serialized));
+  auto with_bytes(const Use& use) const {
+    if (held_) return use(*held_);
+    const std::string serialized = serialize_onnx(*graph_, options_);
+    return use(serialized);
   }
   // Streams the bytes to `fd`: 0, or the errno that stopped the writing.
   int write(int fd) const;
