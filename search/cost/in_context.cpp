@@ -175,7 +175,9 @@ std::vector<ProfileEntry> context_run_entries(const Target& target, const Graph&
 
 bool CostModel::measure_context_run(const Graph& graph, const KernelGrouping& grouping, const std::string& base) {
   runtime::Runtime& runtime = *measurement_->runtime;
-  runtime::ModelBytes model = runtime::ModelBytes::written_from(graph, runtime.export_options());
+  // Held as bytes for its two timings (serialized once): this runs before the search, far from
+  // pet-opt's peak.
+  runtime::ModelBytes model = serialize_onnx(graph, runtime.export_options());
   runtime::TimingOptions options = measurement_->timing;
   options.warmup = kContextWarmup;
   options.runs = kContextRuns;
