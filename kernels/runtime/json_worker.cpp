@@ -180,20 +180,24 @@ class ModelFiles {
       int fd = ::open(paths_.back().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
       int error = fd < 0 ? errno : write(i, fd);
       if (fd >= 0 && ::close(fd) != 0 && error == 0) error = errno;
-      if (error != 0)
-        throw UserError(fmt::format("cannot write model {} for {} to '{}' ({}); check the free space in TMPDIR", i,
-                                    runtime, paths_.back(), std::strerror(error)));
+      if (error != 0) {
+        std::string message = fmt::format("cannot write model {} for {} to '{}' ({}); check the free space in TMPDIR",
+                                           i, runtime, paths_.back(), std::strerror(error));
+        remove_files();  // a constructor that throws runs no destructor
+        throw UserError(message);
+      }
     }
   }
-  ~ModelFiles() {
-    std::error_code ignored;
-    for (const std::string& path : paths_) fs::remove(path, ignored);
-  }
+  ~ModelFiles() { remove_files(); }
   ModelFiles(const ModelFiles&) = delete;
   ModelFiles& operator=(const ModelFiles&) = delete;
   const std::vector<std::string>& paths() const { return paths_; }
 
  private:
+  void remove_files() {
+    std::error_code ignored;
+    for (const std::string& path : paths_) fs::remove(path, ignored);
+  }
   std::vector<std::string> paths_;
 };
 

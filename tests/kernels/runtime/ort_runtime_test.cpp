@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -19,6 +21,7 @@
 #include "kernels/runtime/ort_runtime.h"
 #include "kernels/runtime/tensor_wire.h"
 #include "tests/kernels/runtime/runtime_test_models.h"
+#include "tests/os_conditions.h"
 #include "tests/scoped_env.h"
 #include "tests/test_temp_dir.h"
 
@@ -152,6 +155,28 @@ TEST(OrtRuntime, TimesAModelWrittenFromItsGraphBesideOneGivenAsBytes) {
   ASSERT_EQ(timings.size(), 2u);
   EXPECT_EQ(timings[0].runs_us.size(), 2u);
   EXPECT_EQ(timings[1].runs_us.size(), 2u);
+}
+
+// A model the worker's folder cannot take (here: over a lowered file size limit) is a UserError
+// naming the model and the reason, and leaves no file of the request behind (before: the files
+// written until then stayed until the runtime closed).
+TEST(OrtRuntime, AModelItCannotWriteIsAUserErrorAndLeavesNoFile) {
+  std::filesystem::path tmp = testing::private_temp_dir() / "ort_tmp";
+  std::filesystem::create_directories(tmp);
+  ScopedEnv tmpdir("TMPDIR", tmp.c_str());
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  Graph graph = parse_graph(kConvRelu);  // a 4.6 KB weight
+  try {
+    testing::FileSizeLimit limit(4096);
+    ort->time_models({serialized(kAddRelu), ModelBytes::written_from(graph, {})}, TimingOptions{});
+    FAIL() << "a model over the file size limit was timed";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot write model 1 for ONNX Runtime"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find(std::strerror(EFBIG)), std::string::npos) << error.what();
+  }
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(tmp))
+    EXPECT_NE(entry.path().extension().string(), ".onnx") << entry.path();
 }
 
 TEST(OrtRuntime, WithoutPerNodeGivesRunTimesOnly) {
