@@ -168,11 +168,7 @@ namespace {
 // The models of one request as files in the private folder, removed when the request is done.
 class ModelFiles {
  public:
-  // Each model streamed into its file (one written from its graph is serialized as it is written).
-  ModelFiles(const fs::path& dir, const std::vector<ModelBytes>& models, const std::string& runtime)
-      : ModelFiles(dir, models.size(), [&](size_t i, int fd) { return models[i].write(fd); }, runtime) {}
-  ModelFiles(const fs::path& dir, const std::string& model, const std::string& runtime)
-      : ModelFiles(dir, 1, [&](size_t, int fd) { return write_all_bytes(fd, model); }, runtime) {}
+  // `count` files, write(i, fd) streaming model i into its file: 0 or the errno that stopped it.
   ModelFiles(const fs::path& dir, size_t count, const std::function<int(size_t, int)>& write,
              const std::string& runtime) {
     for (size_t i = 0; i < count; ++i) {
@@ -253,7 +249,7 @@ std::vector<Timing> JsonWorkerRuntime::time_models(const std::vector<ModelBytes>
                         options.warmup, options.runs));
   if (models.empty()) return {};
   std::lock_guard<std::mutex> lock(mutex_);
-  ModelFiles files(dir_.path(), models, spec_.name);
+  ModelFiles files(dir_.path(), models.size(), [&](size_t i, int fd) { return models[i].write(fd); }, spec_.name);
   json request = {{"models", files.paths()},      {"threads", options.threads},
                   {"warmup", options.warmup},     {"runs", options.runs},
                   {"per_node", options.per_node}, {"seed", options.seed}};
@@ -270,7 +266,7 @@ std::vector<Tensor> JsonWorkerRuntime::run_model(const std::string& model, const
                                                  int threads) {
   PET_CHECK(threads >= 1, fmt::format("run_model with {} threads", threads));
   std::lock_guard<std::mutex> lock(mutex_);
-  ModelFiles files(dir_.path(), model, spec_.name);
+  ModelFiles files(dir_.path(), 1, [&](size_t, int fd) { return write_all_bytes(fd, model); }, spec_.name);
   json wire_inputs = json::array();
   for (const Tensor& input : inputs) wire_inputs.push_back(tensor_to_wire(input));
   json request = {{"run", {{"model", files.paths()[0]}, {"threads", threads}, {"inputs", wire_inputs}}}};

@@ -33,8 +33,6 @@ ModelBytes ModelBytes::written_from(const Graph& graph, const ExportOptions& opt
   return model;
 }
 
-std::string ModelBytes::bytes() const { return held_ ? *held_ : serialize_onnx(*graph_, options_); }
-
 int ModelBytes::write(int fd) const {
   return held_ ? write_all_bytes(fd, *held_) : write_onnx(*graph_, fd, options_);
 }

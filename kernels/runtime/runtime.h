@@ -27,8 +27,6 @@ class ModelBytes {
   // as long as this (or a copy) is used.
   static ModelBytes written_from(const Graph& graph, const ExportOptions& options);
 
-  // The bytes, serialized now for a model written from its graph.
-  std::string bytes() const;
   // use(bytes), without a copy of held bytes; what it returns is returned by value (bytes serialized
   // for the call are freed when it returns).
   template <typename Use>
@@ -142,8 +140,8 @@ class Runtime {
   virtual std::string version() const = 0;  // "onnxruntime 1.32.0", "openvino 2026.4.1-..."
   // Times several models interleaved: each is compiled once, warmed up, then round r runs model
   // 0, 1, ... once each (each model's bytes asked for once, and not kept beyond its load). A model
-  // the runtime rejects is a ModelRejected naming its index and the
-  // runtime's message; a dead worker or runtime failure is an InternalError.
+  // the runtime rejects is a ModelRejected naming its index and the runtime's message; a dead worker
+  // or runtime failure is an InternalError.
   virtual std::vector<Timing> time_models(const std::vector<ModelBytes>& models, const TimingOptions& options) = 0;
   // Runs one serialized model (every weight inside) once on `inputs`, given in the model's input
   // order, with `threads` intra-op threads, and returns its outputs in the model's output order

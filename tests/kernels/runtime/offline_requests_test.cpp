@@ -204,7 +204,7 @@ class ConvRefusingRuntime : public pet::testing::FakeGpuRuntime {
  public:
   std::vector<Timing> time_models(const std::vector<ModelBytes>& models, const TimingOptions& options) override {
     for (size_t i = 0; i < models.size(); ++i)
-      if (models[i].bytes().find("Conv") != std::string::npos)
+      if (models[i].with_bytes([](const std::string& bytes) { return bytes.find("Conv") != std::string::npos; }))
         throw ModelRejected(i, "pet-gpu could not load model " + std::to_string(i) + ": cuDNN refused it");
     return FakeGpuRuntime::time_models(models, options);
   }
