@@ -342,10 +342,10 @@ void ProtoExportNode::add_node(const std::string& op_type, const std::vector<std
 
 }  // namespace
 
-uint64_t written_constant_bytes(const Graph& graph) {
+uint64_t written_constant_bytes(const Graph& graph, const ExportOptions& options) {
   uint64_t bytes = 0;
   for (const Value& value : graph.values()) {
-    if (!value.constant) continue;
+    if (!value.constant || (options.weight_free && is_weight(*value.constant))) continue;
     bool float16 = value.type.dtype == DType::f32 &&
                    (graph.float16_values.count(value.name) > 0 || graph.float16_weights);
     bytes += float16 ? static_cast<uint64_t>(value.constant->numel()) * 2 : value.constant->nbytes();

@@ -33,8 +33,9 @@ struct ExportOptions {
 // The metadata key of a weight-free model's weights: one line each, "<name>\t<seed>\t<scale>".
 inline constexpr const char* kRandomWeightsKey = "pet.random_weights";
 
-// The bytes a written model holds for the graph's constants (a float16 one two bytes an element).
-uint64_t written_constant_bytes(const Graph& graph);
+// The bytes a model written with `options` holds for the graph's constants (a float16 one two bytes
+// an element; a weight-free model's weights none): all but a few KB of its nodes.
+uint64_t written_constant_bytes(const Graph& graph, const ExportOptions& options = {});
 // UserError when a model of `bytes` cannot be written as one ONNX file (pet writes no external data),
 // saying so and what to do instead.
 void check_writable_size(uint64_t bytes, uint64_t limit = kMaxOnnxFileBytes);

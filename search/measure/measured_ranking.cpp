@@ -42,7 +42,7 @@ MeasuredRanking::MeasuredRanking(const cost::CostModel& cost, const Graph& refer
                            : "off: the replayed profile DB holds no ranked times for this input";
     return;
   }
-  size_t reference_bytes = serialize_onnx(reference, runtime->export_options()).size();
+  uint64_t reference_bytes = written_constant_bytes(reference, runtime->export_options());  // not serialized here
   double per_timing_s = static_cast<double>(reference_bytes) / kLoadBytesPerSecond +
                         reference_predicted_us_ * 1e-6 * (options.warmup + options.runs);
   double expected_s = per_timing_s * kExpectedTimings * options.beam / 8.0;

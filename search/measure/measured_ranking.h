@@ -39,7 +39,8 @@ class MeasuredRanking {
  public:
   // `reference` is the cleaned input as it would be written; every round times it too, and the
   // programs' times are scaled by its first time over its time in that round, so a drift of the
-  // machine between rounds does not reorder the beam.
+  // machine between rounds does not reorder the beam. The caller keeps `reference` alive as long as
+  // the ranking.
   MeasuredRanking(const cost::CostModel& cost, const Graph& reference, RankingOptions options, pet::RankingStats& stats);
   bool on() const { return stats_.on; }
   // Sets each program's cost to its (scaled) end-to-end time: from memory, the profile DB, or timed now.
@@ -58,7 +59,7 @@ class MeasuredRanking {
   RankingOptions options_;
   pet::RankingStats& stats_;
   std::string reference_key_;
-  Graph reference_;  // a copy sharing the cleaned input's weights, serialized whenever it is timed
+  const Graph& reference_;  // the caller's, serialized whenever it is timed
   double reference_us_ = 0;               // the reference's first time (or the DB's)
   double reference_predicted_us_ = 0;
   std::unordered_map<uint64_t, double> by_program_;  // program hash -> ranked microseconds

@@ -92,6 +92,7 @@ TEST(OnnxRoundTrip, WriteOnnxStreamsSerializeOnnxsBytesAndReturnsTheErrnoThatSto
 TEST(OnnxRoundTrip, AModelOverTheOneFileLimitIsRefusedWithWhatToDo) {
   Graph graph = weight_added("big", 4096);
   EXPECT_EQ(written_constant_bytes(graph), 4096u * 4);
+  EXPECT_EQ(written_constant_bytes(graph, ExportOptions{.weight_free = true}), 0u) << "a weight-free model's weight";
   std::string message =
       testing::user_error_message([&] { serialize_onnx(graph, ExportOptions{.max_bytes = 8192}); });
   EXPECT_EQ(message.rfind("the model would be 0.00 GiB as one ONNX file, over protobuf's limit of 0.00 GiB for one "
