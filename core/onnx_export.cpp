@@ -1,14 +1,17 @@
 // Writes a Graph as an ONNX model through each op's to_onnx facet.
 #include "core/onnx_export.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <limits>
 #include <map>
+#include <memory>
 #include <set>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
@@ -79,6 +82,19 @@ void set_attribute(onnx::AttributeProto& proto, const std::string& name, const A
   }
 }
 
+// An initializer whose values the proto leaves out until the model is written, streamed then from
+// the tensor (which shares the graph's storage): the proto holds a one-byte placeholder, so the
+// checker, which reads no values, still finds the one value field it asks of every tensor.
+struct DeferredValues {
+  int initializer = 0;  // its index among the graph proto's initializers
+  Tensor tensor;
+  bool float16 = false;  // written as float16, rounded as float16_tensor_to_proto rounds
+  uint64_t written_bytes() const { return float16 ? 2 * static_cast<uint64_t>(tensor.numel()) : tensor.nbytes(); }
+};
+
+// Constants of at least this many bytes are deferred when a model is streamed.
+constexpr size_t kDeferredValueBytes = 4096;
+
 class ModelWriter;
 
 class ProtoExportNode final : public OnnxExportNode {
@@ -100,8 +116,10 @@ class ProtoExportNode final : public OnnxExportNode {
 
 class ModelWriter {
  public:
-  ModelWriter(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options)
-      : graph_(graph), model_(model), options_(options) {
+  // With `deferred`, large constants' values are left out of the proto and listed there.
+  ModelWriter(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options,
+              std::vector<DeferredValues>* deferred = nullptr)
+      : graph_(graph), model_(model), options_(options), deferred_(deferred) {
     for (const Value& value : graph.values()) names_.insert(value.name);
   }
 
@@ -155,19 +173,32 @@ class ModelWriter {
 
   std::string add_initializer(const Tensor& value, const std::string& hint) {
     std::string name = fresh(hint);
-    write_tensor(value, name, *model_.mutable_graph()->add_initializer());
+    write_initializer(value, name, false);
     return name;
   }
 
-  // A constant's initializer: its values, or for a weight of a weight-free model its shape alone
+  // A constant's initializer: its values (as float16 when the file stores it so; deferred when the
+  // writer defers large ones), or for a weight of a weight-free model stored as f32 its shape alone
   // and a line of kRandomWeightsKey.
-  void write_tensor(const Tensor& value, const std::string& name, onnx::TensorProto& proto) {
-    if (!options_.weight_free || !is_weight(value)) {
-      tensor_to_proto(value, name, proto);
+  void write_initializer(const Tensor& value, const std::string& name, bool float16) {
+    auto* proto_graph = model_.mutable_graph();
+    onnx::TensorProto& proto = *proto_graph->add_initializer();
+    if (!float16 && options_.weight_free && is_weight(value)) {
+      tensor_shape_to_proto(value, name, proto);
+      random_weights_ += fmt::format("{}\t{}\t{}\n", name, value.content_hash(), rms_keeping_scale(value));
       return;
     }
-    tensor_shape_to_proto(value, name, proto);
-    random_weights_ += fmt::format("{}\t{}\t{}\n", name, value.content_hash(), rms_keeping_scale(value));
+    if (deferred_ && value.nbytes() >= kDeferredValueBytes) {
+      tensor_shape_to_proto(value, name, proto);
+      if (float16) proto.set_data_type(onnx::TensorProto::FLOAT16);
+      proto.set_raw_data(std::string(1, '\0'));
+      deferred_->push_back({proto_graph->initializer_size() - 1, value, float16});
+      return;
+    }
+    if (float16)
+      float16_tensor_to_proto(value, name, proto);
+    else
+      tensor_to_proto(value, name, proto);
   }
 
   // The weights written as shapes alone, as the model's metadata says them.
@@ -237,13 +268,9 @@ class ModelWriter {
     for (size_t v = 0; v < graph_.values().size(); ++v) {
       const Value& value = graph_.values()[v];
       if (!used[v] || !value.constant) continue;
-      auto* proto = model_.mutable_graph()->add_initializer();
-      if (!stored_as_float16(value)) {
-        write_tensor(*value.constant, value.name, *proto);
-        continue;
-      }
-      float16_tensor_to_proto(*value.constant, value.name, *proto);
-      read_through_cast(static_cast<ValueId>(v));
+      bool float16 = stored_as_float16(value);
+      write_initializer(*value.constant, value.name, float16);
+      if (float16) read_through_cast(static_cast<ValueId>(v));
     }
   }
 
@@ -311,7 +338,8 @@ class ModelWriter {
   std::set<std::string> float16_outputs_written_;
   std::set<ValueId> straight_float16_casts_;  // outputs of rounding Casts written as one Cast to float16
   ExportOptions options_;
-  std::set<std::string> domains_;  // extension domains already imported
+  std::vector<DeferredValues>* deferred_;  // null: every value written into the proto
+  std::set<std::string> domains_;          // extension domains already imported
 };
 
 int ProtoExportNode::opset() const { return writer_.graph().opset; }
@@ -340,6 +368,215 @@ void ProtoExportNode::add_node(const std::string& op_type, const std::vector<std
   writer_.add_node(op_type, node_.name, inputs, outputs, attrs);
 }
 
+// The ONNX checker over an exported model (values unread), where the linked checker applies.
+void check_exported(const Graph& graph, const onnx::ModelProto& model, const ExportOptions& options) {
+  // The linked ONNX 1.12 checker rejects the IR versions of opsets 19-21 and does not know
+  // opset 18's schemas; those models are checked by tests with a current ONNX (pip onnx's
+  // check_model(full_check=True)) and onnxruntime instead.
+  if (graph.opset > kMaxLibraryOpset || options.weight_free) return;
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& error) {
+    PET_CHECK(false, fmt::format("exported model fails the ONNX checker: {}", error.what()));
+  }
+}
+
+void append_varint(std::string& out, uint64_t value) {
+  for (; value >= 0x80; value >>= 7) out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(value));
+}
+
+std::string varint(uint64_t value) {
+  std::string bytes;
+  append_varint(bytes, value);
+  return bytes;
+}
+
+// The key protobuf writes before a length-delimited field (a message, bytes) numbered `number`.
+std::string length_delimited_key(int number) { return varint((static_cast<uint64_t>(number) << 3) | 2); }
+
+// A length-delimited field's key and length, before its `size` bytes.
+std::string field_prefix(int number, uint64_t size) { return length_delimited_key(number) + varint(size); }
+
+// The message's set fields numbered from `first` to `last`, as the whole message serializes them:
+// protobuf writes fields in number order, so consecutive ranges concatenate to the message's bytes.
+std::string serialized_fields(const google::protobuf::Message& message, int first, int last) {
+  std::unique_ptr<google::protobuf::Message> part(message.New());
+  part->CopyFrom(message);
+  const google::protobuf::Reflection* reflection = part->GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(*part, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields)
+    if (field->number() < first || field->number() > last) reflection->ClearField(part.get(), field);
+  return part->SerializeAsString();
+}
+
+// Where a streamed model's bytes go, counted.
+class ByteSink {
+ public:
+  virtual ~ByteSink() = default;
+  void put(std::string_view bytes) {
+    written_ += bytes.size();
+    write(bytes);
+  }
+  uint64_t written() const { return written_; }
+
+ private:
+  virtual void write(std::string_view bytes) = 0;
+  uint64_t written_ = 0;
+};
+
+// Appends to a string (reserved for the model by the caller).
+class StringSink final : public ByteSink {
+ public:
+  explicit StringSink(std::string& out) : out_(out) {}
+
+ private:
+  void write(std::string_view bytes) override { out_.append(bytes); }
+  std::string& out_;
+};
+
+// Writes to a file through a buffer; after the first failed write it writes nothing more and
+// finish() says the errno.
+class FileSink final : public ByteSink {
+ public:
+  explicit FileSink(int fd) : fd_(fd) {}
+  int finish() {
+    flush();
+    return error_;
+  }
+
+ private:
+  static constexpr size_t kBufferBytes = size_t{1} << 20;
+
+  void write(std::string_view bytes) override {
+    if (buffer_.size() + bytes.size() > kBufferBytes) flush();
+    if (bytes.size() < kBufferBytes)
+      buffer_.append(bytes);
+    else if (error_ == 0)
+      error_ = write_all_bytes(fd_, bytes);
+  }
+  void flush() {
+    if (error_ == 0 && !buffer_.empty()) error_ = write_all_bytes(fd_, buffer_);
+    buffer_.clear();
+  }
+
+  int fd_;
+  int error_ = 0;
+  std::string buffer_;
+};
+
+// A deferred constant's values as the file stores them, from the tensor's storage (float16 in
+// chunks, rounded as float16_tensor_to_proto rounds).
+void put_values(const DeferredValues& values, ByteSink& sink) {
+  if (!values.float16) {
+    sink.put({reinterpret_cast<const char*>(values.tensor.raw()), values.tensor.nbytes()});
+    return;
+  }
+  constexpr size_t kChunkElements = 16384;
+  auto floats = values.tensor.f32();
+  std::string chunk;
+  for (size_t begin = 0; begin < floats.size(); begin += kChunkElements) {
+    size_t end = std::min(floats.size(), begin + kChunkElements);
+    chunk.resize(2 * (end - begin));
+    for (size_t i = begin; i < end; ++i) {
+      uint16_t half = float_to_half_bits(floats[i]);
+      std::memcpy(chunk.data() + 2 * (i - begin), &half, sizeof half);
+    }
+    sink.put(chunk);
+  }
+}
+
+// A model whose large constants stay in the graph's tensors until it is written, and its bytes
+// (exactly export_onnx_proto's serialized) streamed in order: the model's fields before its graph,
+// the graph's key and length, the graph's fields before its initializers, each initializer (a
+// deferred one as its fields around raw_data with the values between), the graph's fields after
+// its initializers, the model's after its graph. No copy of the weights is made, in a proto or in
+// the bytes beside it.
+class StreamedModel {
+ public:
+  StreamedModel(const Graph& graph, const ExportOptions& options) {
+    ModelWriter(graph, model_, options, &deferred_).write();
+    plan();
+    check_writable_size(size_, options.max_bytes);
+    check_exported(graph, model_, options);
+  }
+
+  uint64_t size() const { return size_; }
+
+  void write(ByteSink& sink) const {
+    sink.put(model_before_graph_);
+    sink.put(field_prefix(onnx::ModelProto::kGraphFieldNumber, graph_size_));
+    sink.put(graph_before_initializers_);
+    for (const Initializer& initializer : initializers_) {
+      sink.put(field_prefix(onnx::GraphProto::kInitializerFieldNumber, initializer.size));
+      if (!initializer.values) {
+        sink.put(initializer.whole);
+        continue;
+      }
+      sink.put(initializer.before_values);
+      sink.put(field_prefix(onnx::TensorProto::kRawDataFieldNumber, initializer.values->written_bytes()));
+      put_values(*initializer.values, sink);
+      sink.put(initializer.after_values);
+    }
+    sink.put(graph_after_initializers_);
+    sink.put(model_after_graph_);
+    PET_CHECK(sink.written() == size_, fmt::format("a streamed model wrote {} bytes of the {} planned", sink.written(), size_));
+  }
+
+ private:
+  struct Initializer {
+    std::string whole;                          // a tensor written with its values in the proto
+    std::string before_values, after_values;    // a deferred one's fields around raw_data
+    const DeferredValues* values = nullptr;     // its values
+    uint64_t size = 0;                          // the tensor's serialized bytes
+  };
+
+  void plan() {
+    constexpr int kLast = std::numeric_limits<int>::max();
+    const int graph_field = onnx::ModelProto::kGraphFieldNumber;
+    const int initializer_field = onnx::GraphProto::kInitializerFieldNumber;
+    const onnx::GraphProto& graph = model_.graph();
+    model_before_graph_ = serialized_fields(model_, 0, graph_field - 1);
+    model_after_graph_ = serialized_fields(model_, graph_field + 1, kLast);
+    graph_before_initializers_ = serialized_fields(graph, 0, initializer_field - 1);
+    graph_after_initializers_ = serialized_fields(graph, initializer_field + 1, kLast);
+    std::vector<const DeferredValues*> deferred_at(static_cast<size_t>(graph.initializer_size()), nullptr);
+    for (const DeferredValues& values : deferred_) deferred_at.at(static_cast<size_t>(values.initializer)) = &values;
+    graph_size_ = graph_before_initializers_.size() + graph_after_initializers_.size();
+    for (int i = 0; i < graph.initializer_size(); ++i) {
+      initializers_.push_back(planned_initializer(graph.initializer(i), deferred_at[static_cast<size_t>(i)]));
+      graph_size_ += field_prefix(initializer_field, initializers_.back().size).size() + initializers_.back().size;
+    }
+    size_ = model_before_graph_.size() + field_prefix(graph_field, graph_size_).size() + graph_size_ +
+            model_after_graph_.size();
+  }
+
+  static Initializer planned_initializer(const onnx::TensorProto& tensor, const DeferredValues* values) {
+    Initializer initializer;
+    if (!values) {
+      initializer.whole = tensor.SerializeAsString();
+      initializer.size = initializer.whole.size();
+      return initializer;
+    }
+    const int raw_data_field = onnx::TensorProto::kRawDataFieldNumber;
+    initializer.values = values;
+    initializer.before_values = serialized_fields(tensor, 0, raw_data_field - 1);
+    initializer.after_values = serialized_fields(tensor, raw_data_field + 1, std::numeric_limits<int>::max());
+    initializer.size = initializer.before_values.size() + field_prefix(raw_data_field, values->written_bytes()).size() +
+                       values->written_bytes() + initializer.after_values.size();
+    return initializer;
+  }
+
+  onnx::ModelProto model_;
+  std::vector<DeferredValues> deferred_;
+  std::string model_before_graph_, model_after_graph_;
+  std::string graph_before_initializers_, graph_after_initializers_;
+  std::vector<Initializer> initializers_;
+  uint64_t graph_size_ = 0;
+  uint64_t size_ = 0;
+};
+
 }  // namespace
 
 uint64_t written_constant_bytes(const Graph& graph, const ExportOptions& options) {
@@ -366,29 +603,23 @@ void check_writable_size(uint64_t bytes, uint64_t limit) {
 void export_onnx_proto(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options) {
   ModelWriter(graph, model, options).write();
   check_writable_size(model.ByteSizeLong(), options.max_bytes);
-  // The linked ONNX 1.12 checker rejects the IR versions of opsets 19-21 and does not know
-  // opset 18's schemas; those models are checked by tests with a current ONNX (pip onnx's
-  // check_model(full_check=True)) and onnxruntime instead.
-  if (graph.opset > kMaxLibraryOpset || options.weight_free) return;
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception& error) {
-    PET_CHECK(false, fmt::format("exported model fails the ONNX checker: {}", error.what()));
-  }
+  check_exported(graph, model, options);
 }
 
 std::string serialize_onnx(const Graph& graph, const ExportOptions& options) {
-  onnx::ModelProto model;
-  export_onnx_proto(graph, model, options);
-  return model.SerializeAsString();
+  StreamedModel model(graph, options);
+  std::string bytes;
+  bytes.reserve(model.size());
+  StringSink sink(bytes);
+  model.write(sink);
+  return bytes;
 }
 
 int write_onnx(const Graph& graph, int fd, const ExportOptions& options) {
-  onnx::ModelProto model;
-  export_onnx_proto(graph, model, options);
-  google::protobuf::io::FileOutputStream stream(fd);
-  if (model.SerializeToZeroCopyStream(&stream) && stream.Flush()) return 0;
-  return stream.GetErrno() != 0 ? stream.GetErrno() : EIO;
+  StreamedModel model(graph, options);
+  FileSink sink(fd);
+  model.write(sink);
+  return sink.finish();
 }
 
 void export_onnx(const Graph& graph, const std::string& path, const ExportOptions& options) {

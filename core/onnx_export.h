@@ -43,10 +43,12 @@ void check_writable_size(uint64_t bytes, uint64_t limit = kMaxOnnxFileBytes);
 // Builds the model; an exported model that fails the ONNX checker is an InternalError, one over
 // options.max_bytes a UserError (check_writable_size).
 void export_onnx_proto(const Graph& graph, onnx::ModelProto& model, const ExportOptions& options = {});
-// The model as serialized ONNX bytes (every weight inside), as runtimes read it from memory.
+// The model as serialized ONNX bytes (every weight inside), as runtimes read it from memory:
+// export_onnx_proto's model serialized, with each large constant's values copied once, from the
+// graph's tensor into the bytes (never into a proto first).
 std::string serialize_onnx(const Graph& graph, const ExportOptions& options = {});
-// serialize_onnx's bytes streamed to `fd` as the proto serializes (no copy of them whole beside the
-// proto); 0 or the errno that stopped the writing.
+// serialize_onnx's bytes streamed to `fd` through a 1 MiB buffer, each large constant's values from
+// the graph's tensor (no copy of the weights is made); 0 or the errno that stopped the writing.
 int write_onnx(const Graph& graph, int fd, const ExportOptions& options = {});
 // Writes the model to `path` atomically (file_safety.h); UserError when the file cannot be written.
 void export_onnx(const Graph& graph, const std::string& path, const ExportOptions& options = {});
