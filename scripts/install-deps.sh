@@ -6,7 +6,7 @@ set -euo pipefail
 apt_packages=(
   cmake g++ make ccache pkg-config
   libonnx-dev libprotobuf-dev protobuf-compiler libz3-dev nlohmann-json3-dev libfmt-dev
-  libgtest-dev libbenchmark-dev libopenblas-dev
+  libgtest-dev libbenchmark-dev libopenblas-dev libjemalloc-dev
   python3-torch python3-torchvision python3-onnx libonnx-testdata
 )
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/heap.h"
 #include "search/pipeline.h"
 
 namespace pet {
@@ -208,8 +209,10 @@ nlohmann::ordered_json report_object(const OptimizeResult& result, bool with_tim
   json["generation"] = generation_json(result.generation, with_times);
   for (const PassResult& pass : result.passes) json["passes"].push_back({{"pass", pass.pass}, {"changes", pass.changes}});
   json["differential_check"] = check_json(result.check);
-  if (with_times)
+  if (with_times) {
     for (const StageTime& time : result.times) json["seconds"][time.stage] = time.seconds;
+    json["allocator"] = heap_allocator();  // what the times depend on beside the machine
+  }
   return json;
 }
 

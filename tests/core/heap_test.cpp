@@ -1,4 +1,5 @@
-// return_free_heap_to_system: freed small blocks that glibc keeps are given back (resident size falls).
+// return_free_heap_to_system: freed small blocks the allocator keeps are given back (resident size
+// falls), under glibc's malloc here and under jemalloc in pet_heap_jemalloc_tests (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
 
 #include <cstdlib>  // defines __GLIBC__ on glibc
@@ -20,11 +21,12 @@ long resident_pages() {
 }
 
 TEST(Heap, FreedBlocksTheHeapKeepsGoBackToTheSystem) {
-#if !defined(__GLIBC__) || !defined(__linux__)
-  GTEST_SKIP() << "glibc on Linux only";
+#if !defined(__linux__) || (!defined(__GLIBC__) && !defined(PET_EXPECT_JEMALLOC))
+  GTEST_SKIP() << "glibc's malloc or jemalloc on Linux only";
 #else
   // Before: 64 MiB in small blocks, all freed but the last, which keeps the heap's top in place, so
-  // glibc cannot shrink the heap and keeps every freed page resident.
+  // glibc cannot shrink the heap and keeps every freed page resident (jemalloc keeps them until its
+  // decay time has passed).
   constexpr size_t kBlocks = 64 * 1024, kBlockBytes = 1024;
   std::vector<std::unique_ptr<char[]>> blocks;
   for (size_t i = 0; i < kBlocks; ++i) {
@@ -42,6 +44,15 @@ TEST(Heap, FreedBlocksTheHeapKeepsGoBackToTheSystem) {
   constexpr long kPage = 4096;
   EXPECT_GT(returned_pages * kPage, static_cast<long>(kBlocks * kBlockBytes / 2))
       << "resident pages before " << kept << ", after " << kept - returned_pages;
+#endif
+}
+
+// pet-opt's report names its allocator (--report-times): this binary's, as it was linked.
+TEST(Heap, TheAllocatorIsNamed) {
+#if defined(PET_EXPECT_JEMALLOC)
+  EXPECT_EQ(heap_allocator().rfind("jemalloc ", 0), 0u) << heap_allocator();
+#elif defined(__GLIBC__)
+  EXPECT_EQ(heap_allocator().rfind("glibc 2.", 0), 0u) << heap_allocator();
 #endif
 }
 
