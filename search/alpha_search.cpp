@@ -36,6 +36,16 @@ void drop_beyond(std::set<Program, Cheaper>& queue, double limit) {
   while (!queue.empty() && std::prev(queue.end())->cost > limit) queue.erase(std::prev(queue.end()));
 }
 
+// The queued programs the expansions left can never reach, freed now: every queued program is within
+// alpha of the best (drop_beyond sees to that), so each pop is an expansion, and a program behind
+// `pops_left` others is never popped (a program queued later only ever goes before it). One is kept
+// when none can be popped, so the search still stops at the expansion limit with a program waiting
+// rather than having converged.
+void keep_poppable(std::set<Program, Cheaper>& queue, int64_t pops_left) {
+  const auto keep = static_cast<size_t>(std::max<int64_t>(pops_left, 1));
+  while (queue.size() > keep) queue.erase(std::prev(queue.end()));
+}
+
 }  // namespace
 
 std::vector<Program> alpha_search(Program start, const SearchSpace& space, const MoveKinds& kinds,
@@ -46,6 +56,7 @@ std::vector<Program> alpha_search(Program start, const SearchSpace& space, const
   kept.offer(start);
   std::set<Program, Cheaper> queue;  // ordered by (cost, hash): deterministic
   queue.insert(std::move(start));
+  stats.queued_peak = std::max<int64_t>(stats.queued_peak, 1);
   auto is_new = [&seen](uint64_t hash) { return seen.insert(hash).second; };
   while (!queue.empty()) {
     if (std::optional<StopReason> reason = budget.exhausted(stats.expansions, stats.candidates, stats.work)) {
@@ -65,6 +76,8 @@ std::vector<Program> alpha_search(Program start, const SearchSpace& space, const
                                   next.cost, next.history.size(), queue.size()));
       }
       queue.insert(std::move(next));
+      keep_poppable(queue, budget.limits.max_expansions - stats.expansions);
+      stats.queued_peak = std::max(stats.queued_peak, static_cast<int64_t>(queue.size()));
     }
   }
   stats.stop_reason = StopReason::converged;

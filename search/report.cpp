@@ -34,6 +34,7 @@ nlohmann::ordered_json search_json(const SearchStats& stats, const GenerationSta
   json["candidates"] = stats.candidates;
   json["duplicates"] = stats.duplicates;
   json["search_work"] = stats.work;
+  json["queued_peak"] = stats.queued_peak;
   json["subprograms"] = generation.subprograms();
   json["subprograms_capped"] = generation.capped;
   json["mutant_work"] = generation.work;

@@ -60,6 +60,7 @@ struct SearchStats {
   int64_t candidates = 0;        // programs built by one move
   int64_t duplicates = 0;        // of those, seen before (canonical hash)
   int64_t work = 0;              // nodes of those programs, summed (the --search-work budget)
+  int64_t queued_peak = 0;       // alpha search: the most programs queued at once (whole programs)
   int64_t rule_applications = 0;
   int64_t rule_proofs = 0, rule_proofs_failed = 0;
   std::vector<std::string> rule_proofs_failed_detail;         // FailedInstance::describe() of each failed proof
