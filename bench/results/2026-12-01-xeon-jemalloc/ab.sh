@@ -1,19 +1,25 @@
 #!/bin/bash
-# pet-opt with glibc's malloc (before: built at eb3351f) and with jemalloc linked (after), interleaved,
-# the order turned each round: pet-opt MODEL --mode M --target T --replay --report-times, each build
-# with a warm proof store of its own (their prover versions differ, core/ having changed, so a shared
-# store would have each build prove again what the other's runs replaced). Prints the report's search and total seconds, /usr/bin/time's
-# peak resident KB and the written model's md5.
-#   bash ab.sh GLIBC_PET_OPT JEMALLOC_PET_OPT ROUNDS
+# Two pet-opt builds, interleaved, the order turned each round: pet-opt MODEL --mode M --target T
+# --replay --report-times, each build with a warm proof store of its own (two builds' prover
+# versions differ when core/ changed, so a shared store would have each build prove again what the
+# other's runs replaced). Prints the report's search and total seconds, /usr/bin/time's peak
+# resident MiB and the written model's md5. Run here as
+#   bash ab.sh glibc <pet-opt built at eb3351f> jemalloc <pet-opt built at cb2226e> 3
+# and by ../2026-12-01-xeon-queue-trim/run.sh with its own labels and cases.
+#   bash ab.sh LABEL_A PET_OPT_A LABEL_B PET_OPT_B ROUNDS ["MODEL MODE TARGET" ...]
 set -euo pipefail
-glibc=$1 jemalloc=$2 rounds=${3:-2}
+label_a=$1 bin_a=$2 label_b=$3 bin_b=$4 rounds=${5:-2}
+shift 5 || shift $#
+cases=("$@")
+((${#cases[@]})) || cases=("inception_v3_299_b1 taso h200" "bert_s128_b1 pet h200" "resnet18_b16 pet h200" "csrnet_b1 pet h200"
+                           "r3d_18_b1 taso h200" "resnet18_b1 pet ort-cpu")
 models=/work/main/build/models
 work=$(mktemp -d)
 one() {  # label binary model mode target [flags]
   local label=$1 bin=$2 model=$3 mode=$4 target=$5
   shift 5
-  PET_PROOF_CACHE=$work/proofs-$(basename "$bin") /usr/bin/time -f %M -o "$work/peak" "$bin" "$models/$model/model.onnx" --mode "$mode" --target "$target" --replay \
-    -o "$work/out.onnx" --report "$work/report.json" --report-times "$@" > /dev/null 2>&1
+  PET_PROOF_CACHE=$work/proofs-$label /usr/bin/time -f %M -o "$work/peak" "$bin" "$models/$model/model.onnx" --mode "$mode" \
+    --target "$target" --replay -o "$work/out.onnx" --report "$work/report.json" --report-times "$@" > /dev/null 2>&1
   python3 - "$work/report.json" "$label" "$model" "$mode" "$target" "$(cat "$work/peak")" "$(md5sum < "$work/out.onnx" | cut -c1-12)" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -21,24 +27,26 @@ s = r["seconds"]
 print(f"{sys.argv[3]:<20} {sys.argv[4]:<4} {sys.argv[5]:<7} {sys.argv[2]:<8} search {s['search']:6.2f} s  total {sum(s.values()):6.2f} s  peak {int(sys.argv[6])//1024:5d} MiB  md5 {sys.argv[7]}")
 PY
 }
-cases=("inception_v3_299_b1 taso h200" "bert_s128_b1 pet h200" "resnet18_b16 pet h200" "csrnet_b1 pet h200" "r3d_18_b1 taso h200"
-       "resnet18_b1 pet ort-cpu")
-# The ort-cpu case replays a DB its first live run recorded (glibc build), so both builds search alike.
-PET_PROOF_CACHE=off "$glibc" "$models/resnet18_b1/model.onnx" --target ort-cpu --profile-db "$work/ort.json" -o "$work/warm.onnx" > /dev/null 2>&1
-for c in "${cases[@]}"; do  # warm the proof store
+db_of() {  # target: the profile DB both builds replay
+  if [[ $1 == ort-cpu ]]; then echo "$work/ort.json"; else echo "/work/main/bench/profiles/$1.json"; fi
+}
+# An ort-cpu case replays a DB a first live run recorded (build A), so both builds search alike.
+if [[ " ${cases[*]} " == *" ort-cpu"* ]]; then
+  PET_PROOF_CACHE=off "$bin_a" "$models/resnet18_b1/model.onnx" --target ort-cpu --profile-db "$work/ort.json" \
+    -o "$work/warm.onnx" > /dev/null 2>&1
+fi
+for c in "${cases[@]}"; do  # warm each build's proof store
   read -r model mode target <<< "$c"
-  flags=(); [[ $target == ort-cpu ]] && flags=(--profile-db "$work/ort.json") || flags=(--profile-db /work/main/bench/profiles/h200.json)
-  one warm "$glibc" "$model" "$mode" "$target" "${flags[@]}" > /dev/null
-  one warm "$jemalloc" "$model" "$mode" "$target" "${flags[@]}" > /dev/null
+  one "$label_a" "$bin_a" "$model" "$mode" "$target" --profile-db "$(db_of "$target")" > /dev/null
+  one "$label_b" "$bin_b" "$model" "$mode" "$target" --profile-db "$(db_of "$target")" > /dev/null
 done
 for ((r = 1; r <= rounds; r++)); do
   for c in "${cases[@]}"; do
     read -r model mode target <<< "$c"
-    flags=(); [[ $target == ort-cpu ]] && flags=(--profile-db "$work/ort.json") || flags=(--profile-db /work/main/bench/profiles/h200.json)
-    if ((r % 2)); then order=(glibc jemalloc); else order=(jemalloc glibc); fi
+    if ((r % 2)); then order=(a b); else order=(b a); fi
     for v in "${order[@]}"; do
-      bin=$glibc; [[ $v == jemalloc ]] && bin=$jemalloc
-      one "$v" "$bin" "$model" "$mode" "$target" "${flags[@]}"
+      if [[ $v == a ]]; then one "$label_a" "$bin_a" "$model" "$mode" "$target" --profile-db "$(db_of "$target")"
+      else one "$label_b" "$bin_b" "$model" "$mode" "$target" --profile-db "$(db_of "$target")"; fi
     done
   done
 done
