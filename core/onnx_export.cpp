@@ -12,6 +12,9 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/wire_format_lite.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
@@ -381,22 +384,16 @@ void check_exported(const Graph& graph, const onnx::ModelProto& model, const Exp
   }
 }
 
-void append_varint(std::string& out, uint64_t value) {
-  for (; value >= 0x80; value >>= 7) out.push_back(static_cast<char>((value & 0x7f) | 0x80));
-  out.push_back(static_cast<char>(value));
+// A length-delimited field's key and length, as protobuf writes them before its `size` bytes.
+std::string field_prefix(int number, uint64_t size) {
+  using google::protobuf::internal::WireFormatLite;
+  using google::protobuf::io::CodedOutputStream;
+  uint8_t bytes[2 * 10];  // two varints of at most 10 bytes each
+  uint8_t* end = CodedOutputStream::WriteVarint32ToArray(
+      WireFormatLite::MakeTag(number, WireFormatLite::WIRETYPE_LENGTH_DELIMITED), bytes);
+  end = CodedOutputStream::WriteVarint64ToArray(size, end);
+  return {reinterpret_cast<const char*>(bytes), static_cast<size_t>(end - bytes)};
 }
-
-std::string varint(uint64_t value) {
-  std::string bytes;
-  append_varint(bytes, value);
-  return bytes;
-}
-
-// The key protobuf writes before a length-delimited field (a message, bytes) numbered `number`.
-std::string length_delimited_key(int number) { return varint((static_cast<uint64_t>(number) << 3) | 2); }
-
-// A length-delimited field's key and length, before its `size` bytes.
-std::string field_prefix(int number, uint64_t size) { return length_delimited_key(number) + varint(size); }
 
 // The message's set fields numbered from `first` to `last`, as the whole message serializes them:
 // protobuf writes fields in number order, so consecutive ranges concatenate to the message's bytes.
@@ -436,34 +433,18 @@ class StringSink final : public ByteSink {
   std::string& out_;
 };
 
-// Writes to a file through a buffer; after the first failed write it writes nothing more and
-// finish() says the errno.
-class FileSink final : public ByteSink {
+// Writes through a protobuf stream (a file's FileOutputStream); had_error() after a failed write.
+class CodedSink final : public ByteSink {
  public:
-  explicit FileSink(int fd) : fd_(fd) {}
-  int finish() {
-    flush();
-    return error_;
-  }
+  explicit CodedSink(google::protobuf::io::ZeroCopyOutputStream& stream) : coded_(&stream) {}
+  bool had_error() { return coded_.HadError(); }
 
  private:
-  static constexpr size_t kBufferBytes = size_t{1} << 20;
-
   void write(std::string_view bytes) override {
-    if (buffer_.size() + bytes.size() > kBufferBytes) flush();
-    if (bytes.size() < kBufferBytes)
-      buffer_.append(bytes);
-    else if (error_ == 0)
-      error_ = write_all_bytes(fd_, bytes);
+    // One tensor is below protobuf's 2 GiB limit on a message (check_writable_size), so its size fits an int.
+    coded_.WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
   }
-  void flush() {
-    if (error_ == 0 && !buffer_.empty()) error_ = write_all_bytes(fd_, buffer_);
-    buffer_.clear();
-  }
-
-  int fd_;
-  int error_ = 0;
-  std::string buffer_;
+  google::protobuf::io::CodedOutputStream coded_;
 };
 
 // A deferred constant's values as the file stores them, from the tensor's storage (float16 in
@@ -617,9 +598,16 @@ std::string serialize_onnx(const Graph& graph, const ExportOptions& options) {
 
 int write_onnx(const Graph& graph, int fd, const ExportOptions& options) {
   StreamedModel model(graph, options);
-  FileSink sink(fd);
-  model.write(sink);
-  return sink.finish();
+  constexpr int kBufferBytes = 1 << 20;
+  google::protobuf::io::FileOutputStream stream(fd, kBufferBytes);
+  bool written = false;
+  {
+    CodedSink sink(stream);  // gives its unused buffer back to the stream when it goes
+    model.write(sink);
+    written = !sink.had_error();
+  }
+  if (written && stream.Flush()) return 0;
+  return stream.GetErrno() != 0 ? stream.GetErrno() : EIO;
 }
 
 void export_onnx(const Graph& graph, const std::string& path, const ExportOptions& options) {

@@ -47,8 +47,9 @@ void export_onnx_proto(const Graph& graph, onnx::ModelProto& model, const Export
 // export_onnx_proto's model serialized, with each large constant's values copied once, from the
 // graph's tensor into the bytes (never into a proto first).
 std::string serialize_onnx(const Graph& graph, const ExportOptions& options = {});
-// serialize_onnx's bytes streamed to `fd` through a 1 MiB buffer, each large constant's values from
-// the graph's tensor (no copy of the weights is made); 0 or the errno that stopped the writing.
+// serialize_onnx's bytes streamed to `fd` through protobuf's FileOutputStream (a 1 MiB buffer), each
+// large constant's values from the graph's tensor (no copy of the weights is made); 0 or the errno
+// that stopped the writing.
 int write_onnx(const Graph& graph, int fd, const ExportOptions& options = {});
 // Writes the model to `path` atomically (file_safety.h); UserError when the file cannot be written.
 void export_onnx(const Graph& graph, const std::string& path, const ExportOptions& options = {});

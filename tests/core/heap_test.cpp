@@ -21,7 +21,7 @@ long resident_pages() {
 }
 
 TEST(Heap, FreedBlocksTheHeapKeepsGoBackToTheSystem) {
-#if !defined(__linux__) || (!defined(__GLIBC__) && !defined(PET_EXPECT_JEMALLOC))
+#if !defined(__linux__) || (!defined(__GLIBC__) && !defined(PET_WITH_JEMALLOC))
   GTEST_SKIP() << "glibc's malloc or jemalloc on Linux only";
 #else
   // Before: 64 MiB in small blocks, all freed but the last, which keeps the heap's top in place, so
@@ -49,7 +49,7 @@ TEST(Heap, FreedBlocksTheHeapKeepsGoBackToTheSystem) {
 
 // pet-opt's report names its allocator (--report-times): this binary's, as it was linked.
 TEST(Heap, TheAllocatorIsNamed) {
-#if defined(PET_EXPECT_JEMALLOC)
+#if defined(PET_WITH_JEMALLOC)
   EXPECT_EQ(heap_allocator().rfind("jemalloc ", 0), 0u) << heap_allocator();
 #elif defined(__GLIBC__)
   EXPECT_EQ(heap_allocator().rfind("glibc 2.", 0), 0u) << heap_allocator();

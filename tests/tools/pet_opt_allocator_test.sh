@@ -31,4 +31,6 @@ if [[ $help == *openvino-cpu* ]]; then
   line=$(grep -m1 "written file in openvino-cpu" "$work/openvino.txt") ||
     fail "pet-opt --target openvino-cpu ran no model in OpenVINO: $(tail -n 5 "$work/openvino.txt")"
   echo "under $allocator:$line"
+else
+  echo "skipped the OpenVINO run: this pet-opt has no openvino-cpu target (built without OpenVINO)"
 fi
