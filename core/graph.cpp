@@ -102,6 +102,25 @@ void Graph::set_node_attribute(NodeId id, const std::string& attr, AttrValue att
   node.attrs = std::move(attrs);
 }
 
+void Graph::set_node_inputs(NodeId id, std::vector<ValueId> inputs) {
+  Node& node = nodes_.at(static_cast<size_t>(id));
+  std::vector<const TensorType*> input_types;
+  for (ValueId input : inputs) {
+    if (input == kNoValue) {
+      input_types.push_back(nullptr);
+      continue;
+    }
+    const Value& source = values_.at(static_cast<size_t>(input));
+    PET_CHECK(source.producer < id, "node '" + node.name + "' would read '" + source.name + "' before it is computed");
+    input_types.push_back(&source.type);
+  }
+  std::vector<TensorType> types = infer_types(*node.def, node.attrs, input_types, node.name).value();
+  PET_CHECK(types.size() == node.outputs.size(), "new inputs changed node '" + node.name + "''s output count");
+  for (size_t i = 0; i < types.size(); ++i)
+    PET_CHECK(types[i] == value(node.outputs[i]).type, "new inputs changed node '" + node.name + "''s output types");
+  node.inputs = std::move(inputs);
+}
+
 std::string Graph::unique_value_name(const std::string& hint) {
   std::string base = hint.empty() ? "t" : hint;
   if (!names_in_use_.contains(base)) return base;

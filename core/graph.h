@@ -91,6 +91,10 @@ class Graph {
   // Sets one attribute of a node, which must leave its output types as they are (the shape rule
   // runs again: UserError when it refuses the value, an internal check when the types change).
   void set_node_attribute(NodeId id, const std::string& attr, AttrValue attr_value);
+  // Gives a node other inputs in place, which must leave its output types as they are (the shape
+  // rule runs again, as above) and keep the order topological: each input a graph input, a
+  // constant or produced by an earlier node (internal checks).
+  void set_node_inputs(NodeId id, std::vector<ValueId> inputs);
   // Every use of `from` (node inputs and graph outputs) now reads `to`.
   void replace_uses(ValueId from, ValueId to);
   // The same for many pairs in one pass over the nodes: each (from, to) as above. Internal check:

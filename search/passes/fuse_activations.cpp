@@ -1,5 +1,5 @@
-// Activation fusion: the producer (and a layout node after it) are rebuilt with the activation
-// attribute set, then take over the old values' names.
+// Activation fusion: the producer takes the activation as its attribute where it stands, and its
+// output (or a layout node's after it) the activation's output name.
 #include "search/passes/fuse_activations.h"
 
 #include <algorithm>
@@ -88,39 +88,29 @@ class FusionFinder {
   Consumers users_;
 };
 
-// Rebuilds node `id` on `inputs` with `attrs`; returns its outputs.
-std::vector<ValueId> rebuild(Graph& graph, NodeId id, Attributes attrs, std::vector<ValueId> inputs) {
-  std::string op = graph.node(id).op(), name = graph.node(id).name;
-  return graph.add_node(op, std::move(attrs), std::move(inputs), name);
-}
-
 }  // namespace
 
+// In place: each producer takes the activation as its attribute where it stands (a layout node
+// after it stays as it is), the activations' readers read the producer's (or the layout's)
+// outputs, which take the activations' output names once the activations are gone. Every node
+// kept keeps its place, so the order stays topological and nothing is re-sorted.
 int fuse_activations(Graph& graph) {
   std::vector<Fusion> fusions = FusionFinder(graph).run();
   if (fusions.empty()) return 0;
   std::vector<NodeId> removed;
-  std::vector<std::pair<ValueId, ValueId>> renames;  // (new value, old value whose name it takes)
+  std::vector<std::pair<ValueId, ValueId>> renames;  // (value, activation output whose name it takes)
   // (activation output, what its readers read now): replaced once, after the loop. A producer
-  // rebuilt later may still read an earlier activation's output; the replacement reaches it too.
+  // fused later may read an earlier activation's output; the replacement reaches it too.
   std::vector<std::pair<ValueId, ValueId>> replacements;
   for (const Fusion& fusion : fusions) {
-    Attributes attrs = graph.node(fusion.producer).attrs;
-    attrs.set(ops::kActivationAttr, fusion.activation_value);
-    ValueId fused = rebuild(graph, fusion.producer, std::move(attrs), graph.node(fusion.producer).inputs).at(0);
-    std::vector<ValueId> results = {fused};
-    if (fusion.layout >= 0) {
-      renames.emplace_back(fused, graph.node(fusion.producer).outputs[0]);
-      results = rebuild(graph, fusion.layout, graph.node(fusion.layout).attrs, {fused});
-      removed.push_back(fusion.layout);
-    }
+    graph.set_node_attribute(fusion.producer, ops::kActivationAttr, fusion.activation_value);
+    std::vector<ValueId> results = graph.node(fusion.layout >= 0 ? fusion.layout : fusion.producer).outputs;
     for (size_t k = 0; k < results.size(); ++k) {
       ValueId activated = graph.node(fusion.activations[k]).outputs[0];
       replacements.emplace_back(activated, results[k]);
       renames.emplace_back(results[k], activated);
       removed.push_back(fusion.activations[k]);
     }
-    removed.push_back(fusion.producer);
   }
   graph.replace_uses(replacements);
   // remove_nodes renumbers values: take the names first, apply them once the old values are gone.
@@ -128,7 +118,6 @@ int fuse_activations(Graph& graph) {
   for (const auto& [value, old] : renames) by_name.emplace_back(graph.value(value).name, graph.value(old).name);
   graph.remove_nodes(removed);
   for (const auto& [from, to] : by_name) graph.rename_value(*graph.find_value(from), to);
-  graph.sort_topologically();
   return static_cast<int>(fusions.size());
 }
 

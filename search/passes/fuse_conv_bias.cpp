@@ -1,4 +1,4 @@
-// Bias fusion: the Conv is rebuilt with a bias input, then takes over the Add's output name.
+// Bias fusion: the Conv takes the bias as an input where it stands, then the Add's output name.
 #include "search/passes/fuse_conv_bias.h"
 
 #include <algorithm>
@@ -142,26 +142,24 @@ int fuse_single_biases(Graph& graph) {
       fusions.push_back(std::move(*found));
     }
   if (fusions.empty()) return 0;
+  // In place: each conv takes its bias as a third input where it stands, the Add's readers read the
+  // conv's output, which takes the Add's output name once the Adds are gone. A conv comes before its
+  // Add, so the order stays topological and nothing is re-sorted.
   std::vector<NodeId> removed;
+  std::vector<std::pair<ValueId, ValueId>> replacements;  // (Add's output, conv's): once, after the loop
   std::vector<std::pair<std::string, std::string>> renames;
-  std::vector<std::pair<ValueId, ValueId>> replacements;  // (Add's output, fused conv's): once, after the loop
   for (BiasFusion& fusion : fusions) {
     const Node& conv = graph.node(fusion.conv);
-    std::string op = conv.op(), name = conv.name;
-    Attributes attrs = conv.attrs;
-    std::vector<ValueId> inputs = {conv.inputs[0], conv.inputs[1]};
-    inputs.push_back(graph.add_constant(graph.unique_value_name(name + "_bias"), std::move(fusion.bias)));
-    ValueId fused = graph.add_node1(op, std::move(attrs), std::move(inputs), name);
-    ValueId added = graph.node(fusion.add).outputs[0];
+    ValueId bias = graph.add_constant(graph.unique_value_name(conv.name + "_bias"), std::move(fusion.bias));
+    graph.set_node_inputs(fusion.conv, {conv.inputs[0], conv.inputs[1], bias});
+    ValueId fused = graph.node(fusion.conv).outputs[0], added = graph.node(fusion.add).outputs[0];
     replacements.emplace_back(added, fused);
     renames.emplace_back(graph.value(fused).name, graph.value(added).name);
-    removed.push_back(fusion.conv);
     removed.push_back(fusion.add);
   }
   graph.replace_uses(replacements);
   graph.remove_nodes(removed);
   for (const auto& [fused_name, added_name] : renames) graph.rename_value(*graph.find_value(fused_name), added_name);
-  graph.sort_topologically();
   return static_cast<int>(fusions.size());
 }
 

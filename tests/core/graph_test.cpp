@@ -89,6 +89,30 @@ TEST(Graph, RemoveNodesDropsValuesAndRenumbers) {
   graph.validate();
 }
 
+TEST(Graph, SetNodeInputsRewiresANodeWhereItStands) {
+  Graph graph;
+  ValueId x = graph.add_input("x", {DType::f32, {1, 2, 4, 4}});
+  ValueId w = graph.add_constant("w", Tensor(DType::f32, Shape{3, 2, 1, 1}));
+  ValueId b = graph.add_constant("b", Tensor(DType::f32, Shape{3}));
+  Attributes attrs{{"strides", std::vector<int64_t>{1, 1}},
+                   {"pads", std::vector<int64_t>{0, 0, 0, 0}},
+                   {"dilations", std::vector<int64_t>{1, 1}},
+                   {"group", int64_t{1}}};
+  ValueId conv = graph.add_node1("Conv", attrs, {x, w}, "conv");
+  ValueId later = graph.add_node1("Relu", {}, {conv}, "later");
+  ValueId later_x = graph.add_node1("Neg", {}, {x}, "later_x");  // x's type, computed after the conv
+  graph.add_output(later);
+  graph.add_output(later_x);
+  graph.set_node_inputs(0, {x, w, b});  // before: Conv(x, w); after: Conv(x, w, b), still node 0
+  EXPECT_EQ(graph.node(0).inputs, (std::vector<ValueId>{x, w, b}));
+  EXPECT_EQ(graph.node(0).outputs[0], conv);
+  graph.validate();
+  ValueId wide = graph.add_constant("wide", Tensor(DType::f32, Shape{4, 2, 1, 1}));
+  EXPECT_THROW(graph.set_node_inputs(0, {x, wide}), InternalError) << "four output channels where three were";
+  EXPECT_THROW(graph.set_node_inputs(0, {later_x, w, b}), InternalError) << "reads what a later node computes";
+  EXPECT_EQ(graph.node(0).inputs, (std::vector<ValueId>{x, w, b})) << "a refused rewiring leaves the node as it was";
+}
+
 TEST(Graph, RemoveNodesFreesTheNamesOfDroppedValuesOnly) {
   Graph graph;
   ValueId x = graph.add_input("x", {DType::f32, {4}});

@@ -96,6 +96,23 @@ TEST(FuseActivations, ReluAfterATransposedMatMulMovesIntoTheMatMul) {
              1, "%m = MatMul[activation=\"relu\"](%a, %b) : f32[4,5]\n%y = Transpose[perm=[1,0]](%m) : f32[5,4]\noutput %y\n");
 }
 
+TEST(FuseActivations, TheFusedProducerKeepsItsPlace) {
+  check_pass(fuse_activations, program(R"(  input %a : f32[4,6]
+  input %b : f32[6,5]
+  %m = MatMul(%a, %b)
+  %n = Neg(%a)
+  %r = Relu(%m)
+  %y = MatMul(%n, %b)
+  output %r
+  output %y
+)"),
+             1,
+             "%r = MatMul[activation=\"relu\"](%a, %b) : f32[4,5]\n"
+             "%n = Neg(%a) : f32[4,6]\n"
+             "%y = MatMul(%n, %b) : f32[4,5]\n"
+             "output %r\noutput %y\n");
+}
+
 TEST(FuseActivations, LeavesASplitWithADifferentReaderAlone) {
   Graph graph = parse_graph(program(std::string(kConvInputs) + "  %c = Conv" + kConvAttrs +
                                     "(%x, %w)\n  %a, %b = Split[axis=1, split=[1,2]](%c)\n  %ra = Relu(%a)\n"

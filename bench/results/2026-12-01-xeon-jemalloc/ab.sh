@@ -27,26 +27,30 @@ s = r["seconds"]
 print(f"{sys.argv[3]:<20} {sys.argv[4]:<4} {sys.argv[5]:<7} {sys.argv[2]:<8} search {s['search']:6.2f} s  total {sum(s.values()):6.2f} s  peak {int(sys.argv[6])//1024:5d} MiB  md5 {sys.argv[7]}")
 PY
 }
-db_of() {  # target: the profile DB both builds replay
-  if [[ $1 == ort-cpu ]]; then echo "$work/ort.json"; else echo "/work/main/bench/profiles/$1.json"; fi
+db_of() {  # label target: the profile DB the build replays
+  if [[ $2 == ort-cpu ]]; then echo "$work/ort-$1.json"; else echo "/work/main/bench/profiles/$2.json"; fi
 }
-# An ort-cpu case replays a DB a first live run recorded (build A), so both builds search alike.
+# An ort-cpu case replays a DB a first live run of the same build recorded (a DB holds kernel
+# groups, and two builds that order nodes differently group them differently: session 56).
 if [[ " ${cases[*]} " == *" ort-cpu"* ]]; then
-  PET_PROOF_CACHE=off "$bin_a" "$models/resnet18_b1/model.onnx" --target ort-cpu --profile-db "$work/ort.json" \
-    -o "$work/warm.onnx" > /dev/null 2>&1
+  for l in a b; do
+    if [[ $l == a ]]; then label=$label_a bin=$bin_a; else label=$label_b bin=$bin_b; fi
+    PET_PROOF_CACHE=off "$bin" "$models/resnet18_b1/model.onnx" --target ort-cpu --profile-db "$work/ort-$label.json" \
+      -o "$work/warm.onnx" > /dev/null 2>&1
+  done
 fi
 for c in "${cases[@]}"; do  # warm each build's proof store
   read -r model mode target <<< "$c"
-  one "$label_a" "$bin_a" "$model" "$mode" "$target" --profile-db "$(db_of "$target")" > /dev/null
-  one "$label_b" "$bin_b" "$model" "$mode" "$target" --profile-db "$(db_of "$target")" > /dev/null
+  one "$label_a" "$bin_a" "$model" "$mode" "$target" --profile-db "$(db_of "$label_a" "$target")" > /dev/null
+  one "$label_b" "$bin_b" "$model" "$mode" "$target" --profile-db "$(db_of "$label_b" "$target")" > /dev/null
 done
 for ((r = 1; r <= rounds; r++)); do
   for c in "${cases[@]}"; do
     read -r model mode target <<< "$c"
     if ((r % 2)); then order=(a b); else order=(b a); fi
     for v in "${order[@]}"; do
-      if [[ $v == a ]]; then one "$label_a" "$bin_a" "$model" "$mode" "$target" --profile-db "$(db_of "$target")"
-      else one "$label_b" "$bin_b" "$model" "$mode" "$target" --profile-db "$(db_of "$target")"; fi
+      if [[ $v == a ]]; then one "$label_a" "$bin_a" "$model" "$mode" "$target" --profile-db "$(db_of "$label_a" "$target")"
+      else one "$label_b" "$bin_b" "$model" "$mode" "$target" --profile-db "$(db_of "$label_b" "$target")"; fi
     done
   done
 done
