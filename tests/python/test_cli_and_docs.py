@@ -31,6 +31,25 @@ def test_pet_opt_script_optimizes_and_exits_as_pet_opt(tmp_path, model_file):
     assert bad.returncode == 2 and bad.stderr == "pet-opt: error: --beam '0' must be an integer from 1 to 1024\n"
 
 
+def test_pet_opt_script_runs_the_binary_beside_the_module(tmp_path, model_file, pet_opt):
+    import json
+
+    from pet import _cli
+
+    assert _cli.native_pet_opt() is not None, "the package folder has no bin/pet-opt (python/CMakeLists.txt)"
+    args = [model_file, "--target", "h100", "--report-times"]
+    done = _script("pet_opt", *args, "-o", tmp_path / "script.onnx")
+    assert done.returncode == 0, done.stderr
+    status, _, err = pet_opt(*args, "-o", tmp_path / "tool.onnx")
+    assert status == 0, err
+    # Before: the script ran pet_opt_main in Python's process, with Python's malloc (glibc's); after:
+    # the binary, whose report names the allocator it links, as the built tool's does.
+    script_report = json.loads((tmp_path / "script.json").read_text())
+    tool_report = json.loads((tmp_path / "tool.json").read_text())
+    assert script_report["allocator"] == tool_report["allocator"]
+    assert (tmp_path / "script.onnx").read_bytes() == (tmp_path / "tool.onnx").read_bytes()
+
+
 def test_pet_run_script_runs_the_model(model_file):
     done = _script("pet_run", model_file)
     assert done.returncode == 0, done.stderr
