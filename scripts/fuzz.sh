@@ -57,6 +57,8 @@ declare -A extra_flags=([fuzz_pet_opt]="-entropic=0")
 declare -A extra_asan=([fuzz_pet_opt]=":malloc_context_size=8")
 mkdir -p build-fuzz/findings
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# fuzz_pet_opt's proofs go to a store of the fuzz build's own, not the user's ~/.cache/pet/proofs.
+export PET_PROOF_CACHE=${PET_PROOF_CACHE:-$PWD/build-fuzz/proofs}
 
 # Sums one libFuzzer final statistic over the workers' logs.
 sum_stat() {
