@@ -88,6 +88,20 @@ ValueId Graph::add_value(Value value) {
   return static_cast<ValueId>(values_.size() - 1);
 }
 
+namespace {
+
+// Internal check that the node's shape rule, run with `attrs` on `input_types`, gives the output
+// types its values have (`change` says what changed, for the message).
+void check_output_types_kept(const Graph& graph, const Node& node, const Attributes& attrs,
+                             const std::vector<const TensorType*>& input_types, const std::string& change) {
+  std::vector<TensorType> types = infer_types(*node.def, attrs, input_types, node.name).value();
+  PET_CHECK(types.size() == node.outputs.size(), change + " changed node '" + node.name + "''s output count");
+  for (size_t i = 0; i < types.size(); ++i)
+    PET_CHECK(types[i] == graph.value(node.outputs[i]).type, change + " changed node '" + node.name + "''s output types");
+}
+
+}  // namespace
+
 void Graph::set_node_attribute(NodeId id, const std::string& attr, AttrValue attr_value) {
   Node& node = nodes_.at(static_cast<size_t>(id));
   Attributes attrs = node.attrs;
@@ -95,10 +109,7 @@ void Graph::set_node_attribute(NodeId id, const std::string& attr, AttrValue att
   attrs = complete_attributes(*node.def, std::move(attrs));
   std::vector<const TensorType*> input_types;
   for (ValueId input : node.inputs) input_types.push_back(input == kNoValue ? nullptr : &values_.at(static_cast<size_t>(input)).type);
-  std::vector<TensorType> types = infer_types(*node.def, attrs, input_types, node.name).value();
-  PET_CHECK(types.size() == node.outputs.size(), "an attribute changed node '" + node.name + "''s output count");
-  for (size_t i = 0; i < types.size(); ++i)
-    PET_CHECK(types[i] == value(node.outputs[i]).type, "an attribute changed node '" + node.name + "''s output types");
+  check_output_types_kept(*this, node, attrs, input_types, "an attribute");
   node.attrs = std::move(attrs);
 }
 
@@ -114,10 +125,7 @@ void Graph::set_node_inputs(NodeId id, std::vector<ValueId> inputs) {
     PET_CHECK(source.producer < id, "node '" + node.name + "' would read '" + source.name + "' before it is computed");
     input_types.push_back(&source.type);
   }
-  std::vector<TensorType> types = infer_types(*node.def, node.attrs, input_types, node.name).value();
-  PET_CHECK(types.size() == node.outputs.size(), "new inputs changed node '" + node.name + "''s output count");
-  for (size_t i = 0; i < types.size(); ++i)
-    PET_CHECK(types[i] == value(node.outputs[i]).type, "new inputs changed node '" + node.name + "''s output types");
+  check_output_types_kept(*this, node, node.attrs, input_types, "new inputs");
   node.inputs = std::move(inputs);
 }
 
