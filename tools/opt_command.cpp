@@ -1,11 +1,14 @@
 // pet-opt: guard the paths, import, optimize (or run the --passes alone), write to a temporary file, check that
 // file, put it in place, report.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iostream>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -244,10 +247,49 @@ void print_summary(std::ostream& out, const OptRequest& request, const Graph& or
   out << fmt::format("  wrote {} and {} in {:.2f} s\n", request.output, request.report, total);
 }
 
-// On a terminal the search's progress overwrites one line; elsewhere it stays quiet.
+// The descriptor $PET_PROGRESS_FD names (the Python package's pet.optimize reads the search's
+// progress there, a pipe), or -1 where it is unset. Anything else is a UserError, and the
+// descriptor is closed on exec, so that only this process holds the writing end the reader waits on.
+int progress_descriptor() {
+  const char* text = std::getenv("PET_PROGRESS_FD");
+  if (text == nullptr || *text == '\0') return -1;
+  char* end = nullptr;
+  long fd = std::strtol(text, &end, 10);
+  if (*end != '\0' || fd < 0 || fd > 1'000'000 || fcntl(static_cast<int>(fd), F_GETFD) == -1)
+    throw UserError(fmt::format("PET_PROGRESS_FD is '{}', which is not an open file descriptor; it names the pipe "
+                                "pet.optimize reads the search's progress from, so unset it when running pet-opt "
+                                "yourself",
+                                text));
+  fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+  return static_cast<int>(fd);
+}
+
+// Writes `line` and a newline to `fd`, whole, retrying after signals; a reader gone is not an error
+// of the run (and where the reader's process died, the pipe's SIGPIPE ends this one too).
+void write_progress_line(int fd, const std::string& line) {
+  std::string text = line + "\n";
+  for (size_t done = 0; done < text.size();) {
+    ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) return;
+    done += static_cast<size_t>(wrote);
+  }
+}
+
+// The search's progress: one line each to $PET_PROGRESS_FD where it is set; else on a terminal
+// overwriting one line; elsewhere it stays quiet.
 std::function<void(const std::string&)> progress_display(std::ostream& err) {
-  if (!isatty(STDERR_FILENO) || &err != &std::cerr) return {};
+  if (&err != &std::cerr) return {};
+  int fd = progress_descriptor();
+  if (fd >= 0) return [fd](const std::string& line) { write_progress_line(fd, line); };
+  if (!isatty(STDERR_FILENO)) return {};
   return [&err](const std::string& line) { err << "\r\033[K" << line << std::flush; };
+}
+
+// Whether progress_display(err) overwrites a terminal's line, which the run clears at its end.
+bool progress_on_terminal(const std::ostream& err) {
+  const char* fd = std::getenv("PET_PROGRESS_FD");
+  return &err == &std::cerr && isatty(STDERR_FILENO) && (fd == nullptr || *fd == '\0');
 }
 
 WrittenCheckOptions written_check_options(const OptRequest& request, const OptimizeResult& result) {
@@ -330,7 +372,7 @@ int run_opt_request(OptRequest& request, std::ostream& out, std::ostream& err) {
   ReferenceOutputs reference(original);  // the original runs once per draw across all the checks
   request.optimize.hooks.reference_outputs = &reference;
   OptimizeResult result = optimize(original, request.optimize);
-  if (request.optimize.hooks.progress) err << "\r\033[K" << std::flush;
+  if (request.optimize.hooks.progress && progress_on_terminal(err)) err << "\r\033[K" << std::flush;
   result.times.insert(result.times.begin(), {is_textual_ir_path(request.model) ? "ir-parse" : "onnx-import",
                                              import_seconds});
   if (!result.check.passed) return report_failed_check(request, original, result, err);

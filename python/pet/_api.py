@@ -9,7 +9,7 @@ import tempfile
 import textwrap
 import typing
 
-from . import _flags, _models, _pet
+from . import _cli, _flags, _models, _native, _pet
 from ._errors import CheckFailed, UserError
 
 # The device specs pet ships (search/cost/devices/*.json, embedded in the library), priced by the
@@ -94,6 +94,12 @@ def _read_report(path, model, in_memory):
     return report
 
 
+def _optimize_in_process(path, flags, folder, callback):
+    """pet-opt's run in this process (the package without its pet-opt binary): (status, summary,
+    failure message), as _optimize_native gives them."""
+    return _pet.optimize_into(path, flags, folder, callback)
+
+
 def optimize(model, **options) -> Result:
     # The signature and the keywords' documentation are set below from pet-opt's flag table.
     progress = options.pop("progress", None)
@@ -102,10 +108,14 @@ def optimize(model, **options) -> Result:
 
     flags = _flags.to_flags(options)
     callback = _progress_callback(progress)
+    native = _cli.native_pet_opt()
     with tempfile.TemporaryDirectory(prefix="pet-") as folder:
         path = _models.model_path(model, folder)
         try:
-            status, summary, failure = _pet.optimize_into(path, flags, folder, callback)
+            if native:
+                status, summary, failure = _native.optimize_into(native, path, flags, folder, callback)
+            else:
+                status, summary, failure = _optimize_in_process(path, flags, folder, callback)
         finally:
             if isinstance(callback, _TerminalLine):
                 callback.close()

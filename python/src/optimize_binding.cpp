@@ -1,5 +1,6 @@
-// pet.optimize's C++ half: pet-opt's flags read into a request by the flag table, then the run
-// pet-opt makes (pipeline, written file, its check), with Python's progress callback and Ctrl-C.
+// pet.optimize in Python's process (a package without its pet-opt binary, python/pet/_native.py):
+// pet-opt's flags read into a request by the flag table, then the run pet-opt makes (pipeline,
+// written file, its check), with Python's progress callback and Ctrl-C.
 #include <Python.h>
 
 #include <atomic>

@@ -103,3 +103,16 @@ def has_onnxruntime():
     except ImportError:
         return False
     return True
+
+
+@pytest.fixture(params=["native", "in-process"])
+def optimize_path(request, monkeypatch):
+    """pet.optimize both ways it runs: through the pet-opt binary beside the module (a package built
+    with it) and in Python's process (one without it)."""
+    from pet import _cli
+
+    if request.param == "native" and _cli.native_pet_opt() is None:
+        pytest.skip("the package folder has no bin/pet-opt")
+    if request.param == "in-process":
+        monkeypatch.setattr(_cli, "native_pet_opt", lambda: None)
+    return request.param

@@ -20,6 +20,7 @@ def _cli_message(pet_opt, *args):
     return err[len(prefix):].rstrip("\n")
 
 
+@pytest.mark.usefixtures("optimize_path")
 @pytest.mark.parametrize(
     "keywords, flags",
     [
@@ -40,6 +41,7 @@ def test_a_bad_keyword_value_is_a_user_error_with_pet_opts_message(model_file, p
     assert str(raised.value) == expected
 
 
+@pytest.mark.usefixtures("optimize_path")
 def test_a_missing_file_is_a_user_error_with_pet_opts_message(tmp_path, pet_opt):
     missing = tmp_path / "missing.onnx"
     expected = _cli_message(pet_opt, missing, "--target", "h100")
@@ -48,11 +50,13 @@ def test_a_missing_file_is_a_user_error_with_pet_opts_message(tmp_path, pet_opt)
     assert str(raised.value) == expected
 
 
+@pytest.mark.usefixtures("optimize_path")
 def test_bytes_that_are_not_a_model_are_a_user_error():
     with pytest.raises(pet.UserError, match="model.onnx"):
         pet.optimize(b"not a model", target="h100")
 
 
+@pytest.mark.usefixtures("optimize_path")
 def test_a_model_that_onnx_refuses_is_a_user_error_naming_the_node():
     model = conv_bn_relu()
     model.graph.node[0].op_type = "NoSuchOp"
@@ -71,6 +75,7 @@ def test_an_unknown_keyword_or_model_type_is_a_type_error(model):
         pet.optimize(model, progress=3)
 
 
+@pytest.mark.usefixtures("optimize_path")
 def test_a_measured_target_whose_runtime_is_missing_says_how_to_install_it(tmp_path, model, monkeypatch):
     python = tmp_path / "python-without-onnxruntime"
     python.write_text("#!/bin/sh\nexit 1\n")

@@ -15,6 +15,9 @@ from conftest import has_onnxruntime
 
 FAST = {"target": "h100", "beam": 4}
 
+# Every test here runs pet.optimize both ways: through the pet-opt binary and in Python's process.
+pytestmark = pytest.mark.usefixtures("optimize_path")
+
 
 def test_a_model_in_memory_comes_back_optimized_and_checked(model):
     result = pet.optimize(model, **FAST)
@@ -182,19 +185,25 @@ def _slow_model(path):
 _INTERRUPTED_RUN = """
 import os, sys, time
 import pet
+from pet import _cli
+if sys.argv[2] == "in-process":
+    _cli.native_pet_opt = lambda: None
 print("started", flush=True)
 start = time.monotonic()
 try:
     pet.optimize(sys.argv[1], target="h100", progress=False)
 except KeyboardInterrupt:
     print("KeyboardInterrupt after", round(time.monotonic() - start, 2), "s", flush=True)
+    children = [entry for entry in os.listdir("/proc") if entry.isdigit()
+                and open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1] == str(os.getpid())]
+    print("children left:", children, flush=True)
     sys.exit(0)
 print("finished before the Ctrl-C", flush=True)
 sys.exit(1)
 """
 
 
-def test_ctrl_c_interrupts_a_long_run_at_once_and_leaves_nothing(tmp_path):
+def test_ctrl_c_interrupts_a_long_run_at_once_and_leaves_nothing(tmp_path, optimize_path):
     # Before: Ctrl-C waited for the search's first progress line, after the whole mutant generation
     # (about 20 s here). After: the run asks before every candidate it examines and stops at once.
     import subprocess
@@ -205,7 +214,7 @@ def test_ctrl_c_interrupts_a_long_run_at_once_and_leaves_nothing(tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = dict(os.environ, TMPDIR=str(scratch))
-    child = subprocess.Popen([sys.executable, "-c", _INTERRUPTED_RUN, str(model)], stdout=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", _INTERRUPTED_RUN, str(model), optimize_path], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=env)
     assert child.stdout.readline() == "started\n"
     time.sleep(1.5)
@@ -215,6 +224,7 @@ def test_ctrl_c_interrupts_a_long_run_at_once_and_leaves_nothing(tmp_path):
     stopped_in = time.monotonic() - sent
     assert child.returncode == 0 and out.startswith("KeyboardInterrupt after"), (out, err)
     assert stopped_in < 5, f"stopped {stopped_in:.1f} s after the Ctrl-C"
+    assert out.splitlines()[1] == "children left: []", "pet-opt's process stopped and reaped"
     assert list(scratch.iterdir()) == [], "the run's folder (its model and report) is gone"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["slow.pet", "tmp"]
 

@@ -1,0 +1,124 @@
+"""pet.optimize through the pet-opt binary: the search in the tool's own process with its allocator, and
+pet-opt's exit statuses, messages and signals made pet's exceptions (stand-in binaries for the rare ones)."""
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+import pet
+from pet import _cli, _native
+
+from conftest import _pet_opt_binary
+
+
+def _stand_in(tmp_path, script):
+    """A shell script in pet-opt's place, run as _native runs the binary."""
+    path = tmp_path / "pet-opt"
+    path.write_text("#!/bin/bash\n" + script + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def _run(binary, tmp_path, progress=None):
+    folder = tmp_path / "run"
+    folder.mkdir(exist_ok=True)
+    return _native.optimize_into(binary, str(tmp_path / "model.onnx"), ["--target", "h100"], str(folder), progress)
+
+
+def test_the_search_runs_in_the_tools_process_with_its_allocator(tmp_path, model, model_file, pet_opt):
+    if _cli.native_pet_opt() is None:
+        pytest.skip("the package folder has no bin/pet-opt")
+    status, _, err = pet_opt(model_file, "--target", "h100", "--report-times", "-o", tmp_path / "tool.onnx")
+    assert status == 0, err
+    tool = json.loads((tmp_path / "tool.json").read_text())
+    # Before: pet.optimize searched in Python's process, with Python's malloc (glibc's); after: in the
+    # binary, whose report names the allocator it links, as the built tool's does.
+    result = pet.optimize(model, target="h100", report_times=True)
+    assert result.report["allocator"] == tool["allocator"]
+    assert result.model_bytes == (tmp_path / "tool.onnx").read_bytes()
+
+
+def test_a_user_error_is_raised_with_pet_opts_message(tmp_path):
+    binary = _stand_in(tmp_path, "echo 'a warning first' >&2; echo \"pet-opt: error: --beam '0' must be an integer"
+                                 " from 1 to 1024\" >&2; exit 2")
+    with pytest.raises(pet.UserError) as raised:
+        _run(binary, tmp_path)
+    assert str(raised.value) == "--beam '0' must be an integer from 1 to 1024"
+
+
+def test_an_internal_error_is_raised_without_the_tools_closing_line(tmp_path):
+    binary = _stand_in(tmp_path, "printf 'pet-opt: internal error: check failed at x.cpp:3\\nThis is a bug in pet; "
+                                 "please report it with the model.\\n' >&2; exit 1")
+    with pytest.raises(pet.InternalError) as raised:
+        _run(binary, tmp_path)
+    assert str(raised.value) == "check failed at x.cpp:3"
+    assert not isinstance(raised.value, pet.CheckFailed)
+
+
+def test_a_failed_check_returns_status_1_with_the_tools_message(tmp_path):
+    binary = _stand_in(tmp_path, "echo 'pet-opt: the written model failed the final check' >&2; exit 1")
+    status, summary, failure = _run(binary, tmp_path)
+    assert (status, summary) == (1, "") and failure == "pet-opt: the written model failed the final check\n"
+
+
+def test_a_tool_ended_by_a_signal_is_an_internal_error(tmp_path):
+    binary = _stand_in(tmp_path, "echo 'half a line' >&2; kill -SEGV $$")
+    with pytest.raises(pet.InternalError, match="pet-opt ended by signal SIGSEGV; .*half a line"):
+        _run(binary, tmp_path)
+
+
+def test_a_cancelled_tool_is_a_keyboard_interrupt(tmp_path):
+    binary = _stand_in(tmp_path, "echo 'pet-opt: cancelled; nothing was written' >&2; exit 130")
+    with pytest.raises(KeyboardInterrupt):
+        _run(binary, tmp_path)
+
+
+def test_progress_lines_come_from_the_pipe_and_an_error_in_the_callback_stops_the_tool(tmp_path):
+    pid_file = tmp_path / "pid"
+    binary = _stand_in(tmp_path, f'echo $$ > {pid_file}; echo "round 1" >&$PET_PROGRESS_FD; '
+                                 f'echo "round 2" >&$PET_PROGRESS_FD; exec sleep 60')
+
+    class Stop(Exception):
+        pass
+
+    lines = []
+
+    def progress(line):
+        lines.append(line)
+        if len(lines) == 2:
+            raise Stop
+
+    start = time.monotonic()
+    with pytest.raises(Stop):
+        _run(binary, tmp_path, progress)
+    assert lines == ["round 1", "round 2"]
+    assert time.monotonic() - start < 5, "stopped at once, not after the tool's 60 s"
+    assert not os.path.exists(f"/proc/{pid_file.read_text().strip()}"), "the tool's process is gone"
+
+
+def test_a_tool_that_ignores_the_stop_is_killed_after_the_grace(tmp_path, monkeypatch):
+    monkeypatch.setattr(_native, "STOP_GRACE_SECONDS", 0.5)
+    binary = _stand_in(tmp_path, "trap '' TERM; echo ready >&$PET_PROGRESS_FD; exec sleep 60")
+
+    def progress(line):
+        raise KeyboardInterrupt
+
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        _run(binary, tmp_path, progress)
+    assert time.monotonic() - start < 5
+
+
+def test_pet_opt_refuses_a_progress_descriptor_that_is_not_open(model_file, tmp_path):
+    binary = _pet_opt_binary()
+    if binary is None:
+        pytest.skip("no pet-opt executable: set PET_OPT to build/tools/pet-opt")
+    env = dict(os.environ, PET_PROGRESS_FD="987")
+    done = subprocess.run([binary, str(model_file), "--target", "h100", "-o", str(tmp_path / "out.onnx")], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2
+    assert done.stderr.startswith("pet-opt: error: PET_PROGRESS_FD is '987', which is not an open file descriptor")
+    assert not (tmp_path / "out.onnx").exists()
