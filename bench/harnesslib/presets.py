@@ -1,7 +1,7 @@
 """The CPU evaluation in parts: the presets' flag values, and each part's duration estimated from earlier pet-opt runs recorded in bench/results/*/matrix.csv.
 
-A part is one preset and one model (`harness.py --preset b16 --models resnet18`), split by target
-and thread count when its estimate passes the budget; the parts' union is the preset's matrix and
+A part is one preset and one model (`harness.py --preset b16 --models resnet18`), split by target,
+thread count and batch when its estimate passes the budget; the parts' union is the preset's matrix and
 `harness.py --merge` joins their folders into one table.
 """
 import csv
@@ -82,21 +82,26 @@ class Part:
         return self.seconds > PART_BUDGET_S
 
 
+# What a part past the budget is split by, in turn: (flag, the cell's field, the selection's values).
+SPLITS = (("--targets", 2, lambda args: args.targets), ("--threads", 3, lambda args: args.threads),
+          ("--batches", 1, lambda args: args.batches))
+
+
 def split(cells: List[Cell], flags: List[str], runs: Dict[Cell, Recorded], args) -> List[Part]:
-    """The cells as one part when it fits the budget (or cannot be split), else one part per target, then
-    per target and thread count."""
+    """The cells as one part when it fits the budget, else one part per target, then per target and thread
+    count, then per batch; a part past the budget with nothing left to split by is kept whole."""
     seconds, unknown = estimate(cells, args, runs)
     if seconds <= PART_BUDGET_S or len(cells) == 1:
         return [Part(flags, cells, seconds, unknown)]
-    if "--targets" not in flags and len(args.targets) > 1:
-        return [part for target in args.targets
-                for part in split([c for c in cells if c[2] == target], flags + ["--targets", target], runs, args)]
-    return [part for threads in args.threads
-            for part in split([c for c in cells if c[3] == threads], flags + ["--threads", str(threads)], runs, args)]
+    for flag, field, values in SPLITS:
+        if flag not in flags and len(values(args)) > 1:
+            return [part for value in values(args)
+                    for part in split([c for c in cells if c[field] == value], flags + [flag, str(value)], runs, args)]
+    return [Part(flags, cells, seconds, unknown)]
 
 
 def model_parts(model: str, args, runs: Dict[Cell, Recorded]) -> List[Part]:
-    """One part for the model, split by target, then thread count, where the whole would pass the budget."""
+    """One part for the model, split by target, thread count, then batch, where the whole would pass the budget."""
     cells = [(model, b, t, n) for b in args.batches for t in args.targets for n in args.threads]
     return split(cells, ["--models", model], runs, args)
 

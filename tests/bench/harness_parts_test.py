@@ -58,6 +58,17 @@ class Presets(unittest.TestCase):
         self.assertEqual(sorted(cells), sorted((m, 16, t, n) for m in ["resnet18", "resnet50"]
                                                for t in ["ort-cpu", "openvino-cpu"] for n in [1, 2]))
 
+    def test_one_target_and_thread_count_past_the_budget_split_by_batch_and_one_cell_stays_whole(self):
+        # Before: with one target and one thread count left, split() appended --threads again forever
+        # (RecursionError). After: the batches are split, and a part with nothing left to split is kept.
+        args = harness.parse_args(["--models", "bert_s128", "--batches", "1,16", "--targets", "ort-cpu",
+                                   "--threads", "2", "--modes", "pet", "--peers", "none"])
+        runs = {("bert_s128", 1, "ort-cpu", 2): recorded(100, 3000), ("bert_s128", 16, "ort-cpu", 2): recorded(1600, 6000)}
+        parts = presets.plan(args, runs)
+        self.assertEqual([p.flags for p in parts], [["--models", "bert_s128", "--batches", "1"],
+                                                    ["--models", "bert_s128", "--batches", "16"]])
+        self.assertEqual([p.over_budget() for p in parts], [False, True], "one cell past the budget stays one part")
+
     def test_a_cell_with_no_recorded_run_is_counted_apart(self):
         args = harness.parse_args(["--preset", "b1", "--models", "edsr"])
         part, = presets.plan(args, {})
