@@ -41,20 +41,16 @@ def test_the_search_runs_in_the_tools_process_with_its_allocator(tmp_path, model
     assert result.model_bytes == (tmp_path / "tool.onnx").read_bytes()
 
 
-def test_a_user_error_is_raised_with_pet_opts_message(tmp_path):
-    binary = _stand_in(tmp_path, "echo 'a warning first' >&2; echo \"pet-opt: error: --beam '0' must be an integer"
-                                 " from 1 to 1024\" >&2; exit 2")
-    with pytest.raises(pet.UserError) as raised:
-        _run(binary, tmp_path)
-    assert str(raised.value) == "--beam '0' must be an integer from 1 to 1024"
-
-
-def test_an_internal_error_is_raised_without_the_tools_closing_line(tmp_path):
-    binary = _stand_in(tmp_path, "printf 'pet-opt: internal error: check failed at x.cpp:3\\nThis is a bug in pet; "
-                                 "please report it with the model.\\n' >&2; exit 1")
-    with pytest.raises(pet.InternalError) as raised:
-        _run(binary, tmp_path)
-    assert str(raised.value) == "check failed at x.cpp:3"
+@pytest.mark.parametrize("script, error, message", [
+    ("echo 'a warning first' >&2; echo \"pet-opt: error: --beam '0' must be an integer from 1 to 1024\" >&2; exit 2",
+     pet.UserError, "--beam '0' must be an integer from 1 to 1024"),
+    ("printf 'pet-opt: internal error: check failed at x.cpp:3\\nThis is a bug in pet; please report it with the "
+     "model.\\n' >&2; exit 1", pet.InternalError, "check failed at x.cpp:3"),
+])
+def test_the_tools_error_channels_are_raised_as_pets_errors_with_its_messages(tmp_path, script, error, message):
+    with pytest.raises(error) as raised:
+        _run(_stand_in(tmp_path, script), tmp_path)
+    assert str(raised.value) == message, "the tool's prefix and closing line dropped"
     assert not isinstance(raised.value, pet.CheckFailed)
 
 
