@@ -1,6 +1,7 @@
 """pet's Python API: optimize, check, run and targets over the C++ library (pet._pet)."""
 
 import dataclasses
+import functools
 import inspect
 import json
 import os
@@ -17,19 +18,33 @@ from ._errors import CheckFailed, UserError
 ANALYTIC_DEVICES = ("a100", "v100")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False)
 class Result:
     """What pet.optimize returns: the optimized model, checked, and pet-opt's report of it."""
 
-    model: typing.Any
-    """The optimized model, an onnx.ModelProto (every weight inside)."""
     report: typing.Optional[dict]
     """pet-opt's JSON report (--report) as a dict; its "output" is None, and so is its "model" for a
     model given in memory. None with ``passes=``, which writes no report."""
     summary: str
     """What pet-opt prints: the transformations, the measured latencies, the checks."""
-    model_bytes: bytes = dataclasses.field(repr=False, default=b"")
+    model_bytes: bytes
     """The optimized model as pet wrote and checked it, byte for byte what pet-opt writes."""
+
+    @functools.cached_property
+    def model(self):
+        """The optimized model, an onnx.ModelProto (every weight inside), parsed from model_bytes at
+        first use: a result only saved never holds the model twice."""
+        import onnx
+
+        return onnx.load_model_from_string(self.model_bytes)
+
+    def __repr__(self):
+        size = f"{len(self.model_bytes) / 2**20:.1f} MiB"
+        if self.report is None:
+            return f"pet.Result(passes only, model {size})"
+        return (f"pet.Result(speedup={self.speedup:.3f}x ({self.report['speedup_source']}), chosen={self.chosen!r}, "
+                f"{len(self.transformations)} transformations, nodes {self.report['nodes_before']} -> "
+                f"{self.report['nodes_after']}, model {size})")
 
     @property
     def transformations(self) -> list:
@@ -96,7 +111,7 @@ def _read_report(path, model, in_memory):
 
 def _optimize_in_process(path, flags, folder, callback):
     """pet-opt's run in this process (the package without its pet-opt binary): (status, summary,
-    failure message), as _optimize_native gives them."""
+    failure message), as _native.optimize_into gives them."""
     return _pet.optimize_into(path, flags, folder, callback)
 
 
@@ -104,7 +119,7 @@ def optimize(model, **options) -> Result:
     # The signature and the keywords' documentation are set below from pet-opt's flag table.
     progress = options.pop("progress", None)
     _SIGNATURE.bind(model, **options)  # a TypeError names a keyword that is not pet-opt's
-    import onnx
+    import onnx  # noqa: F401  Result.model needs it: without onnx the call fails here, before the search
 
     flags = _flags.to_flags(options)
     callback = _progress_callback(progress)
@@ -125,7 +140,7 @@ def optimize(model, **options) -> Result:
             raise CheckFailed(failure.strip(), report)
         with open(os.path.join(folder, "model.opt.onnx"), "rb") as file:
             written = file.read()
-    return Result(model=onnx.load_model_from_string(written), report=report, summary=summary, model_bytes=written)
+    return Result(report=report, summary=summary, model_bytes=written)
 
 
 def _optimize_signature():

@@ -38,6 +38,18 @@ def test_a_model_in_memory_comes_back_optimized_and_checked(model):
     np.testing.assert_allclose(pet.run(result.model, {"x": x})["y"], pet.run(model, {"x": x})["y"], atol=1e-4)
 
 
+def test_the_result_parses_its_model_at_first_use_and_prints_in_one_line(model):
+    result = pet.optimize(model, **FAST)
+    # Before: the model was parsed at once (held twice beside model_bytes) and the repr printed the
+    # whole report. After: parsed when asked for, once; the repr says what the call did.
+    assert "model" not in vars(result)
+    assert result.model is result.model and onnx.load_model_from_string(result.model_bytes) == result.model
+    assert repr(result) == (f"pet.Result(speedup={result.speedup:.3f}x (estimated), chosen={result.chosen!r}, "
+                            f"{len(result.transformations)} transformations, nodes 4 -> 1, model 0.0 MiB)")
+    passes = pet.optimize(model, passes=["fold-batchnorm"])
+    assert repr(passes) == "pet.Result(passes only, model 0.0 MiB)"
+
+
 def test_a_path_a_pathlike_and_bytes_give_the_same_model(model, model_file):
     from_memory = pet.optimize(model, **FAST).model_bytes
     assert pet.optimize(str(model_file), **FAST).model_bytes == from_memory
