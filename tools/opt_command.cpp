@@ -248,8 +248,9 @@ void print_summary(std::ostream& out, const OptRequest& request, const Graph& or
 }
 
 // The descriptor $PET_PROGRESS_FD names (the Python package's pet.optimize reads the search's
-// progress there, a pipe), or -1 where it is unset. Anything else is a UserError, and the
-// descriptor is closed on exec, so that only this process holds the writing end the reader waits on.
+// progress there, a pipe; 2 puts the lines on stderr, as in a log), or -1 where it is unset.
+// Anything else is a UserError. A descriptor above 2 is closed on exec, so that only this process
+// holds the writing end the reader waits on (the runtime workers it starts do not).
 int progress_descriptor() {
   const char* text = std::getenv("PET_PROGRESS_FD");
   if (text == nullptr || *text == '\0') return -1;
@@ -260,7 +261,7 @@ int progress_descriptor() {
                                 "pet.optimize reads the search's progress from, so unset it when running pet-opt "
                                 "yourself",
                                 text));
-  fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+  if (fd > STDERR_FILENO) fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
   return static_cast<int>(fd);
 }
 
