@@ -89,11 +89,40 @@ class _TerminalLine:
             self.stream.flush()
 
 
+class _NotebookLine(_TerminalLine):
+    """The progress in a Jupyter notebook's output, one line overwritten: a carriage return and the
+    line padded to the last one's length (a notebook's output shows no terminal escapes)."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.width = 0
+
+    def __call__(self, line):
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = max(self.width, len(line))
+        self.shown = True
+
+    def close(self):
+        if self.shown:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+
+
+def _in_notebook(stream):
+    """Whether `stream` is a Jupyter kernel's output stream (ipykernel's OutStream)."""
+    return type(stream).__module__.startswith("ipykernel.")
+
+
 def _progress_callback(progress):
     if progress is False:
         return None
     if progress is None:
-        return _TerminalLine(sys.stderr) if sys.stderr is not None and sys.stderr.isatty() else None
+        if sys.stderr is None:
+            return None
+        if sys.stderr.isatty():
+            return _TerminalLine(sys.stderr)
+        return _NotebookLine(sys.stderr) if _in_notebook(sys.stderr) else None
     if not callable(progress):
         raise TypeError(f"progress must be a callable taking one line of text, None or False, not {progress!r}")
     return progress

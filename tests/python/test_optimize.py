@@ -151,6 +151,27 @@ def test_progress_lines_reach_the_callback(model):
     assert any("subprograms" in line for line in lines), lines
 
 
+def test_a_notebooks_output_shows_the_progress_on_one_line(model, monkeypatch):
+    import io
+    import sys
+
+    class OutStream(io.StringIO):  # what a Jupyter kernel's sys.stderr is: not a terminal
+        pass
+
+    OutStream.__module__ = "ipykernel.iostream"
+    stream = OutStream()
+    monkeypatch.setattr(sys, "stderr", stream)
+    pet.optimize(model, **FAST)
+    # Before: nothing (not a terminal). After: each line after a carriage return, no terminal
+    # escapes, the last one blanked out at the end.
+    text = stream.getvalue()
+    assert text.startswith("\r") and "subprograms" in text and "\033" not in text, repr(text)
+    assert text.rstrip("\r").endswith(" ") and text.endswith("\r"), repr(text)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # another stream that is no terminal: quiet
+    pet.optimize(model, **FAST)
+    assert sys.stderr.getvalue() == ""
+
+
 def test_an_error_in_the_progress_callback_is_raised_as_it_is(model):
     class Stop(Exception):
         pass
