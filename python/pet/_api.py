@@ -205,8 +205,8 @@ def _optimize_doc():
         lines += textwrap.wrap(f"{keyword.name} ({spelled}): {keyword.help}", width=100, subsequent_indent="    ",
                                break_on_hyphens=False)
     lines += [
-        "progress: called with each line of the search's progress; None shows it on a terminal",
-        "    (sys.stderr), False shows nothing. Ctrl-C interrupts the run within moments.",
+        "progress: called with each line of the search's progress; None shows it on a terminal or in a",
+        "    Jupyter notebook (sys.stderr), False shows nothing. Ctrl-C interrupts the run within moments.",
         "",
         "Returns a pet.Result: .model (onnx.ModelProto), .report (dict), .speedup, .chosen,",
         ".transformations, .summary, .model_bytes, .save(path).",
