@@ -113,32 +113,31 @@ def test_a_tool_that_ignores_the_stop_is_killed_after_the_grace(tmp_path, monkey
     assert time.monotonic() - start < 5
 
 
-def test_pet_opt_refuses_a_progress_descriptor_that_is_not_open(model_file, tmp_path):
+def _pet_opt_with_progress_fd(model_file, output, value):
+    """pet-opt on the model with PET_PROGRESS_FD set to `value` (None: unset)."""
     binary = _pet_opt_binary()
     if binary is None:
         pytest.skip("no pet-opt executable: set PET_OPT to build/tools/pet-opt")
-    env = dict(os.environ, PET_PROGRESS_FD="987")
-    done = subprocess.run([binary, str(model_file), "--target", "h100", "-o", str(tmp_path / "out.onnx")], env=env,
+    env = {k: v for k, v in os.environ.items() if k != "PET_PROGRESS_FD"}
+    if value is not None:
+        env["PET_PROGRESS_FD"] = value
+    return subprocess.run([binary, str(model_file), "--target", "h100", "-o", str(output)], env=env,
                           capture_output=True, text=True, timeout=600)
+
+
+def test_pet_opt_refuses_a_progress_descriptor_that_is_not_open(model_file, tmp_path):
+    done = _pet_opt_with_progress_fd(model_file, tmp_path / "out.onnx", "987")
     assert done.returncode == 2
     assert done.stderr.startswith("pet-opt: error: PET_PROGRESS_FD is '987', which is not an open file descriptor")
     assert not (tmp_path / "out.onnx").exists()
 
 
 def test_pet_opt_writes_its_progress_lines_to_stderr_with_descriptor_2(model_file, tmp_path):
-    binary = _pet_opt_binary()
-    if binary is None:
-        pytest.skip("no pet-opt executable: set PET_OPT to build/tools/pet-opt")
     # Before: where stderr is not a terminal (a log) pet-opt showed no progress; after: PET_PROGRESS_FD=2
     # puts each line there, a line each.
-    env = dict(os.environ, PET_PROGRESS_FD="2")
-    done = subprocess.run([binary, str(model_file), "--target", "h100", "-o", str(tmp_path / "out.onnx")], env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = _pet_opt_with_progress_fd(model_file, tmp_path / "out.onnx", "2")
     assert done.returncode == 0, done.stderr
-    lines = done.stderr.splitlines()
-    assert any("subprograms" in line for line in lines) and "\033[K" not in done.stderr, done.stderr
-    quiet = subprocess.run([binary, str(model_file), "--target", "h100", "-o", str(tmp_path / "quiet.onnx")],
-                           env={k: v for k, v in os.environ.items() if k != "PET_PROGRESS_FD"}, capture_output=True,
-                           text=True, timeout=600)
+    assert any("subprograms" in line for line in done.stderr.splitlines()), done.stderr
+    assert "\033[K" not in done.stderr, done.stderr
+    quiet = _pet_opt_with_progress_fd(model_file, tmp_path / "quiet.onnx", None)
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
-
