@@ -1,25 +1,24 @@
-"""The input BERT-s128 b1 against its two hand-merged Q/K/V forms in ONNX Runtime (all graph optimizations),
-interleaved, the order rotated each round, after 3 warm-ups: medians [min-max] ms, and the outputs compared.
+"""The input BERT-s128 b1 against its two hand-merged Q/K/V forms (make_variants.py) in ONNX Runtime, timed
+by the harness's own cell measurement (bench/harnesslib/measure.py: deployed session settings, outputs
+checked against the input's, interleaved rounds after warm-ups): median ms ± half the IQR.
     python3 qkv_ab.py INPUT.onnx THREADS ROUNDS"""
-import statistics, sys, time
-import numpy as np, onnxruntime as ort
+import sys
+from pathlib import Path
 
-src, threads, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-o = ort.SessionOptions(); o.intra_op_num_threads = threads
-paths = {"input": src, "split_then_add": "split_then_add.onnx", "add_then_split": "add_then_split.onnx"}
-sess = {k: ort.InferenceSession(p, o, providers=["CPUExecutionProvider"]) for k, p in paths.items()}
-rng = np.random.default_rng(2026)
-feed = {i.name: rng.integers(0, 2 if "type" in i.name else 30000, size=[1, 128]).astype(np.int64)
-        for i in sess["input"].get_inputs()}
-ref = sess["input"].run(None, feed)[0]
-for k, s in sess.items():
-    print(k, "max abs diff", float(np.abs(s.run(None, feed)[0] - ref).max()))
-names = list(sess); times = {k: [] for k in names}
-for r in range(rounds + 3):
-    order = names[r % 3:] + names[:r % 3]
-    for k in order:
-        t = time.perf_counter(); sess[k].run(None, feed); dt = time.perf_counter() - t
-        if r >= 3: times[k].append(dt * 1e3)
-for k in names:
-    v = times[k]
-    print(f"{k:<15} {statistics.median(v):8.2f} ms [{min(v):.2f}-{max(v):.2f}]  {statistics.median(times['input']) / statistics.median(v):.3f}x")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from harnesslib.measure import measure_cell  # noqa: E402
+
+
+def report(variants, threads, rounds):
+    request = {"runtime": "ort-cpu", "threads": threads, "warmup": 3, "repeats": rounds, "seed": 2026,
+               "variants": [{"name": name, "path": path} for name, path in variants]}
+    results = measure_cell(request)
+    base = results[variants[0][0]]["median_ms"]
+    for name, _ in variants:
+        r = results[name]
+        print(f"{name:<15} {r['median_ms']:8.2f} ms ± {r['spread_ms']:.2f}  {base / r['median_ms']:.3f}x  check: {r['check']}")
+
+
+if __name__ == "__main__":
+    report([("input", sys.argv[1]), ("split_then_add", "split_then_add.onnx"), ("add_then_split", "add_then_split.onnx")],
+           int(sys.argv[2]), int(sys.argv[3]))
