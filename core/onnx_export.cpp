@@ -142,7 +142,7 @@ class ModelWriter {
       ProtoExportNode view(*this, node);
       if (casts_straight_to_float16_output(node))
         add_node("Cast", node.name, {view.input(0)}, {view.output(0)}, {{"to", int64_t{onnx::TensorProto::FLOAT16}}});
-      else if (options_.extension_ops && !node.def->extension_domain.empty())
+      else if (writes_as_itself(*node.def))
         write_extension_node(node, view);
       else
         node.def->to_onnx(node, view);
@@ -225,6 +225,13 @@ class ModelWriter {
 
  private:
   // The node as itself in its extension domain (version 1, imported once).
+  // Whether an op of a custom domain is written in that domain, for a runtime that runs it.
+  bool writes_as_itself(const OpDef& def) const {
+    if (def.extension_domain == kPetDomain) return options_.extension_ops;
+    if (def.extension_domain == kOnnxRuntimeDomain) return options_.onnx_runtime_ops;
+    return false;
+  }
+
   void write_extension_node(const Node& node, const ProtoExportNode& view) {
     const std::string& domain = node.def->extension_domain;
     if (domains_.insert(domain).second) {

@@ -21,6 +21,10 @@ struct ExportOptions {
   // nodes of that domain, which a runtime with pet's extension runs as one kernel (OpenVINO with
   // libpet_openvino_extension.so); otherwise as their standard-op lowering (portable).
   bool extension_ops = false;
+  // ONNX Runtime's contrib ops (OpDef::extension_domain kOnnxRuntimeDomain: the fused Attention)
+  // written as themselves, for ONNX Runtime, which runs each as one kernel; otherwise as their
+  // standard-op lowering.
+  bool onnx_runtime_ops = false;
   // Weights (is_weight: f32 constants of more than kInlineElements elements) written as their shape
   // alone, each with the seed and scale of the noise that stands in for it (those of weight-free
   // text, random(content hash, RMS-keeping scale)) in the model's metadata (kRandomWeightsKey), for a

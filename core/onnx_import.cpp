@@ -332,6 +332,14 @@ class Importer {
     return name;
   }
 
+  // ", of domain D pet reads only A, B" where pet has ops of that domain (ONNX Runtime's Attention).
+  static std::string ops_read_of(const std::string& domain) {
+    std::vector<std::string> names;
+    for (const OpDef* def : OpRegistry::global().all())
+      if (!domain.empty() && def->extension_domain == domain) names.push_back(def->name);
+    return names.empty() ? "" : fmt::format(" (of domain '{}' pet reads {} only)", domain, fmt::join(names, ", "));
+  }
+
   // pet's own op written in its extension domain (pet-opt's output for a runtime with pet's extension).
   static const OpDef* extension_op(const onnx::NodeProto& node) {
     const OpDef* def = OpRegistry::global().find(node.op_type());
@@ -344,8 +352,8 @@ class Importer {
     const OpDef* onnx_def = standard ? OpRegistry::global().find_onnx(node.op_type()) : extension_op(node);
     if (!standard && !onnx_def)
       throw UserError(fmt::format("node '{}' ({}, domain '{}'): operators outside the default ONNX domain are not "
-                                  "supported; export the model with standard ONNX operators",
-                                  name, node.op_type(), node.domain()));
+                                  "supported{}; export the model with standard ONNX operators",
+                                  name, node.op_type(), node.domain(), ops_read_of(node.domain())));
     if (standard && node.op_type() == "Constant") return import_constant(node, name);
     if (!onnx_def)
       throw UserError(fmt::format("node '{}' ({}, opset {}): operator {} is not supported by pet; replace it in the "

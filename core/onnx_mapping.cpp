@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/op_def.h"
@@ -45,6 +47,9 @@ OnnxImported import_same_name(const OpDef& def, const OnnxImportNode& node) {
 }
 
 OnnxImported import_extension_op(const OpDef& def, const OnnxImportNode& node) {
+  if (node.num_inputs() > def.max_inputs)
+    node.fail(fmt::format("{} inputs given, pet's {} reads at most {}", node.num_inputs(), def.name, def.max_inputs),
+              "re-export the model without the optional inputs past those, or open an issue with this model");
   for (const std::string& name : node.attr_names()) {
     bool declared = std::any_of(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec& s) { return s.name == name; });
     if (!declared) node.unsupported("attribute '" + name + "'");

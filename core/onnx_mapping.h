@@ -106,5 +106,7 @@ OnnxImported import_extension_op(const OpDef& def, const OnnxImportNode& node);
 
 // The ONNX domain of pet's own ops (OpDef::extension_domain), which pet's runtime extensions run.
 inline constexpr const char* kPetDomain = "ai.pet";
+// ONNX Runtime's contrib ops' domain (its fused Attention), run by every ONNX Runtime release.
+inline constexpr const char* kOnnxRuntimeDomain = "com.microsoft";
 
 }  // namespace pet

@@ -188,9 +188,11 @@ std::string measured_summary(const OptimizeResult& result) {
 // For openvino-cpu, pet's fused correction is written as its extension op (one kernel in OpenVINO
 // with libpet_openvino_extension.so) unless --portable asks for standard ops only.
 ExportOptions written_form(const OptRequest& request) {
-  bool extension = request.optimize.target.spec.runs_correction_extension_op() && !request.portable &&
+  bool portable = request.optimize.target.portable;
+  bool extension = request.optimize.target.spec.runs_correction_extension_op() && !portable &&
                    !runtime::default_openvino_extension().empty();
-  return {.extension_ops = extension};
+  bool onnx_runtime = request.optimize.target.spec.runs_onnx_runtime_ops() && !portable;
+  return {.extension_ops = extension, .onnx_runtime_ops = onnx_runtime};
 }
 
 // The written model staged beside the output: textual IR (its text also left in `ir_text` for the

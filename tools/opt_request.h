@@ -21,7 +21,6 @@ struct OptRequest {
   bool report_times = false;            // wall-clock times make the report differ from run to run
   std::vector<std::string> passes;      // --passes: run only these, in order (no search, no report)
   bool emit_ir = false;                 // --emit-ir: write textual IR whatever the output's name
-  bool portable = false;                // --portable: standard ONNX ops only, even for openvino-cpu
   std::string emit_kernels;             // --emit-kernels DIR: the corrections as CUDA sources (GPU targets)
 
   bool writes_ir() const { return emit_ir || is_textual_ir_path(output); }

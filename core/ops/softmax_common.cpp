@@ -57,6 +57,10 @@ static void softmax_line_plain(const float* in, float* out, int64_t count, int64
   softmax_line(in, out, count, stride, false);
 }
 
+void softmax_rows(float* values, int64_t rows, int64_t width) {
+  for (int64_t row = 0; row < rows; ++row) softmax_line(values + row * width, values + row * width, width, 1, false);
+}
+
 static void softmax_line_logarithmic(const float* in, float* out, int64_t count, int64_t stride) {
   softmax_line(in, out, count, stride, true);
 }

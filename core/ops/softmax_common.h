@@ -20,4 +20,8 @@ using SoftmaxLineKernel = void (*)(const float* in, float* out, int64_t count, i
 // opset reads the axis differently, it is exported through Transpose (below 13) or Flatten.
 OpDef softmax_family_op(const std::string& name, SoftmaxLineKernel line);
 
+// Softmax of each of `rows` contiguous rows of `width` elements, in place (Softmax's own line
+// kernel, for ops that normalize rows they computed: the fused Attention).
+void softmax_rows(float* values, int64_t rows, int64_t width);
+
 }  // namespace pet::ops

@@ -40,6 +40,8 @@ struct WorkerSpec {
   std::function<UserError(const std::string& reason)> unavailable;
   // Appended to a refused model's message, from the worker's error (may be empty).
   std::function<std::string(const std::string& error)> refusal_hint;
+  // How models are best written for the worker's runtime (Runtime::export_options).
+  ExportOptions form;
 };
 
 class WorkerProcess;
@@ -54,6 +56,7 @@ class JsonWorkerRuntime : public Runtime {
   std::string version() const override { return version_; }
   std::vector<Timing> time_models(const std::vector<ModelBytes>& models, const TimingOptions& options) override;
   std::vector<Tensor> run_model(const std::string& model, const std::vector<Tensor>& inputs, int threads) override;
+  ExportOptions export_options() const override { return spec_.form; }
 
  protected:
   // The worker's answer to the version request, with whatever it says besides the version.

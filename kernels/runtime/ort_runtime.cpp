@@ -39,6 +39,7 @@ WorkerSpec ort_worker() {
     return "; ONNX Runtime's CPU provider has no kernel for that op on that element type: optimize for --target "
            "openvino-cpu, or cast the model to float32";
   };
+  spec.form = {.onnx_runtime_ops = true};  // its contrib ops (the fused Attention) run as one kernel each
   return spec;
 }
 

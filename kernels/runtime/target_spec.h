@@ -51,6 +51,9 @@ class TargetSpec {
   // The runtime can load pet's extension op, so corrections are written as one fused op unless the
   // user asks for a portable model (OpenVINO).
   bool runs_correction_extension_op() const { return kind_ == Kind::openvino_cpu; }
+  // The runtime runs ONNX Runtime's contrib ops (domain com.microsoft: the fused Attention), so
+  // finalize may fuse them, measured, unless the user asks for a portable model (ONNX Runtime).
+  bool runs_onnx_runtime_ops() const { return kind_ == Kind::onnxruntime_cpu; }
   // Corrections are lowered to CUDA kernels pet emits (--emit-kernels), i.e. a GPU device.
   bool emits_cuda_kernels() const { return kind_ == Kind::device || kind_ == Kind::gpu; }
   // How the written model carries its corrections on this target, for messages.

@@ -197,6 +197,10 @@ struct Measurement {
   // The target writes each correction as the standard-op lowering it runs fastest
   // (TargetSpec::picks_correction_lowering_by_measurement).
   bool picks_correction_lowering = false;
+  // The target runs ONNX Runtime's contrib ops and the model may carry them (TargetSpec::
+  // runs_onnx_runtime_ops, not --portable): finalize fuses attention into its Attention op where
+  // that prices cheaper (search/passes/fuse_attention.h).
+  bool fuses_onnx_runtime_ops = false;
   // The target runs pet-gpu's kernels: its kernel groups are pet-gpu's steps
   // (GroupingRule::pet_gpu_steps), and a group the DB lacks is estimated at the places pet-gpu runs
   // its nodes (gpu_kernel_places), not one kernel per node.

@@ -190,6 +190,7 @@ void open_target(const TargetOptions& options, TargetSetup& setup) {
   cost::Measurement measurement;
   int threads = target.resolved_threads();
   measurement.picks_correction_lowering = target.picks_correction_lowering_by_measurement();
+  measurement.fuses_onnx_runtime_ops = target.runs_onnx_runtime_ops() && !options.portable;
   if (options.replay) {
     measurement.target = replayed_target(db, setup.profile_db, target.name(), threads);
   } else {

@@ -30,6 +30,9 @@ struct TargetOptions {
   // GPU targets: write every timing the live path would ask for and the DB lacks to this file
   // (runtime::TimingRequest lines, their weight-free models beside it); empty: none.
   std::string export_misses;
+  // Standard ONNX ops only (--portable): the written model carries no runtime's own op, so none is
+  // fused (ONNX Runtime's Attention) and OpenVINO's corrections are written as their lowerings.
+  bool portable = false;
 };
 
 // The per-user profile DB of measured targets: $PET_PROFILE_DB, else $XDG_CACHE_HOME/pet or

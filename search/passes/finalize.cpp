@@ -12,6 +12,7 @@
 #include "search/passes/eliminate_common_subexpressions.h"
 #include "search/passes/eliminate_dead_nodes.h"
 #include "search/passes/eliminate_layout_chains.h"
+#include "search/passes/fuse_attention.h"
 #include "search/passes/fold_weights.h"
 #include "search/passes/fuse_activations.h"
 #include "search/passes/fuse_conv_bias.h"
@@ -61,7 +62,12 @@ std::vector<PassResult> finalize(Graph& graph, const FinalizeOptions& options) {
     else graph.validate_structure();
     if (changes == 0) break;
   }
-  if (options.lowerings_for) results.push_back({"pick-correction-lowerings", cost::pick_correction_lowerings(graph, *options.lowerings_for)});
+  if (options.lowerings_for) {
+    results.push_back({"pick-correction-lowerings", cost::pick_correction_lowerings(graph, *options.lowerings_for)});
+    const cost::Measurement* measurement = options.lowerings_for->measurement();
+    if (measurement && measurement->fuses_onnx_runtime_ops)
+      results.push_back({"fuse-attention", pick_attention_fusion(graph, *options.lowerings_for)});
+  }
   return results;
 }
 

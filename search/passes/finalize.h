@@ -20,7 +20,8 @@ struct FinalizeOptions {
   // which runs their shape rules).
   bool rerun_shape_rules = true;
   // After the passes, each correction takes the lowering this cost model's target runs fastest
-  // (search/cost/correction_lowering.h: ort-cpu only); null: the default lowering.
+  // (search/cost/correction_lowering.h: ort-cpu only), and where that target runs ONNX Runtime's
+  // Attention, the program takes it where it prices cheaper (fuse_attention.h); null: neither.
   const cost::CostModel* lowerings_for = nullptr;
 };
 

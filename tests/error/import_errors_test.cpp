@@ -103,6 +103,39 @@ TEST(ImportErrors, OperatorOutsideTheDefaultDomain) {
                                        "ONNX domain are not supported; export the model with standard ONNX operators");
 }
 
+// ONNX Runtime's Attention (com.microsoft) on x [1,4,8], with `extra` inputs past weights and bias.
+OnnxModelBuilder onnx_runtime_model(const std::string& op, const std::vector<std::string>& extra = {}) {
+  OnnxModelBuilder builder;
+  builder.input("x", TensorProto::FLOAT, {1, 4, 8}).output("y", TensorProto::FLOAT, {1, 4, 8});
+  builder.input("w", TensorProto::FLOAT, {8, 24}).input("b", TensorProto::FLOAT, {24});
+  for (const std::string& name : extra) builder.input(name, TensorProto::INT32, {1});
+  std::vector<std::string> inputs{"x", "w", "b"};
+  inputs.insert(inputs.end(), extra.begin(), extra.end());
+  onnx::NodeProto& node = builder.node(op, inputs, {"y"}, "attention");
+  node.set_domain("com.microsoft");
+  auto* heads = node.add_attribute();
+  heads->set_name("num_heads");
+  heads->set_type(onnx::AttributeProto::INT);
+  heads->set_i(2);
+  auto* domain = builder.model().add_opset_import();
+  domain->set_domain("com.microsoft");
+  domain->set_version(1);
+  return builder;
+}
+
+TEST(ImportErrors, OnnxRuntimesAttentionReadsButNotItsMaskOrItsOtherOps) {
+  EXPECT_EQ(import_error(onnx_runtime_model("Attention").save("attention.onnx")), "(no error)");
+  std::string masked = onnx_runtime_model("Attention", {"mask_index"}).save("attention_mask.onnx");
+  EXPECT_EQ(import_error(masked), masked + ": node 'attention' (Attention, opset 13): 4 inputs given, pet's Attention "
+                                           "reads at most 3; re-export the model without the optional inputs past "
+                                           "those, or open an issue with this model");
+  std::string other = onnx_runtime_model("SkipLayerNormalization").save("skip.onnx");
+  EXPECT_EQ(import_error(other), other + ": node 'attention' (SkipLayerNormalization, domain 'com.microsoft'): "
+                                         "operators outside the default ONNX domain are not supported (of domain "
+                                         "'com.microsoft' pet reads Attention only); export the model with standard "
+                                         "ONNX operators");
+}
+
 TEST(ImportErrors, UnsupportedElementType) {
   std::string path = relu_model(TensorProto::STRING).save("string.onnx");
   EXPECT_EQ(import_error(path), path + ": input 'x' has element type STRING (no arithmetic is defined on strings); pet "

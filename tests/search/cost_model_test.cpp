@@ -93,6 +93,7 @@ std::vector<Instance> special_instances() {
       {"ConvTranspose", transposed, {"f32[1,8,6,6]", "f32[8,4,3,3]"}},
       {"MatMul", {}, {"f32[4,8]", "f32[8,6]"}},
       {"Gemm", {}, {"f32[4,8]", "f32[8,6]"}},
+      {"Attention", {{"num_heads", int64_t{2}}}, {"f32[1,4,8]", "f32[8,24]", "f32[24]"}},
       {"BatchNormalization", {}, {"f32[2,4,6,6]", "f32[4]", "f32[4]", "f32[4]", "f32[4]"}},
       {"InstanceNormalization", {}, {"f32[2,4,6,6]", "f32[4]", "f32[4]"}},
       {"LayerNormalization", {}, {"f32[2,4,6,6]", "f32[6]"}},

@@ -1,0 +1,281 @@
+// Finds written-out self-attentions, proves their layout chains by moving indices through them,
+// and swaps in ONNX Runtime's Attention where the target runs it and the cost model prices it cheaper.
+#include "search/passes/fuse_attention.h"
+
+#include <cmath>
+#include <optional>
+
+#include "core/executor.h"
+#include "core/ops/fused_activation.h"
+#include "search/cost/cost_model.h"
+#include "search/passes/constant_source.h"
+#include "verifier/element_domain.h"
+
+namespace pet {
+namespace {
+
+// float32 holds every integer up to 2^24 exactly, so indices below it move through a chain unchanged.
+constexpr int64_t kExactIndices = int64_t{1} << 24;
+
+bool read_once(const Graph& graph, const Consumers& users, ValueId value) {
+  return users[static_cast<size_t>(value)].size() == 1 && !graph.is_output(value);
+}
+
+const Node* producer_of(const Graph& graph, ValueId value) {
+  NodeId producer = graph.value(value).producer;
+  return producer < 0 ? nullptr : &graph.node(producer);
+}
+
+bool is_layout_step(const Node& node) {
+  return node.def->traits.layout_only && node.inputs.size() == 1 && node.outputs.size() == 1 &&
+         ops::fused_activation(node.attrs) == "none";
+}
+
+// Layout steps in the order they run, and the value the first of them reads.
+struct Chain {
+  std::vector<NodeId> nodes;
+  ValueId source = kNoValue;
+};
+
+// The layout steps above `value`, each output read by the next step alone.
+Chain chain_above(const Graph& graph, const Consumers& users, ValueId value) {
+  Chain chain{{}, value};
+  for (const Node* step = producer_of(graph, value); step && is_layout_step(*step) && read_once(graph, users, chain.source);
+       step = producer_of(graph, chain.source)) {
+    chain.nodes.insert(chain.nodes.begin(), graph.value(chain.source).producer);
+    chain.source = step->inputs[0];
+  }
+  return chain;
+}
+
+// The layout steps below `value` up to the first value of shape `goal` (chain.source: that value).
+std::optional<Chain> chain_below(const Graph& graph, const Consumers& users, ValueId value, const Shape& goal) {
+  Chain chain{{}, value};
+  while (graph.value(chain.source).type.shape != goal) {
+    if (!read_once(graph, users, chain.source)) return std::nullopt;
+    NodeId next = users[static_cast<size_t>(chain.source)][0];
+    if (!is_layout_step(graph.node(next))) return std::nullopt;
+    chain.nodes.push_back(next);
+    chain.source = graph.node(next).outputs[0];
+  }
+  return chain;
+}
+
+// The chain's steps run on `tensor` by their own kernels.
+Tensor run_chain(const Graph& graph, const std::vector<NodeId>& chain, Tensor tensor) {
+  for (NodeId id : chain) {
+    const Node& node = graph.node(id);
+    std::vector<Tensor> out = execute_node(node, {&tensor}, {graph.value(node.outputs[0]).type});
+    tensor = std::move(out.at(0));
+  }
+  return tensor;
+}
+
+// [B,S,H] and its heads [B,N,S,d]: the dimensions a site's chains move between.
+struct HeadShape {
+  int64_t batch, sequence, heads, head_size;
+  int64_t hidden() const { return heads * head_size; }
+  Shape tokens() const { return Shape{batch, sequence, hidden()}; }
+  // [B,N,S,d], or [B,N,d,S] for the transposed keys.
+  Shape split(bool transposed) const {
+    return transposed ? Shape{batch, heads, head_size, sequence} : Shape{batch, heads, sequence, head_size};
+  }
+};
+
+// Each element's index in [B,S,H], laid out as its heads [B,N,S,d] (or [B,N,d,S]) hold it.
+Tensor token_indices_as_heads(const HeadShape& s, bool transposed) {
+  Tensor out(DType::f32, s.split(transposed));
+  auto values = out.mutable_f32();
+  int64_t at = 0;
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t n = 0; n < s.heads; ++n)
+      for (int64_t outer = 0; outer < (transposed ? s.head_size : s.sequence); ++outer)
+        for (int64_t inner = 0; inner < (transposed ? s.sequence : s.head_size); ++inner) {
+          int64_t token = transposed ? inner : outer, lane = transposed ? outer : inner;
+          values[static_cast<size_t>(at++)] = static_cast<float>((b * s.sequence + token) * s.hidden() + n * s.head_size + lane);
+        }
+  return out;
+}
+
+// Whether the chain takes [B,S,H] to its heads (or, `merges`, the heads [B,N,S,d] back to [B,S,H]).
+bool chain_splits_heads(const Graph& graph, const Chain& chain, const HeadShape& s, bool transposed, bool merges) {
+  if (s.tokens().numel() >= kExactIndices) return false;
+  Tensor heads = token_indices_as_heads(s, transposed);
+  Tensor tokens(DType::f32, s.tokens());  // each element its own index
+  auto values = tokens.mutable_f32();
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  Tensor moved = merges ? run_chain(graph, chain.nodes, heads) : run_chain(graph, chain.nodes, tokens);
+  const Tensor& expected = merges ? tokens : heads;
+  return moved.shape() == expected.shape() && std::equal(moved.f32().begin(), moved.f32().end(), expected.f32().begin());
+}
+
+// One projection: Add(MatMul(x, W), b) with W [Hin,H] and b [H] constants (a bias read through a
+// Reshape, or broadcast along the last axis), its values read once.
+struct Projection {
+  ValueId input = kNoValue;
+  Tensor weight, bias;
+  std::vector<NodeId> nodes;
+};
+
+std::optional<Tensor> last_axis_bias(const Graph& graph, ValueId value, int64_t hidden) {
+  const Tensor* source = constant_source(graph, value);
+  const Shape& shape = graph.value(value).type.shape;
+  if (!source || source->dtype() != DType::f32 || source->numel() != hidden || shape.rank() < 1 ||
+      shape[shape.rank() - 1] != hidden)
+    return std::nullopt;
+  return source->reshaped(Shape{hidden});
+}
+
+std::optional<Projection> projection_of(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden) {
+  const Node* add = producer_of(graph, value);
+  if (!add || add->op() != "Add" || add->inputs.size() != 2 || !read_once(graph, users, value)) return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    ValueId projected = add->inputs[static_cast<size_t>(side)];
+    const Node* matmul = producer_of(graph, projected);
+    if (!matmul || matmul->op() != "MatMul" || ops::fused_activation(matmul->attrs) != "none" ||
+        !read_once(graph, users, projected) || graph.value(projected).type != graph.value(value).type)
+      continue;
+    const Tensor* weight = constant_source(graph, matmul->inputs[1]);
+    const Shape& weight_shape = graph.value(matmul->inputs[1]).type.shape;
+    if (!weight || weight->dtype() != DType::f32 || weight_shape.rank() != 2 || weight_shape[1] != hidden) continue;
+    std::optional<Tensor> bias = last_axis_bias(graph, add->inputs[static_cast<size_t>(1 - side)], hidden);
+    if (!bias) continue;
+    return Projection{matmul->inputs[0], weight->reshaped(weight_shape), std::move(*bias),
+                      {graph.value(projected).producer, graph.value(value).producer}};
+  }
+  return std::nullopt;
+}
+
+// The scores' scale: Mul by, or Div by, scalar constants between the scores and the Softmax.
+struct Scaled {
+  ValueId scores = kNoValue;
+  double scale = 1.0;
+  std::vector<NodeId> nodes;
+};
+
+Scaled scale_above(const Graph& graph, const Consumers& users, ValueId value) {
+  Scaled scaled{value, 1.0, {}};
+  for (const Node* step = producer_of(graph, value); step && read_once(graph, users, scaled.scores);
+       step = producer_of(graph, scaled.scores)) {
+    if ((step->op() != "Mul" && step->op() != "Div") || step->inputs.size() != 2) break;
+    int constant_side = -1;
+    for (int side = step->op() == "Div" ? 1 : 0; side < 2 && constant_side < 0; ++side) {
+      const Tensor* constant = constant_source(graph, step->inputs[static_cast<size_t>(side)]);
+      if (constant && constant->dtype() == DType::f32 && constant->numel() == 1) constant_side = side;
+    }
+    if (constant_side < 0) break;
+    double factor = constant_source(graph, step->inputs[static_cast<size_t>(constant_side)])->f32()[0];
+    scaled.scale = step->op() == "Div" ? scaled.scale / factor : scaled.scale * factor;
+    scaled.nodes.push_back(graph.value(scaled.scores).producer);
+    scaled.scores = step->inputs[static_cast<size_t>(1 - constant_side)];
+  }
+  return scaled;
+}
+
+// The whole site around one Softmax, or nothing.
+std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users, NodeId softmax_id) {
+  const Node& softmax = graph.node(softmax_id);
+  if (softmax.op() != "Softmax") return std::nullopt;
+  const Shape& probabilities = graph.value(softmax.outputs[0]).type.shape;
+  if (probabilities.rank() != 4 || normalize_axis(softmax.attrs.get_int("axis"), 4) != 3 ||
+      !read_once(graph, users, softmax.outputs[0]))
+    return std::nullopt;
+  const Node& context = graph.node(users[static_cast<size_t>(softmax.outputs[0])][0]);
+  if (context.op() != "MatMul" || context.inputs[0] != softmax.outputs[0] || ops::fused_activation(context.attrs) != "none")
+    return std::nullopt;
+  Scaled scaled = scale_above(graph, users, softmax.inputs[0]);
+  const Node* scores = producer_of(graph, scaled.scores);
+  if (!scores || scores->op() != "MatMul" || ops::fused_activation(scores->attrs) != "none" ||
+      !read_once(graph, users, scaled.scores) || !std::isfinite(scaled.scale) || scaled.scale == 0.0)
+    return std::nullopt;
+  const Shape& values_shape = graph.value(context.inputs[1]).type.shape;
+  if (values_shape.rank() != 4) return std::nullopt;
+  HeadShape s{probabilities[0], probabilities[2], probabilities[1], values_shape[3]};
+  if (probabilities[2] != probabilities[3] || graph.value(scores->inputs[0]).type.shape != s.split(false) ||
+      graph.value(scores->inputs[1]).type.shape != s.split(true) || values_shape != s.split(false))
+    return std::nullopt;
+  AttentionSite site;
+  site.heads = s.heads;
+  site.scale = scaled.scale;
+  Tensor bias(DType::f32, Shape{3 * s.hidden()});
+  std::vector<Tensor> pieces;
+  const ValueId heads_of[] = {scores->inputs[0], scores->inputs[1], context.inputs[1]};
+  for (int part = 0; part < 3; ++part) {
+    Chain chain = chain_above(graph, users, heads_of[part]);
+    if (graph.value(chain.source).type.shape != s.tokens() || !chain_splits_heads(graph, chain, s, part == 1, false))
+      return std::nullopt;
+    std::optional<Projection> projection = projection_of(graph, users, chain.source, s.hidden());
+    if (!projection || (part > 0 && projection->input != site.input)) return std::nullopt;
+    site.input = projection->input;
+    pieces.push_back(std::move(projection->weight));
+    std::copy(projection->bias.f32().begin(), projection->bias.f32().end(),
+              bias.mutable_f32().begin() + part * s.hidden());
+    site.nodes.insert(site.nodes.end(), projection->nodes.begin(), projection->nodes.end());
+    site.nodes.insert(site.nodes.end(), chain.nodes.begin(), chain.nodes.end());
+  }
+  const Shape& input_shape = graph.value(site.input).type.shape;
+  if (input_shape.rank() != 3 || input_shape[0] != s.batch || input_shape[1] != s.sequence) return std::nullopt;
+  std::optional<Chain> merged = chain_below(graph, users, context.outputs[0], s.tokens());
+  if (!merged || !chain_splits_heads(graph, *merged, s, false, true)) return std::nullopt;
+  site.output = merged->source;
+  site.nodes.insert(site.nodes.end(), scaled.nodes.begin(), scaled.nodes.end());
+  site.nodes.insert(site.nodes.end(), {graph.value(scaled.scores).producer, softmax_id, graph.value(context.outputs[0]).producer});
+  site.nodes.insert(site.nodes.end(), merged->nodes.begin(), merged->nodes.end());
+  if (!may_rewrite(graph, site.nodes)) return std::nullopt;
+  int64_t rows = input_shape[2], hidden = s.hidden();
+  site.weights = Tensor(DType::f32, Shape{rows, 3 * hidden});
+  auto joined = site.weights.mutable_f32();
+  for (int part = 0; part < 3; ++part) {
+    auto piece = pieces[static_cast<size_t>(part)].f32();
+    for (int64_t row = 0; row < rows; ++row)
+      std::copy(piece.begin() + row * hidden, piece.begin() + (row + 1) * hidden,
+                joined.begin() + row * 3 * hidden + part * hidden);
+  }
+  site.bias = std::move(bias);
+  return site;
+}
+
+}  // namespace
+
+std::vector<AttentionSite> find_attention_sites(const Graph& graph) {
+  Consumers users = graph.consumers();
+  std::vector<AttentionSite> sites;
+  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes().size()); ++id)
+    if (std::optional<AttentionSite> site = site_at(graph, users, id)) sites.push_back(std::move(*site));
+  return sites;
+}
+
+int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
+  if (sites.empty()) return 0;
+  std::vector<NodeId> removed;
+  std::vector<std::pair<ValueId, ValueId>> replacements;
+  std::vector<std::pair<std::string, std::string>> renames;  // (fused output, the site output's name)
+  for (const AttentionSite& site : sites) {
+    std::string name = graph.value(site.output).name + "_attention";
+    ValueId weights = graph.add_constant(graph.unique_value_name(name + "_qkv_weight"), site.weights);
+    ValueId bias = graph.add_constant(graph.unique_value_name(name + "_qkv_bias"), site.bias);
+    Attributes attrs{{"num_heads", site.heads}, {"scale", site.scale}};
+    ValueId fused = graph.add_node1("Attention", attrs, {site.input, weights, bias}, name);
+    replacements.emplace_back(site.output, fused);
+    renames.emplace_back(graph.value(fused).name, graph.value(site.output).name);
+    removed.insert(removed.end(), site.nodes.begin(), site.nodes.end());
+  }
+  graph.replace_uses(replacements);
+  graph.remove_nodes(removed);
+  for (const auto& [fused_name, output_name] : renames) graph.rename_value(*graph.find_value(fused_name), output_name);
+  graph.sort_topologically();
+  return static_cast<int>(sites.size());
+}
+
+int pick_attention_fusion(Graph& graph, const cost::CostModel& cost) {
+  if (!cost.measurement() || !cost.measurement()->fuses_onnx_runtime_ops) return 0;
+  std::vector<AttentionSite> sites = find_attention_sites(graph);
+  if (sites.empty()) return 0;
+  Graph fused = graph;
+  fuse_attention(fused, sites);
+  if (!(cost.graph_cost(fused) < cost.graph_cost(graph))) return 0;
+  graph = std::move(fused);
+  return static_cast<int>(sites.size());
+}
+
+}  // namespace pet

@@ -1,0 +1,43 @@
+// ONNX Runtime's fused Attention (core/ops/attention.cpp) in place of an exporter's written-out
+// self-attention, for the targets that run it, where the measured cost model prices it cheaper.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace pet {
+
+namespace cost {
+class CostModel;
+}
+
+// One self-attention as an exporter writes it: x [B,S,Hin] projected three times (MatMul by a
+// constant [Hin,H], Add of a constant [H] bias), each projection moved into heads by layout ops
+// alone (Q and V to [B,N,S,d], K to [B,N,d,S]), scores = MatMul(Q, K) times or divided by scalar
+// constants, Softmax over the last axis, MatMul by V, and layout ops back to [B,S,H]; every value
+// in between read by the next node alone. Each layout chain is checked by moving the indices of
+// its input through its nodes' own kernels, so a chain that puts any element elsewhere is no site.
+struct AttentionSite {
+  ValueId input = kNoValue;   // x
+  ValueId output = kNoValue;  // the [B,S,H] value the fused op computes
+  std::vector<NodeId> nodes;  // every node the fused op replaces
+  Tensor weights;             // [Hin, 3H]: Q's, K's and V's projections side by side
+  Tensor bias;                // [3H]
+  int64_t heads = 0;
+  double scale = 1.0;  // of Q K^T
+};
+
+// Every site, in graph order; no two share a node.
+std::vector<AttentionSite> find_attention_sites(const Graph& graph);
+
+// Replaces each site by one Attention node, which takes over its output's name. Returns the sites fused.
+int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites);
+
+// For a cost model whose target runs ONNX Runtime's ops (Measurement::fuses_onnx_runtime_ops):
+// fuses every site where the program with all of them fused prices cheaper than without, the fused
+// op's kernel group timed like any other (or replayed). Returns the sites fused; 0 on other targets.
+int pick_attention_fusion(Graph& graph, const cost::CostModel& cost);
+
+}  // namespace pet

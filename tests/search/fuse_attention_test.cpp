@@ -1,0 +1,177 @@
+// ONNX Runtime's fused Attention: before, an exporter's written-out self-attention; after, one
+// Attention node computing the same values; chains that move an element elsewhere, and values read
+// outside the site, are no sites; the measured choice fuses only where the profile DB prices it cheaper.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/executor.h"
+#include "core/onnx_export.h"
+#include "core/onnx_import.h"
+#include "core/text_ir.h"
+#include "search/cost/cost_model.h"
+#include "search/cost/kernel_groups.h"
+#include "search/passes/finalize.h"
+#include "search/passes/fuse_attention.h"
+#include "verifier/differential.h"
+
+namespace pet {
+namespace {
+
+// `count` small distinct values, different for each `seed`.
+std::string values(int count, int seed) {
+  std::string text = "[";
+  for (int i = 0; i < count; ++i)
+    text += fmt::format("{}{:.2f}", i ? ", " : "", static_cast<double>((i * 37 + seed * 11) % 19 - 9) / 10.0);
+  return text + "]";
+}
+
+struct Variant {
+  std::string key_reshape = "[2,3,2,2]";      // [B,S,N,d]: heads side by side in the hidden axis
+  std::string key_perm = "[0,2,3,1]";         // K to [B,N,d,S]
+  std::string extra_output;                   // a value also listed as a graph output
+};
+
+// B=2, S=3, H=4, two heads of 2; the exporter's order of bias and projection in K's Add.
+std::string attention_program(const Variant& variant = {}) {
+  std::string text = "graph \"attention\" opset 13 {\n  input %x : f32[2,3,4]\n";
+  for (const char* part : {"q", "k", "v"}) {
+    int seed = part[0];
+    text += fmt::format("  const %w{} : f32[4,4] = {}\n  const %b{} : f32[4] = {}\n", part, values(16, seed), part,
+                        values(4, seed + 1));
+  }
+  text += "  const %root : f32[] = [1.4142135]\n  const %wo : f32[4,4] = " + values(16, 5) + "\n";
+  text += R"(  %pq = MatMul(%x, %wq)
+  %aq = Add(%pq, %bq)
+  %rq = Reshape[shape=[2,3,2,2]](%aq)
+  %q = Transpose[perm=[0,2,1,3]](%rq)
+  %pk = MatMul(%x, %wk)
+  %ak = Add(%bk, %pk)
+)";
+  text += fmt::format("  %rk = Reshape[shape={}](%ak)\n  %k = Transpose[perm={}](%rk)\n", variant.key_reshape,
+                      variant.key_perm);
+  text += R"(  %pv = MatMul(%x, %wv)
+  %av = Add(%pv, %bv)
+  %rv = Reshape[shape=[2,3,2,2]](%av)
+  %v = Transpose[perm=[0,2,1,3]](%rv)
+  %s = MatMul(%q, %k)
+  %t = Div(%s, %root)
+  %p = Softmax[axis=-1](%t)
+  %c = MatMul(%p, %v)
+  %ct = Transpose[perm=[0,2,1,3]](%c)
+  %y = Reshape[shape=[2,3,4]](%ct)
+  %z = MatMul(%y, %wo)
+  output %z
+)";
+  if (!variant.extra_output.empty()) text += "  output %" + variant.extra_output + "\n";
+  return text + "}\n";
+}
+
+std::vector<std::string> ops_of(const Graph& graph) {
+  std::vector<std::string> ops;
+  for (const Node& node : graph.nodes()) ops.push_back(node.op());
+  return ops;
+}
+
+TEST(FuseAttention, TheExportersSelfAttentionBecomesOneAttentionNode) {
+  Graph before = parse_graph(attention_program());
+  Graph graph = before;
+  EXPECT_EQ(fuse_attention(graph, find_attention_sites(graph)), 1);
+  graph.validate();
+  EXPECT_EQ(ops_of(graph), (std::vector<std::string>{"Attention", "MatMul"}));
+  const Node& fused = graph.node(0);
+  EXPECT_EQ(fused.attrs.get_int("num_heads"), 2);
+  EXPECT_NEAR(fused.attrs.get_float("scale"), 1.0 / 1.4142135, 1e-7);
+  EXPECT_EQ(graph.value(fused.outputs[0]).name, "y") << "the fused op takes over the site's output name";
+  EXPECT_EQ(graph.value(fused.inputs[1]).type.shape, (Shape{4, 12}));
+  DifferentialReport report = differential(before, graph, 23, Tolerance{1e-5, 1e-5});
+  EXPECT_TRUE(report.passed) << "seed 23, max abs error " << report.max_abs_error();
+}
+
+TEST(FuseAttention, TheFusedNodeWritesForOnnxRuntimeAsItselfAndElseAsStandardOps) {
+  Graph graph = parse_graph(attention_program());
+  fuse_attention(graph, find_attention_sites(graph));
+  std::string contrib = serialize_onnx(graph, {.onnx_runtime_ops = true});
+  std::string standard = serialize_onnx(graph);
+  EXPECT_NE(contrib.find("com.microsoft"), std::string::npos);
+  EXPECT_EQ(standard.find("com.microsoft"), std::string::npos);
+  // Both read back (the contrib op as pet's Attention) and compute the program's values.
+  Graph original = parse_graph(attention_program());
+  for (const std::string* bytes : {&contrib, &standard}) {
+    Graph back = import_onnx_bytes(*bytes, "attention.onnx");
+    DifferentialReport report = differential(original, back, 7, Tolerance{1e-5, 1e-5});
+    EXPECT_TRUE(report.passed) << "seed 7, max abs error " << report.max_abs_error();
+  }
+}
+
+TEST(FuseAttention, AKeyChainThatInterleavesTheHeadsIsNoSite) {
+  // Reshape to [B,S,d,N] then [0,3,1,2]: the same [B,N,d,S] shape, each head made of every other lane.
+  Graph graph = parse_graph(attention_program({.key_reshape = "[2,3,2,2]", .key_perm = "[0,3,2,1]", .extra_output = ""}));
+  EXPECT_TRUE(find_attention_sites(graph).empty());
+}
+
+TEST(FuseAttention, AValueReadOutsideTheSiteKeepsItWrittenOut) {
+  for (const char* read_elsewhere : {"p", "q", "aq", "s", "c"}) {
+    Graph graph = parse_graph(attention_program({.key_reshape = "[2,3,2,2]", .key_perm = "[0,2,3,1]", .extra_output = read_elsewhere}));
+    EXPECT_TRUE(find_attention_sites(graph).empty()) << "%" << read_elsewhere << " is also a graph output";
+  }
+}
+
+// ---- the measured choice ---------------------------------------------------------------------
+
+cost::Measurement ort_replay(bool fuses) {
+  return {.target = {"ort-cpu", true, 1, "onnxruntime 0.0.0", "a test CPU"}, .fuses_onnx_runtime_ops = fuses};
+}
+
+// The program as finalize leaves it before the measured steps (their input).
+Graph finalized_program() {
+  Graph graph = parse_graph(attention_program());
+  finalize(graph);
+  return graph;
+}
+
+// A replayed DB pricing every kernel group of the written-out program at 10 us and the fused
+// program's Attention group at `fused_us`.
+cost::CostModel replayed(double fused_us, const cost::Measurement& measurement) {
+  cost::ProfileDb db;
+  Graph written_out = finalized_program();
+  Graph fused = written_out;
+  fuse_attention(fused, find_attention_sites(fused));
+  auto add = [&](const std::string& key, double us) {
+    db.add({key, measurement.target.db_device(), us, "test", "onnxruntime 0.0.0", "2026-12-01"});
+  };
+  for (const cost::KernelGroup& group : cost::kernel_groups(written_out).groups) add(group.key, 10);
+  for (const cost::KernelGroup& group : cost::kernel_groups(fused).groups)
+    if (group.key.find("Attention") != std::string::npos) add(group.key, fused_us);
+    else add(group.key, 10);
+  return cost::CostModel(cost::load_cpu_fallback(), db, measurement);
+}
+
+int fused_after_pick(const cost::CostModel& cost) {
+  Graph graph = finalized_program();
+  return pick_attention_fusion(graph, cost);
+}
+
+TEST(FuseAttentionPick, FusesWhereThePricedProgramIsCheaper) {
+  EXPECT_EQ(fused_after_pick(replayed(5, ort_replay(true))), 1);
+  EXPECT_EQ(fused_after_pick(replayed(1000, ort_replay(true))), 0);
+}
+
+TEST(FuseAttentionPick, ATargetWithoutOnnxRuntimesOpsOrPortableNeverFuses) {
+  EXPECT_EQ(fused_after_pick(replayed(5, ort_replay(false))), 0);
+  EXPECT_EQ(fused_after_pick(cost::CostModel(cost::load_cpu_fallback())), 0);
+}
+
+TEST(FuseAttentionPick, FinalizeReportsTheFusion) {
+  cost::CostModel cost = replayed(5, ort_replay(true));
+  Graph graph = finalized_program();
+  std::vector<PassResult> results = finalize(graph, FinalizeOptions{.lowerings_for = &cost});
+  ASSERT_FALSE(results.empty());
+  EXPECT_EQ(results.back().pass, "fuse-attention");
+  EXPECT_EQ(results.back().changes, 1);
+}
+
+}  // namespace
+}  // namespace pet
