@@ -1,6 +1,7 @@
-// Attention (ONNX Runtime's com.microsoft contrib op, no mask or past): one projection of the input
-// to Q, K and V, then per head softmax(scale * Q K^T) V, heads side by side; written as itself for
-// ONNX Runtime, whose CPU kernel runs it as one op, and lowered to standard ops for every other reader.
+// Attention (ONNX Runtime's com.microsoft contrib op, with an additive attention bias and without
+// mask_index or past): one projection of the input to Q, K and V, then per head
+// softmax(scale * Q K^T + bias) V, heads side by side; written as itself for ONNX Runtime, whose CPU
+// kernel runs it as one op, and lowered to standard ops for every other reader.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -13,7 +14,11 @@
 namespace pet::ops {
 namespace {
 
-// input [batch, sequence, input_hidden], weights [input_hidden, 3 * hidden], bias [3 * hidden].
+// The contrib op's inputs pet computes: input [batch, sequence, input_hidden], weights
+// [input_hidden, 3 * hidden], bias [3 * hidden], and attention_bias [batch or 1, heads or 1,
+// sequence, sequence] added to the scaled scores; mask_index and past (inputs 3 and 4) stay absent.
+constexpr int kMaskIndex = 3, kPast = 4, kAttentionBias = 5;
+
 struct AttentionShape {
   int64_t batch = 0, sequence = 0, input_hidden = 0, hidden = 0, heads = 0, head_size = 0;
 };
@@ -53,6 +58,18 @@ ShapeResult infer_attention(const ShapeContext& context) {
                     fmt::format("num_heads {} must divide the hidden size {} (and both be positive)", heads, hidden));
   double scale = context.attrs.get_float("scale");
   PET_REFUSE_UNLESS(context, std::isfinite(scale), fmt::format("scale must be finite, got {}", scale));
+  PET_REFUSE_UNLESS(context, !context.has_input(kMaskIndex) && !context.has_input(kPast),
+                    "mask_index and past (inputs 3 and 4) are not supported; give the mask as the additive "
+                    "attention_bias (input 5) instead");
+  if (context.has_input(kAttentionBias)) {
+    const TensorType& added = context.input(kAttentionBias);
+    const Shape& s = added.shape;
+    int64_t batch = input.shape[0], sequence = input.shape[1];
+    PET_REFUSE_UNLESS(context, added.dtype == DType::f32 && s.rank() == 4 && (s[0] == batch || s[0] == 1) &&
+                                   (s[1] == heads || s[1] == 1) && s[2] == sequence && s[3] == sequence,
+                      fmt::format("attention_bias must be f32[{} or 1, {} or 1, {}, {}], got {}", batch, heads, sequence,
+                                  sequence, added.to_string()));
+  }
   return {{DType::f32, Shape{input.shape[0], input.shape[1], hidden}}};
 }
 
@@ -72,14 +89,24 @@ void compute_attention(KernelContext& context) {
     sgemm(false, false, positions, width, s.input_hidden, 1.0f, input.f32().data(), s.input_hidden,
           weights.f32().data(), width, 1.0f, qkv.data(), width);
   float scale = attention_scale(context.attrs, s.head_size);
-  std::vector<float> scores(static_cast<size_t>(s.sequence * s.sequence));
+  int64_t square = s.sequence * s.sequence;
+  std::vector<float> scores(static_cast<size_t>(square));
   float* out = context.outputs[0].mutable_f32().data();
+  const Tensor* added = context.has_input(kAttentionBias) ? &context.input(kAttentionBias) : nullptr;
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t h = 0; h < s.heads; ++h) {
       const float* q = qkv.data() + b * s.sequence * width + h * s.head_size;
       const float* k = q + s.hidden;
       const float* v = k + s.hidden;
-      sgemm(false, true, s.sequence, s.sequence, s.head_size, scale, q, width, k, width, 0.0f, scores.data(),
+      float beta = 0.0f;
+      if (added) {  // the bias of this batch and head (each broadcast where its dimension is 1)
+        const Shape& bias_shape = added->shape();
+        int64_t slice = (bias_shape[0] == 1 ? 0 : b) * bias_shape[1] + (bias_shape[1] == 1 ? 0 : h);
+        const float* source = added->f32().data() + slice * square;
+        std::copy(source, source + square, scores.begin());
+        beta = 1.0f;
+      }
+      sgemm(false, true, s.sequence, s.sequence, s.head_size, scale, q, width, k, width, beta, scores.data(),
             s.sequence);
       softmax_rows(scores.data(), s.sequence, s.sequence);
       sgemm(false, false, s.sequence, s.head_size, s.sequence, 1.0f, scores.data(), s.sequence, v, width, 0.0f,
@@ -93,13 +120,14 @@ Cost attention_cost(const CostContext& context) {
   double positions = static_cast<double>(s.batch * s.sequence);
   double projection = 2.0 * positions * static_cast<double>(s.input_hidden) * 3.0 * static_cast<double>(s.hidden);
   double products = 4.0 * positions * static_cast<double>(s.sequence) * static_cast<double>(s.hidden);
-  double softmax = 12.0 * positions * static_cast<double>(s.sequence) * static_cast<double>(s.heads);
+  double softmax = 13.0 * positions * static_cast<double>(s.sequence) * static_cast<double>(s.heads);  // bias too
   return {projection + products + softmax, context.input_bytes() + context.output_bytes()};
 }
 
 // Standard ops computing the same: MatMul and Add for Q|K|V, one Reshape and Transpose to
-// [3, batch, heads, sequence, head_size], a Gather each, then MatMul, Mul, Softmax (its last axis,
-// which every opset's Softmax reads alike), MatMul, and the heads put back side by side.
+// [3, batch, heads, sequence, head_size], a Gather each, then MatMul, Mul, Add of the attention
+// bias, Softmax (its last axis, which every opset's Softmax reads alike), MatMul, and the heads put
+// back side by side.
 void export_attention(const Node& node, OnnxExportNode& out) {
   std::optional<TensorType> weights = out.input_type(1);
   PET_CHECK(weights, "Attention export needs its weights' type");
@@ -120,6 +148,8 @@ void export_attention(const Node& node, OnnxExportNode& out) {
   std::string k_t = step("Transpose", {k}, {{"perm", std::vector<int64_t>{0, 1, 3, 2}}});
   std::string scores = step("MatMul", {q, k_t});
   std::string scaled = step("Mul", {scores, out.add_constant(Tensor::scalar_f32(attention_scale(node.attrs, head_size)))});
+  if (node.inputs.size() > kAttentionBias && node.inputs[kAttentionBias] != kNoValue)
+    scaled = step("Add", {scaled, out.input(kAttentionBias)});
   std::string probabilities = step("Softmax", {scaled}, {{"axis", int64_t{3}}});
   std::string context = step("MatMul", {probabilities, v});
   std::string heads_last = step("Transpose", {context}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
@@ -134,7 +164,10 @@ OpDef make_Attention() {
   def.extension_domain = kOnnxRuntimeDomain;
   def.attrs = {attr_int("num_heads"), attr_float("scale", 0.0)};
   def.min_inputs = 3;
-  def.max_inputs = 3;
+  def.max_inputs = 6;
+  // An int32 mask_index passes the element-type gate so that the shape rule, which computes in
+  // float32 alone, says what to do instead of asking for a cast.
+  def.extra_types = {DType::i32};
   def.traits.compute_heavy = true;
   def.infer = infer_attention;
   def.compute = compute_attention;

@@ -2,13 +2,21 @@
 // and swaps in ONNX Runtime's Attention where the target runs it and the cost model prices it cheaper.
 #include "search/passes/fuse_attention.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "core/executor.h"
 #include "core/ops/fused_activation.h"
+#include "core/structural_hash.h"
 #include "search/cost/cost_model.h"
 #include "search/passes/constant_source.h"
+#include "search/passes/eliminate_dead_nodes.h"
 #include "verifier/element_domain.h"
 
 namespace pet {
@@ -109,6 +117,33 @@ bool chain_splits_heads(const Graph& graph, const Chain& chain, const HeadShape&
   return moved.shape() == expected.shape() && std::equal(moved.f32().begin(), moved.f32().end(), expected.f32().begin());
 }
 
+// What the proof of a chain depends on: each step's op, attributes and types, and the split asked.
+std::string chain_key(const Graph& graph, const Chain& chain, const HeadShape& s, bool transposed, bool merges) {
+  std::string key = fmt::format("{}x{}x{}x{} {}{}:", s.batch, s.sequence, s.heads, s.head_size, transposed, merges);
+  for (NodeId id : chain.nodes) {
+    const Node& node = graph.node(id);
+    key += fmt::format(" {}[{:x}] {} -> {};", node.op(), attributes_hash(node.attrs),
+                       graph.value(node.inputs[0]).type.to_string(), graph.value(node.outputs[0]).type.to_string());
+  }
+  return key;
+}
+
+// chain_splits_heads, each distinct chain proved once per process: a model repeats one chain in
+// every layer, and finalize meets them again in every candidate it prices.
+bool proved_chain_splits_heads(const Graph& graph, const Chain& chain, const HeadShape& s, bool transposed, bool merges) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, bool> proved;
+  std::string key = chain_key(graph, chain, s, transposed, merges);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = proved.find(key); found != proved.end()) return found->second;
+  }
+  bool result = chain_splits_heads(graph, chain, s, transposed, merges);
+  std::lock_guard<std::mutex> lock(mutex);
+  proved.emplace(std::move(key), result);
+  return result;
+}
+
 // One projection: Add(MatMul(x, W), b) with W [Hin,H] and b [H] constants (a bias read through a
 // Reshape, or broadcast along the last axis), its values read once.
 struct Projection {
@@ -172,6 +207,38 @@ Scaled scale_above(const Graph& graph, const Consumers& users, ValueId value) {
   return scaled;
 }
 
+// The scores and their scale above the Softmax's input, and the attention bias added after the
+// scale where there is one (either side of the Add: the side whose scale steps reach a MatMul).
+struct Scores {
+  Scaled scaled;
+  ValueId bias = kNoValue;
+  NodeId bias_add = -1;
+};
+
+Scores scores_above(const Graph& graph, const Consumers& users, ValueId value) {
+  const Node* add = producer_of(graph, value);
+  if (add && add->op() == "Add" && add->inputs.size() == 2 && read_once(graph, users, value))
+    for (int side = 0; side < 2; ++side) {
+      Scaled scaled = scale_above(graph, users, add->inputs[static_cast<size_t>(side)]);
+      const Node* scores = producer_of(graph, scaled.scores);
+      if (scores && scores->op() == "MatMul")
+        return {std::move(scaled), add->inputs[static_cast<size_t>(1 - side)], graph.value(value).producer};
+    }
+  return {scale_above(graph, users, value), kNoValue, -1};
+}
+
+// The shape the fused op reads an attention bias of `type` as ([B or 1, N or 1, S, S]), or none
+// where it does not broadcast so (a float32 bias of rank <= 4, its last axis the keys').
+std::optional<Shape> attention_bias_shape(const TensorType& type, const HeadShape& s) {
+  if (type.dtype != DType::f32 || type.shape.rank() > 4) return std::nullopt;
+  std::vector<int64_t> dims(static_cast<size_t>(4 - type.shape.rank()), 1);
+  dims.insert(dims.end(), type.shape.dims().begin(), type.shape.dims().end());
+  bool fits = (dims[0] == 1 || dims[0] == s.batch) && (dims[1] == 1 || dims[1] == s.heads) &&
+              (dims[2] == 1 || dims[2] == s.sequence) && dims[3] == s.sequence;
+  if (!fits) return std::nullopt;
+  return Shape{dims[0], dims[1], s.sequence, s.sequence};
+}
+
 // The whole site around one Softmax, or nothing.
 std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users, NodeId softmax_id) {
   const Node& softmax = graph.node(softmax_id);
@@ -183,7 +250,8 @@ std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users,
   const Node& context = graph.node(users[static_cast<size_t>(softmax.outputs[0])][0]);
   if (context.op() != "MatMul" || context.inputs[0] != softmax.outputs[0] || ops::fused_activation(context.attrs) != "none")
     return std::nullopt;
-  Scaled scaled = scale_above(graph, users, softmax.inputs[0]);
+  Scores found = scores_above(graph, users, softmax.inputs[0]);
+  const Scaled& scaled = found.scaled;
   const Node* scores = producer_of(graph, scaled.scores);
   if (!scores || scores->op() != "MatMul" || ops::fused_activation(scores->attrs) != "none" ||
       !read_once(graph, users, scaled.scores) || !std::isfinite(scaled.scale) || scaled.scale == 0.0)
@@ -197,12 +265,19 @@ std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users,
   AttentionSite site;
   site.heads = s.heads;
   site.scale = scaled.scale;
+  if (found.bias != kNoValue) {
+    std::optional<Shape> read_as = attention_bias_shape(graph.value(found.bias).type, s);
+    if (!read_as || graph.value(softmax.inputs[0]).type.shape != probabilities) return std::nullopt;
+    site.attention_bias = found.bias;
+    site.attention_bias_shape = *read_as;
+    site.nodes.push_back(found.bias_add);
+  }
   Tensor bias(DType::f32, Shape{3 * s.hidden()});
   std::vector<Tensor> pieces;
   const ValueId heads_of[] = {scores->inputs[0], scores->inputs[1], context.inputs[1]};
   for (int part = 0; part < 3; ++part) {
     Chain chain = chain_above(graph, users, heads_of[part]);
-    if (graph.value(chain.source).type.shape != s.tokens() || !chain_splits_heads(graph, chain, s, part == 1, false))
+    if (graph.value(chain.source).type.shape != s.tokens() || !proved_chain_splits_heads(graph, chain, s, part == 1, false))
       return std::nullopt;
     std::optional<Projection> projection = projection_of(graph, users, chain.source, s.hidden());
     if (!projection || (part > 0 && projection->input != site.input)) return std::nullopt;
@@ -216,12 +291,15 @@ std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users,
   const Shape& input_shape = graph.value(site.input).type.shape;
   if (input_shape.rank() != 3 || input_shape[0] != s.batch || input_shape[1] != s.sequence) return std::nullopt;
   std::optional<Chain> merged = chain_below(graph, users, context.outputs[0], s.tokens());
-  if (!merged || !chain_splits_heads(graph, *merged, s, false, true)) return std::nullopt;
+  if (!merged || !proved_chain_splits_heads(graph, *merged, s, false, true)) return std::nullopt;
   site.output = merged->source;
   site.nodes.insert(site.nodes.end(), scaled.nodes.begin(), scaled.nodes.end());
   site.nodes.insert(site.nodes.end(), {graph.value(scaled.scores).producer, softmax_id, graph.value(context.outputs[0]).producer});
   site.nodes.insert(site.nodes.end(), merged->nodes.begin(), merged->nodes.end());
   if (!may_rewrite(graph, site.nodes)) return std::nullopt;
+  NodeId bias_producer = site.attention_bias == kNoValue ? -1 : graph.value(site.attention_bias).producer;
+  if (bias_producer >= 0 && std::find(site.nodes.begin(), site.nodes.end(), bias_producer) != site.nodes.end())
+    return std::nullopt;  // the bias computed inside the site (scores added to themselves)
   int64_t rows = input_shape[2], hidden = s.hidden();
   site.weights = Tensor(DType::f32, Shape{rows, 3 * hidden});
   auto joined = site.weights.mutable_f32();
@@ -250,12 +328,26 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
   std::vector<NodeId> removed;
   std::vector<std::pair<ValueId, ValueId>> replacements;
   std::vector<std::pair<std::string, std::string>> renames;  // (fused output, the site output's name)
+  std::map<std::pair<ValueId, std::string>, ValueId> expanded;  // one Expand per bias and shape (a mask every layer reads)
   for (const AttentionSite& site : sites) {
     std::string name = graph.value(site.output).name + "_attention";
     ValueId weights = graph.add_constant(graph.unique_value_name(name + "_qkv_weight"), site.weights);
     ValueId bias = graph.add_constant(graph.unique_value_name(name + "_qkv_bias"), site.bias);
     Attributes attrs{{"num_heads", site.heads}, {"scale", site.scale}};
-    ValueId fused = graph.add_node1("Attention", attrs, {site.input, weights, bias}, name);
+    std::vector<ValueId> inputs{site.input, weights, bias};
+    if (site.attention_bias != kNoValue) {
+      ValueId added = site.attention_bias;
+      if (graph.value(added).type.shape != site.attention_bias_shape) {
+        auto key = std::make_pair(added, site.attention_bias_shape.to_string());
+        auto [entry, fresh] = expanded.emplace(key, kNoValue);
+        if (fresh)
+          entry->second = graph.add_node1("Expand", {{"shape", site.attention_bias_shape.dims()}}, {added},
+                                          name + "_bias_expanded");
+        added = entry->second;
+      }
+      inputs.insert(inputs.end(), {kNoValue, kNoValue, added});
+    }
+    ValueId fused = graph.add_node1("Attention", attrs, inputs, name);
     replacements.emplace_back(site.output, fused);
     renames.emplace_back(graph.value(fused).name, graph.value(site.output).name);
     removed.insert(removed.end(), site.nodes.begin(), site.nodes.end());
@@ -264,6 +356,7 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
   graph.remove_nodes(removed);
   for (const auto& [fused_name, output_name] : renames) graph.rename_value(*graph.find_value(fused_name), output_name);
   graph.sort_topologically();
+  eliminate_dead_nodes(graph);  // a Reshape that fed a weight or bias to the site, read by nothing now
   return static_cast<int>(sites.size());
 }
 

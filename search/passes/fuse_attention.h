@@ -16,7 +16,8 @@ class CostModel;
 // One self-attention as an exporter writes it: x [B,S,Hin] projected three times (MatMul by a
 // constant [Hin,H], Add of a constant [H] bias), each projection moved into heads by layout ops
 // alone (Q and V to [B,N,S,d], K to [B,N,d,S]), scores = MatMul(Q, K) times or divided by scalar
-// constants, Softmax over the last axis, MatMul by V, and layout ops back to [B,S,H]; every value
+// constants, optionally an Add of an attention bias (a mask) of a shape broadcasting as
+// [B or 1, N or 1, S or 1, S], Softmax over the last axis, MatMul by V, and layout ops back to [B,S,H]; every value
 // in between read by the next node alone. Each layout chain is checked by moving the indices of
 // its input through its nodes' own kernels, so a chain that puts any element elsewhere is no site.
 struct AttentionSite {
@@ -26,13 +27,16 @@ struct AttentionSite {
   Tensor weights;             // [Hin, 3H]: Q's, K's and V's projections side by side
   Tensor bias;                // [3H]
   int64_t heads = 0;
-  double scale = 1.0;  // of Q K^T
+  double scale = 1.0;                  // of Q K^T
+  ValueId attention_bias = kNoValue;   // added to the scaled scores, or none
+  Shape attention_bias_shape;          // what the fused op reads it as: [B or 1, N or 1, S, S]
 };
 
 // Every site, in graph order; no two share a node.
 std::vector<AttentionSite> find_attention_sites(const Graph& graph);
 
-// Replaces each site by one Attention node, which takes over its output's name. Returns the sites fused.
+// Replaces each site by one Attention node, which takes over its output's name (an attention bias
+// of another shape read through one Expand per bias and shape). Returns the sites fused.
 int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites);
 
 // For a cost model whose target runs ONNX Runtime's ops (Measurement::fuses_onnx_runtime_ops):

@@ -126,9 +126,13 @@ OnnxModelBuilder onnx_runtime_model(const std::string& op, const std::vector<std
 TEST(ImportErrors, OnnxRuntimesAttentionReadsButNotItsMaskOrItsOtherOps) {
   EXPECT_EQ(import_error(onnx_runtime_model("Attention").save("attention.onnx")), "(no error)");
   std::string masked = onnx_runtime_model("Attention", {"mask_index"}).save("attention_mask.onnx");
-  EXPECT_EQ(import_error(masked), masked + ": node 'attention' (Attention, opset 13): 4 inputs given, pet's Attention "
-                                           "reads at most 3; re-export the model without the optional inputs past "
-                                           "those, or open an issue with this model");
+  EXPECT_EQ(import_error(masked), masked + ": node 'attention' (Attention): mask_index and past (inputs 3 and 4) are "
+                                           "not supported; give the mask as the additive attention_bias (input 5) "
+                                           "instead");
+  std::string seven = onnx_runtime_model("Attention", {"m", "p", "a", "l"}).save("attention_seven.onnx");
+  EXPECT_EQ(import_error(seven), seven + ": node 'attention' (Attention, opset 13): 7 inputs given, pet's Attention "
+                                         "reads at most 6; re-export the model without the optional inputs past "
+                                         "those, or open an issue with this model");
   std::string other = onnx_runtime_model("SkipLayerNormalization").save("skip.onnx");
   EXPECT_EQ(import_error(other), other + ": node 'attention' (SkipLayerNormalization, domain 'com.microsoft'): "
                                          "operators outside the default ONNX domain are not supported (of domain "

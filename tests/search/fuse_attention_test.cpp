@@ -32,11 +32,13 @@ struct Variant {
   std::string key_reshape = "[2,3,2,2]";      // [B,S,N,d]: heads side by side in the hidden axis
   std::string key_perm = "[0,2,3,1]";         // K to [B,N,d,S]
   std::string extra_output;                   // a value also listed as a graph output
+  std::string mask;                           // the type of a mask input added to the scaled scores
 };
 
 // B=2, S=3, H=4, two heads of 2; the exporter's order of bias and projection in K's Add.
 std::string attention_program(const Variant& variant = {}) {
   std::string text = "graph \"attention\" opset 13 {\n  input %x : f32[2,3,4]\n";
+  if (!variant.mask.empty()) text += "  input %m : " + variant.mask + "\n";
   for (const char* part : {"q", "k", "v"}) {
     int seed = part[0];
     text += fmt::format("  const %w{} : f32[4,4] = {}\n  const %b{} : f32[4] = {}\n", part, values(16, seed), part,
@@ -58,7 +60,9 @@ std::string attention_program(const Variant& variant = {}) {
   %v = Transpose[perm=[0,2,1,3]](%rv)
   %s = MatMul(%q, %k)
   %t = Div(%s, %root)
-  %p = Softmax[axis=-1](%t)
+)";
+  text += variant.mask.empty() ? "  %p = Softmax[axis=-1](%t)\n" : "  %tm = Add(%m, %t)\n  %p = Softmax[axis=-1](%tm)\n";
+  text += R"(
   %c = MatMul(%p, %v)
   %ct = Transpose[perm=[0,2,1,3]](%c)
   %y = Reshape[shape=[2,3,4]](%ct)
@@ -106,15 +110,53 @@ TEST(FuseAttention, TheFusedNodeWritesForOnnxRuntimeAsItselfAndElseAsStandardOps
   }
 }
 
+Variant masked(const std::string& mask) {
+  return {.key_reshape = "[2,3,2,2]", .key_perm = "[0,2,3,1]", .extra_output = "", .mask = mask};
+}
+
+// Fuses the masked program and returns the fused graph's ops; the values must not change.
+std::vector<std::string> fused_masked_ops(const std::string& mask) {
+  Graph before = parse_graph(attention_program(masked(mask)));
+  Graph graph = before;
+  EXPECT_EQ(fuse_attention(graph, find_attention_sites(graph)), 1) << mask;
+  graph.validate();
+  DifferentialReport report = differential(before, graph, 29, Tolerance{1e-5, 1e-5});
+  EXPECT_TRUE(report.passed) << mask << ": seed 29, max abs error " << report.max_abs_error();
+  return ops_of(graph);
+}
+
+TEST(FuseAttention, AMaskAddedToTheScoresBecomesTheAttentionBiasReadAsFourDimensions) {
+  EXPECT_EQ(fused_masked_ops("f32[2,2,3,3]"), (std::vector<std::string>{"Attention", "MatMul"}));
+  EXPECT_EQ(fused_masked_ops("f32[2,1,1,3]"), (std::vector<std::string>{"Expand", "Attention", "MatMul"}));
+  EXPECT_EQ(fused_masked_ops("f32[3]"), (std::vector<std::string>{"Expand", "Attention", "MatMul"}));
+  Graph graph = parse_graph(attention_program(masked("f32[2,1,1,3]")));
+  fuse_attention(graph, find_attention_sites(graph));
+  EXPECT_EQ(graph.value(graph.node(1).inputs[5]).type.shape, (Shape{2, 1, 3, 3}));
+  EXPECT_EQ(graph.node(1).inputs[3], kNoValue) << "mask_index stays absent";
+}
+
+TEST(FuseAttention, AMaskThatBroadcastsOverTheKeysIsNoSite) {
+  EXPECT_TRUE(find_attention_sites(parse_graph(attention_program(masked("f32[2,1,3,1]")))).empty());
+}
+
+TEST(FuseAttention, TheMaskedFusedNodeWritesForOnnxRuntimeWithItsBiasAsInputFive) {
+  Graph graph = parse_graph(attention_program(masked("f32[2,1,1,3]")));
+  fuse_attention(graph, find_attention_sites(graph));
+  Graph back = import_onnx_bytes(serialize_onnx(graph, {.onnx_runtime_ops = true}), "masked.onnx");
+  DifferentialReport report = differential(parse_graph(attention_program(masked("f32[2,1,1,3]"))), back, 31,
+                                           Tolerance{1e-5, 1e-5});
+  EXPECT_TRUE(report.passed) << "seed 31, max abs error " << report.max_abs_error();
+}
+
 TEST(FuseAttention, AKeyChainThatInterleavesTheHeadsIsNoSite) {
   // Reshape to [B,S,d,N] then [0,3,1,2]: the same [B,N,d,S] shape, each head made of every other lane.
-  Graph graph = parse_graph(attention_program({.key_reshape = "[2,3,2,2]", .key_perm = "[0,3,2,1]", .extra_output = ""}));
+  Graph graph = parse_graph(attention_program({.key_reshape = "[2,3,2,2]", .key_perm = "[0,3,2,1]", .extra_output = "", .mask = ""}));
   EXPECT_TRUE(find_attention_sites(graph).empty());
 }
 
 TEST(FuseAttention, AValueReadOutsideTheSiteKeepsItWrittenOut) {
   for (const char* read_elsewhere : {"p", "q", "aq", "s", "c"}) {
-    Graph graph = parse_graph(attention_program({.key_reshape = "[2,3,2,2]", .key_perm = "[0,2,3,1]", .extra_output = read_elsewhere}));
+    Graph graph = parse_graph(attention_program({.key_reshape = "[2,3,2,2]", .key_perm = "[0,2,3,1]", .extra_output = read_elsewhere, .mask = ""}));
     EXPECT_TRUE(find_attention_sites(graph).empty()) << "%" << read_elsewhere << " is also a graph output";
   }
 }
