@@ -181,6 +181,39 @@ std::optional<Projection> projection_of(const Graph& graph, const Consumers& use
   return std::nullopt;
 }
 
+// The projection a chain starts from: an Add(MatMul) of its own, or its columns of a packed one
+// [B,S,W] split along the last axis (torch's chunk of one Linear into Q, K and V). `shared` gets
+// the packed projection's nodes, which the other parts reach too.
+std::optional<Projection> projection_part(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden,
+                                          std::vector<NodeId>& shared) {
+  if (std::optional<Projection> own = projection_of(graph, users, value, hidden)) return own;
+  const Node* split = producer_of(graph, value);
+  if (!split || split->op() != "Split" || !read_once(graph, users, value)) return std::nullopt;
+  const Shape& packed_shape = graph.value(split->inputs[0]).type.shape;
+  int rank = packed_shape.rank();
+  if (rank < 1 || normalize_axis(split->attrs.get_int("axis"), rank) != rank - 1) return std::nullopt;
+  std::optional<Projection> packed = projection_of(graph, users, split->inputs[0], packed_shape[rank - 1]);
+  if (!packed) return std::nullopt;
+  const std::vector<int64_t>& sizes = split->attrs.get_ints("split");
+  size_t index = static_cast<size_t>(std::find(split->outputs.begin(), split->outputs.end(), value) - split->outputs.begin());
+  if (index >= sizes.size() || sizes[index] != hidden) return std::nullopt;
+  int64_t offset = 0;
+  for (size_t k = 0; k < index; ++k) offset += sizes[k];
+  int64_t width = packed_shape[rank - 1], rows = packed->weight.shape()[0];
+  Projection part{packed->input, Tensor(DType::f32, Shape{rows, hidden}), Tensor(DType::f32, Shape{hidden}), {}};
+  auto weight = packed->weight.f32();
+  for (int64_t row = 0; row < rows; ++row)
+    std::copy(weight.begin() + row * width + offset, weight.begin() + row * width + offset + hidden,
+              part.weight.mutable_f32().begin() + row * hidden);
+  auto bias = packed->bias.f32();
+  std::copy(bias.begin() + offset, bias.begin() + offset + hidden, part.bias.mutable_f32().begin());
+  for (NodeId id : packed->nodes)
+    if (std::find(shared.begin(), shared.end(), id) == shared.end()) shared.push_back(id);
+  NodeId split_id = graph.value(value).producer;
+  if (std::find(shared.begin(), shared.end(), split_id) == shared.end()) shared.push_back(split_id);
+  return part;
+}
+
 // The scores' scale: Mul by, or Div by, scalar constants between the scores and the Softmax.
 struct Scaled {
   ValueId scores = kNoValue;
@@ -275,19 +308,37 @@ std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users,
   Tensor bias(DType::f32, Shape{3 * s.hidden()});
   std::vector<Tensor> pieces;
   const ValueId heads_of[] = {scores->inputs[0], scores->inputs[1], context.inputs[1]};
+  std::vector<NodeId> shared;    // a packed projection's nodes, once
+  std::vector<ValueId> sources;  // each part's value of [B,S,H]
   for (int part = 0; part < 3; ++part) {
-    Chain chain = chain_above(graph, users, heads_of[part]);
+    ValueId head = heads_of[part];
+    if (part < 2) {  // the scale split over Q and K (torch's decomposed scaled_dot_product_attention)
+      Scaled split_scale = scale_above(graph, users, head);
+      site.scale *= split_scale.scale;
+      site.nodes.insert(site.nodes.end(), split_scale.nodes.begin(), split_scale.nodes.end());
+      head = split_scale.scores;
+    }
+    Chain chain = chain_above(graph, users, head);
     if (graph.value(chain.source).type.shape != s.tokens() || !proved_chain_splits_heads(graph, chain, s, part == 1, false))
       return std::nullopt;
-    std::optional<Projection> projection = projection_of(graph, users, chain.source, s.hidden());
+    std::optional<Projection> projection = projection_part(graph, users, chain.source, s.hidden(), shared);
     if (!projection || (part > 0 && projection->input != site.input)) return std::nullopt;
     site.input = projection->input;
+    sources.push_back(chain.source);
     pieces.push_back(std::move(projection->weight));
     std::copy(projection->bias.f32().begin(), projection->bias.f32().end(),
               bias.mutable_f32().begin() + part * s.hidden());
     site.nodes.insert(site.nodes.end(), projection->nodes.begin(), projection->nodes.end());
     site.nodes.insert(site.nodes.end(), chain.nodes.begin(), chain.nodes.end());
   }
+  for (NodeId id : shared) {  // a packed projection's split read by this site's three parts alone
+    const Node& node = graph.node(id);
+    if (node.op() == "Split")
+      for (ValueId piece : node.outputs)
+        if (std::find(sources.begin(), sources.end(), piece) == sources.end()) return std::nullopt;
+  }
+  site.nodes.insert(site.nodes.end(), shared.begin(), shared.end());
+  if (!std::isfinite(site.scale) || site.scale == 0.0) return std::nullopt;
   const Shape& input_shape = graph.value(site.input).type.shape;
   if (input_shape.rank() != 3 || input_shape[0] != s.batch || input_shape[1] != s.sequence) return std::nullopt;
   std::optional<Chain> merged = chain_below(graph, users, context.outputs[0], s.tokens());

@@ -14,12 +14,15 @@ class CostModel;
 }
 
 // One self-attention as an exporter writes it: x [B,S,Hin] projected three times (MatMul by a
-// constant [Hin,H], Add of a constant [H] bias), each projection moved into heads by layout ops
-// alone (Q and V to [B,N,S,d], K to [B,N,d,S]), scores = MatMul(Q, K) times or divided by scalar
-// constants, optionally an Add of an attention bias (a mask) of a shape broadcasting as
-// [B or 1, N or 1, S or 1, S], Softmax over the last axis, MatMul by V, and layout ops back to [B,S,H]; every value
-// in between read by the next node alone. Each layout chain is checked by moving the indices of
-// its input through its nodes' own kernels, so a chain that puts any element elsewhere is no site.
+// constant [Hin,H], Add of a constant [H] bias; or once by [Hin,3H] and Split along the last axis,
+// as torch's chunk writes it), each projection moved into heads by layout ops alone (Q and V to
+// [B,N,S,d], K to [B,N,d,S]), Q and K optionally times or divided by scalar constants (torch's
+// decomposed scaled_dot_product_attention scales each by the root of the scale), scores =
+// MatMul(Q, K) times or divided by scalar constants, optionally an Add of an attention bias (a
+// mask) of a shape broadcasting as [B or 1, N or 1, S or 1, S], Softmax over the last axis, MatMul
+// by V, and layout ops back to [B,S,H]; every value in between read by the next node alone. Each
+// layout chain is checked by moving the indices of its input through its nodes' own kernels, so a
+// chain that puts any element elsewhere is no site.
 struct AttentionSite {
   ValueId input = kNoValue;   // x
   ValueId output = kNoValue;  // the [B,S,H] value the fused op computes

@@ -148,6 +148,62 @@ TEST(FuseAttention, TheMaskedFusedNodeWritesForOnnxRuntimeWithItsBiasAsInputFive
   EXPECT_TRUE(report.passed) << "seed 31, max abs error " << report.max_abs_error();
 }
 
+// torch's default exporter on x -> Linear(4, 12).chunk(3) -> scaled_dot_product_attention: one
+// packed projection split along the last axis (its outputs in `split_outputs`' order, `extra` a
+// fourth piece read elsewhere), K transposed through a 3-D batch of heads, and Q and K each scaled
+// by the root of 1/sqrt(d).
+std::string torch_sdpa_program(const std::string& split_outputs = "%sq, %sk, %sv", bool extra = false) {
+  std::string text = "graph \"sdpa\" opset 18 {\n  input %x : f32[2,3,4]\n";
+  int width = extra ? 14 : 12;
+  text += fmt::format("  const %w : f32[4,{}] = {}\n  const %b : f32[{}] = {}\n", width, values(4 * width, 3), width,
+                      values(width, 4));
+  text += "  const %root : f32[] = [0.8408964]\n  const %wo : f32[4,4] = " + values(16, 5) + "\n";
+  text += "  %p = MatMul(%x, %w)\n  %a = Add(%p, %b)\n";
+  text += extra ? fmt::format("  {}, %e = Split[axis=2, split=[4,4,4,2]](%a) : f32[2,3,4], f32[2,3,4], f32[2,3,4], "
+                              "f32[2,3,2]\n", split_outputs)
+                : fmt::format("  {} = Split[axis=2, split=[4,4,4]](%a) : f32[2,3,4], f32[2,3,4], f32[2,3,4]\n",
+                              split_outputs);
+  text += R"(  %rq = Reshape[shape=[2,3,2,2]](%sq)
+  %q = Transpose[perm=[0,2,1,3]](%rq)
+  %rk = Reshape[shape=[2,3,2,2]](%sk)
+  %k4 = Transpose[perm=[0,2,1,3]](%rk)
+  %k3 = Reshape[shape=[4,3,2]](%k4)
+  %k3t = Transpose[perm=[0,2,1]](%k3)
+  %k = Reshape[shape=[2,2,2,3]](%k3t)
+  %rv = Reshape[shape=[2,3,2,2]](%sv)
+  %v = Transpose[perm=[0,2,1,3]](%rv)
+  %qs = Mul(%q, %root)
+  %ks = Mul(%k, %root)
+  %s = MatMul(%qs, %ks)
+  %pr = Softmax[axis=-1](%s)
+  %c = MatMul(%pr, %v)
+  %ct = Transpose[perm=[0,2,1,3]](%c)
+  %y = Reshape[shape=[2,3,4]](%ct)
+  %z = MatMul(%y, %wo)
+  output %z
+)";
+  if (extra) text += "  output %e\n";
+  return text + "}\n";
+}
+
+TEST(FuseAttention, TorchsPackedProjectionWithTheScaleSplitOverQAndKBecomesOneAttentionNode) {
+  for (const char* order : {"%sq, %sk, %sv", "%sv, %sq, %sk"}) {
+    Graph before = parse_graph(torch_sdpa_program(order));
+    Graph graph = before;
+    EXPECT_EQ(fuse_attention(graph, find_attention_sites(graph)), 1) << order;
+    graph.validate();
+    EXPECT_EQ(ops_of(graph), (std::vector<std::string>{"Attention", "MatMul"})) << order;
+    EXPECT_NEAR(graph.node(0).attrs.get_float("scale"), 1.0 / 1.4142135, 1e-6) << "0.8408964 squared";
+    EXPECT_EQ(graph.value(graph.node(0).inputs[1]).type.shape, (Shape{4, 12}));
+    DifferentialReport report = differential(before, graph, 37, Tolerance{1e-5, 1e-5});
+    EXPECT_TRUE(report.passed) << order << ": seed 37, max abs error " << report.max_abs_error();
+  }
+}
+
+TEST(FuseAttention, APackedProjectionWithAPieceReadElsewhereIsNoSite) {
+  EXPECT_TRUE(find_attention_sites(parse_graph(torch_sdpa_program("%sq, %sk, %sv", true))).empty());
+}
+
 TEST(FuseAttention, AKeyChainThatInterleavesTheHeadsIsNoSite) {
   // Reshape to [B,S,d,N] then [0,3,1,2]: the same [B,N,d,S] shape, each head made of every other lane.
   Graph graph = parse_graph(attention_program({.key_reshape = "[2,3,2,2]", .key_perm = "[0,3,2,1]", .extra_output = "", .mask = ""}));
