@@ -62,6 +62,27 @@ TEST(OrtRuntime, RunsAModelOnGivenInputsAsPetsExecutorDoes) {
   for (int64_t i = 0; i < expected.numel(); ++i) EXPECT_NEAR(outputs[0].f32()[i], expected.f32()[i], 1e-4) << i;
 }
 
+// pet's Attention written as ONNX Runtime's com.microsoft op, without and with an attention bias
+// broadcast over the heads: ONNX Runtime's kernel computes what pet's reference kernel does.
+TEST(OrtRuntime, RunsPetsAttentionAsItsOwnContribOp) {
+  std::unique_ptr<Runtime> ort = open_ort_runtime();
+  for (bool masked : {false, true}) {
+    std::string text = "graph \"attention\" opset 13 {\n  input %x : f32[2,5,8]\n";
+    if (masked) text += "  input %m : f32[2,1,5,5]\n";
+    text += "  const %w : f32[8,24] = random(3)\n  const %b : f32[24] = random(4)\n";
+    text += masked ? "  %y = Attention[num_heads=2](%x, %w, %b, _, _, %m)\n"
+                   : "  %y = Attention[num_heads=2, scale=0.3](%x, %w, %b)\n";
+    text += "  output %y\n}\n";
+    Graph graph = parse_graph(text);
+    std::vector<Tensor> inputs = random_inputs(graph, 13);
+    Tensor expected = execute(graph, inputs)[0];
+    std::vector<Tensor> outputs = ort->run_model(serialize_onnx(graph, {.onnx_runtime_ops = true}), inputs, 1);
+    ASSERT_EQ(outputs[0].type(), expected.type()) << (masked ? "masked" : "unmasked");
+    for (int64_t i = 0; i < expected.numel(); ++i)
+      EXPECT_NEAR(outputs[0].f32()[i], expected.f32()[i], 1e-4) << (masked ? "masked " : "unmasked ") << i;
+  }
+}
+
 TEST(OrtRuntime, RunReturnsFloatBoolAndIntegerOutputsInOrder) {
   std::unique_ptr<Runtime> ort = open_ort_runtime();
   Graph graph = parse_graph(kThreeTypes);
