@@ -321,10 +321,17 @@ std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users,
     Chain chain = chain_above(graph, users, head);
     if (graph.value(chain.source).type.shape != s.tokens() || !proved_chain_splits_heads(graph, chain, s, part == 1, false))
       return std::nullopt;
-    std::optional<Projection> projection = projection_part(graph, users, chain.source, s.hidden(), shared);
+    ValueId projected = chain.source;
+    if (part < 2) {  // the same scale above the layout chain (where sink-layouts moves it)
+      Scaled split_scale = scale_above(graph, users, projected);
+      site.scale *= split_scale.scale;
+      site.nodes.insert(site.nodes.end(), split_scale.nodes.begin(), split_scale.nodes.end());
+      projected = split_scale.scores;
+    }
+    std::optional<Projection> projection = projection_part(graph, users, projected, s.hidden(), shared);
     if (!projection || (part > 0 && projection->input != site.input)) return std::nullopt;
     site.input = projection->input;
-    sources.push_back(chain.source);
+    sources.push_back(projected);
     pieces.push_back(std::move(projection->weight));
     std::copy(projection->bias.f32().begin(), projection->bias.f32().end(),
               bias.mutable_f32().begin() + part * s.hidden());

@@ -1,15 +1,20 @@
 // A model written by a current PyTorch's default ONNX exporter (models/export_modern.py) on the
-// executor against torch's output, then through pet-opt --target h100 and run again.
+// executor against torch's output, then through pet-opt --target h100 and run again, and its
+// self-attention fused into ONNX Runtime's Attention.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "tests/test_temp_dir.h"
 #include "core/executor.h"
 #include "core/onnx_import.h"
 #include "core/onnx_tensor.h"
+#include "core/text_ir.h"
+#include "search/passes/fuse_attention.h"
 #include "tools/commands.h"
 #include "verifier/differential.h"
 
@@ -71,6 +76,22 @@ TEST_F(ModernExport, PetOptForH100KeepsTorchsOutput) {
       << err.str();
   Graph graph = import_onnx(optimized.string());
   expect_matches_torch(graph, "executor after pet-opt --target h100");
+}
+
+// torch's packed projection, its chunk into Q, K and V and its decomposed
+// scaled_dot_product_attention (the scale on Q and K, moved above their layout chains by
+// sink-layouts): after pet's cleanup and finalize passes one attention site, fused without changing
+// the output.
+TEST_F(ModernExport, ItsSelfAttentionIsOneSiteOfOnnxRuntimesAttention) {
+  fs::path cleaned = pet::testing::private_temp_dir() / "modern_cnn.cleaned.pet";
+  std::ostringstream out, err;
+  ASSERT_EQ(pet_opt_main({model_.model.string(), "--passes", "cleanup,finalize", "-o", cleaned.string()}, out, err), 0)
+      << err.str();
+  std::ifstream in(cleaned);
+  Graph graph = parse_graph(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+  EXPECT_EQ(fuse_attention(graph, find_attention_sites(graph)), 1);
+  graph.validate();
+  expect_matches_torch(graph, "executor after fusing the attention");
 }
 
 }  // namespace

@@ -152,7 +152,9 @@ TEST(FuseAttention, TheMaskedFusedNodeWritesForOnnxRuntimeWithItsBiasAsInputFive
 // packed projection split along the last axis (its outputs in `split_outputs`' order, `extra` a
 // fourth piece read elsewhere), K transposed through a 3-D batch of heads, and Q and K each scaled
 // by the root of 1/sqrt(d).
-std::string torch_sdpa_program(const std::string& split_outputs = "%sq, %sk, %sv", bool extra = false) {
+// `scaled_first`: Q and K scaled before their layout chains, where sink-layouts moves the scale.
+std::string torch_sdpa_program(const std::string& split_outputs = "%sq, %sk, %sv", bool extra = false,
+                               bool scaled_first = false) {
   std::string text = "graph \"sdpa\" opset 18 {\n  input %x : f32[2,3,4]\n";
   int width = extra ? 14 : 12;
   text += fmt::format("  const %w : f32[4,{}] = {}\n  const %b : f32[{}] = {}\n", width, values(4 * width, 3), width,
@@ -163,18 +165,19 @@ std::string torch_sdpa_program(const std::string& split_outputs = "%sq, %sk, %sv
                               "f32[2,3,2]\n", split_outputs)
                 : fmt::format("  {} = Split[axis=2, split=[4,4,4]](%a) : f32[2,3,4], f32[2,3,4], f32[2,3,4]\n",
                               split_outputs);
-  text += R"(  %rq = Reshape[shape=[2,3,2,2]](%sq)
+  text += scaled_first ? "  %sqs = Mul(%sq, %root)\n  %sks = Mul(%root, %sk)\n" : "";
+  text += fmt::format(R"(  %rq = Reshape[shape=[2,3,2,2]]({})
   %q = Transpose[perm=[0,2,1,3]](%rq)
-  %rk = Reshape[shape=[2,3,2,2]](%sk)
+  %rk = Reshape[shape=[2,3,2,2]]({})
   %k4 = Transpose[perm=[0,2,1,3]](%rk)
   %k3 = Reshape[shape=[4,3,2]](%k4)
   %k3t = Transpose[perm=[0,2,1]](%k3)
   %k = Reshape[shape=[2,2,2,3]](%k3t)
   %rv = Reshape[shape=[2,3,2,2]](%sv)
   %v = Transpose[perm=[0,2,1,3]](%rv)
-  %qs = Mul(%q, %root)
-  %ks = Mul(%k, %root)
-  %s = MatMul(%qs, %ks)
+)", scaled_first ? "%sqs" : "%sq", scaled_first ? "%sks" : "%sk");
+  text += scaled_first ? "  %s = MatMul(%q, %k)\n" : "  %qs = Mul(%q, %root)\n  %ks = Mul(%k, %root)\n  %s = MatMul(%qs, %ks)\n";
+  text += R"(
   %pr = Softmax[axis=-1](%s)
   %c = MatMul(%pr, %v)
   %ct = Transpose[perm=[0,2,1,3]](%c)
@@ -187,8 +190,9 @@ std::string torch_sdpa_program(const std::string& split_outputs = "%sq, %sk, %sv
 }
 
 TEST(FuseAttention, TorchsPackedProjectionWithTheScaleSplitOverQAndKBecomesOneAttentionNode) {
-  for (const char* order : {"%sq, %sk, %sv", "%sv, %sq, %sk"}) {
-    Graph before = parse_graph(torch_sdpa_program(order));
+  for (const char* order : {"%sq, %sk, %sv", "%sv, %sq, %sk", "scaled first"}) {
+    bool scaled_first = std::string(order) == "scaled first";
+    Graph before = parse_graph(scaled_first ? torch_sdpa_program("%sq, %sk, %sv", false, true) : torch_sdpa_program(order));
     Graph graph = before;
     EXPECT_EQ(fuse_attention(graph, find_attention_sites(graph)), 1) << order;
     graph.validate();
