@@ -67,9 +67,11 @@ def run_ort_offline(source: str, target: str) -> None:
 
 
 def int64_constants(graph) -> dict:
-    """name -> list of ints, of the graph's int64 initializers and Constant nodes (Reshape's shapes)."""
+    """name -> list of ints, of the graph's int64 initializers and Constant nodes (Reshape's shapes).
+    Initializers kept in an external data file (large ones, read without their data) are left out."""
     from onnx import TensorProto, numpy_helper
-    found = {i.name: numpy_helper.to_array(i).tolist() for i in graph.initializer if i.data_type == TensorProto.INT64}
+    found = {i.name: numpy_helper.to_array(i).tolist() for i in graph.initializer
+             if i.data_type == TensorProto.INT64 and i.data_location != TensorProto.EXTERNAL}
     for node in graph.node:
         for attribute in node.attribute:
             if node.op_type == "Constant" and attribute.name == "value" and attribute.t.data_type == TensorProto.INT64:

@@ -183,6 +183,21 @@ class TransformerPeer(unittest.TestCase):
                                                       "and a Reshape to [batch, sequence, heads, head size]) in its graph")
             self.assertFalse((Path(folder) / "out.onnx").exists())
 
+    def test_a_model_with_external_data_is_optimized_where_its_large_int64_initializer_is_not_read(self):
+        # torch's current exporter writes weights beside the model (model.onnx.data), int64 ones too.
+        import numpy as np
+        from onnx import numpy_helper
+        model = tiny_bert()
+        model.graph.initializer.append(numpy_helper.from_array(np.arange(4096, dtype=np.int64), "position_ids"))
+        with tempfile.TemporaryDirectory() as folder:
+            source, target = Path(folder) / "model.onnx", Path(folder) / "fused.onnx"
+            onnx.save(model, source, save_as_external_data=True, all_tensors_to_one_file=True,
+                      location="model.onnx.data", size_threshold=1024)
+            self.assertTrue((Path(folder) / "model.onnx.data").is_file())
+            finished = self.run_peer(source, target)
+            self.assertEqual(finished.returncode, 0, finished.stderr)
+            self.assertIn("Attention", [n.op_type for n in onnx.load(target).graph.node])
+
     def test_the_heads_and_hidden_size_are_read_from_the_attention_reshape(self):
         from harnesslib.peers import attention_shape
         self.assertEqual(attention_shape(tiny_bert()), (2, 16))
