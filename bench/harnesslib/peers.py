@@ -61,6 +61,13 @@ def run_ort_offline(source: str, target: str) -> None:
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.optimized_model_filepath = target
+    # A model with its weights beside it (torch's current exporter) gets its own weights file beside
+    # the target: the source's relative path would not resolve from the target's folder.
+    import onnx
+    if any(i.data_location == onnx.TensorProto.EXTERNAL for i in onnx.load(source, load_external_data=False).graph.initializer):
+        from pathlib import Path
+        options.add_session_config_entry("session.optimized_model_external_initializers_file_name", Path(target).name + ".data")
+        options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
     options.intra_op_num_threads = 1
     options.log_severity_level = 3
     ort.InferenceSession(source, sess_options=options, providers=["CPUExecutionProvider"])

@@ -183,9 +183,10 @@ class TransformerPeer(unittest.TestCase):
                                                       "and a Reshape to [batch, sequence, heads, head size]) in its graph")
             self.assertFalse((Path(folder) / "out.onnx").exists())
 
-    def test_a_model_with_external_data_is_optimized_where_its_large_int64_initializer_is_not_read(self):
+    def test_a_model_with_external_data_is_optimized_by_both_onnx_runtime_peers(self):
         # torch's current exporter writes weights beside the model (model.onnx.data), int64 ones too.
         import numpy as np
+        import onnxruntime as ort
         from onnx import numpy_helper
         model = tiny_bert()
         model.graph.initializer.append(numpy_helper.from_array(np.arange(4096, dtype=np.int64), "position_ids"))
@@ -197,6 +198,12 @@ class TransformerPeer(unittest.TestCase):
             finished = self.run_peer(source, target)
             self.assertEqual(finished.returncode, 0, finished.stderr)
             self.assertIn("Attention", [n.op_type for n in onnx.load(target).graph.node])
+            offline = Path(folder) / "offline.onnx"
+            finished = subprocess.run([sys.executable, str(BENCH / "harnesslib" / "peers.py"), "ort-offline", str(source),
+                                       str(offline)], capture_output=True, text=True, timeout=120)
+            self.assertEqual(finished.returncode, 0, finished.stderr)
+            self.assertTrue((Path(folder) / "offline.onnx.data").is_file())
+            ort.InferenceSession(str(offline), providers=["CPUExecutionProvider"])  # its weights found
 
     def test_the_heads_and_hidden_size_are_read_from_the_attention_reshape(self):
         from harnesslib.peers import attention_shape
