@@ -272,6 +272,62 @@ std::optional<Shape> attention_bias_shape(const TensorType& type, const HeadShap
   return Shape{dims[0], dims[1], s.sequence, s.sequence};
 }
 
+// Peels scalar scale steps off `value` (where torch's exporter scales Q and K): their factor joins
+// the site's scale and their nodes the site's. Returns the value above them.
+ValueId peel_scale(const Graph& graph, const Consumers& users, ValueId value, AttentionSite& site) {
+  Scaled steps = scale_above(graph, users, value);
+  site.scale *= steps.scale;
+  site.nodes.insert(site.nodes.end(), steps.nodes.begin(), steps.nodes.end());
+  return steps.scores;
+}
+
+// One of Q (part 0), K (1) and V (2) above the value its MatMul reads: scale steps (Q and K only),
+// the layout chain into heads, scale steps again, and the projection. Adds the part's nodes to the
+// site (a packed projection's to `shared`) and returns its projection and the [B,S,H] value it
+// starts from, or nothing.
+struct Part {
+  Projection projection;
+  ValueId tokens = kNoValue;
+};
+
+std::optional<Part> part_above(const Graph& graph, const Consumers& users, ValueId head, int part, const HeadShape& s,
+                               AttentionSite& site, std::vector<NodeId>& shared) {
+  if (part < 2) head = peel_scale(graph, users, head, site);
+  Chain chain = chain_above(graph, users, head);
+  if (graph.value(chain.source).type.shape != s.tokens() || !proved_chain_splits_heads(graph, chain, s, part == 1, false))
+    return std::nullopt;
+  ValueId tokens = part < 2 ? peel_scale(graph, users, chain.source, site) : chain.source;  // where sink-layouts moves it
+  std::optional<Projection> projection = projection_part(graph, users, tokens, s.hidden(), shared);
+  if (!projection) return std::nullopt;
+  site.nodes.insert(site.nodes.end(), projection->nodes.begin(), projection->nodes.end());
+  site.nodes.insert(site.nodes.end(), chain.nodes.begin(), chain.nodes.end());
+  return Part{std::move(*projection), tokens};
+}
+
+// Whether every piece of each packed projection's Split is one of the site's parts.
+bool splits_read_by_site_alone(const Graph& graph, const std::vector<NodeId>& shared, const std::vector<ValueId>& parts) {
+  for (NodeId id : shared) {
+    const Node& node = graph.node(id);
+    if (node.op() == "Split")
+      for (ValueId piece : node.outputs)
+        if (std::find(parts.begin(), parts.end(), piece) == parts.end()) return false;
+  }
+  return true;
+}
+
+// Q's, K's and V's [rows, H] weights side by side: [rows, 3H].
+Tensor joined_weights(const std::vector<Tensor>& pieces, int64_t rows, int64_t hidden) {
+  Tensor weights(DType::f32, Shape{rows, 3 * hidden});
+  auto joined = weights.mutable_f32();
+  for (size_t part = 0; part < pieces.size(); ++part) {
+    auto piece = pieces[part].f32();
+    for (int64_t row = 0; row < rows; ++row)
+      std::copy(piece.begin() + row * hidden, piece.begin() + (row + 1) * hidden,
+                joined.begin() + row * 3 * hidden + static_cast<int64_t>(part) * hidden);
+  }
+  return weights;
+}
+
 // The whole site around one Softmax, or nothing.
 std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users, NodeId softmax_id) {
   const Node& softmax = graph.node(softmax_id);
@@ -308,42 +364,18 @@ std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users,
   Tensor bias(DType::f32, Shape{3 * s.hidden()});
   std::vector<Tensor> pieces;
   const ValueId heads_of[] = {scores->inputs[0], scores->inputs[1], context.inputs[1]};
-  std::vector<NodeId> shared;    // a packed projection's nodes, once
-  std::vector<ValueId> sources;  // each part's value of [B,S,H]
+  std::vector<NodeId> shared;   // a packed projection's nodes, once
+  std::vector<ValueId> tokens;  // each part's [B,S,H] value
   for (int part = 0; part < 3; ++part) {
-    ValueId head = heads_of[part];
-    if (part < 2) {  // the scale split over Q and K (torch's decomposed scaled_dot_product_attention)
-      Scaled split_scale = scale_above(graph, users, head);
-      site.scale *= split_scale.scale;
-      site.nodes.insert(site.nodes.end(), split_scale.nodes.begin(), split_scale.nodes.end());
-      head = split_scale.scores;
-    }
-    Chain chain = chain_above(graph, users, head);
-    if (graph.value(chain.source).type.shape != s.tokens() || !proved_chain_splits_heads(graph, chain, s, part == 1, false))
-      return std::nullopt;
-    ValueId projected = chain.source;
-    if (part < 2) {  // the same scale above the layout chain (where sink-layouts moves it)
-      Scaled split_scale = scale_above(graph, users, projected);
-      site.scale *= split_scale.scale;
-      site.nodes.insert(site.nodes.end(), split_scale.nodes.begin(), split_scale.nodes.end());
-      projected = split_scale.scores;
-    }
-    std::optional<Projection> projection = projection_part(graph, users, projected, s.hidden(), shared);
-    if (!projection || (part > 0 && projection->input != site.input)) return std::nullopt;
-    site.input = projection->input;
-    sources.push_back(projected);
-    pieces.push_back(std::move(projection->weight));
-    std::copy(projection->bias.f32().begin(), projection->bias.f32().end(),
+    std::optional<Part> found_part = part_above(graph, users, heads_of[part], part, s, site, shared);
+    if (!found_part || (part > 0 && found_part->projection.input != site.input)) return std::nullopt;
+    site.input = found_part->projection.input;
+    tokens.push_back(found_part->tokens);
+    pieces.push_back(std::move(found_part->projection.weight));
+    std::copy(found_part->projection.bias.f32().begin(), found_part->projection.bias.f32().end(),
               bias.mutable_f32().begin() + part * s.hidden());
-    site.nodes.insert(site.nodes.end(), projection->nodes.begin(), projection->nodes.end());
-    site.nodes.insert(site.nodes.end(), chain.nodes.begin(), chain.nodes.end());
   }
-  for (NodeId id : shared) {  // a packed projection's split read by this site's three parts alone
-    const Node& node = graph.node(id);
-    if (node.op() == "Split")
-      for (ValueId piece : node.outputs)
-        if (std::find(sources.begin(), sources.end(), piece) == sources.end()) return std::nullopt;
-  }
+  if (!splits_read_by_site_alone(graph, shared, tokens)) return std::nullopt;
   site.nodes.insert(site.nodes.end(), shared.begin(), shared.end());
   if (!std::isfinite(site.scale) || site.scale == 0.0) return std::nullopt;
   const Shape& input_shape = graph.value(site.input).type.shape;
@@ -358,15 +390,7 @@ std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users,
   NodeId bias_producer = site.attention_bias == kNoValue ? -1 : graph.value(site.attention_bias).producer;
   if (bias_producer >= 0 && std::find(site.nodes.begin(), site.nodes.end(), bias_producer) != site.nodes.end())
     return std::nullopt;  // the bias computed inside the site (scores added to themselves)
-  int64_t rows = input_shape[2], hidden = s.hidden();
-  site.weights = Tensor(DType::f32, Shape{rows, 3 * hidden});
-  auto joined = site.weights.mutable_f32();
-  for (int part = 0; part < 3; ++part) {
-    auto piece = pieces[static_cast<size_t>(part)].f32();
-    for (int64_t row = 0; row < rows; ++row)
-      std::copy(piece.begin() + row * hidden, piece.begin() + (row + 1) * hidden,
-                joined.begin() + row * 3 * hidden + part * hidden);
-  }
+  site.weights = joined_weights(pieces, input_shape[2], s.hidden());
   site.bias = std::move(bias);
   return site;
 }
