@@ -8,6 +8,7 @@
 #include "core/prime_field.h"
 #include "core/ops/import_util.h"
 #include "core/ops/op_util.h"
+#include "core/ops/split.h"
 
 namespace pet::ops {
 
@@ -94,14 +95,14 @@ static void export_split(const Node& node, OnnxExportNode& out) {
   out.add_node("Split", {out.input(0), split}, outputs, {{"axis", node.attrs.get_int("axis")}});
 }
 
-namespace {
-
 int64_t split_offset(const Attributes& attrs, int output_index) {
   int64_t offset = 0;
   const auto& sizes = attrs.get_ints("split");
   for (int k = 0; k < output_index; ++k) offset += sizes[static_cast<size_t>(k)];
   return offset;
 }
+
+namespace {
 
 uint64_t split_point(const PointContext& context) {
   int axis = static_cast<int>(context.attrs.get_int("axis"));

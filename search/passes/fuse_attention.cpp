@@ -13,6 +13,8 @@
 
 #include "core/executor.h"
 #include "core/ops/fused_activation.h"
+#include "core/ops/op_util.h"
+#include "core/ops/split.h"
 #include "core/structural_hash.h"
 #include "search/cost/cost_model.h"
 #include "search/passes/constant_source.h"
@@ -191,14 +193,13 @@ std::optional<Projection> projection_part(const Graph& graph, const Consumers& u
   if (!split || split->op() != "Split" || !read_once(graph, users, value)) return std::nullopt;
   const Shape& packed_shape = graph.value(split->inputs[0]).type.shape;
   int rank = packed_shape.rank();
-  if (rank < 1 || normalize_axis(split->attrs.get_int("axis"), rank) != rank - 1) return std::nullopt;
+  if (rank < 1 || normalize_axis(split->attrs.get_int("axis"), rank) != rank - 1 ||
+      graph.value(value).type.shape[rank - 1] != hidden)
+    return std::nullopt;
   std::optional<Projection> packed = projection_of(graph, users, split->inputs[0], packed_shape[rank - 1]);
   if (!packed) return std::nullopt;
-  const std::vector<int64_t>& sizes = split->attrs.get_ints("split");
-  size_t index = static_cast<size_t>(std::find(split->outputs.begin(), split->outputs.end(), value) - split->outputs.begin());
-  if (index >= sizes.size() || sizes[index] != hidden) return std::nullopt;
-  int64_t offset = 0;
-  for (size_t k = 0; k < index; ++k) offset += sizes[k];
+  int index = static_cast<int>(std::find(split->outputs.begin(), split->outputs.end(), value) - split->outputs.begin());
+  int64_t offset = ops::split_offset(split->attrs, index);
   int64_t width = packed_shape[rank - 1], rows = packed->weight.shape()[0];
   Projection part{packed->input, Tensor(DType::f32, Shape{rows, hidden}), Tensor(DType::f32, Shape{hidden}), {}};
   auto weight = packed->weight.f32();
@@ -263,12 +264,12 @@ Scores scores_above(const Graph& graph, const Consumers& users, ValueId value) {
 // The shape the fused op reads an attention bias of `type` as ([B or 1, N or 1, S, S]), or none
 // where it does not broadcast so (a float32 bias of rank <= 4, its last axis the keys').
 std::optional<Shape> attention_bias_shape(const TensorType& type, const HeadShape& s) {
-  if (type.dtype != DType::f32 || type.shape.rank() > 4) return std::nullopt;
+  Shape scores{s.batch, s.heads, s.sequence, s.sequence};
+  if (type.dtype != DType::f32 || type.shape.rank() > 4 || ops::broadcast_shapes(type.shape, scores) != scores)
+    return std::nullopt;
   std::vector<int64_t> dims(static_cast<size_t>(4 - type.shape.rank()), 1);
   dims.insert(dims.end(), type.shape.dims().begin(), type.shape.dims().end());
-  bool fits = (dims[0] == 1 || dims[0] == s.batch) && (dims[1] == 1 || dims[1] == s.heads) &&
-              (dims[2] == 1 || dims[2] == s.sequence) && dims[3] == s.sequence;
-  if (!fits) return std::nullopt;
+  if (dims[3] != s.sequence) return std::nullopt;  // the op reads every key's bias
   return Shape{dims[0], dims[1], s.sequence, s.sequence};
 }
 
@@ -410,7 +411,7 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
   std::vector<NodeId> removed;
   std::vector<std::pair<ValueId, ValueId>> replacements;
   std::vector<std::pair<std::string, std::string>> renames;  // (fused output, the site output's name)
-  std::map<std::pair<ValueId, std::string>, ValueId> expanded;  // one Expand per bias and shape (a mask every layer reads)
+  std::map<std::pair<ValueId, std::vector<int64_t>>, ValueId> expanded;  // one Expand per bias and shape (a mask every layer reads)
   for (const AttentionSite& site : sites) {
     std::string name = graph.value(site.output).name + "_attention";
     ValueId weights = graph.add_constant(graph.unique_value_name(name + "_qkv_weight"), site.weights);
@@ -420,8 +421,7 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
     if (site.attention_bias != kNoValue) {
       ValueId added = site.attention_bias;
       if (graph.value(added).type.shape != site.attention_bias_shape) {
-        auto key = std::make_pair(added, site.attention_bias_shape.to_string());
-        auto [entry, fresh] = expanded.emplace(key, kNoValue);
+        auto [entry, fresh] = expanded.emplace(std::make_pair(added, site.attention_bias_shape.dims()), kNoValue);
         if (fresh)
           entry->second = graph.add_node1("Expand", {{"shape", site.attention_bias_shape.dims()}}, {added},
                                           name + "_bias_expanded");
