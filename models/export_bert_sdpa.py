@@ -13,14 +13,13 @@ import pathlib
 import shutil
 import sys
 
-import numpy as np
 import onnx
 import torch
-from onnx import numpy_helper
 from torch import nn
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import zoo  # noqa: E402  (the constants and weight initialization of the evaluation's BERT)
+from export_modern import write_tensor  # noqa: E402
 
 SEED = 2026
 DATA_DIR = "test_data_set_0"
@@ -49,9 +48,10 @@ class SdpaSelfAttention(nn.Module):
 
 
 class SdpaEncoderLayer(zoo.EncoderLayer):
+    """models/zoo.py's post-LN layer with the attention above, its mask passed through, and torch's GELU."""
+
     def __init__(self) -> None:
-        super().__init__()
-        self.attention = SdpaSelfAttention()
+        super().__init__(attention=SdpaSelfAttention)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         h = self.attention_norm(x + self.attention(x, mask))
@@ -60,26 +60,18 @@ class SdpaEncoderLayer(zoo.EncoderLayer):
 
 
 class SdpaBert(zoo.BertEncoder):
-    """models/zoo.py's BERT-base with the attention above and an attention_mask input (1 keeps a token)."""
+    """models/zoo.py's BERT-base with the layers above and an attention_mask input (1 keeps a token)."""
 
     def __init__(self, seq: int) -> None:
-        super().__init__(seq)
-        self.layers = nn.ModuleList(SdpaEncoderLayer() for _ in range(zoo.BERT_LAYERS))
-        self.apply(self.init_bert_weights)
+        super().__init__(seq, layer=SdpaEncoderLayer)
 
     def forward(self, input_ids, token_type_ids, attention_mask):  # noqa: D102
-        x = (self.word_embeddings(input_ids) + self.position_embeddings(self.position_ids)
-             + self.token_type_embeddings(token_type_ids))
-        x = self.embedding_norm(x)
+        x = self.embed(input_ids, token_type_ids)
         # transformers' extended mask: 0 where kept, the dtype's minimum where masked, [B, 1, 1, S].
         mask = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
         for layer in self.layers:
             x = layer(x, mask)
         return x
-
-
-def write_tensor(path: pathlib.Path, array: np.ndarray, name: str) -> None:
-    path.write_bytes(numpy_helper.from_array(array, name=name).SerializeToString())
 
 
 def export(out_root: pathlib.Path, seq: int, batch: int) -> pathlib.Path:

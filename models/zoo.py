@@ -169,9 +169,9 @@ class SelfAttention(nn.Module):
 class EncoderLayer(nn.Module):
     """One post-LN BERT layer: LN(x + Attn(x)), then LN(h + FFN(h))."""
 
-    def __init__(self) -> None:
+    def __init__(self, attention: Callable[[], nn.Module] = SelfAttention) -> None:
         super().__init__()
-        self.attention = SelfAttention()
+        self.attention = attention()
         self.attention_norm = nn.LayerNorm(BERT_HIDDEN, eps=BERT_LN_EPS)
         self.intermediate = nn.Linear(BERT_HIDDEN, BERT_FFN)
         self.ffn_output = nn.Linear(BERT_FFN, BERT_HIDDEN)
@@ -187,14 +187,14 @@ class EncoderLayer(nn.Module):
 class BertEncoder(nn.Module):
     """BERT-base: word + position + token-type embeddings, LayerNorm, 12 encoder layers."""
 
-    def __init__(self, seq: int) -> None:
+    def __init__(self, seq: int, layer: Callable[[], nn.Module] = EncoderLayer) -> None:
         super().__init__()
         self.word_embeddings = nn.Embedding(BERT_VOCAB, BERT_HIDDEN)
         self.position_embeddings = nn.Embedding(BERT_MAX_POSITIONS, BERT_HIDDEN)
         self.token_type_embeddings = nn.Embedding(BERT_TYPE_VOCAB, BERT_HIDDEN)
         self.embedding_norm = nn.LayerNorm(BERT_HIDDEN, eps=BERT_LN_EPS)
         self.dropout = nn.Dropout(0.1)
-        self.layers = nn.ModuleList(EncoderLayer() for _ in range(BERT_LAYERS))
+        self.layers = nn.ModuleList(layer() for _ in range(BERT_LAYERS))
         self.register_buffer("position_ids", torch.arange(seq).unsqueeze(0), persistent=False)
         self.apply(self.init_bert_weights)
 
@@ -211,10 +211,14 @@ class BertEncoder(nn.Module):
             nn.init.normal_(m.weight, mean=1.0, std=0.1)
             nn.init.normal_(m.bias, std=0.02)
 
-    def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor) -> torch.Tensor:
+    def embed(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor) -> torch.Tensor:
+        """Word + position + token-type embeddings, LayerNorm and dropout: the first layer's input."""
         x = (self.word_embeddings(input_ids) + self.position_embeddings(self.position_ids)
              + self.token_type_embeddings(token_type_ids))
-        x = self.dropout(self.embedding_norm(x))
+        return self.dropout(self.embedding_norm(x))
+
+    def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor) -> torch.Tensor:
+        x = self.embed(input_ids, token_type_ids)
         for layer in self.layers:
             x = layer(x)
         return x
