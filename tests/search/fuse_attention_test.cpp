@@ -35,6 +35,18 @@ struct Variant {
   std::string mask;                           // the type of a mask input added to the scaled scores
 };
 
+// The end every program here shares: Softmax of `scores` over the keys, the context by V, the heads
+// put back side by side, and an output projection.
+std::string softmax_to_output(const std::string& scores) {
+  return "  %p = Softmax[axis=-1](" + scores + R"()
+  %c = MatMul(%p, %v)
+  %ct = Transpose[perm=[0,2,1,3]](%c)
+  %y = Reshape[shape=[2,3,4]](%ct)
+  %z = MatMul(%y, %wo)
+  output %z
+)";
+}
+
 // B=2, S=3, H=4, two heads of 2; the exporter's order of bias and projection in K's Add.
 std::string attention_program(const Variant& variant = {}) {
   std::string text = "graph \"attention\" opset 13 {\n  input %x : f32[2,3,4]\n";
@@ -61,14 +73,7 @@ std::string attention_program(const Variant& variant = {}) {
   %s = MatMul(%q, %k)
   %t = Div(%s, %root)
 )";
-  text += variant.mask.empty() ? "  %p = Softmax[axis=-1](%t)\n" : "  %tm = Add(%m, %t)\n  %p = Softmax[axis=-1](%tm)\n";
-  text += R"(
-  %c = MatMul(%p, %v)
-  %ct = Transpose[perm=[0,2,1,3]](%c)
-  %y = Reshape[shape=[2,3,4]](%ct)
-  %z = MatMul(%y, %wo)
-  output %z
-)";
+  text += variant.mask.empty() ? softmax_to_output("%t") : "  %tm = Add(%m, %t)\n" + softmax_to_output("%tm");
   if (!variant.extra_output.empty()) text += "  output %" + variant.extra_output + "\n";
   return text + "}\n";
 }
@@ -160,7 +165,7 @@ std::string torch_sdpa_program(const std::string& split_outputs = "%sq, %sk, %sv
   text += fmt::format("  const %w : f32[4,{}] = {}\n  const %b : f32[{}] = {}\n", width, values(4 * width, 3), width,
                       values(width, 4));
   text += "  const %root : f32[] = [0.8408964]\n  const %wo : f32[4,4] = " + values(16, 5) + "\n";
-  text += "  %p = MatMul(%x, %w)\n  %a = Add(%p, %b)\n";
+  text += "  %packed = MatMul(%x, %w)\n  %a = Add(%packed, %b)\n";
   text += extra ? fmt::format("  {}, %e = Split[axis=2, split=[4,4,4,2]](%a) : f32[2,3,4], f32[2,3,4], f32[2,3,4], "
                               "f32[2,3,2]\n", split_outputs)
                 : fmt::format("  {} = Split[axis=2, split=[4,4,4]](%a) : f32[2,3,4], f32[2,3,4], f32[2,3,4]\n",
@@ -177,14 +182,7 @@ std::string torch_sdpa_program(const std::string& split_outputs = "%sq, %sk, %sv
   %v = Transpose[perm=[0,2,1,3]](%rv)
 )", scaled_first ? "%sqs" : "%sq", scaled_first ? "%sks" : "%sk");
   text += scaled_first ? "  %s = MatMul(%q, %k)\n" : "  %qs = Mul(%q, %root)\n  %ks = Mul(%k, %root)\n  %s = MatMul(%qs, %ks)\n";
-  text += R"(
-  %pr = Softmax[axis=-1](%s)
-  %c = MatMul(%pr, %v)
-  %ct = Transpose[perm=[0,2,1,3]](%c)
-  %y = Reshape[shape=[2,3,4]](%ct)
-  %z = MatMul(%y, %wo)
-  output %z
-)";
+  text += softmax_to_output("%s");
   if (extra) text += "  output %e\n";
   return text + "}\n";
 }
