@@ -43,8 +43,9 @@ std::vector<AttentionSite> find_attention_sites(const Graph& graph);
 int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites);
 
 // For a cost model whose target runs ONNX Runtime's ops (Measurement::fuses_onnx_runtime_ops):
-// fuses every site where the program with all of them fused prices cheaper than without, the fused
-// op's kernel group timed like any other (or replayed). Returns the sites fused; 0 on other targets.
+// fuses each site whose fusion alone prices the program cheaper than without it (and those together
+// cheaper than none), the fused op's kernel group timed like any other (or replayed). Returns the
+// sites fused; 0 on other targets.
 int pick_attention_fusion(Graph& graph, const cost::CostModel& cost);
 
 }  // namespace pet

@@ -3,7 +3,10 @@
 // outside the site, are no sites; the measured choice fuses only where the profile DB prices it cheaper.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -29,51 +32,60 @@ std::string values(int count, int seed) {
 }
 
 struct Variant {
-  std::string key_reshape = "[2,3,2,2]";      // [B,S,N,d]: heads side by side in the hidden axis
+  std::string key_reshape;                    // [B,S,N,d] K goes through; empty: Q's, heads side by side
   std::string key_perm = "[0,2,3,1]";         // K to [B,N,d,S]
   std::string extra_output;                   // a value also listed as a graph output
   std::string mask;                           // the type of a mask input added to the scaled scores
 };
 
-// The end every program here shares: Softmax of `scores` over the keys, the context by V, the heads
-// put back side by side, and an output projection.
-std::string softmax_to_output(const std::string& scores) {
-  return "  %p = Softmax[axis=-1](" + scores + R"()
-  %c = MatMul(%p, %v)
-  %ct = Transpose[perm=[0,2,1,3]](%c)
-  %y = Reshape[shape=[2,3,4]](%ct)
-  %z = MatMul(%y, %wo)
-  output %z
-)";
+// Softmax of `scores` over the keys, the context by V, the heads put back side by side, and an
+// output projection to %<prefix>z: the end every attention here shares.
+std::string softmax_to_projection(const std::string& scores, const std::string& prefix = "") {
+  return fmt::format(R"(  %{0}p = Softmax[axis=-1]({1})
+  %{0}c = MatMul(%{0}p, %{0}v)
+  %{0}ct = Transpose[perm=[0,2,1,3]](%{0}c)
+  %{0}y = Reshape[shape=[2,3,4]](%{0}ct)
+  %{0}z = MatMul(%{0}y, %{0}wo)
+)", prefix, scores);
 }
 
-// B=2, S=3, H=4, two heads of 2; the exporter's order of bias and projection in K's Add.
+std::string softmax_to_output(const std::string& scores) { return softmax_to_projection(scores) + "  output %z\n"; }
+
+// One self-attention of %<input> [2,3,4] in `heads` heads, its values named %<prefix>...; the
+// exporter's order of bias and projection in K's Add. Ends in %<prefix>z.
+std::string attention_layer(const Variant& variant, const std::string& prefix = "", const std::string& input = "%x",
+                            int heads = 2) {
+  std::string text, split = fmt::format("[2,3,{},{}]", heads, 4 / heads);
+  for (const char* part : {"q", "k", "v"}) {
+    int seed = part[0] + (prefix.empty() ? 0 : prefix[0]);  // each layer its own weights
+    text += fmt::format("  const %{0}w{1} : f32[4,4] = {2}\n  const %{0}b{1} : f32[4] = {3}\n", prefix, part,
+                        values(16, seed), values(4, seed + 1));
+  }
+  text += fmt::format("  const %{0}root : f32[] = [1.4142135]\n  const %{0}wo : f32[4,4] = {1}\n", prefix, values(16, 5));
+  text += fmt::format(R"(  %{0}pq = MatMul({1}, %{0}wq)
+  %{0}aq = Add(%{0}pq, %{0}bq)
+  %{0}rq = Reshape[shape={2}](%{0}aq)
+  %{0}q = Transpose[perm=[0,2,1,3]](%{0}rq)
+  %{0}pk = MatMul({1}, %{0}wk)
+  %{0}ak = Add(%{0}bk, %{0}pk)
+  %{0}rk = Reshape[shape={3}](%{0}ak)
+  %{0}k = Transpose[perm={4}](%{0}rk)
+  %{0}pv = MatMul({1}, %{0}wv)
+  %{0}av = Add(%{0}pv, %{0}bv)
+  %{0}rv = Reshape[shape={2}](%{0}av)
+  %{0}v = Transpose[perm=[0,2,1,3]](%{0}rv)
+  %{0}s = MatMul(%{0}q, %{0}k)
+  %{0}t = Div(%{0}s, %{0}root)
+)", prefix, input, split, variant.key_reshape.empty() ? split : variant.key_reshape, variant.key_perm);
+  if (variant.mask.empty()) return text + softmax_to_projection("%" + prefix + "t", prefix);
+  return text + fmt::format("  %{0}tm = Add(%m, %{0}t)\n", prefix) + softmax_to_projection("%" + prefix + "tm", prefix);
+}
+
+// B=2, S=3, H=4, two heads of 2.
 std::string attention_program(const Variant& variant = {}) {
   std::string text = "graph \"attention\" opset 13 {\n  input %x : f32[2,3,4]\n";
   if (!variant.mask.empty()) text += "  input %m : " + variant.mask + "\n";
-  for (const char* part : {"q", "k", "v"}) {
-    int seed = part[0];
-    text += fmt::format("  const %w{} : f32[4,4] = {}\n  const %b{} : f32[4] = {}\n", part, values(16, seed), part,
-                        values(4, seed + 1));
-  }
-  text += "  const %root : f32[] = [1.4142135]\n  const %wo : f32[4,4] = " + values(16, 5) + "\n";
-  text += R"(  %pq = MatMul(%x, %wq)
-  %aq = Add(%pq, %bq)
-  %rq = Reshape[shape=[2,3,2,2]](%aq)
-  %q = Transpose[perm=[0,2,1,3]](%rq)
-  %pk = MatMul(%x, %wk)
-  %ak = Add(%bk, %pk)
-)";
-  text += fmt::format("  %rk = Reshape[shape={}](%ak)\n  %k = Transpose[perm={}](%rk)\n", variant.key_reshape,
-                      variant.key_perm);
-  text += R"(  %pv = MatMul(%x, %wv)
-  %av = Add(%pv, %bv)
-  %rv = Reshape[shape=[2,3,2,2]](%av)
-  %v = Transpose[perm=[0,2,1,3]](%rv)
-  %s = MatMul(%q, %k)
-  %t = Div(%s, %root)
-)";
-  text += variant.mask.empty() ? softmax_to_output("%t") : "  %tm = Add(%m, %t)\n" + softmax_to_output("%tm");
+  text += attention_layer(variant) + "  output %z\n";
   if (!variant.extra_output.empty()) text += "  output %" + variant.extra_output + "\n";
   return text + "}\n";
 }
@@ -226,27 +238,34 @@ cost::Measurement ort_replay(bool fuses) {
 }
 
 // The program as finalize leaves it before the measured steps (their input).
-Graph finalized_program() {
-  Graph graph = parse_graph(attention_program());
+Graph finalized(const std::string& text) {
+  Graph graph = parse_graph(text);
   finalize(graph);
   return graph;
 }
 
-// A replayed DB pricing every kernel group of the written-out program at 10 us and the fused
-// program's Attention group at `fused_us`.
-cost::CostModel replayed(double fused_us, const cost::Measurement& measurement) {
+Graph finalized_program() { return finalized(attention_program()); }
+
+// A replayed DB pricing every kernel group of the `programs` at 10 us but their Attention groups,
+// each at the price given with the first program that has it.
+cost::CostModel replayed_programs(const std::vector<std::pair<Graph, double>>& programs, const cost::Measurement& measurement) {
   cost::ProfileDb db;
+  std::set<std::string> priced;
+  for (const auto& [program, attention_us] : programs)
+    for (const cost::KernelGroup& group : cost::kernel_groups(program).groups) {
+      if (!priced.insert(group.key).second) continue;
+      double us = group.key.find("Attention") != std::string::npos ? attention_us : 10;
+      db.add({group.key, measurement.target.db_device(), us, "test", "onnxruntime 0.0.0", "2026-12-01"});
+    }
+  return cost::CostModel(cost::load_cpu_fallback(), db, measurement);
+}
+
+// The single-site program written out, and fused with its Attention group at `fused_us`.
+cost::CostModel replayed(double fused_us, const cost::Measurement& measurement) {
   Graph written_out = finalized_program();
   Graph fused = written_out;
   fuse_attention(fused, find_attention_sites(fused));
-  auto add = [&](const std::string& key, double us) {
-    db.add({key, measurement.target.db_device(), us, "test", "onnxruntime 0.0.0", "2026-12-01"});
-  };
-  for (const cost::KernelGroup& group : cost::kernel_groups(written_out).groups) add(group.key, 10);
-  for (const cost::KernelGroup& group : cost::kernel_groups(fused).groups)
-    if (group.key.find("Attention") != std::string::npos) add(group.key, fused_us);
-    else add(group.key, 10);
-  return cost::CostModel(cost::load_cpu_fallback(), db, measurement);
+  return replayed_programs({{written_out, 0}, {fused, fused_us}}, measurement);
 }
 
 int fused_after_pick(const cost::CostModel& cost) {
@@ -262,6 +281,40 @@ TEST(FuseAttentionPick, FusesWhereThePricedProgramIsCheaper) {
 TEST(FuseAttentionPick, ATargetWithoutOnnxRuntimesOpsOrPortableNeverFuses) {
   EXPECT_EQ(fused_after_pick(replayed(5, ort_replay(false))), 0);
   EXPECT_EQ(fused_after_pick(cost::CostModel(cost::load_cpu_fallback())), 0);
+}
+
+// Two attentions in a row, the first in two heads, the second in one (another Attention group).
+std::string two_attentions_program() {
+  return "graph \"two\" opset 13 {\n  input %x : f32[2,3,4]\n" + attention_layer({}, "a", "%x", 2) +
+         attention_layer({}, "b", "%az", 1) + "  output %bz\n}\n";
+}
+
+// The two-attention program after the pick, with the first site's Attention group priced
+// `first_us` and the second's `second_us`: each site's fused op's head count, in graph order.
+std::vector<int64_t> picked_heads(double first_us, double second_us) {
+  Graph graph = finalized(two_attentions_program());
+  std::vector<AttentionSite> sites = find_attention_sites(graph);
+  EXPECT_EQ(sites.size(), 2u);
+  Graph first = graph, second = graph;
+  fuse_attention(first, {sites.at(0)});
+  fuse_attention(second, {sites.at(1)});
+  cost::CostModel cost = replayed_programs({{graph, 0}, {first, first_us}, {second, second_us}}, ort_replay(true));
+  Graph picked = graph;
+  int fused = pick_attention_fusion(picked, cost);
+  std::vector<int64_t> heads;
+  for (const Node& node : picked.nodes())
+    if (node.op() == "Attention") heads.push_back(node.attrs.get_int("num_heads"));
+  EXPECT_EQ(fused, static_cast<int>(heads.size()));
+  DifferentialReport report = differential(graph, picked, 41, Tolerance{1e-5, 1e-5});
+  EXPECT_TRUE(report.passed) << "seed 41, max abs error " << report.max_abs_error();
+  return heads;
+}
+
+TEST(FuseAttentionPick, EachSiteFusesWhereItAlonePricesCheaper) {
+  EXPECT_EQ(picked_heads(5, 1000), (std::vector<int64_t>{2}));
+  EXPECT_EQ(picked_heads(1000, 5), (std::vector<int64_t>{1}));
+  EXPECT_EQ(picked_heads(5, 5), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(picked_heads(1000, 1000), (std::vector<int64_t>{}));
 }
 
 TEST(FuseAttentionPick, FinalizeReportsTheFusion) {
