@@ -58,10 +58,13 @@ Chain chain_above(const Graph& graph, const Consumers& users, ValueId value) {
   return chain;
 }
 
-// The layout steps below `value` up to the first value of shape `goal` (chain.source: that value).
-std::optional<Chain> chain_below(const Graph& graph, const Consumers& users, ValueId value, const Shape& goal) {
+// The layout steps below `value` up to the first value of shape `goal` or `flat_goal` (chain.source:
+// that value).
+std::optional<Chain> chain_below(const Graph& graph, const Consumers& users, ValueId value, const Shape& goal,
+                                 const Shape& flat_goal) {
   Chain chain{{}, value};
-  while (graph.value(chain.source).type.shape != goal) {
+  auto reached = [&] { return graph.value(chain.source).type.shape == goal || graph.value(chain.source).type.shape == flat_goal; };
+  while (!reached()) {
     if (!read_once(graph, users, chain.source)) return std::nullopt;
     NodeId next = users[static_cast<size_t>(chain.source)][0];
     if (!is_layout_step(graph.node(next))) return std::nullopt;
@@ -81,18 +84,41 @@ Tensor run_chain(const Graph& graph, const std::vector<NodeId>& chain, Tensor te
   return tensor;
 }
 
-// [B,S,H] and its heads [B,N,S,d]: the dimensions a site's chains move between.
+// The tokens [B,S,H] (or [S,B,H]) and their heads [B,N,S,d] (or [B*N,S,d]): the dimensions a
+// site's chains move between.
 struct HeadShape {
   int64_t batch, sequence, heads, head_size;
+  bool sequence_first = false;  // tokens [S,B,H], as torch's MultiheadAttention holds them
+  bool batched_heads = false;   // heads [B*N,S,d], as torch's MultiheadAttention holds them
   int64_t hidden() const { return heads * head_size; }
-  Shape tokens() const { return Shape{batch, sequence, hidden()}; }
-  // [B,N,S,d], or [B,N,d,S] for the transposed keys.
-  Shape split(bool transposed) const {
-    return transposed ? Shape{batch, heads, head_size, sequence} : Shape{batch, heads, sequence, head_size};
+  Shape tokens() const {
+    return sequence_first ? Shape{sequence, batch, hidden()} : Shape{batch, sequence, hidden()};
   }
+  Shape flat_tokens() const { return Shape{batch * sequence, hidden()}; }  // the tokens' rows, in their order
+  // [B,N,S,d], or [B,N,d,S] for the transposed keys; [B*N,S,d] or [B*N,d,S] where batched.
+  Shape split(bool transposed) const {
+    int64_t outer = transposed ? head_size : sequence, inner = transposed ? sequence : head_size;
+    return batched_heads ? Shape{batch * heads, outer, inner} : Shape{batch, heads, outer, inner};
+  }
+  Shape scores() const { return batched_heads ? Shape{batch * heads, sequence, sequence} : Shape{batch, heads, sequence, sequence}; }
 };
 
-// Each element's index in [B,S,H], laid out as its heads [B,N,S,d] (or [B,N,d,S]) hold it.
+// Each element's index in [B,S,H], laid out in the tokens' order ([B,S,H] or [S,B,H]).
+Tensor token_indices(const HeadShape& s) {
+  Tensor out(DType::f32, s.tokens());
+  auto values = out.mutable_f32();
+  int64_t at = 0;
+  for (int64_t outer = 0; outer < (s.sequence_first ? s.sequence : s.batch); ++outer)
+    for (int64_t inner = 0; inner < (s.sequence_first ? s.batch : s.sequence); ++inner)
+      for (int64_t lane = 0; lane < s.hidden(); ++lane) {
+        int64_t b = s.sequence_first ? inner : outer, token = s.sequence_first ? outer : inner;
+        values[static_cast<size_t>(at++)] = static_cast<float>((b * s.sequence + token) * s.hidden() + lane);
+      }
+  return out;
+}
+
+// Each element's index in [B,S,H], laid out as its heads [B,N,S,d] (or [B,N,d,S], or either with
+// B and N as one axis) hold it.
 Tensor token_indices_as_heads(const HeadShape& s, bool transposed) {
   Tensor out(DType::f32, s.split(transposed));
   auto values = out.mutable_f32();
@@ -107,21 +133,22 @@ Tensor token_indices_as_heads(const HeadShape& s, bool transposed) {
   return out;
 }
 
-// Whether the chain takes [B,S,H] to its heads (or, `merges`, the heads [B,N,S,d] back to [B,S,H]).
+// Whether the chain takes the tokens to their heads (or, `merges`, the heads back to the tokens, or
+// to their rows [B*S,H]).
 bool chain_splits_heads(const Graph& graph, const Chain& chain, const HeadShape& s, bool transposed, bool merges) {
   if (s.tokens().numel() >= kExactIndices) return false;
   Tensor heads = token_indices_as_heads(s, transposed);
-  Tensor tokens(DType::f32, s.tokens());  // each element its own index
-  auto values = tokens.mutable_f32();
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  Tensor tokens = token_indices(s);
   Tensor moved = merges ? run_chain(graph, chain.nodes, heads) : run_chain(graph, chain.nodes, tokens);
   const Tensor& expected = merges ? tokens : heads;
-  return moved.shape() == expected.shape() && std::equal(moved.f32().begin(), moved.f32().end(), expected.f32().begin());
+  bool shape_fits = moved.shape() == expected.shape() || (merges && moved.shape() == s.flat_tokens());
+  return shape_fits && std::equal(moved.f32().begin(), moved.f32().end(), expected.f32().begin());
 }
 
 // What the proof of a chain depends on: each step's op, attributes and types, and the split asked.
 std::string chain_key(const Graph& graph, const Chain& chain, const HeadShape& s, bool transposed, bool merges) {
-  std::string key = fmt::format("{}x{}x{}x{} {}{}:", s.batch, s.sequence, s.heads, s.head_size, transposed, merges);
+  std::string key = fmt::format("{}x{}x{}x{} {}{}{}{}:", s.batch, s.sequence, s.heads, s.head_size, s.sequence_first,
+                                s.batched_heads, transposed, merges);
   for (NodeId id : chain.nodes) {
     const Node& node = graph.node(id);
     key += fmt::format(" {}[{:x}] {} -> {};", node.op(), attributes_hash(node.attrs),
@@ -163,9 +190,13 @@ std::optional<Tensor> last_axis_bias(const Graph& graph, ValueId value, int64_t 
   return source->reshaped(Shape{hidden});
 }
 
-std::optional<Projection> projection_of(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden) {
+// `read_by_pieces`: the projection's value may be read by several nodes (each a Slice of its
+// columns; pieces_read_by_site_alone checks they are the site's).
+std::optional<Projection> projection_of(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden,
+                                        bool read_by_pieces = false) {
   const Node* add = producer_of(graph, value);
-  if (!add || add->op() != "Add" || add->inputs.size() != 2 || !read_once(graph, users, value)) return std::nullopt;
+  if (!add || add->op() != "Add" || add->inputs.size() != 2 || (!read_by_pieces && !read_once(graph, users, value)))
+    return std::nullopt;
   for (int side = 0; side < 2; ++side) {
     ValueId projected = add->inputs[static_cast<size_t>(side)];
     const Node* matmul = producer_of(graph, projected);
@@ -183,36 +214,28 @@ std::optional<Projection> projection_of(const Graph& graph, const Consumers& use
   return std::nullopt;
 }
 
-// The projection a chain starts from: an Add(MatMul) of its own, or its columns of a packed one
-// [B,S,W] split along the last axis (torch's chunk of one Linear into Q, K and V). `shared` gets
-// the packed projection's nodes, which the other parts reach too.
-std::optional<Projection> projection_part(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden,
-                                          std::vector<NodeId>& shared) {
-  if (std::optional<Projection> own = projection_of(graph, users, value, hidden)) return own;
-  const Node* split = producer_of(graph, value);
-  if (!split || split->op() != "Split" || !read_once(graph, users, value)) return std::nullopt;
-  const Shape& packed_shape = graph.value(split->inputs[0]).type.shape;
-  int rank = packed_shape.rank();
-  if (rank < 1 || normalize_axis(split->attrs.get_int("axis"), rank) != rank - 1 ||
-      graph.value(value).type.shape[rank - 1] != hidden)
+// Whether `node` is a Slice of its input's columns (the last axis, step 1), every other axis whole.
+bool is_column_slice(const Graph& graph, const Node& node) {
+  if (node.op() != "Slice") return false;
+  const Shape& shape = graph.value(node.inputs[0]).type.shape;
+  const auto &starts = node.attrs.get_ints("starts"), &ends = node.attrs.get_ints("ends"), &steps = node.attrs.get_ints("steps");
+  for (int axis = 0; axis < shape.rank(); ++axis) {
+    auto a = static_cast<size_t>(axis);
+    bool whole = starts[a] == 0 && ends[a] == shape[axis];
+    if (steps[a] != 1 || (axis + 1 < shape.rank() && !whole)) return false;
+  }
+  return shape.rank() > 0;
+}
+
+// Where the piece `value` of a packed projection starts in its columns: a Split's piece along the
+// last axis, or a column Slice (torch's MultiheadAttention); nothing for other producers.
+std::optional<int64_t> piece_offset(const Graph& graph, const Node& piece, ValueId value) {
+  int rank = graph.value(piece.inputs[0]).type.shape.rank();
+  if (piece.op() == "Slice" && is_column_slice(graph, piece)) return piece.attrs.get_ints("starts").back();
+  if (piece.op() != "Split" || rank < 1 || normalize_axis(piece.attrs.get_int("axis"), rank) != rank - 1)
     return std::nullopt;
-  std::optional<Projection> packed = projection_of(graph, users, split->inputs[0], packed_shape[rank - 1]);
-  if (!packed) return std::nullopt;
-  int index = static_cast<int>(std::find(split->outputs.begin(), split->outputs.end(), value) - split->outputs.begin());
-  int64_t offset = ops::split_offset(split->attrs, index);
-  int64_t width = packed_shape[rank - 1], rows = packed->weight.shape()[0];
-  Projection part{packed->input, Tensor(DType::f32, Shape{rows, hidden}), Tensor(DType::f32, Shape{hidden}), {}};
-  auto weight = packed->weight.f32();
-  for (int64_t row = 0; row < rows; ++row)
-    std::copy(weight.begin() + row * width + offset, weight.begin() + row * width + offset + hidden,
-              part.weight.mutable_f32().begin() + row * hidden);
-  auto bias = packed->bias.f32();
-  std::copy(bias.begin() + offset, bias.begin() + offset + hidden, part.bias.mutable_f32().begin());
-  for (NodeId id : packed->nodes)
-    if (std::find(shared.begin(), shared.end(), id) == shared.end()) shared.push_back(id);
-  NodeId split_id = graph.value(value).producer;
-  if (std::find(shared.begin(), shared.end(), split_id) == shared.end()) shared.push_back(split_id);
-  return part;
+  int index = static_cast<int>(std::find(piece.outputs.begin(), piece.outputs.end(), value) - piece.outputs.begin());
+  return ops::split_offset(piece.attrs, index);
 }
 
 // The scores' scale: Mul by, or Div by, scalar constants between the scores and the Softmax.
@@ -264,6 +287,7 @@ Scores scores_above(const Graph& graph, const Consumers& users, ValueId value) {
 // The shape the fused op reads an attention bias of `type` as ([B or 1, N or 1, S, S]), or none
 // where it does not broadcast so (a float32 bias of rank <= 4, its last axis the keys').
 std::optional<Shape> attention_bias_shape(const TensorType& type, const HeadShape& s) {
+  if (s.batched_heads) return std::nullopt;  // read as [B,N,S,S] it would need a Reshape, not an Expand
   Shape scores{s.batch, s.heads, s.sequence, s.sequence};
   if (type.dtype != DType::f32 || type.shape.rank() > 4 || ops::broadcast_shapes(type.shape, scores) != scores)
     return std::nullopt;
@@ -282,37 +306,78 @@ ValueId peel_scale(const Graph& graph, const Consumers& users, ValueId value, At
   return steps.scores;
 }
 
+// The projection a chain starts from: an Add(MatMul) of its own, or its columns of a packed one
+// [B,S,W] split along the last axis (torch's chunk of one Linear into Q, K and V) or sliced there
+// (torch's MultiheadAttention), for Q and K with scale steps between the piece and the packed
+// projection (where sink-layouts moves a head's scale). `shared` gets the packed projection's nodes
+// and its pieces'; `site` a scale's nodes and factor.
+std::optional<Projection> projection_part(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden,
+                                          int part, AttentionSite& site, std::vector<NodeId>& shared) {
+  if (std::optional<Projection> own = projection_of(graph, users, value, hidden)) return own;
+  const Node* piece = producer_of(graph, value);
+  if (!piece || !read_once(graph, users, value)) return std::nullopt;
+  std::optional<int64_t> offset = piece_offset(graph, *piece, value);
+  const Shape& packed_shape = graph.value(piece->inputs[0]).type.shape;
+  int rank = packed_shape.rank();
+  if (!offset || graph.value(value).type.shape[rank - 1] != hidden) return std::nullopt;
+  ValueId packed_value = part < 2 ? peel_scale(graph, users, piece->inputs[0], site) : piece->inputs[0];
+  std::optional<Projection> packed =
+      projection_of(graph, users, packed_value, packed_shape[rank - 1], piece->op() == "Slice");
+  if (!packed) return std::nullopt;
+  int64_t width = packed_shape[rank - 1], rows = packed->weight.shape()[0];
+  Projection columns{packed->input, Tensor(DType::f32, Shape{rows, hidden}), Tensor(DType::f32, Shape{hidden}), {}};
+  auto weight = packed->weight.f32();
+  for (int64_t row = 0; row < rows; ++row)
+    std::copy(weight.begin() + row * width + *offset, weight.begin() + row * width + *offset + hidden,
+              columns.weight.mutable_f32().begin() + row * hidden);
+  auto bias = packed->bias.f32();
+  std::copy(bias.begin() + *offset, bias.begin() + *offset + hidden, columns.bias.mutable_f32().begin());
+  for (NodeId id : packed->nodes)
+    if (std::find(shared.begin(), shared.end(), id) == shared.end()) shared.push_back(id);
+  NodeId piece_id = graph.value(value).producer;
+  if (std::find(shared.begin(), shared.end(), piece_id) == shared.end()) shared.push_back(piece_id);
+  return columns;
+}
+
+// The layout chain above a head: a column Slice it starts with is a packed projection's piece, not
+// part of the chain.
+Chain head_chain_above(const Graph& graph, const Consumers& users, ValueId head) {
+  Chain chain = chain_above(graph, users, head);
+  if (!chain.nodes.empty() && is_column_slice(graph, graph.node(chain.nodes.front()))) {
+    chain.source = graph.node(chain.nodes.front()).outputs[0];
+    chain.nodes.erase(chain.nodes.begin());
+  }
+  return chain;
+}
+
 // One of Q (part 0), K (1) and V (2) above the value its MatMul reads: scale steps (Q and K only),
 // the layout chain into heads, scale steps again, and the projection. Adds the part's nodes to the
-// site (a packed projection's to `shared`) and returns its projection and the [B,S,H] value it
-// starts from, or nothing.
-struct Part {
-  Projection projection;
-  ValueId tokens = kNoValue;
-};
-
-std::optional<Part> part_above(const Graph& graph, const Consumers& users, ValueId head, int part, const HeadShape& s,
-                               AttentionSite& site, std::vector<NodeId>& shared) {
+// site (a packed projection's to `shared`) and returns its projection, or nothing.
+std::optional<Projection> part_above(const Graph& graph, const Consumers& users, ValueId head, int part, const HeadShape& s,
+                                     AttentionSite& site, std::vector<NodeId>& shared) {
   if (part < 2) head = peel_scale(graph, users, head, site);
-  Chain chain = chain_above(graph, users, head);
+  Chain chain = head_chain_above(graph, users, head);
   if (graph.value(chain.source).type.shape != s.tokens() || !proved_chain_splits_heads(graph, chain, s, part == 1, false))
     return std::nullopt;
   ValueId tokens = part < 2 ? peel_scale(graph, users, chain.source, site) : chain.source;  // where sink-layouts moves it
-  std::optional<Projection> projection = projection_part(graph, users, tokens, s.hidden(), shared);
+  std::optional<Projection> projection = projection_part(graph, users, tokens, s.hidden(), part, site, shared);
   if (!projection) return std::nullopt;
   site.nodes.insert(site.nodes.end(), projection->nodes.begin(), projection->nodes.end());
   site.nodes.insert(site.nodes.end(), chain.nodes.begin(), chain.nodes.end());
-  return Part{std::move(*projection), tokens};
+  return projection;
 }
 
-// Whether every piece of each packed projection's Split is one of the site's parts.
-bool splits_read_by_site_alone(const Graph& graph, const std::vector<NodeId>& shared, const std::vector<ValueId>& parts) {
-  for (NodeId id : shared) {
-    const Node& node = graph.node(id);
-    if (node.op() == "Split")
-      for (ValueId piece : node.outputs)
-        if (std::find(parts.begin(), parts.end(), piece) == parts.end()) return false;
-  }
+// Whether every value the site's nodes compute but its output is read by the site's nodes alone
+// (a packed projection's every piece one of its parts, a scale moved onto it read by its piece).
+bool read_by_site_alone(const Graph& graph, const Consumers& users, const std::vector<NodeId>& nodes, ValueId output) {
+  auto in_site = [&](NodeId id) { return std::find(nodes.begin(), nodes.end(), id) != nodes.end(); };
+  for (NodeId id : nodes)
+    for (ValueId value : graph.node(id).outputs) {
+      if (value == output) continue;
+      if (graph.is_output(value)) return false;
+      for (NodeId reader : users[static_cast<size_t>(value)])
+        if (!in_site(reader)) return false;
+    }
   return true;
 }
 
@@ -329,32 +394,75 @@ Tensor joined_weights(const std::vector<Tensor>& pieces, int64_t rows, int64_t h
   return weights;
 }
 
-// The whole site around one Softmax, or nothing.
-std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users, NodeId softmax_id) {
+// The nodes every site around one Softmax starts from: the scores' MatMul (below their scale and
+// bias) and the context's MatMul by V.
+struct Core {
+  Scores found;
+  const Node* scores = nullptr;
+  const Node* context = nullptr;
+};
+
+std::optional<Core> core_at(const Graph& graph, const Consumers& users, NodeId softmax_id) {
   const Node& softmax = graph.node(softmax_id);
   if (softmax.op() != "Softmax") return std::nullopt;
   const Shape& probabilities = graph.value(softmax.outputs[0]).type.shape;
-  if (probabilities.rank() != 4 || normalize_axis(softmax.attrs.get_int("axis"), 4) != 3 ||
+  int rank = probabilities.rank();
+  if ((rank != 3 && rank != 4) || normalize_axis(softmax.attrs.get_int("axis"), rank) != rank - 1 ||
       !read_once(graph, users, softmax.outputs[0]))
     return std::nullopt;
   const Node& context = graph.node(users[static_cast<size_t>(softmax.outputs[0])][0]);
   if (context.op() != "MatMul" || context.inputs[0] != softmax.outputs[0] || ops::fused_activation(context.attrs) != "none")
     return std::nullopt;
   Scores found = scores_above(graph, users, softmax.inputs[0]);
-  const Scaled& scaled = found.scaled;
-  const Node* scores = producer_of(graph, scaled.scores);
+  const Node* scores = producer_of(graph, found.scaled.scores);
   if (!scores || scores->op() != "MatMul" || ops::fused_activation(scores->attrs) != "none" ||
-      !read_once(graph, users, scaled.scores) || !std::isfinite(scaled.scale) || scaled.scale == 0.0)
+      !read_once(graph, users, found.scaled.scores) || !std::isfinite(found.scaled.scale) || found.scaled.scale == 0.0)
     return std::nullopt;
-  const Shape& values_shape = graph.value(context.inputs[1]).type.shape;
-  if (values_shape.rank() != 4) return std::nullopt;
-  HeadShape s{probabilities[0], probabilities[2], probabilities[1], values_shape[3]};
-  if (probabilities[2] != probabilities[3] || graph.value(scores->inputs[0]).type.shape != s.split(false) ||
-      graph.value(scores->inputs[1]).type.shape != s.split(true) || values_shape != s.split(false))
+  return Core{std::move(found), scores, &context};
+}
+
+// The head shapes a site around `core` may have: from the probabilities [B,N,S,S] and V [B,N,S,d],
+// or, where B and N are one axis ([B*N,S,S]), with N from the hidden size Q's chain starts from;
+// the tokens either [B,S,H] or [S,B,H]. The chains' proofs decide which, if any, it is.
+std::vector<HeadShape> head_shapes(const Graph& graph, const Consumers& users, const Core& core) {
+  const Shape& probabilities = graph.value(core.context->inputs[0]).type.shape;
+  const Shape& values = graph.value(core.context->inputs[1]).type.shape;
+  if (values.rank() != probabilities.rank()) return {};
+  int64_t head_size = values[values.rank() - 1], sequence = probabilities[probabilities.rank() - 1];
+  int64_t batch = probabilities[0], heads = 0;
+  if (probabilities.rank() == 4) {
+    heads = probabilities[1];
+  } else {
+    ValueId query = scale_above(graph, users, core.scores->inputs[0]).scores;
+    const Shape& tokens = graph.value(head_chain_above(graph, users, query).source).type.shape;
+    int64_t hidden = tokens.rank() == 3 ? tokens[2] : 0;
+    if (head_size <= 0 || hidden % head_size != 0) return {};
+    heads = hidden / head_size;
+    if (heads <= 0 || probabilities[0] % heads != 0) return {};
+    batch = probabilities[0] / heads;
+  }
+  std::vector<HeadShape> shapes;
+  for (bool sequence_first : {false, true})
+    shapes.push_back({batch, sequence, heads, head_size, sequence_first, probabilities.rank() == 3});
+  return shapes;
+}
+
+// The site around one Softmax with head shape `s`, or nothing.
+std::optional<AttentionSite> site_with(const Graph& graph, const Consumers& users, NodeId softmax_id, const Core& core,
+                                       const HeadShape& s) {
+  const Node& softmax = graph.node(softmax_id);
+  const Node& context = *core.context;
+  const Scores& found = core.found;
+  const Scaled& scaled = found.scaled;
+  const Node* scores = core.scores;
+  const Shape& probabilities = graph.value(softmax.outputs[0]).type.shape;
+  if (probabilities != s.scores() || graph.value(scores->inputs[0]).type.shape != s.split(false) ||
+      graph.value(scores->inputs[1]).type.shape != s.split(true) || graph.value(context.inputs[1]).type.shape != s.split(false))
     return std::nullopt;
   AttentionSite site;
   site.heads = s.heads;
   site.scale = scaled.scale;
+  site.sequence_first = s.sequence_first;
   if (found.bias != kNoValue) {
     std::optional<Shape> read_as = attention_bias_shape(graph.value(found.bias).type, s);
     if (!read_as || graph.value(softmax.inputs[0]).type.shape != probabilities) return std::nullopt;
@@ -366,34 +474,40 @@ std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users,
   std::vector<Tensor> pieces;
   const ValueId heads_of[] = {scores->inputs[0], scores->inputs[1], context.inputs[1]};
   std::vector<NodeId> shared;   // a packed projection's nodes, once
-  std::vector<ValueId> tokens;  // each part's [B,S,H] value
   for (int part = 0; part < 3; ++part) {
-    std::optional<Part> found_part = part_above(graph, users, heads_of[part], part, s, site, shared);
-    if (!found_part || (part > 0 && found_part->projection.input != site.input)) return std::nullopt;
-    site.input = found_part->projection.input;
-    tokens.push_back(found_part->tokens);
-    pieces.push_back(std::move(found_part->projection.weight));
-    std::copy(found_part->projection.bias.f32().begin(), found_part->projection.bias.f32().end(),
+    std::optional<Projection> projection = part_above(graph, users, heads_of[part], part, s, site, shared);
+    if (!projection || (part > 0 && projection->input != site.input)) return std::nullopt;
+    site.input = projection->input;
+    pieces.push_back(std::move(projection->weight));
+    std::copy(projection->bias.f32().begin(), projection->bias.f32().end(),
               bias.mutable_f32().begin() + part * s.hidden());
   }
-  if (!splits_read_by_site_alone(graph, shared, tokens)) return std::nullopt;
   site.nodes.insert(site.nodes.end(), shared.begin(), shared.end());
   if (!std::isfinite(site.scale) || site.scale == 0.0) return std::nullopt;
   const Shape& input_shape = graph.value(site.input).type.shape;
-  if (input_shape.rank() != 3 || input_shape[0] != s.batch || input_shape[1] != s.sequence) return std::nullopt;
-  std::optional<Chain> merged = chain_below(graph, users, context.outputs[0], s.tokens());
+  if (input_shape.rank() != 3 || input_shape[0] != s.tokens()[0] || input_shape[1] != s.tokens()[1]) return std::nullopt;
+  std::optional<Chain> merged = chain_below(graph, users, context.outputs[0], s.tokens(), s.flat_tokens());
   if (!merged || !proved_chain_splits_heads(graph, *merged, s, false, true)) return std::nullopt;
   site.output = merged->source;
   site.nodes.insert(site.nodes.end(), scaled.nodes.begin(), scaled.nodes.end());
   site.nodes.insert(site.nodes.end(), {graph.value(scaled.scores).producer, softmax_id, graph.value(context.outputs[0]).producer});
   site.nodes.insert(site.nodes.end(), merged->nodes.begin(), merged->nodes.end());
-  if (!may_rewrite(graph, site.nodes)) return std::nullopt;
+  if (!may_rewrite(graph, site.nodes) || !read_by_site_alone(graph, users, site.nodes, site.output)) return std::nullopt;
   NodeId bias_producer = site.attention_bias == kNoValue ? -1 : graph.value(site.attention_bias).producer;
   if (bias_producer >= 0 && std::find(site.nodes.begin(), site.nodes.end(), bias_producer) != site.nodes.end())
     return std::nullopt;  // the bias computed inside the site (scores added to themselves)
   site.weights = joined_weights(pieces, input_shape[2], s.hidden());
   site.bias = std::move(bias);
   return site;
+}
+
+// The whole site around one Softmax, or nothing.
+std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users, NodeId softmax_id) {
+  std::optional<Core> core = core_at(graph, users, softmax_id);
+  if (!core) return std::nullopt;
+  for (const HeadShape& s : head_shapes(graph, users, *core))
+    if (std::optional<AttentionSite> site = site_with(graph, users, softmax_id, *core, s)) return site;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -417,7 +531,10 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
     ValueId weights = graph.add_constant(graph.unique_value_name(name + "_qkv_weight"), site.weights);
     ValueId bias = graph.add_constant(graph.unique_value_name(name + "_qkv_bias"), site.bias);
     Attributes attrs{{"num_heads", site.heads}, {"scale", site.scale}};
-    std::vector<ValueId> inputs{site.input, weights, bias};
+    ValueId tokens = site.input;  // [B,S,Hin] as the fused op reads it
+    if (site.sequence_first)
+      tokens = graph.add_node1("Transpose", {{"perm", std::vector<int64_t>{1, 0, 2}}}, {site.input}, name + "_batch_first");
+    std::vector<ValueId> inputs{tokens, weights, bias};
     if (site.attention_bias != kNoValue) {
       ValueId added = site.attention_bias;
       if (graph.value(added).type.shape != site.attention_bias_shape) {
@@ -430,6 +547,11 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
       inputs.insert(inputs.end(), {kNoValue, kNoValue, added});
     }
     ValueId fused = graph.add_node1("Attention", attrs, inputs, name);
+    if (site.sequence_first)
+      fused = graph.add_node1("Transpose", {{"perm", std::vector<int64_t>{1, 0, 2}}}, {fused}, name + "_sequence_first");
+    const Shape& written = graph.value(site.output).type.shape;
+    if (graph.value(fused).type.shape != written)  // the site wrote the tokens' rows [B*S,H]
+      fused = graph.add_node1("Reshape", {{"shape", written.dims()}}, {fused}, name + "_rows");
     replacements.emplace_back(site.output, fused);
     renames.emplace_back(graph.value(fused).name, graph.value(site.output).name);
     removed.insert(removed.end(), site.nodes.begin(), site.nodes.end());

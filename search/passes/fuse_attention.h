@@ -15,17 +15,20 @@ class CostModel;
 
 // One self-attention as an exporter writes it: x [B,S,Hin] projected three times (MatMul by a
 // constant [Hin,H], Add of a constant [H] bias; or once by [Hin,3H] and Split along the last axis,
-// as torch's chunk writes it), each projection moved into heads by layout ops alone (Q and V to
-// [B,N,S,d], K to [B,N,d,S]), Q and K optionally times or divided by scalar constants (torch's
+// as torch's chunk writes it, or Sliced there, as torch's MultiheadAttention does), each
+// projection moved into heads by layout ops alone (Q and V to [B,N,S,d], K to [B,N,d,S]; or B and
+// N as one axis, [B*N,S,d]), Q and K optionally times or divided by scalar constants (torch's
 // decomposed scaled_dot_product_attention scales each by the root of the scale), scores =
 // MatMul(Q, K) times or divided by scalar constants, optionally an Add of an attention bias (a
-// mask) of a shape broadcasting as [B or 1, N or 1, S or 1, S], Softmax over the last axis, MatMul
-// by V, and layout ops back to [B,S,H]; every value in between read by the next node alone. Each
-// layout chain is checked by moving the indices of its input through its nodes' own kernels, so a
-// chain that puts any element elsewhere is no site.
+// mask) of a shape broadcasting as [B or 1, N or 1, S or 1, S] (4-D heads only), Softmax over the
+// last axis, MatMul by V, and layout ops back to [B,S,H] or its rows [B*S,H]; every value in
+// between read by the next node alone. x may hold the tokens sequence first, [S,B,Hin] (torch's
+// MultiheadAttention), the output then [S,B,H] or [S*B,H]. Each layout chain is checked by moving
+// the indices of its input through its nodes' own kernels, so a chain that puts any element
+// elsewhere is no site.
 struct AttentionSite {
   ValueId input = kNoValue;   // x
-  ValueId output = kNoValue;  // the [B,S,H] value the fused op computes
+  ValueId output = kNoValue;  // the [B,S,H] value (or [S,B,H], or their rows) the fused op computes
   std::vector<NodeId> nodes;  // every node the fused op replaces
   Tensor weights;             // [Hin, 3H]: Q's, K's and V's projections side by side
   Tensor bias;                // [3H]
@@ -33,6 +36,7 @@ struct AttentionSite {
   double scale = 1.0;                  // of Q K^T
   ValueId attention_bias = kNoValue;   // added to the scaled scores, or none
   Shape attention_bias_shape;          // what the fused op reads it as: [B or 1, N or 1, S, S]
+  bool sequence_first = false;         // x is [S,B,Hin] and the output [S,B,H] (or [S*B,H])
 };
 
 // Every site, in graph order; no two share a node.

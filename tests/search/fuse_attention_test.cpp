@@ -3,6 +3,7 @@
 // outside the site, are no sites; the measured choice fuses only where the profile DB prices it cheaper.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
@@ -229,6 +230,76 @@ TEST(FuseAttention, AValueReadOutsideTheSiteKeepsItWrittenOut) {
     Graph graph = parse_graph(attention_program({.key_reshape = "[2,3,2,2]", .key_perm = "[0,2,3,1]", .extra_output = read_elsewhere, .mask = ""}));
     EXPECT_TRUE(find_attention_sites(graph).empty()) << "%" << read_elsewhere << " is also a graph output";
   }
+}
+
+// torch's MultiheadAttention (S=3, B=2, E=4, two heads of 2): the tokens sequence first [S,B,E]
+// (`batch_first`: x [B,S,E] transposed to them), one packed projection Sliced into Q, K and V, the
+// heads [B*N,S,d] with B and N as one axis, Q divided by the root of d (`scale_on_packed`: moved
+// above Q's Slice onto the packed projection, as sink-layouts leaves it), K transposed straight to
+// [B*N,d,S], and the context back to the tokens' rows [S*B,E] for the output projection.
+std::string multihead_program(bool batch_first, bool scale_on_packed = false, const std::string& extra_output = "") {
+  std::string text = fmt::format("graph \"mha\" opset 13 {{\n  input %x : f32[{}]\n", batch_first ? "2,3,4" : "3,2,4");
+  text += fmt::format("  const %w : f32[4,12] = {}\n  const %b : f32[12] = {}\n", values(48, 3), values(12, 4));
+  text += "  const %root : f32[] = [1.4142135]\n  const %wo : f32[4,4] = " + values(16, 5) + "\n";
+  text += batch_first ? "  %t = Transpose[perm=[1,0,2]](%x)\n" : "  %t = Identity(%x)\n";
+  text += R"(  %p = MatMul(%t, %w)
+  %a = Add(%b, %p)
+)";
+  text += scale_on_packed ? "  %as = Div(%a, %root)\n  %sq = Slice[starts=[0,0,0],ends=[3,2,4],steps=[1,1,1]](%as)\n"
+                          : "  %sq = Slice[starts=[0,0,0],ends=[3,2,4],steps=[1,1,1]](%a)\n";
+  text += R"(  %sk = Slice[starts=[0,0,4],ends=[3,2,8],steps=[1,1,1]](%a)
+  %sv = Slice[starts=[0,0,8],ends=[3,2,12],steps=[1,1,1]](%a)
+  %rq = Reshape[shape=[3,4,2]](%sq)
+  %q = Transpose[perm=[1,0,2]](%rq)
+  %rk = Reshape[shape=[3,4,2]](%sk)
+  %k = Transpose[perm=[1,2,0]](%rk)
+  %rv = Reshape[shape=[3,4,2]](%sv)
+  %v = Transpose[perm=[1,0,2]](%rv)
+)";
+  text += scale_on_packed ? "  %s = MatMul(%q, %k)\n" : "  %qs = Div(%q, %root)\n  %s = MatMul(%qs, %k)\n";
+  text += R"(  %sm = Softmax[axis=-1](%s)
+  %c = MatMul(%sm, %v)
+  %ct = Transpose[perm=[1,0,2]](%c)
+  %y = Reshape[shape=[6,4]](%ct)
+  %z = MatMul(%y, %wo)
+  %zr = Reshape[shape=[3,2,4]](%z)
+)";
+  text += batch_first ? "  %out = Transpose[perm=[1,0,2]](%zr)\n  output %out\n" : "  output %zr\n";
+  if (!extra_output.empty()) text += "  output %" + extra_output + "\n";
+  return text + "}\n";
+}
+
+TEST(FuseAttention, TorchsMultiheadAttentionSequenceFirstWithSlicedPiecesBecomesOneAttentionNode) {
+  for (bool batch_first : {false, true})
+    for (bool scale_on_packed : {false, true}) {
+      std::string form = fmt::format("batch_first {}, scale on the packed projection {}", batch_first, scale_on_packed);
+      Graph before = parse_graph(multihead_program(batch_first, scale_on_packed));
+      Graph graph = before;
+      std::vector<AttentionSite> sites = find_attention_sites(graph);
+      ASSERT_EQ(sites.size(), 1u) << form;
+      EXPECT_TRUE(sites[0].sequence_first) << form;
+      EXPECT_EQ(fuse_attention(graph, sites), 1) << form;
+      graph.validate();
+      std::vector<std::string> ops = ops_of(graph);
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), "Attention"), 1) << form;
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), "Slice") + std::count(ops.begin(), ops.end(), "Softmax"), 0) << form;
+      for (const Node& node : graph.nodes())
+        if (node.op() == "Attention") {
+          EXPECT_NEAR(node.attrs.get_float("scale"), 1.0 / 1.4142135, 1e-6) << form;
+        }
+      DifferentialReport report = differential(before, graph, 43, Tolerance{1e-5, 1e-5});
+      EXPECT_TRUE(report.passed) << form << ": seed 43, max abs error " << report.max_abs_error();
+      // ONNX Runtime's form reads back as the same values.
+      Graph back = import_onnx_bytes(serialize_onnx(graph, {.onnx_runtime_ops = true}), "mha.onnx");
+      report = differential(before, back, 47, Tolerance{1e-5, 1e-5});
+      EXPECT_TRUE(report.passed) << form << ": seed 47, max abs error " << report.max_abs_error();
+    }
+}
+
+TEST(FuseAttention, AMultiheadAttentionWithAPieceOrItsScaleReadElsewhereIsNoSite) {
+  EXPECT_TRUE(find_attention_sites(parse_graph(multihead_program(true, false, "sk"))).empty()) << "K's piece";
+  EXPECT_TRUE(find_attention_sites(parse_graph(multihead_program(true, true, "as"))).empty()) << "Q's moved scale";
+  EXPECT_TRUE(find_attention_sites(parse_graph(multihead_program(true, false, "a"))).empty()) << "the packed projection";
 }
 
 // ---- the measured choice ---------------------------------------------------------------------
