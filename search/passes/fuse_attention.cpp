@@ -510,6 +510,17 @@ std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users,
   return std::nullopt;
 }
 
+const std::vector<int64_t> kSwapFirstAxes{1, 0, 2};
+
+// The tokens [S,B,H] as [B,S,H]: the value a Transpose made them from, where one did (torch's
+// batch_first MultiheadAttention; that Transpose then dies), or a new Transpose.
+ValueId batch_first(Graph& graph, ValueId sequence_first, const std::string& name) {
+  const Node* producer = producer_of(graph, sequence_first);
+  if (producer && producer->op() == "Transpose" && producer->attrs.get_ints("perm") == kSwapFirstAxes)
+    return producer->inputs[0];
+  return graph.add_node1("Transpose", {{"perm", kSwapFirstAxes}}, {sequence_first}, name);
+}
+
 }  // namespace
 
 std::vector<AttentionSite> find_attention_sites(const Graph& graph) {
@@ -532,8 +543,7 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
     ValueId bias = graph.add_constant(graph.unique_value_name(name + "_qkv_bias"), site.bias);
     Attributes attrs{{"num_heads", site.heads}, {"scale", site.scale}};
     ValueId tokens = site.input;  // [B,S,Hin] as the fused op reads it
-    if (site.sequence_first)
-      tokens = graph.add_node1("Transpose", {{"perm", std::vector<int64_t>{1, 0, 2}}}, {site.input}, name + "_batch_first");
+    if (site.sequence_first) tokens = batch_first(graph, site.input, name + "_batch_first");
     std::vector<ValueId> inputs{tokens, weights, bias};
     if (site.attention_bias != kNoValue) {
       ValueId added = site.attention_bias;
@@ -548,7 +558,7 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
     }
     ValueId fused = graph.add_node1("Attention", attrs, inputs, name);
     if (site.sequence_first)
-      fused = graph.add_node1("Transpose", {{"perm", std::vector<int64_t>{1, 0, 2}}}, {fused}, name + "_sequence_first");
+      fused = graph.add_node1("Transpose", {{"perm", kSwapFirstAxes}}, {fused}, name + "_sequence_first");
     const Shape& written = graph.value(site.output).type.shape;
     if (graph.value(fused).type.shape != written)  // the site wrote the tokens' rows [B*S,H]
       fused = graph.add_node1("Reshape", {{"shape", written.dims()}}, {fused}, name + "_rows");

@@ -286,7 +286,11 @@ TEST(FuseAttention, TorchsMultiheadAttentionSequenceFirstWithSlicedPiecesBecomes
       for (const Node& node : graph.nodes())
         if (node.op() == "Attention") {
           EXPECT_NEAR(node.attrs.get_float("scale"), 1.0 / 1.4142135, 1e-6) << form;
+          std::string reads = graph.value(node.inputs[0]).name;
+          EXPECT_EQ(reads == "x", batch_first) << form << ": reads %" << reads << " (x's own Transpose undone)";
         }
+      // One Transpose back to the tokens sequence first, and either one to batch first or x's own.
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), "Transpose"), 2) << form;
       DifferentialReport report = differential(before, graph, 43, Tolerance{1e-5, 1e-5});
       EXPECT_TRUE(report.passed) << form << ": seed 43, max abs error " << report.max_abs_error();
       // ONNX Runtime's form reads back as the same values.
