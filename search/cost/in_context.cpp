@@ -16,8 +16,9 @@
 namespace pet::cost {
 namespace {
 
-// The suffixes runtimes append to the name of the node or value a row stands for.
-constexpr const char* kRowSuffixes[] = {"_nchwc", "/WithoutBiases", "_kernel_time"};
+// The suffixes runtimes append to the name of the node or value a row stands for (ONNX Runtime's
+// MatMul and bias Add run as one Gemm, named after the MatMul: pet's group of the two).
+constexpr const char* kRowSuffixes[] = {"_nchwc", "/WithoutBiases", "/MatMulAddFusion", "_kernel_time"};
 
 bool strip_suffix(std::string& name, const std::string& suffix) {
   if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) return false;

@@ -46,6 +46,30 @@ TEST(InContext, RowsNamedAfterANodeOrTheValueItWritesGoToThatNodesGroup) {
   EXPECT_EQ(attribution.rows, 6);
 }
 
+TEST(InContext, OnnxRuntimesGemmOfAMatMulAndItsBiasGoesToTheirGroup) {
+  Graph graph = parse_graph(R"(graph "linear" opset 13 {
+  input %x : f32[2,4,8]
+  const %w : f32[8,8] = random(1)
+  const %b : f32[8] = random(2)
+  %m = MatMul(%x, %w) : f32[2,4,8] @"/linear1/MatMul"
+  %a = Add(%b, %m) : f32[2,4,8] @"/linear1/Add"
+  %r = Relu(%a) : f32[2,4,8] @"/Relu"
+  %t = Transpose[perm=[0,2,1]](%r) : f32[2,8,4] @"/Transpose"
+  output %t
+}
+)");
+  cost::KernelGrouping grouping = cost::kernel_groups(graph);
+  ASSERT_EQ(grouping.groups.size(), 2u);
+  // ONNX Runtime's MatMulAddFusion runs the MatMul and the Add as a Gemm between two Reshapes it
+  // names itself; the Relu fused after it keeps its own row.
+  cost::GroupAttribution attribution = cost::attribute_rows(
+      graph, grouping,
+      {row("gemm_input_reshape_token_1_kernel_time", 1), row("/linear1/MatMul/MatMulAddFusion_kernel_time", 30),
+       row("gemm_output_reshape_token_2_kernel_time", 1), row("/Relu_kernel_time", 2), row("/Transpose_kernel_time", 5)});
+  EXPECT_EQ(attribution.group_us, (std::vector<double>{32, 5}));
+  EXPECT_EQ(attribution.unattributed_us, 2) << "the runtime's own Reshapes name nothing of pet's graph";
+}
+
 TEST(InContext, ARowNamingNothingOfTheGraphIsUnattributedNotGuessed) {
   Graph graph = parse_graph(kBlock);
   cost::KernelGrouping grouping = cost::kernel_groups(graph);
