@@ -237,33 +237,33 @@ TEST(FuseAttention, AValueReadOutsideTheSiteKeepsItWrittenOut) {
 // heads [B*N,S,d] with B and N as one axis, Q divided by the root of d (`scale_on_packed`: moved
 // above Q's Slice onto the packed projection, as sink-layouts leaves it), K transposed straight to
 // [B*N,d,S], and the context back to the tokens' rows [S*B,E] for the output projection.
-std::string multihead_program(bool batch_first, bool scale_on_packed = false, const std::string& extra_output = "") {
-  std::string text = fmt::format("graph \"mha\" opset 13 {{\n  input %x : f32[{}]\n", batch_first ? "2,3,4" : "3,2,4");
+std::string multihead_program(bool batch_first, bool scale_on_packed = false, const std::string& extra_output = "",
+                              int sequence = 3, int batch = 2) {
+  const int s = sequence, b = batch;
+  std::string text = fmt::format("graph \"mha\" opset 13 {{\n  input %x : f32[{},{},4]\n", batch_first ? b : s, batch_first ? s : b);
   text += fmt::format("  const %w : f32[4,12] = {}\n  const %b : f32[12] = {}\n", values(48, 3), values(12, 4));
   text += "  const %root : f32[] = [1.4142135]\n  const %wo : f32[4,4] = " + values(16, 5) + "\n";
   text += batch_first ? "  %t = Transpose[perm=[1,0,2]](%x)\n" : "  %t = Identity(%x)\n";
-  text += R"(  %p = MatMul(%t, %w)
-  %a = Add(%b, %p)
-)";
-  text += scale_on_packed ? "  %as = Div(%a, %root)\n  %sq = Slice[starts=[0,0,0],ends=[3,2,4],steps=[1,1,1]](%as)\n"
-                          : "  %sq = Slice[starts=[0,0,0],ends=[3,2,4],steps=[1,1,1]](%a)\n";
-  text += R"(  %sk = Slice[starts=[0,0,4],ends=[3,2,8],steps=[1,1,1]](%a)
-  %sv = Slice[starts=[0,0,8],ends=[3,2,12],steps=[1,1,1]](%a)
-  %rq = Reshape[shape=[3,4,2]](%sq)
+  text += "  %p = MatMul(%t, %w)\n  %a = Add(%b, %p)\n";
+  text += scale_on_packed ? "  %as = Div(%a, %root)\n" : "";
+  text += fmt::format(R"(  %sq = Slice[starts=[0,0,0],ends=[{0},{1},4],steps=[1,1,1]]({2})
+  %sk = Slice[starts=[0,0,4],ends=[{0},{1},8],steps=[1,1,1]](%a)
+  %sv = Slice[starts=[0,0,8],ends=[{0},{1},12],steps=[1,1,1]](%a)
+  %rq = Reshape[shape=[{0},{3},2]](%sq)
   %q = Transpose[perm=[1,0,2]](%rq)
-  %rk = Reshape[shape=[3,4,2]](%sk)
+  %rk = Reshape[shape=[{0},{3},2]](%sk)
   %k = Transpose[perm=[1,2,0]](%rk)
-  %rv = Reshape[shape=[3,4,2]](%sv)
+  %rv = Reshape[shape=[{0},{3},2]](%sv)
   %v = Transpose[perm=[1,0,2]](%rv)
-)";
+)", s, b, scale_on_packed ? "%as" : "%a", 2 * b);
   text += scale_on_packed ? "  %s = MatMul(%q, %k)\n" : "  %qs = Div(%q, %root)\n  %s = MatMul(%qs, %k)\n";
-  text += R"(  %sm = Softmax[axis=-1](%s)
+  text += fmt::format(R"(  %sm = Softmax[axis=-1](%s)
   %c = MatMul(%sm, %v)
   %ct = Transpose[perm=[1,0,2]](%c)
-  %y = Reshape[shape=[6,4]](%ct)
+  %y = Reshape[shape=[{2},4]](%ct)
   %z = MatMul(%y, %wo)
-  %zr = Reshape[shape=[3,2,4]](%z)
-)";
+  %zr = Reshape[shape=[{0},{1},4]](%z)
+)", s, b, s * b);
   text += batch_first ? "  %out = Transpose[perm=[1,0,2]](%zr)\n  output %out\n" : "  output %zr\n";
   if (!extra_output.empty()) text += "  output %" + extra_output + "\n";
   return text + "}\n";
@@ -297,6 +297,21 @@ TEST(FuseAttention, TorchsMultiheadAttentionSequenceFirstWithSlicedPiecesBecomes
       Graph back = import_onnx_bytes(serialize_onnx(graph, {.onnx_runtime_ops = true}), "mha.onnx");
       report = differential(before, back, 47, Tolerance{1e-5, 1e-5});
       EXPECT_TRUE(report.passed) << form << ": seed 47, max abs error " << report.max_abs_error();
+    }
+}
+
+// With as many tokens as batch rows ([S,B] and [B,S] the same shape) only the layout proof tells
+// the tokens' order; with one token the heads' chains move nothing.
+TEST(FuseAttention, AMultiheadAttentionOfEverySequenceAndBatchFusesWithoutChangingItsValues) {
+  for (auto [sequence, batch] : {std::pair{2, 2}, std::pair{1, 3}, std::pair{4, 1}, std::pair{5, 3}})
+    for (bool batch_first : {false, true}) {
+      std::string form = fmt::format("S {} B {} batch_first {}", sequence, batch, batch_first);
+      Graph before = parse_graph(multihead_program(batch_first, false, "", sequence, batch));
+      Graph graph = before;
+      EXPECT_EQ(fuse_attention(graph, find_attention_sites(graph)), 1) << form;
+      graph.validate();
+      DifferentialReport report = differential(before, graph, 53, Tolerance{1e-5, 1e-5});
+      EXPECT_TRUE(report.passed) << form << ": seed 53, max abs error " << report.max_abs_error();
     }
 }
 
