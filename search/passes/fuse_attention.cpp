@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
+#include <tuple>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -284,17 +286,36 @@ Scores scores_above(const Graph& graph, const Consumers& users, ValueId value) {
   return {scale_above(graph, users, value), kNoValue, -1};
 }
 
-// The shape the fused op reads an attention bias of `type` as ([B or 1, N or 1, S, S]), or none
-// where it does not broadcast so (a float32 bias of rank <= 4, its last axis the keys').
-std::optional<Shape> attention_bias_shape(const TensorType& type, const HeadShape& s) {
-  if (s.batched_heads) return std::nullopt;  // read as [B,N,S,S] it would need a Reshape, not an Expand
+// How the fused op reads an attention bias: reshaped to `view` (where B and N are one axis of the
+// scores), then expanded to `shape`, [B or 1, N or 1, S, S].
+struct BiasReading {
+  Shape view, shape;
+};
+
+// A bias added to scores [B*N,S,S] (rank <= 3, float32, broadcasting to them, its last axis the
+// keys'): [B*N or 1, S or 1, S] split into [B,N] (or [1,1]) and the rest.
+std::optional<BiasReading> batched_bias_reading(const TensorType& type, const HeadShape& s) {
+  Shape scores = s.scores();
+  if (type.dtype != DType::f32 || type.shape.rank() > 3 || ops::broadcast_shapes(type.shape, scores) != scores)
+    return std::nullopt;
+  std::vector<int64_t> dims(static_cast<size_t>(3 - type.shape.rank()), 1);
+  dims.insert(dims.end(), type.shape.dims().begin(), type.shape.dims().end());
+  if (dims[2] != s.sequence) return std::nullopt;  // the op reads every key's bias
+  Shape view = dims[0] == 1 ? Shape{1, 1, dims[1], s.sequence} : Shape{s.batch, s.heads, dims[1], s.sequence};
+  return BiasReading{view, Shape{view[0], view[1], s.sequence, s.sequence}};
+}
+
+// How the fused op reads an attention bias of `type`, or none where it does not broadcast to the
+// scores (a float32 bias of rank <= 4, its last axis the keys').
+std::optional<BiasReading> attention_bias_reading(const TensorType& type, const HeadShape& s) {
+  if (s.batched_heads) return batched_bias_reading(type, s);
   Shape scores{s.batch, s.heads, s.sequence, s.sequence};
   if (type.dtype != DType::f32 || type.shape.rank() > 4 || ops::broadcast_shapes(type.shape, scores) != scores)
     return std::nullopt;
   std::vector<int64_t> dims(static_cast<size_t>(4 - type.shape.rank()), 1);
   dims.insert(dims.end(), type.shape.dims().begin(), type.shape.dims().end());
   if (dims[3] != s.sequence) return std::nullopt;  // the op reads every key's bias
-  return Shape{dims[0], dims[1], s.sequence, s.sequence};
+  return BiasReading{type.shape, Shape{dims[0], dims[1], s.sequence, s.sequence}};
 }
 
 // Peels scalar scale steps off `value` (where torch's exporter scales Q and K): their factor joins
@@ -464,10 +485,11 @@ std::optional<AttentionSite> site_with(const Graph& graph, const Consumers& user
   site.scale = scaled.scale;
   site.sequence_first = s.sequence_first;
   if (found.bias != kNoValue) {
-    std::optional<Shape> read_as = attention_bias_shape(graph.value(found.bias).type, s);
+    std::optional<BiasReading> read_as = attention_bias_reading(graph.value(found.bias).type, s);
     if (!read_as || graph.value(softmax.inputs[0]).type.shape != probabilities) return std::nullopt;
     site.attention_bias = found.bias;
-    site.attention_bias_shape = *read_as;
+    site.attention_bias_view = read_as->view;
+    site.attention_bias_shape = read_as->shape;
     site.nodes.push_back(found.bias_add);
   }
   Tensor bias(DType::f32, Shape{3 * s.hidden()});
@@ -536,7 +558,8 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
   std::vector<NodeId> removed;
   std::vector<std::pair<ValueId, ValueId>> replacements;
   std::vector<std::pair<std::string, std::string>> renames;  // (fused output, the site output's name)
-  std::map<std::pair<ValueId, std::vector<int64_t>>, ValueId> expanded;  // one Expand per bias and shape (a mask every layer reads)
+  // One Reshape and one Expand per bias and shape (a mask every layer reads).
+  std::map<std::tuple<ValueId, std::string, std::vector<int64_t>>, ValueId> bias_reads;
   for (const AttentionSite& site : sites) {
     std::string name = graph.value(site.output).name + "_attention";
     ValueId weights = graph.add_constant(graph.unique_value_name(name + "_qkv_weight"), site.weights);
@@ -547,11 +570,12 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
     std::vector<ValueId> inputs{tokens, weights, bias};
     if (site.attention_bias != kNoValue) {
       ValueId added = site.attention_bias;
-      if (graph.value(added).type.shape != site.attention_bias_shape) {
-        auto [entry, fresh] = expanded.emplace(std::make_pair(added, site.attention_bias_shape.dims()), kNoValue);
+      for (const auto& [op, shape] : {std::pair{"Reshape", site.attention_bias_view}, std::pair{"Expand", site.attention_bias_shape}}) {
+        if (graph.value(added).type.shape == shape) continue;
+        auto [entry, fresh] = bias_reads.emplace(std::make_tuple(added, std::string(op), shape.dims()), kNoValue);
         if (fresh)
-          entry->second = graph.add_node1("Expand", {{"shape", site.attention_bias_shape.dims()}}, {added},
-                                          name + "_bias_expanded");
+          entry->second = graph.add_node1(op, {{"shape", shape.dims()}}, {added},
+                                          name + (std::string(op) == "Expand" ? "_bias_expanded" : "_bias_heads"));
         added = entry->second;
       }
       inputs.insert(inputs.end(), {kNoValue, kNoValue, added});

@@ -20,9 +20,9 @@ class CostModel;
 // N as one axis, [B*N,S,d]), Q and K optionally times or divided by scalar constants (torch's
 // decomposed scaled_dot_product_attention scales each by the root of the scale), scores =
 // MatMul(Q, K) times or divided by scalar constants, optionally an Add of an attention bias (a
-// mask) of a shape broadcasting as [B or 1, N or 1, S or 1, S] (4-D heads only), Softmax over the
-// last axis, MatMul by V, and layout ops back to [B,S,H] or its rows [B*S,H]; every value in
-// between read by the next node alone. x may hold the tokens sequence first, [S,B,Hin] (torch's
+// mask) of a shape broadcasting as [B or 1, N or 1, S or 1, S] (or, the heads a 3-D batch,
+// [B*N or 1, S or 1, S]), Softmax over the last axis, MatMul by V, and layout ops back to [B,S,H]
+// or its rows [B*S,H]; every value in between read by the next node alone. x may hold the tokens sequence first, [S,B,Hin] (torch's
 // MultiheadAttention), the output then [S,B,H] or [S*B,H]. Each layout chain is checked by moving
 // the indices of its input through its nodes' own kernels, so a chain that puts any element
 // elsewhere is no site.
@@ -35,6 +35,7 @@ struct AttentionSite {
   int64_t heads = 0;
   double scale = 1.0;                  // of Q K^T
   ValueId attention_bias = kNoValue;   // added to the scaled scores, or none
+  Shape attention_bias_view;           // reshaped to this first where it differs (B and N one axis of the scores)
   Shape attention_bias_shape;          // what the fused op reads it as: [B or 1, N or 1, S, S]
   bool sequence_first = false;         // x is [S,B,Hin] and the output [S,B,H] (or [S*B,H])
 };

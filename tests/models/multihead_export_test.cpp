@@ -1,7 +1,7 @@
 // torch's nn.TransformerEncoder as its legacy exporter writes nn.MultiheadAttention
-// (models/export_multihead.py): on the executor against torch's output, then after pet's cleanup
-// and finalize passes each layer's attention one site of ONNX Runtime's Attention, fused without
-// changing the output.
+// (models/export_multihead.py; batch first, sequence first, with a padding mask): on the executor
+// against torch's output, then after pet's cleanup and finalize passes each layer's attention one
+// site of ONNX Runtime's Attention, fused without changing the output.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -40,12 +40,13 @@ class MultiheadExport : public ::testing::TestWithParam<const char*> {
       if (!fs::exists(file))
         GTEST_SKIP() << file << " is missing: export it with Debian's torch, `" << kExportCommand << root
                      << "` (scripts/test.sh does)";
-    input_ = read_tensor_file((data / "input_0.pb").string());
+    inputs_ = {read_tensor_file((data / "input_0.pb").string())};
+    if (fs::exists(data / "input_1.pb")) inputs_.push_back(read_tensor_file((data / "input_1.pb").string()));
     torch_output_ = read_tensor_file((data / "output_0.pb").string());
   }
 
   void expect_matches_torch(const Graph& graph, const std::string& what) {
-    std::vector<Tensor> outputs = execute(graph, {input_});
+    std::vector<Tensor> outputs = execute(graph, inputs_);
     ASSERT_EQ(outputs.size(), 1u) << what;
     OutputDifference difference = compare_outputs("y", torch_output_, outputs[0], kTorchTolerance);
     EXPECT_TRUE(difference.passed) << what << ": max abs error " << difference.max_abs_error << ", "
@@ -65,7 +66,8 @@ class MultiheadExport : public ::testing::TestWithParam<const char*> {
   }
 
   fs::path folder_;
-  Tensor input_, torch_output_;
+  std::vector<Tensor> inputs_;
+  Tensor torch_output_;
 };
 
 TEST_P(MultiheadExport, ExecutorMatchesTorch) {
@@ -76,9 +78,15 @@ TEST_P(MultiheadExport, EachLayersAttentionIsOneSiteFusedWithoutChangingTheOutpu
   Graph graph = cleaned();
   std::vector<AttentionSite> sites = find_attention_sites(graph);
   ASSERT_EQ(sites.size(), 2u) << GetParam() << ": one site per layer";
+  bool masked = std::string(GetParam()) == "encoder_padding_mask";
   for (const AttentionSite& site : sites) {
     EXPECT_TRUE(site.sequence_first);
     EXPECT_EQ(site.heads, 4);
+    // The padding mask [B*N,1,S] read as [B,N,S,S].
+    EXPECT_EQ(site.attention_bias != kNoValue, masked);
+    if (masked) {
+      EXPECT_EQ(site.attention_bias_shape, (Shape{2, 4, 6, 6}));
+    }
   }
   EXPECT_EQ(fuse_attention(graph, sites), 2);
   graph.validate();
@@ -86,7 +94,8 @@ TEST_P(MultiheadExport, EachLayersAttentionIsOneSiteFusedWithoutChangingTheOutpu
   expect_matches_torch(graph, std::string(GetParam()) + " after fusing both attentions");
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, MultiheadExport, ::testing::Values("encoder_batch_first", "encoder_sequence_first"));
+INSTANTIATE_TEST_SUITE_P(Layouts, MultiheadExport,
+                         ::testing::Values("encoder_batch_first", "encoder_sequence_first", "encoder_padding_mask"));
 
 }  // namespace
 }  // namespace pet

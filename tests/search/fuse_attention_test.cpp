@@ -237,10 +237,13 @@ TEST(FuseAttention, AValueReadOutsideTheSiteKeepsItWrittenOut) {
 // heads [B*N,S,d] with B and N as one axis, Q divided by the root of d (`scale_on_packed`: moved
 // above Q's Slice onto the packed projection, as sink-layouts leaves it), K transposed straight to
 // [B*N,d,S], and the context back to the tokens' rows [S*B,E] for the output projection.
+// `mask`: the type of an input %m added to the scaled scores [B*N,S,S] (torch's key_padding_mask or
+// attn_mask, as baddbmm adds it).
 std::string multihead_program(bool batch_first, bool scale_on_packed = false, const std::string& extra_output = "",
-                              int sequence = 3, int batch = 2) {
+                              int sequence = 3, int batch = 2, const std::string& mask = "") {
   const int s = sequence, b = batch;
   std::string text = fmt::format("graph \"mha\" opset 13 {{\n  input %x : f32[{},{},4]\n", batch_first ? b : s, batch_first ? s : b);
+  if (!mask.empty()) text += "  input %m : " + mask + "\n";
   text += fmt::format("  const %w : f32[4,12] = {}\n  const %b : f32[12] = {}\n", values(48, 3), values(12, 4));
   text += "  const %root : f32[] = [1.4142135]\n  const %wo : f32[4,4] = " + values(16, 5) + "\n";
   text += batch_first ? "  %t = Transpose[perm=[1,0,2]](%x)\n" : "  %t = Identity(%x)\n";
@@ -257,13 +260,14 @@ std::string multihead_program(bool batch_first, bool scale_on_packed = false, co
   %v = Transpose[perm=[1,0,2]](%rv)
 )", s, b, scale_on_packed ? "%as" : "%a", 2 * b);
   text += scale_on_packed ? "  %s = MatMul(%q, %k)\n" : "  %qs = Div(%q, %root)\n  %s = MatMul(%qs, %k)\n";
-  text += fmt::format(R"(  %sm = Softmax[axis=-1](%s)
+  text += mask.empty() ? "" : "  %sa = Add(%s, %m)\n";
+  text += fmt::format(R"(  %sm = Softmax[axis=-1]({3})
   %c = MatMul(%sm, %v)
   %ct = Transpose[perm=[1,0,2]](%c)
   %y = Reshape[shape=[{2},4]](%ct)
   %z = MatMul(%y, %wo)
   %zr = Reshape[shape=[{0},{1},4]](%z)
-)", s, b, s * b);
+)", s, b, s * b, mask.empty() ? "%s" : "%sa");
   text += batch_first ? "  %out = Transpose[perm=[1,0,2]](%zr)\n  output %out\n" : "  output %zr\n";
   if (!extra_output.empty()) text += "  output %" + extra_output + "\n";
   return text + "}\n";
@@ -313,6 +317,28 @@ TEST(FuseAttention, AMultiheadAttentionOfEverySequenceAndBatchFusesWithoutChangi
       DifferentialReport report = differential(before, graph, 53, Tolerance{1e-5, 1e-5});
       EXPECT_TRUE(report.passed) << form << ": seed 53, max abs error " << report.max_abs_error();
     }
+}
+
+// The mask on scores [B*N,S,S] is read as the fused op's attention bias [B or 1, N or 1, S, S]:
+// reshaped where B and N are one of its axes, expanded where it broadcasts.
+TEST(FuseAttention, AMaskOnMultiheadScoresBecomesTheAttentionBiasThroughAReshape) {
+  for (const char* mask : {"f32[4,1,3]", "f32[4,3,3]", "f32[1,3,3]", "f32[3,3]", "f32[1,3]"}) {
+    Graph before = parse_graph(multihead_program(true, false, "", 3, 2, mask));
+    Graph graph = before;
+    std::vector<AttentionSite> sites = find_attention_sites(graph);
+    ASSERT_EQ(sites.size(), 1u) << mask;
+    EXPECT_EQ(sites[0].attention_bias_shape, (sites[0].attention_bias_view[0] == 1 ? Shape{1, 1, 3, 3} : Shape{2, 2, 3, 3}))
+        << mask;
+    fuse_attention(graph, sites);
+    graph.validate();
+    DifferentialReport report = differential(before, graph, 59, Tolerance{1e-5, 1e-5});
+    EXPECT_TRUE(report.passed) << mask << ": seed 59, max abs error " << report.max_abs_error();
+    Graph back = import_onnx_bytes(serialize_onnx(graph, {.onnx_runtime_ops = true}), "mha.onnx");
+    report = differential(before, back, 61, Tolerance{1e-5, 1e-5});
+    EXPECT_TRUE(report.passed) << mask << ": ONNX Runtime's form, seed 61, max abs error " << report.max_abs_error();
+  }
+  EXPECT_TRUE(find_attention_sites(parse_graph(multihead_program(true, false, "", 3, 2, "f32[4,3,1]"))).empty())
+      << "a mask broadcasting over the keys";
 }
 
 TEST(FuseAttention, AMultiheadAttentionWithAPieceOrItsScaleReadElsewhereIsNoSite) {
