@@ -341,6 +341,22 @@ TEST(FuseAttention, AMaskOnMultiheadScoresBecomesTheAttentionBiasThroughAReshape
       << "a mask broadcasting over the keys";
 }
 
+// Q's heads batched head-major ([N*B,S,d]) while K's and V's are batch-major: each query row meets
+// another batch row's keys. The same shapes, so only the layout proof refuses it.
+TEST(FuseAttention, AMultiheadQueryWhoseHeadsAreBatchedInAnotherOrderIsNoSite) {
+  std::string text = multihead_program(true);
+  const std::string batch_major = "  %rq = Reshape[shape=[3,4,2]](%sq)\n  %q = Transpose[perm=[1,0,2]](%rq)\n";
+  const std::string head_major = R"(  %rq4 = Reshape[shape=[3,2,2,2]](%sq)
+  %qt = Transpose[perm=[2,1,0,3]](%rq4)
+  %q = Reshape[shape=[4,3,2]](%qt)
+)";
+  size_t at = text.find(batch_major);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, batch_major.size(), head_major);
+  Graph graph = parse_graph(text);
+  EXPECT_TRUE(find_attention_sites(graph).empty());
+}
+
 TEST(FuseAttention, AMultiheadAttentionWithAPieceOrItsScaleReadElsewhereIsNoSite) {
   EXPECT_TRUE(find_attention_sites(parse_graph(multihead_program(true, false, "sk"))).empty()) << "K's piece";
   EXPECT_TRUE(find_attention_sites(parse_graph(multihead_program(true, true, "as"))).empty()) << "Q's moved scale";
