@@ -88,15 +88,18 @@ def int64_constants(graph) -> dict:
 
 def attention_shape(model) -> tuple:
     """(heads, hidden size) of a transformer's self-attention: the most frequent constant Reshape to
-    [batch, sequence, heads, head size] in a graph with a Softmax; NotApplicable when there is none."""
+    [batch, sequence, heads, head size] in a graph with a Softmax; (0, 0), which the optimizer reads
+    as "detect them", where the heads are split otherwise (torch's nn.MultiheadAttention: [S, B*N, d]);
+    NotApplicable without a Softmax."""
     graph = model.graph
+    if not any(n.op_type == "Softmax" for n in graph.node):
+        raise NotApplicable("not a transformer: no self-attention (no Softmax) in its graph")
     constants = int64_constants(graph)
     splits = collections.Counter(tuple(constants[n.input[1]]) for n in graph.node
                                  if n.op_type == "Reshape" and len(constants.get(n.input[1], [])) == 4
                                  and min(constants[n.input[1]][2:]) > 0)
-    if not splits or not any(n.op_type == "Softmax" for n in graph.node):
-        raise NotApplicable("not a transformer: no self-attention (a Softmax and a Reshape to [batch, sequence, "
-                            "heads, head size]) in its graph")
+    if not splits:
+        return 0, 0
     (_, _, heads, head_size), _ = splits.most_common(1)[0]
     return heads, heads * head_size
 
