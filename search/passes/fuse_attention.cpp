@@ -29,6 +29,8 @@ namespace {
 // float32 holds every integer up to 2^24 exactly, so indices below it move through a chain unchanged.
 constexpr int64_t kExactIndices = int64_t{1} << 24;
 
+const std::vector<int64_t> kSwapFirstAxes{1, 0, 2};
+
 bool read_once(const Graph& graph, const Consumers& users, ValueId value) {
   return users[static_cast<size_t>(value)].size() == 1 && !graph.is_output(value);
 }
@@ -468,6 +470,48 @@ std::vector<HeadShape> head_shapes(const Graph& graph, const Consumers& users, c
   return shapes;
 }
 
+// Whether `node` acts on each row of `rows` [R,H] alone: a MatMul or a Gemm (rows not transposed)
+// by a constant [H,H'], a Gemm's bias the same for every row.
+bool is_row_projection(const Graph& graph, const Node& node, ValueId rows) {
+  if (node.inputs.size() < 2 || node.inputs[0] != rows || node.outputs.size() != 1 ||
+      std::count(node.inputs.begin(), node.inputs.end(), rows) != 1)
+    return false;
+  if (!constant_source(graph, node.inputs[1]) || graph.value(node.inputs[1]).type.shape.rank() != 2) return false;
+  if (node.op() == "MatMul") return node.inputs.size() == 2;
+  if (node.op() != "Gemm" || node.attrs.get_int("transA") != 0) return false;
+  if (node.inputs.size() < 3 || node.inputs[2] == kNoValue) return true;
+  const Shape& bias = graph.value(node.inputs[2]).type.shape;
+  return constant_source(graph, node.inputs[2]) && (bias.rank() <= 1 || (bias.rank() == 2 && bias[0] == 1));
+}
+
+// torch's batch_first MultiheadAttention after its rows [S*B,H]: the output projection, a Reshape
+// to [S,B,H'] and a Transpose back to [B,S,H'], each value read by the next node alone. The fused
+// op's output [B,S,H] taken to its rows [B*S,H] instead, projected and reshaped, needs neither
+// Transpose: the projection acts on each row alone, so the rows' order goes through it.
+struct RowTail {
+  NodeId projection = -1;
+  std::vector<NodeId> nodes;  // the projection, the Reshape and the Transpose
+  ValueId output = kNoValue;  // [B,S,H']
+};
+
+std::optional<RowTail> batch_first_tail(const Graph& graph, const Consumers& users, ValueId rows, const HeadShape& s) {
+  if (!read_once(graph, users, rows)) return std::nullopt;
+  NodeId projection = users[static_cast<size_t>(rows)][0];
+  if (!is_row_projection(graph, graph.node(projection), rows)) return std::nullopt;
+  ValueId projected = graph.node(projection).outputs[0];
+  const Shape& projected_shape = graph.value(projected).type.shape;
+  if (projected_shape.rank() != 2 || !read_once(graph, users, projected)) return std::nullopt;
+  NodeId reshape = users[static_cast<size_t>(projected)][0];
+  ValueId sequence_first = graph.node(reshape).outputs[0];
+  if (graph.node(reshape).op() != "Reshape" || graph.value(sequence_first).type.shape != Shape{s.sequence, s.batch, projected_shape[1]} ||
+      !read_once(graph, users, sequence_first))
+    return std::nullopt;
+  NodeId transpose = users[static_cast<size_t>(sequence_first)][0];
+  const Node& swap = graph.node(transpose);
+  if (swap.op() != "Transpose" || swap.attrs.get_ints("perm") != kSwapFirstAxes) return std::nullopt;
+  return RowTail{projection, {projection, reshape, transpose}, swap.outputs[0]};
+}
+
 // The site around one Softmax with head shape `s`, or nothing.
 std::optional<AttentionSite> site_with(const Graph& graph, const Consumers& users, NodeId softmax_id, const Core& core,
                                        const HeadShape& s) {
@@ -511,6 +555,14 @@ std::optional<AttentionSite> site_with(const Graph& graph, const Consumers& user
   std::optional<Chain> merged = chain_below(graph, users, context.outputs[0], s.tokens(), s.flat_tokens());
   if (!merged || !proved_chain_splits_heads(graph, *merged, s, false, true)) return std::nullopt;
   site.output = merged->source;
+  std::optional<RowTail> tail;
+  if (s.sequence_first && graph.value(site.output).type.shape == s.flat_tokens())
+    tail = batch_first_tail(graph, users, site.output, s);
+  if (tail) {
+    site.row_projection = tail->projection;
+    site.output = tail->output;
+    site.nodes.insert(site.nodes.end(), tail->nodes.begin(), tail->nodes.end());
+  }
   site.nodes.insert(site.nodes.end(), scaled.nodes.begin(), scaled.nodes.end());
   site.nodes.insert(site.nodes.end(), {graph.value(scaled.scores).producer, softmax_id, graph.value(context.outputs[0]).producer});
   site.nodes.insert(site.nodes.end(), merged->nodes.begin(), merged->nodes.end());
@@ -532,8 +584,6 @@ std::optional<AttentionSite> site_at(const Graph& graph, const Consumers& users,
   return std::nullopt;
 }
 
-const std::vector<int64_t> kSwapFirstAxes{1, 0, 2};
-
 // The tokens [S,B,H] as [B,S,H]: the value a Transpose made them from, where one did (torch's
 // batch_first MultiheadAttention; that Transpose then dies), or a new Transpose.
 ValueId batch_first(Graph& graph, ValueId sequence_first, const std::string& name) {
@@ -541,6 +591,21 @@ ValueId batch_first(Graph& graph, ValueId sequence_first, const std::string& nam
   if (producer && producer->op() == "Transpose" && producer->attrs.get_ints("perm") == kSwapFirstAxes)
     return producer->inputs[0];
   return graph.add_node1("Transpose", {{"perm", kSwapFirstAxes}}, {sequence_first}, name);
+}
+
+// The fused op's output [B,S,H] through the site's row projection: its rows [B*S,H] projected and
+// reshaped to [B,S,H'], the site's output.
+ValueId projected_rows(Graph& graph, const AttentionSite& site, ValueId fused, const std::string& name) {
+  const Shape& tokens = graph.value(fused).type.shape;
+  ValueId rows = graph.add_node1("Reshape", {{"shape", std::vector<int64_t>{tokens[0] * tokens[1], tokens[2]}}}, {fused},
+                                 name + "_rows");
+  const Node& projection = graph.node(site.row_projection);
+  std::vector<ValueId> inputs = projection.inputs;
+  inputs[0] = rows;
+  Attributes attrs = projection.attrs;
+  ValueId projected = graph.add_node1(projection.op(), std::move(attrs), std::move(inputs), name + "_projected");
+  return graph.add_node1("Reshape", {{"shape", graph.value(site.output).type.shape.dims()}}, {projected},
+                         name + "_batch_first_output");
 }
 
 }  // namespace
@@ -581,7 +646,8 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
       inputs.insert(inputs.end(), {kNoValue, kNoValue, added});
     }
     ValueId fused = graph.add_node1("Attention", attrs, inputs, name);
-    if (site.sequence_first)
+    if (site.row_projection >= 0) fused = projected_rows(graph, site, fused, name);
+    else if (site.sequence_first)
       fused = graph.add_node1("Transpose", {{"perm", kSwapFirstAxes}}, {fused}, name + "_sequence_first");
     const Shape& written = graph.value(site.output).type.shape;
     if (graph.value(fused).type.shape != written)  // the site wrote the tokens' rows [B*S,H]

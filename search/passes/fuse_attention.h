@@ -38,6 +38,10 @@ struct AttentionSite {
   Shape attention_bias_view;           // reshaped to this first where it differs (B and N one axis of the scores)
   Shape attention_bias_shape;          // what the fused op reads it as: [B or 1, N or 1, S, S]
   bool sequence_first = false;         // x is [S,B,Hin] and the output [S,B,H] (or [S*B,H])
+  // Where the rows [S*B,H] go through a row-wise projection (MatMul or Gemm by a constant) and back
+  // to [B,S,H'] (torch's batch_first layer): that projection, which the fused op's rows [B*S,H]
+  // go through instead, `output` then the [B,S,H'] value; -1 where not.
+  NodeId row_projection = -1;
 };
 
 // Every site, in graph order; no two share a node.

@@ -84,6 +84,8 @@ TEST_P(MultiheadExport, EachLayersAttentionIsOneSiteFusedWithoutChangingTheOutpu
     EXPECT_EQ(site.heads, 4);
     // The padding mask [B*N,1,S] read as [B,N,S,S].
     EXPECT_EQ(site.attention_bias != kNoValue, masked);
+    // A batch_first layer's output projection (a Gemm) takes the fused op's rows, no Transposes.
+    EXPECT_EQ(site.row_projection >= 0, std::string(GetParam()) != "encoder_sequence_first");
     if (masked) {
       EXPECT_EQ(site.attention_bias_shape, (Shape{2, 4, 6, 6}));
     }

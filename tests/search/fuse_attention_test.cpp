@@ -293,8 +293,10 @@ TEST(FuseAttention, TorchsMultiheadAttentionSequenceFirstWithSlicedPiecesBecomes
           std::string reads = graph.value(node.inputs[0]).name;
           EXPECT_EQ(reads == "x", batch_first) << form << ": reads %" << reads << " (x's own Transpose undone)";
         }
-      // One Transpose back to the tokens sequence first, and either one to batch first or x's own.
-      EXPECT_EQ(std::count(ops.begin(), ops.end(), "Transpose"), 2) << form;
+      // batch_first: x read as it is and the rows [B*S,E] projected, so no Transpose at all; else one
+      // each way.
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), "Transpose"), batch_first ? 0 : 2) << form;
+      EXPECT_EQ(sites[0].row_projection >= 0, batch_first) << form;
       DifferentialReport report = differential(before, graph, 43, Tolerance{1e-5, 1e-5});
       EXPECT_TRUE(report.passed) << form << ": seed 43, max abs error " << report.max_abs_error();
       // ONNX Runtime's form reads back as the same values.
@@ -339,6 +341,22 @@ TEST(FuseAttention, AMaskOnMultiheadScoresBecomesTheAttentionBiasThroughAReshape
   }
   EXPECT_TRUE(find_attention_sites(parse_graph(multihead_program(true, false, "", 3, 2, "f32[4,3,1]"))).empty())
       << "a mask broadcasting over the keys";
+}
+
+// The projected rows' [S,B,E] also read elsewhere: the site ends at the rows, the layer's own
+// projection, Reshape and Transpose kept after a Transpose back to the tokens sequence first.
+TEST(FuseAttention, ABatchFirstLayerWhoseProjectedTokensAreReadElsewhereKeepsItsTranspose) {
+  Graph before = parse_graph(multihead_program(true, false, "zr"));
+  Graph graph = before;
+  std::vector<AttentionSite> sites = find_attention_sites(graph);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].row_projection, -1);
+  fuse_attention(graph, sites);
+  graph.validate();
+  std::vector<std::string> ops = ops_of(graph);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Transpose"), 2);
+  DifferentialReport report = differential(before, graph, 67, Tolerance{1e-5, 1e-5});
+  EXPECT_TRUE(report.passed) << "seed 67, max abs error " << report.max_abs_error();
 }
 
 // Q's heads batched head-major ([N*B,S,d]) while K's and V's are batch-major: each query row meets
