@@ -10,14 +10,8 @@ from pathlib import Path
 
 import torch
 
-
-class Padded(torch.nn.Module):
-    def __init__(self, encoder: torch.nn.Module):
-        super().__init__()
-        self.encoder = encoder
-
-    def forward(self, x: torch.Tensor, padded: torch.Tensor) -> torch.Tensor:
-        return self.encoder(x, src_key_padding_mask=padded)
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "models"))
+from export_multihead import PaddedEncoder  # noqa: E402  the encoder with its padding mask as input 1
 
 
 def export(out: Path, batch: int, padding_mask: bool) -> None:
@@ -30,7 +24,7 @@ def export(out: Path, batch: int, padding_mask: bool) -> None:
     if padding_mask:
         padded = torch.zeros(batch, 64, dtype=torch.bool)
         padded[:, 40:] = True
-        torch.onnx.export(Padded(encoder).eval(), (x, padded), str(folder / "model.onnx"), opset_version=17,
+        torch.onnx.export(PaddedEncoder(encoder).eval(), (x, padded), str(folder / "model.onnx"), opset_version=17,
                           do_constant_folding=True, input_names=["x", "padded"], output_names=["y"])
     else:
         torch.onnx.export(encoder, x, str(folder / "model.onnx"), opset_version=17, do_constant_folding=True,
