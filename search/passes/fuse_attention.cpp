@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <string>
-#include <tuple>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -195,7 +195,7 @@ std::optional<Tensor> last_axis_bias(const Graph& graph, ValueId value, int64_t 
 }
 
 // `read_by_pieces`: the projection's value may be read by several nodes (each a Slice of its
-// columns; pieces_read_by_site_alone checks they are the site's).
+// columns; read_by_site_alone checks they are the site's).
 std::optional<Projection> projection_of(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden,
                                         bool read_by_pieces = false) {
   const Node* add = producer_of(graph, value);
@@ -294,30 +294,20 @@ struct BiasReading {
   Shape view, shape;
 };
 
-// A bias added to scores [B*N,S,S] (rank <= 3, float32, broadcasting to them, its last axis the
-// keys'): [B*N or 1, S or 1, S] split into [B,N] (or [1,1]) and the rest.
-std::optional<BiasReading> batched_bias_reading(const TensorType& type, const HeadShape& s) {
+// How the fused op reads an attention bias of `type`, or none where it does not broadcast to the
+// scores (float32, of no higher rank, its last axis the keys'). Scores [B,N,S,S] read it as it is;
+// scores [B*N,S,S] read [B*N or 1, S or 1, S] split into [B,N] (or [1,1]) and the rest.
+std::optional<BiasReading> attention_bias_reading(const TensorType& type, const HeadShape& s) {
   Shape scores = s.scores();
-  if (type.dtype != DType::f32 || type.shape.rank() > 3 || ops::broadcast_shapes(type.shape, scores) != scores)
+  int rank = scores.rank();
+  if (type.dtype != DType::f32 || type.shape.rank() > rank || ops::broadcast_shapes(type.shape, scores) != scores)
     return std::nullopt;
-  std::vector<int64_t> dims(static_cast<size_t>(3 - type.shape.rank()), 1);
+  std::vector<int64_t> dims(static_cast<size_t>(rank - type.shape.rank()), 1);
   dims.insert(dims.end(), type.shape.dims().begin(), type.shape.dims().end());
-  if (dims[2] != s.sequence) return std::nullopt;  // the op reads every key's bias
+  if (dims.back() != s.sequence) return std::nullopt;  // the op reads every key's bias
+  if (!s.batched_heads) return BiasReading{type.shape, Shape{dims[0], dims[1], s.sequence, s.sequence}};
   Shape view = dims[0] == 1 ? Shape{1, 1, dims[1], s.sequence} : Shape{s.batch, s.heads, dims[1], s.sequence};
   return BiasReading{view, Shape{view[0], view[1], s.sequence, s.sequence}};
-}
-
-// How the fused op reads an attention bias of `type`, or none where it does not broadcast to the
-// scores (a float32 bias of rank <= 4, its last axis the keys').
-std::optional<BiasReading> attention_bias_reading(const TensorType& type, const HeadShape& s) {
-  if (s.batched_heads) return batched_bias_reading(type, s);
-  Shape scores{s.batch, s.heads, s.sequence, s.sequence};
-  if (type.dtype != DType::f32 || type.shape.rank() > 4 || ops::broadcast_shapes(type.shape, scores) != scores)
-    return std::nullopt;
-  std::vector<int64_t> dims(static_cast<size_t>(4 - type.shape.rank()), 1);
-  dims.insert(dims.end(), type.shape.dims().begin(), type.shape.dims().end());
-  if (dims[3] != s.sequence) return std::nullopt;  // the op reads every key's bias
-  return BiasReading{type.shape, Shape{dims[0], dims[1], s.sequence, s.sequence}};
 }
 
 // Peels scalar scale steps off `value` (where torch's exporter scales Q and K): their factor joins
@@ -672,12 +662,19 @@ int pick_attention_fusion(Graph& graph, const cost::CostModel& cost) {
   // fusion leaves another's price as it was); those that price cheaper are fused together.
   const double unfused_us = cost.graph_cost(graph);
   std::vector<AttentionSite> cheaper;
+  std::optional<Graph> last_alone;  // the program with the last cheaper site fused alone
   for (AttentionSite& site : sites) {
     Graph alone = graph;
     fuse_attention(alone, {site});
-    if (cost.graph_cost(alone) < unfused_us) cheaper.push_back(std::move(site));
+    if (!(cost.graph_cost(alone) < unfused_us)) continue;
+    cheaper.push_back(std::move(site));
+    last_alone = std::move(alone);
   }
   if (cheaper.empty()) return 0;
+  if (cheaper.size() == 1) {  // priced already
+    graph = std::move(*last_alone);
+    return 1;
+  }
   Graph fused = graph;
   fuse_attention(fused, cheaper);
   if (!(cost.graph_cost(fused) < unfused_us)) return 0;
