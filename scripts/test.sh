@@ -22,6 +22,8 @@ fi
 /usr/bin/python3 models/export_typed.py --out build/models-typed
 # -- torch's nn.MultiheadAttention form (pet_multihead_model_tests), by Debian's torch.
 /usr/bin/python3 models/export_multihead.py --out build/models-multihead
+# -- causal transformers (pet_decoder_model_tests), by Debian's torch.
+/usr/bin/python3 models/export_decoder.py --out build/models-decoder
 ctest --test-dir build -j"$(nproc)" --output-on-failure --timeout 1800 "$@"
 # The conformance counts (ran / passed / skipped as unsupported), visible in the log.
 build/tests/pet_conformance --gtest_filter='ConformanceSummary.*' | grep '^conformance'

@@ -1,6 +1,7 @@
-// Attention (ONNX Runtime's com.microsoft contrib op, with an additive attention bias and without
-// mask_index or past): one projection of the input to Q, K and V, then per head
-// softmax(scale * Q K^T + bias) V, heads side by side; written as itself for ONNX Runtime, whose CPU
+// Attention (ONNX Runtime's com.microsoft contrib op, with an additive attention bias, optionally
+// unidirectional, and without mask_index or past): one projection of the input to Q, K and V, then
+// per head softmax(scale * Q K^T + bias + causal) V, heads side by side, where causal adds
+// mask_filter_value to every key after its query; written as itself for ONNX Runtime, whose CPU
 // kernel runs it as one op, and lowered to standard ops for every other reader.
 #include <cmath>
 
@@ -58,6 +59,14 @@ ShapeResult infer_attention(const ShapeContext& context) {
                     fmt::format("num_heads {} must divide the hidden size {} (and both be positive)", heads, hidden));
   double scale = context.attrs.get_float("scale");
   PET_REFUSE_UNLESS(context, std::isfinite(scale), fmt::format("scale must be finite, got {}", scale));
+  int64_t unidirectional = context.attrs.get_int("unidirectional");
+  PET_REFUSE_UNLESS(context, unidirectional == 0 || unidirectional == 1,
+                    fmt::format("unidirectional must be 0 or 1, got {}", unidirectional));
+  double filter = context.attrs.get_float("mask_filter_value");
+  PET_REFUSE_UNLESS(context, std::isfinite(filter),
+                    fmt::format("mask_filter_value must be finite, got {} (the float's lowest value masks as -inf "
+                                "does, without an -inf in the sums)",
+                                filter));
   PET_REFUSE_UNLESS(context, !context.has_input(kMaskIndex) && !context.has_input(kPast),
                     "mask_index and past (inputs 3 and 4) are not supported; give the mask as the additive "
                     "attention_bias (input 5) instead");
@@ -71,6 +80,12 @@ ShapeResult infer_attention(const ShapeContext& context) {
                                   sequence, added.to_string()));
   }
   return {{DType::f32, Shape{input.shape[0], input.shape[1], hidden}}};
+}
+
+// ONNX Runtime's causal mask: mask_filter_value added to the scores of every key after its query.
+void add_causal_mask(float* scores, int64_t sequence, float filter) {
+  for (int64_t query = 0; query < sequence; ++query)
+    for (int64_t key = query + 1; key < sequence; ++key) scores[query * sequence + key] += filter;
 }
 
 // Q, K and V of every position in one GEMM ([batch * sequence, 3 * hidden], bias added); then per
@@ -93,6 +108,8 @@ void compute_attention(KernelContext& context) {
   std::vector<float> scores(static_cast<size_t>(square));
   float* out = context.outputs[0].mutable_f32().data();
   const Tensor* added = context.has_input(kAttentionBias) ? &context.input(kAttentionBias) : nullptr;
+  bool causal = context.attrs.get_int("unidirectional") == 1;
+  auto filter = static_cast<float>(context.attrs.get_float("mask_filter_value"));
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t h = 0; h < s.heads; ++h) {
       const float* q = qkv.data() + b * s.sequence * width + h * s.head_size;
@@ -108,6 +125,7 @@ void compute_attention(KernelContext& context) {
       }
       sgemm(false, true, s.sequence, s.sequence, s.head_size, scale, q, width, k, width, beta, scores.data(),
             s.sequence);
+      if (causal) add_causal_mask(scores.data(), s.sequence, filter);
       softmax_rows(scores.data(), s.sequence, s.sequence);
       sgemm(false, false, s.sequence, s.head_size, s.sequence, 1.0f, scores.data(), s.sequence, v, width, 0.0f,
             out + b * s.sequence * s.hidden + h * s.head_size, s.hidden);
@@ -126,11 +144,12 @@ Cost attention_cost(const CostContext& context) {
 
 // Standard ops computing the same: MatMul and Add for Q|K|V, one Reshape and Transpose to
 // [3, batch, heads, sequence, head_size], a Gather each, then MatMul, Mul, Add of the attention
-// bias, Softmax (its last axis, which every opset's Softmax reads alike), MatMul, and the heads put
-// back side by side.
+// bias and of the causal mask (a constant [1, 1, sequence, sequence]), Softmax (its last axis, which
+// every opset's Softmax reads alike), MatMul, and the heads put back side by side.
 void export_attention(const Node& node, OnnxExportNode& out) {
   std::optional<TensorType> weights = out.input_type(1);
-  PET_CHECK(weights, "Attention export needs its weights' type");
+  std::optional<TensorType> input = out.input_type(0);
+  PET_CHECK(weights && input, "Attention export needs its input's and weights' types");
   int64_t heads = node.attrs.get_int("num_heads"), hidden = weights->shape[1] / 3, head_size = hidden / heads;
   auto step = [&](const std::string& op, std::vector<std::string> inputs, const Attributes& attrs = {}) {
     std::string name = out.fresh_name(node.name + "_" + op);
@@ -150,6 +169,12 @@ void export_attention(const Node& node, OnnxExportNode& out) {
   std::string scaled = step("Mul", {scores, out.add_constant(Tensor::scalar_f32(attention_scale(node.attrs, head_size)))});
   if (node.inputs.size() > kAttentionBias && node.inputs[kAttentionBias] != kNoValue)
     scaled = step("Add", {scaled, out.input(kAttentionBias)});
+  if (node.attrs.get_int("unidirectional") == 1) {
+    int64_t sequence = input->shape[1];
+    Tensor causal(DType::f32, Shape{1, 1, sequence, sequence});
+    add_causal_mask(causal.mutable_f32().data(), sequence, static_cast<float>(node.attrs.get_float("mask_filter_value")));
+    scaled = step("Add", {scaled, out.add_constant(std::move(causal))});
+  }
   std::string probabilities = step("Softmax", {scaled}, {{"axis", int64_t{3}}});
   std::string context = step("MatMul", {probabilities, v});
   std::string heads_last = step("Transpose", {context}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
@@ -162,7 +187,8 @@ OpDef make_Attention() {
   OpDef def;
   def.name = "Attention";  // ONNX Runtime's contrib op; ONNX's own Attention (opset 23) is another op
   def.extension_domain = kOnnxRuntimeDomain;
-  def.attrs = {attr_int("num_heads"), attr_float("scale", 0.0)};
+  def.attrs = {attr_int("num_heads"), attr_float("scale", 0.0), attr_int("unidirectional", 0),
+               attr_float("mask_filter_value", -10000.0)};
   def.min_inputs = 3;
   def.max_inputs = 6;
   // An int32 mask_index passes the element-type gate so that the shape rule, which computes in

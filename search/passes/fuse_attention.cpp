@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -107,16 +108,19 @@ struct HeadShape {
   Shape scores() const { return batched_heads ? Shape{batch * heads, sequence, sequence} : Shape{batch, heads, sequence, sequence}; }
 };
 
-// Each element's index in [B,S,H], laid out in the tokens' order ([B,S,H] or [S,B,H]).
-Tensor token_indices(const HeadShape& s) {
-  Tensor out(DType::f32, s.tokens());
+// Each element's index in [B,S,width] (width H unless given), laid out in the tokens' order
+// ([B,S,width] or [S,B,width]).
+Tensor token_indices(const HeadShape& s, int64_t width = 0) {
+  if (width == 0) width = s.hidden();
+  Shape tokens = s.tokens();
+  Tensor out(DType::f32, Shape{tokens[0], tokens[1], width});
   auto values = out.mutable_f32();
   int64_t at = 0;
   for (int64_t outer = 0; outer < (s.sequence_first ? s.sequence : s.batch); ++outer)
     for (int64_t inner = 0; inner < (s.sequence_first ? s.batch : s.sequence); ++inner)
-      for (int64_t lane = 0; lane < s.hidden(); ++lane) {
+      for (int64_t lane = 0; lane < width; ++lane) {
         int64_t b = s.sequence_first ? inner : outer, token = s.sequence_first ? outer : inner;
-        values[static_cast<size_t>(at++)] = static_cast<float>((b * s.sequence + token) * s.hidden() + lane);
+        values[static_cast<size_t>(at++)] = static_cast<float>((b * s.sequence + token) * width + lane);
       }
   return out;
 }
@@ -194,10 +198,57 @@ std::optional<Tensor> last_axis_bias(const Graph& graph, ValueId value, int64_t 
   return source->reshaped(Shape{hidden});
 }
 
+// The f32 matrix [R,C] as [C,R].
+Tensor transposed_matrix(const Tensor& matrix) {
+  int64_t rows = matrix.shape()[0], columns = matrix.shape()[1];
+  Tensor out(DType::f32, Shape{columns, rows});
+  auto from = matrix.f32();
+  auto to = out.mutable_f32();
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t column = 0; column < columns; ++column)
+      to[static_cast<size_t>(column * rows + row)] = from[static_cast<size_t>(row * columns + column)];
+  return out;
+}
+
+// A projection on the tokens' rows, as HF transformers' Conv1D writes it (addmm):
+// Reshape(Gemm(Reshape(x [B,S,Hin], [B*S,Hin]), W, b), [B,S,H]), W a constant [Hin,H] (or [H,Hin]
+// transposed), b a constant [H], alpha and beta 1; each value read once (the last see projection_of).
+std::optional<Projection> rows_projection_of(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden,
+                                             bool read_by_pieces) {
+  const Node* back = producer_of(graph, value);
+  const Shape& tokens = graph.value(value).type.shape;
+  if (!back || back->op() != "Reshape" || (!read_by_pieces && !read_once(graph, users, value)) || tokens.rank() != 3 ||
+      tokens[2] != hidden)
+    return std::nullopt;
+  ValueId projected = back->inputs[0];
+  const Node* gemm = producer_of(graph, projected);
+  if (!gemm || gemm->op() != "Gemm" || gemm->inputs.size() != 3 || gemm->inputs[2] == kNoValue ||
+      !read_once(graph, users, projected) || gemm->attrs.get_int("transA") != 0 || gemm->attrs.get_float("alpha") != 1.0 ||
+      gemm->attrs.get_float("beta") != 1.0 || graph.value(projected).type.shape != Shape{tokens[0] * tokens[1], hidden})
+    return std::nullopt;
+  ValueId rows = gemm->inputs[0];
+  const Node* flatten = producer_of(graph, rows);
+  if (!flatten || flatten->op() != "Reshape" || !read_once(graph, users, rows)) return std::nullopt;
+  const Shape& input = graph.value(flatten->inputs[0]).type.shape;
+  if (input.rank() != 3 || input[0] != tokens[0] || input[1] != tokens[1]) return std::nullopt;
+  const Tensor* weight = constant_source(graph, gemm->inputs[1]);
+  const Shape& weight_shape = graph.value(gemm->inputs[1]).type.shape;
+  bool transposed = gemm->attrs.get_int("transB") != 0;
+  if (!weight || weight->dtype() != DType::f32 || weight_shape != (transposed ? Shape{hidden, input[2]} : Shape{input[2], hidden}))
+    return std::nullopt;
+  std::optional<Tensor> bias = last_axis_bias(graph, gemm->inputs[2], hidden);
+  if (!bias) return std::nullopt;
+  Tensor columns = weight->reshaped(weight_shape);
+  if (transposed) columns = transposed_matrix(columns);
+  return Projection{flatten->inputs[0], std::move(columns), std::move(*bias),
+                    {graph.value(rows).producer, graph.value(projected).producer, graph.value(value).producer}};
+}
+
 // `read_by_pieces`: the projection's value may be read by several nodes (each a Slice of its
 // columns; read_by_site_alone checks they are the site's).
 std::optional<Projection> projection_of(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden,
                                         bool read_by_pieces = false) {
+  if (std::optional<Projection> rows = rows_projection_of(graph, users, value, hidden, read_by_pieces)) return rows;
   const Node* add = producer_of(graph, value);
   if (!add || add->op() != "Add" || add->inputs.size() != 2 || (!read_by_pieces && !read_once(graph, users, value)))
     return std::nullopt;
@@ -216,6 +267,19 @@ std::optional<Projection> projection_of(const Graph& graph, const Consumers& use
                       {graph.value(projected).producer, graph.value(value).producer}};
   }
   return std::nullopt;
+}
+
+// The columns [offset, offset + H) of a packed projection: its weights' and its bias's.
+Projection columns_of(const Projection& packed, int64_t offset, int64_t hidden) {
+  int64_t rows = packed.weight.shape()[0], width = packed.weight.shape()[1];
+  Projection columns{packed.input, Tensor(DType::f32, Shape{rows, hidden}), Tensor(DType::f32, Shape{hidden}), {}};
+  auto weight = packed.weight.f32();
+  for (int64_t row = 0; row < rows; ++row)
+    std::copy(weight.begin() + row * width + offset, weight.begin() + row * width + offset + hidden,
+              columns.weight.mutable_f32().begin() + row * hidden);
+  auto bias = packed.bias.f32();
+  std::copy(bias.begin() + offset, bias.begin() + offset + hidden, columns.bias.mutable_f32().begin());
+  return columns;
 }
 
 // Whether `node` is a Slice of its input's columns (the last axis, step 1), every other axis whole.
@@ -268,24 +332,134 @@ Scaled scale_above(const Graph& graph, const Consumers& users, ValueId value) {
   return scaled;
 }
 
-// The scores and their scale above the Softmax's input, and the attention bias added after the
-// scale where there is one (either side of the Add: the side whose scale steps reach a MatMul).
+// A causal mask's fill: the scores of every key after its query are set to (or added) a value at
+// most this (or -inf), so that their softmax weights are 0 either way (exp(-1e4) underflows).
+constexpr double kCausalFill = -1e4;
+
+// The constant behind `value`, or the one its constant-only producers compute (a causal buffer
+// sliced to the tokens and compared with 0, say), reading up to 16 times its elements.
+std::optional<Tensor> constant_of(const Graph& graph, ValueId value) {
+  if (const Tensor* source = constant_source(graph, value)) return *source;
+  return small_derived_constant(graph, value, std::max<int64_t>(16 * graph.value(value).type.shape.numel(), 1 << 16));
+}
+
+// A scalar float constant at most kCausalFill (or -inf).
+std::optional<double> causal_fill(const Graph& graph, ValueId value) {
+  const Tensor* fill = constant_source(graph, value);
+  if (!fill || fill->dtype() != DType::f32 || fill->numel() != 1 || !(fill->f32()[0] <= kCausalFill)) return std::nullopt;
+  return fill->f32()[0];
+}
+
+// Whether `shape` is [1,..,1,S,S] for scores of `scores_shape` [..,S,S] (and of no higher rank).
+bool square_over_keys(const Shape& shape, const Shape& scores_shape) {
+  int rank = shape.rank(), scores_rank = scores_shape.rank();
+  if (rank < 2 || rank > scores_rank || shape[rank - 1] != scores_shape[scores_rank - 1] ||
+      shape[rank - 2] != scores_shape[scores_rank - 2] || shape[rank - 1] != shape[rank - 2])
+    return false;
+  for (int axis = 0; axis + 2 < rank; ++axis)
+    if (shape[axis] != 1) return false;
+  return true;
+}
+
+// Whether `value` is a constant bool [1,..,1,S,S] true exactly above the diagonal (`above`: the
+// keys after their query) or exactly on and below it.
+bool is_causal_condition(const Graph& graph, ValueId value, const Shape& scores_shape, bool above) {
+  const Shape& shape = graph.value(value).type.shape;
+  if (graph.value(value).type.dtype != DType::boolean || !square_over_keys(shape, scores_shape)) return false;
+  std::optional<Tensor> condition = constant_of(graph, value);
+  if (!condition) return false;
+  int64_t sequence = shape[shape.rank() - 1];
+  auto flags = condition->b8();
+  for (int64_t query = 0; query < sequence; ++query)
+    for (int64_t key = 0; key < sequence; ++key)
+      if ((flags[static_cast<size_t>(query * sequence + key)] != 0) != (above == (key > query))) return false;
+  return true;
+}
+
+// The fill of a constant additive mask [1,..,1,S,S] that is 0 on and below the diagonal and one
+// value at most kCausalFill (or -inf) above it (torch's square subsequent mask, a current torch's
+// causal scaled_dot_product_attention), or nothing.
+std::optional<double> causal_bias_fill(const Graph& graph, ValueId value, const Shape& scores_shape) {
+  const Shape& shape = graph.value(value).type.shape;
+  if (graph.value(value).type.dtype != DType::f32 || !square_over_keys(shape, scores_shape)) return std::nullopt;
+  std::optional<Tensor> bias = constant_of(graph, value);
+  int64_t sequence = shape[shape.rank() - 1];
+  if (!bias || sequence < 2) return std::nullopt;
+  auto entries = bias->f32();
+  float fill = entries[1];
+  if (!(fill <= kCausalFill)) return std::nullopt;
+  for (int64_t query = 0; query < sequence; ++query)
+    for (int64_t key = 0; key < sequence; ++key)
+      if (entries[static_cast<size_t>(query * sequence + key)] != (key > query ? fill : 0.0f)) return std::nullopt;
+  return fill;
+}
+
+// A Where that masks every key after its query, as GPT-style models write a causal mask:
+// Where(keep, scores, fill) with `keep` true exactly on and below the diagonal (a sliced bool
+// buffer), or Where(masked, fill, scores) with `masked` true exactly above it (masked_fill); the
+// condition a constant [1,..,1,S,S], the fill a scalar constant (causal_fill).
+struct CausalWhere {
+  ValueId scores = kNoValue;
+  double fill = 0.0;
+};
+
+std::optional<CausalWhere> causal_where(const Graph& graph, const Node& where) {
+  if (where.op() != "Where" || where.inputs.size() != 3) return std::nullopt;
+  const Shape& written = graph.value(where.outputs[0]).type.shape;
+  for (size_t fill_side : {size_t{1}, size_t{2}}) {
+    ValueId scores = where.inputs[3 - fill_side];
+    std::optional<double> fill = causal_fill(graph, where.inputs[fill_side]);
+    if (fill && graph.value(scores).type == graph.value(where.outputs[0]).type &&
+        is_causal_condition(graph, where.inputs[0], written, fill_side == 1))
+      return CausalWhere{scores, *fill};
+  }
+  return std::nullopt;
+}
+
+// The scores and their scale above the Softmax's input, and between them, in either order, an
+// attention bias added after the scale (either side of the Add: the side that reaches the scores'
+// MatMul) and a causal Where.
 struct Scores {
   Scaled scaled;
   ValueId bias = kNoValue;
   NodeId bias_add = -1;
+  NodeId causal_where = -1;
+  double causal_fill = 0.0;
 };
 
+// Whether `value` is the scaled scores, through a causal Where if any.
+bool reaches_scores(const Graph& graph, const Consumers& users, ValueId value) {
+  if (const Node* step = producer_of(graph, value))
+    if (std::optional<CausalWhere> causal = causal_where(graph, *step)) value = causal->scores;
+  const Node* scores = producer_of(graph, scale_above(graph, users, value).scores);
+  return scores && scores->op() == "MatMul";
+}
+
 Scores scores_above(const Graph& graph, const Consumers& users, ValueId value) {
-  const Node* add = producer_of(graph, value);
-  if (add && add->op() == "Add" && add->inputs.size() == 2 && read_once(graph, users, value))
-    for (int side = 0; side < 2; ++side) {
-      Scaled scaled = scale_above(graph, users, add->inputs[static_cast<size_t>(side)]);
-      const Node* scores = producer_of(graph, scaled.scores);
-      if (scores && scores->op() == "MatMul")
-        return {std::move(scaled), add->inputs[static_cast<size_t>(1 - side)], graph.value(value).producer};
-    }
-  return {scale_above(graph, users, value), kNoValue, -1};
+  Scores found;
+  for (bool stepped = true; stepped;) {
+    stepped = false;
+    const Node* step = producer_of(graph, value);
+    if (!step || !read_once(graph, users, value)) break;
+    if (found.causal_where < 0)
+      if (std::optional<CausalWhere> causal = causal_where(graph, *step)) {
+        found.causal_where = graph.value(value).producer;
+        found.causal_fill = causal->fill;
+        value = causal->scores;
+        stepped = true;
+        continue;
+      }
+    if (found.bias_add >= 0 || step->op() != "Add" || step->inputs.size() != 2) break;
+    for (size_t side = 0; side < 2 && !stepped; ++side)
+      if (reaches_scores(graph, users, step->inputs[side])) {
+        found.bias = step->inputs[1 - side];
+        found.bias_add = graph.value(value).producer;
+        value = step->inputs[side];
+        stepped = true;
+      }
+  }
+  found.scaled = scale_above(graph, users, value);
+  return found;
 }
 
 // How the fused op reads an attention bias: reshaped to `view` (where B and N are one axis of the
@@ -337,14 +511,7 @@ std::optional<Projection> projection_part(const Graph& graph, const Consumers& u
   std::optional<Projection> packed =
       projection_of(graph, users, packed_value, packed_shape[rank - 1], piece->op() == "Slice");
   if (!packed) return std::nullopt;
-  int64_t width = packed_shape[rank - 1], rows = packed->weight.shape()[0];
-  Projection columns{packed->input, Tensor(DType::f32, Shape{rows, hidden}), Tensor(DType::f32, Shape{hidden}), {}};
-  auto weight = packed->weight.f32();
-  for (int64_t row = 0; row < rows; ++row)
-    std::copy(weight.begin() + row * width + *offset, weight.begin() + row * width + *offset + hidden,
-              columns.weight.mutable_f32().begin() + row * hidden);
-  auto bias = packed->bias.f32();
-  std::copy(bias.begin() + *offset, bias.begin() + *offset + hidden, columns.bias.mutable_f32().begin());
+  Projection columns = columns_of(*packed, *offset, hidden);
   for (NodeId id : packed->nodes)
     if (std::find(shared.begin(), shared.end(), id) == shared.end()) shared.push_back(id);
   NodeId piece_id = graph.value(value).producer;
@@ -363,12 +530,132 @@ Chain head_chain_above(const Graph& graph, const Consumers& users, ValueId head)
   return chain;
 }
 
+// A head taken from a packed projection [tokens, W] (W >= H) by layout steps and one step that
+// selects its part, whose input the other parts read too: a Gather of a constant index (a current
+// torch's MultiheadAttention stacks Q, K and V and takes each apart so), one of a Split's pieces, or
+// a Slice. Each step with the value it writes on the way to the head, from the packed value down.
+struct PackedChain {
+  std::vector<std::pair<NodeId, ValueId>> steps;
+  ValueId packed = kNoValue;
+};
+
+bool selects_part(const Graph& graph, const Node& node) {
+  if (node.op() == "Split") return node.inputs.size() == 1 || graph.is_constant(node.inputs[1]);
+  if (node.op() == "Slice") return node.inputs.size() == 1;
+  if (node.op() != "Gather" || node.inputs.size() != 2) return false;
+  return graph.is_constant(node.inputs[1]) && graph.value(node.inputs[1]).type.shape.rank() == 0;
+}
+
+// The steps above `head`, each value read once but the selecting step's input, up to the first
+// value no such step writes; nothing unless one step selects.
+std::optional<PackedChain> packed_chain_above(const Graph& graph, const Consumers& users, ValueId head) {
+  PackedChain chain{{}, head};
+  bool selected = false, shared_input = false;  // shared_input: chain.packed is the selecting step's input
+  for (const Node* step = producer_of(graph, head); step; step = producer_of(graph, chain.packed)) {
+    if (!shared_input && !read_once(graph, users, chain.packed)) break;
+    bool selects = !selected && selects_part(graph, *step);
+    if (!selects && !is_layout_step(*step)) break;
+    chain.steps.insert(chain.steps.begin(), {graph.value(chain.packed).producer, chain.packed});
+    chain.packed = step->inputs[0];
+    shared_input = selects;
+    selected = selected || selects;
+  }
+  if (!selected) return std::nullopt;
+  return chain;
+}
+
+// One step run on `tensor` by its own kernel (its other inputs its constants); what it writes to `value`.
+Tensor run_step(const Graph& graph, const Node& node, const Tensor& tensor, ValueId value) {
+  std::vector<const Tensor*> inputs{&tensor};
+  for (size_t input = 1; input < node.inputs.size(); ++input) inputs.push_back(&*graph.value(node.inputs[input]).constant);
+  std::vector<TensorType> types;
+  for (ValueId output : node.outputs) types.push_back(graph.value(output).type);
+  std::vector<Tensor> written = execute_node(node, inputs, types);
+  auto index = static_cast<size_t>(std::find(node.outputs.begin(), node.outputs.end(), value) - node.outputs.begin());
+  return std::move(written.at(index));
+}
+
+// Where the chain takes the packed projection's columns [offset, offset + H) to the head (Q and V
+// [B,N,S,d], K [B,N,d,S], or B and N one axis), every element where its heads hold it: the offset,
+// or nothing. Checked by moving each element's index through the steps' own kernels.
+std::optional<int64_t> packed_chain_offset(const Graph& graph, const PackedChain& chain, const HeadShape& s,
+                                           bool transposed) {
+  const Shape& packed = graph.value(chain.packed).type.shape;
+  const Shape tokens = s.tokens();
+  if (packed.rank() != 3 || packed[0] != tokens[0] || packed[1] != tokens[1] || packed[2] < s.hidden() ||
+      packed.numel() >= kExactIndices)
+    return std::nullopt;
+  int64_t width = packed[2], hidden = s.hidden();
+  Tensor moved = token_indices(s, width);
+  for (const auto& [id, value] : chain.steps) moved = run_step(graph, graph.node(id), moved, value);
+  Tensor expected = token_indices_as_heads(s, transposed);  // (b * S + token) * H + column
+  if (moved.shape() != expected.shape() || moved.numel() == 0) return std::nullopt;
+  auto offset = static_cast<int64_t>(moved.f32()[0]);  // of the first token's first column: 0 + offset
+  if (offset < 0 || offset > width - hidden) return std::nullopt;
+  auto got = moved.f32();
+  auto want = expected.f32();
+  for (size_t at = 0; at < got.size(); ++at) {
+    auto index = static_cast<int64_t>(want[at]);
+    if (got[at] != static_cast<float>(index / hidden * width + offset + index % hidden)) return std::nullopt;
+  }
+  return offset;
+}
+
+// packed_chain_offset, each distinct chain proved once per process (every layer repeats one).
+std::optional<int64_t> proved_packed_chain_offset(const Graph& graph, const PackedChain& chain, const HeadShape& s,
+                                                  bool transposed) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::optional<int64_t>> proved;
+  std::string key = fmt::format("{}x{}x{}x{} {}{}{} {}:", s.batch, s.sequence, s.heads, s.head_size, s.sequence_first,
+                                s.batched_heads, transposed, graph.value(chain.packed).type.to_string());
+  for (const auto& [id, value] : chain.steps) {
+    const Node& node = graph.node(id);
+    key += fmt::format(" {}[{:x}] -> {} #{};", node.op(), attributes_hash(node.attrs), graph.value(value).type.to_string(),
+                       std::find(node.outputs.begin(), node.outputs.end(), value) - node.outputs.begin());
+    for (size_t input = 1; input < node.inputs.size(); ++input)
+      key += fmt::format(" {:x}", graph.value(node.inputs[input]).constant->content_hash());
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = proved.find(key); found != proved.end()) return found->second;
+  }
+  std::optional<int64_t> offset = packed_chain_offset(graph, chain, s, transposed);
+  std::lock_guard<std::mutex> lock(mutex);
+  proved.emplace(std::move(key), offset);
+  return offset;
+}
+
+void add_once(std::vector<NodeId>& nodes, NodeId id) {
+  if (std::find(nodes.begin(), nodes.end(), id) == nodes.end()) nodes.push_back(id);
+}
+
+// One of Q, K and V taken from a packed projection by a PackedChain, proved as a whole; the
+// projection's, the scale's and the chain's nodes go to `shared` (the steps above the selecting one
+// each part reaches), their factor to `site`.
+std::optional<Projection> packed_part_above(const Graph& graph, const Consumers& users, ValueId head, int part,
+                                            const HeadShape& s, AttentionSite& site, std::vector<NodeId>& shared) {
+  std::optional<PackedChain> chain = packed_chain_above(graph, users, head);
+  if (!chain) return std::nullopt;
+  Scaled scaled = part < 2 ? scale_above(graph, users, chain->packed) : Scaled{chain->packed, 1.0, {}};
+  const Shape& packed_shape = graph.value(chain->packed).type.shape;
+  if (packed_shape.rank() != 3) return std::nullopt;
+  std::optional<Projection> packed = projection_of(graph, users, scaled.scores, packed_shape[2], true);
+  std::optional<int64_t> offset = packed ? proved_packed_chain_offset(graph, *chain, s, part == 1) : std::nullopt;
+  if (!offset) return std::nullopt;
+  site.scale *= scaled.scale;
+  for (NodeId id : scaled.nodes) add_once(shared, id);
+  for (NodeId id : packed->nodes) add_once(shared, id);
+  for (const auto& step : chain->steps) add_once(shared, step.first);
+  return columns_of(*packed, *offset, s.hidden());
+}
+
 // One of Q (part 0), K (1) and V (2) above the value its MatMul reads: scale steps (Q and K only),
 // the layout chain into heads, scale steps again, and the projection. Adds the part's nodes to the
 // site (a packed projection's to `shared`) and returns its projection, or nothing.
 std::optional<Projection> part_above(const Graph& graph, const Consumers& users, ValueId head, int part, const HeadShape& s,
                                      AttentionSite& site, std::vector<NodeId>& shared) {
   if (part < 2) head = peel_scale(graph, users, head, site);
+  if (std::optional<Projection> packed = packed_part_above(graph, users, head, part, s, site, shared)) return packed;
   Chain chain = head_chain_above(graph, users, head);
   if (graph.value(chain.source).type.shape != s.tokens() || !proved_chain_splits_heads(graph, chain, s, part == 1, false))
     return std::nullopt;
@@ -502,6 +789,15 @@ std::optional<RowTail> batch_first_tail(const Graph& graph, const Consumers& use
   return RowTail{projection, {projection, reshape, transpose}, swap.outputs[0]};
 }
 
+// The gate (may_rewrite) asked of the site's nodes but those whose inputs of other types are the
+// constants the finder read and checked: the causal Where's bool condition, a Gather's index.
+bool site_may_rewrite(const Graph& graph, const std::vector<NodeId>& nodes, NodeId causal_where) {
+  std::vector<NodeId> gated;
+  for (NodeId id : nodes)
+    if (id != causal_where && !(graph.node(id).op() == "Gather" && selects_part(graph, graph.node(id)))) gated.push_back(id);
+  return may_rewrite(graph, gated);
+}
+
 // The site around one Softmax with head shape `s`, or nothing.
 std::optional<AttentionSite> site_with(const Graph& graph, const Consumers& users, NodeId softmax_id, const Core& core,
                                        const HeadShape& s) {
@@ -518,7 +814,18 @@ std::optional<AttentionSite> site_with(const Graph& graph, const Consumers& user
   site.heads = s.heads;
   site.scale = scaled.scale;
   site.sequence_first = s.sequence_first;
-  if (found.bias != kNoValue) {
+  if (found.causal_where >= 0) {
+    site.causal = true;
+    site.mask_filter_value = found.causal_fill;
+    site.nodes.push_back(found.causal_where);
+  }
+  std::optional<double> bias_fill;
+  if (found.bias != kNoValue) bias_fill = causal_bias_fill(graph, found.bias, probabilities);
+  if (bias_fill) {  // ONNX Runtime's unidirectional adds the fill as the mask did
+    site.causal = true;
+    site.mask_filter_value = found.causal_where >= 0 ? std::min(site.mask_filter_value, *bias_fill) : *bias_fill;
+    site.nodes.push_back(found.bias_add);
+  } else if (found.bias != kNoValue) {
     std::optional<BiasReading> read_as = attention_bias_reading(graph.value(found.bias).type, s);
     if (!read_as || graph.value(softmax.inputs[0]).type.shape != probabilities) return std::nullopt;
     site.attention_bias = found.bias;
@@ -556,7 +863,8 @@ std::optional<AttentionSite> site_with(const Graph& graph, const Consumers& user
   site.nodes.insert(site.nodes.end(), scaled.nodes.begin(), scaled.nodes.end());
   site.nodes.insert(site.nodes.end(), {graph.value(scaled.scores).producer, softmax_id, graph.value(context.outputs[0]).producer});
   site.nodes.insert(site.nodes.end(), merged->nodes.begin(), merged->nodes.end());
-  if (!may_rewrite(graph, site.nodes) || !read_by_site_alone(graph, users, site.nodes, site.output)) return std::nullopt;
+  if (!site_may_rewrite(graph, site.nodes, found.causal_where) || !read_by_site_alone(graph, users, site.nodes, site.output))
+    return std::nullopt;
   NodeId bias_producer = site.attention_bias == kNoValue ? -1 : graph.value(site.attention_bias).producer;
   if (bias_producer >= 0 && std::find(site.nodes.begin(), site.nodes.end(), bias_producer) != site.nodes.end())
     return std::nullopt;  // the bias computed inside the site (scores added to themselves)
@@ -620,6 +928,10 @@ int fuse_attention(Graph& graph, const std::vector<AttentionSite>& sites) {
     ValueId weights = graph.add_constant(graph.unique_value_name(name + "_qkv_weight"), site.weights);
     ValueId bias = graph.add_constant(graph.unique_value_name(name + "_qkv_bias"), site.bias);
     Attributes attrs{{"num_heads", site.heads}, {"scale", site.scale}};
+    if (site.causal) {  // -inf as the float's lowest value: the op's sums stay finite, the weights 0 alike
+      attrs.set("unidirectional", int64_t{1});
+      attrs.set("mask_filter_value", std::max(site.mask_filter_value, double{std::numeric_limits<float>::lowest()}));
+    }
     ValueId tokens = site.input;  // [B,S,Hin] as the fused op reads it
     if (site.sequence_first) tokens = batch_first(graph, site.input, name + "_batch_first");
     std::vector<ValueId> inputs{tokens, weights, bias};

@@ -21,7 +21,10 @@ class CostModel;
 // decomposed scaled_dot_product_attention scales each by the root of the scale), scores =
 // MatMul(Q, K) times or divided by scalar constants, optionally an Add of an attention bias (a
 // mask) of a shape broadcasting as [B or 1, N or 1, S or 1, S] (or, the heads a 3-D batch,
-// [B*N or 1, S or 1, S]), Softmax over the last axis, MatMul by V, and layout ops back to [B,S,H]
+// [B*N or 1, S or 1, S]) and, before or after it, a causal mask (a Where of a constant lower- or
+// upper-triangular condition and a fill of at most -1e4 or -inf, as GPT-style models write it; an
+// additive constant mask 0 on and below the diagonal and such a fill above it is one too), Softmax
+// over the last axis, MatMul by V, and layout ops back to [B,S,H]
 // or its rows [B*S,H]; every value in between read by the next node alone. x may hold the tokens sequence first, [S,B,Hin] (torch's
 // MultiheadAttention), the output then [S,B,H] or [S*B,H]. Each layout chain is checked by moving
 // the indices of its input through its nodes' own kernels, so a chain that puts any element
@@ -37,6 +40,8 @@ struct AttentionSite {
   ValueId attention_bias = kNoValue;   // added to the scaled scores, or none
   Shape attention_bias_view;           // reshaped to this first where it differs (B and N one axis of the scores)
   Shape attention_bias_shape;          // what the fused op reads it as: [B or 1, N or 1, S, S]
+  bool causal = false;                 // every key after its query masked (the op's unidirectional)
+  double mask_filter_value = 0.0;      // what the causal mask writes or adds there (-inf: the float's lowest)
   bool sequence_first = false;         // x is [S,B,Hin] and the output [S,B,H] (or [S*B,H])
   // Where the rows [S*B,H] go through a row-wise projection (MatMul or Gemm by a constant) and back
   // to [B,S,H'] (torch's batch_first layer): that projection, which the fused op's rows [B*S,H]

@@ -4,78 +4,40 @@
 // site of ONNX Runtime's Attention, fused without changing the output.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 #include <string>
+#include <vector>
 
-#include "tests/test_temp_dir.h"
-#include "core/executor.h"
 #include "core/onnx_import.h"
-#include "core/onnx_tensor.h"
-#include "core/text_ir.h"
 #include "search/passes/fuse_attention.h"
-#include "tools/commands.h"
-#include "verifier/differential.h"
+#include "tests/models/exported_model.h"
 
 namespace pet {
 namespace {
 
-namespace fs = std::filesystem;
-
-// float32 through another kernel order than torch's (the three projections as one GEMM).
-const Tolerance kTorchTolerance{1e-4, 1e-3};
-const char* const kExportCommand = "/usr/bin/python3 models/export_multihead.py --out ";
+using pet::testing::cleaned_and_finalized;
+using pet::testing::ExportedModel;
 
 class MultiheadExport : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    const char* root = std::getenv("PET_MULTIHEAD_MODELS_DIR");
-    if (!root) GTEST_SKIP() << "PET_MULTIHEAD_MODELS_DIR is not set; ctest sets it to the build's models-multihead folder";
-    folder_ = fs::path(root) / GetParam();
-    fs::path data = folder_ / "test_data_set_0";
-    for (const fs::path& file : {folder_ / "model.onnx", data / "input_0.pb", data / "output_0.pb"})
-      if (!fs::exists(file))
-        GTEST_SKIP() << file << " is missing: export it with Debian's torch, `" << kExportCommand << root
-                     << "` (scripts/test.sh does)";
-    inputs_ = {read_tensor_file((data / "input_0.pb").string())};
-    if (fs::exists(data / "input_1.pb")) inputs_.push_back(read_tensor_file((data / "input_1.pb").string()));
-    torch_output_ = read_tensor_file((data / "output_0.pb").string());
+    std::string skip = pet::testing::read_exported_model(
+        "PET_MULTIHEAD_MODELS_DIR", GetParam(), "/usr/bin/python3 models/export_multihead.py --out ", model_);
+    if (!skip.empty()) GTEST_SKIP() << skip;
   }
 
   void expect_matches_torch(const Graph& graph, const std::string& what) {
-    std::vector<Tensor> outputs = execute(graph, inputs_);
-    ASSERT_EQ(outputs.size(), 1u) << what;
-    OutputDifference difference = compare_outputs("y", torch_output_, outputs[0], kTorchTolerance);
-    EXPECT_TRUE(difference.passed) << what << ": max abs error " << difference.max_abs_error << ", "
-                                   << difference.elements_outside << " elements outside tolerance";
+    pet::testing::expect_matches_torch(model_, graph, what);
   }
 
-  // The model after pet-opt's cleanup and finalize passes (what the measured pick starts from).
-  Graph cleaned() {
-    fs::path written = pet::testing::private_temp_dir() / (std::string(GetParam()) + ".cleaned.pet");
-    std::ostringstream out, err;
-    EXPECT_EQ(pet_opt_main({(folder_ / "model.onnx").string(), "--passes", "cleanup,finalize", "-o", written.string()},
-                           out, err),
-              0)
-        << err.str();
-    std::ifstream in(written);
-    return parse_graph(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
-  }
-
-  fs::path folder_;
-  std::vector<Tensor> inputs_;
-  Tensor torch_output_;
+  ExportedModel model_;
 };
 
 TEST_P(MultiheadExport, ExecutorMatchesTorch) {
-  expect_matches_torch(import_onnx((folder_ / "model.onnx").string()), std::string(GetParam()) + " on the executor");
+  expect_matches_torch(import_onnx((model_.folder / "model.onnx").string()), std::string(GetParam()) + " on the executor");
 }
 
 TEST_P(MultiheadExport, EachLayersAttentionIsOneSiteFusedWithoutChangingTheOutput) {
-  Graph graph = cleaned();
+  Graph graph = cleaned_and_finalized(model_, GetParam());
   std::vector<AttentionSite> sites = find_attention_sites(graph);
   ASSERT_EQ(sites.size(), 2u) << GetParam() << ": one site per layer";
   bool masked = std::string(GetParam()) == "encoder_padding_mask";
