@@ -313,21 +313,28 @@ struct Scaled {
   std::vector<NodeId> nodes;
 };
 
+// A step that scales `node`'s other input by a scalar constant: Mul by it, or Div by it. Its factor
+// and the input it scales, or nothing.
+std::optional<std::pair<double, ValueId>> scale_step(const Graph& graph, const Node& node) {
+  if ((node.op() != "Mul" && node.op() != "Div") || node.inputs.size() != 2) return std::nullopt;
+  for (size_t side = node.op() == "Div" ? 1 : 0; side < 2; ++side) {
+    const Tensor* constant = constant_source(graph, node.inputs[side]);
+    if (!constant || constant->dtype() != DType::f32 || constant->numel() != 1) continue;
+    double factor = constant->f32()[0];
+    return std::pair{node.op() == "Div" ? 1.0 / factor : factor, node.inputs[1 - side]};
+  }
+  return std::nullopt;
+}
+
 Scaled scale_above(const Graph& graph, const Consumers& users, ValueId value) {
   Scaled scaled{value, 1.0, {}};
   for (const Node* step = producer_of(graph, value); step && read_once(graph, users, scaled.scores);
        step = producer_of(graph, scaled.scores)) {
-    if ((step->op() != "Mul" && step->op() != "Div") || step->inputs.size() != 2) break;
-    int constant_side = -1;
-    for (int side = step->op() == "Div" ? 1 : 0; side < 2 && constant_side < 0; ++side) {
-      const Tensor* constant = constant_source(graph, step->inputs[static_cast<size_t>(side)]);
-      if (constant && constant->dtype() == DType::f32 && constant->numel() == 1) constant_side = side;
-    }
-    if (constant_side < 0) break;
-    double factor = constant_source(graph, step->inputs[static_cast<size_t>(constant_side)])->f32()[0];
-    scaled.scale = step->op() == "Div" ? scaled.scale / factor : scaled.scale * factor;
+    std::optional<std::pair<double, ValueId>> scales = scale_step(graph, *step);
+    if (!scales) break;
+    scaled.scale *= scales->first;
     scaled.nodes.push_back(graph.value(scaled.scores).producer);
-    scaled.scores = step->inputs[static_cast<size_t>(1 - constant_side)];
+    scaled.scores = scales->second;
   }
   return scaled;
 }
@@ -537,6 +544,7 @@ Chain head_chain_above(const Graph& graph, const Consumers& users, ValueId head)
 struct PackedChain {
   std::vector<std::pair<NodeId, ValueId>> steps;
   ValueId packed = kNoValue;
+  Scaled scale;  // scalar scale steps among the steps (Q's and K's, where sink-layouts moved them), not in `steps`
 };
 
 bool selects_part(const Graph& graph, const Node& node) {
@@ -547,12 +555,19 @@ bool selects_part(const Graph& graph, const Node& node) {
 }
 
 // The steps above `head`, each value read once but the selecting step's input, up to the first
-// value no such step writes; nothing unless one step selects.
-std::optional<PackedChain> packed_chain_above(const Graph& graph, const Consumers& users, ValueId head) {
-  PackedChain chain{{}, head};
+// value no such step writes (`scaled`: scale steps too); nothing unless one step selects.
+std::optional<PackedChain> packed_chain_above(const Graph& graph, const Consumers& users, ValueId head, bool scaled) {
+  PackedChain chain{{}, head, {}};
   bool selected = false, shared_input = false;  // shared_input: chain.packed is the selecting step's input
   for (const Node* step = producer_of(graph, head); step; step = producer_of(graph, chain.packed)) {
     if (!shared_input && !read_once(graph, users, chain.packed)) break;
+    std::optional<std::pair<double, ValueId>> scales = scaled ? scale_step(graph, *step) : std::nullopt;
+    if (scales && !shared_input) {
+      chain.scale.scale *= scales->first;
+      chain.scale.nodes.push_back(graph.value(chain.packed).producer);
+      chain.packed = scales->second;
+      continue;
+    }
     bool selects = !selected && selects_part(graph, *step);
     if (!selects && !is_layout_step(*step)) break;
     chain.steps.insert(chain.steps.begin(), {graph.value(chain.packed).producer, chain.packed});
@@ -634,7 +649,7 @@ void add_once(std::vector<NodeId>& nodes, NodeId id) {
 // each part reaches), their factor to `site`.
 std::optional<Projection> packed_part_above(const Graph& graph, const Consumers& users, ValueId head, int part,
                                             const HeadShape& s, AttentionSite& site, std::vector<NodeId>& shared) {
-  std::optional<PackedChain> chain = packed_chain_above(graph, users, head);
+  std::optional<PackedChain> chain = packed_chain_above(graph, users, head, part < 2);
   if (!chain) return std::nullopt;
   Scaled scaled = part < 2 ? scale_above(graph, users, chain->packed) : Scaled{chain->packed, 1.0, {}};
   const Shape& packed_shape = graph.value(chain->packed).type.shape;
@@ -642,8 +657,9 @@ std::optional<Projection> packed_part_above(const Graph& graph, const Consumers&
   std::optional<Projection> packed = projection_of(graph, users, scaled.scores, packed_shape[2], true);
   std::optional<int64_t> offset = packed ? proved_packed_chain_offset(graph, *chain, s, part == 1) : std::nullopt;
   if (!offset) return std::nullopt;
-  site.scale *= scaled.scale;
+  site.scale *= scaled.scale * chain->scale.scale;
   for (NodeId id : scaled.nodes) add_once(shared, id);
+  for (NodeId id : chain->scale.nodes) add_once(shared, id);
   for (NodeId id : packed->nodes) add_once(shared, id);
   for (const auto& step : chain->steps) add_once(shared, step.first);
   return columns_of(*packed, *offset, s.hidden());

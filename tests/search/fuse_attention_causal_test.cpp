@@ -189,8 +189,9 @@ TEST(FuseAttentionCausal, AnAdditiveConstantThatIsNotCausalStaysTheAttentionBias
 // (Unsqueeze, Transpose, Squeeze) and taken apart by Gather, the heads [B,N,S,d], Q and K each
 // scaled by the root of 1/sqrt(d), the square subsequent mask added (is_causal), the context back
 // to rows [S*B,E] for the output projection's Gemm. `interleaved`: the stack read as [S,B,E,3], so
-// each part takes every third column.
-std::string current_torch_program(bool interleaved = false) {
+// each part takes every third column. `scale_on_pieces`: Q and K scaled right after their Gathers,
+// where sink-layouts moves the scale.
+std::string current_torch_program(bool interleaved = false, bool scale_on_pieces = false) {
   std::string text = "graph \"mha\" opset 18 {\n  input %x : f32[2,3,4]\n";
   text += fmt::format("  const %w : f32[4,12] = {}\n  const %b : f32[12] = {}\n", values(48, 3), values(12, 4));
   text += "  const %root : f32[] = [0.8408964]\n  const %wo : f32[4,4] = " + values(16, 5) + "\n";
@@ -209,9 +210,15 @@ std::string current_torch_program(bool interleaved = false) {
   %ut = Transpose[perm=[3,1,2,0,4]](%u)
   %stacked = Squeeze[axes=[3]](%ut)
 )";
-  text += R"(  %sq = Gather[axis=0](%stacked, %i0)
+  text += scale_on_pieces ? R"(  %gq = Gather[axis=0](%stacked, %i0)
+  %gk = Gather[axis=0](%stacked, %i1)
+  %sq = Mul(%gq, %root)
+  %sk = Mul(%root, %gk)
+)"
+                         : R"(  %sq = Gather[axis=0](%stacked, %i0)
   %sk = Gather[axis=0](%stacked, %i1)
-  %sv = Gather[axis=0](%stacked, %i2)
+)";
+  text += R"(  %sv = Gather[axis=0](%stacked, %i2)
   %rq = Reshape[shape=[3,4,2]](%sq)
   %tq = Transpose[perm=[1,0,2]](%rq)
   %q = Reshape[shape=[2,2,3,2]](%tq)
@@ -222,10 +229,9 @@ std::string current_torch_program(bool interleaved = false) {
   %rv = Reshape[shape=[3,4,2]](%sv)
   %tv = Transpose[perm=[1,0,2]](%rv)
   %v = Reshape[shape=[2,2,3,2]](%tv)
-  %qs = Mul(%q, %root)
-  %ks = Mul(%k, %root)
-  %s = MatMul(%qs, %ks)
-  %masked = Add(%s, %causal)
+)";
+  text += scale_on_pieces ? "  %s = MatMul(%q, %k)\n" : "  %qs = Mul(%q, %root)\n  %ks = Mul(%k, %root)\n  %s = MatMul(%qs, %ks)\n";
+  text += R"(  %masked = Add(%s, %causal)
   %sm = Softmax[axis=-1](%masked)
   %c = MatMul(%sm, %v)
   %ct = Transpose[perm=[2,0,1,3]](%c)
@@ -240,19 +246,22 @@ std::string current_torch_program(bool interleaved = false) {
 }
 
 TEST(FuseAttentionCausal, ACurrentTorchsMultiheadAttentionTakenApartByGatherBecomesOneAttentionNode) {
-  Graph before = parse_graph(current_torch_program());
-  std::vector<AttentionSite> sites = find_attention_sites(before);
-  ASSERT_EQ(sites.size(), 1u);
-  EXPECT_TRUE(sites[0].sequence_first);
-  EXPECT_TRUE(sites[0].causal);
-  EXPECT_GE(sites[0].row_projection, 0) << "the batch_first layer's Gemm takes the fused op's rows";
-  Graph graph = expect_fuses_to_the_same_values(before, "Gather-split", 83);
-  std::vector<std::string> ops;
-  for (const Node& node : graph.nodes()) ops.push_back(node.op());
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Gather") + std::count(ops.begin(), ops.end(), "Transpose"), 0)
-      << "x read as it is, no Transposes left";
-  ASSERT_NE(attention_node(graph), nullptr);
-  EXPECT_NEAR(attention_node(graph)->attrs.get_float("scale"), 0.8408964 * 0.8408964, 1e-6);
+  for (bool scale_on_pieces : {false, true}) {
+    std::string form = scale_on_pieces ? "Gather-split, Q and K scaled after their Gathers" : "Gather-split";
+    Graph before = parse_graph(current_torch_program(false, scale_on_pieces));
+    std::vector<AttentionSite> sites = find_attention_sites(before);
+    ASSERT_EQ(sites.size(), 1u) << form;
+    EXPECT_TRUE(sites[0].sequence_first) << form;
+    EXPECT_TRUE(sites[0].causal) << form;
+    EXPECT_GE(sites[0].row_projection, 0) << form << ": the batch_first layer's Gemm takes the fused op's rows";
+    Graph graph = expect_fuses_to_the_same_values(before, form, 83);
+    std::vector<std::string> ops;
+    for (const Node& node : graph.nodes()) ops.push_back(node.op());
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Gather") + std::count(ops.begin(), ops.end(), "Transpose"), 0)
+        << form << ": x read as it is, no Transposes left";
+    ASSERT_NE(attention_node(graph), nullptr) << form;
+    EXPECT_NEAR(attention_node(graph)->attrs.get_float("scale"), 0.8408964 * 0.8408964, 1e-6) << form;
+  }
 }
 
 TEST(FuseAttentionCausal, AStackThatInterleavesQKAndVIsNoSite) {
