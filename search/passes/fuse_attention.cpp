@@ -295,17 +295,6 @@ bool is_column_slice(const Graph& graph, const Node& node) {
   return shape.rank() > 0;
 }
 
-// Where the piece `value` of a packed projection starts in its columns: a Split's piece along the
-// last axis, or a column Slice (torch's MultiheadAttention); nothing for other producers.
-std::optional<int64_t> piece_offset(const Graph& graph, const Node& piece, ValueId value) {
-  int rank = graph.value(piece.inputs[0]).type.shape.rank();
-  if (piece.op() == "Slice" && is_column_slice(graph, piece)) return piece.attrs.get_ints("starts").back();
-  if (piece.op() != "Split" || rank < 1 || normalize_axis(piece.attrs.get_int("axis"), rank) != rank - 1)
-    return std::nullopt;
-  int index = static_cast<int>(std::find(piece.outputs.begin(), piece.outputs.end(), value) - piece.outputs.begin());
-  return ops::split_offset(piece.attrs, index);
-}
-
 // The scores' scale: Mul by, or Div by, scalar constants between the scores and the Softmax.
 struct Scaled {
   ValueId scores = kNoValue;
@@ -500,32 +489,6 @@ ValueId peel_scale(const Graph& graph, const Consumers& users, ValueId value, At
   return steps.scores;
 }
 
-// The projection a chain starts from: an Add(MatMul) of its own, or its columns of a packed one
-// [B,S,W] split along the last axis (torch's chunk of one Linear into Q, K and V) or sliced there
-// (torch's MultiheadAttention), for Q and K with scale steps between the piece and the packed
-// projection (where sink-layouts moves a head's scale). `shared` gets the packed projection's nodes
-// and its pieces'; `site` a scale's nodes and factor.
-std::optional<Projection> projection_part(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden,
-                                          int part, AttentionSite& site, std::vector<NodeId>& shared) {
-  if (std::optional<Projection> own = projection_of(graph, users, value, hidden)) return own;
-  const Node* piece = producer_of(graph, value);
-  if (!piece || !read_once(graph, users, value)) return std::nullopt;
-  std::optional<int64_t> offset = piece_offset(graph, *piece, value);
-  const Shape& packed_shape = graph.value(piece->inputs[0]).type.shape;
-  int rank = packed_shape.rank();
-  if (!offset || graph.value(value).type.shape[rank - 1] != hidden) return std::nullopt;
-  ValueId packed_value = part < 2 ? peel_scale(graph, users, piece->inputs[0], site) : piece->inputs[0];
-  std::optional<Projection> packed =
-      projection_of(graph, users, packed_value, packed_shape[rank - 1], piece->op() == "Slice");
-  if (!packed) return std::nullopt;
-  Projection columns = columns_of(*packed, *offset, hidden);
-  for (NodeId id : packed->nodes)
-    if (std::find(shared.begin(), shared.end(), id) == shared.end()) shared.push_back(id);
-  NodeId piece_id = graph.value(value).producer;
-  if (std::find(shared.begin(), shared.end(), piece_id) == shared.end()) shared.push_back(piece_id);
-  return columns;
-}
-
 // The layout chain above a head: a column Slice it starts with is a packed projection's piece, not
 // part of the chain.
 Chain head_chain_above(const Graph& graph, const Consumers& users, ValueId head) {
@@ -555,12 +518,15 @@ bool selects_part(const Graph& graph, const Node& node) {
 }
 
 // The steps above `head`, each value read once but the selecting step's input, up to the first
-// value no such step writes (`scaled`: scale steps too); nothing unless one step selects.
+// value a projection or no such step writes (`scaled`: scale steps too); nothing unless one step
+// selects.
 std::optional<PackedChain> packed_chain_above(const Graph& graph, const Consumers& users, ValueId head, bool scaled) {
   PackedChain chain{{}, head, {}};
   bool selected = false, shared_input = false;  // shared_input: chain.packed is the selecting step's input
   for (const Node* step = producer_of(graph, head); step; step = producer_of(graph, chain.packed)) {
     if (!shared_input && !read_once(graph, users, chain.packed)) break;
+    const Shape& shape = graph.value(chain.packed).type.shape;
+    if (selected && shape.rank() == 3 && projection_of(graph, users, chain.packed, shape[2], true)) break;
     std::optional<std::pair<double, ValueId>> scales = scaled ? scale_step(graph, *step) : std::nullopt;
     if (scales && !shared_input) {
       chain.scale.scale *= scales->first;
@@ -666,8 +632,9 @@ std::optional<Projection> packed_part_above(const Graph& graph, const Consumers&
 }
 
 // One of Q (part 0), K (1) and V (2) above the value its MatMul reads: scale steps (Q and K only),
-// the layout chain into heads, scale steps again, and the projection. Adds the part's nodes to the
-// site (a packed projection's to `shared`) and returns its projection, or nothing.
+// then either its columns of a packed projection (packed_part_above) or the layout chain into heads,
+// scale steps again, and a projection of its own. Adds the part's nodes to the site (a packed
+// projection's to `shared`) and returns its projection, or nothing.
 std::optional<Projection> part_above(const Graph& graph, const Consumers& users, ValueId head, int part, const HeadShape& s,
                                      AttentionSite& site, std::vector<NodeId>& shared) {
   if (part < 2) head = peel_scale(graph, users, head, site);
@@ -676,7 +643,7 @@ std::optional<Projection> part_above(const Graph& graph, const Consumers& users,
   if (graph.value(chain.source).type.shape != s.tokens() || !proved_chain_splits_heads(graph, chain, s, part == 1, false))
     return std::nullopt;
   ValueId tokens = part < 2 ? peel_scale(graph, users, chain.source, site) : chain.source;  // where sink-layouts moves it
-  std::optional<Projection> projection = projection_part(graph, users, tokens, s.hidden(), part, site, shared);
+  std::optional<Projection> projection = projection_of(graph, users, tokens, s.hidden());
   if (!projection) return std::nullopt;
   site.nodes.insert(site.nodes.end(), projection->nodes.begin(), projection->nodes.end());
   site.nodes.insert(site.nodes.end(), chain.nodes.begin(), chain.nodes.end());
