@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "core/error.h"
 #include "core/executor.h"
@@ -138,6 +139,26 @@ TEST(ImportErrors, OnnxRuntimesAttentionReadsButNotItsMaskOrItsOtherOps) {
                                          "operators outside the default ONNX domain are not supported (of domain "
                                          "'com.microsoft' pet reads Attention only); export the model with standard "
                                          "ONNX operators");
+}
+
+// Its causal mask: unidirectional 0 or 1, mask_filter_value finite.
+TEST(ImportErrors, OnnxRuntimesAttentionsCausalMaskAttributes) {
+  auto with = [](const std::string& file, const std::string& name, int64_t i, float f) {
+    OnnxModelBuilder builder = onnx_runtime_model("Attention");
+    auto* attribute = builder.model().mutable_graph()->mutable_node(0)->add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(name == "unidirectional" ? onnx::AttributeProto::INT : onnx::AttributeProto::FLOAT);
+    if (name == "unidirectional") attribute->set_i(i);
+    else attribute->set_f(f);
+    return builder.save(file);
+  };
+  EXPECT_EQ(import_error(with("causal.onnx", "unidirectional", 1, 0)), "(no error)");
+  std::string two = with("causal_two.onnx", "unidirectional", 2, 0);
+  EXPECT_EQ(import_error(two), two + ": node 'attention' (Attention): unidirectional must be 0 or 1, got 2");
+  std::string infinite = with("causal_inf.onnx", "mask_filter_value", 0, -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(import_error(infinite), infinite + ": node 'attention' (Attention): mask_filter_value must be finite, got "
+                                               "-inf (the float's lowest value masks as -inf does, without an -inf in "
+                                               "the sums)");
 }
 
 TEST(ImportErrors, UnsupportedElementType) {
