@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -212,7 +213,8 @@ Tensor transposed_matrix(const Tensor& matrix) {
 
 // A projection on the tokens' rows, as HF transformers' Conv1D writes it (addmm):
 // Reshape(Gemm(Reshape(x [B,S,Hin], [B*S,Hin]), W, b), [B,S,H]), W a constant [Hin,H] (or [H,Hin]
-// transposed), b a constant [H], alpha and beta 1; each value read once (the last see projection_of).
+// transposed), b a constant [H] or none (an exporter drops a bias of zeros), alpha and beta 1; each
+// value read once (the last see projection_of).
 std::optional<Projection> rows_projection_of(const Graph& graph, const Consumers& users, ValueId value, int64_t hidden,
                                              bool read_by_pieces) {
   const Node* back = producer_of(graph, value);
@@ -222,8 +224,7 @@ std::optional<Projection> rows_projection_of(const Graph& graph, const Consumers
     return std::nullopt;
   ValueId projected = back->inputs[0];
   const Node* gemm = producer_of(graph, projected);
-  if (!gemm || gemm->op() != "Gemm" || gemm->inputs.size() != 3 || gemm->inputs[2] == kNoValue ||
-      !read_once(graph, users, projected) || gemm->attrs.get_int("transA") != 0 || gemm->attrs.get_float("alpha") != 1.0 ||
+  if (!gemm || gemm->op() != "Gemm" || gemm->inputs.size() < 2 || !read_once(graph, users, projected) || gemm->attrs.get_int("transA") != 0 || gemm->attrs.get_float("alpha") != 1.0 ||
       gemm->attrs.get_float("beta") != 1.0 || graph.value(projected).type.shape != Shape{tokens[0] * tokens[1], hidden})
     return std::nullopt;
   ValueId rows = gemm->inputs[0];
@@ -236,7 +237,8 @@ std::optional<Projection> rows_projection_of(const Graph& graph, const Consumers
   bool transposed = gemm->attrs.get_int("transB") != 0;
   if (!weight || weight->dtype() != DType::f32 || weight_shape != (transposed ? Shape{hidden, input[2]} : Shape{input[2], hidden}))
     return std::nullopt;
-  std::optional<Tensor> bias = last_axis_bias(graph, gemm->inputs[2], hidden);
+  bool biased = gemm->inputs.size() > 2 && gemm->inputs[2] != kNoValue;
+  std::optional<Tensor> bias = biased ? last_axis_bias(graph, gemm->inputs[2], hidden) : Tensor(DType::f32, Shape{hidden});
   if (!bias) return std::nullopt;
   Tensor columns = weight->reshaped(weight_shape);
   if (transposed) columns = transposed_matrix(columns);
@@ -346,19 +348,20 @@ std::optional<double> causal_fill(const Graph& graph, ValueId value) {
   return fill->f32()[0];
 }
 
-// Whether `shape` is [1,..,1,S,S] for scores of `scores_shape` [..,S,S] (and of no higher rank).
+// Whether `shape` [..,S,S] broadcasts to the scores' `scores_shape` [..,S,S] (each leading
+// dimension 1 or the scores'; a mask built for the batch and constant-folded is [B,1,S,S]).
 bool square_over_keys(const Shape& shape, const Shape& scores_shape) {
   int rank = shape.rank(), scores_rank = scores_shape.rank();
   if (rank < 2 || rank > scores_rank || shape[rank - 1] != scores_shape[scores_rank - 1] ||
       shape[rank - 2] != scores_shape[scores_rank - 2] || shape[rank - 1] != shape[rank - 2])
     return false;
   for (int axis = 0; axis + 2 < rank; ++axis)
-    if (shape[axis] != 1) return false;
+    if (shape[axis] != 1 && shape[axis] != scores_shape[scores_rank - rank + axis]) return false;
   return true;
 }
 
-// Whether `value` is a constant bool [1,..,1,S,S] true exactly above the diagonal (`above`: the
-// keys after their query) or exactly on and below it.
+// Whether `value` is a constant bool [..,S,S] (square_over_keys) whose every [S,S] slice is true
+// exactly above the diagonal (`above`: the keys after their query) or exactly on and below it.
 bool is_causal_condition(const Graph& graph, ValueId value, const Shape& scores_shape, bool above) {
   const Shape& shape = graph.value(value).type.shape;
   if (graph.value(value).type.dtype != DType::boolean || !square_over_keys(shape, scores_shape)) return false;
@@ -366,15 +369,16 @@ bool is_causal_condition(const Graph& graph, ValueId value, const Shape& scores_
   if (!condition) return false;
   int64_t sequence = shape[shape.rank() - 1];
   auto flags = condition->b8();
-  for (int64_t query = 0; query < sequence; ++query)
-    for (int64_t key = 0; key < sequence; ++key)
-      if ((flags[static_cast<size_t>(query * sequence + key)] != 0) != (above == (key > query))) return false;
+  for (size_t at = 0; at < flags.size(); ++at) {
+    int64_t query = static_cast<int64_t>(at) / sequence % sequence, key = static_cast<int64_t>(at) % sequence;
+    if ((flags[at] != 0) != (above == (key > query))) return false;
+  }
   return true;
 }
 
-// The fill of a constant additive mask [1,..,1,S,S] that is 0 on and below the diagonal and one
-// value at most kCausalFill (or -inf) above it (torch's square subsequent mask, a current torch's
-// causal scaled_dot_product_attention), or nothing.
+// The fill of a constant additive mask [..,S,S] (square_over_keys) whose every [S,S] slice is 0 on
+// and below the diagonal and one value at most kCausalFill (or -inf) above it (torch's square
+// subsequent mask, a current torch's causal scaled_dot_product_attention), or nothing.
 std::optional<double> causal_bias_fill(const Graph& graph, ValueId value, const Shape& scores_shape) {
   const Shape& shape = graph.value(value).type.shape;
   if (graph.value(value).type.dtype != DType::f32 || !square_over_keys(shape, scores_shape)) return std::nullopt;
@@ -384,16 +388,17 @@ std::optional<double> causal_bias_fill(const Graph& graph, ValueId value, const 
   auto entries = bias->f32();
   float fill = entries[1];
   if (!(fill <= kCausalFill)) return std::nullopt;
-  for (int64_t query = 0; query < sequence; ++query)
-    for (int64_t key = 0; key < sequence; ++key)
-      if (entries[static_cast<size_t>(query * sequence + key)] != (key > query ? fill : 0.0f)) return std::nullopt;
+  for (size_t at = 0; at < entries.size(); ++at) {
+    int64_t query = static_cast<int64_t>(at) / sequence % sequence, key = static_cast<int64_t>(at) % sequence;
+    if (entries[at] != (key > query ? fill : 0.0f)) return std::nullopt;
+  }
   return fill;
 }
 
 // A Where that masks every key after its query, as GPT-style models write a causal mask:
 // Where(keep, scores, fill) with `keep` true exactly on and below the diagonal (a sliced bool
 // buffer), or Where(masked, fill, scores) with `masked` true exactly above it (masked_fill); the
-// condition a constant [1,..,1,S,S], the fill a scalar constant (causal_fill).
+// condition a constant [..,S,S] (square_over_keys), the fill a scalar constant (causal_fill).
 struct CausalWhere {
   ValueId scores = kNoValue;
   double fill = 0.0;
@@ -677,31 +682,58 @@ Tensor joined_weights(const std::vector<Tensor>& pieces, int64_t rows, int64_t h
   return weights;
 }
 
+// torch's scaled_dot_product_attention guards its probabilities against the NaN of a row whose
+// every key is masked by -inf: Where(IsNaN(p), 0, p), p read by those two nodes alone.
+struct NanGuard {
+  std::vector<NodeId> nodes;  // IsNaN and Where
+  ValueId output = kNoValue;
+};
+
+std::optional<NanGuard> nan_guard_below(const Graph& graph, const Consumers& users, ValueId probabilities) {
+  std::span<const NodeId> readers = users[static_cast<size_t>(probabilities)];
+  if (readers.size() != 2 || graph.is_output(probabilities)) return std::nullopt;
+  for (NodeId test : readers) {
+    const Node& is_nan = graph.node(test);
+    if (is_nan.op() != "IsNaN" || !read_once(graph, users, is_nan.outputs[0])) continue;
+    NodeId where_id = users[static_cast<size_t>(is_nan.outputs[0])][0];
+    const Node& where = graph.node(where_id);
+    const Tensor* zero = where.inputs.size() == 3 ? constant_source(graph, where.inputs[1]) : nullptr;
+    if (where.op() == "Where" && where.inputs[0] == is_nan.outputs[0] && where.inputs[2] == probabilities && zero &&
+        zero->dtype() == DType::f32 && zero->numel() == 1 && zero->f32()[0] == 0.0f &&
+        std::count(readers.begin(), readers.end(), where_id) == 1 &&
+        graph.value(where.outputs[0]).type == graph.value(probabilities).type)
+      return NanGuard{{test, where_id}, where.outputs[0]};
+  }
+  return std::nullopt;
+}
+
 // The nodes every site around one Softmax starts from: the scores' MatMul (below their scale and
-// bias) and the context's MatMul by V.
+// bias) and the context's MatMul by V (reading the probabilities through a NaN guard, if any).
 struct Core {
   Scores found;
   const Node* scores = nullptr;
   const Node* context = nullptr;
+  std::optional<NanGuard> guard;
 };
 
 std::optional<Core> core_at(const Graph& graph, const Consumers& users, NodeId softmax_id) {
   const Node& softmax = graph.node(softmax_id);
   if (softmax.op() != "Softmax") return std::nullopt;
-  const Shape& probabilities = graph.value(softmax.outputs[0]).type.shape;
-  int rank = probabilities.rank();
-  if ((rank != 3 && rank != 4) || normalize_axis(softmax.attrs.get_int("axis"), rank) != rank - 1 ||
-      !read_once(graph, users, softmax.outputs[0]))
-    return std::nullopt;
-  const Node& context = graph.node(users[static_cast<size_t>(softmax.outputs[0])][0]);
-  if (context.op() != "MatMul" || context.inputs[0] != softmax.outputs[0] || ops::fused_activation(context.attrs) != "none")
+  const Shape& shape = graph.value(softmax.outputs[0]).type.shape;
+  int rank = shape.rank();
+  if ((rank != 3 && rank != 4) || normalize_axis(softmax.attrs.get_int("axis"), rank) != rank - 1) return std::nullopt;
+  std::optional<NanGuard> guard = nan_guard_below(graph, users, softmax.outputs[0]);
+  ValueId probabilities = guard ? guard->output : softmax.outputs[0];
+  if (!read_once(graph, users, probabilities)) return std::nullopt;
+  const Node& context = graph.node(users[static_cast<size_t>(probabilities)][0]);
+  if (context.op() != "MatMul" || context.inputs[0] != probabilities || ops::fused_activation(context.attrs) != "none")
     return std::nullopt;
   Scores found = scores_above(graph, users, softmax.inputs[0]);
   const Node* scores = producer_of(graph, found.scaled.scores);
   if (!scores || scores->op() != "MatMul" || ops::fused_activation(scores->attrs) != "none" ||
       !read_once(graph, users, found.scaled.scores) || !std::isfinite(found.scaled.scale) || found.scaled.scale == 0.0)
     return std::nullopt;
-  return Core{std::move(found), scores, &context};
+  return Core{std::move(found), scores, &context, std::move(guard)};
 }
 
 // The head shapes a site around `core` may have: from the probabilities [B,N,S,S] and V [B,N,S,d],
@@ -772,13 +804,26 @@ std::optional<RowTail> batch_first_tail(const Graph& graph, const Consumers& use
   return RowTail{projection, {projection, reshape, transpose}, swap.outputs[0]};
 }
 
-// The gate (may_rewrite) asked of the site's nodes but those whose inputs of other types are the
-// constants the finder read and checked: the causal Where's bool condition, a Gather's index.
-bool site_may_rewrite(const Graph& graph, const std::vector<NodeId>& nodes, NodeId causal_where) {
+// The gate (may_rewrite) asked of the site's nodes but those whose values of other types the finder
+// read and checked: the causal Where's bool condition, a Gather's index, the NaN guard's test.
+bool site_may_rewrite(const Graph& graph, const std::vector<NodeId>& nodes, const std::vector<NodeId>& checked) {
   std::vector<NodeId> gated;
   for (NodeId id : nodes)
-    if (id != causal_where && !(graph.node(id).op() == "Gather" && selects_part(graph, graph.node(id)))) gated.push_back(id);
+    if (std::find(checked.begin(), checked.end(), id) == checked.end() &&
+        !(graph.node(id).op() == "Gather" && selects_part(graph, graph.node(id))))
+      gated.push_back(id);
   return may_rewrite(graph, gated);
+}
+
+// Whether no row of the scores can have its every key masked by -inf (so a NaN guard passes every
+// value): no attention bias left, or a constant one with finite entries; a causal mask keeps each
+// query's own key.
+bool no_row_fully_masked(const Graph& graph, const AttentionSite& site) {
+  if (site.attention_bias == kNoValue) return true;
+  std::optional<Tensor> bias = constant_of(graph, site.attention_bias);
+  if (!bias) return false;
+  auto entries = bias->f32();
+  return std::all_of(entries.begin(), entries.end(), [](float entry) { return std::isfinite(entry); });
 }
 
 // The site around one Softmax with head shape `s`, or nothing.
@@ -846,7 +891,13 @@ std::optional<AttentionSite> site_with(const Graph& graph, const Consumers& user
   site.nodes.insert(site.nodes.end(), scaled.nodes.begin(), scaled.nodes.end());
   site.nodes.insert(site.nodes.end(), {graph.value(scaled.scores).producer, softmax_id, graph.value(context.outputs[0]).producer});
   site.nodes.insert(site.nodes.end(), merged->nodes.begin(), merged->nodes.end());
-  if (!site_may_rewrite(graph, site.nodes, found.causal_where) || !read_by_site_alone(graph, users, site.nodes, site.output))
+  std::vector<NodeId> checked{found.causal_where};
+  if (core.guard) {
+    if (!no_row_fully_masked(graph, site)) return std::nullopt;
+    site.nodes.insert(site.nodes.end(), core.guard->nodes.begin(), core.guard->nodes.end());
+    checked.insert(checked.end(), core.guard->nodes.begin(), core.guard->nodes.end());
+  }
+  if (!site_may_rewrite(graph, site.nodes, checked) || !read_by_site_alone(graph, users, site.nodes, site.output))
     return std::nullopt;
   NodeId bias_producer = site.attention_bias == kNoValue ? -1 : graph.value(site.attention_bias).producer;
   if (bias_producer >= 0 && std::find(site.nodes.begin(), site.nodes.end(), bias_producer) != site.nodes.end())

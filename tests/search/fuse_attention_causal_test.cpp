@@ -184,6 +184,32 @@ TEST(FuseAttentionCausal, AnAdditiveConstantThatIsNotCausalStaysTheAttentionBias
   EXPECT_EQ(attention_node(graph)->attrs.get_int("unidirectional"), 0);
 }
 
+// `text` with torch's NaN guard between the probabilities and the context: Where(IsNaN(p), 0, p).
+std::string nan_guarded(std::string text) {
+  const std::string context = "  %c = MatMul(%sm, %v)\n";
+  size_t at = text.find(context);
+  EXPECT_NE(at, std::string::npos);
+  text.replace(at, context.size(), R"(  const %zero : f32[] = [0]
+  %nan = IsNaN(%sm)
+  %guarded = Where(%nan, %zero, %sm)
+  %c = MatMul(%guarded, %v)
+)");
+  return text;
+}
+
+// The guard passes every value where no row has its every key masked by -inf: under a causal mask
+// (each query keeps its own key) it joins the site; under a padding mask from the inputs, which may
+// mask a whole row, the attention stays written out.
+TEST(FuseAttentionCausal, TorchsNanGuardJoinsACausalSiteButNotOneWhoseInputMaskMayMaskAWholeRow) {
+  Graph before = parse_graph(nan_guarded(gpt_program(causal_masks()[3].text)));
+  std::vector<AttentionSite> sites = find_attention_sites(before);
+  ASSERT_EQ(sites.size(), 1u);
+  Graph graph = expect_fuses_to_the_same_values(before, "causal, NaN-guarded", 97);
+  EXPECT_EQ(graph.nodes().size(), 2u) << "Attention and the output projection: the guard inside the site";
+  EXPECT_TRUE(find_attention_sites(parse_graph(nan_guarded(gpt_program(causal_masks()[3].text, true)))).empty())
+      << "a padding mask from the inputs";
+}
+
 // A current torch's nn.MultiheadAttention (batch_first, S=3, B=2, E=4, two heads of 2): x [B,S,E]
 // transposed to [S,B,E], one packed projection reshaped to [S,B,3,E], stacked as [3,S,B,E]
 // (Unsqueeze, Transpose, Squeeze) and taken apart by Gather, the heads [B,N,S,d], Q and K each
