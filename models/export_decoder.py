@@ -10,6 +10,10 @@ Run with Debian's torch: /usr/bin/python3 models/export_decoder.py --out build/m
   OUT/gpt_masked_fill/model.onnx   token ids [B,T] -> logits [B,T,V]
   OUT/gpt_where/model.onnx         token ids [B,T] -> logits [B,T,V]
   OUT/encoder_causal/model.onnx    x [B,T,E] -> y [B,T,E] (batch_first)
+and, with a current torch and HF transformers installed (--models hf_gpt2; torch 1.13's exporter
+cannot write it), HF transformers' own GPT-2 (GPT2LMHeadModel of these sizes, random weights,
+its default attention implementation, no cache):
+  OUT/hf_gpt2/model.onnx           token ids [B,T] -> logits [B,T,V]
   OUT/<model>/test_data_set_0/input_0.pb, output_0.pb   (onnx.TensorProto: seeded inputs, torch's output)
 
 The sizes default to the tests' (width 32, 4 heads, 2 layers, 8 tokens, batch 2, vocabulary 64);
@@ -140,8 +144,25 @@ class CausalEncoder(torch.nn.Module):
         return self.encoder(x, mask=self.mask)
 
 
+class HfGpt2(torch.nn.Module):
+    """HF transformers' GPT2LMHeadModel, token ids to logits, no cache."""
+
+    def __init__(self, args: argparse.Namespace):
+        super().__init__()
+        import transformers  # only this model needs it
+
+        config = transformers.GPT2Config(n_embd=args.width, n_layer=args.layers, n_head=args.heads, vocab_size=args.vocab,
+                                         n_positions=args.tokens, bos_token_id=0, eos_token_id=0)
+        self.model = transformers.GPT2LMHeadModel(config)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=ids, use_cache=False).logits
+
+
 def build(name: str, args: argparse.Namespace) -> torch.nn.Module:
     torch.manual_seed(SEED)
+    if name == "hf_gpt2":
+        return HfGpt2(args).eval()
     if name == "gpt_masked_fill":
         return Gpt(MaskedFillAttention, args).eval()
     if name == "gpt_where":

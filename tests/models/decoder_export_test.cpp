@@ -1,6 +1,7 @@
 // Causal transformers as torch's legacy exporter writes them (models/export_decoder.py: a GPT
 // masking with masked_fill, one masking with Where and projecting with addmm, torch's
-// TransformerEncoder given a square subsequent mask): on the executor against torch's output, then
+// TransformerEncoder given a square subsequent mask), and HF transformers' GPT-2 as a current
+// torch exports it (where one is installed): on the executor against torch's output, then
 // after pet's cleanup and finalize passes each layer's attention one causal site of ONNX Runtime's
 // Attention, fused without changing the output.
 #include <gtest/gtest.h>
@@ -20,8 +21,10 @@ using pet::testing::ExportedModel;
 class DecoderExport : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    std::string skip = pet::testing::read_exported_model(
-        "PET_DECODER_MODELS_DIR", GetParam(), "/usr/bin/python3 models/export_decoder.py --out ", model_);
+    std::string command = std::string(GetParam()) == "hf_gpt2"
+                              ? "python3 models/export_decoder.py --models hf_gpt2 (a current torch and transformers) --out "
+                              : "/usr/bin/python3 models/export_decoder.py --out ";
+    std::string skip = pet::testing::read_exported_model("PET_DECODER_MODELS_DIR", GetParam(), command, model_);
     if (!skip.empty()) GTEST_SKIP() << skip;
   }
 
@@ -55,7 +58,8 @@ TEST_P(DecoderExport, EachLayersAttentionIsOneCausalSiteFusedWithoutChangingTheO
   pet::testing::expect_matches_torch(model_, graph, std::string(GetParam()) + " after fusing both attentions");
 }
 
-INSTANTIATE_TEST_SUITE_P(Forms, DecoderExport, ::testing::Values("gpt_masked_fill", "gpt_where", "encoder_causal"));
+INSTANTIATE_TEST_SUITE_P(Forms, DecoderExport,
+                         ::testing::Values("gpt_masked_fill", "gpt_where", "encoder_causal", "hf_gpt2"));
 
 }  // namespace
 }  // namespace pet
