@@ -1,26 +1,21 @@
-// Finds written-out self-attentions, proves their layout chains by moving indices through them,
-// and swaps in ONNX Runtime's Attention where the target runs it and the cost model prices it cheaper.
+// Finds written-out self-attentions (their layout chains proved in attention_layouts.h, their masks
+// read in attention_masks.h) and swaps in ONNX Runtime's Attention where the target runs it and the
+// cost model prices it cheaper.
 #include "search/passes/fuse_attention.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
-#include <span>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 
-#include <fmt/format.h>
-
-#include "core/executor.h"
 #include "core/ops/fused_activation.h"
 #include "core/ops/op_util.h"
-#include "core/ops/split.h"
-#include "core/structural_hash.h"
 #include "search/cost/cost_model.h"
+#include "search/passes/attention_layouts.h"
+#include "search/passes/attention_masks.h"
 #include "search/passes/constant_source.h"
 #include "search/passes/eliminate_dead_nodes.h"
 #include "verifier/element_domain.h"
@@ -28,159 +23,9 @@
 namespace pet {
 namespace {
 
-// float32 holds every integer up to 2^24 exactly, so indices below it move through a chain unchanged.
-constexpr int64_t kExactIndices = int64_t{1} << 24;
+using namespace attention;  // NOLINT(google-build-using-namespace): the site finder's own parts
 
 const std::vector<int64_t> kSwapFirstAxes{1, 0, 2};
-
-bool read_once(const Graph& graph, const Consumers& users, ValueId value) {
-  return users[static_cast<size_t>(value)].size() == 1 && !graph.is_output(value);
-}
-
-const Node* producer_of(const Graph& graph, ValueId value) {
-  NodeId producer = graph.value(value).producer;
-  return producer < 0 ? nullptr : &graph.node(producer);
-}
-
-bool is_layout_step(const Node& node) {
-  return node.def->traits.layout_only && node.inputs.size() == 1 && node.outputs.size() == 1 &&
-         ops::fused_activation(node.attrs) == "none";
-}
-
-// Layout steps in the order they run, and the value the first of them reads.
-struct Chain {
-  std::vector<NodeId> nodes;
-  ValueId source = kNoValue;
-};
-
-// The layout steps above `value`, each output read by the next step alone.
-Chain chain_above(const Graph& graph, const Consumers& users, ValueId value) {
-  Chain chain{{}, value};
-  for (const Node* step = producer_of(graph, value); step && is_layout_step(*step) && read_once(graph, users, chain.source);
-       step = producer_of(graph, chain.source)) {
-    chain.nodes.insert(chain.nodes.begin(), graph.value(chain.source).producer);
-    chain.source = step->inputs[0];
-  }
-  return chain;
-}
-
-// The layout steps below `value` up to the first value of shape `goal` or `flat_goal` (chain.source:
-// that value).
-std::optional<Chain> chain_below(const Graph& graph, const Consumers& users, ValueId value, const Shape& goal,
-                                 const Shape& flat_goal) {
-  Chain chain{{}, value};
-  auto reached = [&] { return graph.value(chain.source).type.shape == goal || graph.value(chain.source).type.shape == flat_goal; };
-  while (!reached()) {
-    if (!read_once(graph, users, chain.source)) return std::nullopt;
-    NodeId next = users[static_cast<size_t>(chain.source)][0];
-    if (!is_layout_step(graph.node(next))) return std::nullopt;
-    chain.nodes.push_back(next);
-    chain.source = graph.node(next).outputs[0];
-  }
-  return chain;
-}
-
-// The chain's steps run on `tensor` by their own kernels.
-Tensor run_chain(const Graph& graph, const std::vector<NodeId>& chain, Tensor tensor) {
-  for (NodeId id : chain) {
-    const Node& node = graph.node(id);
-    std::vector<Tensor> out = execute_node(node, {&tensor}, {graph.value(node.outputs[0]).type});
-    tensor = std::move(out.at(0));
-  }
-  return tensor;
-}
-
-// The tokens [B,S,H] (or [S,B,H]) and their heads [B,N,S,d] (or [B*N,S,d]): the dimensions a
-// site's chains move between.
-struct HeadShape {
-  int64_t batch, sequence, heads, head_size;
-  bool sequence_first = false;  // tokens [S,B,H], as torch's MultiheadAttention holds them
-  bool batched_heads = false;   // heads [B*N,S,d], as torch's MultiheadAttention holds them
-  int64_t hidden() const { return heads * head_size; }
-  Shape tokens() const {
-    return sequence_first ? Shape{sequence, batch, hidden()} : Shape{batch, sequence, hidden()};
-  }
-  Shape flat_tokens() const { return Shape{batch * sequence, hidden()}; }  // the tokens' rows, in their order
-  // [B,N,S,d], or [B,N,d,S] for the transposed keys; [B*N,S,d] or [B*N,d,S] where batched.
-  Shape split(bool transposed) const {
-    int64_t outer = transposed ? head_size : sequence, inner = transposed ? sequence : head_size;
-    return batched_heads ? Shape{batch * heads, outer, inner} : Shape{batch, heads, outer, inner};
-  }
-  Shape scores() const { return batched_heads ? Shape{batch * heads, sequence, sequence} : Shape{batch, heads, sequence, sequence}; }
-};
-
-// Each element's index in [B,S,width] (width H unless given), laid out in the tokens' order
-// ([B,S,width] or [S,B,width]).
-Tensor token_indices(const HeadShape& s, int64_t width = 0) {
-  if (width == 0) width = s.hidden();
-  Shape tokens = s.tokens();
-  Tensor out(DType::f32, Shape{tokens[0], tokens[1], width});
-  auto values = out.mutable_f32();
-  int64_t at = 0;
-  for (int64_t outer = 0; outer < (s.sequence_first ? s.sequence : s.batch); ++outer)
-    for (int64_t inner = 0; inner < (s.sequence_first ? s.batch : s.sequence); ++inner)
-      for (int64_t lane = 0; lane < width; ++lane) {
-        int64_t b = s.sequence_first ? inner : outer, token = s.sequence_first ? outer : inner;
-        values[static_cast<size_t>(at++)] = static_cast<float>((b * s.sequence + token) * width + lane);
-      }
-  return out;
-}
-
-// Each element's index in [B,S,H], laid out as its heads [B,N,S,d] (or [B,N,d,S], or either with
-// B and N as one axis) hold it.
-Tensor token_indices_as_heads(const HeadShape& s, bool transposed) {
-  Tensor out(DType::f32, s.split(transposed));
-  auto values = out.mutable_f32();
-  int64_t at = 0;
-  for (int64_t b = 0; b < s.batch; ++b)
-    for (int64_t n = 0; n < s.heads; ++n)
-      for (int64_t outer = 0; outer < (transposed ? s.head_size : s.sequence); ++outer)
-        for (int64_t inner = 0; inner < (transposed ? s.sequence : s.head_size); ++inner) {
-          int64_t token = transposed ? inner : outer, lane = transposed ? outer : inner;
-          values[static_cast<size_t>(at++)] = static_cast<float>((b * s.sequence + token) * s.hidden() + n * s.head_size + lane);
-        }
-  return out;
-}
-
-// Whether the chain takes the tokens to their heads (or, `merges`, the heads back to the tokens, or
-// to their rows [B*S,H]).
-bool chain_splits_heads(const Graph& graph, const Chain& chain, const HeadShape& s, bool transposed, bool merges) {
-  if (s.tokens().numel() >= kExactIndices) return false;
-  Tensor heads = token_indices_as_heads(s, transposed);
-  Tensor tokens = token_indices(s);
-  Tensor moved = merges ? run_chain(graph, chain.nodes, heads) : run_chain(graph, chain.nodes, tokens);
-  const Tensor& expected = merges ? tokens : heads;
-  bool shape_fits = moved.shape() == expected.shape() || (merges && moved.shape() == s.flat_tokens());
-  return shape_fits && std::equal(moved.f32().begin(), moved.f32().end(), expected.f32().begin());
-}
-
-// What the proof of a chain depends on: each step's op, attributes and types, and the split asked.
-std::string chain_key(const Graph& graph, const Chain& chain, const HeadShape& s, bool transposed, bool merges) {
-  std::string key = fmt::format("{}x{}x{}x{} {}{}{}{}:", s.batch, s.sequence, s.heads, s.head_size, s.sequence_first,
-                                s.batched_heads, transposed, merges);
-  for (NodeId id : chain.nodes) {
-    const Node& node = graph.node(id);
-    key += fmt::format(" {}[{:x}] {} -> {};", node.op(), attributes_hash(node.attrs),
-                       graph.value(node.inputs[0]).type.to_string(), graph.value(node.outputs[0]).type.to_string());
-  }
-  return key;
-}
-
-// chain_splits_heads, each distinct chain proved once per process: a model repeats one chain in
-// every layer, and finalize meets them again in every candidate it prices.
-bool proved_chain_splits_heads(const Graph& graph, const Chain& chain, const HeadShape& s, bool transposed, bool merges) {
-  static std::mutex mutex;
-  static std::unordered_map<std::string, bool> proved;
-  std::string key = chain_key(graph, chain, s, transposed, merges);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto found = proved.find(key); found != proved.end()) return found->second;
-  }
-  bool result = chain_splits_heads(graph, chain, s, transposed, merges);
-  std::lock_guard<std::mutex> lock(mutex);
-  proved.emplace(std::move(key), result);
-  return result;
-}
 
 // One projection: Add(MatMul(x, W), b) with W [Hin,H] and b [H] constants (a bias read through a
 // Reshape, or broadcast along the last axis), its values read once.
@@ -284,139 +129,6 @@ Projection columns_of(const Projection& packed, int64_t offset, int64_t hidden) 
   return columns;
 }
 
-// Whether `node` is a Slice of its input's columns (the last axis, step 1), every other axis whole.
-bool is_column_slice(const Graph& graph, const Node& node) {
-  if (node.op() != "Slice") return false;
-  const Shape& shape = graph.value(node.inputs[0]).type.shape;
-  const auto &starts = node.attrs.get_ints("starts"), &ends = node.attrs.get_ints("ends"), &steps = node.attrs.get_ints("steps");
-  for (int axis = 0; axis < shape.rank(); ++axis) {
-    auto a = static_cast<size_t>(axis);
-    bool whole = starts[a] == 0 && ends[a] == shape[axis];
-    if (steps[a] != 1 || (axis + 1 < shape.rank() && !whole)) return false;
-  }
-  return shape.rank() > 0;
-}
-
-// The scores' scale: Mul by, or Div by, scalar constants between the scores and the Softmax.
-struct Scaled {
-  ValueId scores = kNoValue;
-  double scale = 1.0;
-  std::vector<NodeId> nodes;
-};
-
-// A step that scales `node`'s other input by a scalar constant: Mul by it, or Div by it. Its factor
-// and the input it scales, or nothing.
-std::optional<std::pair<double, ValueId>> scale_step(const Graph& graph, const Node& node) {
-  if ((node.op() != "Mul" && node.op() != "Div") || node.inputs.size() != 2) return std::nullopt;
-  for (size_t side = node.op() == "Div" ? 1 : 0; side < 2; ++side) {
-    const Tensor* constant = constant_source(graph, node.inputs[side]);
-    if (!constant || constant->dtype() != DType::f32 || constant->numel() != 1) continue;
-    double factor = constant->f32()[0];
-    return std::pair{node.op() == "Div" ? 1.0 / factor : factor, node.inputs[1 - side]};
-  }
-  return std::nullopt;
-}
-
-Scaled scale_above(const Graph& graph, const Consumers& users, ValueId value) {
-  Scaled scaled{value, 1.0, {}};
-  for (const Node* step = producer_of(graph, value); step && read_once(graph, users, scaled.scores);
-       step = producer_of(graph, scaled.scores)) {
-    std::optional<std::pair<double, ValueId>> scales = scale_step(graph, *step);
-    if (!scales) break;
-    scaled.scale *= scales->first;
-    scaled.nodes.push_back(graph.value(scaled.scores).producer);
-    scaled.scores = scales->second;
-  }
-  return scaled;
-}
-
-// A causal mask's fill: the scores of every key after its query are set to (or added) a value at
-// most this (or -inf), so that their softmax weights are 0 either way (exp(-1e4) underflows).
-constexpr double kCausalFill = -1e4;
-
-// The constant behind `value`, or the one its constant-only producers compute (a causal buffer
-// sliced to the tokens and compared with 0, say), reading up to 16 times its elements.
-std::optional<Tensor> constant_of(const Graph& graph, ValueId value) {
-  if (const Tensor* source = constant_source(graph, value)) return *source;
-  return small_derived_constant(graph, value, std::max<int64_t>(16 * graph.value(value).type.shape.numel(), 1 << 16));
-}
-
-// A scalar float constant at most kCausalFill (or -inf).
-std::optional<double> causal_fill(const Graph& graph, ValueId value) {
-  const Tensor* fill = constant_source(graph, value);
-  if (!fill || fill->dtype() != DType::f32 || fill->numel() != 1 || !(fill->f32()[0] <= kCausalFill)) return std::nullopt;
-  return fill->f32()[0];
-}
-
-// Whether `shape` [..,S,S] broadcasts to the scores' `scores_shape` [..,S,S] (each leading
-// dimension 1 or the scores'; a mask built for the batch and constant-folded is [B,1,S,S]).
-bool square_over_keys(const Shape& shape, const Shape& scores_shape) {
-  int rank = shape.rank(), scores_rank = scores_shape.rank();
-  if (rank < 2 || rank > scores_rank || shape[rank - 1] != scores_shape[scores_rank - 1] ||
-      shape[rank - 2] != scores_shape[scores_rank - 2] || shape[rank - 1] != shape[rank - 2])
-    return false;
-  for (int axis = 0; axis + 2 < rank; ++axis)
-    if (shape[axis] != 1 && shape[axis] != scores_shape[scores_rank - rank + axis]) return false;
-  return true;
-}
-
-// Whether `value` is a constant bool [..,S,S] (square_over_keys) whose every [S,S] slice is true
-// exactly above the diagonal (`above`: the keys after their query) or exactly on and below it.
-bool is_causal_condition(const Graph& graph, ValueId value, const Shape& scores_shape, bool above) {
-  const Shape& shape = graph.value(value).type.shape;
-  if (graph.value(value).type.dtype != DType::boolean || !square_over_keys(shape, scores_shape)) return false;
-  std::optional<Tensor> condition = constant_of(graph, value);
-  if (!condition) return false;
-  int64_t sequence = shape[shape.rank() - 1];
-  auto flags = condition->b8();
-  for (size_t at = 0; at < flags.size(); ++at) {
-    int64_t query = static_cast<int64_t>(at) / sequence % sequence, key = static_cast<int64_t>(at) % sequence;
-    if ((flags[at] != 0) != (above == (key > query))) return false;
-  }
-  return true;
-}
-
-// The fill of a constant additive mask [..,S,S] (square_over_keys) whose every [S,S] slice is 0 on
-// and below the diagonal and one value at most kCausalFill (or -inf) above it (torch's square
-// subsequent mask, a current torch's causal scaled_dot_product_attention), or nothing.
-std::optional<double> causal_bias_fill(const Graph& graph, ValueId value, const Shape& scores_shape) {
-  const Shape& shape = graph.value(value).type.shape;
-  if (graph.value(value).type.dtype != DType::f32 || !square_over_keys(shape, scores_shape)) return std::nullopt;
-  std::optional<Tensor> bias = constant_of(graph, value);
-  int64_t sequence = shape[shape.rank() - 1];
-  if (!bias || sequence < 2) return std::nullopt;
-  auto entries = bias->f32();
-  float fill = entries[1];
-  if (!(fill <= kCausalFill)) return std::nullopt;
-  for (size_t at = 0; at < entries.size(); ++at) {
-    int64_t query = static_cast<int64_t>(at) / sequence % sequence, key = static_cast<int64_t>(at) % sequence;
-    if (entries[at] != (key > query ? fill : 0.0f)) return std::nullopt;
-  }
-  return fill;
-}
-
-// A Where that masks every key after its query, as GPT-style models write a causal mask:
-// Where(keep, scores, fill) with `keep` true exactly on and below the diagonal (a sliced bool
-// buffer), or Where(masked, fill, scores) with `masked` true exactly above it (masked_fill); the
-// condition a constant [..,S,S] (square_over_keys), the fill a scalar constant (causal_fill).
-struct CausalWhere {
-  ValueId scores = kNoValue;
-  double fill = 0.0;
-};
-
-std::optional<CausalWhere> causal_where(const Graph& graph, const Node& where) {
-  if (where.op() != "Where" || where.inputs.size() != 3) return std::nullopt;
-  const Shape& written = graph.value(where.outputs[0]).type.shape;
-  for (size_t fill_side : {size_t{1}, size_t{2}}) {
-    ValueId scores = where.inputs[3 - fill_side];
-    std::optional<double> fill = causal_fill(graph, where.inputs[fill_side]);
-    if (fill && graph.value(scores).type == graph.value(where.outputs[0]).type &&
-        is_causal_condition(graph, where.inputs[0], written, fill_side == 1))
-      return CausalWhere{scores, *fill};
-  }
-  return std::nullopt;
-}
-
 // The scores and their scale above the Softmax's input, and between them, in either order, an
 // attention bias added after the scale (either side of the Add: the side that reaches the scores'
 // MatMul) and a causal Where.
@@ -494,123 +206,6 @@ ValueId peel_scale(const Graph& graph, const Consumers& users, ValueId value, At
   return steps.scores;
 }
 
-// The layout chain above a head: a column Slice it starts with is a packed projection's piece, not
-// part of the chain.
-Chain head_chain_above(const Graph& graph, const Consumers& users, ValueId head) {
-  Chain chain = chain_above(graph, users, head);
-  if (!chain.nodes.empty() && is_column_slice(graph, graph.node(chain.nodes.front()))) {
-    chain.source = graph.node(chain.nodes.front()).outputs[0];
-    chain.nodes.erase(chain.nodes.begin());
-  }
-  return chain;
-}
-
-// A head taken from a packed projection [tokens, W] (W >= H) by layout steps and one step that
-// selects its part, whose input the other parts read too: a Gather of a constant index (a current
-// torch's MultiheadAttention stacks Q, K and V and takes each apart so), one of a Split's pieces, or
-// a Slice. Each step with the value it writes on the way to the head, from the packed value down.
-struct PackedChain {
-  std::vector<std::pair<NodeId, ValueId>> steps;
-  ValueId packed = kNoValue;
-  Scaled scale;  // scalar scale steps among the steps (Q's and K's, where sink-layouts moved them), not in `steps`
-};
-
-bool selects_part(const Graph& graph, const Node& node) {
-  if (node.op() == "Split") return node.inputs.size() == 1 || graph.is_constant(node.inputs[1]);
-  if (node.op() == "Slice") return node.inputs.size() == 1;
-  if (node.op() != "Gather" || node.inputs.size() != 2) return false;
-  return graph.is_constant(node.inputs[1]) && graph.value(node.inputs[1]).type.shape.rank() == 0;
-}
-
-// The steps above `head`, each value read once but the selecting step's input, up to the first
-// value a projection or no such step writes (`scaled`: scale steps too); nothing unless one step
-// selects.
-std::optional<PackedChain> packed_chain_above(const Graph& graph, const Consumers& users, ValueId head, bool scaled) {
-  PackedChain chain{{}, head, {}};
-  bool selected = false, shared_input = false;  // shared_input: chain.packed is the selecting step's input
-  for (const Node* step = producer_of(graph, head); step; step = producer_of(graph, chain.packed)) {
-    if (!shared_input && !read_once(graph, users, chain.packed)) break;
-    const Shape& shape = graph.value(chain.packed).type.shape;
-    if (selected && shape.rank() == 3 && projection_of(graph, users, chain.packed, shape[2], true)) break;
-    std::optional<std::pair<double, ValueId>> scales = scaled ? scale_step(graph, *step) : std::nullopt;
-    if (scales && !shared_input) {
-      chain.scale.scale *= scales->first;
-      chain.scale.nodes.push_back(graph.value(chain.packed).producer);
-      chain.packed = scales->second;
-      continue;
-    }
-    bool selects = !selected && selects_part(graph, *step);
-    if (!selects && !is_layout_step(*step)) break;
-    chain.steps.insert(chain.steps.begin(), {graph.value(chain.packed).producer, chain.packed});
-    chain.packed = step->inputs[0];
-    shared_input = selects;
-    selected = selected || selects;
-  }
-  if (!selected) return std::nullopt;
-  return chain;
-}
-
-// One step run on `tensor` by its own kernel (its other inputs its constants); what it writes to `value`.
-Tensor run_step(const Graph& graph, const Node& node, const Tensor& tensor, ValueId value) {
-  std::vector<const Tensor*> inputs{&tensor};
-  for (size_t input = 1; input < node.inputs.size(); ++input) inputs.push_back(&*graph.value(node.inputs[input]).constant);
-  std::vector<TensorType> types;
-  for (ValueId output : node.outputs) types.push_back(graph.value(output).type);
-  std::vector<Tensor> written = execute_node(node, inputs, types);
-  auto index = static_cast<size_t>(std::find(node.outputs.begin(), node.outputs.end(), value) - node.outputs.begin());
-  return std::move(written.at(index));
-}
-
-// Where the chain takes the packed projection's columns [offset, offset + H) to the head (Q and V
-// [B,N,S,d], K [B,N,d,S], or B and N one axis), every element where its heads hold it: the offset,
-// or nothing. Checked by moving each element's index through the steps' own kernels.
-std::optional<int64_t> packed_chain_offset(const Graph& graph, const PackedChain& chain, const HeadShape& s,
-                                           bool transposed) {
-  const Shape& packed = graph.value(chain.packed).type.shape;
-  const Shape tokens = s.tokens();
-  if (packed.rank() != 3 || packed[0] != tokens[0] || packed[1] != tokens[1] || packed[2] < s.hidden() ||
-      packed.numel() >= kExactIndices)
-    return std::nullopt;
-  int64_t width = packed[2], hidden = s.hidden();
-  Tensor moved = token_indices(s, width);
-  for (const auto& [id, value] : chain.steps) moved = run_step(graph, graph.node(id), moved, value);
-  Tensor expected = token_indices_as_heads(s, transposed);  // (b * S + token) * H + column
-  if (moved.shape() != expected.shape() || moved.numel() == 0) return std::nullopt;
-  auto offset = static_cast<int64_t>(moved.f32()[0]);  // of the first token's first column: 0 + offset
-  if (offset < 0 || offset > width - hidden) return std::nullopt;
-  auto got = moved.f32();
-  auto want = expected.f32();
-  for (size_t at = 0; at < got.size(); ++at) {
-    auto index = static_cast<int64_t>(want[at]);
-    if (got[at] != static_cast<float>(index / hidden * width + offset + index % hidden)) return std::nullopt;
-  }
-  return offset;
-}
-
-// packed_chain_offset, each distinct chain proved once per process (every layer repeats one).
-std::optional<int64_t> proved_packed_chain_offset(const Graph& graph, const PackedChain& chain, const HeadShape& s,
-                                                  bool transposed) {
-  static std::mutex mutex;
-  static std::unordered_map<std::string, std::optional<int64_t>> proved;
-  std::string key = fmt::format("{}x{}x{}x{} {}{}{} {}:", s.batch, s.sequence, s.heads, s.head_size, s.sequence_first,
-                                s.batched_heads, transposed, graph.value(chain.packed).type.to_string());
-  for (const auto& [id, value] : chain.steps) {
-    const Node& node = graph.node(id);
-    key += fmt::format(" {}[{:x}] -> {} #{};", node.op(), attributes_hash(node.attrs), graph.value(value).type.to_string(),
-                       std::find(node.outputs.begin(), node.outputs.end(), value) - node.outputs.begin());
-    for (size_t input = 1; input < node.inputs.size(); ++input)
-      key += fmt::format(" {:x}", graph.value(node.inputs[input]).constant->content_hash());
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto found = proved.find(key); found != proved.end()) return found->second;
-  }
-  std::optional<int64_t> offset = packed_chain_offset(graph, chain, s, transposed);
-  std::lock_guard<std::mutex> lock(mutex);
-  proved.emplace(std::move(key), offset);
-  return offset;
-}
-
 void add_once(std::vector<NodeId>& nodes, NodeId id) {
   if (std::find(nodes.begin(), nodes.end(), id) == nodes.end()) nodes.push_back(id);
 }
@@ -620,7 +215,11 @@ void add_once(std::vector<NodeId>& nodes, NodeId id) {
 // each part reaches), their factor to `site`.
 std::optional<Projection> packed_part_above(const Graph& graph, const Consumers& users, ValueId head, int part,
                                             const HeadShape& s, AttentionSite& site, std::vector<NodeId>& shared) {
-  std::optional<PackedChain> chain = packed_chain_above(graph, users, head, part < 2);
+  auto projected = [&](ValueId value) {
+    const Shape& shape = graph.value(value).type.shape;
+    return shape.rank() == 3 && projection_of(graph, users, value, shape[2], true).has_value();
+  };
+  std::optional<PackedChain> chain = packed_chain_above(graph, users, head, part < 2, projected);
   if (!chain) return std::nullopt;
   Scaled scaled = part < 2 ? scale_above(graph, users, chain->packed) : Scaled{chain->packed, 1.0, {}};
   const Shape& packed_shape = graph.value(chain->packed).type.shape;
@@ -680,31 +279,6 @@ Tensor joined_weights(const std::vector<Tensor>& pieces, int64_t rows, int64_t h
                 joined.begin() + row * 3 * hidden + static_cast<int64_t>(part) * hidden);
   }
   return weights;
-}
-
-// torch's scaled_dot_product_attention guards its probabilities against the NaN of a row whose
-// every key is masked by -inf: Where(IsNaN(p), 0, p), p read by those two nodes alone.
-struct NanGuard {
-  std::vector<NodeId> nodes;  // IsNaN and Where
-  ValueId output = kNoValue;
-};
-
-std::optional<NanGuard> nan_guard_below(const Graph& graph, const Consumers& users, ValueId probabilities) {
-  std::span<const NodeId> readers = users[static_cast<size_t>(probabilities)];
-  if (readers.size() != 2 || graph.is_output(probabilities)) return std::nullopt;
-  for (NodeId test : readers) {
-    const Node& is_nan = graph.node(test);
-    if (is_nan.op() != "IsNaN" || !read_once(graph, users, is_nan.outputs[0])) continue;
-    NodeId where_id = users[static_cast<size_t>(is_nan.outputs[0])][0];
-    const Node& where = graph.node(where_id);
-    const Tensor* zero = where.inputs.size() == 3 ? constant_source(graph, where.inputs[1]) : nullptr;
-    if (where.op() == "Where" && where.inputs[0] == is_nan.outputs[0] && where.inputs[2] == probabilities && zero &&
-        zero->dtype() == DType::f32 && zero->numel() == 1 && zero->f32()[0] == 0.0f &&
-        std::count(readers.begin(), readers.end(), where_id) == 1 &&
-        graph.value(where.outputs[0]).type == graph.value(probabilities).type)
-      return NanGuard{{test, where_id}, where.outputs[0]};
-  }
-  return std::nullopt;
 }
 
 // The nodes every site around one Softmax starts from: the scores' MatMul (below their scale and
