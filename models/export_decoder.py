@@ -14,6 +14,8 @@ and, with a current torch and HF transformers installed (--models hf_gpt2; torch
 cannot write it), HF transformers' own GPT-2 (GPT2LMHeadModel of these sizes, random weights,
 its default attention implementation, no cache):
   OUT/hf_gpt2/model.onnx           token ids [B,T] -> logits [B,T,V]
+  OUT/hf_gpt2_padding/model.onnx   token ids [B,T] and attention_mask [B,T] (int64; the second row's
+                                   last two tokens padded) -> logits [B,T,V]
   OUT/<model>/test_data_set_0/input_0.pb, output_0.pb   (onnx.TensorProto: seeded inputs, torch's output)
 
 The sizes default to the tests' (width 32, 4 heads, 2 layers, 8 tokens, batch 2, vocabulary 64);
@@ -157,13 +159,13 @@ class HfGpt2(torch.nn.Module):
                                          n_positions=args.tokens, bos_token_id=0, eos_token_id=0)
         self.model = transformers.GPT2LMHeadModel(config)
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        return self.model(input_ids=ids, use_cache=False).logits
+    def forward(self, ids: torch.Tensor, attention_mask: torch.Tensor = None) -> torch.Tensor:
+        return self.model(input_ids=ids, attention_mask=attention_mask, use_cache=False).logits
 
 
 def build(name: str, args: argparse.Namespace) -> torch.nn.Module:
     torch.manual_seed(SEED)
-    if name == "hf_gpt2":
+    if name.startswith("hf_gpt2"):
         return HfGpt2(args).eval()
     if name == "gpt_masked_fill":
         return Gpt(MaskedFillAttention, args).eval()
@@ -182,6 +184,11 @@ def export(out: pathlib.Path, name: str, args: argparse.Namespace) -> None:
     folder = out / name
     data = folder / "test_data_set_0"
     data.mkdir(parents=True, exist_ok=True)
+    if name == "hf_gpt2_padding":
+        attention_mask = torch.ones(args.batch, args.tokens, dtype=torch.long)
+        attention_mask[-1, args.tokens - 2:] = 0
+        export_padded(model, inputs, attention_mask, folder, opset=18)
+        return
     # Gradients on: in eval mode under no_grad the encoder runs its fused fast path, which the
     # exporter refuses.
     opset = 17 if torch.__version__.startswith("1.") else 18
@@ -189,6 +196,18 @@ def export(out: pathlib.Path, name: str, args: argparse.Namespace) -> None:
                       input_names=[names[0]], output_names=[names[1]])
     write_tensor(data / "input_0.pb", inputs, names[0])
     write_tensor(data / "output_0.pb", model(inputs), names[1])
+    print(f"export_decoder: wrote {folder / 'model.onnx'}")
+
+
+def export_padded(model: torch.nn.Module, ids: torch.Tensor, attention_mask: torch.Tensor, folder: pathlib.Path,
+                  opset: int) -> None:
+    """The model with its token ids and attention_mask as inputs 0 and 1."""
+    data = folder / "test_data_set_0"
+    torch.onnx.export(model, (ids, attention_mask), str(folder / "model.onnx"), opset_version=opset,
+                      do_constant_folding=True, input_names=["ids", "attention_mask"], output_names=["logits"])
+    write_tensor(data / "input_0.pb", ids, "ids")
+    write_tensor(data / "input_1.pb", attention_mask, "attention_mask")
+    write_tensor(data / "output_0.pb", model(ids, attention_mask), "logits")
     print(f"export_decoder: wrote {folder / 'model.onnx'}")
 
 

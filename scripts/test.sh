@@ -25,9 +25,9 @@ fi
 # -- causal transformers (pet_decoder_model_tests), by Debian's torch.
 /usr/bin/python3 models/export_decoder.py --out build/models-decoder
 if python3 -c "import torch, onnxscript, transformers" >/dev/null 2>&1; then
-  python3 models/export_decoder.py --out build/models-decoder --models hf_gpt2
+  python3 models/export_decoder.py --out build/models-decoder --models hf_gpt2,hf_gpt2_padding
 else
-  echo "test.sh: python3 has no torch/onnxscript/transformers; pet_decoder_model_tests skips hf_gpt2"
+  echo "test.sh: python3 has no torch/onnxscript/transformers; pet_decoder_model_tests skips hf_gpt2 and hf_gpt2_padding"
 fi
 ctest --test-dir build -j"$(nproc)" --output-on-failure --timeout 1800 "$@"
 # The conformance counts (ran / passed / skipped as unsupported), visible in the log.

@@ -3,6 +3,7 @@
 #include "search/passes/attention_masks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 #include "search/passes/attention_layouts.h"
@@ -102,6 +103,19 @@ std::optional<NanGuard> nan_guard_below(const Graph& graph, const Consumers& use
       return NanGuard{{test, where_id}, where.outputs[0]};
   }
   return std::nullopt;
+}
+
+bool has_finite_values(const Graph& graph, ValueId value) {
+  if (const Tensor* constant = constant_source(graph, value)) {
+    if (constant->dtype() != DType::f32) return false;
+    auto entries = constant->f32();
+    return std::all_of(entries.begin(), entries.end(), [](float entry) { return std::isfinite(entry); });
+  }
+  const Node* producer = producer_of(graph, value);
+  if (!producer) return false;
+  if (producer->op() == "Where" && producer->inputs.size() == 3)
+    return has_finite_values(graph, producer->inputs[1]) && has_finite_values(graph, producer->inputs[2]);
+  return producer->def->traits.layout_only && producer->inputs.size() == 1 && has_finite_values(graph, producer->inputs[0]);
 }
 
 }  // namespace pet::attention

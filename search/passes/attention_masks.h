@@ -38,4 +38,9 @@ struct NanGuard {
 };
 std::optional<NanGuard> nan_guard_below(const Graph& graph, const Consumers& users, ValueId probabilities);
 
+// Whether every element of `value` is finite by how it is made: a constant of finite floats, a
+// Where choosing between such values (HF's padding mask: 0 or the float's lowest value, chosen by
+// the inputs' attention_mask), or layout steps of one.
+bool has_finite_values(const Graph& graph, ValueId value);
+
 }  // namespace pet::attention

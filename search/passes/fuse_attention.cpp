@@ -390,14 +390,10 @@ bool site_may_rewrite(const Graph& graph, const std::vector<NodeId>& nodes, cons
 }
 
 // Whether no row of the scores can have its every key masked by -inf (so a NaN guard passes every
-// value): no attention bias left, or a constant one with finite entries; a causal mask keeps each
-// query's own key.
+// value): no attention bias left, or one finite by how it is made; a causal mask keeps each query's
+// own key.
 bool no_row_fully_masked(const Graph& graph, const AttentionSite& site) {
-  if (site.attention_bias == kNoValue) return true;
-  std::optional<Tensor> bias = constant_of(graph, site.attention_bias);
-  if (!bias) return false;
-  auto entries = bias->f32();
-  return std::all_of(entries.begin(), entries.end(), [](float entry) { return std::isfinite(entry); });
+  return site.attention_bias == kNoValue || has_finite_values(graph, site.attention_bias);
 }
 
 // The site around one Softmax with head shape `s`, or nothing.

@@ -198,8 +198,9 @@ std::string nan_guarded(std::string text) {
 }
 
 // The guard passes every value where no row has its every key masked by -inf: under a causal mask
-// (each query keeps its own key) it joins the site; under a padding mask from the inputs, which may
-// mask a whole row, the attention stays written out.
+// (each query keeps its own key) it joins the site, and under one plus a padding mask made of finite
+// values (HF's: 0 or the float's lowest, chosen by the inputs' attention_mask); under a padding mask
+// given as an input, which may mask a whole row by -inf, the attention stays written out.
 TEST(FuseAttentionCausal, TorchsNanGuardJoinsACausalSiteButNotOneWhoseInputMaskMayMaskAWholeRow) {
   Graph before = parse_graph(nan_guarded(gpt_program(causal_masks()[3].text)));
   std::vector<AttentionSite> sites = find_attention_sites(before);
@@ -209,6 +210,18 @@ TEST(FuseAttentionCausal, TorchsNanGuardJoinsACausalSiteButNotOneWhoseInputMaskM
   ASSERT_EQ(find_attention_sites(parse_graph(gpt_program(causal_masks()[0].text, true))).size(), 1u) << "unguarded";
   EXPECT_TRUE(find_attention_sites(parse_graph(nan_guarded(gpt_program(causal_masks()[0].text, true)))).empty())
       << "a padding mask from the inputs";
+  std::string chosen = nan_guarded(gpt_program(causal_masks()[0].text, true));
+  const std::string input = "  input %pad : f32[2,1,1,3]\n";
+  chosen.replace(chosen.find(input), input.size(), R"(  input %kept : bool[2,1,1,3]
+  const %nothing : f32[] = [0]
+  const %lowest : f32[] = [-3.4028235e38]
+  %pad = Where(%kept, %nothing, %lowest)
+)");
+  Graph padded = parse_graph(chosen);
+  std::vector<AttentionSite> padded_sites = find_attention_sites(padded);
+  ASSERT_EQ(padded_sites.size(), 1u) << "a padding mask of finite values chosen by the inputs";
+  EXPECT_EQ(padded.value(padded_sites[0].attention_bias).name, "pad");
+  expect_fuses_to_the_same_values(padded, "causal, a finite padding mask, NaN-guarded", 101);
 }
 
 // A current torch's nn.MultiheadAttention (batch_first, S=3, B=2, E=4, two heads of 2): x [B,S,E]
