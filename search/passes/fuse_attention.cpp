@@ -13,6 +13,7 @@
 
 #include "core/ops/fused_activation.h"
 #include "core/ops/op_util.h"
+#include "core/ops/strided_copy.h"
 #include "search/cost/cost_model.h"
 #include "search/passes/attention_layouts.h"
 #include "search/passes/attention_masks.h"
@@ -44,15 +45,11 @@ std::optional<Tensor> last_axis_bias(const Graph& graph, ValueId value, int64_t 
   return source->reshaped(Shape{hidden});
 }
 
-// The f32 matrix [R,C] as [C,R].
+// The f32 matrix [R,C] as [C,R] (the strided copy Transpose's kernel makes).
 Tensor transposed_matrix(const Tensor& matrix) {
   int64_t rows = matrix.shape()[0], columns = matrix.shape()[1];
   Tensor out(DType::f32, Shape{columns, rows});
-  auto from = matrix.f32();
-  auto to = out.mutable_f32();
-  for (int64_t row = 0; row < rows; ++row)
-    for (int64_t column = 0; column < columns; ++column)
-      to[static_cast<size_t>(column * rows + row)] = from[static_cast<size_t>(row * columns + column)];
+  ops::copy_strided(matrix, ops::StridedView{0, {columns, rows}, {1, columns}}, out);
   return out;
 }
 

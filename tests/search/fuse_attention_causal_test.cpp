@@ -16,6 +16,7 @@
 #include "core/onnx_import.h"
 #include "core/text_ir.h"
 #include "search/passes/fuse_attention.h"
+#include "tests/search/small_values.h"
 #include "verifier/differential.h"
 
 namespace pet {
@@ -23,13 +24,7 @@ namespace {
 
 const Tolerance kSame{1e-5, 1e-5};
 
-// `count` small distinct values, different for each `seed`.
-std::string values(int count, int seed) {
-  std::string text = "[";
-  for (int i = 0; i < count; ++i)
-    text += fmt::format("{}{:.2f}", i ? ", " : "", static_cast<double>((i * 37 + seed * 11) % 19 - 9) / 10.0);
-  return text + "]";
-}
+std::string values(int count, int seed) { return pet::testing::small_values(count, seed); }
 
 // The [3,3] pattern true (1) where `keep(query, key)`, as a bool or float constant's values.
 template <typename Keep>
@@ -182,6 +177,28 @@ TEST(FuseAttentionCausal, AnAdditiveConstantThatIsNotCausalStaysTheAttentionBias
   Graph graph = expect_fuses_to_the_same_values(before, "a constant bias", 79);
   ASSERT_NE(attention_node(graph), nullptr);
   EXPECT_EQ(attention_node(graph)->attrs.get_int("unidirectional"), 0);
+}
+
+// The packed projection on the tokens' rows (Reshape, Gemm, Reshape back), its weight [3H,Hin]
+// read transposed (transB, as torch's Linear on rows) or as it is (HF's Conv1D), with and without a
+// bias: each the same values fused.
+TEST(FuseAttentionCausal, AProjectionOnTheTokensRowsIsTheSitesProjection) {
+  const std::string packed = "  %p = MatMul(%x, %w)\n  %a = Add(%p, %b)\n";
+  for (bool transposed : {false, true})
+    for (bool biased : {false, true}) {
+      std::string text = gpt_program(causal_masks()[0].text);
+      std::string rows = fmt::format(R"(  const %wr : f32[{}] = {}
+  %flat = Reshape[shape=[6,4]](%x)
+  %g = Gemm[transB={}](%flat, %wr{})
+  %a = Reshape[shape=[2,3,12]](%g)
+)", transposed ? "12,4" : "4,12", values(48, 9), transposed ? 1 : 0, biased ? ", %b" : "");
+      text.replace(text.find(packed), packed.size(), rows);
+      std::string form = fmt::format("Gemm on rows, transB {}, bias {}", transposed, biased);
+      Graph before = parse_graph(text);
+      ASSERT_EQ(find_attention_sites(before).size(), 1u) << form;
+      Graph graph = expect_fuses_to_the_same_values(before, form, 103);
+      EXPECT_EQ(graph.nodes().size(), 2u) << form << ": Attention and the output projection";
+    }
 }
 
 // `text` with torch's NaN guard between the probabilities and the context: Where(IsNaN(p), 0, p).

@@ -19,18 +19,13 @@
 #include "search/cost/kernel_groups.h"
 #include "search/passes/finalize.h"
 #include "search/passes/fuse_attention.h"
+#include "tests/search/small_values.h"
 #include "verifier/differential.h"
 
 namespace pet {
 namespace {
 
-// `count` small distinct values, different for each `seed`.
-std::string values(int count, int seed) {
-  std::string text = "[";
-  for (int i = 0; i < count; ++i)
-    text += fmt::format("{}{:.2f}", i ? ", " : "", static_cast<double>((i * 37 + seed * 11) % 19 - 9) / 10.0);
-  return text + "]";
-}
+std::string values(int count, int seed) { return pet::testing::small_values(count, seed); }
 
 struct Variant {
   std::string key_reshape;                    // [B,S,N,d] K goes through; empty: Q's, heads side by side
